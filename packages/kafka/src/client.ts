@@ -1,0 +1,26 @@
+import { Kafka, logLevel } from 'kafkajs';
+
+export interface KafkaClientOptions {
+  /** host:port pairs, e.g. ["127.0.0.1:9092"]. */
+  readonly brokers: readonly string[];
+  readonly clientId: string;
+  readonly connectionTimeoutMs?: number;
+  /** How long one request may wait for the broker's answer (kafkajs default: 30 s). */
+  readonly requestTimeoutMs?: number;
+  /** Retries of a failed request inside kafkajs (default 5, with backoff); probes want 0. */
+  readonly retries?: number;
+  /** kafkajs logs every refused connection at ERROR; probes and tests want silence. */
+  readonly quiet?: boolean;
+}
+
+/** Builds a kafkajs client; the rest of hookstream never constructs one itself. */
+export function createKafka(options: KafkaClientOptions): Kafka {
+  return new Kafka({
+    clientId: options.clientId,
+    brokers: [...options.brokers],
+    connectionTimeout: options.connectionTimeoutMs ?? 3000,
+    requestTimeout: options.requestTimeoutMs ?? 30_000,
+    ...(options.retries === undefined ? {} : { retry: { retries: options.retries } }),
+    logLevel: options.quiet ? logLevel.NOTHING : logLevel.WARN,
+  });
+}

@@ -1,0 +1,6 @@
+// Re-exported so callers type their code against the client without importing kafkajs.
+export type { Admin, Consumer, Kafka, Producer } from 'kafkajs';
+export type { KafkaClientOptions } from './client.ts';
+export { createKafka } from './client.ts';
+export type { ClusterInfo } from './probe.ts';
+export { probeCluster } from './probe.ts';

@@ -1,0 +1,175 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { copyFile, mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { probeCluster } from '@hookstream/kafka';
+import type { Component, LaunchSpec } from '../component.ts';
+import { type StackConfig, VERSIONS } from '../config.ts';
+import { StackError } from '../errors.ts';
+import { runInstallStep } from '../install-step.ts';
+import type { Reporter } from '../progress.ts';
+import { requireCommand, requireJava } from '../tools.ts';
+
+const run = promisify(execFile);
+const RESOURCES = join(import.meta.dirname, '../../resources');
+
+/** A single combined KRaft broker+controller, resolved from Maven Central. */
+export class KafkaComponent implements Component {
+  readonly name = 'kafka';
+  readonly required = true;
+  readonly ports: readonly number[];
+  readonly endpoints: Readonly<Record<string, string>>;
+  readonly logFile: string;
+  readonly #config: StackConfig;
+  readonly #home: string;
+  readonly #libs: string;
+  readonly #dir: string;
+
+  constructor(config: StackConfig) {
+    this.#config = config;
+    this.ports = [config.kafka.port, config.kafka.controllerPort];
+    this.endpoints = { bootstrap: `${config.host}:${config.kafka.port}` };
+    this.#home = join(config.cacheDir, `kafka-${VERSIONS.kafka}`);
+    this.#libs = join(this.#home, 'libs');
+    this.#dir = join(config.stateDir, 'kafka');
+    this.logFile = join(config.stateDir, 'logs', 'kafka.log');
+  }
+
+  async skipReason(): Promise<string | null> {
+    return null;
+  }
+
+  async install(report: Reporter): Promise<void> {
+    const complete = join(this.#home, '.complete');
+    if (existsSync(complete)) return;
+    await requireJava(17, 'Kafka');
+    const mvn = await requireCommand('mvn', 'Resolving Kafka from Maven Central');
+    await mkdir(this.#home, { recursive: true });
+    // Maven writes target/ beside the POM, so it runs on a copy inside the cache.
+    await copyFile(join(RESOURCES, 'kafka-pom.xml'), join(this.#home, 'pom.xml'));
+    await runInstallStep(
+      {
+        component: this.name,
+        label: `resolving Apache Kafka ${VERSIONS.kafka} from Maven Central (first run only)`,
+        command: mvn,
+        args: [
+          '-B',
+          `-Dkafka.version=${VERSIONS.kafka}`,
+          `-Dlog4j.version=${VERSIONS.log4j}`,
+          `-Dslf4j.version=${VERSIONS.slf4j}`,
+          'dependency:copy-dependencies',
+          `-DoutputDirectory=${this.#libs}`,
+          '-DincludeScope=runtime',
+        ],
+        cwd: this.#home,
+        logFile: join(this.#home, 'install.log'),
+        progressLine: /Downloaded from/,
+        progressNoun: 'files downloaded',
+      },
+      report,
+    );
+    await writeFile(complete, `${new Date().toISOString()}\n`);
+  }
+
+  async prepare(report: Reporter): Promise<LaunchSpec> {
+    const java = await requireJava(17, 'Kafka');
+    const dataDir = join(this.#dir, 'data');
+    const properties = join(this.#dir, 'server.properties');
+    const log4j = join(this.#dir, 'log4j2.properties');
+    await mkdir(dataDir, { recursive: true });
+    await writeFile(properties, serverProperties(this.#config, dataDir));
+    await writeFile(log4j, log4jProperties(this.logFile));
+    const classpath = `${this.#libs}/*`;
+    if (!existsSync(join(dataDir, 'meta.properties'))) {
+      report(this.name, `formatting KRaft storage in ${dataDir}`);
+      try {
+        await run(java, [
+          `-Dlog4j2.configurationFile=${log4j}`,
+          '-cp',
+          classpath,
+          'kafka.tools.StorageTool',
+          'format',
+          '-t',
+          newClusterId(),
+          '-c',
+          properties,
+        ]);
+      } catch (err) {
+        throw new StackError('START_FAILED', `kafka: formatting storage failed: ${(err as Error).message}`);
+      }
+    }
+    return {
+      command: java,
+      args: [
+        '-Xms256m',
+        '-Xmx1g',
+        '-XX:+UseG1GC',
+        '-Djava.awt.headless=true',
+        `-Dlog4j2.configurationFile=${log4j}`,
+        '-cp',
+        classpath,
+        'kafka.Kafka',
+        properties,
+      ],
+      cwd: this.#dir,
+      logFile: join(this.#config.stateDir, 'logs', 'kafka.stdout.log'),
+      marker: properties,
+    };
+  }
+
+  async isReady(): Promise<boolean> {
+    return (await probeCluster([this.endpoints.bootstrap ?? ''], 1500)) !== null;
+  }
+}
+
+/** Kafka cluster ids are 16 random bytes in URL-safe base64 without padding. */
+function newClusterId(): string {
+  return randomBytes(16).toString('base64url');
+}
+
+function serverProperties(config: StackConfig, dataDir: string): string {
+  const { host } = config;
+  const { port, controllerPort } = config.kafka;
+  return `${[
+    '# Written by `hookstream stack up`; edits are overwritten on the next start.',
+    'process.roles=broker,controller',
+    'node.id=1',
+    `controller.quorum.voters=1@${host}:${controllerPort}`,
+    `listeners=PLAINTEXT://${host}:${port},CONTROLLER://${host}:${controllerPort}`,
+    `advertised.listeners=PLAINTEXT://${host}:${port}`,
+    'controller.listener.names=CONTROLLER',
+    'inter.broker.listener.name=PLAINTEXT',
+    'listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
+    `log.dirs=${dataDir}`,
+    // hookstream provisions every topic explicitly, with its retention and partitions.
+    'auto.create.topics.enable=false',
+    'num.partitions=3',
+    // One broker: every internal topic has replication factor 1.
+    'offsets.topic.replication.factor=1',
+    'offsets.topic.num.partitions=10',
+    'transaction.state.log.replication.factor=1',
+    'transaction.state.log.min.isr=1',
+    'share.coordinator.state.topic.replication.factor=1',
+    'share.coordinator.state.topic.min.isr=1',
+    // A new consumer group starts at once instead of waiting 3 s for more members.
+    'group.initial.rebalance.delay.ms=0',
+  ].join('\n')}\n`;
+}
+
+function log4jProperties(logFile: string): string {
+  return `${[
+    'appender.file.type = File',
+    'appender.file.name = FILE',
+    `appender.file.fileName = ${logFile}`,
+    'appender.file.layout.type = PatternLayout',
+    'appender.file.layout.pattern = [%d] %p %m (%c)%n',
+    'rootLogger.level = INFO',
+    'rootLogger.appenderRef.file.ref = FILE',
+    'logger.kafka.name = kafka',
+    'logger.kafka.level = INFO',
+    'logger.state.name = state.change.logger',
+    'logger.state.level = WARN',
+  ].join('\n')}\n`;
+}

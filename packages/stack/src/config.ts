@@ -1,0 +1,82 @@
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+import { StackError } from './errors.ts';
+
+const port = z.coerce.number().int().min(1).max(65535);
+
+/** The repository root: packages/stack/src -> ../../.. */
+const repoRoot = resolve(import.meta.dirname, '../../..');
+
+export const StackEnv = z.object({
+  HOOKSTREAM_STATE_DIR: z.string().min(1).default(join(repoRoot, '.hookstream')),
+  HOOKSTREAM_CACHE_DIR: z
+    .string()
+    .min(1)
+    .default(join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'hookstream')),
+  KAFKA_PORT: port.default(9092),
+  KAFKA_CONTROLLER_PORT: port.default(9093),
+  REGISTRY_PORT: port.default(8081),
+  JAEGER_OTLP_GRPC_PORT: port.default(4317),
+  JAEGER_OTLP_HTTP_PORT: port.default(4318),
+  JAEGER_QUERY_PORT: port.default(16686),
+  JAEGER_QUERY_GRPC_PORT: port.default(16685),
+  /** auto: run Jaeger when Go is available, warn and skip otherwise. */
+  HOOKSTREAM_JAEGER: z.enum(['auto', 'on', 'off']).default('auto'),
+  /** Seconds a component may take from spawn to ready before `stack up` gives up. */
+  HOOKSTREAM_READY_TIMEOUT_S: z.coerce.number().int().positive().default(180),
+});
+export type StackEnv = z.infer<typeof StackEnv>;
+
+/** Pinned versions: changing one re-resolves into a fresh cache folder. */
+export const VERSIONS = {
+  kafka: '4.1.1',
+  log4j: '2.25.3',
+  slf4j: '2.0.17',
+  apicurio: '3.0.9',
+  jaeger: 'v1.76.0',
+} as const;
+
+export interface StackConfig {
+  readonly stateDir: string;
+  readonly cacheDir: string;
+  readonly host: '127.0.0.1';
+  readonly kafka: { readonly port: number; readonly controllerPort: number };
+  readonly registry: { readonly port: number };
+  readonly jaeger: {
+    readonly mode: 'auto' | 'on' | 'off';
+    readonly otlpGrpcPort: number;
+    readonly otlpHttpPort: number;
+    readonly queryPort: number;
+    readonly queryGrpcPort: number;
+  };
+  readonly readyTimeoutMs: number;
+}
+
+/** Parses the environment once; a bad value fails naming the variable. */
+export function loadStackConfig(env: Record<string, string | undefined> = process.env): StackConfig {
+  const parsed = StackEnv.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new StackError(
+      'BAD_CONFIG',
+      `invalid ${issue?.path.join('.') ?? 'environment'}: ${issue?.message ?? 'bad value'}`,
+    );
+  }
+  const e = parsed.data;
+  return {
+    stateDir: resolve(e.HOOKSTREAM_STATE_DIR),
+    cacheDir: resolve(e.HOOKSTREAM_CACHE_DIR),
+    host: '127.0.0.1',
+    kafka: { port: e.KAFKA_PORT, controllerPort: e.KAFKA_CONTROLLER_PORT },
+    registry: { port: e.REGISTRY_PORT },
+    jaeger: {
+      mode: e.HOOKSTREAM_JAEGER,
+      otlpGrpcPort: e.JAEGER_OTLP_GRPC_PORT,
+      otlpHttpPort: e.JAEGER_OTLP_HTTP_PORT,
+      queryPort: e.JAEGER_QUERY_PORT,
+      queryGrpcPort: e.JAEGER_QUERY_GRPC_PORT,
+    },
+    readyTimeoutMs: e.HOOKSTREAM_READY_TIMEOUT_S * 1000,
+  };
+}

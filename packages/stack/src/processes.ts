@@ -1,0 +1,109 @@
+import { spawn } from 'node:child_process';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { createConnection } from 'node:net';
+import { dirname } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export interface PidRecord {
+  readonly pid: number;
+  readonly startedAt: string;
+  /** A string that must appear in the process's command line for it to count as ours. */
+  readonly marker: string;
+}
+
+export interface SpawnSpec {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly cwd: string;
+  readonly logFile: string;
+  readonly env?: Record<string, string>;
+}
+
+/** Starts a long-lived server detached from this process, its output appended to a log file. */
+export function spawnDetached(spec: SpawnSpec): number {
+  mkdirSync(dirname(spec.logFile), { recursive: true });
+  const out = openSync(spec.logFile, 'a');
+  try {
+    const child = spawn(spec.command, spec.args, {
+      cwd: spec.cwd,
+      detached: true,
+      stdio: ['ignore', out, out],
+      env: { ...process.env, ...spec.env },
+    });
+    if (child.pid === undefined) throw new Error(`could not spawn ${spec.command}`);
+    child.unref();
+    return child.pid;
+  } finally {
+    closeSync(out);
+  }
+}
+
+export async function readPidFile(file: string): Promise<PidRecord | null> {
+  try {
+    return JSON.parse(await readFile(file, 'utf8')) as PidRecord;
+  } catch {
+    return null;
+  }
+}
+
+export async function writePidFile(file: string, record: PidRecord): Promise<void> {
+  mkdirSync(dirname(file), { recursive: true });
+  await writeFile(file, `${JSON.stringify(record)}\n`);
+}
+
+export async function removePidFile(file: string): Promise<void> {
+  await rm(file, { force: true });
+}
+
+/**
+ * True when the pid is alive and its command line carries our marker, so a recycled pid
+ * belonging to some other program is never mistaken for (or killed as) ours.
+ */
+export async function isOurProcess(record: PidRecord): Promise<boolean> {
+  try {
+    const cmdline = await readFile(`/proc/${record.pid}/cmdline`, 'utf8');
+    return cmdline.includes(record.marker);
+  } catch {
+    return false;
+  }
+}
+
+/** SIGTERM, then SIGKILL if the process has not gone after graceMs. */
+export async function stopProcess(
+  record: PidRecord,
+  graceMs: number,
+): Promise<'stopped' | 'killed' | 'gone'> {
+  if (!(await isOurProcess(record))) return 'gone';
+  signal(record.pid, 'SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline) {
+    if (!(await isOurProcess(record))) return 'stopped';
+    await sleep(200);
+  }
+  signal(record.pid, 'SIGKILL');
+  while (await isOurProcess(record)) await sleep(100);
+  return 'killed';
+}
+
+function signal(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(pid, sig);
+  } catch {
+    // already gone
+  }
+}
+
+/** True when something accepts TCP connections on host:port. */
+export function isPortOpen(host: string, port: number, timeoutMs = 500): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host, port });
+    const done = (open: boolean) => {
+      socket.destroy();
+      resolve(open);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}

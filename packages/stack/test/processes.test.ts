@@ -1,0 +1,45 @@
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { isOurProcess, isPortOpen, stopProcess } from '../src/processes.ts';
+
+function spawnSleeper(marker: string) {
+  // The marker travels in the command line, as the stack's config paths do.
+  const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)', marker], { stdio: 'ignore' });
+  if (child.pid === undefined) throw new Error('spawn failed');
+  return { pid: child.pid, startedAt: new Date().toISOString(), marker };
+}
+
+describe('process bookkeeping', () => {
+  it('recognises its own process by the marker and never a stranger with the same pid', async () => {
+    const record = spawnSleeper('/tmp/hookstream-marker-a');
+    expect(await isOurProcess(record)).toBe(true);
+    expect(await isOurProcess({ ...record, marker: '/tmp/some-other-stack' })).toBe(false);
+    expect(await stopProcess(record, 5000)).toBe('stopped');
+    expect(await isOurProcess(record)).toBe(false);
+    expect(await stopProcess(record, 5000)).toBe('gone');
+  });
+
+  it('kills a process that ignores SIGTERM once the grace period is over', async () => {
+    const marker = '/tmp/hookstream-marker-b';
+    const child = spawn(
+      process.execPath,
+      ['-e', "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)", marker],
+      { stdio: 'ignore' },
+    );
+    const record = { pid: child.pid ?? -1, startedAt: '', marker };
+    // Give the child time to install its SIGTERM handler.
+    await new Promise((ok) => setTimeout(ok, 300));
+    expect(await stopProcess(record, 300)).toBe('killed');
+  });
+
+  it('tells an open port from a closed one', async () => {
+    const server = createServer();
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    const address = server.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    expect(await isPortOpen('127.0.0.1', port)).toBe(true);
+    await new Promise((ok) => server.close(ok));
+    expect(await isPortOpen('127.0.0.1', port)).toBe(false);
+  });
+});
