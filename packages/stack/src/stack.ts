@@ -35,12 +35,16 @@ export interface ComponentReport {
 export interface StackOptions {
   readonly config?: StackConfig;
   readonly report?: Reporter;
-  /** Limit `stackDown` to these components (e.g. only those a test run started). */
+  /**
+   * Limit the call to these components: a test that kills Kafka starts a private one with
+   * `only: ['kafka']` and its own ports and state folder; teardown stops only what it started.
+   */
   readonly only?: readonly string[];
 }
 
-export function stackComponents(config: StackConfig): Component[] {
-  return [new KafkaComponent(config), new RegistryComponent(config), new JaegerComponent(config)];
+export function stackComponents(config: StackConfig, only?: readonly string[]): Component[] {
+  const all = [new KafkaComponent(config), new RegistryComponent(config), new JaegerComponent(config)];
+  return only === undefined ? all : all.filter((c) => only.includes(c.name));
 }
 
 function pidFile(config: StackConfig, component: Component): string {
@@ -60,7 +64,7 @@ async function runningRecord(config: StackConfig, component: Component): Promise
 export async function stackUp(options: StackOptions = {}): Promise<ComponentReport[]> {
   const config = options.config ?? loadStackConfig();
   const report = options.report ?? consoleReporter;
-  const components = stackComponents(config);
+  const components = stackComponents(config, options.only);
   const results = await Promise.allSettled(components.map((c) => upOne(config, c, report)));
   const failures: string[] = [];
   const reports = results.map((result, i) => {
@@ -148,9 +152,7 @@ export async function stackDown(options: StackOptions = {}): Promise<ComponentRe
   const config = options.config ?? loadStackConfig();
   const report = options.report ?? consoleReporter;
   // Reverse order: the trace collector and registry go first, Kafka last.
-  const components = stackComponents(config)
-    .filter((c) => options.only === undefined || options.only.includes(c.name))
-    .reverse();
+  const components = stackComponents(config, options.only).reverse();
   const reports: ComponentReport[] = [];
   for (const component of components) {
     const file = pidFile(config, component);
@@ -168,7 +170,7 @@ export async function stackDown(options: StackOptions = {}): Promise<ComponentRe
 export async function stackStatus(options: StackOptions = {}): Promise<ComponentReport[]> {
   const config = options.config ?? loadStackConfig();
   return Promise.all(
-    stackComponents(config).map(async (component) => {
+    stackComponents(config, options.only).map(async (component) => {
       const record = await runningRecord(config, component);
       if (!record)
         return { ...baseReport(component), state: 'stopped' as const, pid: null, startedNow: false };

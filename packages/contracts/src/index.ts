@@ -1,0 +1,16 @@
+export { EventEnvelope, EventId, EventTypeName, RESERVED_DATA_FIELDS } from './envelope.ts';
+export {
+  AVRO_CONTENT_TYPE,
+  CE_HEADER,
+  CE_SPECVERSION,
+  CONTENT_TYPE_HEADER,
+  TRACEPARENT_HEADER,
+  TRACESTATE_HEADER,
+} from './headers.ts';
+export {
+  DEFAULT_EVENTS_TOPIC,
+  dlqTopicName,
+  retryTopicName,
+  SubscriberName,
+  subscriberGroupId,
+} from './topics.ts';

@@ -1,0 +1,34 @@
+import { z } from 'zod';
+
+/** Where every published event goes unless configured otherwise. */
+export const DEFAULT_EVENTS_TOPIC = 'events';
+
+/**
+ * A subscriber's name: part of its consumer group and topic names, so restricted to characters
+ * Kafka allows in topic names and short enough for the longest derived name.
+ */
+export const SubscriberName = z
+  .string()
+  .regex(
+    /^[a-z0-9][a-z0-9._-]{0,99}$/,
+    'lowercase letters, digits, ".", "_" or "-", starting with a letter or digit',
+  );
+export type SubscriberName = z.infer<typeof SubscriberName>;
+
+const PREFIX = 'hookstream.sub';
+
+/** The consumer group whose committed offsets are the subscriber's acknowledgement ledger. */
+export function subscriberGroupId(name: SubscriberName): string {
+  return `${PREFIX}.${name}`;
+}
+
+/** Retry tier n (1-based) of a subscriber. */
+export function retryTopicName(name: SubscriberName, tier: number): string {
+  if (!Number.isInteger(tier) || tier < 1)
+    throw new RangeError(`retry tier must be a positive integer, got ${tier}`);
+  return `${PREFIX}.${name}.retry.${tier}`;
+}
+
+export function dlqTopicName(name: SubscriberName): string {
+  return `${PREFIX}.${name}.dlq`;
+}
