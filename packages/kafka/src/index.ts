@@ -4,3 +4,5 @@ export type { KafkaClientOptions } from './client.ts';
 export { createKafka } from './client.ts';
 export type { ClusterInfo } from './probe.ts';
 export { probeCluster } from './probe.ts';
+export type { TopicSpec } from './topics.ts';
+export { ensureTopics } from './topics.ts';
