@@ -87,6 +87,7 @@ async function upOne(config: StackConfig, component: Component, report: Reporter
   const started = Date.now();
   const existing = await runningRecord(config, component);
   if (existing) {
+    report(component.name, `already running (pid ${existing.pid})`);
     await waitReady(config, component, existing, report);
     return runningReport(component, existing, false, 'already running');
   }

@@ -68,9 +68,10 @@ export class JaegerComponent implements Component {
         args: ['build', '-v', '-o', partial, MAIN_PACKAGE],
         cwd: build,
         logFile: join(build, 'build.log'),
-        // `go build -v` prints each package as it compiles it.
-        progressLine: /^[\w.-]+\.[a-z]+\/\S+$|^[a-z]+(\/[\w.-]+)*$/,
-        progressNoun: 'packages compiled',
+        // Modules are fetched first ("go: downloading …"), then `go build -v` prints each
+        // package as it compiles it; both count as progress.
+        progressLine: /^go: downloading |^[\w.-]+\.[a-z]+\/\S+$|^[a-z]+(\/[\w.-]+)*$/,
+        progressNoun: 'modules fetched or packages compiled',
         // The committed go.sum pins every module; never let the build rewrite it.
         env: { GOFLAGS: '-mod=readonly' },
       },
