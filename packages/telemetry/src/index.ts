@@ -1,0 +1,7 @@
+export type { Logger, LoggerOptions } from './logger.ts';
+export { createLogger, REDACTED_PATHS } from './logger.ts';
+export type { KafkaHeaders } from './propagation.ts';
+export { extractTraceContext, injectTraceContext } from './propagation.ts';
+export { ATTR, MESSAGING_SYSTEM_KAFKA } from './semconv.ts';
+export type { Tracing, TracingOptions } from './tracing.ts';
+export { startTracing } from './tracing.ts';

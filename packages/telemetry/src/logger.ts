@@ -1,0 +1,52 @@
+import { trace } from '@opentelemetry/api';
+import { type DestinationStream, type Logger, pino } from 'pino';
+
+export type { Logger } from 'pino';
+
+/**
+ * Paths pino replaces with "[redacted]" wherever they appear in a log line: secrets, tokens,
+ * signatures and payloads never reach the logs (DESIGN: logs carry ids, not bodies).
+ */
+export const REDACTED_PATHS = [
+  'secret',
+  '*.secret',
+  'token',
+  '*.token',
+  'tokens',
+  '*.tokens',
+  'authorization',
+  '*.authorization',
+  '*.headers.authorization',
+  '*.headers["webhook-signature"]',
+  'signature',
+  '*.signature',
+  'body',
+  '*.body',
+  'data',
+  '*.data',
+] as const;
+
+export interface LoggerOptions {
+  readonly name: string;
+  readonly level?: string;
+  /** Defaults to stdout; tests pass a stream to read what was logged. */
+  readonly destination?: DestinationStream;
+}
+
+/** A JSON logger that stamps each line with the active trace and span ids. */
+export function createLogger(options: LoggerOptions): Logger {
+  return pino(
+    {
+      name: options.name,
+      level: options.level ?? process.env.LOG_LEVEL ?? 'info',
+      redact: { paths: [...REDACTED_PATHS], censor: '[redacted]' },
+      mixin() {
+        const span = trace.getActiveSpan();
+        if (!span) return {};
+        const { traceId, spanId } = span.spanContext();
+        return { trace_id: traceId, span_id: spanId };
+      },
+    },
+    options.destination,
+  );
+}
