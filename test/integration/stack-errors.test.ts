@@ -40,6 +40,7 @@ describe('stack up in a bad environment', () => {
       KAFKA_PORT: String(kafkaPort),
       REGISTRY_PORT: String(registryPort),
       HOOKSTREAM_JAEGER: 'off',
+      HOOKSTREAM_REDIS: 'off',
     });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('PORT_TAKEN');
@@ -64,6 +65,7 @@ describe('stack up in a bad environment', () => {
       KAFKA_CONTROLLER_PORT: String(await freePort()),
       REGISTRY_PORT: String(await freePort()),
       HOOKSTREAM_JAEGER: 'off',
+      HOOKSTREAM_REDIS: 'off',
     });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('TOOL_MISSING');

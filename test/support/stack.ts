@@ -8,4 +8,5 @@ export const endpoints = {
   registry: `http://${config.host}:${config.registry.port}/apis/ccompat/v7`,
   otlpTraces: `http://${config.host}:${config.jaeger.otlpHttpPort}/v1/traces`,
   jaegerQuery: `http://${config.host}:${config.jaeger.queryPort}`,
+  redis: { host: config.host, port: config.redis.port },
 } as const;

@@ -23,6 +23,9 @@ export const StackEnv = z.object({
   JAEGER_QUERY_GRPC_PORT: port.default(16685),
   /** auto: run Jaeger when Go is available, warn and skip otherwise. */
   HOOKSTREAM_JAEGER: z.enum(['auto', 'on', 'off']).default('auto'),
+  REDIS_PORT: port.default(6379),
+  /** auto: run Redis where redis-server is installed; on: install it if needed (root, apt-get). */
+  HOOKSTREAM_REDIS: z.enum(['auto', 'on', 'off']).default('auto'),
   /** Seconds a component may take from spawn to ready before `stack up` gives up. */
   HOOKSTREAM_READY_TIMEOUT_S: z.coerce.number().int().positive().default(180),
 });
@@ -50,6 +53,7 @@ export interface StackConfig {
     readonly queryPort: number;
     readonly queryGrpcPort: number;
   };
+  readonly redis: { readonly mode: 'auto' | 'on' | 'off'; readonly port: number };
   readonly readyTimeoutMs: number;
 }
 
@@ -77,6 +81,7 @@ export function loadStackConfig(env: Record<string, string | undefined> = proces
       queryPort: e.JAEGER_QUERY_PORT,
       queryGrpcPort: e.JAEGER_QUERY_GRPC_PORT,
     },
+    redis: { mode: e.HOOKSTREAM_REDIS, port: e.REDIS_PORT },
     readyTimeoutMs: e.HOOKSTREAM_READY_TIMEOUT_S * 1000,
   };
 }

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, readlink, rm, writeFile } from 'node:fs/promises';
 import { createConnection } from 'node:net';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -57,13 +57,16 @@ export async function removePidFile(file: string): Promise<void> {
 }
 
 /**
- * True when the pid is alive and its command line carries our marker, so a recycled pid
- * belonging to some other program is never mistaken for (or killed as) ours.
+ * True when the pid is alive and carries our marker, so a recycled pid belonging to some other
+ * program is never mistaken for (or killed as) ours. The marker is a path in the command line,
+ * or the working directory for servers such as Redis that rewrite their process title (and with
+ * it the memory /proc shows as their command line and environment).
  */
 export async function isOurProcess(record: PidRecord): Promise<boolean> {
   try {
     const cmdline = await readFile(`/proc/${record.pid}/cmdline`, 'utf8');
-    return cmdline.includes(record.marker);
+    if (cmdline.includes(record.marker)) return true;
+    return (await readlink(`/proc/${record.pid}/cwd`)) === record.marker;
   } catch {
     return false;
   }

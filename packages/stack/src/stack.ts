@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Component } from './component.ts';
 import { JaegerComponent } from './components/jaeger.ts';
 import { KafkaComponent } from './components/kafka.ts';
+import { RedisComponent } from './components/redis.ts';
 import { RegistryComponent } from './components/registry.ts';
 import { loadStackConfig, type StackConfig } from './config.ts';
 import { StackError } from './errors.ts';
@@ -43,7 +44,12 @@ export interface StackOptions {
 }
 
 export function stackComponents(config: StackConfig, only?: readonly string[]): Component[] {
-  const all = [new KafkaComponent(config), new RegistryComponent(config), new JaegerComponent(config)];
+  const all = [
+    new KafkaComponent(config),
+    new RegistryComponent(config),
+    new JaegerComponent(config),
+    new RedisComponent(config),
+  ];
   return only === undefined ? all : all.filter((c) => only.includes(c.name));
 }
 

@@ -1,5 +1,8 @@
 import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isOurProcess, isPortOpen, stopProcess } from '../src/processes.ts';
 
@@ -18,6 +21,19 @@ describe('process bookkeeping', () => {
     expect(await stopProcess(record, 5000)).toBe('stopped');
     expect(await isOurProcess(record)).toBe(false);
     expect(await stopProcess(record, 5000)).toBe('gone');
+  });
+
+  it('recognises a process that rewrote its command line by its working directory', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'hookstream-cwd-'));
+    const child = spawn(process.execPath, ['-e', "process.title = 'renamed'; setInterval(() => {}, 1000)"], {
+      cwd: dir,
+      stdio: 'ignore',
+    });
+    const record = { pid: child.pid ?? -1, startedAt: '', marker: dir };
+    expect(await isOurProcess(record)).toBe(true);
+    expect(await isOurProcess({ ...record, marker: tmpdir() })).toBe(false);
+    expect(await stopProcess(record, 5000)).toBe('stopped');
+    await rm(dir, { recursive: true, force: true });
   });
 
   it('kills a process that ignores SIGTERM once the grace period is over', async () => {
