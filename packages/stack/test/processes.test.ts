@@ -31,7 +31,7 @@ describe('process bookkeeping', () => {
     });
     const record = { pid: child.pid ?? -1, startedAt: '', marker: dir };
     expect(await isOurProcess(record)).toBe(true);
-    expect(await isOurProcess({ ...record, marker: tmpdir() })).toBe(false);
+    expect(await isOurProcess({ ...record, marker: join(tmpdir(), 'another-stack') })).toBe(false);
     expect(await stopProcess(record, 5000)).toBe('stopped');
     await rm(dir, { recursive: true, force: true });
   });
