@@ -4,4 +4,4 @@ export type { KafkaHeaders } from './propagation.ts';
 export { extractTraceContext, injectTraceContext } from './propagation.ts';
 export { ATTR, MESSAGING_SYSTEM_KAFKA } from './semconv.ts';
 export type { Tracing, TracingOptions } from './tracing.ts';
-export { startTracing } from './tracing.ts';
+export { startTracing, tracesUrl } from './tracing.ts';

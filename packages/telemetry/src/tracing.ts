@@ -17,6 +17,14 @@ export interface Tracing {
 /** The local stack's Jaeger; `localhost` could resolve to ::1, where nothing listens. */
 const LOCAL_OTLP_TRACES = 'http://127.0.0.1:4318/v1/traces';
 
+/** The OTLP/HTTP traces URL per the OTEL_* variables (the signal-specific one wins). */
+export function tracesUrl(env: Record<string, string | undefined>): string {
+  if (env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
+  if (env.OTEL_EXPORTER_OTLP_ENDPOINT)
+    return `${env.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces`;
+  return LOCAL_OTLP_TRACES;
+}
+
 /**
  * Starts OpenTelemetry tracing for one process. Configuration is the standard OTEL_*
  * environment: OTEL_EXPORTER_OTLP_ENDPOINT / OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, the sampler
@@ -26,8 +34,7 @@ const LOCAL_OTLP_TRACES = 'http://127.0.0.1:4318/v1/traces';
 export function startTracing(options: TracingOptions): Tracing {
   const env = options.env ?? process.env;
   if (env.OTEL_SDK_DISABLED === 'true') return { enabled: false, shutdown: async () => undefined };
-  const configured = Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
-  const exporter = new OTLPTraceExporter(configured ? {} : { url: LOCAL_OTLP_TRACES });
+  const exporter = new OTLPTraceExporter({ url: tracesUrl(env) });
   const sdk = new NodeSDK({
     serviceName: options.serviceName,
     // Batching keeps export off the delivery path; a short delay keeps traces fresh in Jaeger.
