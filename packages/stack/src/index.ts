@@ -2,6 +2,8 @@ export type { StackConfig } from './config.ts';
 export { loadStackConfig, StackEnv, VERSIONS } from './config.ts';
 export type { StackErrorCode } from './errors.ts';
 export { StackError } from './errors.ts';
+export type { KafkaClusterOptions } from './kafka-cluster.ts';
+export { KafkaCluster } from './kafka-cluster.ts';
 export type { Reporter } from './progress.ts';
 export { consoleReporter, silentReporter } from './progress.ts';
 export type { ComponentReport, ComponentState, StackOptions } from './stack.ts';

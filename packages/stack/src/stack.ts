@@ -41,16 +41,24 @@ export interface StackOptions {
    * `only: ['kafka']` and its own ports and state folder; teardown stops only what it started.
    */
   readonly only?: readonly string[];
+  /** Run these components instead of the standard stack (e.g. a three-node Kafka cluster). */
+  readonly components?: readonly Component[];
+  /** `stackDown`: how long a process gets after SIGTERM before SIGKILL (0 kills at once). */
+  readonly graceMs?: number;
 }
 
-export function stackComponents(config: StackConfig, only?: readonly string[]): Component[] {
-  const all = [
+export function stackComponents(config: StackConfig): Component[] {
+  return [
     new KafkaComponent(config),
     new RegistryComponent(config),
     new JaegerComponent(config),
     new RedisComponent(config),
   ];
-  return only === undefined ? all : all.filter((c) => only.includes(c.name));
+}
+
+function selectComponents(config: StackConfig, options: StackOptions): readonly Component[] {
+  const all = options.components ?? stackComponents(config);
+  return options.only === undefined ? all : all.filter((c) => options.only?.includes(c.name));
 }
 
 function pidFile(config: StackConfig, component: Component): string {
@@ -70,7 +78,7 @@ async function runningRecord(config: StackConfig, component: Component): Promise
 export async function stackUp(options: StackOptions = {}): Promise<ComponentReport[]> {
   const config = options.config ?? loadStackConfig();
   const report = options.report ?? consoleReporter;
-  const components = stackComponents(config, options.only);
+  const components = selectComponents(config, options);
   const results = await Promise.allSettled(components.map((c) => upOne(config, c, report)));
   const failures: string[] = [];
   const reports = results.map((result, i) => {
@@ -159,13 +167,13 @@ export async function stackDown(options: StackOptions = {}): Promise<ComponentRe
   const config = options.config ?? loadStackConfig();
   const report = options.report ?? consoleReporter;
   // Reverse order: the trace collector and registry go first, Kafka last.
-  const components = stackComponents(config, options.only).reverse();
+  const components = [...selectComponents(config, options)].reverse();
   const reports: ComponentReport[] = [];
   for (const component of components) {
     const file = pidFile(config, component);
     const record = await readPidFile(file);
     if (record) {
-      const outcome = await stopProcess(record, 30_000);
+      const outcome = await stopProcess(record, options.graceMs ?? 30_000);
       if (outcome !== 'gone') report(component.name, `${outcome} (pid ${record.pid})`);
       await removePidFile(file);
     }
@@ -177,7 +185,7 @@ export async function stackDown(options: StackOptions = {}): Promise<ComponentRe
 export async function stackStatus(options: StackOptions = {}): Promise<ComponentReport[]> {
   const config = options.config ?? loadStackConfig();
   return Promise.all(
-    stackComponents(config, options.only).map(async (component) => {
+    selectComponents(config, options).map(async (component) => {
       const record = await runningRecord(config, component);
       if (!record)
         return { ...baseReport(component), state: 'stopped' as const, pid: null, startedNow: false };

@@ -15,26 +15,60 @@ import { requireCommand, requireJava } from '../tools.ts';
 const run = promisify(execFile);
 const RESOURCES = join(import.meta.dirname, '../../resources');
 
-/** A single combined KRaft broker+controller, resolved from Maven Central. */
+/** One KRaft node (combined broker+controller) of a cluster of one or more. */
+export interface KafkaNodeSpec {
+  /** Component name: `kafka` for the local stack, `kafka-<id>` in a test cluster. */
+  readonly name: string;
+  readonly nodeId: number;
+  readonly port: number;
+  readonly controllerPort: number;
+  /** Every controller of the cluster as `id@host:port`, comma-separated. */
+  readonly voters: string;
+  /** Shared by every node of one cluster; formatted into each node's storage. */
+  readonly clusterId?: string;
+  readonly replicationFactor: number;
+  readonly minInSyncReplicas: number;
+  readonly heap: string;
+}
+
+/** The local stack's single broker. */
+export function singleNode(config: StackConfig): KafkaNodeSpec {
+  const { port, controllerPort } = config.kafka;
+  return {
+    name: 'kafka',
+    nodeId: 1,
+    port,
+    controllerPort,
+    voters: `1@${config.host}:${controllerPort}`,
+    replicationFactor: 1,
+    minInSyncReplicas: 1,
+    heap: '1g',
+  };
+}
+
+/** Kafka resolved from Maven Central, run as one KRaft node. */
 export class KafkaComponent implements Component {
-  readonly name = 'kafka';
+  readonly name: string;
   readonly required = true;
   readonly ports: readonly number[];
   readonly endpoints: Readonly<Record<string, string>>;
   readonly logFile: string;
   readonly #config: StackConfig;
+  readonly #node: KafkaNodeSpec;
   readonly #home: string;
   readonly #libs: string;
   readonly #dir: string;
 
-  constructor(config: StackConfig) {
+  constructor(config: StackConfig, node: KafkaNodeSpec = singleNode(config)) {
     this.#config = config;
-    this.ports = [config.kafka.port, config.kafka.controllerPort];
-    this.endpoints = { bootstrap: `${config.host}:${config.kafka.port}` };
+    this.#node = node;
+    this.name = node.name;
+    this.ports = [node.port, node.controllerPort];
+    this.endpoints = { bootstrap: `${config.host}:${node.port}` };
     this.#home = join(config.cacheDir, `kafka-${VERSIONS.kafka}`);
     this.#libs = join(this.#home, 'libs');
-    this.#dir = join(config.stateDir, 'kafka');
-    this.logFile = join(config.stateDir, 'logs', 'kafka.log');
+    this.#dir = join(config.stateDir, node.name);
+    this.logFile = join(config.stateDir, 'logs', `${node.name}.log`);
   }
 
   async skipReason(): Promise<string | null> {
@@ -79,7 +113,7 @@ export class KafkaComponent implements Component {
     const properties = join(this.#dir, 'server.properties');
     const log4j = join(this.#dir, 'log4j2.properties');
     await mkdir(dataDir, { recursive: true });
-    await writeFile(properties, serverProperties(this.#config, dataDir));
+    await writeFile(properties, serverProperties(this.#config.host, this.#node, dataDir));
     await writeFile(log4j, log4jProperties(this.logFile));
     const classpath = `${this.#libs}/*`;
     if (!existsSync(join(dataDir, 'meta.properties'))) {
@@ -92,7 +126,7 @@ export class KafkaComponent implements Component {
           'kafka.tools.StorageTool',
           'format',
           '-t',
-          newClusterId(),
+          this.#node.clusterId ?? newClusterId(),
           '-c',
           properties,
         ]);
@@ -104,7 +138,7 @@ export class KafkaComponent implements Component {
       command: java,
       args: [
         '-Xms256m',
-        '-Xmx1g',
+        `-Xmx${this.#node.heap}`,
         '-XX:+UseG1GC',
         '-Djava.awt.headless=true',
         `-Dlog4j2.configurationFile=${log4j}`,
@@ -114,7 +148,7 @@ export class KafkaComponent implements Component {
         properties,
       ],
       cwd: this.#dir,
-      logFile: join(this.#config.stateDir, 'logs', 'kafka.stdout.log'),
+      logFile: join(this.#config.stateDir, 'logs', `${this.#node.name}.stdout.log`),
       marker: properties,
     };
   }
@@ -125,20 +159,19 @@ export class KafkaComponent implements Component {
 }
 
 /** Kafka cluster ids are 16 random bytes in URL-safe base64 without padding. */
-function newClusterId(): string {
+export function newClusterId(): string {
   return randomBytes(16).toString('base64url');
 }
 
-function serverProperties(config: StackConfig, dataDir: string): string {
-  const { host } = config;
-  const { port, controllerPort } = config.kafka;
+function serverProperties(host: string, node: KafkaNodeSpec, dataDir: string): string {
+  const rf = node.replicationFactor;
   return `${[
     '# Written by `hookstream stack up`; edits are overwritten on the next start.',
     'process.roles=broker,controller',
-    'node.id=1',
-    `controller.quorum.voters=1@${host}:${controllerPort}`,
-    `listeners=PLAINTEXT://${host}:${port},CONTROLLER://${host}:${controllerPort}`,
-    `advertised.listeners=PLAINTEXT://${host}:${port}`,
+    `node.id=${node.nodeId}`,
+    `controller.quorum.voters=${node.voters}`,
+    `listeners=PLAINTEXT://${host}:${node.port},CONTROLLER://${host}:${node.controllerPort}`,
+    `advertised.listeners=PLAINTEXT://${host}:${node.port}`,
     'controller.listener.names=CONTROLLER',
     'inter.broker.listener.name=PLAINTEXT',
     'listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
@@ -146,13 +179,14 @@ function serverProperties(config: StackConfig, dataDir: string): string {
     // hookstream provisions every topic explicitly, with its retention and partitions.
     'auto.create.topics.enable=false',
     'num.partitions=3',
-    // One broker: every internal topic has replication factor 1.
-    'offsets.topic.replication.factor=1',
+    `default.replication.factor=${rf}`,
+    `min.insync.replicas=${node.minInSyncReplicas}`,
+    `offsets.topic.replication.factor=${rf}`,
     'offsets.topic.num.partitions=10',
-    'transaction.state.log.replication.factor=1',
-    'transaction.state.log.min.isr=1',
-    'share.coordinator.state.topic.replication.factor=1',
-    'share.coordinator.state.topic.min.isr=1',
+    `transaction.state.log.replication.factor=${rf}`,
+    `transaction.state.log.min.isr=${node.minInSyncReplicas}`,
+    `share.coordinator.state.topic.replication.factor=${rf}`,
+    `share.coordinator.state.topic.min.isr=${node.minInSyncReplicas}`,
     // A new consumer group starts at once instead of waiting 3 s for more members.
     'group.initial.rebalance.delay.ms=0',
   ].join('\n')}\n`;

@@ -1,0 +1,92 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createKafka } from '@hookstream/kafka';
+import { KafkaCluster, loadStackConfig, silentReporter } from '@hookstream/stack';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePortRange } from '../support/ports.ts';
+import { waitFor } from '../support/wait.ts';
+
+// The three-broker cluster replication fault tests stand on: replication 3, min in-sync 2.
+describe('three-node Kafka cluster', () => {
+  let cluster: KafkaCluster;
+  let stateDir: string;
+
+  beforeAll(async () => {
+    stateDir = await mkdtemp(join(tmpdir(), 'hookstream-cluster-'));
+    const config = loadStackConfig({ ...process.env, HOOKSTREAM_STATE_DIR: stateDir });
+    cluster = new KafkaCluster({
+      config,
+      size: 3,
+      basePort: await freePortRange(6),
+      minInSyncReplicas: 2,
+      report: silentReporter,
+    });
+    await cluster.start();
+  }, 180_000);
+
+  afterAll(async () => {
+    await cluster?.stop(undefined, true);
+    await rm(stateDir, { recursive: true, force: true });
+  });
+
+  it('keeps every acknowledged record when one broker is killed', async () => {
+    const kafka = createKafka({ brokers: cluster.brokers, clientId: 'cluster-test', quiet: true });
+    const admin = kafka.admin();
+    await admin.connect();
+    await admin.createTopics({
+      waitForLeaders: true,
+      topics: [{ topic: 'replicated', numPartitions: 3, replicationFactor: 3 }],
+    });
+    const [meta] = (await admin.fetchTopicMetadata({ topics: ['replicated'] })).topics;
+    expect(meta?.partitions.every((p) => p.replicas.length === 3)).toBe(true);
+
+    const producer = kafka.producer();
+    await producer.connect();
+    const send = (from: number) =>
+      producer.send({
+        topic: 'replicated',
+        acks: -1,
+        messages: Array.from({ length: 100 }, (_, i) => ({ key: `k${from + i}`, value: String(from + i) })),
+      });
+    await send(0);
+    await cluster.stop(['kafka-2'], true);
+    // With one of three down, min.insync.replicas=2 still accepts acks=all writes.
+    await waitFor(
+      'a write to succeed with one broker down',
+      async () => {
+        try {
+          await send(100);
+          return true;
+        } catch {
+          return undefined;
+        }
+      },
+      { timeoutMs: 60_000, intervalMs: 500 },
+    );
+    await producer.disconnect();
+
+    await admin.disconnect();
+
+    // Read everything back: every value that was acknowledged must be there.
+    const seen = new Set<string>();
+    const consumer = kafka.consumer({ groupId: 'cluster-test-reader', maxWaitTimeInMs: 200 });
+    await consumer.connect();
+    await consumer.subscribe({ topic: 'replicated', fromBeginning: true });
+    await consumer.run({
+      eachMessage: async ({ message }) => void seen.add(message.value?.toString() ?? ''),
+    });
+    try {
+      await waitFor(
+        'all 200 acknowledged records to be readable',
+        async () => (seen.size >= 200 ? true : undefined),
+        {
+          timeoutMs: 60_000,
+        },
+      );
+    } finally {
+      await consumer.disconnect();
+    }
+    for (let i = 0; i < 200; i++) expect(seen.has(String(i))).toBe(true);
+  });
+});
