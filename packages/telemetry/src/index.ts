@@ -1,5 +1,7 @@
 export type { Logger, LoggerOptions } from './logger.ts';
 export { createLogger, REDACTED_PATHS } from './logger.ts';
+export type { Meter, Metrics, MetricsServer } from './metrics.ts';
+export { serveMetrics, startMetrics } from './metrics.ts';
 export type { KafkaHeaders } from './propagation.ts';
 export { extractTraceContext, injectTraceContext } from './propagation.ts';
 export { ATTR, MESSAGING_SYSTEM_KAFKA } from './semconv.ts';
