@@ -1,3 +1,11 @@
+export type { TimelineEntry } from './jaeger-query.ts';
+export {
+  findEventTraces,
+  HOOKSTREAM_SERVICES,
+  JaegerSpan,
+  JaegerTrace,
+  traceTimeline,
+} from './jaeger-query.ts';
 export type { Logger, LoggerOptions } from './logger.ts';
 export { createLogger, REDACTED_PATHS } from './logger.ts';
 export type { Meter, Metrics, MetricsServer } from './metrics.ts';

@@ -1,50 +1,51 @@
-import { parseArgs } from 'node:util';
 import { StackError } from '@hookstream/stack';
-import { STACK_USAGE, stackCommand } from './stack-command.ts';
+import { stackCommand } from './stack-command.ts';
 import { startCommand } from './start-command.ts';
+import { traceCommand } from './trace-command.ts';
 
 const USAGE = `Usage: hookstream <command> [options]
 
 Commands:
   start          run the local pipeline (today: the stack; services join as they land)
-  stack          up | down | status of the local Kafka, schema registry and Jaeger
+  stack          up | down | status of the local Kafka, schema registry, Jaeger and Redis
+  trace          an event's delivery timeline from Jaeger
 
 Run \`hookstream <command> --help\` for a command's options.`;
 
-/** Dispatches a command line; returns the process exit code. */
+type Command = (argv: readonly string[]) => Promise<number>;
+
+const COMMANDS: Record<string, Command> = {
+  stack: stackCommand,
+  start: startCommand,
+  trace: traceCommand,
+};
+
+/** Dispatches a command line to its command, which parses its own options; returns the exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    options: {
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-  });
-  const [command, ...rest] = positionals;
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h')
+    return usage(USAGE, name === undefined ? 2 : 0);
+  const command = COMMANDS[name];
+  if (!command) {
+    process.stderr.write(`hookstream: unknown command '${name}'\n\n`);
+    return usage(USAGE, 2);
+  }
   try {
-    switch (command) {
-      case 'stack':
-        if (values.help) return usage(STACK_USAGE, 0);
-        return await stackCommand(rest[0], values.json);
-      case 'start':
-        return await startCommand();
-      case undefined:
-        return usage(USAGE, values.help ? 0 : 2);
-      default:
-        process.stderr.write(`hookstream: unknown command '${command}'\n\n`);
-        return usage(USAGE, 2);
-    }
+    return await command(rest);
   } catch (err) {
     if (err instanceof StackError) {
       process.stderr.write(`hookstream: ${err.code}: ${err.message}\n`);
       return 1;
     }
+    if (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`hookstream ${name}: ${err.message}\n`);
+      return 2;
+    }
     throw err;
   }
 }
 
-function usage(text: string, code: number): number {
+export function usage(text: string, code: number): number {
   (code === 0 ? process.stdout : process.stderr).write(`${text}\n`);
   return code;
 }

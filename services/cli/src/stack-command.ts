@@ -1,3 +1,4 @@
+import { parseArgs } from 'node:util';
 import { type ComponentReport, stackDown, stackStatus, stackUp } from '@hookstream/stack';
 import { formatTable } from './table.ts';
 
@@ -10,7 +11,20 @@ export const STACK_USAGE = `Usage: hookstream stack <up|down|status> [--json]
 Environment: KAFKA_PORT, REGISTRY_PORT, JAEGER_OTLP_HTTP_PORT, JAEGER_QUERY_PORT, HOOKSTREAM_JAEGER=auto|on|off,
 HOOKSTREAM_STATE_DIR (pids, logs, data), HOOKSTREAM_CACHE_DIR (downloads and builds).`;
 
-export async function stackCommand(action: string | undefined, json: boolean): Promise<number> {
+export async function stackCommand(argv: readonly string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    options: {
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  const action = positionals[0];
+  if (values.help) {
+    process.stdout.write(`${STACK_USAGE}\n`);
+    return 0;
+  }
   let reports: ComponentReport[];
   switch (action) {
     case 'up':
@@ -26,7 +40,7 @@ export async function stackCommand(action: string | undefined, json: boolean): P
       process.stderr.write(`${STACK_USAGE}\n`);
       return 2;
   }
-  process.stdout.write(`${json ? JSON.stringify(reports, null, 2) : renderReports(reports)}\n`);
+  process.stdout.write(`${values.json ? JSON.stringify(reports, null, 2) : renderReports(reports)}\n`);
   return action === 'status' && reports.some((r) => r.state !== 'running' && r.state !== 'skipped') ? 3 : 0;
 }
 
