@@ -1,3 +1,4 @@
+export { kafkaLibsDir } from './components/kafka.ts';
 export type { StackConfig } from './config.ts';
 export { loadStackConfig, StackEnv, VERSIONS } from './config.ts';
 export type { StackErrorCode } from './errors.ts';

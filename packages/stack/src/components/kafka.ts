@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { probeCluster } from '@hookstream/kafka';
 import type { Component, LaunchSpec } from '../component.ts';
@@ -46,6 +46,11 @@ export function singleNode(config: StackConfig): KafkaNodeSpec {
   };
 }
 
+/** Where `stack up` puts Kafka's jars (broker and tools, e.g. the perf-test classes). */
+export function kafkaLibsDir(config: StackConfig): string {
+  return join(config.cacheDir, `kafka-${VERSIONS.kafka}`, 'libs');
+}
+
 /** Kafka resolved from Maven Central, run as one KRaft node. */
 export class KafkaComponent implements Component {
   readonly name: string;
@@ -65,8 +70,8 @@ export class KafkaComponent implements Component {
     this.name = node.name;
     this.ports = [node.port, node.controllerPort];
     this.endpoints = { bootstrap: `${config.host}:${node.port}` };
-    this.#home = join(config.cacheDir, `kafka-${VERSIONS.kafka}`);
-    this.#libs = join(this.#home, 'libs');
+    this.#libs = kafkaLibsDir(config);
+    this.#home = dirname(this.#libs);
     this.#dir = join(config.stateDir, node.name);
     this.logFile = join(config.stateDir, 'logs', `${node.name}.log`);
   }
