@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { StackError } from '@hookstream/stack';
+import { INGRESS_USAGE, ingressCommand } from './ingress-command.ts';
 import { STACK_USAGE, stackCommand } from './stack-command.ts';
 import { startCommand } from './start-command.ts';
 
@@ -8,6 +9,7 @@ const USAGE = `Usage: hookstream <command> [options]
 Commands:
   start          run the local pipeline (today: the stack; services join as they land)
   stack          up | down | status of the local Kafka, schema registry and Jaeger
+  ingress        serve the HTTP event intake (POST /v1/events) in front of Kafka
 
 Run \`hookstream <command> --help\` for a command's options.`;
 
@@ -19,6 +21,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     options: {
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
+      port: { type: 'string' },
     },
   });
   const [command, ...rest] = positionals;
@@ -27,6 +30,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       case 'stack':
         if (values.help) return usage(STACK_USAGE, 0);
         return await stackCommand(rest[0], values.json);
+      case 'ingress':
+        return values.help ? usage(INGRESS_USAGE, 0) : await ingressCommand(values.port);
       case 'start':
         return await startCommand();
       case undefined:
