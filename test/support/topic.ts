@@ -11,7 +11,11 @@ export interface ReadRecord {
 }
 
 /** Creates a test topic with explicit partitions (the broker does not auto-create). */
-export async function createTopic(topic: string, partitions = 3, brokers = endpoints.brokers): Promise<void> {
+export async function createTopic(
+  topic: string,
+  partitions = 3,
+  brokers: readonly string[] = endpoints.brokers,
+): Promise<void> {
   const admin = createKafka({ brokers, clientId: 'test-topic', quiet: true }).admin();
   await admin.connect();
   try {
@@ -22,7 +26,10 @@ export async function createTopic(topic: string, partitions = 3, brokers = endpo
 }
 
 /** The sum of a topic's end offsets: how many records were ever written to it. */
-export async function endOffsetTotal(topic: string, brokers = endpoints.brokers): Promise<number> {
+export async function endOffsetTotal(
+  topic: string,
+  brokers: readonly string[] = endpoints.brokers,
+): Promise<number> {
   const admin = createKafka({ brokers, clientId: 'test-offsets', quiet: true }).admin();
   await admin.connect();
   try {
@@ -37,7 +44,7 @@ export async function endOffsetTotal(topic: string, brokers = endpoints.brokers)
 export async function readRecords(
   topic: string,
   count: number,
-  brokers = endpoints.brokers,
+  brokers: readonly string[] = endpoints.brokers,
 ): Promise<ReadRecord[]> {
   const kafka = createKafka({ brokers, clientId: 'test-reader', quiet: true });
   const consumer = kafka.consumer({ groupId: `test-reader-${topic}-${Date.now()}`, maxWaitTimeInMs: 100 });
