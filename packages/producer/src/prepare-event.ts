@@ -29,6 +29,8 @@ export function prepareEvent(
   if (!parsed.success) {
     // A type name that is a string but not a valid name cannot be a known type.
     const badTypeName =
+      typeof input === 'object' &&
+      input !== null &&
       typeof (input as { type?: unknown }).type === 'string' &&
       parsed.error.issues.some((i) => i.path[0] === 'type');
     const code = badTypeName ? 'UNKNOWN_TYPE' : 'INVALID_REQUEST';

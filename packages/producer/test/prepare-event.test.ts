@@ -45,6 +45,8 @@ describe('prepareEvent', () => {
     [{ ...shipment, type: 'parcel.lost' }, 'UNKNOWN_TYPE', 'type'],
     [{ ...shipment, type: 'Nope' }, 'UNKNOWN_TYPE', 'type'],
     [{ data: shipment.data }, 'INVALID_REQUEST', 'type'],
+    [null, 'INVALID_REQUEST', ''],
+    ['text', 'INVALID_REQUEST', ''],
     [{ ...shipment, id: 'with space' }, 'INVALID_REQUEST', 'id'],
     [{ ...shipment, data: 'text' }, 'INVALID_REQUEST', 'data'],
     [{ ...shipment, data: { shipment: { id: 's1' } } }, 'INVALID_DATA', 'data.shipment.status'],
