@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { StackError } from '@hookstream/stack';
+import { BENCH_USAGE, benchCommand } from './bench-command.ts';
 import { INGRESS_USAGE, ingressCommand } from './ingress-command.ts';
 import { STACK_USAGE, stackCommand } from './stack-command.ts';
 import { startCommand } from './start-command.ts';
@@ -10,6 +11,7 @@ Commands:
   start          run the local pipeline (today: the stack; services join as they land)
   stack          up | down | status of the local Kafka, schema registry and Jaeger
   ingress        serve the HTTP event intake (POST /v1/events) in front of Kafka
+  bench          ingress: throughput and latency of the HTTP ingress next to raw kafkajs
 
 Run \`hookstream <command> --help\` for a command's options.`;
 
@@ -22,6 +24,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
       port: { type: 'string' },
+      events: { type: 'string' },
     },
   });
   const [command, ...rest] = positionals;
@@ -32,6 +35,8 @@ export async function main(argv: readonly string[]): Promise<number> {
         return await stackCommand(rest[0], values.json);
       case 'ingress':
         return values.help ? usage(INGRESS_USAGE, 0) : await ingressCommand(values.port);
+      case 'bench':
+        return values.help ? usage(BENCH_USAGE, 0) : await benchCommand(rest[0], values.events, values.json);
       case 'start':
         return await startCommand();
       case undefined:

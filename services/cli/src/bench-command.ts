@@ -1,0 +1,31 @@
+import { formatIngressBench, runIngressBench } from '@hookstream/bench';
+
+export const BENCH_USAGE = `Usage: hookstream bench ingress [--events <n>] [--json]
+
+Measures accepted events/s and p50/p99 latency of ~1 KiB events through the HTTP ingress (one
+event per request at concurrency 8, 32, 128; batches of 50 at 4 and 16), next to a raw kafkajs
+sendBatch loop on the same broker, and prints the ratio. --events: events per run (default
+20000; every run also stops after 20 s). Uses the local stack (KAFKA_PORT, REGISTRY_PORT) and a
+topic of its own that it deletes afterwards.`;
+
+export async function benchCommand(
+  what: string | undefined,
+  events: string | undefined,
+  json: boolean,
+): Promise<number> {
+  const count = events === undefined ? 20_000 : Number(events);
+  if (what !== 'ingress' || !Number.isInteger(count) || count < 1 || count > 1_000_000) {
+    process.stderr.write(`${BENCH_USAGE}\n`);
+    return 2;
+  }
+  const kafkaPort = process.env.KAFKA_PORT ?? '9092';
+  const registryPort = process.env.REGISTRY_PORT ?? '8081';
+  const result = await runIngressBench({
+    brokers: [`127.0.0.1:${kafkaPort}`],
+    registryUrl: `http://127.0.0.1:${registryPort}/apis/ccompat/v7`,
+    events: count,
+    report: (line) => process.stderr.write(`[bench] ${line}\n`),
+  });
+  process.stdout.write(`${json ? JSON.stringify(result, null, 2) : formatIngressBench(result)}\n`);
+  return 0;
+}
