@@ -9,13 +9,22 @@ export async function readBody(req: IncomingMessage, limit: number): Promise<Buf
   const tooLarge = () => new HttpError(413, 'payload_too_large', `the body exceeds ${limit} bytes`);
   const announced = Number(req.headers['content-length']);
   if (Number.isFinite(announced) && announced > limit) throw tooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    const buf = chunk as Buffer;
-    size += buf.length;
-    if (size > limit) throw tooLarge();
-    chunks.push(buf);
-  }
-  return Buffer.concat(chunks, size);
+  // Plain listeners rather than `for await`: cheaper per request, which shows under load.
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.off('data', onData);
+        req.pause();
+        reject(tooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)));
+    req.once('error', reject);
+  });
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /** Shortest token accepted: shorter ones are guessable. */
 export const MIN_TOKEN_LENGTH = 16;
@@ -53,5 +53,5 @@ export class TokenTable {
 }
 
 function digest(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
+  return hash('sha256', token);
 }

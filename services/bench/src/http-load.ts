@@ -1,4 +1,4 @@
-import { Agent, request } from 'node:http';
+import { KeepAliveConnection, postRequest } from './keep-alive-connection.ts';
 import { kibEvent } from './payload.ts';
 import { type BenchRow, summarize } from './stats.ts';
 
@@ -12,9 +12,9 @@ interface LoadOptions {
   readonly deadlineMs: number;
 }
 
-/** Keeps `concurrency` requests in flight over keep-alive connections until `events` were accepted. */
+/** Keeps `concurrency` requests in flight (one per connection) until `events` were accepted. */
 export async function httpLoad(options: LoadOptions): Promise<BenchRow> {
-  const agent = new Agent({ keepAlive: true, maxSockets: options.concurrency });
+  const { hostname, port } = new URL(options.url);
   const batch = options.eventsPerRequest > 1;
   const path = batch ? '/v1/events/batch' : '/v1/events';
   const latencies: number[] = [];
@@ -24,24 +24,30 @@ export async function httpLoad(options: LoadOptions): Promise<BenchRow> {
   const started = performance.now();
   await Promise.all(
     Array.from({ length: options.concurrency }, async () => {
-      while (next < options.events && performance.now() - started < options.deadlineMs) {
-        const n = Math.min(options.eventsPerRequest, options.events - next);
-        const first = next;
-        next += n;
-        const items = Array.from({ length: n }, (_, i) => kibEvent(first + i));
-        const body = JSON.stringify(batch ? { events: items } : items[0]);
-        const t0 = performance.now();
-        const status = await post(agent, options.url, path, options.token, body);
-        if (status === 202) {
-          latencies.push(performance.now() - t0);
-          accepted += n;
-        } else {
-          errors += n;
+      const connection = new KeepAliveConnection(hostname, Number(port));
+      try {
+        while (next < options.events && performance.now() - started < options.deadlineMs) {
+          const n = Math.min(options.eventsPerRequest, options.events - next);
+          const first = next;
+          next += n;
+          const items = Array.from({ length: n }, (_, i) => kibEvent(first + i));
+          const body = JSON.stringify(batch ? { events: items } : items[0]);
+          const request = postRequest(hostname, Number(port), path, options.token, body);
+          const t0 = performance.now();
+          const status = await connection.send(request);
+          if (status === 202) {
+            latencies.push(performance.now() - t0);
+            accepted += n;
+          } else {
+            errors += n;
+            if (status === 0) break;
+          }
         }
+      } finally {
+        connection.close();
       }
     }),
   );
-  agent.destroy();
   const name = batch
     ? `HTTP ingress, batches of ${options.eventsPerRequest}`
     : 'HTTP ingress, one event per request';
@@ -54,27 +60,4 @@ export async function httpLoad(options: LoadOptions): Promise<BenchRow> {
     errors,
     performance.now() - started,
   );
-}
-
-function post(agent: Agent, url: string, path: string, token: string, body: string): Promise<number> {
-  return new Promise((resolve) => {
-    const req = request(
-      `${url}${path}`,
-      {
-        method: 'POST',
-        agent,
-        headers: {
-          authorization: `Bearer ${token}`,
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(body),
-        },
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      },
-    );
-    req.on('error', () => resolve(0));
-    req.end(body);
-  });
 }
