@@ -65,9 +65,9 @@ describe('ingress while Kafka is down', () => {
 
     // Every 202 is on the topic. A 503 promised nothing either way: a write whose ack timed
     // out may still have landed (that is why it says "retry with the same id").
-    const records = await readRecords(topic, 2, kafka.brokers);
-    const ids = records.map((r) => r.headers.ce_id);
+    // (Seen: events answered 503 while the broker stopped were on the topic afterwards.)
+    const total = await endOffsetTotal(topic, kafka.brokers);
+    const ids = (await readRecords(topic, total, kafka.brokers)).map((r) => r.headers.ce_id);
     expect(ids).toEqual(expect.arrayContaining(['down-0', 'down-1']));
-    expect(await endOffsetTotal(topic, kafka.brokers)).toBeGreaterThanOrEqual(2);
   }, 240_000);
 });
