@@ -6,17 +6,26 @@ export interface DedupWindowOptions {
 }
 
 interface Entry<R> {
-  readonly result: Promise<R>;
+  /** Until the write settles; then dropped, so a remembered id holds only its small result. */
+  pending: Promise<R> | null;
+  value: R | undefined;
   readonly expiresAt: number;
 }
 
 /**
  * Remembers the outcome of each event id for a while, in this process's memory, so a repeated
- * submission returns the first one's result instead of writing again. A failed write is
- * forgotten at once, so retrying it really writes.
+ * submission returns the first one's result instead of writing again. An id is claimed before
+ * its write starts (a concurrent duplicate waits for that write), settled with the result, or
+ * forgotten when the write failed, so retrying it really writes.
  */
 export class DedupWindow<R> {
   readonly #entries = new Map<string, Entry<R>>();
+  /**
+   * Claims in order, for eviction. Not the Map's own order: a fresh Map iterator walks over
+   * every slot deleted at the front since the last rehash, which made a full window slow.
+   */
+  #order: { readonly id: string; readonly expiresAt: number }[] = [];
+  #head = 0;
   readonly #windowMs: number;
   readonly #maxEntries: number;
   readonly #now: () => number;
@@ -35,18 +44,29 @@ export class DedupWindow<R> {
       this.#entries.delete(id);
       return undefined;
     }
-    return entry.result;
+    return entry.pending ?? Promise.resolve(entry.value as R);
   }
 
-  remember(id: string, result: Promise<R>): void {
+  /** Marks the id as being written; `pending` settles with the write's result. */
+  claim(id: string, pending: Promise<R>): void {
     if (this.#windowMs <= 0) return;
     this.#evict();
-    const entry = { result, expiresAt: this.#now() + this.#windowMs };
+    const expiresAt = this.#now() + this.#windowMs;
+    this.#entries.set(id, { pending, value: undefined, expiresAt });
+    this.#order.push({ id, expiresAt });
+  }
+
+  /** The write of a claimed id succeeded. */
+  settle(id: string, value: R): void {
+    const entry = this.#entries.get(id);
+    if (entry === undefined) return;
+    entry.pending = null;
+    entry.value = value;
+  }
+
+  /** The write of a claimed id failed: a later submission writes again. */
+  forget(id: string): void {
     this.#entries.delete(id);
-    this.#entries.set(id, entry);
-    result.catch(() => {
-      if (this.#entries.get(id) === entry) this.#entries.delete(id);
-    });
   }
 
   get size(): number {
@@ -54,11 +74,20 @@ export class DedupWindow<R> {
   }
 
   #evict(): void {
-    // Insertion order is expiry order (one window length for all), so expired ids are in front.
+    // One window length for all, so claim order is expiry order.
     const now = this.#now();
-    for (const [id, entry] of this.#entries) {
-      if (entry.expiresAt > now && this.#entries.size < this.#maxEntries) break;
-      this.#entries.delete(id);
+    while (this.#head < this.#order.length) {
+      const oldest = this.#order[this.#head] as { id: string; expiresAt: number };
+      const entry = this.#entries.get(oldest.id);
+      // Forgotten or claimed again since: that later claim has its own place in the order.
+      const current = entry !== undefined && entry.expiresAt === oldest.expiresAt;
+      if (current && oldest.expiresAt > now && this.#entries.size < this.#maxEntries) break;
+      if (current) this.#entries.delete(oldest.id);
+      this.#head += 1;
+    }
+    if (this.#head > 4096 && this.#head * 2 > this.#order.length) {
+      this.#order = this.#order.slice(this.#head);
+      this.#head = 0;
     }
   }
 }

@@ -173,7 +173,7 @@ export class EventProducer {
     // Claim the new ids before the first await, so a concurrent duplicate finds them.
     const claims = fresh.map((event) => {
       const claim = Promise.withResolvers<PublishResult>();
-      this.#dedup.remember(event.id, claim.promise);
+      this.#dedup.claim(event.id, claim.promise);
       results.set(event.id, claim.promise);
       return claim;
     });
@@ -208,10 +208,17 @@ export class EventProducer {
       const positions = await withTimeout(this.#batcher.submit(records), this.#ackTimeoutMs);
       fresh.forEach((event, i) => {
         const p = positions[i] as RecordPosition;
-        claims[i]?.resolve({ eventId: event.id, partition: p.partition, offset: p.offset, duplicate: false });
+        const result = { eventId: event.id, partition: p.partition, offset: p.offset, duplicate: false };
+        this.#dedup.settle(event.id, result);
+        claims[i]?.resolve(result);
       });
     } catch (err) {
-      for (const claim of claims) claim.reject(err);
+      fresh.forEach((event, i) => {
+        this.#dedup.forget(event.id);
+        // Handled here too: a claim nobody else awaits must not be an unhandled rejection.
+        claims[i]?.promise.catch(() => undefined);
+        claims[i]?.reject(err);
+      });
     }
   }
 
