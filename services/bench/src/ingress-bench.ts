@@ -46,80 +46,87 @@ export async function runIngressBench(options: IngressBenchOptions): Promise<Ing
   const topic = `hookstream-bench-${randomUUID().slice(0, 8)}`;
   const admin = createKafka({ brokers: options.brokers, clientId: 'hookstream-bench', quiet: true }).admin();
   await admin.connect();
-  const ingress = await spawnIngress(options, topic);
   try {
+    // Created here (6 partitions, 1 h retention) so the ingress finds it and the bench can delete it.
     await ensureTopics(admin, [
       { topic, partitions: 6, replicationFactor: 1, config: { 'retention.ms': '3600000' } },
     ]);
-    // Warm-up: connections, schema cache, JIT.
-    await httpLoad({
-      url: ingress.url,
-      token: TOKEN,
-      events: Math.min(2000, options.events),
-      concurrency: 16,
-      eventsPerRequest: 1,
-      deadlineMs: deadline,
-    });
-    report('raw kafkajs sendBatch (500 per batch, 2 in flight)…');
-    const rawBefore = await rawKafkaBench(options.brokers, topic, options.events, 500, 2, deadline, false);
-    const rows: BenchRow[] = [];
-    for (const concurrency of options.singleConcurrency ?? [8, 32, 128]) {
-      report(`HTTP ingress, one event per request, concurrency ${concurrency}…`);
-      rows.push(
-        await httpLoad({
-          url: ingress.url,
-          token: TOKEN,
-          events: options.events,
-          concurrency,
-          eventsPerRequest: 1,
-          deadlineMs: deadline,
-        }),
-      );
+    const ingress = await spawnIngress(options, topic);
+    try {
+      return await measure(options, ingress.url, topic, report, deadline, batchSize);
+    } finally {
+      await ingress.stop();
     }
-    for (const concurrency of options.batchConcurrency ?? [4, 16]) {
-      report(`HTTP ingress, batches of ${batchSize}, concurrency ${concurrency}…`);
-      rows.push(
-        await httpLoad({
-          url: ingress.url,
-          token: TOKEN,
-          events: options.events,
-          concurrency,
-          eventsPerRequest: batchSize,
-          deadlineMs: deadline,
-        }),
-      );
-    }
-    report('raw kafkajs sendBatch (500 per batch, 2 in flight), second run…');
-    const rawAfter = await rawKafkaBench(options.brokers, topic, options.events, 500, 2, deadline, false);
-    // The better of two runs (one before, one after the HTTP runs): the ratio errs low, not high.
-    const raw = rawAfter.eventsPerSecond > rawBefore.eventsPerSecond ? rawAfter : rawBefore;
-    report('raw kafkajs sendBatch with CloudEvents-sized headers…');
-    const rawWithHeaders = await rawKafkaBench(
-      options.brokers,
-      topic,
-      options.events,
-      500,
-      2,
-      deadline,
-      true,
-    );
-    const best = (list: BenchRow[]) => Math.max(0, ...list.map((r) => r.eventsPerSecond));
-    const ratio = (rate: number, base: BenchRow) =>
-      base.eventsPerSecond > 0 ? Math.round((rate / base.eventsPerSecond) * 100) / 100 : 0;
-    return {
-      topic,
-      rows,
-      raw,
-      rawWithHeaders,
-      singleRatio: ratio(best(rows.filter((r) => r.eventsPerCall === 1)), raw),
-      bestRatio: ratio(best(rows), raw),
-      bestRatioSameHeaders: ratio(best(rows), rawWithHeaders),
-    };
   } finally {
-    await ingress.stop();
     await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
     await admin.disconnect();
   }
+}
+
+async function measure(
+  options: IngressBenchOptions,
+  url: string,
+  topic: string,
+  report: (line: string) => void,
+  deadline: number,
+  batchSize: number,
+): Promise<IngressBenchResult> {
+  // Warm-up: connections, schema cache, JIT.
+  await httpLoad({
+    url,
+    token: TOKEN,
+    events: Math.min(2000, options.events),
+    concurrency: 16,
+    eventsPerRequest: 1,
+    deadlineMs: deadline,
+  });
+  report('raw kafkajs sendBatch (500 per batch, 2 in flight)…');
+  const rawBefore = await rawKafkaBench(options.brokers, topic, options.events, 500, 2, deadline, false);
+  const rows: BenchRow[] = [];
+  for (const concurrency of options.singleConcurrency ?? [8, 32, 128]) {
+    report(`HTTP ingress, one event per request, concurrency ${concurrency}…`);
+    rows.push(
+      await httpLoad({
+        url,
+        token: TOKEN,
+        events: options.events,
+        concurrency,
+        eventsPerRequest: 1,
+        deadlineMs: deadline,
+      }),
+    );
+  }
+  for (const concurrency of options.batchConcurrency ?? [4, 16]) {
+    report(`HTTP ingress, batches of ${batchSize}, concurrency ${concurrency}…`);
+    rows.push(
+      await httpLoad({
+        url,
+        token: TOKEN,
+        events: options.events,
+        concurrency,
+        eventsPerRequest: batchSize,
+        deadlineMs: deadline,
+      }),
+    );
+  }
+  report('raw kafkajs sendBatch (500 per batch, 2 in flight), second run…');
+  const rawAfter = await rawKafkaBench(options.brokers, topic, options.events, 500, 2, deadline, false);
+  // The better of two runs (one before, one after the HTTP runs): the ratio errs low, not high.
+  const raw = rawAfter.eventsPerSecond > rawBefore.eventsPerSecond ? rawAfter : rawBefore;
+  report('raw kafkajs sendBatch with CloudEvents-sized headers…');
+  const rawWithHeaders = await rawKafkaBench(options.brokers, topic, options.events, 500, 2, deadline, true);
+  const best = (list: BenchRow[]) => Math.max(0, ...list.map((r) => r.eventsPerSecond));
+  const ratio = (rate: number, base: BenchRow) =>
+    base.eventsPerSecond > 0 ? Math.round((rate / base.eventsPerSecond) * 100) / 100 : 0;
+  return {
+    topic,
+    rows,
+    raw,
+    rawWithHeaders,
+    singleRatio: ratio(best(rows.filter((r) => r.eventsPerCall === 1)), raw),
+    bestRatio: ratio(best(rows), raw),
+    bestRatioSameHeaders: ratio(best(rows), rawWithHeaders),
+  };
 }
 
 async function spawnIngress(

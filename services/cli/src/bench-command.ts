@@ -20,12 +20,21 @@ export async function benchCommand(
   }
   const kafkaPort = process.env.KAFKA_PORT ?? '9092';
   const registryPort = process.env.REGISTRY_PORT ?? '8081';
-  const result = await runIngressBench({
-    brokers: [`127.0.0.1:${kafkaPort}`],
-    registryUrl: `http://127.0.0.1:${registryPort}/apis/ccompat/v7`,
-    events: count,
-    report: (line) => process.stderr.write(`[bench] ${line}\n`),
-  });
+  let result: Awaited<ReturnType<typeof runIngressBench>>;
+  try {
+    result = await runIngressBench({
+      brokers: [`127.0.0.1:${kafkaPort}`],
+      registryUrl: `http://127.0.0.1:${registryPort}/apis/ccompat/v7`,
+      events: count,
+      report: (line) => process.stderr.write(`[bench] ${line}\n`),
+    });
+  } catch (err) {
+    // Usually the stack is not running: say so instead of printing a stack trace.
+    process.stderr.write(
+      `hookstream bench: ${err instanceof Error ? err.message : String(err)} (is the stack up?)\n`,
+    );
+    return 1;
+  }
   process.stdout.write(`${json ? JSON.stringify(result, null, 2) : formatIngressBench(result)}\n`);
   return 0;
 }
