@@ -165,3 +165,17 @@ describe('ingress shutdown', () => {
     await expect(fetch(`${ingress.url}/healthz`)).rejects.toThrow();
   });
 });
+
+describe('ingress demo mode', () => {
+  it('accepts events without a token only when INGRESS_DEMO=1 and no tokens are configured', async () => {
+    const topic = uniqueName('ingress-demo');
+    const ingress = await startTestIngress(topic, { INGRESS_TOKENS: '', INGRESS_DEMO: '1' });
+    try {
+      const answer = await post(`${ingress.url}/v1/events`, shipment, { token: null });
+      expect(answer.status).toBe(202);
+      expect(await endOffsetTotal(topic)).toBe(1);
+    } finally {
+      await ingress.close();
+    }
+  });
+});
