@@ -30,7 +30,9 @@ describe('three-node Kafka cluster', () => {
     await rm(stateDir, { recursive: true, force: true });
   });
 
-  it('keeps every acknowledged record when one broker is killed', async () => {
+  // Failover (fencing the dead broker, moving leaders and the group coordinator) takes tens of
+  // seconds on a loaded 2-core machine.
+  it('keeps every acknowledged record when one broker is killed', { timeout: 240_000 }, async () => {
     const kafka = createKafka({ brokers: cluster.brokers, clientId: 'cluster-test', quiet: true });
     const admin = kafka.admin();
     await admin.connect();
@@ -51,6 +53,22 @@ describe('three-node Kafka cluster', () => {
       });
     await send(0);
     await cluster.stop(['kafka-2'], true);
+    // The controller fences the dead broker after its session times out, then moves leadership.
+    await waitFor(
+      'every partition to have a live leader and two in-sync replicas',
+      async () => {
+        try {
+          const [topic] = (await admin.fetchTopicMetadata({ topics: ['replicated'] })).topics;
+          const settled = topic?.partitions.every(
+            (p) => p.leader !== 2 && p.leader >= 0 && p.isr.length === 2,
+          );
+          return settled ? true : undefined;
+        } catch {
+          return undefined; // "in the middle of a leadership election"
+        }
+      },
+      { timeoutMs: 90_000, intervalMs: 500 },
+    );
     // With one of three down, min.insync.replicas=2 still accepts acks=all writes.
     await waitFor(
       'a write to succeed with one broker down',
@@ -62,10 +80,9 @@ describe('three-node Kafka cluster', () => {
           return undefined;
         }
       },
-      { timeoutMs: 60_000, intervalMs: 500 },
+      { timeoutMs: 90_000, intervalMs: 500 },
     );
     await producer.disconnect();
-
     await admin.disconnect();
 
     // Read everything back: every value that was acknowledged must be there.
@@ -81,9 +98,11 @@ describe('three-node Kafka cluster', () => {
         'all 200 acknowledged records to be readable',
         async () => (seen.size >= 200 ? true : undefined),
         {
-          timeoutMs: 60_000,
+          timeoutMs: 120_000,
         },
-      );
+      ).catch((err: Error) => {
+        throw new Error(`${err.message} (read ${seen.size} distinct values)`);
+      });
     } finally {
       await consumer.disconnect();
     }

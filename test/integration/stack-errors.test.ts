@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { whichCommand } from '@hookstream/stack';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.ts';
+import { freePort } from '../support/ports.ts';
 
 // `stack up` in a bad environment must stop at once with a message naming the problem.
 // Each case uses its own state and cache folders, so the shared stack is never touched.
@@ -78,13 +79,3 @@ describe('stack up in a bad environment', () => {
     expect(result.stderr).toContain('KAFKA_PORT');
   });
 });
-
-/** A port nothing listens on right now (bound then released). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  const address = server.address();
-  await new Promise((ok) => server.close(ok));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}

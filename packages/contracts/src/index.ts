@@ -1,4 +1,10 @@
+export { avroToTypeScript } from './avro-typescript.ts';
+export { avroToZod } from './avro-zod.ts';
 export { EventEnvelope, EventId, EventTypeName, RESERVED_DATA_FIELDS } from './envelope.ts';
+export type { EventSchema } from './event-catalog.ts';
+export { loadEventCatalog, SCHEMAS_DIR } from './event-catalog.ts';
+export type { EnrollmentUpdated, EventDataByType, KeyRevoked, ShipmentUpdated } from './event-types.ts';
+export { renderEventTypes } from './event-types-source.ts';
 export {
   AVRO_CONTENT_TYPE,
   CE_HEADER,
@@ -7,6 +13,7 @@ export {
   TRACEPARENT_HEADER,
   TRACESTATE_HEADER,
 } from './headers.ts';
+export { MAX_BATCH_EVENTS, PublishBatchRequest, PublishRequest } from './publish-request.ts';
 export {
   DEFAULT_EVENTS_TOPIC,
   dlqTopicName,

@@ -2,7 +2,11 @@
 export type { Admin, Consumer, Kafka, Producer } from 'kafkajs';
 export type { KafkaClientOptions } from './client.ts';
 export { createKafka } from './client.ts';
+export type { KafkaSendErrorCode } from './kafka-send-error.ts';
+export { KafkaSendError } from './kafka-send-error.ts';
 export type { ClusterInfo } from './probe.ts';
 export { probeCluster } from './probe.ts';
+export type { OutgoingRecord, RecordPosition, RecordSenderOptions } from './record-sender.ts';
+export { RecordSender } from './record-sender.ts';
 export type { TopicSpec } from './topics.ts';
 export { ensureTopics } from './topics.ts';

@@ -1,4 +1,6 @@
 import { StackError } from '@hookstream/stack';
+import { benchCommand } from './bench-command.ts';
+import { ingressCommand } from './ingress-command.ts';
 import { stackCommand } from './stack-command.ts';
 import { startCommand } from './start-command.ts';
 import { traceCommand } from './trace-command.ts';
@@ -8,7 +10,9 @@ const USAGE = `Usage: hookstream <command> [options]
 Commands:
   start          run the local pipeline (today: the stack; services join as they land)
   stack          up | down | status of the local Kafka, schema registry, Jaeger and Redis
+  ingress        serve the HTTP event intake (POST /v1/events) in front of Kafka
   trace          an event's delivery timeline from Jaeger
+  bench          ingress: throughput and latency of the HTTP ingress next to raw kafkajs
 
 Run \`hookstream <command> --help\` for a command's options.`;
 
@@ -17,7 +21,9 @@ type Command = (argv: readonly string[]) => Promise<number>;
 const COMMANDS: Record<string, Command> = {
   stack: stackCommand,
   start: startCommand,
+  ingress: ingressCommand,
   trace: traceCommand,
+  bench: benchCommand,
 };
 
 /** Dispatches a command line to its command, which parses its own options; returns the exit code. */

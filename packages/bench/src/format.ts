@@ -1,0 +1,39 @@
+import type { IngressBenchResult } from './ingress-bench.ts';
+
+/** The result as a plain-text table with the ratios underneath. */
+export function formatIngressBench(result: IngressBenchResult): string {
+  const header = [
+    'run',
+    'concurrency',
+    'events/call',
+    'events',
+    'errors',
+    'seconds',
+    'events/s',
+    'p50 ms',
+    'p99 ms',
+  ];
+  const rows = [...result.rows, result.raw, result.rawWithHeaders].map((r) => [
+    r.name,
+    String(r.concurrency),
+    String(r.eventsPerCall),
+    String(r.events),
+    String(r.errors),
+    r.seconds.toFixed(2),
+    String(r.eventsPerSecond),
+    r.p50Ms.toFixed(1),
+    r.p99Ms.toFixed(1),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
+  const line = (cells: readonly string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
+  return [
+    line(header),
+    ...rows.map(line),
+    '',
+    `HTTP ingress / raw kafkajs: ${result.singleRatio.toFixed(2)} with one event per request, ` +
+      `${result.bestRatio.toFixed(2)} at best (any mode); ${result.bestRatioSameHeaders.toFixed(2)} at best ` +
+      'against raw records with the same headers.',
+    'Latency is per request (per sendBatch for raw).',
+  ].join('\n');
+}

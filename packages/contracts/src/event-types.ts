@@ -1,0 +1,36 @@
+// Generated from schemas/*.avsc by `npm run generate -w @hookstream/contracts`. Do not edit:
+// test/event-types.test.ts fails when this file and the schemas disagree.
+
+/** Data of `enrollment.updated` (schemas/enrollment.updated.avsc). */
+export type EnrollmentUpdated = {
+  readonly enrollment: {
+    readonly id: string;
+    readonly student_id: string;
+    readonly course_id: string;
+    readonly status: 'pending' | 'active' | 'completed' | 'withdrawn';
+  };
+};
+
+/** Data of `key.revoked` (schemas/key.revoked.avsc). */
+export type KeyRevoked = {
+  readonly tenant_id: string;
+  readonly key_id: string;
+};
+
+/** Data of `shipment.updated` (schemas/shipment.updated.avsc). */
+export type ShipmentUpdated = {
+  readonly shipment: {
+    readonly id: string;
+    readonly status: string;
+    readonly carrier?: string | null;
+    readonly tracking_number?: string | null;
+    readonly updated_at?: string | null;
+  };
+};
+
+/** Event type name -> the data a producer passes for it. */
+export interface EventDataByType {
+  readonly 'enrollment.updated': EnrollmentUpdated;
+  readonly 'key.revoked': KeyRevoked;
+  readonly 'shipment.updated': ShipmentUpdated;
+}

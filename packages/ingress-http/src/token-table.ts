@@ -1,0 +1,57 @@
+import { hash } from 'node:crypto';
+
+/** Shortest token accepted: shorter ones are guessable. */
+export const MIN_TOKEN_LENGTH = 16;
+
+export interface TokenGrant {
+  /** Event types this token may publish; null = every type. */
+  readonly types: ReadonlySet<string> | null;
+}
+
+/**
+ * Bearer tokens and what each may publish. Written as `token` or `token=type|type`, separated
+ * by commas (INGRESS_TOKENS) or one per line with `#` comments (a tokens file). Tokens are
+ * kept only as SHA-256 digests, so lookups do not compare secrets byte by byte.
+ */
+export class TokenTable {
+  readonly #grants = new Map<string, TokenGrant>();
+
+  /** Parses entries; throws naming the entry (never the token) when one is unusable. */
+  static parse(entries: readonly string[], knownTypes: ReadonlySet<string>): TokenTable {
+    const table = new TokenTable();
+    entries.forEach((raw, i) => {
+      const entry = raw.trim();
+      if (entry === '' || entry.startsWith('#')) return;
+      const [token = '', types] = entry.split('=', 2);
+      if (token.length < MIN_TOKEN_LENGTH || /\s/.test(token)) {
+        throw new Error(
+          `token entry ${i + 1}: a token needs at least ${MIN_TOKEN_LENGTH} characters and no spaces`,
+        );
+      }
+      let allowed: Set<string> | null = null;
+      if (types !== undefined) {
+        allowed = new Set(types.split('|').map((t) => t.trim()));
+        const unknown = [...allowed].filter((t) => !knownTypes.has(t));
+        if (unknown.length > 0)
+          throw new Error(`token entry ${i + 1}: unknown event type(s) ${unknown.join(', ')}`);
+      }
+      table.#grants.set(digest(token), { types: allowed });
+    });
+    return table;
+  }
+
+  get size(): number {
+    return this.#grants.size;
+  }
+
+  /** The grant for an `Authorization` header value, or null when it carries no known token. */
+  authorize(header: string | undefined): TokenGrant | null {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+    if (!match?.[1]) return null;
+    return this.#grants.get(digest(match[1])) ?? null;
+  }
+}
+
+function digest(token: string): string {
+  return hash('sha256', token);
+}

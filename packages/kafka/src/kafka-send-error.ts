@@ -1,0 +1,19 @@
+export type KafkaSendErrorCode = 'KAFKA_UNAVAILABLE' | 'KAFKA_REJECTED';
+
+/**
+ * A send that Kafka did not acknowledge. KAFKA_UNAVAILABLE: no broker answered in time, or it
+ * answered with a retriable error: the records may or may not be stored, so sending again with
+ * the same event ids is the fix (subscribers deduplicate). KAFKA_REJECTED: the broker refused
+ * the records for good (too large, no such topic).
+ */
+export class KafkaSendError extends Error {
+  readonly code: KafkaSendErrorCode;
+  readonly canRetry: boolean;
+
+  constructor(code: KafkaSendErrorCode, message: string, options: { cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'KafkaSendError';
+    this.code = code;
+    this.canRetry = code === 'KAFKA_UNAVAILABLE';
+  }
+}

@@ -1,0 +1,257 @@
+import {
+  DEFAULT_EVENTS_TOPIC,
+  type EventDataByType,
+  type EventSchema,
+  loadEventCatalog,
+} from '@hookstream/contracts';
+import {
+  createKafka,
+  KafkaSendError,
+  type OutgoingRecord,
+  type RecordPosition,
+  RecordSender,
+} from '@hookstream/kafka';
+import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
+import { cloudEventHeaders } from './cloud-event-headers.ts';
+import { DedupWindow } from './dedup-window.ts';
+import { MicroBatcher } from './micro-batcher.ts';
+import { type PreparedEvent, prepareEvent } from './prepare-event.ts';
+import { PublishError } from './publish-error.ts';
+import { registerSchemas } from './schema-ids.ts';
+import { isTraceparent, newTraceparent } from './traceparent.ts';
+
+export interface EventProducerOptions {
+  readonly brokers: readonly string[];
+  /** Confluent-compatible registry API, e.g. http://127.0.0.1:8081/apis/ccompat/v7. */
+  readonly registryUrl: string;
+  /** CloudEvents `source` of what this producer publishes, e.g. `/services/shipping`. */
+  readonly source: string;
+  readonly topic?: string;
+  readonly clientId?: string;
+  /** How long a publish waits for Kafka's acks=all before failing with ACK_TIMEOUT (default 5 s). */
+  readonly ackTimeoutMs?: number;
+  /** How long an event id is remembered for duplicate detection (default 10 min; 0 = off). */
+  readonly dedupWindowMs?: number;
+  readonly dedupMaxEntries?: number;
+  readonly maxBatchItems?: number;
+  readonly maxBatchBytes?: number;
+  readonly maxInFlight?: number;
+  /** Event types (default: schemas/ of this repository). */
+  readonly catalog?: ReadonlyMap<string, EventSchema>;
+  /** Prefix for registry subjects, so tests can register the same schemas in isolation. */
+  readonly subjectPrefix?: string;
+}
+
+export interface PublishOptions {
+  readonly id?: string;
+  readonly key?: string;
+  /** RFC 3339; defaults to now. */
+  readonly occurredAt?: string;
+  /** The caller's W3C trace context; a new trace starts when absent or malformed. */
+  readonly traceparent?: string;
+}
+
+export interface PublishResult {
+  readonly eventId: string;
+  readonly partition: number;
+  readonly offset: string;
+  /** True when the id was seen within the window: nothing new was written. */
+  readonly duplicate: boolean;
+}
+
+/**
+ * Publishes events to the events topic: validated against their schema, Avro-encoded in the
+ * registry's wire format, with CloudEvents headers, micro-batched into acks=all writes. Every
+ * promise resolves only once Kafka acknowledged that event's record.
+ */
+export class EventProducer {
+  readonly #catalog: ReadonlyMap<string, EventSchema>;
+  readonly #registry: SchemaRegistry;
+  readonly #schemaIds: Map<string, number>;
+  readonly #sender: RecordSender;
+  readonly #batcher: MicroBatcher<OutgoingRecord, RecordPosition>;
+  readonly #dedup: DedupWindow<PublishResult>;
+  readonly #source: string;
+  readonly #ackTimeoutMs: number;
+  #closed = false;
+
+  private constructor(
+    options: EventProducerOptions,
+    parts: {
+      catalog: ReadonlyMap<string, EventSchema>;
+      registry: SchemaRegistry;
+      schemaIds: Map<string, number>;
+      sender: RecordSender;
+    },
+  ) {
+    this.#catalog = parts.catalog;
+    this.#registry = parts.registry;
+    this.#schemaIds = parts.schemaIds;
+    this.#sender = parts.sender;
+    this.#source = options.source;
+    this.#ackTimeoutMs = options.ackTimeoutMs ?? 5000;
+    const topic = options.topic ?? DEFAULT_EVENTS_TOPIC;
+    this.#batcher = new MicroBatcher({
+      flush: (records) => parts.sender.send(topic, records),
+      sizeOf: (r) => r.value.length + r.key.length + 200,
+      ...(options.maxBatchItems === undefined ? {} : { maxBatchItems: options.maxBatchItems }),
+      ...(options.maxBatchBytes === undefined ? {} : { maxBatchBytes: options.maxBatchBytes }),
+      ...(options.maxInFlight === undefined ? {} : { maxInFlight: options.maxInFlight }),
+    });
+    this.#dedup = new DedupWindow({
+      windowMs: options.dedupWindowMs ?? 10 * 60_000,
+      maxEntries: options.dedupMaxEntries ?? 100_000,
+    });
+  }
+
+  /** Registers the schemas (refused if incompatible) and connects to Kafka. */
+  static async start(options: EventProducerOptions): Promise<EventProducer> {
+    const catalog = options.catalog ?? loadEventCatalog();
+    const registry = new SchemaRegistry({ host: options.registryUrl, retry: { retries: 1 } });
+    const schemaIds = await registerSchemas(registry, catalog, options.subjectPrefix);
+    const kafka = createKafka({
+      brokers: options.brokers,
+      clientId: options.clientId ?? 'hookstream-producer',
+      requestTimeoutMs: options.ackTimeoutMs ?? 5000,
+      quiet: true,
+    });
+    const sender = new RecordSender(kafka, { ackTimeoutMs: options.ackTimeoutMs ?? 5000 });
+    try {
+      await sender.connect();
+    } catch (err) {
+      throw new PublishError('KAFKA_UNAVAILABLE', `cannot connect to Kafka: ${String(err)}`, { cause: err });
+    }
+    return new EventProducer(options, { catalog, registry, schemaIds, sender });
+  }
+
+  /** Typed publish: the data type follows the event type (generated from schemas/). */
+  publish<T extends keyof EventDataByType>(
+    type: T,
+    data: EventDataByType[T],
+    options: PublishOptions = {},
+  ): Promise<PublishResult> {
+    const request = {
+      type,
+      data,
+      ...(options.id === undefined ? {} : { id: options.id }),
+      ...(options.key === undefined ? {} : { key: options.key }),
+      ...(options.occurredAt === undefined ? {} : { occurred_at: options.occurredAt }),
+    };
+    return this.publishRequest(request, options.traceparent);
+  }
+
+  /** Publishes an untrusted request body (`{ type, data, id?, key?, occurred_at? }`). */
+  async publishRequest(request: unknown, traceparent?: string): Promise<PublishResult> {
+    const [result] = await this.publishPrepared([this.prepare(request)], traceparent);
+    return result as PublishResult;
+  }
+
+  /** Validates a request and fixes its id, key and time; throws PublishError, writes nothing. */
+  prepare(request: unknown): PreparedEvent {
+    return prepareEvent(this.#catalog, request);
+  }
+
+  /**
+   * Writes prepared events together (one write unless the batch is too large), skipping ids
+   * seen within the dedup window, and resolves once every new record was acknowledged.
+   */
+  async publishPrepared(events: readonly PreparedEvent[], traceparent?: string): Promise<PublishResult[]> {
+    if (this.#closed) throw new PublishError('CLOSED', 'the producer is closed');
+    const trace = traceparent !== undefined && isTraceparent(traceparent) ? traceparent : newTraceparent();
+    const results = new Map<string, Promise<PublishResult>>();
+    const fresh: PreparedEvent[] = [];
+    for (const event of events) {
+      if (results.has(event.id)) continue;
+      const seen = this.#dedup.lookup(event.id);
+      if (seen)
+        results.set(
+          event.id,
+          seen.then((r) => ({ ...r, duplicate: true })),
+        );
+      else fresh.push(event);
+    }
+    // Claim the new ids before the first await, so a concurrent duplicate finds them.
+    const claims = fresh.map((event) => {
+      const claim = Promise.withResolvers<PublishResult>();
+      this.#dedup.claim(event.id, claim.promise);
+      results.set(event.id, claim.promise);
+      return claim;
+    });
+    if (fresh.length > 0) await this.#write(fresh, claims, trace);
+    // Later copies of an id inside the same batch are duplicates of its first copy.
+    const firstIndex = new Map<string, number>();
+    return Promise.all(
+      events.map(async (e, i) => {
+        const result = await (results.get(e.id) as Promise<PublishResult>);
+        const first = firstIndex.get(e.id) ?? i;
+        firstIndex.set(e.id, first);
+        return first === i ? result : { ...result, duplicate: true };
+      }),
+    );
+  }
+
+  /** Stops taking events, waits for the ones in flight, then disconnects. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#batcher.idle();
+    await this.#sender.disconnect();
+  }
+
+  async #write(
+    fresh: readonly PreparedEvent[],
+    claims: readonly PromiseWithResolvers<PublishResult>[],
+    traceparent: string,
+  ): Promise<void> {
+    try {
+      const records = await Promise.all(fresh.map((e) => this.#encode(e, traceparent)));
+      const positions = await withTimeout(this.#batcher.submit(records), this.#ackTimeoutMs);
+      fresh.forEach((event, i) => {
+        const p = positions[i] as RecordPosition;
+        const result = { eventId: event.id, partition: p.partition, offset: p.offset, duplicate: false };
+        this.#dedup.settle(event.id, result);
+        claims[i]?.resolve(result);
+      });
+    } catch (err) {
+      fresh.forEach((event, i) => {
+        this.#dedup.forget(event.id);
+        // Handled here too: a claim nobody else awaits must not be an unhandled rejection.
+        claims[i]?.promise.catch(() => undefined);
+        claims[i]?.reject(err);
+      });
+    }
+  }
+
+  async #encode(event: PreparedEvent, traceparent: string): Promise<OutgoingRecord> {
+    const id = this.#schemaIds.get(event.type);
+    if (id === undefined) throw new PublishError('UNKNOWN_TYPE', `no registered schema for ${event.type}`);
+    let value: Buffer;
+    try {
+      value = await this.#registry.encode(id, event.data);
+    } catch (err) {
+      // The zod validator is derived from the same schema, so this means the two disagree.
+      throw new PublishError('INVALID_DATA', `data does not encode as ${event.type}: ${String(err)}`, {
+        cause: err,
+      });
+    }
+    return { key: event.key, value, headers: cloudEventHeaders(event, this.#source, traceparent) };
+  }
+}
+
+async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new PublishError('ACK_TIMEOUT', `Kafka did not acknowledge within ${ms} ms`)),
+      ms,
+    );
+  });
+  try {
+    return await Promise.race([work, deadline]);
+  } catch (err) {
+    if (err instanceof KafkaSendError) throw new PublishError(err.code, err.message, { cause: err });
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+}

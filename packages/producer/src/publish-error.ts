@@ -1,0 +1,49 @@
+export type PublishErrorCode =
+  /** The request around the data is wrong (bad id, key, occurred_at, unknown fields). */
+  | 'INVALID_REQUEST'
+  | 'UNKNOWN_TYPE'
+  /** The data does not match the type's schema; details name the failing paths. */
+  | 'INVALID_DATA'
+  /** The data uses a name the delivery envelope adds (event_id, attempt, ...). */
+  | 'RESERVED_FIELD'
+  /** Kafka did not answer or said try again; the event may or may not be stored. */
+  | 'KAFKA_UNAVAILABLE'
+  /** Kafka did not acknowledge within the ack timeout; the event may still be stored. */
+  | 'ACK_TIMEOUT'
+  /** Kafka refused the record for good. */
+  | 'KAFKA_REJECTED'
+  | 'REGISTRY_UNAVAILABLE'
+  /** The registry refused a schema (incompatible with the registered versions). */
+  | 'SCHEMA_REJECTED'
+  /** The producer was closed. */
+  | 'CLOSED';
+
+export interface PublishErrorDetail {
+  readonly path: string;
+  readonly message: string;
+}
+
+const RETRYABLE: ReadonlySet<PublishErrorCode> = new Set([
+  'KAFKA_UNAVAILABLE',
+  'ACK_TIMEOUT',
+  'REGISTRY_UNAVAILABLE',
+]);
+
+/** Why an event was not published. canRetry: the same call may succeed later, unchanged. */
+export class PublishError extends Error {
+  readonly code: PublishErrorCode;
+  readonly canRetry: boolean;
+  readonly details: readonly PublishErrorDetail[];
+
+  constructor(
+    code: PublishErrorCode,
+    message: string,
+    options: { details?: readonly PublishErrorDetail[]; cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'PublishError';
+    this.code = code;
+    this.canRetry = RETRYABLE.has(code);
+    this.details = options.details ?? [];
+  }
+}

@@ -1,0 +1,66 @@
+import { loadEventCatalog } from '@hookstream/contracts';
+import { describe, expect, it } from 'vitest';
+import { prepareEvent } from '../src/prepare-event.ts';
+import { PublishError } from '../src/publish-error.ts';
+
+const catalog = loadEventCatalog();
+const now = () => new Date('2026-11-30T10:00:00.000Z');
+const shipment = { type: 'shipment.updated', data: { shipment: { id: 's1', status: 'in_transit' } } };
+
+function failure(input: unknown): PublishError {
+  try {
+    prepareEvent(catalog, input, now);
+  } catch (err) {
+    if (err instanceof PublishError) return err;
+    throw err;
+  }
+  throw new Error('expected a PublishError');
+}
+
+describe('prepareEvent', () => {
+  it('generates an id, uses it as key, stamps the time and fills schema defaults', () => {
+    const event = prepareEvent(catalog, shipment, now);
+    expect(event.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(event.key).toBe(event.id);
+    expect(event.time).toBe('2026-11-30T10:00:00.000Z');
+    expect(event.data).toEqual({
+      shipment: { id: 's1', status: 'in_transit', carrier: null, tracking_number: null, updated_at: null },
+    });
+  });
+
+  it("keeps the producer's id, key and occurred_at", () => {
+    const event = prepareEvent(
+      catalog,
+      { ...shipment, id: 'evt-1', key: 's1', occurred_at: '2026-01-01T00:00:00Z' },
+      now,
+    );
+    expect([event.id, event.key, event.time]).toEqual(['evt-1', 's1', '2026-01-01T00:00:00Z']);
+  });
+
+  it('generates a different id for each event without one', () => {
+    expect(prepareEvent(catalog, shipment, now).id).not.toBe(prepareEvent(catalog, shipment, now).id);
+  });
+
+  it.each([
+    [{ ...shipment, type: 'parcel.lost' }, 'UNKNOWN_TYPE', 'type'],
+    [{ ...shipment, type: 'Nope' }, 'UNKNOWN_TYPE', 'type'],
+    [{ data: shipment.data }, 'INVALID_REQUEST', 'type'],
+    [null, 'INVALID_REQUEST', ''],
+    ['text', 'INVALID_REQUEST', ''],
+    [{ ...shipment, id: 'with space' }, 'INVALID_REQUEST', 'id'],
+    [{ ...shipment, data: 'text' }, 'INVALID_REQUEST', 'data'],
+    [{ ...shipment, data: { shipment: { id: 's1' } } }, 'INVALID_DATA', 'data.shipment.status'],
+    [{ ...shipment, data: { shipment: { id: 's1', status: 7 } } }, 'INVALID_DATA', 'data.shipment.status'],
+    [{ ...shipment, data: { ...shipment.data, attempt: 1 } }, 'RESERVED_FIELD', 'data.attempt'],
+    [
+      { type: 'key.revoked', data: { tenant_id: 't', key_id: 'k', event_id: 'x' } },
+      'RESERVED_FIELD',
+      'data.event_id',
+    ],
+  ])('rejects %j with %s at %s', (input, code, path) => {
+    const err = failure(input);
+    expect(err.code).toBe(code);
+    expect(err.canRetry).toBe(false);
+    expect(err.details[0]?.path).toBe(path);
+  });
+});

@@ -1,0 +1,52 @@
+import { parseArgs } from 'node:util';
+import { formatIngressBench, runIngressBench } from '@hookstream/bench';
+
+export const BENCH_USAGE = `Usage: hookstream bench ingress [--events <n>] [--json]
+
+Measures accepted events/s and p50/p99 latency of ~1 KiB events through the HTTP ingress (one
+event per request at concurrency 8, 32, 128; batches of 50 at 4 and 16), next to a raw kafkajs
+sendBatch loop on the same broker, and prints the ratio. --events: events per run (default
+20000; every run also stops after 20 s). Uses the local stack (KAFKA_PORT, REGISTRY_PORT) and a
+topic of its own that it deletes afterwards.`;
+
+export async function benchCommand(argv: readonly string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    options: {
+      events: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(`${BENCH_USAGE}\n`);
+    return 0;
+  }
+  const [what] = positionals;
+  const { events, json } = values;
+  const count = events === undefined ? 20_000 : Number(events);
+  if (what !== 'ingress' || !Number.isInteger(count) || count < 1 || count > 1_000_000) {
+    process.stderr.write(`${BENCH_USAGE}\n`);
+    return 2;
+  }
+  const kafkaPort = process.env.KAFKA_PORT ?? '9092';
+  const registryPort = process.env.REGISTRY_PORT ?? '8081';
+  let result: Awaited<ReturnType<typeof runIngressBench>>;
+  try {
+    result = await runIngressBench({
+      brokers: [`127.0.0.1:${kafkaPort}`],
+      registryUrl: `http://127.0.0.1:${registryPort}/apis/ccompat/v7`,
+      events: count,
+      report: (line) => process.stderr.write(`[bench] ${line}\n`),
+    });
+  } catch (err) {
+    // Usually the stack is not running: say so instead of printing a stack trace.
+    process.stderr.write(
+      `hookstream bench: ${err instanceof Error ? err.message : String(err)} (is the stack up?)\n`,
+    );
+    return 1;
+  }
+  process.stdout.write(`${json ? JSON.stringify(result, null, 2) : formatIngressBench(result)}\n`);
+  return 0;
+}

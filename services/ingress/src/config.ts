@@ -1,0 +1,123 @@
+import { readFileSync } from 'node:fs';
+import { DEFAULT_EVENTS_TOPIC } from '@hookstream/contracts';
+import { z } from 'zod';
+
+const port = z.coerce.number().int().min(0).max(65535);
+const positive = z.coerce.number().int().positive();
+const flag = z.enum(['1', '0', 'true', 'false', '']).transform((v) => v === '1' || v === 'true');
+
+/** The ingress's environment, parsed once at boot. Every setting has a default except tokens. */
+export const IngressEnv = z.object({
+  INGRESS_HOST: z.string().min(1).default('127.0.0.1'),
+  INGRESS_PORT: port.default(8080),
+  /** `token` or `token=type|type`, comma-separated. */
+  INGRESS_TOKENS: z.string().default(''),
+  /** A file with one `token[=type|type]` per line (`#` comments); added to INGRESS_TOKENS. */
+  INGRESS_TOKENS_FILE: z.string().min(1).optional(),
+  /** Local demo only: with no tokens configured, accept requests without a token. */
+  INGRESS_DEMO: flag.default(false),
+  INGRESS_TOPIC: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{1,249}$/)
+    .default(DEFAULT_EVENTS_TOPIC),
+  INGRESS_TOPIC_PARTITIONS: positive.default(6),
+  INGRESS_TOPIC_REPLICATION: positive.default(1),
+  /** 7 days: bounds how long a subscriber may pause and how far back a new one can start. */
+  INGRESS_TOPIC_RETENTION_MS: positive.default(7 * 24 * 3600 * 1000),
+  INGRESS_MAX_BODY_BYTES: positive.default(256 * 1024),
+  INGRESS_ACK_TIMEOUT_MS: positive.default(5000),
+  /** 0 turns duplicate detection off. */
+  INGRESS_DEDUP_WINDOW_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(10 * 60_000),
+  INGRESS_DEDUP_MAX_ENTRIES: positive.default(100_000),
+  INGRESS_RETRY_AFTER_S: positive.default(2),
+  INGRESS_SOURCE: z.string().min(1).default('/ingress'),
+  INGRESS_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Comma-separated host:port; default 127.0.0.1:$KAFKA_PORT (9092). */
+  KAFKA_BROKERS: z.string().min(1).optional(),
+  KAFKA_PORT: port.default(9092),
+  /** Default http://127.0.0.1:$REGISTRY_PORT/apis/ccompat/v7. */
+  REGISTRY_URL: z.url().optional(),
+  REGISTRY_PORT: port.default(8081),
+});
+export type IngressEnv = z.infer<typeof IngressEnv>;
+
+export interface IngressConfig {
+  readonly host: string;
+  readonly port: number;
+  /** Token entries as written (INGRESS_TOKENS then the file), checked against the schemas later. */
+  readonly tokenEntries: readonly string[];
+  readonly demo: boolean;
+  readonly topic: string;
+  readonly topicPartitions: number;
+  readonly topicReplication: number;
+  readonly topicRetentionMs: number;
+  readonly maxBodyBytes: number;
+  readonly ackTimeoutMs: number;
+  readonly dedupWindowMs: number;
+  readonly dedupMaxEntries: number;
+  readonly retryAfterS: number;
+  readonly source: string;
+  readonly logLevel: IngressEnv['INGRESS_LOG_LEVEL'];
+  readonly brokers: readonly string[];
+  readonly registryUrl: string;
+}
+
+/** A setting that stops the ingress from starting; the message names the variable. */
+export class IngressConfigError extends Error {
+  readonly code = 'BAD_CONFIG';
+  readonly canRetry = false;
+
+  constructor(message: string) {
+    super(message);
+    this.name = 'IngressConfigError';
+  }
+}
+
+export function loadIngressConfig(env: NodeJS.ProcessEnv, overrides: { port?: number } = {}): IngressConfig {
+  const parsed = IngressEnv.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new IngressConfigError(`${issue?.path.join('.')}: ${issue?.message}`);
+  }
+  const e = parsed.data;
+  const tokenEntries = e.INGRESS_TOKENS.split(',').filter((t) => t.trim() !== '');
+  if (e.INGRESS_TOKENS_FILE !== undefined) {
+    try {
+      tokenEntries.push(...readFileSync(e.INGRESS_TOKENS_FILE, 'utf8').split('\n'));
+    } catch (err) {
+      throw new IngressConfigError(
+        `INGRESS_TOKENS_FILE: cannot read ${e.INGRESS_TOKENS_FILE}: ${(err as Error).message}`,
+      );
+    }
+  }
+  const hasTokens = tokenEntries.some((t) => t.trim() !== '' && !t.trim().startsWith('#'));
+  if (!hasTokens && !e.INGRESS_DEMO) {
+    throw new IngressConfigError(
+      'INGRESS_TOKENS: no bearer tokens configured (set INGRESS_TOKENS or INGRESS_TOKENS_FILE; ' +
+        'INGRESS_DEMO=1 accepts unauthenticated requests for a local demo)',
+    );
+  }
+  return {
+    host: e.INGRESS_HOST,
+    port: overrides.port ?? e.INGRESS_PORT,
+    tokenEntries,
+    demo: e.INGRESS_DEMO && !hasTokens,
+    topic: e.INGRESS_TOPIC,
+    topicPartitions: e.INGRESS_TOPIC_PARTITIONS,
+    topicReplication: e.INGRESS_TOPIC_REPLICATION,
+    topicRetentionMs: e.INGRESS_TOPIC_RETENTION_MS,
+    maxBodyBytes: e.INGRESS_MAX_BODY_BYTES,
+    ackTimeoutMs: e.INGRESS_ACK_TIMEOUT_MS,
+    dedupWindowMs: e.INGRESS_DEDUP_WINDOW_MS,
+    dedupMaxEntries: e.INGRESS_DEDUP_MAX_ENTRIES,
+    retryAfterS: e.INGRESS_RETRY_AFTER_S,
+    source: e.INGRESS_SOURCE,
+    logLevel: e.INGRESS_LOG_LEVEL,
+    brokers: (e.KAFKA_BROKERS ?? `127.0.0.1:${e.KAFKA_PORT}`).split(',').map((b) => b.trim()),
+    registryUrl: e.REGISTRY_URL ?? `http://127.0.0.1:${e.REGISTRY_PORT}/apis/ccompat/v7`,
+  };
+}

@@ -1,0 +1,143 @@
+import { createServer, type Server } from 'node:http';
+import { loadEventCatalog } from '@hookstream/contracts';
+import { IngressHttp, TokenTable } from '@hookstream/ingress-http';
+import { createKafka, ensureTopics, probeCluster } from '@hookstream/kafka';
+import { EventProducer } from '@hookstream/producer';
+import { type Logger, pino } from 'pino';
+import { type IngressConfig, IngressConfigError } from './config.ts';
+
+export interface RunningIngress {
+  /** e.g. http://127.0.0.1:8080 (the real port when 0 was asked for). */
+  readonly url: string;
+  readonly port: number;
+  /** Graceful: stop accepting, finish in-flight requests, flush the producer, disconnect. */
+  close(): Promise<void>;
+}
+
+/** How long shutdown waits for in-flight requests before cutting connections. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+/** Wires config to the topic, the producer and the HTTP server; resolves once listening. */
+export async function startIngress(
+  config: IngressConfig,
+  logger: Logger = pino({ level: config.logLevel }),
+): Promise<RunningIngress> {
+  const catalog = loadEventCatalog();
+  let tokens: TokenTable | null = null;
+  if (!config.demo) {
+    try {
+      tokens = TokenTable.parse(config.tokenEntries, new Set(catalog.keys()));
+    } catch (err) {
+      throw new IngressConfigError(`INGRESS_TOKENS: ${(err as Error).message}`);
+    }
+  } else {
+    logger.warn('demo mode: no tokens configured, every request may publish every event type');
+  }
+  await provisionTopic(config);
+  const producer = await EventProducer.start({
+    brokers: config.brokers,
+    registryUrl: config.registryUrl,
+    source: config.source,
+    topic: config.topic,
+    clientId: 'hookstream-ingress',
+    ackTimeoutMs: config.ackTimeoutMs,
+    dedupWindowMs: config.dedupWindowMs,
+    dedupMaxEntries: config.dedupMaxEntries,
+    catalog,
+  });
+  const http = new IngressHttp({
+    producer,
+    tokens,
+    maxBodyBytes: config.maxBodyBytes,
+    retryAfterS: config.retryAfterS,
+    checkReady: () => checkReady(config),
+    onError: (err, req) => {
+      const fields = { err, method: req.method, url: req.url };
+      if ((err as { canRetry?: boolean }).canRetry)
+        logger.warn(fields, 'publish not acknowledged: answered 503');
+      else logger.error(fields, 'request failed');
+    },
+  });
+  const server = createServer(http.handle);
+  try {
+    await listen(server, config.host, config.port);
+  } catch (err) {
+    await producer.close();
+    throw err;
+  }
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : config.port;
+  const url = `http://${config.host}:${port}`;
+  logger.info({ url, topic: config.topic, types: [...catalog.keys()] }, 'ingress listening');
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    port,
+    close: () => {
+      closing ??= (async () => {
+        http.drain();
+        await stopServer(server);
+        await producer.close();
+        logger.info('ingress stopped');
+      })();
+      return closing;
+    },
+  };
+}
+
+async function provisionTopic(config: IngressConfig): Promise<void> {
+  const admin = createKafka({
+    brokers: config.brokers,
+    clientId: 'hookstream-ingress-admin',
+    quiet: true,
+  }).admin();
+  await admin.connect();
+  try {
+    await ensureTopics(admin, [
+      {
+        topic: config.topic,
+        partitions: config.topicPartitions,
+        replicationFactor: config.topicReplication,
+        config: {
+          'retention.ms': String(config.topicRetentionMs),
+          'cleanup.policy': 'delete',
+          'min.insync.replicas': String(Math.min(2, config.topicReplication)),
+        },
+      },
+    ]);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+async function checkReady(config: IngressConfig): Promise<Record<string, boolean>> {
+  const [kafka, registry] = await Promise.all([
+    probeCluster(config.brokers, 1000).then((info) => info !== null),
+    fetch(`${config.registryUrl}/subjects`, { signal: AbortSignal.timeout(1000) }).then(
+      (r) => r.ok,
+      () => false,
+    ),
+  ]);
+  return { kafka, registry };
+}
+
+function listen(server: Server, host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+async function stopServer(server: Server): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  const grace = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+  try {
+    await closed;
+  } finally {
+    clearTimeout(grace);
+  }
+}

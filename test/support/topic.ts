@@ -1,0 +1,77 @@
+import { createKafka, ensureTopics } from '@hookstream/kafka';
+import { endpoints } from './stack.ts';
+import { waitFor } from './wait.ts';
+
+export interface ReadRecord {
+  readonly partition: number;
+  readonly offset: string;
+  readonly key: string | null;
+  readonly value: Buffer | null;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** Creates a test topic with explicit partitions (the broker does not auto-create). */
+export async function createTopic(
+  topic: string,
+  partitions = 3,
+  brokers: readonly string[] = endpoints.brokers,
+): Promise<void> {
+  const admin = createKafka({ brokers, clientId: 'test-topic', quiet: true }).admin();
+  await admin.connect();
+  try {
+    await ensureTopics(admin, [{ topic, partitions, replicationFactor: 1 }]);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** The sum of a topic's end offsets: how many records were ever written to it. */
+export async function endOffsetTotal(
+  topic: string,
+  brokers: readonly string[] = endpoints.brokers,
+): Promise<number> {
+  const admin = createKafka({ brokers, clientId: 'test-offsets', quiet: true }).admin();
+  await admin.connect();
+  try {
+    const offsets = await admin.fetchTopicOffsets(topic);
+    return offsets.reduce((sum, p) => sum + Number(p.high), 0);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** Reads the topic from the beginning until `count` records arrived. */
+export async function readRecords(
+  topic: string,
+  count: number,
+  brokers: readonly string[] = endpoints.brokers,
+): Promise<ReadRecord[]> {
+  const kafka = createKafka({ brokers, clientId: 'test-reader', quiet: true });
+  const consumer = kafka.consumer({ groupId: `test-reader-${topic}-${Date.now()}`, maxWaitTimeInMs: 100 });
+  const records: ReadRecord[] = [];
+  await consumer.connect();
+  try {
+    await consumer.subscribe({ topic, fromBeginning: true });
+    await consumer.run({
+      eachMessage: async ({ partition, message }) => {
+        const headers: Record<string, string> = {};
+        for (const [name, value] of Object.entries(message.headers ?? {})) {
+          if (value !== undefined) headers[name] = String(value);
+        }
+        records.push({
+          partition,
+          offset: message.offset,
+          key: message.key?.toString() ?? null,
+          value: message.value,
+          headers,
+        });
+      },
+    });
+    await waitFor(`${count} records on ${topic}`, async () => (records.length >= count ? true : undefined), {
+      timeoutMs: 30_000,
+    });
+    return records;
+  } finally {
+    await consumer.disconnect();
+  }
+}
