@@ -50,6 +50,21 @@ describe('docker-compose.yml', async () => {
     );
   });
 
+  it('runs the ingress from the shared image on the local ingress port, wired to the other services', () => {
+    const ingress = compose.services.ingress as unknown as {
+      build: string;
+      command: string[];
+      environment: Record<string, string>;
+      ports: string[];
+    };
+    expect(ingress.build).toBe('.');
+    expect(existsSync(resolve(root, 'Dockerfile'))).toBe(true);
+    expect(ingress.command).toEqual(['ingress']);
+    expect(ingress.ports).toEqual(['127.0.0.1:8080:8080']);
+    expect(ingress.environment.KAFKA_BROKERS).toBe('kafka:19092');
+    expect(ingress.environment.REGISTRY_URL).toBe('http://registry:8081/apis/ccompat/v7');
+  });
+
   it('mounts files that exist in the repository', () => {
     const mounts = Object.values(compose.services).flatMap((s) => s.volumes ?? []);
     for (const mount of mounts.filter((m) => m.startsWith('./'))) {

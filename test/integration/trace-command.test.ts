@@ -22,9 +22,13 @@ describe('hookstream trace', () => {
     const eventId = `evt_${randomUUID()}`;
     const ingress = provider('hookstream-ingress');
     const pusher = provider('hookstream-pusher');
+    // Explicit start times, as in a real run: the attempts come well after the publish, so the
+    // order does not hang on sub-millisecond clock readings of two tracer providers.
+    const t0 = Date.now() - 1000;
     const publish = ingress.getTracer('t').startSpan('publish events', {
       kind: SpanKind.PRODUCER,
       attributes: { 'messaging.message.id': eventId },
+      startTime: t0,
     });
     const parent = trace.setSpan(context.active(), publish);
     for (const [attempt, outcome] of [
@@ -43,12 +47,13 @@ describe('hookstream trace', () => {
               'hookstream.attempt': attempt,
               'hookstream.outcome': outcome,
             },
+            startTime: t0 + 100 * attempt,
           },
           parent,
         )
-        .end();
+        .end(t0 + 100 * attempt + 20);
     }
-    publish.end();
+    publish.end(t0 + 10);
     await Promise.all([ingress.shutdown(), pusher.shutdown()]);
 
     const result = await waitFor('the trace to be found by event id', async () => {

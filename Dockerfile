@@ -1,0 +1,14 @@
+# One image for every hookstream service; the command picks which:
+#   docker run hookstream ingress | push --config <file> | receiver --port <n>
+# Node 24 runs the TypeScript sources directly (type stripping), so there is no build stage.
+FROM node:24-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production
+COPY package.json package-lock.json ./
+COPY packages ./packages
+COPY services ./services
+COPY schemas ./schemas
+# Dev dependencies (vitest, turbo, biome, the npm-packaged Node) are not needed at run time.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+USER node
+ENTRYPOINT ["node", "services/cli/bin/hookstream.js"]
