@@ -8,6 +8,15 @@ export {
   TRACESTATE_HEADER,
 } from './headers.ts';
 export {
+  PUSHER_OWNED_HEADERS,
+  parseSubscriberDefinition,
+  RateSettings,
+  RetrySettings,
+  SecretSource,
+  StartPosition,
+  SubscriberDefinition,
+} from './subscriber.ts';
+export {
   DEFAULT_EVENTS_TOPIC,
   dlqTopicName,
   retryTopicName,
