@@ -1,3 +1,12 @@
+export { assertPublicDestination, isPrivateAddress, publicOnlyLookup } from './address-guard.ts';
+export type { InFlightCap, LimiterOptions } from './destination-limiter.ts';
+export { bottleneckSettings, createInFlightCap, DestinationLimiter } from './destination-limiter.ts';
+export type { DeliveryErrorCode } from './errors.ts';
+export { DeliveryError } from './errors.ts';
+export type { AttemptReport, HttpClientOptions, OutgoingDelivery } from './http-client.ts';
+export { HttpClient } from './http-client.ts';
+export type { DeliveryMeta } from './payload.ts';
+export { buildBody, deliveryIdOf } from './payload.ts';
 export type {
   AttemptResult,
   Classification,
@@ -9,3 +18,4 @@ export type {
 } from './policy.ts';
 export { backoffDelayMs, classify, decide, POLICY_VERSION } from './policy.ts';
 export { MAX_RETRY_AFTER_MS, parseRetryAfter } from './retry-after.ts';
+export { parseSigningSecret, signPayload } from './signing.ts';
