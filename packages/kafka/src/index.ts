@@ -2,7 +2,18 @@
 export type { Admin, Consumer, Kafka, Producer } from 'kafkajs';
 export type { KafkaClientOptions } from './client.ts';
 export { createKafka } from './client.ts';
+export type { ConsumedRecord } from './consumed-record.ts';
+export { decodeHeaders } from './consumed-record.ts';
+export { OffsetTracker } from './offset-tracker.ts';
 export type { ClusterInfo } from './probe.ts';
 export { probeCluster } from './probe.ts';
+export type { StartedFrom, StartFrom } from './start-position.ts';
+export type {
+  HandlerOutcome,
+  LogFn,
+  RecordHandler,
+  SubscriberConsumerOptions,
+} from './subscriber-consumer.ts';
+export { SubscriberConsumer } from './subscriber-consumer.ts';
 export type { TopicSpec } from './topics.ts';
 export { ensureTopics } from './topics.ts';
