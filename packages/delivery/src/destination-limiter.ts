@@ -20,6 +20,15 @@ export function createInFlightCap(maxInFlight: number): InFlightCap {
 
 const DEFERRED: unique symbol = Symbol('deferred');
 
+/** The job's result, or null as soon as the signal aborts; the listener never outlives the job. */
+function untilAborted<T>(job: Promise<T>, signal: AbortSignal): Promise<T | null> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(null);
+    signal.addEventListener('abort', onAbort, { once: true });
+    job.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
 /**
  * Rate and concurrency for one destination. A 429's Retry-After pauses the whole destination:
  * jobs that reach the front while it is paused give their slot back without sending, wait, and
@@ -34,17 +43,28 @@ export class DestinationLimiter {
     if (options.inFlightCap) this.#bottleneck.chain(options.inFlightCap);
   }
 
-  /** Runs fn when the destination may take one more request. */
-  async schedule<T>(fn: () => Promise<T>): Promise<T> {
+  /**
+   * Runs fn when the destination may take one more request. Resolves null, without running fn,
+   * when the signal aborts first (a queued job cannot be removed from Bottleneck, so it later
+   * runs as a no-op, but the caller does not wait for it).
+   */
+  async schedule<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T | null> {
     let priority = 5;
     for (;;) {
-      const result = await this.#bottleneck.schedule<T | typeof DEFERRED>({ priority }, () =>
-        Date.now() < this.#pausedUntil ? Promise.resolve(DEFERRED) : fn(),
-      );
+      if (signal?.aborted) return null;
+      const job = this.#bottleneck.schedule<T | typeof DEFERRED | null>({ priority }, () => {
+        if (signal?.aborted) return Promise.resolve(null);
+        return Date.now() < this.#pausedUntil ? Promise.resolve(DEFERRED) : fn();
+      });
+      const result = signal ? await untilAborted(job, signal) : await job;
       if (result !== DEFERRED) return result;
       // Deferred jobs go ahead of fresh ones, so a pause does not reorder the queue much.
       priority = 4;
-      await sleep(Math.max(this.#pausedUntil - Date.now(), 1));
+      try {
+        await sleep(Math.max(this.#pausedUntil - Date.now(), 1), undefined, signal ? { signal } : {});
+      } catch {
+        return null;
+      }
     }
   }
 

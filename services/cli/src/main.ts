@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { StackError } from '@hookstream/stack';
+import { pushCommand } from './push-command.ts';
 import { receiverCommand } from './receiver-command.ts';
 import { STACK_USAGE, stackCommand } from './stack-command.ts';
 import { startCommand } from './start-command.ts';
@@ -9,6 +10,7 @@ const USAGE = `Usage: hookstream <command> [options]
 Commands:
   start          run the local pipeline (today: the stack; services join as they land)
   stack          up | down | status of the local Kafka, schema registry and Jaeger
+  push           run one subscriber's pusher (--config <subscriber.json>)
   receiver       a sample subscriber endpoint (signature check, dedupe, misbehaviour on request)
 
 Run \`hookstream <command> --help\` for a command's options.`;
@@ -18,6 +20,8 @@ export async function main(argv: readonly string[]): Promise<number> {
   // Commands with options of their own parse the arguments after their name themselves.
   const [first, ...after] = argv;
   switch (first) {
+    case 'push':
+      return await pushCommand(after);
     case 'receiver':
       return await receiverCommand(after);
   }
