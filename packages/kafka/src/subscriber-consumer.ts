@@ -84,12 +84,21 @@ export class SubscriberConsumer {
     }
     await this.#consumer.connect();
     await this.#consumer.subscribe({ topics: [topic], fromBeginning: prepared.fromBeginning });
+    // The first completed fetch means the group was joined and every partition's position
+    // resolved: from here on a 'latest' subscriber sees everything produced.
+    const fetched = new Promise<void>((resolve) => {
+      const remove = this.#consumer.on(this.#consumer.events.FETCH, () => {
+        remove();
+        resolve();
+      });
+    });
     await this.#consumer.run({
       eachBatchAutoResolve: false,
       autoCommitInterval: COMMIT_EVERY_MS,
       partitionsConsumedConcurrently: this.#options.partitionsConsumedConcurrently ?? 4,
       eachBatch: (payload) => this.#eachBatch(payload),
     });
+    await fetched;
     return prepared.startedFrom;
   }
 

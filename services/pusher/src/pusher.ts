@@ -49,6 +49,7 @@ export class Pusher {
   #limiter: DestinationLimiter | null = null;
   #delivery: SubscriberDelivery | null = null;
   #summary: NodeJS.Timeout | undefined;
+  #stopped = false;
 
   constructor(loaded: LoadedSubscriber, settings: PusherSettings) {
     this.#loaded = loaded;
@@ -142,6 +143,8 @@ export class Pusher {
 
   /** Stops taking work, lets in-flight attempts end, commits what is settled, leaves the group. */
   async stop(): Promise<void> {
+    if (this.#stopped) return;
+    this.#stopped = true;
     clearInterval(this.#summary);
     await this.#consumer?.stop();
     await this.#limiter?.stop();

@@ -4,6 +4,7 @@ import { z } from 'zod';
 export const ReceiverBehaviour = z.strictObject({
   /** Above this many requests in the last second, answer 429 with Retry-After. */
   rateLimitPerSecond: z.number().int().positive().nullable().default(null),
+  /** Retry-After of every 429 (rate limit, or failStatus 429). */
   retryAfterSeconds: z.number().int().min(0).default(1),
   /** Answer failStatus to the first failTimes requests of every event. */
   failTimes: z.number().int().min(0).default(0),

@@ -182,7 +182,7 @@ export class SampleReceiver {
       this.#attemptsByEvent.set(key, seen);
       if (seen <= b.failTimes) {
         this.#failed++;
-        answer(b.failStatus);
+        answer(b.failStatus, b.failStatus === 429 ? { 'retry-after': String(b.retryAfterSeconds) } : {});
         return;
       }
     }

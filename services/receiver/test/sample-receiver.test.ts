@@ -48,6 +48,17 @@ describe('SampleReceiver', () => {
     expect(statuses).toEqual([503, 503, 204]);
   });
 
+  it('sends Retry-After with a failStatus of 429', async () => {
+    receiver = new SampleReceiver({
+      secret,
+      behaviour: { failTimes: 1, failStatus: 429, retryAfterSeconds: 2 },
+    });
+    const url = await receiver.listen();
+    const first = await post(url, 'e1');
+    expect([first.status, first.headers.get('retry-after')]).toEqual([429, '2']);
+    expect((await post(url, 'e1')).status).toBe(204);
+  });
+
   it('answers 429 with Retry-After above its rate', async () => {
     receiver = new SampleReceiver({ secret, behaviour: { rateLimitPerSecond: 2, retryAfterSeconds: 3 } });
     const url = await receiver.listen();
