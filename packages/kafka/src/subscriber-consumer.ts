@@ -76,14 +76,15 @@ export class SubscriberConsumer {
     const { kafka, groupId, topic, start } = this.#options;
     const admin = kafka.admin();
     await admin.connect();
-    let prepared: Awaited<ReturnType<typeof prepareStart>>;
+    let startedFrom: StartedFrom;
     try {
-      prepared = await prepareStart(admin, groupId, topic, start);
+      startedFrom = await prepareStart(admin, groupId, topic, start);
     } finally {
       await admin.disconnect();
     }
     await this.#consumer.connect();
-    await this.#consumer.subscribe({ topics: [topic], fromBeginning: prepared.fromBeginning });
+    // Only partitions without a ledger entry use this: those added after the group began.
+    await this.#consumer.subscribe({ topics: [topic], fromBeginning: true });
     // The first completed fetch means the group was joined and every partition's position
     // resolved: from here on a 'latest' subscriber sees everything produced.
     const fetched = new Promise<void>((resolve) => {
@@ -99,7 +100,7 @@ export class SubscriberConsumer {
       eachBatch: (payload) => this.#eachBatch(payload),
     });
     await fetched;
-    return prepared.startedFrom;
+    return startedFrom;
   }
 
   /**
