@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RateSettings } from '@hookstream/contracts';
 import Bottleneck from 'bottleneck';
+import { Redis } from 'ioredis';
 
 export interface LimiterOptions {
   /** The destination's origin; instances sharing a datastore share the limit by this id. */
@@ -9,6 +10,11 @@ export interface LimiterOptions {
   readonly concurrency: number;
   /** The process-wide cap on requests in flight, shared by every destination of the process. */
   readonly inFlightCap?: InFlightCap;
+  /**
+   * Shares rate, concurrency and 429 pauses with every instance using the same Redis and
+   * clusterId (Bottleneck clustering), so the limit holds across a subscriber's instances.
+   */
+  readonly cluster?: { readonly redisUrl: string; readonly clusterId: string };
 }
 
 /** A process-wide bound on requests in flight, whatever the destinations' own limits. */
@@ -17,6 +23,8 @@ export type InFlightCap = Bottleneck;
 export function createInFlightCap(maxInFlight: number): InFlightCap {
   return new Bottleneck({ maxConcurrent: maxInFlight });
 }
+
+const SLACK = 1.04;
 
 const DEFERRED: unique symbol = Symbol('deferred');
 
@@ -37,10 +45,39 @@ function untilAborted<T>(job: Promise<T>, signal: AbortSignal): Promise<T | null
 export class DestinationLimiter {
   readonly #bottleneck: Bottleneck;
   #pausedUntil = 0;
+  // Bottleneck spaces planned start times; a late timer can run one job late and the next on
+  // time, bunching them. Spacing actual start times locally keeps the spacing at the wire.
+  readonly #minGapMs: number;
+  #lastStart = Number.NEGATIVE_INFINITY;
 
   constructor(options: LimiterOptions) {
-    this.#bottleneck = new Bottleneck({ id: `hookstream:${options.origin}`, ...bottleneckSettings(options) });
+    const settings = bottleneckSettings(options);
+    this.#minGapMs = settings.minTime ?? 0;
+    if (options.cluster) {
+      const url = new URL(options.cluster.redisUrl);
+      this.#bottleneck = new Bottleneck({
+        ...settings,
+        id: `hookstream:${options.cluster.clusterId}`,
+        datastore: 'ioredis',
+        // Passed in because Bottleneck's own require('ioredis') does not exist in an ES module.
+        Redis,
+        clientOptions: { host: url.hostname, port: Number(url.port || 6379), lazyConnect: false },
+        clearDatastore: false,
+        // Keys of a limiter nobody has used for this long expire from Redis.
+        timeout: 600_000,
+      });
+    } else this.#bottleneck = new Bottleneck({ ...settings, id: `hookstream:${options.origin}` });
     if (options.inFlightCap) this.#bottleneck.chain(options.inFlightCap);
+    // A 429 seen by any instance pauses the destination on all of them.
+    this.#bottleneck.on('message', (message: string) => {
+      const until = Number(message);
+      if (Number.isFinite(until)) this.#pausedUntil = Math.max(this.#pausedUntil, until);
+    });
+  }
+
+  /** Resolves once the datastore (Redis, when clustered) is connected. */
+  async ready(): Promise<void> {
+    await this.#bottleneck.ready();
   }
 
   /**
@@ -54,7 +91,8 @@ export class DestinationLimiter {
       if (signal?.aborted) return null;
       const job = this.#bottleneck.schedule<T | typeof DEFERRED | null>({ priority }, () => {
         if (signal?.aborted) return Promise.resolve(null);
-        return Date.now() < this.#pausedUntil ? Promise.resolve(DEFERRED) : fn();
+        if (Date.now() < this.#pausedUntil) return Promise.resolve(DEFERRED);
+        return this.#minGapMs > 0 ? this.#spaced(fn) : fn();
       });
       const result = signal ? await untilAborted(job, signal) : await job;
       if (result !== DEFERRED) return result;
@@ -68,9 +106,28 @@ export class DestinationLimiter {
     }
   }
 
+  /**
+   * Claims a start time at least minGap after the previous actual start. The check and the claim
+   * happen in one synchronous step, so concurrent jobs cannot both pass; a job woken late by a
+   * busy event loop pushes the next one back instead of letting them go together.
+   */
+  async #spaced<T>(fn: () => Promise<T>): Promise<T> {
+    for (let left = this.#lastStart + this.#minGapMs - performance.now(); left > 0; ) {
+      // Timers are set against the event loop's cached clock and can fire a little early.
+      await sleep(Math.ceil(left));
+      left = this.#lastStart + this.#minGapMs - performance.now();
+    }
+    this.#lastStart = performance.now();
+    return fn();
+  }
+
   /** Holds every request to the destination back until now + ms (a 429's Retry-After). */
   pauseFor(ms: number): void {
-    this.#pausedUntil = Math.max(this.#pausedUntil, Date.now() + ms);
+    const until = Date.now() + ms;
+    if (until <= this.#pausedUntil) return;
+    this.#pausedUntil = until;
+    // Instances' clocks are assumed synchronised (NTP); the pause is an absolute time.
+    this.#bottleneck.publish(String(until)).catch(() => undefined);
   }
 
   get pausedUntil(): number {
@@ -85,12 +142,15 @@ export class DestinationLimiter {
 
   async stop(): Promise<void> {
     await this.#bottleneck.stop({ dropWaitingJobs: true });
+    await this.#bottleneck.disconnect(true);
   }
 }
 
 /**
- * Up to 200/s without burst, requests are spaced by minTime (exact timers; 1 % slack keeps
- * network jitter from letting rate+1 arrivals land in one second at the endpoint). Otherwise a
+ * Up to 200/s without burst, requests are spaced by minTime with 4 % slack: what the endpoint
+ * sees is send time plus a latency that varies (a new connection, a pause in either process),
+ * and the slack absorbs 40 ms of that variation per second, so rate+1 arrivals never land in
+ * one second while 96 % of the rate stays usable. Otherwise a
  * token bucket on Bottleneck's reservoir: refilled every period (one request's interval, at
  * least 100 ms so the heartbeat stays cheap), holding at most one period's tokens plus burst.
  */
@@ -99,7 +159,7 @@ export function bottleneckSettings(
 ): Bottleneck.ConstructorOptions {
   const intervalMs = 1000 / options.rate.perSecond;
   if (options.rate.burst === 0 && intervalMs >= 5)
-    return { maxConcurrent: options.concurrency, minTime: Math.ceil(intervalMs * 1.01) };
+    return { maxConcurrent: options.concurrency, minTime: intervalMs * SLACK };
   const period = Math.max(Math.ceil(intervalMs), 100);
   const amount = Math.max(1, Math.floor((options.rate.perSecond * period) / 1000));
   const tokens = amount + options.rate.burst;

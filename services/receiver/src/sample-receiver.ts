@@ -24,6 +24,9 @@ export interface ReceiverStats {
   readonly failed: number;
   /** Most requests seen in any 1-second window. */
   readonly maxPerSecond: number;
+  /** First and last request (epoch ms, monotonic between them); null before any. */
+  readonly firstAtMs: number | null;
+  readonly lastAtMs: number | null;
   /** Requests per second since the first one. */
   readonly perSecond: readonly number[];
 }
@@ -101,6 +104,8 @@ export class SampleReceiver {
       rateLimited: this.#rateLimited,
       failed: this.#failed,
       maxPerSecond: maxInWindow(this.#times, 1000),
+      firstAtMs: this.#times[0] ?? null,
+      lastAtMs: this.#times.at(-1) ?? null,
       perSecond: perSecondHistogram(this.#times),
     };
   }
@@ -148,7 +153,8 @@ export class SampleReceiver {
   }
 
   #deliver(req: IncomingMessage, raw: string, res: ServerResponse): void {
-    const now = Date.now();
+    // Monotonic, in epoch ms: a wall-clock step must not squeeze or stretch the arrival record.
+    const now = performance.timeOrigin + performance.now();
     this.#times.push(now);
     const headers = flatHeaders(req);
     let payload: Record<string, unknown> | null = null;
