@@ -53,6 +53,7 @@ export class KafkaFixture {
     topic: string,
     definition: Partial<SubscriberDefinition> & { name: string; url: string },
     secret?: string,
+    limiterRedisUrl?: string,
   ): Promise<{ pusher: Pusher; logs: LogLine[] }> {
     const logs: LogLine[] = [];
     const pusher = new Pusher(
@@ -75,6 +76,7 @@ export class KafkaFixture {
         brokers: endpoints.brokers,
         registryUrl: endpoints.registry,
         topic,
+        limiterRedisUrl,
         log: (level, message, fields = {}) => logs.push({ level, message, fields }),
         onFatal: (error) => logs.push({ level: 'fatal', message: error.message, fields: {} }),
       },

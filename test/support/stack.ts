@@ -9,3 +9,6 @@ export const endpoints = {
   otlpTraces: `http://${config.host}:${config.jaeger.otlpHttpPort}/v1/traces`,
   jaegerQuery: `http://${config.host}:${config.jaeger.queryPort}`,
 } as const;
+
+/** Redis for clustered limiters (started by `stack up` when HOOKSTREAM_REDIS asks for it). */
+export const redisUrl = `redis://127.0.0.1:${process.env.REDIS_PORT ?? 6379}`;

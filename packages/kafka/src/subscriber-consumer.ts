@@ -39,6 +39,7 @@ export interface SubscriberConsumerOptions {
 }
 
 const COMMIT_EVERY_MS = 1000;
+const HEARTBEAT_EVERY_MS = 1000;
 
 /**
  * One subscriber's consumer group on the events topic. Records of a partition run concurrently
@@ -117,17 +118,27 @@ export class SubscriberConsumer {
     const { batch, resolveOffset, heartbeat, isRunning, isStale, commitOffsetsIfNecessary } = payload;
     const controller = new AbortController();
     this.#batches.add(controller);
-    const shouldStop = () => this.#stopping || !isRunning() || isStale();
-    // Waits inside handlers (retry delays, limiter queues) end as soon as the batch must stop.
+    let failure: unknown = null;
+    const shouldStop = () => this.#stopping || failure !== null || !isRunning() || isStale();
+    let lastBeat = Date.now();
+    // kafkajs only heartbeats when eachBatch calls it, and records may wait here for long (retry
+    // delays, a slow limiter), so the watchdog heartbeats too. A failed heartbeat means the group
+    // is rebalancing: the batch stops and the error goes back to kafkajs, which rejoins. Waits
+    // inside handlers end as soon as the batch must stop.
     const watchdog = setInterval(() => {
       if (shouldStop()) controller.abort();
+      else if (Date.now() - lastBeat >= HEARTBEAT_EVERY_MS) {
+        lastBeat = Date.now();
+        heartbeat().catch((err: unknown) => {
+          failure ??= err;
+          controller.abort();
+        });
+      }
     }, 200);
     const tracker = new OffsetTracker();
     const slots = new Slots(this.#options.maxInFlightPerPartition);
     const inFlight = new Set<Promise<void>>();
     const keyTails = new Map<string, Promise<unknown>>();
-    let lastBeat = Date.now();
-    let failure: unknown = null;
     try {
       for (const message of batch.messages) {
         if (shouldStop()) break;
@@ -157,16 +168,14 @@ export class SubscriberConsumer {
           inFlight.delete(tracked);
         });
         inFlight.add(tracked);
-        if (Date.now() - lastBeat >= 1000) {
+        if (Date.now() - lastBeat >= HEARTBEAT_EVERY_MS) {
           lastBeat = Date.now();
           await heartbeat();
           await commitOffsetsIfNecessary();
         }
       }
     } catch (err) {
-      // A failed heartbeat means the group is rebalancing: stop, let in-flight work end,
-      // and hand the error back so kafkajs rejoins.
-      failure = err;
+      failure ??= err;
       controller.abort();
     }
     // The next fetch starts after the last resolved offset, so every begun record must end here.

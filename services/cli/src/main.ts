@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { StackError } from '@hookstream/stack';
+import { BENCH_PUSH_USAGE, benchPushCommand } from './bench-push.ts';
 import { pushCommand } from './push-command.ts';
 import { receiverCommand } from './receiver-command.ts';
 import { STACK_USAGE, stackCommand } from './stack-command.ts';
@@ -10,6 +11,7 @@ const USAGE = `Usage: hookstream <command> [options]
 Commands:
   start          run the local pipeline (today: the stack; services join as they land)
   stack          up | down | status of the local Kafka, schema registry and Jaeger
+  bench push     pusher deliveries/s against a raw undici loop (a measurement, not a test)
   push           run one subscriber's pusher (--config <subscriber.json>)
   receiver       a sample subscriber endpoint (signature check, dedupe, misbehaviour on request)
 
@@ -20,6 +22,11 @@ export async function main(argv: readonly string[]): Promise<number> {
   // Commands with options of their own parse the arguments after their name themselves.
   const [first, ...after] = argv;
   switch (first) {
+    case 'bench':
+      // The pusher's benchmark; other benchmarks dispatch on their own first argument here.
+      if (after[0] === 'push') return await benchPushCommand(after.slice(1));
+      process.stderr.write(`${BENCH_PUSH_USAGE}\n`);
+      return 2;
     case 'push':
       return await pushCommand(after);
     case 'receiver':

@@ -3,7 +3,7 @@ import { DEFAULT_EVENTS_TOPIC } from '@hookstream/contracts';
 import { jsonLogger, loadSubscriber, Pusher, PusherError } from '@hookstream/pusher';
 import { runtimeEndpoints } from './runtime-endpoints.ts';
 
-export const PUSH_USAGE = `Usage: hookstream push --config <subscriber.json> [--topic <events topic>]
+export const PUSH_USAGE = `Usage: hookstream push --config <subscriber.json> [--topic <events topic>] [--redis <url>]
 
 Runs one subscriber's pusher: joins consumer group hookstream.sub.<name> on the events topic and
 delivers every matching event to the subscriber's URL, signed and rate-limited. Run the same
@@ -12,6 +12,9 @@ command on several machines to share the work (more partitions, more instances).
 Options:
   --config <file>   the subscriber definition (JSON; see README "Adding a subscriber")
   --topic <name>    the events topic (default: ${DEFAULT_EVENTS_TOPIC}, or HOOKSTREAM_EVENTS_TOPIC)
+  --redis <url>     share the destination's limits with the subscriber's other instances through
+                    Redis, e.g. redis://127.0.0.1:6379 (or HOOKSTREAM_LIMITER_REDIS); needed as
+                    soon as one subscriber runs on more than one instance
 
 Stops cleanly on SIGTERM/SIGINT: takes no new work, lets in-flight attempts end, commits what
 was settled.`;
@@ -23,6 +26,7 @@ export async function pushCommand(args: readonly string[]): Promise<number> {
     options: {
       config: { type: 'string' },
       topic: { type: 'string' },
+      redis: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -48,6 +52,7 @@ export async function pushCommand(args: readonly string[]): Promise<number> {
   const pusher = new Pusher(loaded, {
     ...runtimeEndpoints(),
     topic: values.topic ?? process.env.HOOKSTREAM_EVENTS_TOPIC ?? DEFAULT_EVENTS_TOPIC,
+    limiterRedisUrl: values.redis ?? process.env.HOOKSTREAM_LIMITER_REDIS,
     log,
     onFatal: (error) => fatal(error),
   });

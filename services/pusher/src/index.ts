@@ -1,3 +1,5 @@
+export type { BenchOptions, BenchResult } from './bench.ts';
+export { benchPush } from './bench.ts';
 export type { LoadedSubscriber } from './definition-file.ts';
 export { loadSubscriber } from './definition-file.ts';
 export type { PusherErrorCode } from './errors.ts';

@@ -34,6 +34,11 @@ export interface PusherSettings {
   readonly inFlightCap?: InFlightCap;
   /** Replication factor of the subscriber's own topics (default 1, the local single broker). */
   readonly replicationFactor?: number;
+  /**
+   * Redis URL (redis://host:port) shared by all instances of the subscriber: the destination's
+   * rate, concurrency and 429 pauses then hold across them. Unset: limits are per process.
+   */
+  readonly limiterRedisUrl?: string | undefined;
   readonly decoder?: RecordDecoder;
   readonly router?: OutcomeRouter;
 }
@@ -95,7 +100,16 @@ export class Pusher {
       rate: definition.rate,
       concurrency: definition.concurrency,
       inFlightCap: this.#settings.inFlightCap ?? createInFlightCap(1000),
+      ...(this.#settings.limiterRedisUrl
+        ? {
+            cluster: {
+              redisUrl: this.#settings.limiterRedisUrl,
+              clusterId: `${definition.name}:${url.origin}`,
+            },
+          }
+        : {}),
     });
+    await this.#limiter.ready();
     this.#delivery = new SubscriberDelivery({
       definition,
       decoder: this.#settings.decoder ?? new AvroRecordDecoder(this.#settings.registryUrl),
