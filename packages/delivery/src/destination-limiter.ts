@@ -2,6 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { RateSettings } from '@hookstream/contracts';
 import Bottleneck from 'bottleneck';
 import { Redis } from 'ioredis';
+import { Semaphore } from './semaphore.ts';
+import { TokenBucket } from './token-bucket.ts';
 
 export interface LimiterOptions {
   /** The destination's origin; instances sharing a datastore share the limit by this id. */
@@ -18,15 +20,37 @@ export interface LimiterOptions {
 }
 
 /** A process-wide bound on requests in flight, whatever the destinations' own limits. */
-export type InFlightCap = Bottleneck;
+export type InFlightCap = Semaphore;
 
 export function createInFlightCap(maxInFlight: number): InFlightCap {
-  return new Bottleneck({ maxConcurrent: maxInFlight });
+  return new Semaphore(maxInFlight);
+}
+
+/**
+ * Bottleneck's local datastore yields to a timer on every job, which caps it near a thousand
+ * jobs a second (about 400 on this machine): plenty for spacing up to 200/s, far too few for a
+ * fast endpoint. So a single instance uses Bottleneck's exact minTime spacing up to 200/s without
+ * burst, and an in-process token bucket and semaphore otherwise; instances sharing Redis always
+ * go through clustered Bottleneck, whose limits are the shared truth.
+ */
+export function limiterMode(options: Pick<LimiterOptions, 'rate' | 'cluster'>): 'bottleneck' | 'local' {
+  if (options.cluster) return 'bottleneck';
+  return options.rate.burst === 0 && options.rate.perSecond <= 200 ? 'bottleneck' : 'local';
 }
 
 const SLACK = 1.04;
 
 const DEFERRED: unique symbol = Symbol('deferred');
+
+/** Sleeps ms; false when the signal aborted first. */
+async function pause(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
+  try {
+    await sleep(ms, undefined, signal ? { signal } : {});
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** The job's result, or null as soon as the signal aborts; the listener never outlives the job. */
 function untilAborted<T>(job: Promise<T>, signal: AbortSignal): Promise<T | null> {
@@ -43,7 +67,10 @@ function untilAborted<T>(job: Promise<T>, signal: AbortSignal): Promise<T | null
  * queue again, so a resumed destination still sees requests spaced by the rate.
  */
 export class DestinationLimiter {
-  readonly #bottleneck: Bottleneck;
+  readonly #bottleneck: Bottleneck | null = null;
+  readonly #bucket: TokenBucket | null = null;
+  readonly #concurrency: Semaphore | null = null;
+  readonly #cap: InFlightCap | undefined;
   #pausedUntil = 0;
   // Bottleneck spaces planned start times; a late timer can run one job late and the next on
   // time, bunching them. Spacing actual start times locally keeps the spacing at the wire.
@@ -51,8 +78,18 @@ export class DestinationLimiter {
   #lastStart = Number.NEGATIVE_INFINITY;
 
   constructor(options: LimiterOptions) {
+    this.#cap = options.inFlightCap;
     const settings = bottleneckSettings(options);
     this.#minGapMs = settings.minTime ?? 0;
+    if (limiterMode(options) === 'local') {
+      this.#bucket = new TokenBucket(
+        options.rate.perSecond,
+        Math.max(1, options.rate.burst),
+        performance.now(),
+      );
+      this.#concurrency = new Semaphore(options.concurrency);
+      return;
+    }
     if (options.cluster) {
       const url = new URL(options.cluster.redisUrl);
       this.#bottleneck = new Bottleneck({
@@ -61,13 +98,12 @@ export class DestinationLimiter {
         datastore: 'ioredis',
         // Passed in because Bottleneck's own require('ioredis') does not exist in an ES module.
         Redis,
-        clientOptions: { host: url.hostname, port: Number(url.port || 6379), lazyConnect: false },
+        clientOptions: { host: url.hostname, port: Number(url.port || 6379) },
         clearDatastore: false,
         // Keys of a limiter nobody has used for this long expire from Redis.
         timeout: 600_000,
       });
     } else this.#bottleneck = new Bottleneck({ ...settings, id: `hookstream:${options.origin}` });
-    if (options.inFlightCap) this.#bottleneck.chain(options.inFlightCap);
     // A 429 seen by any instance pauses the destination on all of them.
     this.#bottleneck.on('message', (message: string) => {
       const until = Number(message);
@@ -77,7 +113,7 @@ export class DestinationLimiter {
 
   /** Resolves once the datastore (Redis, when clustered) is connected. */
   async ready(): Promise<void> {
-    await this.#bottleneck.ready();
+    await this.#bottleneck?.ready();
   }
 
   /**
@@ -86,24 +122,66 @@ export class DestinationLimiter {
    * runs as a no-op, but the caller does not wait for it).
    */
   async schedule<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T | null> {
+    const bottleneck = this.#bottleneck;
+    if (!bottleneck) return this.#scheduleLocal(fn, signal);
     let priority = 5;
     for (;;) {
       if (signal?.aborted) return null;
-      const job = this.#bottleneck.schedule<T | typeof DEFERRED | null>({ priority }, () => {
+      const job = bottleneck.schedule<T | typeof DEFERRED | null>({ priority }, () => {
         if (signal?.aborted) return Promise.resolve(null);
         if (Date.now() < this.#pausedUntil) return Promise.resolve(DEFERRED);
-        return this.#minGapMs > 0 ? this.#spaced(fn) : fn();
+        return this.#capped(this.#minGapMs > 0 ? () => this.#spaced(fn) : fn);
       });
       const result = signal ? await untilAborted(job, signal) : await job;
       if (result !== DEFERRED) return result;
       // Deferred jobs go ahead of fresh ones, so a pause does not reorder the queue much.
       priority = 4;
+      if (!(await this.#waitForResume(signal))) return null;
+    }
+  }
+
+  async #scheduleLocal<T>(fn: () => Promise<T>, signal: AbortSignal | undefined): Promise<T | null> {
+    const bucket = this.#bucket;
+    const concurrency = this.#concurrency;
+    if (!bucket || !concurrency) throw new Error('unreachable: a local limiter has a bucket and a semaphore');
+    for (;;) {
+      if (signal?.aborted) return null;
+      if (Date.now() < this.#pausedUntil) {
+        if (!(await this.#waitForResume(signal))) return null;
+        continue;
+      }
+      const wait = bucket.reserve(performance.now());
+      if (wait > 0 && !(await pause(Math.ceil(wait), signal))) return null;
+      const slot = concurrency.acquire();
+      if (slot) await slot;
+      if (signal?.aborted || Date.now() < this.#pausedUntil) {
+        concurrency.release();
+        if (signal?.aborted) return null;
+        continue;
+      }
       try {
-        await sleep(Math.max(this.#pausedUntil - Date.now(), 1), undefined, signal ? { signal } : {});
-      } catch {
-        return null;
+        return await this.#capped(fn);
+      } finally {
+        concurrency.release();
       }
     }
+  }
+
+  async #capped<T>(fn: () => Promise<T>): Promise<T> {
+    const cap = this.#cap;
+    if (!cap) return fn();
+    const slot = cap.acquire();
+    if (slot) await slot;
+    try {
+      return await fn();
+    } finally {
+      cap.release();
+    }
+  }
+
+  /** False when the signal aborted first. */
+  #waitForResume(signal: AbortSignal | undefined): Promise<boolean> {
+    return pause(Math.max(this.#pausedUntil - Date.now(), 1), signal);
   }
 
   /**
@@ -127,22 +205,16 @@ export class DestinationLimiter {
     if (until <= this.#pausedUntil) return;
     this.#pausedUntil = until;
     // Instances' clocks are assumed synchronised (NTP); the pause is an absolute time.
-    this.#bottleneck.publish(String(until)).catch(() => undefined);
+    this.#bottleneck?.publish(String(until)).catch(() => undefined);
   }
 
   get pausedUntil(): number {
     return this.#pausedUntil;
   }
 
-  /** Jobs queued or running. */
-  pending(): number {
-    const c = this.#bottleneck.counts();
-    return c.RECEIVED + c.QUEUED + c.RUNNING + c.EXECUTING;
-  }
-
   async stop(): Promise<void> {
-    await this.#bottleneck.stop({ dropWaitingJobs: true });
-    await this.#bottleneck.disconnect(true);
+    await this.#bottleneck?.stop({ dropWaitingJobs: true });
+    await this.#bottleneck?.disconnect(true);
   }
 }
 

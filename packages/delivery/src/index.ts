@@ -1,6 +1,11 @@
 export { assertPublicDestination, isPrivateAddress, publicOnlyLookup } from './address-guard.ts';
 export type { InFlightCap, LimiterOptions } from './destination-limiter.ts';
-export { bottleneckSettings, createInFlightCap, DestinationLimiter } from './destination-limiter.ts';
+export {
+  bottleneckSettings,
+  createInFlightCap,
+  DestinationLimiter,
+  limiterMode,
+} from './destination-limiter.ts';
 export type { DeliveryErrorCode } from './errors.ts';
 export { DeliveryError } from './errors.ts';
 export type { AttemptReport, HttpClientOptions, OutgoingDelivery } from './http-client.ts';

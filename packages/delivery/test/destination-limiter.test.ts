@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { bottleneckSettings, createInFlightCap, DestinationLimiter } from '../src/destination-limiter.ts';
+import {
+  bottleneckSettings,
+  createInFlightCap,
+  DestinationLimiter,
+  limiterMode,
+} from '../src/destination-limiter.ts';
 
 describe('bottleneckSettings', () => {
   it('spaces requests by the rate, with 4 % slack, when there is no burst', () => {
@@ -26,7 +31,43 @@ describe('bottleneckSettings', () => {
   });
 });
 
+describe('limiterMode', () => {
+  it('uses Bottleneck for exact spacing up to 200/s and for every clustered limiter', () => {
+    const cluster = { redisUrl: 'redis://127.0.0.1:6379', clusterId: 'x' };
+    expect(limiterMode({ rate: { perSecond: 200, burst: 0 } })).toBe('bottleneck');
+    expect(limiterMode({ rate: { perSecond: 201, burst: 0 } })).toBe('local');
+    expect(limiterMode({ rate: { perSecond: 5, burst: 2 } })).toBe('local');
+    expect(limiterMode({ rate: { perSecond: 5000, burst: 0 }, cluster })).toBe('bottleneck');
+  });
+});
+
 describe('DestinationLimiter', () => {
+  it('in local mode keeps the rate and the concurrency too', async () => {
+    const limiter = new DestinationLimiter({
+      origin: 'http://l',
+      rate: { perSecond: 400, burst: 0 },
+      concurrency: 3,
+    });
+    const starts: number[] = [];
+    let running = 0;
+    let peak = 0;
+    await Promise.all(
+      Array.from({ length: 200 }, () =>
+        limiter.schedule(async () => {
+          starts.push(performance.now());
+          peak = Math.max(peak, ++running);
+          await new Promise((ok) => setTimeout(ok, 2));
+          running--;
+        }),
+      ),
+    );
+    await limiter.stop();
+    expect(peak).toBeLessThanOrEqual(3);
+    starts.sort((a, b) => a - b);
+    // 200 requests at 400/s from a bucket of one: at least 199 intervals of 2.5 ms.
+    expect((starts.at(-1) ?? 0) - (starts[0] ?? 0)).toBeGreaterThanOrEqual(199 * 2.5 - 2);
+  });
+
   it('keeps requests apart by the rate and within the concurrency', async () => {
     const limiter = new DestinationLimiter({
       origin: 'http://a',
