@@ -10,5 +10,8 @@ export const endpoints = {
   jaegerQuery: `http://${config.host}:${config.jaeger.queryPort}`,
 } as const;
 
-/** Redis for clustered limiters (started by `stack up` when HOOKSTREAM_REDIS asks for it). */
-export const redisUrl = `redis://127.0.0.1:${process.env.REDIS_PORT ?? 6379}`;
+/**
+ * Redis for clustered limiters: the stack's (127.0.0.1:6379, started by `stack up` when
+ * HOOKSTREAM_REDIS asks for it), unless HOOKSTREAM_LIMITER_REDIS names another, as for pushers.
+ */
+export const redisUrl = process.env.HOOKSTREAM_LIMITER_REDIS ?? 'redis://127.0.0.1:6379';
