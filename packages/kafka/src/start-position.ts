@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Admin } from 'kafkajs';
 
 /** Where a brand-new group begins; an existing group always resumes from its ledger. */
@@ -18,9 +19,7 @@ export async function prepareStart(
   topic: string,
   start: StartFrom,
 ): Promise<StartedFrom> {
-  const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
-  const hasLedger = (committed?.partitions ?? []).some((p) => Number(p.offset) >= 0);
-  if (hasLedger) return 'ledger';
+  if (await hasLedger(admin, groupId, topic)) return 'ledger';
   let partitions: { partition: number; offset: string }[];
   if (start === 'earliest' || start === 'latest') {
     const offsets = await admin.fetchTopicOffsets(topic);
@@ -35,12 +34,32 @@ export async function prepareStart(
   try {
     await admin.setOffsets({ groupId, topic, partitions });
   } catch (err) {
-    // Another instance of the subscriber joined first and positioned the group; its ledger wins.
-    if (
-      !/not empty|active|REBALANCE|UNKNOWN_MEMBER/i.test(`${(err as Error).message} ${JSON.stringify(err)}`)
-    )
-      throw err;
-    return 'ledger';
+    // Several instances of a brand-new subscriber starting together: kafkajs refuses to position
+    // a group that another instance has already joined. That instance positions it; wait for its
+    // ledger and resume from it.
+    if (await waitForLedger(admin, groupId, topic, LEDGER_WAIT_MS)) return 'ledger';
+    throw err;
   }
   return typeof start === 'string' ? start : 'timestamp';
+}
+
+const LEDGER_WAIT_MS = 30_000;
+
+async function hasLedger(admin: Admin, groupId: string, topic: string): Promise<boolean> {
+  const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
+  return (committed?.partitions ?? []).some((p) => Number(p.offset) >= 0);
+}
+
+async function waitForLedger(
+  admin: Admin,
+  groupId: string,
+  topic: string,
+  timeoutMs: number,
+): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await hasLedger(admin, groupId, topic)) return true;
+    await sleep(250);
+  }
+  return false;
 }

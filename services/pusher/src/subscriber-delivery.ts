@@ -8,6 +8,7 @@ import {
   decide,
   deliveryIdOf,
   type HttpClient,
+  POLICY_VERSION,
 } from '@hookstream/delivery';
 import type { ConsumedRecord, HandlerOutcome, LogFn } from '@hookstream/kafka';
 import type { FailedDelivery, OutcomeRouter } from './outcome-router.ts';
@@ -91,7 +92,8 @@ export class SubscriberDelivery {
         excerpt: '',
         detail,
       };
-      return router.deadLetter(failed, 'poison', 'n/a');
+      // The contract table's last row: an undecodable record is dead-lettered at once.
+      return router.deadLetter(failed, 'poison', POLICY_VERSION);
     }
     const occurredAt = record.headers[CE_HEADER.time] ?? new Date(record.timestampMs).toISOString();
     const occurredAtMs = Date.parse(occurredAt);
