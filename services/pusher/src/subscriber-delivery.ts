@@ -109,19 +109,17 @@ export class SubscriberDelivery {
     for (let attempt = 1; ; ) {
       if (signal.aborted) return 'abandoned';
       const body = buildBody(decoded.data, { ...meta, attempt });
-      const report = await this.#deps.limiter.schedule(
-        () => this.#deps.client.send({ eventId, body, traceparent }),
+      const attempted = await this.#deps.limiter.schedule(
+        () => this.#attempt(eventId, body, traceparent),
         signal,
       );
-      if (report === null) return 'abandoned';
-      const now = Date.now();
+      if (attempted === null) return 'abandoned';
+      const { report, classification, now } = attempted;
       firstAttemptAtMs ??= now;
-      const classification = classify(report, now);
       if (classification.outcome === 'ack') {
         this.counts.acknowledged++;
         return 'settled';
       }
-      if (classification.retryAfterMs !== null) this.#deps.limiter.pauseFor(classification.retryAfterMs);
       const decision = decide({
         classification,
         attempt,
@@ -141,6 +139,18 @@ export class SubscriberDelivery {
       if (routed !== 'attempt-now') return routed;
       attempt = decision.nextAttempt;
     }
+  }
+
+  /**
+   * One request, classified inside the limiter's slot: a 429 pauses the destination before the
+   * slot passes to the next request, which would otherwise go out first.
+   */
+  async #attempt(eventId: string, body: string, traceparent: string | undefined) {
+    const report = await this.#deps.client.send({ eventId, body, traceparent });
+    const now = Date.now();
+    const classification = classify(report, now);
+    if (classification.retryAfterMs !== null) this.#deps.limiter.pauseFor(classification.retryAfterMs);
+    return { report, classification, now };
   }
 
   /** Null when stopped while the registry was unreachable. */
