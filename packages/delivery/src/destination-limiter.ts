@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { RateSettings } from '@hookstream/contracts';
 import Bottleneck from 'bottleneck';
 import { Redis } from 'ioredis';
+import { ArrivalWindow } from './arrival-window.ts';
 import { Semaphore } from './semaphore.ts';
 import { TokenBucket } from './token-bucket.ts';
 
@@ -38,7 +39,7 @@ export function limiterMode(options: Pick<LimiterOptions, 'rate' | 'cluster'>): 
   return options.rate.burst === 0 && options.rate.perSecond <= 200 ? 'bottleneck' : 'local';
 }
 
-const SLACK = 1.04;
+const SLACK = 1.01;
 
 const DEFERRED: unique symbol = Symbol('deferred');
 
@@ -76,6 +77,7 @@ export class DestinationLimiter {
   // time, bunching them. Spacing actual start times locally keeps the spacing at the wire.
   readonly #minGapMs: number;
   #lastStart = Number.NEGATIVE_INFINITY;
+  readonly #window: ArrivalWindow | null = null;
 
   constructor(options: LimiterOptions) {
     this.#cap = options.inFlightCap;
@@ -90,6 +92,7 @@ export class DestinationLimiter {
       this.#concurrency = new Semaphore(options.concurrency);
       return;
     }
+    this.#window = new ArrivalWindow(Math.max(1, Math.floor(options.rate.perSecond + options.rate.burst)));
     if (options.cluster) {
       const url = new URL(options.cluster.redisUrl);
       this.#bottleneck = new Bottleneck({
@@ -185,18 +188,26 @@ export class DestinationLimiter {
   }
 
   /**
-   * Claims a start time at least minGap after the previous actual start. The check and the claim
-   * happen in one synchronous step, so concurrent jobs cannot both pass; a job woken late by a
-   * busy event loop pushes the next one back instead of letting them go together.
+   * Claims a start time at least minGap after the previous actual start, and within the arrival
+   * window. The check and the claim happen in one synchronous step, so concurrent jobs cannot
+   * both pass; a job woken late by a busy event loop pushes the next one back instead of letting
+   * them go together.
    */
   async #spaced<T>(fn: () => Promise<T>): Promise<T> {
-    for (let left = this.#lastStart + this.#minGapMs - performance.now(); left > 0; ) {
-      // Timers are set against the event loop's cached clock and can fire a little early.
-      await sleep(Math.ceil(left));
-      left = this.#lastStart + this.#minGapMs - performance.now();
+    const window = this.#window;
+    const left = () =>
+      Math.max(this.#lastStart + this.#minGapMs - performance.now(), window?.waitMs(performance.now()) ?? 0);
+    // Timers are set against the event loop's cached clock and can fire a little early.
+    for (let ms = left(); ms > 0; ms = left()) await sleep(Math.ceil(ms));
+    const sentAt = performance.now();
+    this.#lastStart = sentAt;
+    if (!window) return fn();
+    const slot = window.sent(sentAt);
+    try {
+      return await fn();
+    } finally {
+      window.done(slot, performance.now(), sentAt);
     }
-    this.#lastStart = performance.now();
-    return fn();
   }
 
   /** Holds every request to the destination back until now + ms (a 429's Retry-After). */
@@ -219,10 +230,8 @@ export class DestinationLimiter {
 }
 
 /**
- * Up to 200/s without burst, requests are spaced by minTime with 4 % slack: what the endpoint
- * sees is send time plus a latency that varies (a new connection, a pause in either process),
- * and the slack absorbs 40 ms of that variation per second, so rate+1 arrivals never land in
- * one second while 96 % of the rate stays usable. Otherwise a
+ * Up to 200/s without burst, requests are spaced by minTime with 1 % slack; the arrival window
+ * (see ArrivalWindow) turns that into a guarantee at the endpoint for each instance. Otherwise a
  * token bucket on Bottleneck's reservoir: refilled every period (one request's interval, at
  * least 100 ms so the heartbeat stays cheap), holding at most one period's tokens plus burst.
  */

@@ -7,13 +7,13 @@ import {
 } from '../src/destination-limiter.ts';
 
 describe('bottleneckSettings', () => {
-  it('spaces requests by the rate, with 4 % slack, when there is no burst', () => {
+  it('spaces requests by the rate, with 1 % slack, when there is no burst', () => {
     expect(bottleneckSettings({ rate: { perSecond: 5, burst: 0 }, concurrency: 3 })).toEqual({
       maxConcurrent: 3,
-      minTime: 208,
+      minTime: 202,
     });
     expect(bottleneckSettings({ rate: { perSecond: 100, burst: 0 }, concurrency: 3 }).minTime).toBeCloseTo(
-      10.4,
+      10.1,
     );
   });
 
