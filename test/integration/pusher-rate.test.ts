@@ -38,11 +38,6 @@ async function runBacklog(
       async () => /listening on (\S+)/.exec(receiver.output())?.[1],
     );
     const topic = await fx.topic(4);
-    await fx.produce(
-      topic,
-      factory,
-      Array.from({ length: EVENTS }, () => factory.event()),
-    );
     const name = uniqueName('rate');
     const dir = await mkdtemp(join(tmpdir(), 'hookstream-rate-'));
     const config = join(dir, 'subscriber.json');
@@ -64,6 +59,18 @@ async function runBacklog(
         spawnCli(['push', '--config', config, '--topic', topic, ...(redis ? ['--redis', redis] : [])], env),
       );
     children.push(...pushers);
+    // The backlog lands once every instance has joined, so the rebalance of instances starting
+    // together is over before the burst arrives.
+    await waitFor(
+      'every pusher to start',
+      async () => (pushers.every((p) => p.output().includes('"pusher started"')) ? true : undefined),
+      { timeoutMs: 60_000 },
+    );
+    await fx.produce(
+      topic,
+      factory,
+      Array.from({ length: EVENTS }, () => factory.event()),
+    );
     const readStats = () => fetch(`${url}/stats`).then((r) => r.json() as Promise<ReceiverStats>);
     stats = await waitFor(
       'every event',

@@ -40,6 +40,9 @@ export function limiterMode(options: Pick<LimiterOptions, 'rate' | 'cluster'>): 
 }
 
 const SLACK = 1.01;
+// Instances cannot see each other's responses, so across them only the spacing protects the
+// endpoint: more slack absorbs the jitter between instances.
+const CLUSTER_SLACK = 1.03;
 
 const DEFERRED: unique symbol = Symbol('deferred');
 
@@ -236,11 +239,14 @@ export class DestinationLimiter {
  * least 100 ms so the heartbeat stays cheap), holding at most one period's tokens plus burst.
  */
 export function bottleneckSettings(
-  options: Pick<LimiterOptions, 'rate' | 'concurrency'>,
+  options: Pick<LimiterOptions, 'rate' | 'concurrency' | 'cluster'>,
 ): Bottleneck.ConstructorOptions {
   const intervalMs = 1000 / options.rate.perSecond;
   if (options.rate.burst === 0 && intervalMs >= 5)
-    return { maxConcurrent: options.concurrency, minTime: intervalMs * SLACK };
+    return {
+      maxConcurrent: options.concurrency,
+      minTime: intervalMs * (options.cluster ? CLUSTER_SLACK : SLACK),
+    };
   const period = Math.max(Math.ceil(intervalMs), 100);
   const amount = Math.max(1, Math.floor((options.rate.perSecond * period) / 1000));
   const tokens = amount + options.rate.burst;
