@@ -105,8 +105,10 @@ describe('pusher delivery against the real stack and a real endpoint', () => {
       eventTypes: ['shipment.created'],
     });
     await settledEverything(name, topic);
-    expect(endpoint.arrivals.map((a) => a.eventId).sort()).toEqual(wanted.map((e) => e.id).sort());
-    expect(pusher.counts).toMatchObject({ acknowledged: 2, filtered: 2 });
+    // At least once: a rebalance right after the first join may hand a record over twice.
+    expect(new Set(endpoint.arrivals.map((a) => a.eventId))).toEqual(new Set(wanted.map((e) => e.id)));
+    expect(pusher.counts.acknowledged).toBeGreaterThanOrEqual(2);
+    expect(pusher.counts.filtered).toBeGreaterThanOrEqual(2);
   });
 
   it('does not retry a 400: one request, dead-lettered (pending issue 5), the ledger moves on', async () => {

@@ -245,7 +245,8 @@ export function bottleneckSettings(
   if (options.rate.burst === 0 && intervalMs >= 5)
     return {
       maxConcurrent: options.concurrency,
-      minTime: intervalMs * (options.cluster ? CLUSTER_SLACK : SLACK),
+      // Bottleneck's Redis scripts hang on a fractional minTime: whole milliseconds there.
+      minTime: options.cluster ? Math.ceil(intervalMs * CLUSTER_SLACK) : intervalMs * SLACK,
     };
   const period = Math.max(Math.ceil(intervalMs), 100);
   const amount = Math.max(1, Math.floor((options.rate.perSecond * period) / 1000));

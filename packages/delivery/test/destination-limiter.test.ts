@@ -17,6 +17,13 @@ describe('bottleneckSettings', () => {
     );
   });
 
+  it('uses whole milliseconds, and more slack, for clustered limiters', () => {
+    const cluster = { redisUrl: 'redis://127.0.0.1:6379', clusterId: 'x' };
+    expect(bottleneckSettings({ rate: { perSecond: 20, burst: 0 }, concurrency: 3, cluster }).minTime).toBe(
+      52,
+    );
+  });
+
   it('uses a token bucket holding one period plus the burst otherwise', () => {
     expect(bottleneckSettings({ rate: { perSecond: 5, burst: 2 }, concurrency: 3 })).toMatchObject({
       reservoir: 3,
