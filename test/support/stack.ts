@@ -10,3 +10,6 @@ export const endpoints = {
   jaegerQuery: `http://${config.host}:${config.jaeger.queryPort}`,
   redis: { host: config.host, port: config.redis.port },
 } as const;
+
+/** The stack's Redis, where clustered limiters meet (as `hookstream push --redis` takes it). */
+export const redisUrl = `redis://${config.host}:${config.redis.port}`;

@@ -15,6 +15,15 @@ export {
 } from './headers.ts';
 export { MAX_BATCH_EVENTS, PublishBatchRequest, PublishRequest } from './publish-request.ts';
 export {
+  PUSHER_OWNED_HEADERS,
+  parseSubscriberDefinition,
+  RateSettings,
+  RetrySettings,
+  SecretSource,
+  StartPosition,
+  SubscriberDefinition,
+} from './subscriber.ts';
+export {
   DEFAULT_EVENTS_TOPIC,
   dlqTopicName,
   retryTopicName,

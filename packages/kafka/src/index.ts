@@ -2,11 +2,22 @@
 export type { Admin, Consumer, Kafka, Producer } from 'kafkajs';
 export type { KafkaClientOptions } from './client.ts';
 export { createKafka } from './client.ts';
+export type { ConsumedRecord } from './consumed-record.ts';
+export { decodeHeaders } from './consumed-record.ts';
 export type { KafkaSendErrorCode } from './kafka-send-error.ts';
 export { KafkaSendError } from './kafka-send-error.ts';
+export { OffsetTracker } from './offset-tracker.ts';
 export type { ClusterInfo } from './probe.ts';
 export { probeCluster } from './probe.ts';
 export type { OutgoingRecord, RecordPosition, RecordSenderOptions } from './record-sender.ts';
 export { RecordSender } from './record-sender.ts';
+export type { StartedFrom, StartFrom } from './start-position.ts';
+export type {
+  HandlerOutcome,
+  LogFn,
+  RecordHandler,
+  SubscriberConsumerOptions,
+} from './subscriber-consumer.ts';
+export { SubscriberConsumer } from './subscriber-consumer.ts';
 export type { TopicSpec } from './topics.ts';
 export { ensureTopics } from './topics.ts';

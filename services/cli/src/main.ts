@@ -1,6 +1,8 @@
 import { StackError } from '@hookstream/stack';
 import { benchCommand } from './bench-command.ts';
 import { ingressCommand } from './ingress-command.ts';
+import { pushCommand } from './push-command.ts';
+import { receiverCommand } from './receiver-command.ts';
 import { stackCommand } from './stack-command.ts';
 import { startCommand } from './start-command.ts';
 import { traceCommand } from './trace-command.ts';
@@ -11,8 +13,10 @@ Commands:
   start          run the local pipeline (today: the stack; services join as they land)
   stack          up | down | status of the local Kafka, schema registry, Jaeger and Redis
   ingress        serve the HTTP event intake (POST /v1/events) in front of Kafka
+  push           run one subscriber's pusher (--config <subscriber.json>)
+  receiver       a sample subscriber endpoint (signature check, dedupe, misbehaviour on request)
   trace          an event's delivery timeline from Jaeger
-  bench          ingress: throughput and latency of the HTTP ingress next to raw kafkajs
+  bench          ingress | push: throughput and latency next to raw kafkajs / raw undici
 
 Run \`hookstream <command> --help\` for a command's options.`;
 
@@ -22,6 +26,8 @@ const COMMANDS: Record<string, Command> = {
   stack: stackCommand,
   start: startCommand,
   ingress: ingressCommand,
+  push: pushCommand,
+  receiver: receiverCommand,
   trace: traceCommand,
   bench: benchCommand,
 };

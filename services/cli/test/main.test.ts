@@ -1,3 +1,6 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { main } from '../src/main.ts';
 
@@ -15,6 +18,30 @@ describe('hookstream command line', () => {
     expect(write.mock.calls.map((c) => String(c[0])).join('')).toContain(
       'Usage: hookstream stack <up|down|status>',
     );
+    write.mockRestore();
+  });
+
+  it('refuses push without a definition file, with its usage, exit 2', async () => {
+    const write = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    expect(await main(['push'])).toBe(2);
+    expect(write.mock.calls.map((c) => String(c[0])).join('')).toContain('Usage: hookstream push --config');
+    write.mockRestore();
+  });
+
+  it('names the field at fault when a definition is wrong, exit 1', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'hookstream-cli-'));
+    const file = join(dir, 'bad.json');
+    await writeFile(file, JSON.stringify({ name: 'x', url: 'https://x.example/', rate: { perSecond: -1 } }));
+    const write = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    expect(await main(['push', '--config', file])).toBe(1);
+    expect(write.mock.calls.map((c) => String(c[0])).join('')).toMatch(/BAD_DEFINITION: .*rate\.perSecond: /);
+    write.mockRestore();
+  });
+
+  it('names both benchmarks for an unknown one', async () => {
+    const write = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    expect(await main(['bench', 'sideways'])).toBe(2);
+    expect(write.mock.calls.map((c) => String(c[0])).join('')).toContain('hookstream bench push');
     write.mockRestore();
   });
 });

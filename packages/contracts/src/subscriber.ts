@@ -1,0 +1,101 @@
+import { z } from 'zod';
+import { EventTypeName } from './envelope.ts';
+import { SubscriberName } from './topics.ts';
+
+/** Where the signing secret lives; the definition names it, never holds it. */
+export const SecretSource = z.union([
+  z.strictObject({ env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name') }),
+  z.strictObject({ file: z.string().min(1) }),
+]);
+export type SecretSource = z.infer<typeof SecretSource>;
+
+/** Headers the pusher sets itself; a definition may not override them. */
+export const PUSHER_OWNED_HEADERS = [
+  'content-type',
+  'content-length',
+  'host',
+  'idempotency-key',
+  'traceparent',
+  'tracestate',
+  'webhook-id',
+  'webhook-timestamp',
+  'webhook-signature',
+] as const;
+
+const HeaderName = z
+  .string()
+  .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'an HTTP header name')
+  .refine((h) => !(PUSHER_OWNED_HEADERS as readonly string[]).includes(h.toLowerCase()), {
+    message: 'is set by the pusher and cannot be overridden',
+  });
+
+export const RetrySettings = z.strictObject({
+  /** Delay before attempt n+1 after attempt n failed; the last entry repeats (the cap). */
+  delaysMs: z.array(z.number().int().positive()).min(1).default([1_000, 10_000, 60_000, 600_000, 3_600_000]),
+  /** Attempts in total, the first included; reaching it dead-letters the event. */
+  maxAttempts: z.number().int().min(1).max(100).default(6),
+  /** An event older than this (from occurred_at) is dead-lettered as expired. */
+  maxAgeMs: z.number().int().positive().default(86_400_000),
+  /** Extra random delay, as a fraction of the base delay (0 = none, 0.2 = up to +20 %). */
+  jitter: z.number().min(0).max(1).default(0.2),
+});
+export type RetrySettings = z.infer<typeof RetrySettings>;
+
+export const RateSettings = z.strictObject({
+  /** Requests per second to the destination, across every pusher instance of the subscriber. */
+  perSecond: z.number().positive().max(100_000),
+  /** Extra requests allowed at once after a quiet period, on top of perSecond. */
+  burst: z.number().int().min(0).max(10_000).default(0),
+});
+export type RateSettings = z.infer<typeof RateSettings>;
+
+/** Where a brand-new group begins; an existing group always resumes from its ledger. */
+export const StartPosition = z.union([
+  z.literal('earliest'),
+  z.literal('latest'),
+  z.iso.datetime({ offset: true }),
+]);
+export type StartPosition = z.infer<typeof StartPosition>;
+
+/** One subscriber, as an operator writes it in a JSON file. */
+export const SubscriberDefinition = z.strictObject({
+  name: SubscriberName,
+  url: z.url({ protocol: /^https?$/, error: 'an http(s) URL' }),
+  eventTypes: z
+    .array(z.union([z.literal('*'), EventTypeName]))
+    .min(1)
+    .default(['*']),
+  rate: RateSettings.default({ perSecond: 50, burst: 0 }),
+  /** Requests in flight to the destination at once. */
+  concurrency: z.number().int().min(1).max(1_000).default(10),
+  timeoutMs: z.number().int().min(100).max(300_000).default(10_000),
+  retry: RetrySettings.default(RetrySettings.parse({})),
+  start: StartPosition.default('latest'),
+  /** `key`: at most one delivery in flight per partition key, so a key's events arrive in order. */
+  ordering: z.enum(['none', 'key']).default('none'),
+  secret: SecretSource.optional(),
+  headers: z.record(HeaderName, z.string()).default({}),
+  /** Off by default so a definition cannot aim the pusher at internal services. */
+  allowPrivateNetwork: z.boolean().default(false),
+});
+export type SubscriberDefinition = z.infer<typeof SubscriberDefinition>;
+
+/**
+ * Validates a parsed JSON document; the error names the offending field, e.g.
+ * `rate.perSecond: Too small: expected number to be >0` or `unknown field "colour"`.
+ */
+export function parseSubscriberDefinition(
+  input: unknown,
+): { ok: true; value: SubscriberDefinition } | { ok: false; error: string } {
+  const parsed = SubscriberDefinition.safeParse(input);
+  if (parsed.success) return { ok: true, value: parsed.data };
+  const messages = parsed.error.issues.map((issue) => {
+    const path = issue.path.map(String).join('.');
+    if (issue.code === 'unrecognized_keys') {
+      const where = path === '' ? '' : ` in ${path}`;
+      return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}${where}`;
+    }
+    return `${path === '' ? '(definition)' : path}: ${issue.message}`;
+  });
+  return { ok: false, error: messages.join('; ') };
+}

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { parseSubscriberDefinition } from '../src/subscriber.ts';
+
+const minimal = { name: 'billing', url: 'https://hooks.example.com/in' };
+
+function errorOf(input: unknown): string {
+  const r = parseSubscriberDefinition(input);
+  if (r.ok) throw new Error('expected a validation error');
+  return r.error;
+}
+
+describe('subscriber definition', () => {
+  it('fills sensible defaults for everything but name and url', () => {
+    const r = parseSubscriberDefinition(minimal);
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.value).toMatchObject({
+      eventTypes: ['*'],
+      rate: { perSecond: 50, burst: 0 },
+      concurrency: 10,
+      timeoutMs: 10_000,
+      start: 'latest',
+      ordering: 'none',
+      headers: {},
+      allowPrivateNetwork: false,
+    });
+    expect(r.value.retry.delaysMs).toEqual([1_000, 10_000, 60_000, 600_000, 3_600_000]);
+    expect(r.value.retry.maxAttempts).toBe(6);
+    expect(r.value.secret).toBeUndefined();
+  });
+
+  it('accepts a full definition', () => {
+    const r = parseSubscriberDefinition({
+      ...minimal,
+      eventTypes: ['shipment.updated', 'student.enrolled'],
+      rate: { perSecond: 5, burst: 2 },
+      concurrency: 3,
+      timeoutMs: 2000,
+      retry: { delaysMs: [100, 200], maxAttempts: 3, maxAgeMs: 60_000, jitter: 0 },
+      start: '2026-01-01T00:00:00Z',
+      ordering: 'key',
+      secret: { env: 'BILLING_SECRET' },
+      headers: { 'X-Tenant': 'acme' },
+      allowPrivateNetwork: true,
+    });
+    expect(r.ok).toBe(true);
+  });
+
+  it.each([
+    [{ name: 'billing' }, 'url'],
+    [{ url: 'https://x.example' }, 'name'],
+    [{ ...minimal, url: 'ftp://x.example/' }, 'url'],
+    [{ ...minimal, rate: { perSecond: 0 } }, 'rate.perSecond'],
+    [{ ...minimal, rate: { burst: 1 } }, 'rate.perSecond'],
+    [{ ...minimal, concurrency: 1.5 }, 'concurrency'],
+    [{ ...minimal, eventTypes: ['Shipment Updated'] }, 'eventTypes.0'],
+    [{ ...minimal, eventTypes: [] }, 'eventTypes'],
+    [{ ...minimal, retry: { delaysMs: [-1] } }, 'retry.delaysMs.0'],
+    [{ ...minimal, retry: { jitter: 2 } }, 'retry.jitter'],
+    [{ ...minimal, start: 'yesterday' }, 'start'],
+    [{ ...minimal, ordering: 'strict' }, 'ordering'],
+    [{ ...minimal, allowPrivateNetwork: 'yes' }, 'allowPrivateNetwork'],
+    [{ ...minimal, headers: { 'webhook-signature': 'x' } }, 'headers.webhook-signature'],
+    [{ ...minimal, secret: 'whsec_abc' }, 'secret'],
+  ])('names the field of a wrong value: %j', (input, field) => {
+    expect(errorOf(input)).toMatch(new RegExp(`(^|; )${field.replace('.', '\\.')}: `));
+  });
+
+  it('names unknown fields, also nested ones', () => {
+    expect(errorOf({ ...minimal, colour: 'red' })).toContain('unknown field "colour"');
+    expect(errorOf({ ...minimal, rate: { perSecond: 1, per_second: 2 } })).toContain(
+      'unknown field "per_second" in rate',
+    );
+    expect(errorOf({ ...minimal, secret: { env: 'X', value: 'whsec_x' } })).toMatch(/secret/);
+  });
+});

@@ -1,0 +1,263 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { RateSettings } from '@hookstream/contracts';
+import Bottleneck from 'bottleneck';
+import { Redis } from 'ioredis';
+import { ArrivalWindow } from './arrival-window.ts';
+import { Semaphore } from './semaphore.ts';
+import { TokenBucket } from './token-bucket.ts';
+
+export interface LimiterOptions {
+  /** The destination's origin; instances sharing a datastore share the limit by this id. */
+  readonly origin: string;
+  readonly rate: RateSettings;
+  readonly concurrency: number;
+  /** The process-wide cap on requests in flight, shared by every destination of the process. */
+  readonly inFlightCap?: InFlightCap;
+  /**
+   * Shares rate, concurrency and 429 pauses with every instance using the same Redis and
+   * clusterId (Bottleneck clustering), so the limit holds across a subscriber's instances.
+   */
+  readonly cluster?: { readonly redisUrl: string; readonly clusterId: string };
+}
+
+/** A process-wide bound on requests in flight, whatever the destinations' own limits. */
+export type InFlightCap = Semaphore;
+
+export function createInFlightCap(maxInFlight: number): InFlightCap {
+  return new Semaphore(maxInFlight);
+}
+
+/**
+ * Bottleneck's local datastore yields to a timer on every job, which caps it near a thousand
+ * jobs a second (about 400 on this machine): plenty for spacing up to 200/s, far too few for a
+ * fast endpoint. So a single instance uses Bottleneck's exact minTime spacing up to 200/s without
+ * burst, and an in-process token bucket and semaphore otherwise; instances sharing Redis always
+ * go through clustered Bottleneck, whose limits are the shared truth.
+ */
+export function limiterMode(options: Pick<LimiterOptions, 'rate' | 'cluster'>): 'bottleneck' | 'local' {
+  if (options.cluster) return 'bottleneck';
+  return options.rate.burst === 0 && options.rate.perSecond <= 200 ? 'bottleneck' : 'local';
+}
+
+const SLACK = 1.01;
+// Instances cannot see each other's responses, so across them only the spacing protects the
+// endpoint: more slack absorbs the jitter between instances.
+const CLUSTER_SLACK = 1.03;
+
+const DEFERRED: unique symbol = Symbol('deferred');
+
+/** Sleeps ms; false when the signal aborted first. */
+async function pause(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
+  try {
+    await sleep(ms, undefined, signal ? { signal } : {});
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The job's result, or null as soon as the signal aborts; the listener never outlives the job. */
+function untilAborted<T>(job: Promise<T>, signal: AbortSignal): Promise<T | null> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(null);
+    signal.addEventListener('abort', onAbort, { once: true });
+    job.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+/**
+ * Rate and concurrency for one destination. A 429's Retry-After pauses the whole destination:
+ * jobs that reach the front while it is paused give their slot back without sending, wait, and
+ * queue again, so a resumed destination still sees requests spaced by the rate.
+ */
+export class DestinationLimiter {
+  readonly #bottleneck: Bottleneck | null = null;
+  readonly #bucket: TokenBucket | null = null;
+  readonly #concurrency: Semaphore | null = null;
+  readonly #cap: InFlightCap | undefined;
+  #pausedUntil = 0;
+  // Bottleneck spaces planned start times; a late timer can run one job late and the next on
+  // time, bunching them. Spacing actual start times locally keeps the spacing at the wire.
+  readonly #minGapMs: number;
+  #lastStart = Number.NEGATIVE_INFINITY;
+  readonly #window: ArrivalWindow | null = null;
+
+  constructor(options: LimiterOptions) {
+    this.#cap = options.inFlightCap;
+    const settings = bottleneckSettings(options);
+    this.#minGapMs = settings.minTime ?? 0;
+    if (limiterMode(options) === 'local') {
+      this.#bucket = new TokenBucket(
+        options.rate.perSecond,
+        Math.max(1, options.rate.burst),
+        performance.now(),
+      );
+      this.#concurrency = new Semaphore(options.concurrency);
+      return;
+    }
+    this.#window = new ArrivalWindow(Math.max(1, Math.floor(options.rate.perSecond + options.rate.burst)));
+    if (options.cluster) {
+      const url = new URL(options.cluster.redisUrl);
+      this.#bottleneck = new Bottleneck({
+        ...settings,
+        id: `hookstream:${options.cluster.clusterId}`,
+        datastore: 'ioredis',
+        // Passed in because Bottleneck's own require('ioredis') does not exist in an ES module.
+        Redis,
+        clientOptions: { host: url.hostname, port: Number(url.port || 6379) },
+        clearDatastore: false,
+        // Keys of a limiter nobody has used for this long expire from Redis.
+        timeout: 600_000,
+      });
+    } else this.#bottleneck = new Bottleneck({ ...settings, id: `hookstream:${options.origin}` });
+    // A 429 seen by any instance pauses the destination on all of them.
+    this.#bottleneck.on('message', (message: string) => {
+      const until = Number(message);
+      if (Number.isFinite(until)) this.#pausedUntil = Math.max(this.#pausedUntil, until);
+    });
+  }
+
+  /** Resolves once the datastore (Redis, when clustered) is connected. */
+  async ready(): Promise<void> {
+    await this.#bottleneck?.ready();
+  }
+
+  /**
+   * Runs fn when the destination may take one more request. Resolves null, without running fn,
+   * when the signal aborts first (a queued job cannot be removed from Bottleneck, so it later
+   * runs as a no-op, but the caller does not wait for it).
+   */
+  async schedule<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T | null> {
+    const bottleneck = this.#bottleneck;
+    if (!bottleneck) return this.#scheduleLocal(fn, signal);
+    let priority = 5;
+    for (;;) {
+      if (signal?.aborted) return null;
+      const job = bottleneck.schedule<T | typeof DEFERRED | null>({ priority }, () => {
+        if (signal?.aborted) return Promise.resolve(null);
+        if (Date.now() < this.#pausedUntil) return Promise.resolve(DEFERRED);
+        return this.#capped(this.#minGapMs > 0 ? () => this.#spaced(fn) : fn);
+      });
+      const result = signal ? await untilAborted(job, signal) : await job;
+      if (result !== DEFERRED) return result;
+      // Deferred jobs go ahead of fresh ones, so a pause does not reorder the queue much.
+      priority = 4;
+      if (!(await this.#waitForResume(signal))) return null;
+    }
+  }
+
+  async #scheduleLocal<T>(fn: () => Promise<T>, signal: AbortSignal | undefined): Promise<T | null> {
+    const bucket = this.#bucket;
+    const concurrency = this.#concurrency;
+    if (!bucket || !concurrency) throw new Error('unreachable: a local limiter has a bucket and a semaphore');
+    for (;;) {
+      if (signal?.aborted) return null;
+      if (Date.now() < this.#pausedUntil) {
+        if (!(await this.#waitForResume(signal))) return null;
+        continue;
+      }
+      const wait = bucket.reserve(performance.now());
+      if (wait > 0 && !(await pause(Math.ceil(wait), signal))) return null;
+      const slot = concurrency.acquire();
+      if (slot) await slot;
+      if (signal?.aborted || Date.now() < this.#pausedUntil) {
+        concurrency.release();
+        if (signal?.aborted) return null;
+        continue;
+      }
+      try {
+        return await this.#capped(fn);
+      } finally {
+        concurrency.release();
+      }
+    }
+  }
+
+  async #capped<T>(fn: () => Promise<T>): Promise<T> {
+    const cap = this.#cap;
+    if (!cap) return fn();
+    const slot = cap.acquire();
+    if (slot) await slot;
+    try {
+      return await fn();
+    } finally {
+      cap.release();
+    }
+  }
+
+  /** False when the signal aborted first. */
+  #waitForResume(signal: AbortSignal | undefined): Promise<boolean> {
+    return pause(Math.max(this.#pausedUntil - Date.now(), 1), signal);
+  }
+
+  /**
+   * Claims a start time at least minGap after the previous actual start, and within the arrival
+   * window. The check and the claim happen in one synchronous step, so concurrent jobs cannot
+   * both pass; a job woken late by a busy event loop pushes the next one back instead of letting
+   * them go together.
+   */
+  async #spaced<T>(fn: () => Promise<T>): Promise<T> {
+    const window = this.#window;
+    const left = () =>
+      Math.max(this.#lastStart + this.#minGapMs - performance.now(), window?.waitMs(performance.now()) ?? 0);
+    // Timers are set against the event loop's cached clock and can fire a little early.
+    for (let ms = left(); ms > 0; ms = left()) await sleep(Math.ceil(ms));
+    const sentAt = performance.now();
+    this.#lastStart = sentAt;
+    if (!window) return fn();
+    const slot = window.sent(sentAt);
+    try {
+      return await fn();
+    } finally {
+      window.done(slot, performance.now(), sentAt);
+    }
+  }
+
+  /** Holds every request to the destination back until now + ms (a 429's Retry-After). */
+  pauseFor(ms: number): void {
+    const until = Date.now() + ms;
+    if (until <= this.#pausedUntil) return;
+    this.#pausedUntil = until;
+    // Instances' clocks are assumed synchronised (NTP); the pause is an absolute time.
+    this.#bottleneck?.publish(String(until)).catch(() => undefined);
+  }
+
+  get pausedUntil(): number {
+    return this.#pausedUntil;
+  }
+
+  async stop(): Promise<void> {
+    await this.#bottleneck?.stop({ dropWaitingJobs: true });
+    await this.#bottleneck?.disconnect(true);
+  }
+}
+
+/**
+ * Up to 200/s without burst, requests are spaced by minTime with 1 % slack; the arrival window
+ * (see ArrivalWindow) turns that into a guarantee at the endpoint for each instance. Otherwise a
+ * token bucket on Bottleneck's reservoir: refilled every period (one request's interval, at
+ * least 100 ms so the heartbeat stays cheap), holding at most one period's tokens plus burst.
+ */
+export function bottleneckSettings(
+  options: Pick<LimiterOptions, 'rate' | 'concurrency' | 'cluster'>,
+): Bottleneck.ConstructorOptions {
+  const intervalMs = 1000 / options.rate.perSecond;
+  if (options.rate.burst === 0 && intervalMs >= 5)
+    return {
+      maxConcurrent: options.concurrency,
+      // Bottleneck's Redis scripts hang on a fractional minTime: whole milliseconds there.
+      minTime: options.cluster ? Math.ceil(intervalMs * CLUSTER_SLACK) : intervalMs * SLACK,
+    };
+  const period = Math.max(Math.ceil(intervalMs), 100);
+  const amount = Math.max(1, Math.floor((options.rate.perSecond * period) / 1000));
+  const tokens = amount + options.rate.burst;
+  // heartbeatInterval is a real Bottleneck option missing from its typings.
+  return {
+    maxConcurrent: options.concurrency,
+    reservoir: tokens,
+    reservoirIncreaseAmount: amount,
+    reservoirIncreaseInterval: period,
+    reservoirIncreaseMaximum: tokens,
+    heartbeatInterval: Math.max(5, Math.floor(period / 10)),
+  } as Bottleneck.ConstructorOptions;
+}

@@ -1,0 +1,154 @@
+import { Pool } from 'undici';
+import { publicOnlyLookup } from './address-guard.ts';
+import type { AttemptResult } from './policy.ts';
+import { signPayload } from './signing.ts';
+
+export interface HttpClientOptions {
+  readonly url: string;
+  readonly timeoutMs: number;
+  /** Keep-alive connections to the origin; the limiter's concurrency is the natural value. */
+  readonly connections: number;
+  readonly allowPrivateNetwork: boolean;
+  /** HMAC key from parseSigningSecret; no signature header without one. */
+  readonly signingKey?: Buffer | undefined;
+  readonly extraHeaders?: Readonly<Record<string, string>>;
+  /** Bytes of a response body kept as evidence; the rest is read and discarded. */
+  readonly excerptBytes?: number;
+  /** Bytes read from a response body at most; past it the connection is dropped. */
+  readonly maxBodyBytes?: number;
+}
+
+export interface OutgoingDelivery {
+  readonly eventId: string;
+  readonly body: string;
+  readonly traceparent?: string | undefined;
+}
+
+export type AttemptReport = AttemptResult & {
+  readonly durationMs: number;
+  /** The start of the response body, for evidence (DLQ headers, logs). Empty when none. */
+  readonly excerpt: string;
+};
+
+/**
+ * One subscriber endpoint over a keep-alive undici pool. Redirects are never followed (undici
+ * only follows them with a redirect interceptor, which this pool does not have).
+ */
+export class HttpClient {
+  readonly #pool: Pool;
+  readonly #path: string;
+  readonly #options: HttpClientOptions;
+  readonly #baseHeaders: Record<string, string>;
+
+  constructor(options: HttpClientOptions) {
+    const url = new URL(options.url);
+    this.#options = options;
+    this.#path = `${url.pathname}${url.search}`;
+    this.#pool = new Pool(url.origin, {
+      connections: options.connections,
+      keepAliveTimeout: 30_000,
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+      connect: {
+        timeout: Math.min(options.timeoutMs, 10_000),
+        ...(options.allowPrivateNetwork ? {} : { lookup: publicOnlyLookup }),
+      },
+    });
+    this.#baseHeaders = {
+      'user-agent': 'hookstream-pusher/0.1',
+      ...options.extraHeaders,
+      'content-type': 'application/json',
+    };
+  }
+
+  /** Sends one attempt; never throws, every failure is an AttemptResult. */
+  async send(delivery: OutgoingDelivery): Promise<AttemptReport> {
+    const started = performance.now();
+    const timestamp = Math.floor(Date.now() / 1000);
+    const headers: Record<string, string> = {
+      ...this.#baseHeaders,
+      'webhook-id': delivery.eventId,
+      'webhook-timestamp': String(timestamp),
+      'idempotency-key': delivery.eventId,
+    };
+    if (this.#options.signingKey)
+      headers['webhook-signature'] = signPayload(
+        this.#options.signingKey,
+        delivery.eventId,
+        timestamp,
+        delivery.body,
+      );
+    if (delivery.traceparent) headers.traceparent = delivery.traceparent;
+    const signal = AbortSignal.timeout(this.#options.timeoutMs);
+    try {
+      const response = await this.#pool.request({
+        method: 'POST',
+        path: this.#path,
+        headers,
+        body: delivery.body,
+        signal,
+      });
+      const excerpt = await this.#readBounded(response.body);
+      const retryAfter = response.headers['retry-after'];
+      return {
+        kind: 'response',
+        status: response.statusCode,
+        retryAfter: typeof retryAfter === 'string' ? retryAfter : null,
+        durationMs: performance.now() - started,
+        excerpt,
+      };
+    } catch (err) {
+      const durationMs = performance.now() - started;
+      if (signal.aborted || isTimeout(err)) return { kind: 'timeout', durationMs, excerpt: '' };
+      return { kind: 'connection-error', code: errorCode(err), durationMs, excerpt: '' };
+    }
+  }
+
+  /**
+   * Keeps a short excerpt, discards the rest, and drops the connection rather than read past
+   * maxBodyBytes: an endpoint cannot make the pusher buffer or stream an unbounded answer.
+   */
+  async #readBounded(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string> {
+    const keep = this.#options.excerptBytes ?? 256;
+    const max = this.#options.maxBodyBytes ?? 64 * 1024;
+    let excerpt: Buffer | null = null;
+    let read = 0;
+    for await (const chunk of body) {
+      if (read < keep)
+        excerpt = excerpt
+          ? Buffer.concat([excerpt, chunk.subarray(0, keep - read)])
+          : chunk.subarray(0, keep);
+      read += chunk.length;
+      if (read > max) {
+        body.destroy();
+        break;
+      }
+    }
+    return excerpt ? excerpt.toString('utf8') : '';
+  }
+
+  async close(): Promise<void> {
+    await this.#pool.close();
+  }
+}
+
+function isTimeout(err: unknown): boolean {
+  const code = errorCode(err);
+  return (
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT' ||
+    code === 'UND_ERR_CONNECT_TIMEOUT'
+  );
+}
+
+function errorCode(err: unknown): string {
+  if (typeof err === 'object' && err !== null) {
+    const code = (err as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    const cause = (err as { cause?: unknown }).cause;
+    if (cause !== undefined && cause !== err) return errorCode(cause);
+    const name = (err as { name?: unknown }).name;
+    if (typeof name === 'string') return name;
+  }
+  return 'UNKNOWN';
+}

@@ -1,0 +1,26 @@
+export { assertPublicDestination, isPrivateAddress, publicOnlyLookup } from './address-guard.ts';
+export type { InFlightCap, LimiterOptions } from './destination-limiter.ts';
+export {
+  bottleneckSettings,
+  createInFlightCap,
+  DestinationLimiter,
+  limiterMode,
+} from './destination-limiter.ts';
+export type { DeliveryErrorCode } from './errors.ts';
+export { DeliveryError } from './errors.ts';
+export type { AttemptReport, HttpClientOptions, OutgoingDelivery } from './http-client.ts';
+export { HttpClient } from './http-client.ts';
+export type { DeliveryMeta } from './payload.ts';
+export { buildBody, deliveryIdOf } from './payload.ts';
+export type {
+  AttemptResult,
+  Classification,
+  DeadLetterReason,
+  Decision,
+  DecisionInput,
+  OutcomeClass,
+  OutcomeReason,
+} from './policy.ts';
+export { backoffDelayMs, classify, decide, POLICY_VERSION } from './policy.ts';
+export { MAX_RETRY_AFTER_MS, parseRetryAfter } from './retry-after.ts';
+export { parseSigningSecret, signPayload } from './signing.ts';

@@ -1,0 +1,39 @@
+import { createHash } from 'node:crypto';
+
+/** What the pusher adds at the top level of the event's data (DESIGN: the request). */
+export interface DeliveryMeta {
+  readonly eventId: string;
+  readonly subscriptionId: string;
+  readonly deliveryId: string;
+  readonly attempt: number;
+  readonly type: string;
+  readonly occurredAt: string;
+}
+
+/**
+ * Stable for the pair (event, subscriber), across retries, restarts and replays, and different
+ * between subscribers, so neither side can correlate another subscriber's deliveries.
+ */
+export function deliveryIdOf(subscriber: string, eventId: string): string {
+  return createHash('sha256')
+    .update(`${subscriber.length}:${subscriber}`)
+    .update(eventId)
+    .digest('base64url')
+    .slice(0, 26);
+}
+
+/**
+ * The JSON body: the event's data with the contract fields added. The ingress refuses data that
+ * uses those names; should one slip through, the contract fields win.
+ */
+export function buildBody(data: Readonly<Record<string, unknown>>, meta: DeliveryMeta): string {
+  return JSON.stringify({
+    ...data,
+    event_id: meta.eventId,
+    subscription_id: meta.subscriptionId,
+    delivery_id: meta.deliveryId,
+    attempt: meta.attempt,
+    type: meta.type,
+    occurred_at: meta.occurredAt,
+  });
+}

@@ -1,0 +1,25 @@
+import { createHmac } from 'node:crypto';
+import { DeliveryError } from './errors.ts';
+
+const PREFIX = 'whsec_';
+
+/**
+ * Decodes a Standard Webhooks secret (`whsec_` + base64 of the key bytes, the convention the
+ * subscriber's verifying library expects) into the HMAC key.
+ */
+export function parseSigningSecret(secret: string): Buffer {
+  const text = secret.trim();
+  const encoded = text.startsWith(PREFIX) ? text.slice(PREFIX.length) : text;
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded))
+    throw new DeliveryError('BAD_SECRET', 'the signing secret must be "whsec_" followed by base64', false);
+  const key = Buffer.from(encoded, 'base64');
+  if (key.length < 16)
+    throw new DeliveryError('BAD_SECRET', 'the signing secret must carry at least 16 bytes of key', false);
+  return key;
+}
+
+/** `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` (Standard Webhooks, symmetric). */
+export function signPayload(key: Buffer, id: string, timestampSeconds: number, body: string): string {
+  const mac = createHmac('sha256', key).update(`${id}.${timestampSeconds}.${body}`).digest('base64');
+  return `v1,${mac}`;
+}

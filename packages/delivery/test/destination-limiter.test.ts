@@ -1,0 +1,160 @@
+import { describe, expect, it } from 'vitest';
+import {
+  bottleneckSettings,
+  createInFlightCap,
+  DestinationLimiter,
+  limiterMode,
+} from '../src/destination-limiter.ts';
+
+describe('bottleneckSettings', () => {
+  it('spaces requests by the rate, with 1 % slack, when there is no burst', () => {
+    expect(bottleneckSettings({ rate: { perSecond: 5, burst: 0 }, concurrency: 3 })).toEqual({
+      maxConcurrent: 3,
+      minTime: 202,
+    });
+    expect(bottleneckSettings({ rate: { perSecond: 100, burst: 0 }, concurrency: 3 }).minTime).toBeCloseTo(
+      10.1,
+    );
+  });
+
+  it('uses whole milliseconds, and more slack, for clustered limiters', () => {
+    const cluster = { redisUrl: 'redis://127.0.0.1:6379', clusterId: 'x' };
+    expect(bottleneckSettings({ rate: { perSecond: 20, burst: 0 }, concurrency: 3, cluster }).minTime).toBe(
+      52,
+    );
+  });
+
+  it('uses a token bucket holding one period plus the burst otherwise', () => {
+    expect(bottleneckSettings({ rate: { perSecond: 5, burst: 2 }, concurrency: 3 })).toMatchObject({
+      reservoir: 3,
+      reservoirIncreaseAmount: 1,
+      reservoirIncreaseInterval: 200,
+      reservoirIncreaseMaximum: 3,
+    });
+    expect(bottleneckSettings({ rate: { perSecond: 10_000, burst: 0 }, concurrency: 3 })).toMatchObject({
+      reservoir: 1000,
+      reservoirIncreaseInterval: 100,
+    });
+  });
+});
+
+describe('limiterMode', () => {
+  it('uses Bottleneck for exact spacing up to 200/s and for every clustered limiter', () => {
+    const cluster = { redisUrl: 'redis://127.0.0.1:6379', clusterId: 'x' };
+    expect(limiterMode({ rate: { perSecond: 200, burst: 0 } })).toBe('bottleneck');
+    expect(limiterMode({ rate: { perSecond: 201, burst: 0 } })).toBe('local');
+    expect(limiterMode({ rate: { perSecond: 5, burst: 2 } })).toBe('local');
+    expect(limiterMode({ rate: { perSecond: 5000, burst: 0 }, cluster })).toBe('bottleneck');
+  });
+});
+
+describe('DestinationLimiter', () => {
+  it('in local mode keeps the rate and the concurrency too', async () => {
+    const limiter = new DestinationLimiter({
+      origin: 'http://l',
+      rate: { perSecond: 400, burst: 0 },
+      concurrency: 3,
+    });
+    const starts: number[] = [];
+    let running = 0;
+    let peak = 0;
+    await Promise.all(
+      Array.from({ length: 200 }, () =>
+        limiter.schedule(async () => {
+          starts.push(performance.now());
+          peak = Math.max(peak, ++running);
+          await new Promise((ok) => setTimeout(ok, 2));
+          running--;
+        }),
+      ),
+    );
+    await limiter.stop();
+    expect(peak).toBeLessThanOrEqual(3);
+    starts.sort((a, b) => a - b);
+    // 200 requests at 400/s from a bucket of one: at least 199 intervals of 2.5 ms.
+    expect((starts.at(-1) ?? 0) - (starts[0] ?? 0)).toBeGreaterThanOrEqual(199 * 2.5 - 2);
+  });
+
+  it('keeps requests apart by the rate and within the concurrency', async () => {
+    const limiter = new DestinationLimiter({
+      origin: 'http://a',
+      rate: { perSecond: 20, burst: 0 },
+      concurrency: 2,
+    });
+    const starts: number[] = [];
+    let running = 0;
+    let peak = 0;
+    await Promise.all(
+      Array.from({ length: 6 }, () =>
+        limiter.schedule(async () => {
+          starts.push(performance.now());
+          peak = Math.max(peak, ++running);
+          await new Promise((ok) => setImmediate(ok));
+          running--;
+        }),
+      ),
+    );
+    await limiter.stop();
+    const gaps = starts.slice(1).map((s, i) => s - (starts[i] ?? 0));
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(50);
+    expect(peak).toBeLessThanOrEqual(2);
+  });
+
+  it('holds the whole destination back while paused, then carries on', async () => {
+    const limiter = new DestinationLimiter({
+      origin: 'http://b',
+      rate: { perSecond: 1000, burst: 0 },
+      concurrency: 5,
+    });
+    await limiter.schedule(async () => limiter.pauseFor(300));
+    const pausedAt = Date.now();
+    const ran = await Promise.all(
+      [1, 2, 3].map((n) => limiter.schedule(async () => ({ n, at: Date.now() }))),
+    );
+    await limiter.stop();
+    for (const r of ran) expect((r?.at ?? 0) - pausedAt).toBeGreaterThanOrEqual(295);
+    expect(ran.map((r) => r?.n)).toEqual([1, 2, 3]);
+  });
+
+  it('gives up on a queued job when its signal aborts, without running it', async () => {
+    const limiter = new DestinationLimiter({
+      origin: 'http://e',
+      rate: { perSecond: 2, burst: 0 },
+      concurrency: 1,
+    });
+    const controller = new AbortController();
+    let ran = 0;
+    await limiter.schedule(async () => ran++);
+    const queued = limiter.schedule(async () => ran++, controller.signal);
+    controller.abort();
+    expect(await queued).toBeNull();
+    await limiter.stop();
+    expect(ran).toBe(1);
+  });
+
+  it('shares the process-wide in-flight cap across destinations', async () => {
+    const cap = createInFlightCap(1);
+    const a = new DestinationLimiter({
+      origin: 'http://c',
+      rate: { perSecond: 1000, burst: 0 },
+      concurrency: 5,
+      inFlightCap: cap,
+    });
+    const b = new DestinationLimiter({
+      origin: 'http://d',
+      rate: { perSecond: 1000, burst: 0 },
+      concurrency: 5,
+      inFlightCap: cap,
+    });
+    let running = 0;
+    let peak = 0;
+    const job = async () => {
+      peak = Math.max(peak, ++running);
+      await new Promise((ok) => setTimeout(ok, 5));
+      running--;
+    };
+    await Promise.all([a.schedule(job), b.schedule(job), a.schedule(job), b.schedule(job)]);
+    await Promise.all([a.stop(), b.stop()]);
+    expect(peak).toBe(1);
+  });
+});

@@ -1,0 +1,154 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HttpClient } from '../src/http-client.ts';
+import { parseSigningSecret } from '../src/signing.ts';
+
+type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void;
+
+describe('HttpClient against a real local server', () => {
+  let server: Server;
+  let base: string;
+  let handler: Handler = (_req, _body, res) => res.writeHead(204).end();
+  const seen: { headers: IncomingMessage['headers']; body: string }[] = [];
+  const secret = `whsec_${randomBytes(24).toString('base64')}`;
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const body = Buffer.concat(chunks).toString();
+        seen.push({ headers: req.headers, body });
+        handler(req, body, res);
+      });
+    });
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+
+  const client = (path = '/hook', timeoutMs = 2000, extra = {}) =>
+    new HttpClient({
+      url: `${base}${path}`,
+      timeoutMs,
+      connections: 2,
+      allowPrivateNetwork: true,
+      signingKey: parseSigningSecret(secret),
+      extraHeaders: { 'x-tenant': 'acme' },
+      ...extra,
+    });
+
+  it('posts the body with the contract headers, signed so standardwebhooks verifies it', async () => {
+    handler = (_req, _body, res) => res.writeHead(204).end();
+    const c = client('/hook?x=1');
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const report = await c.send({ eventId: 'evt-42', body: '{"event_id":"evt-42"}', traceparent });
+    await c.close();
+    expect(report).toMatchObject({ kind: 'response', status: 204 });
+    const last = seen.at(-1);
+    expect(last?.body).toBe('{"event_id":"evt-42"}');
+    expect(last?.headers).toMatchObject({
+      'content-type': 'application/json',
+      'webhook-id': 'evt-42',
+      'idempotency-key': 'evt-42',
+      traceparent,
+      'x-tenant': 'acme',
+    });
+    const headers = {
+      'webhook-id': String(last?.headers['webhook-id']),
+      'webhook-timestamp': String(last?.headers['webhook-timestamp']),
+      'webhook-signature': String(last?.headers['webhook-signature']),
+    };
+    expect(new Webhook(secret).verify(last?.body ?? '', headers)).toEqual({ event_id: 'evt-42' });
+  });
+
+  it('reports the status and Retry-After of a 429, and a short excerpt of the body', async () => {
+    handler = (_req, _body, res) => res.writeHead(429, { 'retry-after': '2' }).end('slow down please');
+    const c = client();
+    const report = await c.send({ eventId: 'e', body: '{}' });
+    await c.close();
+    expect(report).toMatchObject({
+      kind: 'response',
+      status: 429,
+      retryAfter: '2',
+      excerpt: 'slow down please',
+    });
+  });
+
+  it('does not follow redirects', async () => {
+    handler = (req, _body, res) =>
+      req.url === '/moved' ? res.writeHead(302, { location: '/elsewhere' }).end() : res.writeHead(204).end();
+    const before = seen.length;
+    const c = client('/moved');
+    const report = await c.send({ eventId: 'e', body: '{}' });
+    await c.close();
+    expect(report).toMatchObject({ kind: 'response', status: 302 });
+    expect(seen.length - before).toBe(1);
+  });
+
+  it('reads at most maxBodyBytes of an endless answer and keeps only the excerpt', async () => {
+    handler = (_req, _body, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      const chunk = 'x'.repeat(16 * 1024);
+      // Far more than the limit; the client must stop reading and drop the connection.
+      const pump = () => {
+        while (res.write(chunk)) if (res.writableLength > 10 * 1024 * 1024) return;
+        res.once('drain', pump);
+      };
+      res.on('error', () => undefined);
+      res.on('close', () => res.removeAllListeners('drain'));
+      pump();
+    };
+    const c = client('/hook', 5000, { maxBodyBytes: 64 * 1024, excerptBytes: 10 });
+    const report = await c.send({ eventId: 'e', body: '{}' });
+    await c.close();
+    expect(report).toMatchObject({ kind: 'response', status: 200, excerpt: 'xxxxxxxxxx' });
+  });
+
+  it('turns a slow endpoint into a timeout', async () => {
+    handler = (_req, _body, res) => setTimeout(() => res.writeHead(204).end(), 1500).unref();
+    const c = client('/hook', 300);
+    const report = await c.send({ eventId: 'e', body: '{}' });
+    await c.close();
+    expect(report.kind).toBe('timeout');
+    expect(report.durationMs).toBeLessThan(1400);
+  });
+
+  it('turns a refused connection into a connection error', async () => {
+    const probe = createServer();
+    await new Promise<void>((ok) => probe.listen(0, '127.0.0.1', ok));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise<void>((ok) => probe.close(() => ok()));
+    const c = new HttpClient({
+      url: `http://127.0.0.1:${port}/`,
+      timeoutMs: 2000,
+      connections: 1,
+      allowPrivateNetwork: true,
+    });
+    const report = await c.send({ eventId: 'e', body: '{}' });
+    await c.close();
+    expect(report).toMatchObject({ kind: 'connection-error', code: 'ECONNREFUSED' });
+  });
+
+  it('refuses, at connect time, a host name that resolves to a private address', async () => {
+    handler = (_req, _body, res) => res.writeHead(204).end();
+    const before = seen.length;
+    const port = new URL(base).port;
+    const c = new HttpClient({
+      url: `http://localhost:${port}/`,
+      timeoutMs: 2000,
+      connections: 1,
+      allowPrivateNetwork: false,
+    });
+    const report = await c.send({ eventId: 'e', body: '{}' });
+    await c.close();
+    expect(report).toMatchObject({ kind: 'connection-error', code: 'EPRIVATEADDR' });
+    expect(seen.length).toBe(before);
+  });
+});

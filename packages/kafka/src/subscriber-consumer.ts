@@ -1,0 +1,221 @@
+import type { Batch, Consumer, EachBatchPayload, Kafka } from 'kafkajs';
+import { type ConsumedRecord, toConsumedRecord } from './consumed-record.ts';
+import { OffsetTracker } from './offset-tracker.ts';
+import { Slots } from './slots.ts';
+import { prepareStart, type StartedFrom, type StartFrom } from './start-position.ts';
+
+/**
+ * `settled`: the record's outcome is durable (acknowledged, or handed to a retry tier or the
+ * DLQ) and may enter the ledger. `abandoned`: work stopped (shutdown, rebalance) before that;
+ * the record stays below the ledger and is delivered again by whoever owns the partition next.
+ */
+export type HandlerOutcome = 'settled' | 'abandoned';
+
+export type RecordHandler = (record: ConsumedRecord, signal: AbortSignal) => Promise<HandlerOutcome>;
+
+export type LogFn = (
+  level: 'info' | 'warn' | 'error',
+  message: string,
+  fields?: Record<string, unknown>,
+) => void;
+
+export interface SubscriberConsumerOptions {
+  readonly kafka: Kafka;
+  readonly groupId: string;
+  readonly topic: string;
+  readonly start: StartFrom;
+  /** `key`: at most one record per key in flight, so one key's records settle in order. */
+  readonly ordering: 'none' | 'key';
+  /** Records of one partition in flight at once. */
+  readonly maxInFlightPerPartition: number;
+  readonly partitionsConsumedConcurrently?: number;
+  readonly handle: RecordHandler;
+  readonly log: LogFn;
+  /** Called when kafkajs gives up (a crash it will not restart from); the process should exit. */
+  readonly onFatal: (error: Error) => void;
+  /** How long a fetch waits for data; small keeps latency low when partitions are idle. */
+  readonly maxWaitTimeInMs?: number;
+  readonly sessionTimeoutMs?: number;
+}
+
+const COMMIT_EVERY_MS = 1000;
+const HEARTBEAT_EVERY_MS = 1000;
+
+/**
+ * One subscriber's consumer group on the events topic. Records of a partition run concurrently
+ * (or one per key), and the ledger only ever moves over the contiguous settled prefix, so a crash
+ * at any moment can cause redelivery but never loss.
+ */
+export class SubscriberConsumer {
+  readonly #options: SubscriberConsumerOptions;
+  readonly #consumer: Consumer;
+  readonly #batches = new Set<AbortController>();
+  #stopping = false;
+
+  constructor(options: SubscriberConsumerOptions) {
+    this.#options = options;
+    this.#consumer = options.kafka.consumer({
+      groupId: options.groupId,
+      maxWaitTimeInMs: options.maxWaitTimeInMs ?? 500,
+      sessionTimeout: options.sessionTimeoutMs ?? 30_000,
+      // Short heartbeats keep rebalances quick when an instance joins or leaves.
+      heartbeatInterval: 3000,
+    });
+    const { CRASH, GROUP_JOIN, REBALANCING } = this.#consumer.events;
+    this.#consumer.on(CRASH, ({ payload }) => {
+      options.log('error', 'consumer crashed', { error: payload.error.message, restart: payload.restart });
+      if (!payload.restart) options.onFatal(payload.error);
+    });
+    this.#consumer.on(GROUP_JOIN, ({ payload }) =>
+      options.log('info', 'joined group', { groupId: payload.groupId, assignment: payload.memberAssignment }),
+    );
+    this.#consumer.on(REBALANCING, () => options.log('info', 'group is rebalancing'));
+  }
+
+  /** Joins the group (after positioning a brand-new one) and starts consuming. */
+  async start(): Promise<StartedFrom> {
+    const { kafka, groupId, topic, start } = this.#options;
+    const admin = kafka.admin();
+    await admin.connect();
+    let startedFrom: StartedFrom;
+    try {
+      startedFrom = await prepareStart(admin, groupId, topic, start);
+    } finally {
+      await admin.disconnect();
+    }
+    await this.#consumer.connect();
+    // Only partitions without a ledger entry use this: those added after the group began.
+    await this.#consumer.subscribe({ topics: [topic], fromBeginning: true });
+    // The first completed fetch means the group was joined and every partition's position
+    // resolved: from here on a 'latest' subscriber sees everything produced.
+    const fetched = new Promise<void>((resolve) => {
+      const remove = this.#consumer.on(this.#consumer.events.FETCH, () => {
+        remove();
+        resolve();
+      });
+    });
+    await this.#consumer.run({
+      eachBatchAutoResolve: false,
+      autoCommitInterval: COMMIT_EVERY_MS,
+      partitionsConsumedConcurrently: this.#options.partitionsConsumedConcurrently ?? 4,
+      eachBatch: (payload) => this.#eachBatch(payload),
+    });
+    await fetched;
+    return startedFrom;
+  }
+
+  /**
+   * Stops taking work, abandons waits (in-flight HTTP attempts finish within their timeout),
+   * commits the settled prefix and leaves the group.
+   */
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    for (const controller of this.#batches) controller.abort();
+    await this.#consumer.disconnect();
+  }
+
+  async #eachBatch(payload: EachBatchPayload): Promise<void> {
+    const { batch, resolveOffset, heartbeat, isRunning, isStale, commitOffsetsIfNecessary } = payload;
+    const controller = new AbortController();
+    this.#batches.add(controller);
+    let failure: unknown = null;
+    const shouldStop = () => this.#stopping || failure !== null || !isRunning() || isStale();
+    let lastBeat = Date.now();
+    // kafkajs only heartbeats when eachBatch calls it, and records may wait here for long (retry
+    // delays, a slow limiter), so the watchdog heartbeats too. A failed heartbeat means the group
+    // is rebalancing: the batch stops and the error goes back to kafkajs, which rejoins. Waits
+    // inside handlers end as soon as the batch must stop.
+    const watchdog = setInterval(() => {
+      if (shouldStop()) controller.abort();
+      else if (Date.now() - lastBeat >= HEARTBEAT_EVERY_MS) {
+        lastBeat = Date.now();
+        heartbeat().catch((err: unknown) => {
+          failure ??= err;
+          controller.abort();
+        });
+      }
+    }, 200);
+    const tracker = new OffsetTracker();
+    const slots = new Slots(this.#options.maxInFlightPerPartition);
+    const inFlight = new Set<Promise<void>>();
+    const keyTails = new Map<string, Promise<unknown>>();
+    try {
+      for (const message of batch.messages) {
+        if (shouldStop()) break;
+        const waiting = slots.acquire();
+        if (waiting) await waiting;
+        if (shouldStop()) {
+          slots.release();
+          break;
+        }
+        const offset = Number(message.offset);
+        tracker.begin(offset);
+        const record = toConsumedRecord(batch.topic, batch.partition, message);
+        const task = this.#run(record, controller.signal, keyTails).then(
+          (outcome) => {
+            if (outcome !== 'settled') return;
+            const prefix = tracker.settle(offset);
+            if (prefix !== null) resolveOffset(String(prefix));
+          },
+          (err: unknown) =>
+            this.#options.log('error', 'record handler failed; the record stays unsettled', {
+              ...where(batch, offset),
+              error: err instanceof Error ? err.message : String(err),
+            }),
+        );
+        const tracked = task.finally(() => {
+          slots.release();
+          inFlight.delete(tracked);
+        });
+        inFlight.add(tracked);
+        if (Date.now() - lastBeat >= HEARTBEAT_EVERY_MS) {
+          lastBeat = Date.now();
+          await heartbeat();
+          await commitOffsetsIfNecessary();
+        }
+      }
+    } catch (err) {
+      failure ??= err;
+      controller.abort();
+    }
+    // The next fetch starts after the last resolved offset, so every begun record must end here.
+    await Promise.all(inFlight);
+    clearInterval(watchdog);
+    this.#batches.delete(controller);
+    if (tracker.unsettled > 0)
+      this.#options.log('info', 'batch ended with unsettled records; they will be delivered again', {
+        topic: batch.topic,
+        partition: batch.partition,
+        unsettled: tracker.unsettled,
+        committable: tracker.committable,
+      });
+    if (failure !== null) throw failure;
+  }
+
+  #run(
+    record: ConsumedRecord,
+    signal: AbortSignal,
+    keyTails: Map<string, Promise<unknown>>,
+  ): Promise<HandlerOutcome> {
+    if (this.#options.ordering === 'none' || record.key === null) return this.#options.handle(record, signal);
+    const key = record.key;
+    const previous = keyTails.get(key);
+    // The next record of the key starts only after this one ended (settled or abandoned);
+    // once one is abandoned, later ones of the key must not overtake it.
+    const run: Promise<HandlerOutcome> = previous
+      ? previous.then((prev) =>
+          prev === 'settled' ? this.#options.handle(record, signal) : ('abandoned' as const),
+        )
+      : this.#options.handle(record, signal);
+    const tail = run.catch(() => 'abandoned' as const);
+    keyTails.set(key, tail);
+    void tail.then(() => {
+      if (keyTails.get(key) === tail) keyTails.delete(key);
+    });
+    return run;
+  }
+}
+
+function where(batch: Batch, offset: number): Record<string, unknown> {
+  return { topic: batch.topic, partition: batch.partition, offset };
+}

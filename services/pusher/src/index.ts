@@ -1,0 +1,16 @@
+export type { BenchOptions, BenchResult } from './bench.ts';
+export { benchPush } from './bench.ts';
+export type { LoadedSubscriber } from './definition-file.ts';
+export { loadSubscriber } from './definition-file.ts';
+export type { PusherErrorCode } from './errors.ts';
+export { PusherError } from './errors.ts';
+export { jsonLogger } from './logger.ts';
+export type { FailedDelivery, OutcomeRouter, RetryDecision } from './outcome-router.ts';
+export { InPlaceOutcomeRouter } from './outcome-router.ts';
+export type { PusherSettings } from './pusher.ts';
+export { Pusher } from './pusher.ts';
+export type { DecodeResult, RecordDecoder } from './record-decoder.ts';
+export { AvroRecordDecoder } from './record-decoder.ts';
+export type { DeliveryCounts } from './subscriber-delivery.ts';
+export { SubscriberDelivery } from './subscriber-delivery.ts';
+export { DLQ_RETENTION_MS, subscriberTopics } from './subscriber-topics.ts';

@@ -1,0 +1,187 @@
+import { subscriberGroupId } from '@hookstream/contracts';
+import {
+  assertPublicDestination,
+  createInFlightCap,
+  DestinationLimiter,
+  HttpClient,
+  type InFlightCap,
+} from '@hookstream/delivery';
+import {
+  type Admin,
+  createKafka,
+  ensureTopics,
+  type LogFn,
+  type StartedFrom,
+  type StartFrom,
+  SubscriberConsumer,
+} from '@hookstream/kafka';
+import type { LoadedSubscriber } from './definition-file.ts';
+import { PusherError } from './errors.ts';
+import { InPlaceOutcomeRouter, type OutcomeRouter } from './outcome-router.ts';
+import { AvroRecordDecoder, type RecordDecoder } from './record-decoder.ts';
+import { type DeliveryCounts, SubscriberDelivery } from './subscriber-delivery.ts';
+import { subscriberTopics } from './subscriber-topics.ts';
+
+export interface PusherSettings {
+  readonly brokers: readonly string[];
+  readonly registryUrl: string;
+  /** The events topic the subscriber's group reads. */
+  readonly topic: string;
+  readonly log: LogFn;
+  /** Called when the consumer cannot continue; a process exits so its supervisor restarts it. */
+  readonly onFatal: (error: Error) => void;
+  /** Requests in flight across the whole process (default 1000). */
+  readonly inFlightCap?: InFlightCap;
+  /** Replication factor of the subscriber's own topics (default 1, the local single broker). */
+  readonly replicationFactor?: number;
+  /**
+   * Redis URL (redis://host:port) shared by all instances of the subscriber: the destination's
+   * rate, concurrency and 429 pauses then hold across them. Unset: limits are per process.
+   */
+  readonly limiterRedisUrl?: string | undefined;
+  readonly decoder?: RecordDecoder;
+  readonly router?: OutcomeRouter;
+}
+
+const SUMMARY_EVERY_MS = 10_000;
+
+/** One subscriber's pusher: wiring and lifecycle only; the logic lives in the packages. */
+export class Pusher {
+  readonly #loaded: LoadedSubscriber;
+  readonly #settings: PusherSettings;
+  #consumer: SubscriberConsumer | null = null;
+  #client: HttpClient | null = null;
+  #limiter: DestinationLimiter | null = null;
+  #delivery: SubscriberDelivery | null = null;
+  #summary: NodeJS.Timeout | undefined;
+  #stopped = false;
+
+  constructor(loaded: LoadedSubscriber, settings: PusherSettings) {
+    this.#loaded = loaded;
+    this.#settings = settings;
+  }
+
+  async start(): Promise<StartedFrom> {
+    const { definition, signingKey } = this.#loaded;
+    const { log } = this.#settings;
+    const url = new URL(definition.url);
+    if (!definition.allowPrivateNetwork) await assertPublicDestination(url);
+
+    const kafka = createKafka({
+      brokers: this.#settings.brokers,
+      clientId: `hookstream-pusher-${definition.name}`,
+    });
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      const partitions = await this.#eventsPartitions(admin);
+      const created = await ensureTopics(
+        admin,
+        subscriberTopics(definition, partitions).map((t) => ({
+          ...t,
+          replicationFactor: this.#settings.replicationFactor ?? 1,
+        })),
+      );
+      if (created.length > 0) log('info', 'created subscriber topics', { topics: created });
+    } finally {
+      await admin.disconnect();
+    }
+
+    this.#client = new HttpClient({
+      url: definition.url,
+      timeoutMs: definition.timeoutMs,
+      connections: definition.concurrency,
+      allowPrivateNetwork: definition.allowPrivateNetwork,
+      signingKey,
+      extraHeaders: definition.headers,
+    });
+    this.#limiter = new DestinationLimiter({
+      origin: url.origin,
+      rate: definition.rate,
+      concurrency: definition.concurrency,
+      inFlightCap: this.#settings.inFlightCap ?? createInFlightCap(1000),
+      ...(this.#settings.limiterRedisUrl
+        ? {
+            cluster: {
+              redisUrl: this.#settings.limiterRedisUrl,
+              clusterId: `${definition.name}:${url.origin}`,
+            },
+          }
+        : {}),
+    });
+    await this.#limiter.ready();
+    this.#delivery = new SubscriberDelivery({
+      definition,
+      decoder: this.#settings.decoder ?? new AvroRecordDecoder(this.#settings.registryUrl),
+      client: this.#client,
+      limiter: this.#limiter,
+      router: this.#settings.router ?? new InPlaceOutcomeRouter(definition.name, log),
+      log,
+    });
+    this.#consumer = new SubscriberConsumer({
+      kafka,
+      groupId: subscriberGroupId(definition.name),
+      topic: this.#settings.topic,
+      start: toStartFrom(definition.start),
+      ordering: definition.ordering,
+      // Enough records begun per partition to keep the destination's concurrency busy.
+      maxInFlightPerPartition: Math.max(8, definition.concurrency * 2),
+      handle: this.#delivery.handle,
+      log,
+      onFatal: this.#settings.onFatal,
+      maxWaitTimeInMs: 200,
+    });
+    const startedFrom = await this.#consumer.start();
+    log('info', 'pusher started', {
+      groupId: subscriberGroupId(definition.name),
+      topic: this.#settings.topic,
+      startedFrom,
+    });
+    this.#summary = setInterval(() => log('info', 'delivery summary', { ...this.counts }), SUMMARY_EVERY_MS);
+    this.#summary.unref();
+    return startedFrom;
+  }
+
+  get counts(): Readonly<DeliveryCounts> {
+    return (
+      this.#delivery?.counts ?? {
+        acknowledged: 0,
+        filtered: 0,
+        retries: 0,
+        deadLettered: 0,
+        poison: 0,
+        abandoned: 0,
+      }
+    );
+  }
+
+  /** Stops taking work, lets in-flight attempts end, commits what is settled, leaves the group. */
+  async stop(): Promise<void> {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    clearInterval(this.#summary);
+    await this.#consumer?.stop();
+    await this.#limiter?.stop();
+    await this.#client?.close();
+    this.#settings.log('info', 'pusher stopped', { ...this.counts });
+  }
+
+  async #eventsPartitions(admin: Admin): Promise<number> {
+    try {
+      const { topics } = await admin.fetchTopicMetadata({ topics: [this.#settings.topic] });
+      const count = topics[0]?.partitions.length ?? 0;
+      if (count > 0) return count;
+    } catch {
+      // Reported below: the cause is almost always a topic that does not exist yet.
+    }
+    throw new PusherError(
+      'NO_EVENTS_TOPIC',
+      `the events topic "${this.#settings.topic}" does not exist (the ingress creates it; auto-creation is off)`,
+      true,
+    );
+  }
+}
+
+function toStartFrom(start: LoadedSubscriber['definition']['start']): StartFrom {
+  return start === 'earliest' || start === 'latest' ? start : { timestampMs: Date.parse(start) };
+}

@@ -1,0 +1,66 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadSubscriber } from '../src/definition-file.ts';
+
+const secret = `whsec_${randomBytes(24).toString('base64')}`;
+
+async function file(name: string, content: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'hookstream-def-'));
+  const path = join(dir, name);
+  await writeFile(path, content);
+  return path;
+}
+
+describe('loadSubscriber', () => {
+  it('reads the secret from the environment variable the definition names', async () => {
+    const path = await file(
+      'a.json',
+      JSON.stringify({ name: 'a', url: 'https://x.example/', secret: { env: 'A_SECRET' } }),
+    );
+    const loaded = await loadSubscriber(path, { A_SECRET: secret });
+    expect(loaded.signingKey?.length).toBe(24);
+    expect(loaded.definition.name).toBe('a');
+  });
+
+  it('reads the secret from a file relative to the definition', async () => {
+    const path = await file(
+      'b.json',
+      JSON.stringify({ name: 'b', url: 'https://x.example/', secret: { file: 'b.secret' } }),
+    );
+    await writeFile(join(path, '..', 'b.secret'), `${secret}\n`);
+    expect((await loadSubscriber(path, {})).signingKey?.length).toBe(24);
+  });
+
+  it('fails naming the variable when it is not set, and the field when the definition is wrong', async () => {
+    const missing = await file(
+      'c.json',
+      JSON.stringify({ name: 'c', url: 'https://x.example/', secret: { env: 'NOPE' } }),
+    );
+    await expect(loadSubscriber(missing, {})).rejects.toMatchObject({
+      code: 'NO_SECRET',
+      message: expect.stringContaining('NOPE'),
+    });
+    const wrong = await file(
+      'd.json',
+      JSON.stringify({ name: 'd', url: 'https://x.example/', concurrency: 0 }),
+    );
+    await expect(loadSubscriber(wrong, {})).rejects.toMatchObject({
+      code: 'BAD_DEFINITION',
+      canRetry: false,
+      message: expect.stringContaining('concurrency:'),
+    });
+    const notJson = await file('e.json', '{ name: ');
+    await expect(loadSubscriber(notJson, {})).rejects.toMatchObject({ code: 'BAD_DEFINITION' });
+  });
+
+  it('refuses a secret that is not a Standard Webhooks key', async () => {
+    const path = await file(
+      'f.json',
+      JSON.stringify({ name: 'f', url: 'https://x.example/', secret: { env: 'S' } }),
+    );
+    await expect(loadSubscriber(path, { S: 'hunter2' })).rejects.toMatchObject({ code: 'NO_SECRET' });
+  });
+});

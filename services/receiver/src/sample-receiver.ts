@@ -1,0 +1,244 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { type Arrival, maxInWindow, perSecondHistogram } from './arrival-log.ts';
+import { ReceiverBehaviour } from './behaviour.ts';
+
+export interface ReceiverOptions {
+  /** `whsec_…`; when set, unsigned or wrongly signed requests get 401. */
+  readonly secret?: string | undefined;
+  readonly behaviour?: Partial<ReceiverBehaviour>;
+  /** Keep every request's headers and body in memory (tests inspect them). */
+  readonly record?: boolean;
+  /** Bytes of request body accepted; more is answered 413. */
+  readonly maxBodyBytes?: number;
+}
+
+export interface ReceiverStats {
+  readonly received: number;
+  /** Distinct (subscription_id, event_id) pairs answered 2xx: what had an effect. */
+  readonly accepted: number;
+  readonly duplicates: number;
+  readonly badSignatures: number;
+  readonly rateLimited: number;
+  readonly failed: number;
+  /** Most requests seen in any 1-second window. */
+  readonly maxPerSecond: number;
+  /** First and last request (epoch ms, monotonic between them); null before any. */
+  readonly firstAtMs: number | null;
+  readonly lastAtMs: number | null;
+  /** Requests per second since the first one. */
+  readonly perSecond: readonly number[];
+}
+
+/**
+ * The sample subscriber endpoint: verifies signatures with the standardwebhooks library,
+ * deduplicates on (subscription_id, event_id), answers 204, and misbehaves when told to.
+ */
+export class SampleReceiver {
+  readonly #server: Server;
+  readonly #webhook: Webhook | null;
+  readonly #record: boolean;
+  readonly #maxBody: number;
+  #behaviour: ReceiverBehaviour;
+  readonly #accepted = new Set<string>();
+  readonly #attemptsByEvent = new Map<string, number>();
+  readonly #times: number[] = [];
+  readonly #recent: number[] = [];
+  readonly arrivals: Arrival[] = [];
+  #duplicates = 0;
+  #badSignatures = 0;
+  #rateLimited = 0;
+  #failed = 0;
+  #port = 0;
+
+  constructor(options: ReceiverOptions = {}) {
+    this.#webhook = options.secret ? new Webhook(options.secret) : null;
+    this.#record = options.record ?? false;
+    this.#maxBody = options.maxBodyBytes ?? 1024 * 1024;
+    this.#behaviour = ReceiverBehaviour.parse(options.behaviour ?? {});
+    this.#server = createServer((req, res) => this.#handle(req, res));
+    this.#server.keepAliveTimeout = 60_000;
+  }
+
+  async listen(port = 0, host = '127.0.0.1'): Promise<string> {
+    await new Promise<void>((ok, fail) => {
+      this.#server.once('error', fail);
+      this.#server.listen(port, host, () => {
+        this.#server.off('error', fail);
+        ok();
+      });
+    });
+    this.#port = (this.#server.address() as AddressInfo).port;
+    return this.url;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.#port}`;
+  }
+
+  get port(): number {
+    return this.#port;
+  }
+
+  /** Stops answering (connections refused) until listen() is called again; state is kept. */
+  async close(): Promise<void> {
+    this.#server.closeAllConnections();
+    await new Promise<void>((ok) => this.#server.close(() => ok()));
+  }
+
+  setBehaviour(change: Partial<ReceiverBehaviour>): void {
+    this.#behaviour = ReceiverBehaviour.parse({ ...this.#behaviour, ...change });
+  }
+
+  hasAccepted(subscriptionId: string, eventId: string): boolean {
+    return this.#accepted.has(`${subscriptionId}\0${eventId}`);
+  }
+
+  stats(): ReceiverStats {
+    return {
+      received: this.#times.length,
+      accepted: this.#accepted.size,
+      duplicates: this.#duplicates,
+      badSignatures: this.#badSignatures,
+      rateLimited: this.#rateLimited,
+      failed: this.#failed,
+      maxPerSecond: maxInWindow(this.#times, 1000),
+      firstAtMs: this.#times[0] ?? null,
+      lastAtMs: this.#times.at(-1) ?? null,
+      perSecond: perSecondHistogram(this.#times),
+    };
+  }
+
+  #handle(req: IncomingMessage, res: ServerResponse): void {
+    if (req.method === 'GET' && req.url === '/stats') {
+      json(res, 200, this.stats());
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size <= this.#maxBody) chunks.push(c);
+    });
+    req.on('end', () => {
+      if (size > this.#maxBody) {
+        json(res, 413, { error: 'body too large' });
+        return;
+      }
+      const body = Buffer.concat(chunks).toString('utf8');
+      if (req.method === 'POST' && req.url === '/control') {
+        this.#control(body, res);
+        return;
+      }
+      if (req.method !== 'POST') {
+        json(res, 405, { error: 'POST only' });
+        return;
+      }
+      const delay = this.#behaviour.delayMs;
+      if (delay > 0) setTimeout(() => this.#deliver(req, body, res), delay);
+      else this.#deliver(req, body, res);
+    });
+  }
+
+  #control(body: string, res: ServerResponse): void {
+    const parsed = ReceiverBehaviour.partial().safeParse(safeJson(body));
+    if (!parsed.success) {
+      json(res, 400, { error: parsed.error.issues[0]?.message ?? 'invalid' });
+      return;
+    }
+    const change = Object.fromEntries(Object.entries(parsed.data).filter(([, v]) => v !== undefined));
+    this.setBehaviour(change);
+    json(res, 200, this.#behaviour);
+  }
+
+  #deliver(req: IncomingMessage, raw: string, res: ServerResponse): void {
+    // Monotonic, in epoch ms: a wall-clock step must not squeeze or stretch the arrival record.
+    const now = performance.timeOrigin + performance.now();
+    this.#times.push(now);
+    const headers = flatHeaders(req);
+    let payload: Record<string, unknown> | null = null;
+    try {
+      payload = this.#webhook
+        ? (this.#webhook.verify(raw, headers) as Record<string, unknown>)
+        : (JSON.parse(raw) as Record<string, unknown>);
+    } catch {
+      this.#badSignatures++;
+      this.#answer(res, 401, now, null, headers, null);
+      return;
+    }
+    const eventId = typeof payload.event_id === 'string' ? payload.event_id : null;
+    const subscriptionId = typeof payload.subscription_id === 'string' ? payload.subscription_id : null;
+    const b = this.#behaviour;
+    const answer = (status: number, extra: Record<string, string> = {}) =>
+      this.#answer(res, status, now, { eventId, subscriptionId }, headers, payload, extra);
+
+    if (b.rateLimitPerSecond !== null) {
+      while ((this.#recent[0] ?? now) <= now - 1000) this.#recent.shift();
+      this.#recent.push(now);
+      if (this.#recent.length > b.rateLimitPerSecond) {
+        this.#rateLimited++;
+        answer(429, { 'retry-after': String(b.retryAfterSeconds) });
+        return;
+      }
+    }
+    const key = `${subscriptionId}\0${eventId}`;
+    if (b.failTimes > 0) {
+      const seen = (this.#attemptsByEvent.get(key) ?? 0) + 1;
+      this.#attemptsByEvent.set(key, seen);
+      if (seen <= b.failTimes) {
+        this.#failed++;
+        answer(b.failStatus, b.failStatus === 429 ? { 'retry-after': String(b.retryAfterSeconds) } : {});
+        return;
+      }
+    }
+    if (b.fixedStatus !== null) {
+      if (b.fixedStatus >= 300) this.#failed++;
+      answer(b.fixedStatus);
+      return;
+    }
+    if (this.#accepted.has(key)) this.#duplicates++;
+    else this.#accepted.add(key);
+    answer(204);
+  }
+
+  #answer(
+    res: ServerResponse,
+    status: number,
+    atMs: number,
+    ids: { eventId: string | null; subscriptionId: string | null } | null,
+    headers: Record<string, string>,
+    body: Record<string, unknown> | null,
+    extra: Record<string, string> = {},
+  ): void {
+    if (this.#record)
+      this.arrivals.push({
+        atMs,
+        status,
+        eventId: ids?.eventId ?? null,
+        subscriptionId: ids?.subscriptionId ?? null,
+        headers,
+        ...(body ? { body } : {}),
+      });
+    res.writeHead(status, extra).end();
+  }
+}
+
+function flatHeaders(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers))
+    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
+  return out;
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+function json(res: ServerResponse, status: number, value: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
+}

@@ -1,0 +1,98 @@
+import { randomBytes } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SampleReceiver } from '../src/sample-receiver.ts';
+
+const secret = `whsec_${randomBytes(24).toString('base64')}`;
+const signer = new Webhook(secret);
+
+function post(url: string, eventId: string, sign = true): Promise<Response> {
+  const body = JSON.stringify({ event_id: eventId, subscription_id: 'sub-a', n: 1 });
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (sign) {
+    const at = new Date();
+    headers['webhook-id'] = eventId;
+    headers['webhook-timestamp'] = String(Math.floor(at.getTime() / 1000));
+    headers['webhook-signature'] = signer.sign(eventId, at, body);
+  }
+  return fetch(url, { method: 'POST', body, headers });
+}
+
+describe('SampleReceiver', () => {
+  let receiver: SampleReceiver;
+  afterEach(() => receiver.close());
+
+  it('accepts signed requests with 204 and counts one effect per event', async () => {
+    receiver = new SampleReceiver({ secret, record: true });
+    const url = await receiver.listen();
+    expect((await post(url, 'e1')).status).toBe(204);
+    expect((await post(url, 'e1')).status).toBe(204);
+    expect((await post(url, 'e2')).status).toBe(204);
+    expect(receiver.stats()).toMatchObject({ received: 3, accepted: 2, duplicates: 1 });
+    expect(receiver.hasAccepted('sub-a', 'e1')).toBe(true);
+    expect(receiver.arrivals[0]?.body).toMatchObject({ event_id: 'e1', n: 1 });
+  });
+
+  it('answers 401 to an unsigned request', async () => {
+    receiver = new SampleReceiver({ secret });
+    const url = await receiver.listen();
+    expect((await post(url, 'e1', false)).status).toBe(401);
+    expect(receiver.stats()).toMatchObject({ accepted: 0, badSignatures: 1 });
+  });
+
+  it('fails the first N attempts of each event, then accepts', async () => {
+    receiver = new SampleReceiver({ secret, behaviour: { failTimes: 2, failStatus: 503 } });
+    const url = await receiver.listen();
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await post(url, 'e1')).status);
+    expect(statuses).toEqual([503, 503, 204]);
+  });
+
+  it('sends Retry-After with a failStatus of 429', async () => {
+    receiver = new SampleReceiver({
+      secret,
+      behaviour: { failTimes: 1, failStatus: 429, retryAfterSeconds: 2 },
+    });
+    const url = await receiver.listen();
+    const first = await post(url, 'e1');
+    expect([first.status, first.headers.get('retry-after')]).toEqual([429, '2']);
+    expect((await post(url, 'e1')).status).toBe(204);
+  });
+
+  it('answers 429 with Retry-After above its rate', async () => {
+    receiver = new SampleReceiver({ secret, behaviour: { rateLimitPerSecond: 2, retryAfterSeconds: 3 } });
+    const url = await receiver.listen();
+    const answers = [];
+    for (let i = 0; i < 3; i++) answers.push(await post(url, `e${i}`));
+    expect(answers.map((r) => r.status)).toEqual([204, 204, 429]);
+    expect(answers[2]?.headers.get('retry-after')).toBe('3');
+  });
+
+  it('changes behaviour through POST /control and reports through GET /stats', async () => {
+    receiver = new SampleReceiver({ secret });
+    const url = await receiver.listen();
+    const control = await fetch(`${url}/control`, {
+      method: 'POST',
+      body: JSON.stringify({ fixedStatus: 400 }),
+    });
+    expect(control.status).toBe(200);
+    expect((await post(url, 'e1')).status).toBe(400);
+    await fetch(`${url}/control`, {
+      method: 'POST',
+      body: JSON.stringify({ fixedStatus: null, delayMs: 50 }),
+    });
+    expect((await post(url, 'e1')).status).toBe(204);
+    const stats = (await (await fetch(`${url}/stats`)).json()) as { accepted: number; perSecond: number[] };
+    expect(stats.accepted).toBe(1);
+    expect(stats.perSecond.reduce((a, b) => a + b, 0)).toBe(2);
+  });
+
+  it('can stop answering and come back on the same port', async () => {
+    receiver = new SampleReceiver({ secret });
+    const url = await receiver.listen();
+    await receiver.close();
+    await expect(post(url, 'e1')).rejects.toThrow();
+    await receiver.listen(receiver.port);
+    expect((await post(url, 'e1')).status).toBe(204);
+  });
+});

@@ -1,0 +1,50 @@
+import { randomBytes } from 'node:crypto';
+import { DestinationLimiter } from '@hookstream/delivery';
+import { afterEach, describe, expect, it } from 'vitest';
+import { redisUrl } from '../support/stack.ts';
+import { waitFor } from '../support/wait.ts';
+
+describe('DestinationLimiter clustered on Redis', () => {
+  const limiters: DestinationLimiter[] = [];
+  afterEach(async () => {
+    await Promise.all(limiters.splice(0).map((l) => l.stop()));
+  });
+
+  async function pair(perSecond: number): Promise<[DestinationLimiter, DestinationLimiter]> {
+    const cluster = { redisUrl, clusterId: `test-${randomBytes(4).toString('hex')}` };
+    const make = () =>
+      new DestinationLimiter({ origin: 'http://x', rate: { perSecond, burst: 0 }, concurrency: 10, cluster });
+    const both: [DestinationLimiter, DestinationLimiter] = [make(), make()];
+    limiters.push(...both);
+    await Promise.all(both.map((l) => l.ready()));
+    return both;
+  }
+
+  it('two instances share one rate', async () => {
+    const [a, b] = await pair(20);
+    const starts: number[] = [];
+    const job = async () => {
+      starts.push(Date.now());
+    };
+    await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 2 === 0 ? a : b).schedule(job)));
+    starts.sort((x, y) => x - y);
+    // 12 jobs at 20/s across both instances take at least 11 intervals of 50 ms.
+    expect((starts.at(-1) ?? 0) - (starts[0] ?? 0)).toBeGreaterThanOrEqual(11 * 50 - 5);
+  });
+
+  it('a 429 pause on one instance holds the other back too', async () => {
+    const [a, b] = await pair(1000);
+    a.pauseFor(1500);
+    await waitFor(
+      'the pause to reach the other instance',
+      async () => (b.pausedUntil > Date.now() ? true : undefined),
+      {
+        timeoutMs: 5000,
+        intervalMs: 20,
+      },
+    );
+    const pausedUntil = b.pausedUntil;
+    const ranAt = await b.schedule(async () => Date.now());
+    expect(ranAt ?? 0).toBeGreaterThanOrEqual(pausedUntil);
+  });
+});

@@ -1,0 +1,26 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+
+const BIN = resolve(import.meta.dirname, '../../services/cli/bin/hookstream.js');
+
+/** The real `hookstream` command as a long-running child process (e.g. a pusher to kill). */
+export function spawnCli(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): ChildProcess & { output: () => string } {
+  const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout?.on('data', (c: Buffer) => {
+    output += c.toString();
+  });
+  child.stderr?.on('data', (c: Buffer) => {
+    output += c.toString();
+  });
+  return Object.assign(child, { output: () => output });
+}
+
+export function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  if (child.exitCode !== null || child.signalCode !== null)
+    return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
+  return new Promise((ok) => child.once('exit', (code, signal) => ok({ code, signal })));
+}

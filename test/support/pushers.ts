@@ -1,0 +1,94 @@
+import { type SubscriberDefinition, subscriberGroupId } from '@hookstream/contracts';
+import { parseSigningSecret } from '@hookstream/delivery';
+import { type Admin, createKafka, ensureTopics, type Producer } from '@hookstream/kafka';
+import { Pusher } from '@hookstream/pusher';
+import type { EventFactory, TestEvent } from './events.ts';
+import { uniqueName } from './names.ts';
+import { endpoints } from './stack.ts';
+
+export interface LogLine {
+  level: string;
+  message: string;
+  fields: Record<string, unknown>;
+}
+
+/** A real broker connection for a test file: topics, producing events, reading ledgers. */
+export class KafkaFixture {
+  readonly kafka = createKafka({ brokers: endpoints.brokers, clientId: 'pusher-tests', quiet: true });
+  readonly admin: Admin = this.kafka.admin();
+  readonly producer: Producer = this.kafka.producer();
+  readonly #pushers: Pusher[] = [];
+
+  async connect(): Promise<void> {
+    await this.admin.connect();
+    await this.producer.connect();
+  }
+
+  async topic(partitions = 3): Promise<string> {
+    const topic = uniqueName('events-test');
+    await ensureTopics(this.admin, [{ topic, partitions, replicationFactor: 1 }]);
+    return topic;
+  }
+
+  async produce(topic: string, factory: EventFactory, events: readonly TestEvent[]): Promise<void> {
+    for (let i = 0; i < events.length; i += 500) {
+      const messages = await Promise.all(events.slice(i, i + 500).map((e) => factory.message(e)));
+      await this.producer.send({ topic, acks: -1, messages });
+    }
+  }
+
+  /** Committed offsets of a subscriber's group, summed over partitions (-1 counts as 0). */
+  async ledger(subscriber: string, topic: string): Promise<number> {
+    const [t] = await this.admin.fetchOffsets({ groupId: subscriberGroupId(subscriber), topics: [topic] });
+    return (t?.partitions ?? []).reduce((sum, p) => sum + Math.max(Number(p.offset), 0), 0);
+  }
+
+  /** Sum of the topic's high watermarks: the ledger of a subscriber that settled everything. */
+  async end(topic: string): Promise<number> {
+    const offsets = await this.admin.fetchTopicOffsets(topic);
+    return offsets.reduce((sum, p) => sum + Number(p.high), 0);
+  }
+
+  async startPusher(
+    topic: string,
+    definition: Partial<SubscriberDefinition> & { name: string; url: string },
+    secret?: string,
+    limiterRedisUrl?: string,
+  ): Promise<{ pusher: Pusher; logs: LogLine[] }> {
+    const logs: LogLine[] = [];
+    const pusher = new Pusher(
+      {
+        definition: {
+          eventTypes: ['*'],
+          rate: { perSecond: 1000, burst: 0 },
+          concurrency: 10,
+          timeoutMs: 5000,
+          retry: { delaysMs: [200, 400], maxAttempts: 5, maxAgeMs: 3_600_000, jitter: 0 },
+          start: 'earliest',
+          ordering: 'none',
+          headers: {},
+          allowPrivateNetwork: true,
+          ...definition,
+        },
+        signingKey: secret ? parseSigningSecret(secret) : undefined,
+      },
+      {
+        brokers: endpoints.brokers,
+        registryUrl: endpoints.registry,
+        topic,
+        limiterRedisUrl,
+        log: (level, message, fields = {}) => logs.push({ level, message, fields }),
+        onFatal: (error) => logs.push({ level: 'fatal', message: error.message, fields: {} }),
+      },
+    );
+    this.#pushers.push(pusher);
+    await pusher.start();
+    return { pusher, logs };
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.#pushers.map((p) => p.stop().catch(() => undefined)));
+    await this.producer.disconnect();
+    await this.admin.disconnect();
+  }
+}
