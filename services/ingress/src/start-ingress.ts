@@ -3,7 +3,7 @@ import { loadEventCatalog } from '@hookstream/contracts';
 import { IngressHttp, TokenTable } from '@hookstream/ingress-http';
 import { createKafka, ensureTopics, probeCluster } from '@hookstream/kafka';
 import { EventProducer } from '@hookstream/producer';
-import { type Logger, pino } from 'pino';
+import { createLogger, type Logger } from '@hookstream/telemetry';
 import { type IngressConfig, IngressConfigError } from './config.ts';
 
 export interface RunningIngress {
@@ -20,7 +20,7 @@ const SHUTDOWN_GRACE_MS = 10_000;
 /** Wires config to the topic, the producer and the HTTP server; resolves once listening. */
 export async function startIngress(
   config: IngressConfig,
-  logger: Logger = pino({ level: config.logLevel }),
+  logger: Logger = createLogger({ name: 'hookstream-ingress', level: config.logLevel }),
 ): Promise<RunningIngress> {
   const catalog = loadEventCatalog();
   let tokens: TokenTable | null = null;
