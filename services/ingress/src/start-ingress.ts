@@ -3,7 +3,7 @@ import { loadEventCatalog } from '@hookstream/contracts';
 import { IngressHttp, TokenTable } from '@hookstream/ingress-http';
 import { createKafka, ensureTopics, probeCluster } from '@hookstream/kafka';
 import { EventProducer } from '@hookstream/producer';
-import { createLogger, type Logger } from '@hookstream/telemetry';
+import { createLogger, type Logger, startMetrics } from '@hookstream/telemetry';
 import { type IngressConfig, IngressConfigError } from './config.ts';
 
 export interface RunningIngress {
@@ -34,6 +34,8 @@ export async function startIngress(
     logger.warn('demo mode: no tokens configured, every request may publish every event type');
   }
   await provisionTopic(config);
+  // Its own MeterProvider (not the global one), so ingresses in one test process stay apart.
+  const metrics = startMetrics({ serviceName: 'hookstream-ingress' });
   const producer = await EventProducer.start({
     brokers: config.brokers,
     registryUrl: config.registryUrl,
@@ -44,6 +46,7 @@ export async function startIngress(
     dedupWindowMs: config.dedupWindowMs,
     dedupMaxEntries: config.dedupMaxEntries,
     catalog,
+    meter: metrics.meter,
   });
   const http = new IngressHttp({
     producer,
@@ -51,6 +54,8 @@ export async function startIngress(
     maxBodyBytes: config.maxBodyBytes,
     retryAfterS: config.retryAfterS,
     checkReady: () => checkReady(config),
+    logger,
+    metrics,
     onError: (err, req) => {
       const fields = { err, method: req.method, url: req.url };
       if ((err as { canRetry?: boolean }).canRetry)
@@ -63,6 +68,7 @@ export async function startIngress(
     await listen(server, config.host, config.port);
   } catch (err) {
     await producer.close();
+    await metrics.shutdown();
     throw err;
   }
   const address = server.address();
@@ -75,9 +81,11 @@ export async function startIngress(
     port,
     close: () => {
       closing ??= (async () => {
+        logger.info('ingress stopping: draining in-flight requests');
         http.drain();
         await stopServer(server);
         await producer.close();
+        await metrics.shutdown();
         logger.info('ingress stopped');
       })();
       return closing;
