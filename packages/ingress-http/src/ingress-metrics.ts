@@ -23,7 +23,8 @@ export class IngressMetrics {
       description: 'Requests answered with an error, by error code and HTTP status',
       unit: '{request}',
     });
-    this.#produceDuration = meter.createHistogram('hookstream.ingress.produce.duration', {
+    // The unit is in the name: this Prometheus exporter does not append it, and scrapers expect it.
+    this.#produceDuration = meter.createHistogram('hookstream.ingress.produce.duration.seconds', {
       description: 'From receiving a publish request to Kafka acknowledging all of its events',
       unit: 's',
       advice: {
