@@ -26,7 +26,7 @@ import {
   startPublishSpan,
 } from './publish-span.ts';
 import { registerSchemas } from './schema-ids.ts';
-import { isTraceparent, newTraceparent } from './traceparent.ts';
+import { isTraceparent } from './traceparent.ts';
 
 export interface EventProducerOptions {
   readonly brokers: readonly string[];
@@ -185,7 +185,7 @@ export class EventProducer {
     if (this.#closed) throw new PublishError('CLOSED', 'the producer is closed');
     // Read before the first await: the active context is the caller's (e.g. the HTTP request span).
     const parent = publishParent(traceparent);
-    const fallback = traceparent !== undefined && isTraceparent(traceparent) ? traceparent : newTraceparent();
+    const fallback = traceparent !== undefined && isTraceparent(traceparent) ? traceparent : undefined;
     const results = new Map<string, Promise<PublishResult>>();
     const fresh: PreparedEvent[] = [];
     for (const event of events) {

@@ -12,7 +12,7 @@ import {
   trace,
 } from '@opentelemetry/api';
 import type { PreparedEvent } from './prepare-event.ts';
-import { isTraceparent } from './traceparent.ts';
+import { isTraceparent, newTraceparent } from './traceparent.ts';
 
 /** One event's PRODUCER span and the traceparent its record carries (the span's own context). */
 export interface PublishSpan {
@@ -43,15 +43,15 @@ export function publishParent(traceparent: string | undefined): Context {
 /**
  * Starts the PRODUCER span of one event, named and tagged per the OpenTelemetry messaging
  * semantic conventions (`send <topic>`; Kafka's operation is `send`). Without a tracing SDK the
- * API hands out a no-op span and injects nothing; `fallback` then stays the record's traceparent,
- * so consumers still find a valid context.
+ * API hands out a no-op span and injects nothing; `fallback` (the caller's traceparent) or a fresh
+ * one then is the record's traceparent, so consumers still find a valid context.
  */
 export function startPublishSpan(
   tracer: Tracer,
   topic: string,
   event: PreparedEvent,
   parent: Context,
-  fallback: string,
+  fallback: string | undefined,
 ): PublishSpan {
   const span = tracer.startSpan(
     `send ${topic}`,
@@ -71,7 +71,8 @@ export function startPublishSpan(
   );
   const headers: Record<string, string> = {};
   injectTraceContext(headers, trace.setSpan(parent, span));
-  return { span, traceparent: headers.traceparent ?? fallback };
+  // A fresh traceparent only when nothing was injected: random ids are not free on the hot path.
+  return { span, traceparent: headers.traceparent ?? fallback ?? newTraceparent() };
 }
 
 /** Kafka acknowledged the record: where it landed goes on the span. */
