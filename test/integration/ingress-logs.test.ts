@@ -63,7 +63,7 @@ describe('what the ingress logs', () => {
       const line = lines.find((l) => l.msg === 'accepted' && l.event_id === id);
       expect(line?.trace_id).toMatch(/^[0-9a-f]{32}$/);
     }
-    const refused = lines.filter((l) => l.msg === 'publish refused');
+    const refused = lines.filter((l) => l.msg === 'request refused');
     expect(refused.map((l) => [l.code, l.status])).toEqual([
       ['unauthorized', 401],
       ['malformed_json', 400],

@@ -121,9 +121,9 @@ export class IngressHttp {
     const line = { code: error.code, status: error.status, event_ids: state.eventIds };
     if (error.status >= 500) {
       span?.setStatus({ code: SpanStatusCode.ERROR });
-      this.#options.logger?.warn(line, 'publish refused');
+      this.#options.logger?.warn(line, 'request refused');
     } else {
-      this.#options.logger?.info(line, 'publish refused');
+      this.#options.logger?.info(line, 'request refused');
     }
   }
 
