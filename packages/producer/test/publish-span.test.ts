@@ -1,5 +1,6 @@
 import { loadEventCatalog } from '@hookstream/contracts';
 import { context, propagation, SpanKind, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,10 +32,13 @@ describe('publish spans with a tracing SDK', () => {
   const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
   const tracer = provider.getTracer('test');
   beforeAll(() => {
+    // What startTracing's NodeSDK registers: W3C propagation and an async-hooks context manager.
     propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   });
   afterAll(async () => {
     propagation.disable();
+    context.disable();
     await provider.shutdown();
   });
 
