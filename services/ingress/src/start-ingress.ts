@@ -47,6 +47,9 @@ export async function startIngress(
     dedupMaxEntries: config.dedupMaxEntries,
     catalog,
     meter: metrics.meter,
+  }).catch(async (err: unknown) => {
+    await metrics.shutdown();
+    throw err;
   });
   const http = new IngressHttp({
     producer,
