@@ -1,8 +1,8 @@
 // The ingress under test, in its own process (its own event loop, as in production), started
 // by the benchmark with the environment it chose. Prints its URL on stdout once listening.
-import { loadIngressConfig, startIngress } from '@hookstream/ingress';
+import { bootIngress, loadIngressConfig } from '@hookstream/ingress';
 
-const ingress = await startIngress(loadIngressConfig(process.env, { port: 0 }));
+const ingress = await bootIngress(loadIngressConfig(process.env, { port: 0 }));
 process.stdout.write(`${ingress.url}\n`);
 process.once('SIGTERM', () => {
   void ingress.close().then(() => process.exit(0));

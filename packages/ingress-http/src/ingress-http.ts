@@ -1,7 +1,19 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PublishBatchRequest } from '@hookstream/contracts';
 import type { EventProducer, PreparedEvent, PublishResult } from '@hookstream/producer';
+import type { Logger, Metrics } from '@hookstream/telemetry';
+import {
+  context,
+  defaultTextMapGetter,
+  propagation,
+  ROOT_CONTEXT,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+} from '@opentelemetry/api';
 import { HttpError, httpErrorFor } from './http-error.ts';
+import { IngressMetrics } from './ingress-metrics.ts';
 import { readBody } from './read-body.ts';
 import type { TokenGrant, TokenTable } from './token-table.ts';
 
@@ -16,6 +28,21 @@ export interface IngressHttpOptions {
   readonly checkReady: () => Promise<Readonly<Record<string, boolean>>>;
   /** Told about unexpected failures (answered 500) and 503s. */
   readonly onError?: (err: unknown, req: IncomingMessage) => void;
+  /** Accepted events (debug) and rejected requests (info, or warn for 5xx), ids and codes only. */
+  readonly logger?: Logger;
+  /** Serves GET /metrics and records the ingress's instruments when given. */
+  readonly metrics?: Metrics;
+}
+
+/** Routes that publish: they get a SERVER span and count in the metrics. */
+const PUBLISH_ROUTES = new Set(['/v1/events', '/v1/events/batch']);
+const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/** What one publish request learned, for its log line, metrics and span. */
+interface RequestState {
+  readonly receivedAt: number;
+  readonly route: string;
+  eventIds: readonly string[];
 }
 
 const ALL_TYPES: TokenGrant = { types: null };
@@ -23,10 +50,13 @@ const ALL_TYPES: TokenGrant = { types: null };
 /** Routes and answers the ingress's HTTP requests; no state beyond a draining flag. */
 export class IngressHttp {
   readonly #options: IngressHttpOptions;
+  readonly #metrics: IngressMetrics | undefined;
+  readonly #tracer = trace.getTracer('@hookstream/ingress-http');
   #draining = false;
 
   constructor(options: IngressHttpOptions) {
     this.#options = options;
+    this.#metrics = options.metrics ? new IngressMetrics(options.metrics.meter) : undefined;
   }
 
   /** From now on /readyz answers 503, so load balancers stop sending before shutdown. */
@@ -36,16 +66,91 @@ export class IngressHttp {
 
   /** The `request` listener of a node:http server. Never throws. */
   readonly handle = (req: IncomingMessage, res: ServerResponse): void => {
-    this.#route(req, res).catch((err: unknown) => {
+    const path = (req.url ?? '/').split('?', 1)[0] ?? '/';
+    const state: RequestState = { receivedAt: performance.now(), route: path, eventIds: [] };
+    if (!PUBLISH_ROUTES.has(path)) {
+      void this.#serve(req, res, path, state, undefined);
+      return;
+    }
+    // The caller's W3C context (if any) is the parent; the producer's publish spans are children.
+    const parent = propagation.extract(ROOT_CONTEXT, req.headers, defaultTextMapGetter);
+    const method = KNOWN_METHODS.has(req.method ?? '') ? (req.method as string) : '_OTHER';
+    const span = this.#tracer.startSpan(
+      `${method === '_OTHER' ? 'HTTP' : method} ${path}`,
+      {
+        kind: SpanKind.SERVER,
+        attributes: {
+          'http.request.method': method,
+          'http.route': path,
+          'url.path': path,
+          'url.scheme': 'http',
+        },
+      },
+      parent,
+    );
+    void context.with(trace.setSpan(parent, span), () => this.#serve(req, res, path, state, span));
+  };
+
+  /** Answers one request and records its outcome; runs inside the request span's context. */
+  async #serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    state: RequestState,
+    span: Span | undefined,
+  ): Promise<void> {
+    try {
+      await this.#route(req, res, path, state);
+    } catch (err) {
       const error = httpErrorFor(err, this.#options.retryAfterS);
       if (error.status >= 500) this.#options.onError?.(err, req);
       send(res, error.status, error.body(), error.retryAfterS, !req.complete);
-    });
-  };
+      this.#rejected(error, state, span);
+    } finally {
+      if (span !== undefined) {
+        span.setAttribute('http.response.status_code', res.statusCode);
+        span.end();
+      }
+    }
+  }
 
-  async #route(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = (req.url ?? '/').split('?', 1)[0];
+  #rejected(error: HttpError, state: RequestState, span: Span | undefined): void {
+    this.#metrics?.rejected(error.code, error.status);
+    span?.setAttribute('error.type', error.code);
+    // Codes and ids only: messages can quote the request body (e.g. JSON parse errors).
+    const line = { code: error.code, status: error.status, event_ids: state.eventIds };
+    if (error.status >= 500) {
+      span?.setStatus({ code: SpanStatusCode.ERROR });
+      this.#options.logger?.warn(line, 'request refused');
+    } else {
+      this.#options.logger?.info(line, 'request refused');
+    }
+  }
+
+  /** One debug line per accepted event; skipped outright unless debug is on (hot path). */
+  #accepted(
+    prepared: readonly PreparedEvent[],
+    results: readonly PublishResult[],
+    state: RequestState,
+  ): void {
+    this.#metrics?.produced(state.route, (performance.now() - state.receivedAt) / 1000);
+    const log = this.#options.logger?.isLevelEnabled('debug') ? this.#options.logger : undefined;
+    results.forEach((r, i) => {
+      const type = prepared[i]?.type ?? 'unknown';
+      this.#metrics?.accepted(type, r.duplicate);
+      log?.debug(
+        { event_id: r.eventId, type, duplicate: r.duplicate, partition: r.partition, offset: r.offset },
+        'accepted',
+      );
+    });
+  }
+
+  async #route(req: IncomingMessage, res: ServerResponse, path: string, state: RequestState): Promise<void> {
     switch (path) {
+      case '/metrics':
+        if (this.#options.metrics === undefined) break;
+        allow(req, 'GET');
+        return this.#options.metrics.handle(req, res);
       case '/healthz':
         allow(req, 'GET');
         return send(res, 200, { status: 'ok' });
@@ -54,15 +159,14 @@ export class IngressHttp {
         return this.#ready(res);
       case '/v1/events': {
         const { grant, body } = await this.#intake(req);
-        return this.#publishOne(req, res, grant, body);
+        return this.#publishOne(req, res, grant, body, state);
       }
       case '/v1/events/batch': {
         const { grant, body } = await this.#intake(req);
-        return this.#publishBatch(req, res, grant, body);
+        return this.#publishBatch(req, res, grant, body, state);
       }
-      default:
-        throw new HttpError(404, 'not_found', `no route ${path}`);
     }
+    throw new HttpError(404, 'not_found', `no route ${path}`);
   }
 
   async #ready(res: ServerResponse): Promise<void> {
@@ -95,12 +199,15 @@ export class IngressHttp {
     res: ServerResponse,
     grant: TokenGrant,
     body: unknown,
+    state: RequestState,
   ): Promise<void> {
     forbidUnlessAllowed(grant, body);
     const prepared = this.#options.producer.prepare(body);
-    const [result] = await this.#options.producer.publishPrepared([prepared], traceparentOf(req));
-    const r = result as PublishResult;
+    state.eventIds = [prepared.id];
+    const results = await this.#options.producer.publishPrepared([prepared], traceparentOf(req));
+    const r = results[0] as PublishResult;
     send(res, r.duplicate ? 200 : 202, resultBody(r));
+    this.#accepted([prepared], results, state);
   }
 
   async #publishBatch(
@@ -108,6 +215,7 @@ export class IngressHttp {
     res: ServerResponse,
     grant: TokenGrant,
     body: unknown,
+    state: RequestState,
   ): Promise<void> {
     const batch = PublishBatchRequest.safeParse(body);
     if (!batch.success) {
@@ -153,8 +261,10 @@ export class IngressHttp {
         },
       );
     }
+    state.eventIds = prepared.map((e) => e.id);
     const results = await this.#options.producer.publishPrepared(prepared, traceparentOf(req));
     send(res, 202, { results: results.map(resultBody) });
+    this.#accepted(prepared, results, state);
   }
 }
 

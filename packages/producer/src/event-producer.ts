@@ -12,13 +12,21 @@ import {
   RecordSender,
 } from '@hookstream/kafka';
 import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
+import { type Histogram, type Meter, type Tracer, trace } from '@opentelemetry/api';
 import { cloudEventHeaders } from './cloud-event-headers.ts';
 import { DedupWindow } from './dedup-window.ts';
 import { MicroBatcher } from './micro-batcher.ts';
 import { type PreparedEvent, prepareEvent } from './prepare-event.ts';
 import { PublishError } from './publish-error.ts';
+import {
+  endPublishSpan,
+  failPublishSpan,
+  type PublishSpan,
+  publishParent,
+  startPublishSpan,
+} from './publish-span.ts';
 import { registerSchemas } from './schema-ids.ts';
-import { isTraceparent, newTraceparent } from './traceparent.ts';
+import { isTraceparent } from './traceparent.ts';
 
 export interface EventProducerOptions {
   readonly brokers: readonly string[];
@@ -40,6 +48,8 @@ export interface EventProducerOptions {
   readonly catalog?: ReadonlyMap<string, EventSchema>;
   /** Prefix for registry subjects, so tests can register the same schemas in isolation. */
   readonly subjectPrefix?: string;
+  /** Records `hookstream.producer.batch.records` (records per Kafka write) when given. */
+  readonly meter?: Meter;
 }
 
 export interface PublishOptions {
@@ -47,7 +57,10 @@ export interface PublishOptions {
   readonly key?: string;
   /** RFC 3339; defaults to now. */
   readonly occurredAt?: string;
-  /** The caller's W3C trace context; a new trace starts when absent or malformed. */
+  /**
+   * The caller's W3C trace context, used when no span is active; a new trace starts when absent
+   * or malformed.
+   */
   readonly traceparent?: string;
 }
 
@@ -73,6 +86,10 @@ export class EventProducer {
   readonly #dedup: DedupWindow<PublishResult>;
   readonly #source: string;
   readonly #ackTimeoutMs: number;
+  readonly #topic: string;
+  /** A proxy: spans are real once an SDK is registered (startTracing), no-ops before. */
+  readonly #tracer: Tracer = trace.getTracer('@hookstream/producer');
+  readonly #batchRecords: Histogram | undefined;
   #closed = false;
 
   private constructor(
@@ -91,8 +108,17 @@ export class EventProducer {
     this.#source = options.source;
     this.#ackTimeoutMs = options.ackTimeoutMs ?? 5000;
     const topic = options.topic ?? DEFAULT_EVENTS_TOPIC;
+    this.#topic = topic;
+    this.#batchRecords = options.meter?.createHistogram('hookstream.producer.batch.records', {
+      description: 'Records per write to Kafka (micro-batches of concurrent publishes)',
+      unit: '{record}',
+      advice: { explicitBucketBoundaries: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000] },
+    });
     this.#batcher = new MicroBatcher({
-      flush: (records) => parts.sender.send(topic, records),
+      flush: (records) => {
+        this.#batchRecords?.record(records.length);
+        return parts.sender.send(topic, records);
+      },
       sizeOf: (r) => r.value.length + r.key.length + 200,
       ...(options.maxBatchItems === undefined ? {} : { maxBatchItems: options.maxBatchItems }),
       ...(options.maxBatchBytes === undefined ? {} : { maxBatchBytes: options.maxBatchBytes }),
@@ -157,7 +183,9 @@ export class EventProducer {
    */
   async publishPrepared(events: readonly PreparedEvent[], traceparent?: string): Promise<PublishResult[]> {
     if (this.#closed) throw new PublishError('CLOSED', 'the producer is closed');
-    const trace = traceparent !== undefined && isTraceparent(traceparent) ? traceparent : newTraceparent();
+    // Read before the first await: the active context is the caller's (e.g. the HTTP request span).
+    const parent = publishParent(traceparent);
+    const fallback = traceparent !== undefined && isTraceparent(traceparent) ? traceparent : undefined;
     const results = new Map<string, Promise<PublishResult>>();
     const fresh: PreparedEvent[] = [];
     for (const event of events) {
@@ -177,7 +205,10 @@ export class EventProducer {
       results.set(event.id, claim.promise);
       return claim;
     });
-    if (fresh.length > 0) await this.#write(fresh, claims, trace);
+    if (fresh.length > 0) {
+      const spans = fresh.map((e) => startPublishSpan(this.#tracer, this.#topic, e, parent, fallback));
+      await this.#write(fresh, claims, spans);
+    }
     // Later copies of an id inside the same batch are duplicates of its first copy.
     const firstIndex = new Map<string, number>();
     return Promise.all(
@@ -201,19 +232,23 @@ export class EventProducer {
   async #write(
     fresh: readonly PreparedEvent[],
     claims: readonly PromiseWithResolvers<PublishResult>[],
-    traceparent: string,
+    spans: readonly PublishSpan[],
   ): Promise<void> {
     try {
-      const records = await Promise.all(fresh.map((e) => this.#encode(e, traceparent)));
+      const records = await Promise.all(
+        fresh.map((e, i) => this.#encode(e, (spans[i] as PublishSpan).traceparent)),
+      );
       const positions = await withTimeout(this.#batcher.submit(records), this.#ackTimeoutMs);
       fresh.forEach((event, i) => {
         const p = positions[i] as RecordPosition;
+        endPublishSpan((spans[i] as PublishSpan).span, p);
         const result = { eventId: event.id, partition: p.partition, offset: p.offset, duplicate: false };
         this.#dedup.settle(event.id, result);
         claims[i]?.resolve(result);
       });
     } catch (err) {
       fresh.forEach((event, i) => {
+        failPublishSpan((spans[i] as PublishSpan).span, err);
         this.#dedup.forget(event.id);
         // Handled here too: a claim nobody else awaits must not be an unhandled rejection.
         claims[i]?.promise.catch(() => undefined);

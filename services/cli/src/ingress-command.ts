@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { IngressConfigError, loadIngressConfig, startIngress } from '@hookstream/ingress';
+import { bootIngress, IngressConfigError, loadIngressConfig } from '@hookstream/ingress';
 import { PublishError } from '@hookstream/producer';
 
 export const INGRESS_USAGE = `Usage: hookstream ingress [--port <port>]
@@ -33,9 +33,9 @@ export async function ingressCommand(argv: readonly string[]): Promise<number> {
   } catch (err) {
     return fail(err);
   }
-  let ingress: Awaited<ReturnType<typeof startIngress>>;
+  let ingress: Awaited<ReturnType<typeof bootIngress>>;
   try {
-    ingress = await startIngress(config);
+    ingress = await bootIngress(config);
   } catch (err) {
     return fail(err);
   }

@@ -3,7 +3,7 @@ import { loadEventCatalog } from '@hookstream/contracts';
 import { IngressHttp, TokenTable } from '@hookstream/ingress-http';
 import { createKafka, ensureTopics, probeCluster } from '@hookstream/kafka';
 import { EventProducer } from '@hookstream/producer';
-import { type Logger, pino } from 'pino';
+import { createLogger, type Logger, startMetrics } from '@hookstream/telemetry';
 import { type IngressConfig, IngressConfigError } from './config.ts';
 
 export interface RunningIngress {
@@ -20,7 +20,7 @@ const SHUTDOWN_GRACE_MS = 10_000;
 /** Wires config to the topic, the producer and the HTTP server; resolves once listening. */
 export async function startIngress(
   config: IngressConfig,
-  logger: Logger = pino({ level: config.logLevel }),
+  logger: Logger = createLogger({ name: 'hookstream-ingress', level: config.logLevel }),
 ): Promise<RunningIngress> {
   const catalog = loadEventCatalog();
   let tokens: TokenTable | null = null;
@@ -34,6 +34,8 @@ export async function startIngress(
     logger.warn('demo mode: no tokens configured, every request may publish every event type');
   }
   await provisionTopic(config);
+  // Its own MeterProvider (not the global one), so ingresses in one test process stay apart.
+  const metrics = startMetrics({ serviceName: 'hookstream-ingress' });
   const producer = await EventProducer.start({
     brokers: config.brokers,
     registryUrl: config.registryUrl,
@@ -44,6 +46,10 @@ export async function startIngress(
     dedupWindowMs: config.dedupWindowMs,
     dedupMaxEntries: config.dedupMaxEntries,
     catalog,
+    meter: metrics.meter,
+  }).catch(async (err: unknown) => {
+    await metrics.shutdown();
+    throw err;
   });
   const http = new IngressHttp({
     producer,
@@ -51,6 +57,8 @@ export async function startIngress(
     maxBodyBytes: config.maxBodyBytes,
     retryAfterS: config.retryAfterS,
     checkReady: () => checkReady(config),
+    logger,
+    metrics,
     onError: (err, req) => {
       const fields = { err, method: req.method, url: req.url };
       if ((err as { canRetry?: boolean }).canRetry)
@@ -63,6 +71,7 @@ export async function startIngress(
     await listen(server, config.host, config.port);
   } catch (err) {
     await producer.close();
+    await metrics.shutdown();
     throw err;
   }
   const address = server.address();
@@ -75,9 +84,11 @@ export async function startIngress(
     port,
     close: () => {
       closing ??= (async () => {
+        logger.info('ingress stopping: draining in-flight requests');
         http.drain();
         await stopServer(server);
         await producer.close();
+        await metrics.shutdown();
         logger.info('ingress stopped');
       })();
       return closing;
