@@ -10,7 +10,7 @@ import { traceCommand } from './trace-command.ts';
 const USAGE = `Usage: hookstream <command> [options]
 
 Commands:
-  start          run the local pipeline (today: the stack; services join as they land)
+  start          run the pipeline locally: stack, ingress, sample receiver, a pusher, sample events
   stack          up | down | status of the local Kafka, schema registry, Jaeger and Redis
   ingress        serve the HTTP event intake (POST /v1/events) in front of Kafka
   push           run one subscriber's pusher (--config <subscriber.json>)

@@ -1,16 +1,189 @@
-import { stackUp } from '@hookstream/stack';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
+import { loadStackConfig, stackUp } from '@hookstream/stack';
+import { ServiceProcess } from './service-process.ts';
 import { renderReports } from './stack-command.ts';
+import { formatTable } from './table.ts';
 
-/**
- * `npm start`: the local pipeline. The ingress, pushers and sample receiver join here as
- * they are built; for now it brings the stack up and says so.
- */
-export async function startCommand(_argv: readonly string[]): Promise<number> {
-  const reports = await stackUp();
-  process.stdout.write(`${renderReports(reports)}\n\n`);
-  process.stdout.write(
-    'The stack is up. The ingress, pushers and sample receiver are not part of `npm start` yet.\n' +
-      'Stop everything with: npx hookstream stack down\n',
+export const START_USAGE = `Usage: hookstream start [--once] [--ingress-port <n>] [--receiver-port <n>] [--topic <name>]
+
+Runs the whole pipeline locally: the stack (Kafka, registry, Jaeger, Redis), an ingress, the
+sample receiver and a pusher for the sample subscriber (examples/subscribers/sample.json), then
+publishes one event of each type through the ingress and shows them arrive at the receiver.
+Runs until Ctrl-C; --once stops everything (but the stack) after the sample events arrived.`;
+
+const EXAMPLE = resolve(import.meta.dirname, '../../../examples/subscribers/sample.json');
+
+const SAMPLE_EVENTS = (run: string) => [
+  {
+    id: `demo-${run}-1`,
+    type: 'shipment.updated',
+    key: 'shp_demo',
+    data: { shipment: { id: 'shp_demo', status: 'in_transit', carrier: 'dhl' } },
+  },
+  {
+    id: `demo-${run}-2`,
+    type: 'enrollment.updated',
+    key: 'enr_demo',
+    data: { enrollment: { id: 'enr_demo', student_id: 'stu_1', course_id: 'crs_1', status: 'active' } },
+  },
+  {
+    id: `demo-${run}-3`,
+    type: 'key.revoked',
+    key: 'ten_demo',
+    data: { tenant_id: 'ten_demo', key_id: 'key_1' },
+  },
+];
+
+/** `npm start`: the local pipeline end to end, with sample events to watch. */
+export async function startCommand(argv: readonly string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      once: { type: 'boolean', default: false },
+      'ingress-port': { type: 'string', default: '8080' },
+      'receiver-port': { type: 'string', default: '8090' },
+      topic: { type: 'string', default: 'events' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(`${START_USAGE}\n`);
+    return 0;
+  }
+  const config = loadStackConfig({ HOOKSTREAM_REDIS: 'on', ...process.env });
+  process.stdout.write(`${renderReports(await stackUp({ config }))}\n\n`);
+
+  const ingressUrl = `http://127.0.0.1:${values['ingress-port']}`;
+  const receiverUrl = `http://127.0.0.1:${values['receiver-port']}`;
+  const token = randomBytes(24).toString('base64url');
+  const secret = `whsec_${randomBytes(24).toString('base64')}`;
+  const demoDir = join(config.stateDir, 'demo');
+  const logs = join(config.stateDir, 'logs');
+  await mkdir(demoDir, { recursive: true });
+  // The committed example, pointed at this run's receiver.
+  const definition = { ...JSON.parse(await readFile(EXAMPLE, 'utf8')), url: `${receiverUrl}/` };
+  const definitionFile = join(demoDir, 'sample-subscriber.json');
+  await writeFile(definitionFile, `${JSON.stringify(definition, null, 2)}\n`);
+
+  const env = {
+    ...process.env,
+    INGRESS_TOKENS: token,
+    HOOKSTREAM_SAMPLE_SECRET: secret,
+    HOOKSTREAM_RECEIVER_SECRET: secret,
+  };
+  const receiver = new ServiceProcess(
+    'receiver',
+    ['receiver', '--port', values['receiver-port']],
+    env,
+    join(logs, 'receiver.log'),
   );
+  const ingress = new ServiceProcess(
+    'ingress',
+    ['ingress', '--port', values['ingress-port']],
+    { ...env, INGRESS_TOPIC: values.topic },
+    join(logs, 'ingress.log'),
+  );
+  const services = [receiver, ingress];
+  const stopAll = () => Promise.all(services.map((s) => s.stop()));
+  try {
+    await waitUntil('the ingress to be ready', services, () => httpOk(`${ingressUrl}/readyz`));
+    await waitUntil('the receiver to listen', services, () => httpOk(`${receiverUrl}/stats`));
+    // The ingress has created the events topic by now, which the pusher expects to exist.
+    const redis = `redis://${config.host}:${config.redis.port}`;
+    services.push(
+      new ServiceProcess(
+        'pusher',
+        ['push', '--config', definitionFile, '--topic', values.topic, '--redis', redis],
+        env,
+        join(logs, 'pusher.log'),
+      ),
+    );
+    const events = SAMPLE_EVENTS(randomUUID().slice(0, 8));
+    const res = await fetch(`${ingressUrl}/v1/events/batch`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ events }),
+    });
+    if (res.status !== 202)
+      throw new Error(`the ingress refused the sample events: ${res.status} ${await res.text()}`);
+    process.stdout.write(`published ${events.length} sample events through ${ingressUrl}/v1/events/batch\n`);
+    // Asked per event: on a topic with history, the pusher may deliver older events first.
+    await waitUntil(
+      'the sample events to reach the receiver',
+      services,
+      async () => {
+        const answers = await Promise.all(
+          events.map((e) => httpOk(`${receiverUrl}/accepted/${definition.name}/${encodeURIComponent(e.id)}`)),
+        );
+        return answers.every(Boolean);
+      },
+      60_000,
+    );
+    const stats = await receiverStats(receiverUrl);
+    process.stdout.write(
+      `${formatTable(
+        ['event id', 'type', 'at the receiver'],
+        events.map((e) => [e.id, e.type, 'accepted: signature verified, one effect']),
+      )}\n\nreceiver: ${stats.accepted} accepted, ${stats.duplicates} duplicates, ${stats.badSignatures} bad signatures\n`,
+    );
+  } catch (err) {
+    process.stderr.write(`hookstream start: ${(err as Error).message}; logs in ${logs}\n`);
+    await stopAll();
+    return 1;
+  }
+  if (values.once) {
+    await stopAll();
+    return 0;
+  }
+  process.stdout.write(
+    `\nRunning: ingress ${ingressUrl} (token ${token}), receiver ${receiverUrl}, pusher for subscriber ` +
+      `'${definition.name}'. Logs in ${logs}. Ctrl-C stops the services; \`npx hookstream stack down\` the stack.\n`,
+  );
+  await new Promise<void>((done) => {
+    process.once('SIGINT', () => done());
+    process.once('SIGTERM', () => done());
+  });
+  await stopAll();
   return 0;
+}
+
+interface Stats {
+  accepted: number;
+  duplicates: number;
+  badSignatures: number;
+}
+
+async function receiverStats(url: string): Promise<Stats> {
+  return (await (await fetch(`${url}/stats`)).json()) as Stats;
+}
+
+async function httpOk(url: string): Promise<boolean> {
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(1000) });
+    await res.body?.cancel();
+    return res.ok;
+  } catch {
+    return false;
+  }
+}
+
+/** Polls `probe`; fails early, naming the service, if one of them exits meanwhile. */
+async function waitUntil(
+  what: string,
+  services: readonly ServiceProcess[],
+  probe: () => Promise<boolean>,
+  timeoutMs = 30_000,
+): Promise<void> {
+  let crashed: ServiceProcess | undefined;
+  for (const s of services) void s.exited.then(() => (crashed ??= s));
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (crashed) throw new Error(`${crashed.name} exited while waiting for ${what} (see ${crashed.logFile})`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(200);
+  }
 }

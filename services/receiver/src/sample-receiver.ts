@@ -115,6 +115,17 @@ export class SampleReceiver {
       json(res, 200, this.stats());
       return;
     }
+    // GET /accepted/<subscription_id>/<event_id>: whether that event had its one effect here.
+    const asked = req.method === 'GET' ? /^\/accepted\/([^/]+)\/([^/?]+)$/.exec(req.url ?? '') : null;
+    if (asked) {
+      const [subscriptionId, eventId] = [
+        decodeURIComponent(asked[1] ?? ''),
+        decodeURIComponent(asked[2] ?? ''),
+      ];
+      const accepted = this.hasAccepted(subscriptionId, eventId);
+      json(res, accepted ? 200 : 404, { subscription_id: subscriptionId, event_id: eventId, accepted });
+      return;
+    }
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (c: Buffer) => {

@@ -33,6 +33,19 @@ describe('SampleReceiver', () => {
     expect(receiver.arrivals[0]?.body).toMatchObject({ event_id: 'e1', n: 1 });
   });
 
+  it('says over HTTP whether an event was accepted', async () => {
+    receiver = new SampleReceiver({ secret });
+    const url = await receiver.listen();
+    await post(url, 'evt:1');
+    const yes = await fetch(`${url}/accepted/sub-a/${encodeURIComponent('evt:1')}`);
+    expect([yes.status, await yes.json()]).toEqual([
+      200,
+      { subscription_id: 'sub-a', event_id: 'evt:1', accepted: true },
+    ]);
+    expect((await fetch(`${url}/accepted/sub-a/evt-2`)).status).toBe(404);
+    expect((await fetch(`${url}/accepted/sub-b/evt:1`)).status).toBe(404);
+  });
+
   it('answers 401 to an unsigned request', async () => {
     receiver = new SampleReceiver({ secret });
     const url = await receiver.listen();
