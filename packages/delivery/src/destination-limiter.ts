@@ -33,7 +33,8 @@ export function createInFlightCap(maxInFlight: number): InFlightCap {
  * jobs a second (about 400 on this machine): plenty for spacing up to 200/s, far too few for a
  * fast endpoint. So a single instance uses Bottleneck's exact minTime spacing up to 200/s without
  * burst, and an in-process token bucket and semaphore otherwise; instances sharing Redis always
- * go through clustered Bottleneck, whose limits are the shared truth.
+ * go through clustered Bottleneck for concurrency, spacing and pauses, and claim every send in a
+ * window shared through Redis (SharedWindow), which bounds what all of them send together.
  */
 export function limiterMode(options: Pick<LimiterOptions, 'rate' | 'cluster'>): 'bottleneck' | 'local' {
   if (options.cluster) return 'bottleneck';
@@ -206,9 +207,9 @@ export class DestinationLimiter {
 
   /**
    * Claims a start time at least minGap after the previous actual start, and within the arrival
-   * window. The check and the claim happen in one synchronous step, so concurrent jobs cannot
-   * both pass; a job woken late by a busy event loop pushes the next one back instead of letting
-   * them go together.
+   * window (and, clustered, the shared window in Redis). Jobs take their turn one at a time, so
+   * concurrent jobs cannot both pass even across the await of the Redis claim; a job woken late
+   * by a busy event loop pushes the next one back instead of letting them go together.
    */
   async #spaced<T>(fn: () => Promise<T>): Promise<T> {
     const window = this.#window;
