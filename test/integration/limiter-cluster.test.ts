@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { DestinationLimiter } from '@hookstream/delivery';
+import { DestinationLimiter, SharedWindow } from '@hookstream/delivery';
 import { afterEach, describe, expect, it } from 'vitest';
 import { redisUrl } from '../support/stack.ts';
 import { waitFor } from '../support/wait.ts';
@@ -46,5 +46,24 @@ describe('DestinationLimiter clustered on Redis', () => {
     const pausedUntil = b.pausedUntil;
     const ranAt = await b.schedule(async () => Date.now());
     expect(ranAt ?? 0).toBeGreaterThanOrEqual(pausedUntil);
+  });
+
+  it('the shared window lets limit sends through across instances, then tells the next to wait', async () => {
+    const clusterId = `test-${randomBytes(4).toString('hex')}`;
+    const settings = { limit: 3, windowMs: 1030 };
+    const a = new SharedWindow(redisUrl, clusterId, settings);
+    const b = new SharedWindow(redisUrl, clusterId, settings);
+    try {
+      await Promise.all([a.ready(), b.ready()]);
+      const claims = [await a.claim(), await b.claim(), await a.claim()];
+      for (const claim of claims) expect(claim).toHaveProperty('id');
+      const refused = await b.claim();
+      expect(refused).toHaveProperty('waitMs');
+      const waitMs = 'waitMs' in refused ? refused.waitMs : 0;
+      expect(waitMs).toBeGreaterThan(0);
+      expect(waitMs).toBeLessThanOrEqual(settings.windowMs);
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+    }
   });
 });

@@ -4,6 +4,7 @@ import Bottleneck from 'bottleneck';
 import { Redis } from 'ioredis';
 import { ArrivalWindow } from './arrival-window.ts';
 import { Semaphore } from './semaphore.ts';
+import { SharedWindow, sharedWindowSettings } from './shared-window.ts';
 import { TokenBucket } from './token-bucket.ts';
 
 export interface LimiterOptions {
@@ -32,7 +33,8 @@ export function createInFlightCap(maxInFlight: number): InFlightCap {
  * jobs a second (about 400 on this machine): plenty for spacing up to 200/s, far too few for a
  * fast endpoint. So a single instance uses Bottleneck's exact minTime spacing up to 200/s without
  * burst, and an in-process token bucket and semaphore otherwise; instances sharing Redis always
- * go through clustered Bottleneck, whose limits are the shared truth.
+ * go through clustered Bottleneck for concurrency, spacing and pauses, and claim every send in a
+ * window shared through Redis (SharedWindow), which bounds what all of them send together.
  */
 export function limiterMode(options: Pick<LimiterOptions, 'rate' | 'cluster'>): 'bottleneck' | 'local' {
   if (options.cluster) return 'bottleneck';
@@ -81,6 +83,14 @@ export class DestinationLimiter {
   readonly #minGapMs: number;
   #lastStart = Number.NEGATIVE_INFINITY;
   readonly #window: ArrivalWindow | null = null;
+  // Clustered only: each instance's arrival window sees its own sends alone, so two instances
+  // spaced apart at dispatch can still land limit+1 requests in one second at the endpoint. The
+  // shared window bounds the sends of all instances together; Bottleneck still shares
+  // concurrency, the 429 pauses and the even spacing inside the window.
+  readonly #shared: SharedWindow | null = null;
+  // One job at a time waits for its start, so the check and the claim of a start stay together
+  // even when the claim is a round trip to Redis.
+  #startTurn: Promise<void> = Promise.resolve();
 
   constructor(options: LimiterOptions) {
     this.#cap = options.inFlightCap;
@@ -97,6 +107,11 @@ export class DestinationLimiter {
     }
     this.#window = new ArrivalWindow(Math.max(1, Math.floor(options.rate.perSecond + options.rate.burst)));
     if (options.cluster) {
+      this.#shared = new SharedWindow(
+        options.cluster.redisUrl,
+        options.cluster.clusterId,
+        sharedWindowSettings(options.rate),
+      );
       const url = new URL(options.cluster.redisUrl);
       this.#bottleneck = new Bottleneck({
         ...settings,
@@ -119,7 +134,7 @@ export class DestinationLimiter {
 
   /** Resolves once the datastore (Redis, when clustered) is connected. */
   async ready(): Promise<void> {
-    await this.#bottleneck?.ready();
+    await Promise.all([this.#bottleneck?.ready(), this.#shared?.ready()]);
   }
 
   /**
@@ -136,7 +151,7 @@ export class DestinationLimiter {
       const job = bottleneck.schedule<T | typeof DEFERRED | null>({ priority }, () => {
         if (signal?.aborted) return Promise.resolve(null);
         if (Date.now() < this.#pausedUntil) return Promise.resolve(DEFERRED);
-        return this.#capped(this.#minGapMs > 0 ? () => this.#spaced(fn) : fn);
+        return this.#capped(this.#minGapMs > 0 || this.#shared ? () => this.#spaced(fn) : fn);
       });
       const result = signal ? await untilAborted(job, signal) : await job;
       if (result !== DEFERRED) return result;
@@ -192,24 +207,48 @@ export class DestinationLimiter {
 
   /**
    * Claims a start time at least minGap after the previous actual start, and within the arrival
-   * window. The check and the claim happen in one synchronous step, so concurrent jobs cannot
-   * both pass; a job woken late by a busy event loop pushes the next one back instead of letting
-   * them go together.
+   * window (and, clustered, the shared window in Redis). Jobs take their turn one at a time, so
+   * concurrent jobs cannot both pass even across the await of the Redis claim; a job woken late
+   * by a busy event loop pushes the next one back instead of letting them go together.
    */
   async #spaced<T>(fn: () => Promise<T>): Promise<T> {
     const window = this.#window;
+    const shared = this.#shared;
     const left = () =>
       Math.max(this.#lastStart + this.#minGapMs - performance.now(), window?.waitMs(performance.now()) ?? 0);
-    // Timers are set against the event loop's cached clock and can fire a little early.
-    for (let ms = left(); ms > 0; ms = left()) await sleep(Math.ceil(ms));
-    const sentAt = performance.now();
-    this.#lastStart = sentAt;
-    if (!window) return fn();
-    const slot = window.sent(sentAt);
+    const previous = this.#startTurn;
+    let endTurn = () => {};
+    this.#startTurn = new Promise((resolve) => {
+      endTurn = resolve;
+    });
+    let sentAt: number;
+    let claimed: string | null = null;
+    try {
+      await previous;
+      for (;;) {
+        // Timers are set against the event loop's cached clock and can fire a little early.
+        for (let ms = left(); ms > 0; ms = left()) await sleep(Math.ceil(ms));
+        if (!shared) break;
+        const claim = await shared.claim();
+        if ('id' in claim) {
+          claimed = claim.id;
+          break;
+        }
+        await sleep(claim.waitMs);
+      }
+      sentAt = performance.now();
+      this.#lastStart = sentAt;
+    } finally {
+      endTurn();
+    }
+    const slot = window?.sent(sentAt) ?? 0;
     try {
       return await fn();
     } finally {
-      window.done(slot, performance.now(), sentAt);
+      window?.done(slot, performance.now(), sentAt);
+      // The response came back after the request arrived: its time is a safe stand-in for the
+      // arrival. A failed re-stamp leaves the claim time, which the margin covers.
+      if (claimed !== null) await shared?.done(claimed).catch(() => undefined);
     }
   }
 
@@ -229,6 +268,7 @@ export class DestinationLimiter {
   async stop(): Promise<void> {
     await this.#bottleneck?.stop({ dropWaitingJobs: true });
     await this.#bottleneck?.disconnect(true);
+    await this.#shared?.stop();
   }
 }
 

@@ -23,4 +23,11 @@ export type {
 } from './policy.ts';
 export { backoffDelayMs, classify, decide, POLICY_VERSION } from './policy.ts';
 export { MAX_RETRY_AFTER_MS, parseRetryAfter } from './retry-after.ts';
+export type { SharedWindowSettings } from './shared-window.ts';
+export {
+  SHARED_WINDOW_MARGIN_MS,
+  SharedWindow,
+  sharedWindowRate,
+  sharedWindowSettings,
+} from './shared-window.ts';
 export { parseSigningSecret, signPayload } from './signing.ts';
