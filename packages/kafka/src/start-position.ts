@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Admin } from 'kafkajs';
+import { retryRetriable } from './retriable.ts';
 
 /** Where a brand-new group begins; an existing group always resumes from its ledger. */
 export type StartFrom = 'earliest' | 'latest' | { readonly timestampMs: number };
@@ -46,7 +47,7 @@ export async function prepareStart(
 const LEDGER_WAIT_MS = 30_000;
 
 async function hasLedger(admin: Admin, groupId: string, topic: string): Promise<boolean> {
-  const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
+  const [committed] = await retryRetriable(() => admin.fetchOffsets({ groupId, topics: [topic] }));
   return (committed?.partitions ?? []).some((p) => Number(p.offset) >= 0);
 }
 
