@@ -1,5 +1,17 @@
+export { ATTEMPT_LOG_TOPIC, AttemptLogEntry, LedgerStep } from './attempt-log.ts';
 export { avroToTypeScript } from './avro-typescript.ts';
 export { avroToZod } from './avro-zod.ts';
+export type { HsHeaderName } from './delivery-headers.ts';
+export {
+  DeadLetterEvidence,
+  DeadLetterReason,
+  formatLocation,
+  HS_HEADER,
+  MAX_EXCERPT_CHARS,
+  RecordLocation,
+  RetryState,
+  readHsHeaders,
+} from './delivery-headers.ts';
 export { EventEnvelope, EventId, EventTypeName, RESERVED_DATA_FIELDS } from './envelope.ts';
 export type { EventSchema } from './event-catalog.ts';
 export { loadEventCatalog, SCHEMAS_DIR } from './event-catalog.ts';
@@ -26,7 +38,9 @@ export {
 export {
   DEFAULT_EVENTS_TOPIC,
   dlqTopicName,
+  replayLogTopicName,
   retryTopicName,
+  SUBSCRIBER_GROUP_PREFIX,
   SubscriberName,
   subscriberGroupId,
 } from './topics.ts';

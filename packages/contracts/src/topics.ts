@@ -32,3 +32,11 @@ export function retryTopicName(name: SubscriberName, tier: number): string {
 export function dlqTopicName(name: SubscriberName): string {
   return `${PREFIX}.${name}.dlq`;
 }
+
+/** Records of each DLQ record replayed (compacted, keyed by DLQ location) so a replay never repeats. */
+export function replayLogTopicName(name: SubscriberName): string {
+  return `${PREFIX}.${name}.replays`;
+}
+
+/** Every subscriber group shares this prefix, so tools can list subscribers from Kafka. */
+export const SUBSCRIBER_GROUP_PREFIX = `${PREFIX}.`;

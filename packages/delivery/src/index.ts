@@ -15,7 +15,6 @@ export { buildBody, deliveryIdOf } from './payload.ts';
 export type {
   AttemptResult,
   Classification,
-  DeadLetterReason,
   Decision,
   DecisionInput,
   OutcomeClass,

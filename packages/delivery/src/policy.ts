@@ -1,4 +1,4 @@
-import type { RetrySettings } from '@hookstream/contracts';
+import type { DeadLetterReason, RetrySettings } from '@hookstream/contracts';
 import { parseRetryAfter } from './retry-after.ts';
 
 /**
@@ -64,8 +64,6 @@ export function classify(result: AttemptResult, nowMs: number): Classification {
   // 1xx as a final status is a broken server; the result is unknown, so retrying is safe.
   return make('retryable', 'informational', status);
 }
-
-export type DeadLetterReason = 'terminal' | 'exhausted' | 'expired' | 'poison';
 
 export type Decision =
   | { readonly action: 'ack'; readonly policyVersion: string }

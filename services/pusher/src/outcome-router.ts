@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Classification, DeadLetterReason, Decision } from '@hookstream/delivery';
+import type { DeadLetterReason } from '@hookstream/contracts';
+import type { Classification, Decision } from '@hookstream/delivery';
 import type { ConsumedRecord, LogFn } from '@hookstream/kafka';
 
 /** Everything known about a record whose delivery did not end in an ACK. */

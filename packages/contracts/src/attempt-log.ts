@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { DeadLetterReason, RecordLocation } from './delivery-headers.ts';
+import { EventId } from './envelope.ts';
+import { SubscriberName } from './topics.ts';
+
+/**
+ * One topic shared by all subscribers: a record per delivery attempt (and per filtered event),
+ * keyed by event id, so `hookstream ledger <event-id>` can answer without scanning every tier.
+ * Written off the delivery hot path; the committed offsets stay the ledger of record.
+ */
+export const ATTEMPT_LOG_TOPIC = 'hookstream.attempts';
+
+/** What the subscriber did with the event at this step. */
+export const LedgerStep = z.enum(['delivered', 'retry-scheduled', 'dead-lettered', 'filtered']);
+export type LedgerStep = z.infer<typeof LedgerStep>;
+
+export const AttemptLogEntry = z.object({
+  eventId: EventId,
+  subscriber: SubscriberName,
+  step: LedgerStep,
+  /** The attempt that produced this step (0 for filtered or poison). */
+  attempt: z.number().int().min(0),
+  at: z.iso.datetime({ offset: true }),
+  outcome: z.string().optional(),
+  status: z.number().int().optional(),
+  durationMs: z.number().min(0).optional(),
+  /** retry-scheduled: the tier and when it is due. */
+  tier: z.number().int().min(1).optional(),
+  dueAt: z.iso.datetime({ offset: true }).optional(),
+  deadLetterReason: DeadLetterReason.optional(),
+  /** The events topic record this delivery started from. */
+  origin: RecordLocation.optional(),
+  /** The record consumed for this step (events topic, a tier). */
+  source: RecordLocation,
+  policyVersion: z.string().optional(),
+});
+export type AttemptLogEntry = z.infer<typeof AttemptLogEntry>;
