@@ -8,6 +8,8 @@ export {
 } from './destination-limiter.ts';
 export type { DeliveryErrorCode } from './errors.ts';
 export { DeliveryError } from './errors.ts';
+export type { DeliveryTrail } from './evidence.ts';
+export { deadLetterHeaders, retryHeaders } from './evidence.ts';
 export type { AttemptReport, HttpClientOptions, OutgoingDelivery } from './http-client.ts';
 export { HttpClient } from './http-client.ts';
 export type { DeliveryMeta } from './payload.ts';
@@ -20,7 +22,7 @@ export type {
   OutcomeClass,
   OutcomeReason,
 } from './policy.ts';
-export { backoffDelayMs, classify, decide, POLICY_VERSION } from './policy.ts';
+export { backoffDelayMs, checkAge, classify, decide, POLICY_VERSION, routeTier } from './policy.ts';
 export { MAX_RETRY_AFTER_MS, parseRetryAfter } from './retry-after.ts';
 export type { SharedWindowSettings } from './shared-window.ts';
 export {

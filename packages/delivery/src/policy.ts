@@ -5,7 +5,7 @@ import { parseRetryAfter } from './retry-after.ts';
  * The version of the delivery contract table below. Every decision carries it, so a dead letter
  * or a retry can always be traced to the rules that made it; bump it whenever a rule changes.
  */
-export const POLICY_VERSION = '2026-11-1';
+export const POLICY_VERSION = '2026-11-2';
 
 /** What happened to one HTTP attempt, as plain data. */
 export type AttemptResult =
@@ -114,5 +114,38 @@ export function decide(input: DecisionInput): Decision {
   // Retrying after the usefulness window would deliver something known to be stale.
   if (input.nowMs + delayMs - input.occurredAtMs > retry.maxAgeMs)
     return { action: 'dead-letter', reason: 'expired', policyVersion };
-  return { action: 'retry', delayMs, tier, nextAttempt: attempt + 1, policyVersion };
+  return {
+    action: 'retry',
+    delayMs,
+    tier: routeTier(retry.delaysMs, tier, delayMs),
+    nextAttempt: attempt + 1,
+    policyVersion,
+  };
+}
+
+/**
+ * The tier a retry waits in. A tier delivers its records in order, so a record due much later
+ * than its tier's delay (a long Retry-After) would hold back every record behind it: it moves
+ * up to the highest tier whose delay it still covers. Never below the attempt's own tier.
+ */
+export function routeTier(delaysMs: readonly number[], attemptTier: number, delayMs: number): number {
+  let tier = attemptTier;
+  for (let t = attemptTier + 1; t <= delaysMs.length; t++) {
+    if ((delaysMs[t - 1] ?? Number.POSITIVE_INFINITY) <= delayMs) tier = t;
+  }
+  return tier;
+}
+
+/**
+ * Before any attempt (the first, or one from a tier): an event already older than the age
+ * ceiling is dead-lettered as expired instead of being delivered late.
+ */
+export function checkAge(input: {
+  readonly occurredAtMs: number;
+  readonly nowMs: number;
+  readonly retry: RetrySettings;
+}): { readonly action: 'dead-letter'; readonly reason: 'expired'; readonly policyVersion: string } | null {
+  return input.nowMs - input.occurredAtMs > input.retry.maxAgeMs
+    ? { action: 'dead-letter', reason: 'expired', policyVersion: POLICY_VERSION }
+    : null;
 }

@@ -1,6 +1,14 @@
-import type { RetrySettings } from '@hookstream/contracts';
+import { RetrySettings } from '@hookstream/contracts';
 import { describe, expect, it } from 'vitest';
-import { type AttemptResult, backoffDelayMs, classify, decide, POLICY_VERSION } from '../src/policy.ts';
+import {
+  type AttemptResult,
+  backoffDelayMs,
+  checkAge,
+  classify,
+  decide,
+  POLICY_VERSION,
+  routeTier,
+} from '../src/policy.ts';
 
 const now = Date.parse('2026-11-30T12:00:00Z');
 const retry: RetrySettings = {
@@ -148,6 +156,36 @@ describe('decide', () => {
     expect(decide({ ...base, retry: { ...retry, maxAttempts: 1 }, classification: c })).toMatchObject({
       action: 'dead-letter',
       reason: 'exhausted',
+    });
+  });
+});
+
+describe('routeTier', () => {
+  const delays = [1000, 10_000, 60_000];
+  it('keeps the attempt tier when the delay is the tier delay', () => {
+    expect(routeTier(delays, 1, 1000)).toBe(1);
+    expect(routeTier(delays, 2, 12_000)).toBe(2);
+  });
+  it('moves a long Retry-After up to the highest tier it covers', () => {
+    expect(routeTier(delays, 1, 10_000)).toBe(2);
+    expect(routeTier(delays, 1, 59_999)).toBe(2);
+    expect(routeTier(delays, 1, 3_600_000)).toBe(3);
+  });
+  it('never goes below the attempt tier', () => {
+    expect(routeTier(delays, 3, 1000)).toBe(3);
+  });
+});
+
+describe('checkAge', () => {
+  const retry = RetrySettings.parse({ maxAgeMs: 60_000 });
+  it('lets an event inside its usefulness window through', () => {
+    expect(checkAge({ occurredAtMs: 0, nowMs: 60_000, retry })).toBeNull();
+  });
+  it('dead-letters an event older than the age ceiling as expired', () => {
+    expect(checkAge({ occurredAtMs: 0, nowMs: 60_001, retry })).toMatchObject({
+      action: 'dead-letter',
+      reason: 'expired',
+      policyVersion: POLICY_VERSION,
     });
   });
 });

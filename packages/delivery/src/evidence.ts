@@ -1,0 +1,97 @@
+import {
+  type DeadLetterReason,
+  HS_HEADER,
+  MAX_EXCERPT_CHARS,
+  type RecordLocation,
+} from '@hookstream/contracts';
+import type { Classification } from './policy.ts';
+
+/** What a failed delivery leaves behind, as plain data (no Kafka, no HTTP). */
+export interface DeliveryTrail {
+  readonly eventId: string | null;
+  readonly subscriber: string;
+  /** Attempts made in the current budget (0 when none reached the endpoint). */
+  readonly attempts: number;
+  readonly firstAttemptAtMs: number | null;
+  readonly lastAttemptAtMs: number | null;
+  /** Null for a poison record or an event that expired before its attempt. */
+  readonly classification: Classification | null;
+  readonly excerpt: string;
+  readonly policyVersion: string;
+  /** The events topic record this delivery started from. */
+  readonly origin: RecordLocation;
+  /** The record that was just consumed (the events topic or a tier). */
+  readonly source: RecordLocation;
+}
+
+/** Headers that belong to one hop only; they never travel on to the next. */
+const HOP_HEADERS: ReadonlySet<string> = new Set(
+  Object.values(HS_HEADER).filter(
+    (h) => h !== HS_HEADER.replayOf && h !== HS_HEADER.replayId && h !== HS_HEADER.replays,
+  ),
+);
+
+const iso = (ms: number | null) => (ms === null ? undefined : new Date(ms).toISOString());
+
+function trailHeaders(t: DeliveryTrail): Record<string, string | undefined> {
+  const c = t.classification;
+  const excerpt = t.excerpt.slice(0, MAX_EXCERPT_CHARS);
+  return {
+    [HS_HEADER.eventId]: t.eventId ?? undefined,
+    [HS_HEADER.subscriber]: t.subscriber,
+    [HS_HEADER.attempts]: String(t.attempts),
+    [HS_HEADER.firstAttemptAt]: iso(t.firstAttemptAtMs),
+    [HS_HEADER.lastAttemptAt]: iso(t.lastAttemptAtMs),
+    [HS_HEADER.outcomeClass]: c?.outcome,
+    [HS_HEADER.outcome]: c?.reason,
+    [HS_HEADER.status]: c?.status === null || c === null ? undefined : String(c.status),
+    [HS_HEADER.excerpt]: excerpt === '' ? undefined : excerpt,
+    [HS_HEADER.policyVersion]: t.policyVersion,
+    [HS_HEADER.originTopic]: t.origin.topic,
+    [HS_HEADER.originPartition]: String(t.origin.partition),
+    [HS_HEADER.originOffset]: t.origin.offset,
+    [HS_HEADER.sourceTopic]: t.source.topic,
+    [HS_HEADER.sourcePartition]: String(t.source.partition),
+    [HS_HEADER.sourceOffset]: t.source.offset,
+  };
+}
+
+/**
+ * The consumed record's headers with the last hop's hookstream_* headers replaced by `added`:
+ * the event's own headers (ce_*, traceparent) and its replay lineage travel on unchanged.
+ */
+function nextHopHeaders(
+  original: Readonly<Record<string, string>>,
+  added: Record<string, string | undefined>,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(original)) if (!HOP_HEADERS.has(name)) out[name] = value;
+  for (const [name, value] of Object.entries(added)) if (value !== undefined) out[name] = value;
+  return out;
+}
+
+/** Headers of the record handed to a retry tier: the trail plus when it is due. */
+export function retryHeaders(
+  original: Readonly<Record<string, string>>,
+  trail: DeliveryTrail,
+  dueAtMs: number,
+): Record<string, string> {
+  return nextHopHeaders(original, {
+    ...trailHeaders(trail),
+    [HS_HEADER.dueAt]: new Date(dueAtMs).toISOString(),
+  });
+}
+
+/** Headers of a DLQ record: the evidence DESIGN.md lists under "Dead letters are data". */
+export function deadLetterHeaders(
+  original: Readonly<Record<string, string>>,
+  trail: DeliveryTrail,
+  reason: DeadLetterReason,
+  nowMs: number,
+): Record<string, string> {
+  return nextHopHeaders(original, {
+    ...trailHeaders(trail),
+    [HS_HEADER.deadLetterReason]: reason,
+    [HS_HEADER.deadLetteredAt]: new Date(nowMs).toISOString(),
+  });
+}
