@@ -1,10 +1,13 @@
 import { type Kafka, type Message, Partitioners, type Producer, type RecordMetadata } from 'kafkajs';
 import { KafkaSendError } from './kafka-send-error.ts';
 
-/** One record to write: hookstream always sets a key, so the partition follows the key. */
+/**
+ * One record to write. Events always have a key, so the partition follows it; a record moved on
+ * as it was consumed (a poison record to the DLQ) keeps whatever key and value it had.
+ */
 export interface OutgoingRecord {
-  readonly key: string;
-  readonly value: Buffer;
+  readonly key: string | null;
+  readonly value: Buffer | null;
   readonly headers: Readonly<Record<string, string>>;
 }
 

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Batch, Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import { type ConsumedRecord, toConsumedRecord } from './consumed-record.ts';
 import { OffsetTracker } from './offset-tracker.ts';
@@ -22,7 +23,18 @@ export type LogFn = (
 export interface SubscriberConsumerOptions {
   readonly kafka: Kafka;
   readonly groupId: string;
+  /** The events topic; its start position is prepared for a brand-new group. */
   readonly topic: string;
+  /**
+   * More topics the same group reads (a subscriber's retry tiers), from their beginning when the
+   * group has no ledger entry for them yet.
+   */
+  readonly extraTopics?: readonly string[];
+  /**
+   * When a record may be handed over (ms since epoch), or null for at once. A partition whose
+   * next record is not due yet is paused until it is, so waiting never holds a fetch slot.
+   */
+  readonly dueAtMs?: (record: ConsumedRecord) => number | null;
   readonly start: StartFrom;
   /** `key`: at most one record per key in flight, so one key's records settle in order. */
   readonly ordering: 'none' | 'key';
@@ -40,6 +52,11 @@ export interface SubscriberConsumerOptions {
 
 const COMMIT_EVERY_MS = 1000;
 const HEARTBEAT_EVERY_MS = 1000;
+/**
+ * A paused partition resumes this much before its head record is due, so the fetch round trip
+ * is over by then; a record at most this far from due waits in place instead of re-pausing.
+ */
+const RESUME_AHEAD_MS = 150;
 
 /**
  * One subscriber's consumer group on the events topic. Records of a partition run concurrently
@@ -50,6 +67,7 @@ export class SubscriberConsumer {
   readonly #options: SubscriberConsumerOptions;
   readonly #consumer: Consumer;
   readonly #batches = new Set<AbortController>();
+  readonly #resumeTimers = new Set<NodeJS.Timeout>();
   #stopping = false;
 
   constructor(options: SubscriberConsumerOptions) {
@@ -85,7 +103,10 @@ export class SubscriberConsumer {
     }
     await this.#consumer.connect();
     // Only partitions without a ledger entry use this: those added after the group began.
-    await this.#consumer.subscribe({ topics: [topic], fromBeginning: true });
+    await this.#consumer.subscribe({
+      topics: [topic, ...(this.#options.extraTopics ?? [])],
+      fromBeginning: true,
+    });
     // The first completed fetch means the group was joined and every partition's position
     // resolved: from here on a 'latest' subscriber sees everything produced.
     const fetched = new Promise<void>((resolve) => {
@@ -110,12 +131,13 @@ export class SubscriberConsumer {
    */
   async stop(): Promise<void> {
     this.#stopping = true;
+    for (const timer of this.#resumeTimers) clearTimeout(timer);
     for (const controller of this.#batches) controller.abort();
     await this.#consumer.disconnect();
   }
 
   async #eachBatch(payload: EachBatchPayload): Promise<void> {
-    const { batch, resolveOffset, heartbeat, isRunning, isStale, commitOffsetsIfNecessary } = payload;
+    const { batch, resolveOffset, heartbeat, isRunning, isStale, commitOffsetsIfNecessary, pause } = payload;
     const controller = new AbortController();
     this.#batches.add(controller);
     let failure: unknown = null;
@@ -149,8 +171,12 @@ export class SubscriberConsumer {
           break;
         }
         const offset = Number(message.offset);
-        tracker.begin(offset);
         const record = toConsumedRecord(batch.topic, batch.partition, message);
+        if (!(await this.#isDue(record, pause, controller.signal))) {
+          slots.release();
+          break;
+        }
+        tracker.begin(offset);
         const task = this.#run(record, controller.signal, keyTails).then(
           (outcome) => {
             if (outcome !== 'settled') return;
@@ -190,6 +216,34 @@ export class SubscriberConsumer {
         committable: tracker.committable,
       });
     if (failure !== null) throw failure;
+  }
+
+  /**
+   * True when the record may start now (waiting in place if it is due within RESUME_AHEAD_MS).
+   * Otherwise pauses its partition and resumes it shortly before the record is due: the record
+   * and those after it are fetched again then, from the last resolved offset. The due time comes
+   * from the record itself, so a restart or a reassigned partition pauses again on its own.
+   */
+  async #isDue(record: ConsumedRecord, pause: () => () => void, signal: AbortSignal): Promise<boolean> {
+    const dueAt = this.#options.dueAtMs?.(record) ?? null;
+    if (dueAt === null) return true;
+    const wait = dueAt - Date.now();
+    if (wait <= 0) return true;
+    if (wait <= RESUME_AHEAD_MS) {
+      try {
+        await sleep(wait, undefined, { signal });
+        return true;
+      } catch {
+        return false;
+      }
+    }
+    const resume = pause();
+    const timer = setTimeout(() => {
+      this.#resumeTimers.delete(timer);
+      resume();
+    }, wait - RESUME_AHEAD_MS);
+    this.#resumeTimers.add(timer);
+    return false;
   }
 
   #run(

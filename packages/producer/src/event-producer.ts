@@ -119,7 +119,7 @@ export class EventProducer {
         this.#batchRecords?.record(records.length);
         return parts.sender.send(topic, records);
       },
-      sizeOf: (r) => r.value.length + r.key.length + 200,
+      sizeOf: (r) => (r.value?.length ?? 0) + (r.key?.length ?? 0) + 200,
       ...(options.maxBatchItems === undefined ? {} : { maxBatchItems: options.maxBatchItems }),
       ...(options.maxBatchBytes === undefined ? {} : { maxBatchBytes: options.maxBatchBytes }),
       ...(options.maxInFlight === undefined ? {} : { maxInFlight: options.maxInFlight }),

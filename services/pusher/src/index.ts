@@ -1,3 +1,4 @@
+export { AttemptLogWriter } from './attempt-log-writer.ts';
 export type { BenchOptions, BenchResult } from './bench.ts';
 export { benchPush } from './bench.ts';
 export type { LoadedSubscriber } from './definition-file.ts';
@@ -5,8 +6,8 @@ export { loadSubscriber } from './definition-file.ts';
 export type { PusherErrorCode } from './errors.ts';
 export { PusherError } from './errors.ts';
 export { jsonLogger } from './logger.ts';
-export type { FailedDelivery, OutcomeRouter, RetryDecision } from './outcome-router.ts';
-export { InPlaceOutcomeRouter } from './outcome-router.ts';
+export type { OutcomeRouter, RetryDecision } from './outcome-router.ts';
+export { KafkaOutcomeRouter } from './outcome-router.ts';
 export type { PusherSettings } from './pusher.ts';
 export { Pusher } from './pusher.ts';
 export type { DecodeResult, RecordDecoder } from './record-decoder.ts';

@@ -1,109 +1,98 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { DeadLetterReason } from '@hookstream/contracts';
-import type { Classification, Decision } from '@hookstream/delivery';
-import type { ConsumedRecord, LogFn } from '@hookstream/kafka';
-
-/** Everything known about a record whose delivery did not end in an ACK. */
-export interface FailedDelivery {
-  readonly record: ConsumedRecord;
-  readonly eventId: string | null;
-  readonly attempt: number;
-  readonly firstAttemptAtMs: number | null;
-  /** Null for a poison record, which never reached the endpoint. */
-  readonly classification: Classification | null;
-  /** A short, bounded start of the response body (never more). */
-  readonly excerpt: string;
-  readonly detail?: string;
-}
+import { type DeadLetterReason, dlqTopicName, retryTopicName } from '@hookstream/contracts';
+import { type Decision, type DeliveryTrail, deadLetterHeaders, retryHeaders } from '@hookstream/delivery';
+import type { ConsumedRecord, LogFn, RecordSender } from '@hookstream/kafka';
 
 export type RetryDecision = Extract<Decision, { action: 'retry' }>;
 
 /**
  * What becomes of a record after a failed attempt. The ledger rule binds every implementation:
- * return `settled` only once the record's future is durable elsewhere.
+ * return `settled` only once the record's future is durable elsewhere; `abandoned` when the work
+ * was stopped first (the record stays unsettled and is consumed again).
  */
 export interface OutcomeRouter {
-  /**
-   * A retryable outcome with attempts left. `attempt-now`: the caller makes attempt
-   * decision.nextAttempt itself. `settled`: the retry was handed on durably (a retry tier topic).
-   * `abandoned`: the work was stopped first; the record stays unsettled.
-   */
+  /** A retryable outcome with attempts left: the record waits in retry tier `decision.tier`. */
   retry(
-    failed: FailedDelivery,
+    record: ConsumedRecord,
+    trail: DeliveryTrail,
     decision: RetryDecision,
+    dueAtMs: number,
     signal: AbortSignal,
-  ): Promise<'attempt-now' | 'settled' | 'abandoned'>;
+  ): Promise<'settled' | 'abandoned'>;
   /** A terminal, exhausted, expired or poison record. */
   deadLetter(
-    failed: FailedDelivery,
+    record: ConsumedRecord,
+    trail: DeliveryTrail,
     reason: DeadLetterReason,
-    policyVersion: string,
+    signal: AbortSignal,
   ): Promise<'settled' | 'abandoned'>;
 }
 
-/**
- * Until retry tiers and the DLQ exist (issue 5): retries wait in place, holding the record
- * unsettled, and dead letters are logged as pending and settled so the partition keeps moving.
- * Issue 5 replaces this with a router that produces to hookstream.sub.<name>.retry.<n> / .dlq
- * and settles after the broker's ack.
- */
-export class InPlaceOutcomeRouter implements OutcomeRouter {
-  readonly #log: LogFn;
-  readonly #subscriber: string;
+const BACKOFF_MS = [200, 500, 1000, 2000, 5000] as const;
 
-  constructor(subscriber: string, log: LogFn) {
+/**
+ * Hands failed records to the subscriber's retry tier topics and DLQ with the original key,
+ * value and headers plus the delivery trail, and settles only after Kafka acknowledged the
+ * write (acks=all). While Kafka cannot take the write it keeps trying; the record stays
+ * unsettled, so a crash meanwhile means the attempt is repeated, never that the event is lost.
+ */
+export class KafkaOutcomeRouter implements OutcomeRouter {
+  readonly #subscriber: string;
+  readonly #sender: RecordSender;
+  readonly #log: LogFn;
+
+  constructor(subscriber: string, sender: RecordSender, log: LogFn) {
     this.#subscriber = subscriber;
+    this.#sender = sender;
     this.#log = log;
   }
 
-  async retry(
-    failed: FailedDelivery,
+  retry(
+    record: ConsumedRecord,
+    trail: DeliveryTrail,
     decision: RetryDecision,
+    dueAtMs: number,
     signal: AbortSignal,
-  ): Promise<'attempt-now' | 'abandoned'> {
-    this.#log('warn', 'delivery failed; retrying in place', {
-      ...evidence(this.#subscriber, failed),
-      delayMs: decision.delayMs,
-      nextAttempt: decision.nextAttempt,
-      policyVersion: decision.policyVersion,
-    });
-    try {
-      await sleep(decision.delayMs, undefined, { signal });
-      return 'attempt-now';
-    } catch {
-      return 'abandoned';
+  ): Promise<'settled' | 'abandoned'> {
+    const topic = retryTopicName(this.#subscriber, decision.tier);
+    return this.#write(topic, record, retryHeaders(record.headers, trail, dueAtMs), signal);
+  }
+
+  deadLetter(
+    record: ConsumedRecord,
+    trail: DeliveryTrail,
+    reason: DeadLetterReason,
+    signal: AbortSignal,
+  ): Promise<'settled' | 'abandoned'> {
+    const topic = dlqTopicName(this.#subscriber);
+    return this.#write(topic, record, deadLetterHeaders(record.headers, trail, reason, Date.now()), signal);
+  }
+
+  async #write(
+    topic: string,
+    record: ConsumedRecord,
+    headers: Record<string, string>,
+    signal: AbortSignal,
+  ): Promise<'settled' | 'abandoned'> {
+    for (let failures = 0; ; failures++) {
+      if (signal.aborted) return 'abandoned';
+      try {
+        await this.#sender.send(topic, [{ key: record.key, value: record.value, headers }]);
+        return 'settled';
+      } catch (err) {
+        const wait = BACKOFF_MS[Math.min(failures, BACKOFF_MS.length - 1)] ?? 5000;
+        this.#log('warn', 'cannot hand the record on yet; it stays unsettled and is retried', {
+          topic,
+          from: `${record.topic}:${record.partition}:${record.offset}`,
+          error: err instanceof Error ? err.message : String(err),
+          retryInMs: wait,
+        });
+        try {
+          await sleep(wait, undefined, { signal });
+        } catch {
+          return 'abandoned';
+        }
+      }
     }
   }
-
-  async deadLetter(
-    failed: FailedDelivery,
-    reason: DeadLetterReason,
-    policyVersion: string,
-  ): Promise<'settled'> {
-    this.#log(
-      'error',
-      'dead letter pending: no DLQ producer yet (issue 5); settling so the partition moves on',
-      {
-        ...evidence(this.#subscriber, failed),
-        reason,
-        policyVersion,
-      },
-    );
-    return 'settled';
-  }
-}
-
-function evidence(subscriber: string, f: FailedDelivery): Record<string, unknown> {
-  return {
-    subscriber,
-    eventId: f.eventId,
-    attempt: f.attempt,
-    outcome: f.classification?.reason ?? 'poison',
-    status: f.classification?.status ?? null,
-    excerpt: f.excerpt,
-    ...(f.detail ? { detail: f.detail } : {}),
-    topic: f.record.topic,
-    partition: f.record.partition,
-    offset: f.record.offset,
-  };
 }

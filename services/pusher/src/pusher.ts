@@ -1,4 +1,4 @@
-import { subscriberGroupId } from '@hookstream/contracts';
+import { ATTEMPT_LOG_TOPIC, HS_HEADER, retryTopicName, subscriberGroupId } from '@hookstream/contracts';
 import {
   assertPublicDestination,
   createInFlightCap,
@@ -8,16 +8,19 @@ import {
 } from '@hookstream/delivery';
 import {
   type Admin,
+  type ConsumedRecord,
   createKafka,
   ensureTopics,
   type LogFn,
+  RecordSender,
   type StartedFrom,
   type StartFrom,
   SubscriberConsumer,
 } from '@hookstream/kafka';
+import { AttemptLogWriter } from './attempt-log-writer.ts';
 import type { LoadedSubscriber } from './definition-file.ts';
 import { PusherError } from './errors.ts';
-import { InPlaceOutcomeRouter, type OutcomeRouter } from './outcome-router.ts';
+import { KafkaOutcomeRouter, type OutcomeRouter } from './outcome-router.ts';
 import { AvroRecordDecoder, type RecordDecoder } from './record-decoder.ts';
 import { type DeliveryCounts, SubscriberDelivery } from './subscriber-delivery.ts';
 import { subscriberTopics } from './subscriber-topics.ts';
@@ -53,6 +56,8 @@ export class Pusher {
   #client: HttpClient | null = null;
   #limiter: DestinationLimiter | null = null;
   #delivery: SubscriberDelivery | null = null;
+  #sender: RecordSender | null = null;
+  #attemptLog: AttemptLogWriter | null = null;
   #summary: NodeJS.Timeout | undefined;
   #stopped = false;
 
@@ -77,7 +82,7 @@ export class Pusher {
       const partitions = await this.#eventsPartitions(admin);
       const created = await ensureTopics(
         admin,
-        subscriberTopics(definition, partitions).map((t) => ({
+        [...subscriberTopics(definition, partitions), attemptLogTopic(partitions)].map((t) => ({
           ...t,
           replicationFactor: this.#settings.replicationFactor ?? 1,
         })),
@@ -110,18 +115,27 @@ export class Pusher {
         : {}),
     });
     await this.#limiter.ready();
+    this.#sender = new RecordSender(kafka);
+    await this.#sender.connect();
+    this.#attemptLog = new AttemptLogWriter(this.#sender, log);
     this.#delivery = new SubscriberDelivery({
       definition,
+      eventsTopic: this.#settings.topic,
       decoder: this.#settings.decoder ?? new AvroRecordDecoder(this.#settings.registryUrl),
       client: this.#client,
       limiter: this.#limiter,
-      router: this.#settings.router ?? new InPlaceOutcomeRouter(definition.name, log),
+      router: this.#settings.router ?? new KafkaOutcomeRouter(definition.name, this.#sender, log),
+      attemptLog: this.#attemptLog,
       log,
     });
+    const eventsTopic = this.#settings.topic;
     this.#consumer = new SubscriberConsumer({
       kafka,
       groupId: subscriberGroupId(definition.name),
-      topic: this.#settings.topic,
+      topic: eventsTopic,
+      extraTopics: definition.retry.delaysMs.map((_, i) => retryTopicName(definition.name, i + 1)),
+      dueAtMs: (record) => (record.topic === eventsTopic ? null : dueAtOf(record)),
+      partitionsConsumedConcurrently: 8,
       start: toStartFrom(definition.start),
       ordering: definition.ordering,
       // Enough records begun per partition to keep the destination's concurrency busy.
@@ -161,6 +175,8 @@ export class Pusher {
     this.#stopped = true;
     clearInterval(this.#summary);
     await this.#consumer?.stop();
+    await this.#attemptLog?.close();
+    await this.#sender?.disconnect();
     await this.#limiter?.stop();
     await this.#client?.close();
     this.#settings.log('info', 'pusher stopped', { ...this.counts });
@@ -180,6 +196,25 @@ export class Pusher {
       true,
     );
   }
+}
+
+/** A tier record's due time; an unreadable one is due now, and the delivery dead-letters it. */
+function dueAtOf(record: ConsumedRecord): number | null {
+  const dueAt = record.headers[HS_HEADER.dueAt];
+  const ms = dueAt === undefined ? Number.NaN : Date.parse(dueAt);
+  return Number.isNaN(ms) ? null : ms;
+}
+
+const ATTEMPT_LOG_RETENTION_MS = 7 * 86_400_000;
+
+/** Shared by every subscriber; partitioned like the events topic, kept a week. */
+function attemptLogTopic(partitions: number) {
+  return {
+    topic: ATTEMPT_LOG_TOPIC,
+    partitions,
+    replicationFactor: 1,
+    config: { 'retention.ms': String(ATTEMPT_LOG_RETENTION_MS), 'cleanup.policy': 'delete' },
+  };
 }
 
 function toStartFrom(start: LoadedSubscriber['definition']['start']): StartFrom {
