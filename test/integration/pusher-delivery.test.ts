@@ -1,3 +1,4 @@
+import { DeadLetterEvidence, dlqTopicName, readHsHeaders } from '@hookstream/contracts';
 import { deliveryIdOf } from '@hookstream/delivery';
 import { SampleReceiver } from '@hookstream/receiver';
 import { Webhook } from 'standardwebhooks';
@@ -111,24 +112,24 @@ describe('pusher delivery against the real stack and a real endpoint', () => {
     expect(pusher.counts.filtered).toBeGreaterThanOrEqual(2);
   });
 
-  it('does not retry a 400: one request, dead-lettered (pending issue 5), the ledger moves on', async () => {
+  it('does not retry a 400: one request, dead-lettered, the ledger moves on', async () => {
     const endpoint = await receiver({ behaviour: { fixedStatus: 400 } });
     const topic = await fx.topic(1);
     const events = [factory.event(), factory.event()];
     await fx.produce(topic, factory, events);
     const name = uniqueName('terminal');
-    const { logs } = await fx.startPusher(topic, { name, url: endpoint.url });
+    await fx.startPusher(topic, { name, url: endpoint.url });
     await settledEverything(name, topic);
     expect(endpoint.arrivals.map((a) => a.eventId).sort()).toEqual(events.map((e) => e.id).sort());
-    const deadLetters = logs.filter((l) => l.message.startsWith('dead letter pending'));
-    expect(deadLetters.map((l) => l.fields)).toEqual(
+    const dead = await fx.readTopic(dlqTopicName(name), 2);
+    expect(dead.map((r) => DeadLetterEvidence.parse(readHsHeaders(r.headers)))).toEqual(
       expect.arrayContaining(
         events.map((e) => expect.objectContaining({ eventId: e.id, reason: 'terminal', status: 400 })),
       ),
     );
   });
 
-  it('retries a 5xx in place and delivers on a later attempt, never settling before', async () => {
+  it('retries a 5xx through the tiers and delivers on a later attempt, never settling before', async () => {
     const endpoint = await receiver({ behaviour: { failTimes: 2, failStatus: 503 } });
     const topic = await fx.topic(1);
     const [e] = [factory.event()];
@@ -170,7 +171,7 @@ describe('pusher delivery against the real stack and a real endpoint', () => {
     expect(arrivals.at(-1)?.status).toBe(204);
   });
 
-  it('dead-letters (pending issue 5) an undecodable record and delivers the records after it', async () => {
+  it('dead-letters an undecodable record and delivers the records after it', async () => {
     const endpoint = await receiver();
     const topic = await fx.topic(1);
     const [before, after] = [factory.event(), factory.event()];
@@ -187,14 +188,22 @@ describe('pusher delivery against the real stack and a real endpoint', () => {
     await fx.producer.send({ topic, acks: -1, messages: [unknownSchema] });
     await fx.produce(topic, factory, [after]);
     const name = uniqueName('poison');
-    const { pusher, logs } = await fx.startPusher(topic, { name, url: endpoint.url });
+    const { pusher } = await fx.startPusher(topic, { name, url: endpoint.url });
     await settledEverything(name, topic);
     expect(endpoint.arrivals.map((a) => a.eventId)).toEqual([before.id, after.id]);
     expect(pusher.counts.poison).toBe(2);
-    const details = logs
-      .filter((l) => l.message.startsWith('dead letter pending'))
-      .map((l) => String(l.fields.detail));
-    expect(details).toEqual([
+    const dead = await fx.readTopic(dlqTopicName(name), 2);
+    // Dead letters are data: the original bytes, and evidence saying why.
+    expect(dead.map((r) => r.value?.toString('latin1'))).toEqual([
+      'not avro at all',
+      unknownSchema.value.toString('latin1'),
+    ]);
+    const evidence = dead.map((r) => DeadLetterEvidence.parse(readHsHeaders(r.headers)));
+    expect(evidence.map((e) => [e.reason, e.attempts, e.origin.offset])).toEqual([
+      ['poison', 0, '1'],
+      ['poison', 0, '2'],
+    ]);
+    expect(evidence.map((e) => e.excerpt)).toEqual([
       expect.stringContaining('magic byte'),
       expect.stringContaining('unknown schema id'),
     ]);

@@ -1,10 +1,18 @@
 import { type SubscriberDefinition, subscriberGroupId } from '@hookstream/contracts';
 import { parseSigningSecret } from '@hookstream/delivery';
-import { type Admin, createKafka, ensureTopics, type Producer } from '@hookstream/kafka';
+import {
+  type Admin,
+  type ConsumedRecord,
+  createKafka,
+  ensureTopics,
+  type Producer,
+  toConsumedRecord,
+} from '@hookstream/kafka';
 import { Pusher } from '@hookstream/pusher';
 import type { EventFactory, TestEvent } from './events.ts';
 import { uniqueName } from './names.ts';
 import { endpoints } from './stack.ts';
+import { waitFor } from './wait.ts';
 
 export interface LogLine {
   level: string;
@@ -84,6 +92,32 @@ export class KafkaFixture {
     this.#pushers.push(pusher);
     await pusher.start();
     return { pusher, logs };
+  }
+
+  /** Every record of a topic, read from the beginning until `count` have arrived. */
+  async readTopic(topic: string, count: number, timeoutMs = 30_000): Promise<ConsumedRecord[]> {
+    const consumer = this.kafka.consumer({ groupId: uniqueName('reader'), maxWaitTimeInMs: 100 });
+    const records: ConsumedRecord[] = [];
+    await consumer.connect();
+    try {
+      await consumer.subscribe({ topics: [topic], fromBeginning: true });
+      await consumer.run({
+        autoCommit: false,
+        eachMessage: async ({ partition, message }) => {
+          records.push(toConsumedRecord(topic, partition, message));
+        },
+      });
+      await waitFor(
+        `${count} records in ${topic}`,
+        async () => (records.length >= count ? true : undefined),
+        {
+          timeoutMs,
+        },
+      );
+    } finally {
+      await consumer.disconnect();
+    }
+    return records;
   }
 
   async close(): Promise<void> {

@@ -3,7 +3,7 @@ export type { Admin, Consumer, Kafka, Producer } from 'kafkajs';
 export type { KafkaClientOptions } from './client.ts';
 export { createKafka } from './client.ts';
 export type { ConsumedRecord } from './consumed-record.ts';
-export { decodeHeaders } from './consumed-record.ts';
+export { decodeHeaders, toConsumedRecord } from './consumed-record.ts';
 export type { KafkaSendErrorCode } from './kafka-send-error.ts';
 export { KafkaSendError } from './kafka-send-error.ts';
 export { OffsetTracker } from './offset-tracker.ts';

@@ -82,7 +82,7 @@ export class Pusher {
       const partitions = await this.#eventsPartitions(admin);
       const created = await ensureTopics(
         admin,
-        [...subscriberTopics(definition, partitions), attemptLogTopic(partitions)].map((t) => ({
+        [...subscriberTopics(definition, partitions), ATTEMPT_LOG_SPEC].map((t) => ({
           ...t,
           replicationFactor: this.#settings.replicationFactor ?? 1,
         })),
@@ -207,15 +207,16 @@ function dueAtOf(record: ConsumedRecord): number | null {
 
 const ATTEMPT_LOG_RETENTION_MS = 7 * 86_400_000;
 
-/** Shared by every subscriber; partitioned like the events topic, kept a week. */
-function attemptLogTopic(partitions: number) {
-  return {
-    topic: ATTEMPT_LOG_TOPIC,
-    partitions,
-    replicationFactor: 1,
-    config: { 'retention.ms': String(ATTEMPT_LOG_RETENTION_MS), 'cleanup.policy': 'delete' },
-  };
-}
+/**
+ * Shared by every subscriber and created by whichever pusher starts first, so its partition
+ * count is fixed rather than copied from one subscriber's events topic. Kept a week.
+ */
+const ATTEMPT_LOG_SPEC = {
+  topic: ATTEMPT_LOG_TOPIC,
+  partitions: 6,
+  replicationFactor: 1,
+  config: { 'retention.ms': String(ATTEMPT_LOG_RETENTION_MS), 'cleanup.policy': 'delete' },
+};
 
 function toStartFrom(start: LoadedSubscriber['definition']['start']): StartFrom {
   return start === 'earliest' || start === 'latest' ? start : { timestampMs: Date.parse(start) };
