@@ -96,6 +96,14 @@ export class KafkaFixture {
 
   /** Every record of a topic, read from the beginning until `count` have arrived. */
   async readTopic(topic: string, count: number, timeoutMs = 30_000): Promise<ConsumedRecord[]> {
+    // The pusher creates its own topics when it starts; wait for that rather than fail.
+    await waitFor(
+      `topic ${topic}`,
+      async () => ((await this.admin.listTopics()).includes(topic) ? true : undefined),
+      {
+        timeoutMs,
+      },
+    );
     const consumer = this.kafka.consumer({ groupId: uniqueName('reader'), maxWaitTimeInMs: 100 });
     const records: ConsumedRecord[] = [];
     await consumer.connect();
