@@ -52,11 +52,13 @@ export interface SubscriberConsumerOptions {
 
 const COMMIT_EVERY_MS = 1000;
 const HEARTBEAT_EVERY_MS = 1000;
-/**
- * A paused partition resumes this much before its head record is due, so the fetch round trip
- * is over by then; a record at most this far from due waits in place instead of re-pausing.
- */
+/** A paused partition resumes this much before its head record is due, to cover the refetch. */
 const RESUME_AHEAD_MS = 150;
+/**
+ * A record due at most this soon waits in place. Short, because a waiting batch holds up the
+ * next fetch of every partition led by the same broker.
+ */
+const HOLD_IN_PLACE_MS = 60;
 
 /**
  * One subscriber's consumer group on the events topic. Records of a partition run concurrently
@@ -227,23 +229,29 @@ export class SubscriberConsumer {
   async #isDue(record: ConsumedRecord, pause: () => () => void, signal: AbortSignal): Promise<boolean> {
     const dueAt = this.#options.dueAtMs?.(record) ?? null;
     if (dueAt === null) return true;
-    const wait = dueAt - Date.now();
-    if (wait <= 0) return true;
-    if (wait <= RESUME_AHEAD_MS) {
-      try {
-        await sleep(wait, undefined, { signal });
-        return true;
-      } catch {
-        return false;
-      }
+    let wait = dueAt - Date.now();
+    if (wait > HOLD_IN_PLACE_MS) {
+      const resume = pause();
+      const timer = setTimeout(
+        () => {
+          this.#resumeTimers.delete(timer);
+          resume();
+        },
+        Math.max(0, wait - RESUME_AHEAD_MS),
+      );
+      this.#resumeTimers.add(timer);
+      return false;
     }
-    const resume = pause();
-    const timer = setTimeout(() => {
-      this.#resumeTimers.delete(timer);
-      resume();
-    }, wait - RESUME_AHEAD_MS);
-    this.#resumeTimers.add(timer);
-    return false;
+    // Timers may fire a millisecond early; the due time is a promise, so check the clock again.
+    try {
+      while (wait > 0) {
+        await sleep(wait, undefined, { signal });
+        wait = dueAt - Date.now();
+      }
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   #run(

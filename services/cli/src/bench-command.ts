@@ -1,9 +1,11 @@
 import { parseArgs } from 'node:util';
 import { formatIngressBench, runIngressBench } from '@hookstream/bench';
 import { benchPushCommand } from './bench-push.ts';
+import { benchRetryCommand } from './bench-retry.ts';
 
 export const BENCH_USAGE = `Usage: hookstream bench ingress [--events <n>] [--json]
        hookstream bench push --help
+       hookstream bench retry --help
 
 Measures accepted events/s and p50/p99 latency of ~1 KiB events through the HTTP ingress (one
 event per request at concurrency 8, 32, 128; batches of 50 at 4 and 16), next to a raw kafkajs
@@ -14,6 +16,7 @@ topic of its own that it deletes afterwards.`;
 export async function benchCommand(argv: readonly string[]): Promise<number> {
   // Each benchmark parses its own options.
   if (argv[0] === 'push') return benchPushCommand(argv.slice(1));
+  if (argv[0] === 'retry') return benchRetryCommand(argv.slice(1));
   const { values, positionals } = parseArgs({
     args: [...argv],
     allowPositionals: true,

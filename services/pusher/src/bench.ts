@@ -68,7 +68,7 @@ export async function benchPush(
   }
 }
 
-async function produceBacklog(options: BenchOptions, topic: string): Promise<void> {
+export async function produceBacklog(options: BenchOptions, topic: string): Promise<void> {
   const kafka = createKafka({ brokers: options.brokers, clientId: 'hookstream-bench', quiet: true });
   const admin = kafka.admin();
   const producer = kafka.producer();

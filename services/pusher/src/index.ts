@@ -12,6 +12,8 @@ export type { PusherSettings } from './pusher.ts';
 export { Pusher } from './pusher.ts';
 export type { DecodeResult, RecordDecoder } from './record-decoder.ts';
 export { AvroRecordDecoder } from './record-decoder.ts';
+export type { RetryLatenessOptions, RetryLatenessResult, TierLateness } from './retry-lateness-bench.ts';
+export { benchRetryLateness } from './retry-lateness-bench.ts';
 export type { DeliveryCounts } from './subscriber-delivery.ts';
 export { SubscriberDelivery } from './subscriber-delivery.ts';
 export { DLQ_RETENTION_MS, subscriberTopics } from './subscriber-topics.ts';

@@ -143,7 +143,7 @@ export class Pusher {
       handle: this.#delivery.handle,
       log,
       onFatal: this.#settings.onFatal,
-      maxWaitTimeInMs: 200,
+      maxWaitTimeInMs: 100,
     });
     const startedFrom = await this.#consumer.start();
     log('info', 'pusher started', {

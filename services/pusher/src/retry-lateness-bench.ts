@@ -1,0 +1,179 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { quantile } from '@hookstream/bench';
+import { HS_HEADER, retryTopicName } from '@hookstream/contracts';
+import { createKafka } from '@hookstream/kafka';
+import { produceBacklog } from './bench.ts';
+import { Pusher } from './pusher.ts';
+
+export interface RetryLatenessOptions {
+  readonly brokers: readonly string[];
+  readonly registryUrl: string;
+  readonly records: number;
+  /** One tier per entry; every event fails once per tier before it is accepted. */
+  readonly tiersMs: readonly number[];
+  readonly jitter: number;
+}
+
+export interface TierLateness {
+  readonly tier: number;
+  readonly delayMs: number;
+  readonly records: number;
+  /** actual − due, ms: how late the attempt from this tier started. Negative would be early. */
+  readonly minMs: number;
+  readonly p50Ms: number;
+  readonly p90Ms: number;
+  readonly p99Ms: number;
+  readonly maxMs: number;
+}
+
+export interface RetryLatenessResult {
+  readonly records: number;
+  readonly jitter: number;
+  readonly tiers: TierLateness[];
+}
+
+/**
+ * How late retries start against their due time: `records` events each fail once per tier
+ * (503) and are accepted on the last attempt. The endpoint notes when each attempt arrives;
+ * the due times come from the tier records themselves.
+ */
+export async function benchRetryLateness(
+  options: RetryLatenessOptions,
+  progress: (line: string) => void,
+): Promise<RetryLatenessResult> {
+  const attemptsToAccept = options.tiersMs.length + 1;
+  const arrivals = new Map<string, number[]>();
+  let accepted = 0;
+  const server = createServer((req, res) => {
+    const at = Date.now();
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString()) as { event_id: string; attempt: number };
+      const seen = arrivals.get(body.event_id) ?? [];
+      seen[body.attempt] = at;
+      arrivals.set(body.event_id, seen);
+      const ok = body.attempt >= attemptsToAccept;
+      if (ok) accepted++;
+      res.writeHead(ok ? 204 : 503).end();
+    });
+  });
+  const url = await listen(server);
+  const topic = `hookstream.bench.${randomBytes(4).toString('hex')}`;
+  const name = `lateness-${randomBytes(3).toString('hex')}`;
+  progress(`producing ${options.records} events to ${topic}`);
+  await produceBacklog({ ...options, events: options.records, concurrency: 1, partitions: 3 }, topic);
+  const pusher = new Pusher(
+    {
+      definition: {
+        name,
+        url,
+        eventTypes: ['*'],
+        rate: { perSecond: 100_000, burst: 0 },
+        concurrency: 64,
+        timeoutMs: 10_000,
+        retry: {
+          delaysMs: [...options.tiersMs],
+          maxAttempts: attemptsToAccept,
+          maxAgeMs: 3_600_000,
+          jitter: options.jitter,
+        },
+        start: 'earliest',
+        ordering: 'none',
+        headers: {},
+        allowPrivateNetwork: true,
+      },
+      signingKey: undefined,
+    },
+    {
+      brokers: options.brokers,
+      registryUrl: options.registryUrl,
+      topic,
+      log: (level, message, fields) => {
+        if (level === 'error') process.stderr.write(`${JSON.stringify({ level, message, ...fields })}\n`);
+      },
+      onFatal: (error) => {
+        throw error;
+      },
+    },
+  );
+  try {
+    await pusher.start();
+    const deadline = Date.now() + 60_000 + options.tiersMs.reduce((a, b) => a + b, 0) * 3;
+    let reported = -1;
+    while (accepted < options.records) {
+      if (Date.now() > deadline) throw new Error(`only ${accepted} of ${options.records} accepted in time`);
+      if (accepted !== reported && accepted % 250 === 0) {
+        progress(`${accepted}/${options.records} accepted on attempt ${attemptsToAccept}`);
+        reported = accepted;
+      }
+      await sleep(50);
+    }
+  } finally {
+    await pusher.stop();
+    server.close();
+  }
+  progress('reading due times from the tier topics');
+  const tiers: TierLateness[] = [];
+  for (const [i, delayMs] of options.tiersMs.entries()) {
+    const due = await readDueTimes(options.brokers, retryTopicName(name, i + 1), options.records);
+    const lateness: number[] = [];
+    for (const [eventId, dueAt] of due) {
+      const at = arrivals.get(eventId)?.[i + 2];
+      if (at !== undefined) lateness.push(at - dueAt);
+    }
+    lateness.sort((a, b) => a - b);
+    tiers.push({
+      tier: i + 1,
+      delayMs,
+      records: lateness.length,
+      minMs: lateness[0] ?? 0,
+      p50Ms: quantile(lateness, 0.5),
+      p90Ms: quantile(lateness, 0.9),
+      p99Ms: quantile(lateness, 0.99),
+      maxMs: lateness.at(-1) ?? 0,
+    });
+  }
+  return { records: options.records, jitter: options.jitter, tiers };
+}
+
+function listen(server: Server): Promise<string> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      resolve(`http://127.0.0.1:${port}/hooks`);
+    });
+  });
+}
+
+/** Event id → due time of every record in a tier topic (the first, if an event is there twice). */
+async function readDueTimes(
+  brokers: readonly string[],
+  topic: string,
+  count: number,
+): Promise<Map<string, number>> {
+  const kafka = createKafka({ brokers, clientId: 'hookstream-bench', quiet: true });
+  const consumer = kafka.consumer({ groupId: `hookstream.bench.reader.${randomBytes(4).toString('hex')}` });
+  const due = new Map<string, number>();
+  await consumer.connect();
+  try {
+    await consumer.subscribe({ topics: [topic], fromBeginning: true });
+    await consumer.run({
+      autoCommit: false,
+      eachMessage: async ({ message }) => {
+        const id = message.headers?.[HS_HEADER.eventId]?.toString();
+        const at = message.headers?.[HS_HEADER.dueAt]?.toString();
+        if (id !== undefined && at !== undefined && !due.has(id)) due.set(id, Date.parse(at));
+      },
+    });
+    const deadline = Date.now() + 30_000;
+    while (due.size < count && Date.now() < deadline) await sleep(50);
+  } finally {
+    await consumer.disconnect();
+  }
+  return due;
+}
