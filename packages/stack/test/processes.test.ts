@@ -40,12 +40,16 @@ describe('process bookkeeping', () => {
     const marker = '/tmp/hookstream-marker-b';
     const child = spawn(
       process.execPath,
-      ['-e', "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)", marker],
-      { stdio: 'ignore' },
+      [
+        '-e',
+        "process.on('SIGTERM', () => {}); process.stdout.write('ready\\n'); setInterval(() => {}, 1000)",
+        marker,
+      ],
+      { stdio: ['ignore', 'pipe', 'ignore'] },
     );
     const record = { pid: child.pid ?? -1, startedAt: '', marker };
-    // Give the child time to install its SIGTERM handler.
-    await new Promise((ok) => setTimeout(ok, 300));
+    // The child says when its SIGTERM handler is installed (a fixed wait fails on a busy machine).
+    await new Promise((ok) => child.stdout?.once('data', ok));
     expect(await stopProcess(record, 300)).toBe('killed');
   });
 
