@@ -1,6 +1,6 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Batch, Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import { type ConsumedRecord, toConsumedRecord } from './consumed-record.ts';
+import { DueGate } from './due-gate.ts';
 import { OffsetTracker } from './offset-tracker.ts';
 import { Slots } from './slots.ts';
 import { prepareStart, type StartedFrom, type StartFrom } from './start-position.ts';
@@ -52,13 +52,6 @@ export interface SubscriberConsumerOptions {
 
 const COMMIT_EVERY_MS = 1000;
 const HEARTBEAT_EVERY_MS = 1000;
-/** A paused partition resumes this much before its head record is due, to cover the refetch. */
-const RESUME_AHEAD_MS = 150;
-/**
- * A record due at most this soon waits in place. Short, because a waiting batch holds up the
- * next fetch of every partition led by the same broker.
- */
-const HOLD_IN_PLACE_MS = 60;
 
 /**
  * One subscriber's consumer group on the events topic. Records of a partition run concurrently
@@ -69,11 +62,12 @@ export class SubscriberConsumer {
   readonly #options: SubscriberConsumerOptions;
   readonly #consumer: Consumer;
   readonly #batches = new Set<AbortController>();
-  readonly #resumeTimers = new Set<NodeJS.Timeout>();
+  readonly #gate: DueGate | null;
   #stopping = false;
 
   constructor(options: SubscriberConsumerOptions) {
     this.#options = options;
+    this.#gate = options.dueAtMs ? new DueGate(options.dueAtMs) : null;
     this.#consumer = options.kafka.consumer({
       groupId: options.groupId,
       maxWaitTimeInMs: options.maxWaitTimeInMs ?? 500,
@@ -133,7 +127,7 @@ export class SubscriberConsumer {
    */
   async stop(): Promise<void> {
     this.#stopping = true;
-    for (const timer of this.#resumeTimers) clearTimeout(timer);
+    this.#gate?.stop();
     for (const controller of this.#batches) controller.abort();
     await this.#consumer.disconnect();
   }
@@ -163,27 +157,46 @@ export class SubscriberConsumer {
     const slots = new Slots(this.#options.maxInFlightPerPartition);
     const inFlight = new Set<Promise<void>>();
     const keyTails = new Map<string, Promise<unknown>>();
+    const gate = this.#gate;
+    const ahead = gate?.settledAhead(batch.topic, batch.partition, Number(batch.firstOffset() ?? 0));
+    const settle = (offset: number) => {
+      const prefix = tracker.settle(offset);
+      if (prefix !== null) resolveOffset(String(prefix));
+      if (prefix === null || prefix < offset) ahead?.add(offset);
+    };
+    let earliestWaiting: number | null = null;
+    let started = 0;
     try {
       for (const message of batch.messages) {
         if (shouldStop()) break;
+        const offset = Number(message.offset);
+        const record = toConsumedRecord(batch.topic, batch.partition, message);
+        if (gate) {
+          if (ahead?.has(offset)) {
+            tracker.begin(offset);
+            settle(offset);
+            continue;
+          }
+          const dueAt = gate.dueLater(record);
+          if (dueAt !== null) {
+            // Begun and left unsettled: the committed prefix stops here until it is delivered.
+            tracker.begin(offset);
+            earliestWaiting = Math.min(earliestWaiting ?? dueAt, dueAt);
+            continue;
+          }
+          if (!(await gate.waitUntilDue(record, controller.signal))) break;
+        }
         const waiting = slots.acquire();
         if (waiting) await waiting;
         if (shouldStop()) {
           slots.release();
           break;
         }
-        const offset = Number(message.offset);
-        const record = toConsumedRecord(batch.topic, batch.partition, message);
-        if (!(await this.#isDue(record, pause, controller.signal))) {
-          slots.release();
-          break;
-        }
         tracker.begin(offset);
+        started++;
         const task = this.#run(record, controller.signal, keyTails).then(
           (outcome) => {
-            if (outcome !== 'settled') return;
-            const prefix = tracker.settle(offset);
-            if (prefix !== null) resolveOffset(String(prefix));
+            if (outcome === 'settled') settle(offset);
           },
           (err: unknown) =>
             this.#options.log('error', 'record handler failed; the record stays unsettled', {
@@ -206,11 +219,15 @@ export class SubscriberConsumer {
       failure ??= err;
       controller.abort();
     }
+    // Paused only when this batch started nothing: otherwise records past the end of this batch
+    // may be due already, and the next fetch (from the prefix) looks at them.
+    if (gate && earliestWaiting !== null && started === 0 && failure === null)
+      gate.pauseUntil(pause, earliestWaiting);
     // The next fetch starts after the last resolved offset, so every begun record must end here.
     await Promise.all(inFlight);
     clearInterval(watchdog);
     this.#batches.delete(controller);
-    if (tracker.unsettled > 0)
+    if (tracker.unsettled > 0 && earliestWaiting === null)
       this.#options.log('info', 'batch ended with unsettled records; they will be delivered again', {
         topic: batch.topic,
         partition: batch.partition,
@@ -218,40 +235,6 @@ export class SubscriberConsumer {
         committable: tracker.committable,
       });
     if (failure !== null) throw failure;
-  }
-
-  /**
-   * True when the record may start now (waiting in place if it is due within RESUME_AHEAD_MS).
-   * Otherwise pauses its partition and resumes it shortly before the record is due: the record
-   * and those after it are fetched again then, from the last resolved offset. The due time comes
-   * from the record itself, so a restart or a reassigned partition pauses again on its own.
-   */
-  async #isDue(record: ConsumedRecord, pause: () => () => void, signal: AbortSignal): Promise<boolean> {
-    const dueAt = this.#options.dueAtMs?.(record) ?? null;
-    if (dueAt === null) return true;
-    let wait = dueAt - Date.now();
-    if (wait > HOLD_IN_PLACE_MS) {
-      const resume = pause();
-      const timer = setTimeout(
-        () => {
-          this.#resumeTimers.delete(timer);
-          resume();
-        },
-        Math.max(0, wait - RESUME_AHEAD_MS),
-      );
-      this.#resumeTimers.add(timer);
-      return false;
-    }
-    // Timers may fire a millisecond early; the due time is a promise, so check the clock again.
-    try {
-      while (wait > 0) {
-        await sleep(wait, undefined, { signal });
-        wait = dueAt - Date.now();
-      }
-      return true;
-    } catch {
-      return false;
-    }
   }
 
   #run(

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import type { ConsumedRecord } from '../src/consumed-record.ts';
+import { DueGate } from '../src/due-gate.ts';
+
+const record = (dueAt: number | null): ConsumedRecord => ({
+  topic: 't',
+  partition: 0,
+  offset: '0',
+  key: null,
+  value: null,
+  headers: dueAt === null ? {} : { due: String(dueAt) },
+  timestampMs: 0,
+});
+const gate = () => new DueGate((r) => (r.headers.due === undefined ? null : Number(r.headers.due)));
+
+describe('DueGate', () => {
+  it('lets records without a due time, or due now or within the hold, start', () => {
+    const g = gate();
+    expect(g.dueLater(record(null))).toBeNull();
+    expect(g.dueLater(record(Date.now() - 1000))).toBeNull();
+    expect(g.dueLater(record(Date.now() + 20))).toBeNull();
+  });
+
+  it('holds back a record due later, reporting its due time', () => {
+    const due = Date.now() + 5000;
+    expect(gate().dueLater(record(due))).toBe(due);
+  });
+
+  it('waits in place until the due time, never returning before it', async () => {
+    const due = Date.now() + 40;
+    expect(await gate().waitUntilDue(record(due), new AbortController().signal)).toBe(true);
+    expect(Date.now()).toBeGreaterThanOrEqual(due);
+  });
+
+  it('stops waiting when aborted', async () => {
+    const controller = new AbortController();
+    const waiting = gate().waitUntilDue(record(Date.now() + 60_000), controller.signal);
+    controller.abort();
+    expect(await waiting).toBe(false);
+  });
+
+  it('remembers offsets settled ahead per partition and forgets those below the refetch', () => {
+    const g = gate();
+    g.settledAhead('t', 0, 0).add(5).add(9);
+    g.settledAhead('t', 1, 0).add(3);
+    expect([...g.settledAhead('t', 0, 6)]).toEqual([9]);
+    expect([...g.settledAhead('t', 1, 0)]).toEqual([3]);
+  });
+
+  it('pauses at once and resumes ahead of the due time, not earlier than the lead', async () => {
+    const g = gate();
+    const due = Date.now() + 400;
+    let paused = false;
+    const resumedAt = await new Promise<number>((resume) => {
+      g.pauseUntil(() => {
+        paused = true;
+        return () => resume(Date.now());
+      }, due);
+      expect(paused).toBe(true);
+    });
+    // Resumed with 150 ms left for the refetch (timers may fire a millisecond early).
+    expect(resumedAt).toBeGreaterThanOrEqual(due - 151);
+    g.stop();
+  });
+});
