@@ -83,6 +83,10 @@ export async function ledgerCommand(argv: readonly string[]): Promise<number> {
     }
     const rows = answer.subscribers.map((l) => [l.subscriber, l.ledger.state, describe(l, Date.now())]);
     process.stdout.write(`${formatTable(['subscriber', 'state', 'detail'], rows)}\n`);
+    if (answer.otherGroups > 0)
+      process.stdout.write(
+        `\n(${answer.otherGroups} other subscriber group(s) have no ledger on ${answer.origin?.topic ?? 'this topic'}; --subscriber <name> asks one anyway)\n`,
+      );
     return 0;
   } catch (err) {
     return reportToolError('ledger', err);

@@ -40,6 +40,8 @@ export interface LedgerAnswer {
   /** Where the location came from. */
   readonly foundIn: 'attempt-log' | 'events-topic' | null;
   readonly subscribers: readonly LedgerLine[];
+  /** Subscriber groups left out: no ledger on the event's topic and no attempt for it (they read another topic). */
+  readonly otherGroups: number;
 }
 
 /**
@@ -69,15 +71,20 @@ export async function queryLedger(kafka: Kafka, query: LedgerQuery): Promise<Led
     const relevant = entries.filter((e) => names.includes(e.subscriber));
     const committed = new Map<string, Committed | null>();
     const topic = origin?.topic ?? query.eventsTopic;
+    const shown: string[] = [];
     for (const name of names) {
       const offsets = await fetchCommittedOffsets(admin, subscriberGroupId(name), topic);
       committed.set(name, new Map(offsets.map((o) => [o.partition, o.offset])));
+      const tracksTopic = offsets.some((o) => o.offset !== null);
+      if (query.subscriber !== undefined || tracksTopic || relevant.some((e) => e.subscriber === name))
+        shown.push(name);
     }
     return {
       eventId: query.eventId,
       origin,
       foundIn,
-      subscribers: resolveLedgers({ subscribers: names, entries: relevant, origin, committed }),
+      subscribers: resolveLedgers({ subscribers: shown, entries: relevant, origin, committed }),
+      otherGroups: names.length - shown.length,
     };
   } finally {
     await admin.disconnect();
