@@ -16,6 +16,9 @@ export const ATTR = {
   attempt: 'hookstream.attempt',
   outcome: 'hookstream.outcome',
   eventType: 'hookstream.event.type',
+  /** Replays: the DLQ record replayed (`<topic>:<partition>:<offset>`) and the run's id. */
+  replayOf: 'hookstream.replay.of',
+  replayId: 'hookstream.replay.id',
 } as const;
 
 export const MESSAGING_SYSTEM_KAFKA = 'kafka';

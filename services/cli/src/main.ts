@@ -1,6 +1,8 @@
 import { StackError } from '@hookstream/stack';
 import { benchCommand } from './bench-command.ts';
+import { dlqCommand } from './dlq-command.ts';
 import { ingressCommand } from './ingress-command.ts';
+import { ledgerCommand } from './ledger-command.ts';
 import { pushCommand } from './push-command.ts';
 import { receiverCommand } from './receiver-command.ts';
 import { stackCommand } from './stack-command.ts';
@@ -16,6 +18,8 @@ Commands:
   push           run one subscriber's pusher (--config <subscriber.json>)
   receiver       a sample subscriber endpoint (signature check, dedupe, misbehaviour on request)
   trace          an event's delivery timeline from Jaeger
+  dlq            list | replay a subscriber's dead letters (back into its retry tier 1)
+  ledger         where an event is for every subscriber: delivered, retrying, dead, filtered, not reached
   bench          ingress | push: throughput and latency next to raw kafkajs / raw undici
 
 Run \`hookstream <command> --help\` for a command's options.`;
@@ -29,6 +33,8 @@ const COMMANDS: Record<string, Command> = {
   push: pushCommand,
   receiver: receiverCommand,
   trace: traceCommand,
+  dlq: dlqCommand,
+  ledger: ledgerCommand,
   bench: benchCommand,
 };
 

@@ -44,4 +44,24 @@ describe('hookstream command line', () => {
     expect(write.mock.calls.map((c) => String(c[0])).join('')).toContain('hookstream bench push');
     write.mockRestore();
   });
+
+  it('refuses an unknown dlq action, and dlq without --subscriber, exit 2', async () => {
+    const write = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    expect(await main(['dlq', 'sideways'])).toBe(2);
+    expect(await main(['dlq', 'list'])).toBe(2);
+    const said = write.mock.calls.map((c) => String(c[0])).join('');
+    expect(said).toContain("unknown action 'sideways'");
+    expect(said).toContain('--subscriber <name> is required');
+    write.mockRestore();
+  });
+
+  it('refuses ledger without an event id, naming it, exit 2', async () => {
+    const write = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    expect(await main(['ledger'])).toBe(2);
+    expect(await main(['ledger', 'evt_1', '--since', 'soon'])).toBe(2);
+    const said = write.mock.calls.map((c) => String(c[0])).join('');
+    expect(said).toContain('<event-id> is required');
+    expect(said).toContain('--since');
+    write.mockRestore();
+  });
 });

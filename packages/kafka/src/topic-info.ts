@@ -1,0 +1,26 @@
+import type { Admin } from 'kafkajs';
+
+/** A topic's partitions with their earliest (low) and end (high) offsets; null when it does not exist. */
+export interface PartitionRange {
+  readonly partition: number;
+  readonly low: string;
+  readonly high: string;
+}
+
+export async function topicExists(admin: Admin, topic: string): Promise<boolean> {
+  return (await admin.listTopics()).includes(topic);
+}
+
+/** The topic's partitions and offsets, or null when the topic does not exist. */
+export async function partitionRanges(admin: Admin, topic: string): Promise<PartitionRange[] | null> {
+  if (!(await topicExists(admin, topic))) return null;
+  const offsets = await admin.fetchTopicOffsets(topic);
+  return offsets
+    .map((o) => ({ partition: o.partition, low: o.low, high: o.high }))
+    .sort((a, b) => a.partition - b.partition);
+}
+
+/** How many brokers answer: bounds the replication factor of topics a tool creates. */
+export async function brokerCount(admin: Admin): Promise<number> {
+  return (await admin.describeCluster()).brokers.length;
+}

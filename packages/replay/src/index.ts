@@ -1,0 +1,28 @@
+export type { DeadLetter } from './dead-letter.ts';
+export { readDeadLetter } from './dead-letter.ts';
+export type { Committed, LedgerLine, LedgerState } from './ledger.ts';
+export {
+  attemptEntriesFor,
+  latestStep,
+  originFromEntries,
+  resolveLedger,
+  resolveLedgers,
+  subscribersFromGroups,
+} from './ledger.ts';
+export { replayAttemptEntry } from './replay-attempt.ts';
+export type { ReplayErrorCode } from './replay-error.ts';
+export { ReplayError } from './replay-error.ts';
+export type { ReplayedIndex, ReplayPlan } from './replay-log.ts';
+export { indexReplayLog, planReplay, ReplayLogEntry, replayLogKey, replayLogRecord } from './replay-log.ts';
+export {
+  compareDeadLetters,
+  DlqSelection,
+  matchesStatus,
+  StatusMatch,
+  selectDeadLetters,
+} from './selection.ts';
+export type { SelectionFlags } from './selection-options.ts';
+export { parseInstant, parseRate, parseSelectionFlags } from './selection-options.ts';
+export type { StoredRecord } from './stored-record.ts';
+export type { Replayable, ReplayStamp, TierRecord } from './tier-record.ts';
+export { buildTierRecord, checkReplayable, replayTopic } from './tier-record.ts';

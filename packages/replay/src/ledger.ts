@@ -1,0 +1,159 @@
+import {
+  AttemptLogEntry,
+  type DeadLetterReason,
+  type RecordLocation,
+  SUBSCRIBER_GROUP_PREFIX,
+  SubscriberName,
+} from '@hookstream/contracts';
+import type { StoredRecord } from './stored-record.ts';
+
+/** An event's state for one subscriber, as `hookstream ledger` reports it. */
+export type LedgerState =
+  | { readonly state: 'delivered'; readonly at: string; readonly attempt: number; readonly status?: number }
+  | {
+      readonly state: 'retrying';
+      readonly tier: number;
+      readonly dueAt: string | null;
+      readonly attempt: number;
+      readonly replayed: boolean;
+    }
+  | {
+      readonly state: 'dead-lettered';
+      readonly at: string;
+      readonly reason: DeadLetterReason | null;
+      readonly attempt: number;
+      readonly status?: number;
+    }
+  | { readonly state: 'filtered'; readonly at: string }
+  /** Its offset is at or above the group's committed offset (or the group has none there yet). */
+  | { readonly state: 'not-reached'; readonly committed: string | null }
+  /** Below the committed offset but no attempt recorded: skipped by a later start position, or settled before the attempt log. */
+  | { readonly state: 'passed-without-record'; readonly committed: string }
+  /** Neither an attempt nor the event's events-topic record was found. */
+  | { readonly state: 'unknown' };
+
+export interface LedgerLine {
+  readonly subscriber: string;
+  readonly origin: RecordLocation | null;
+  readonly ledger: LedgerState;
+}
+
+/** Committed offsets of a group on the origin topic: partition → next offset, null when none. */
+export type Committed = ReadonlyMap<number, string | null>;
+
+const STEP_RANK: Record<AttemptLogEntry['step'], number> = {
+  'retry-scheduled': 0,
+  filtered: 1,
+  'dead-lettered': 2,
+  delivered: 3,
+};
+
+/** The step that describes the present: the latest by time; at the same instant, the more final one. */
+export function latestStep(entries: readonly AttemptLogEntry[]): AttemptLogEntry | undefined {
+  let best: AttemptLogEntry | undefined;
+  for (const e of entries) {
+    if (best === undefined) {
+      best = e;
+      continue;
+    }
+    const d = Date.parse(e.at) - Date.parse(best.at);
+    if (d > 0 || (d === 0 && (STEP_RANK[e.step] > STEP_RANK[best.step] || e.attempt > best.attempt)))
+      best = e;
+  }
+  return best;
+}
+
+function fromStep(e: AttemptLogEntry): LedgerState {
+  const status = e.status === undefined ? {} : { status: e.status };
+  switch (e.step) {
+    case 'delivered':
+      return { state: 'delivered', at: e.at, attempt: e.attempt, ...status };
+    case 'retry-scheduled':
+      return {
+        state: 'retrying',
+        tier: e.tier ?? 1,
+        dueAt: e.dueAt ?? null,
+        attempt: e.attempt,
+        replayed: e.outcome === 'replayed',
+      };
+    case 'dead-lettered':
+      return {
+        state: 'dead-lettered',
+        at: e.at,
+        reason: e.deadLetterReason ?? null,
+        attempt: e.attempt,
+        ...status,
+      };
+    case 'filtered':
+      return { state: 'filtered', at: e.at };
+  }
+}
+
+/**
+ * One subscriber's state for an event. The attempt log says what happened when it has a step for
+ * the subscriber; otherwise the committed offset on the event's partition says whether the
+ * subscriber got there yet.
+ */
+export function resolveLedger(input: {
+  readonly entries: readonly AttemptLogEntry[];
+  readonly origin: RecordLocation | null;
+  readonly committed: Committed | null;
+}): LedgerState {
+  const latest = latestStep(input.entries);
+  if (latest !== undefined) return fromStep(latest);
+  if (input.origin === null) return { state: 'unknown' };
+  const committed = input.committed?.get(input.origin.partition) ?? null;
+  if (committed === null || BigInt(input.origin.offset) >= BigInt(committed))
+    return { state: 'not-reached', committed };
+  return { state: 'passed-without-record', committed };
+}
+
+/** Attempt log records of one event (key = event id); records that do not parse are skipped. */
+export function attemptEntriesFor(
+  eventId: string,
+  records: readonly Pick<StoredRecord, 'key' | 'value'>[],
+): AttemptLogEntry[] {
+  const out: AttemptLogEntry[] = [];
+  for (const r of records) {
+    if (r.key !== eventId || r.value === null) continue;
+    try {
+      const parsed = AttemptLogEntry.safeParse(JSON.parse(r.value.toString('utf8')));
+      if (parsed.success && parsed.data.eventId === eventId) out.push(parsed.data);
+    } catch {
+      // Not JSON: not an attempt log entry.
+    }
+  }
+  return out;
+}
+
+/** Where the event sits in the events topic, as the attempt log recorded it (the first origin seen). */
+export function originFromEntries(entries: readonly AttemptLogEntry[]): RecordLocation | null {
+  return entries.find((e) => e.origin !== undefined)?.origin ?? null;
+}
+
+/** Subscriber names from consumer group ids (`hookstream.sub.<name>`), skipping anything else. */
+export function subscribersFromGroups(groupIds: readonly string[]): string[] {
+  return groupIds
+    .filter((g) => g.startsWith(SUBSCRIBER_GROUP_PREFIX))
+    .map((g) => g.slice(SUBSCRIBER_GROUP_PREFIX.length))
+    .filter((name) => SubscriberName.safeParse(name).success);
+}
+
+/** Every subscriber's line: one per subscriber known from groups or the attempt log, sorted by name. */
+export function resolveLedgers(input: {
+  readonly subscribers: readonly string[];
+  readonly entries: readonly AttemptLogEntry[];
+  readonly origin: RecordLocation | null;
+  readonly committed: ReadonlyMap<string, Committed | null>;
+}): LedgerLine[] {
+  const names = [...new Set([...input.subscribers, ...input.entries.map((e) => e.subscriber)])].sort();
+  return names.map((subscriber) => {
+    const entries = input.entries.filter((e) => e.subscriber === subscriber);
+    const origin = originFromEntries(entries) ?? input.origin;
+    return {
+      subscriber,
+      origin,
+      ledger: resolveLedger({ entries, origin, committed: input.committed.get(subscriber) ?? null }),
+    };
+  });
+}

@@ -1,0 +1,22 @@
+export type ReplayErrorCode =
+  | 'BAD_OPTION'
+  | 'NO_DLQ'
+  | 'NO_RETRY_TIER'
+  | 'EVENT_NOT_FOUND'
+  | 'KAFKA_UNAVAILABLE';
+
+/**
+ * A dead-letter tool could not do what was asked. `canRetry`: running the same command again
+ * unchanged could succeed (Kafka was away), as opposed to a wrong option or a missing topic.
+ */
+export class ReplayError extends Error {
+  readonly code: ReplayErrorCode;
+  readonly canRetry: boolean;
+
+  constructor(code: ReplayErrorCode, message: string, options: { cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'ReplayError';
+    this.code = code;
+    this.canRetry = code === 'KAFKA_UNAVAILABLE';
+  }
+}

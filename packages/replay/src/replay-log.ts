@@ -1,0 +1,108 @@
+import { EventId, formatLocation, RecordLocation, SubscriberName } from '@hookstream/contracts';
+import { z } from 'zod';
+import type { DeadLetter } from './dead-letter.ts';
+import type { StoredRecord } from './stored-record.ts';
+import type { Replayable } from './tier-record.ts';
+
+/**
+ * One replayed DLQ record, in the subscriber's compacted replay log (key = the DLQ location,
+ * `<topic>:<partition>:<offset>`): what makes a second identical replay a no-op.
+ */
+export const ReplayLogEntry = z.object({
+  dlq: RecordLocation,
+  eventId: EventId,
+  subscriber: SubscriberName,
+  replayId: z.string().min(1),
+  replayedAt: z.iso.datetime({ offset: true }),
+  /** Where the replayed record landed in retry tier 1. */
+  tier: RecordLocation,
+  /** This event's replay count for the subscriber after this replay. */
+  replays: z.number().int().min(1),
+});
+export type ReplayLogEntry = z.infer<typeof ReplayLogEntry>;
+
+export function replayLogKey(dlq: RecordLocation): string {
+  return formatLocation(dlq);
+}
+
+/** What the replay log says was replayed, by DLQ location; the newest record of a key wins. */
+export interface ReplayedIndex {
+  readonly replayed: ReadonlyMap<string, ReplayLogEntry>;
+  /** Records that were not replay log entries (ignored, but worth a warning). */
+  readonly unreadable: number;
+}
+
+/** Folds the replay log (read in offset order) the way compaction will: last write per key; null value deletes. */
+export function indexReplayLog(records: readonly Pick<StoredRecord, 'key' | 'value'>[]): ReplayedIndex {
+  const replayed = new Map<string, ReplayLogEntry>();
+  let unreadable = 0;
+  for (const r of records) {
+    if (r.key === null) {
+      unreadable++;
+      continue;
+    }
+    if (r.value === null) {
+      replayed.delete(r.key);
+      continue;
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(r.value.toString('utf8'));
+    } catch {
+      unreadable++;
+      continue;
+    }
+    const parsed = ReplayLogEntry.safeParse(json);
+    if (parsed.success && replayLogKey(parsed.data.dlq) === r.key) replayed.set(r.key, parsed.data);
+    else unreadable++;
+  }
+  return { replayed, unreadable };
+}
+
+export interface ReplayPlan {
+  readonly send: readonly Replayable[];
+  /** Already replayed (and not forced with --again). */
+  readonly alreadyReplayed: readonly { readonly letter: DeadLetter; readonly entry: ReplayLogEntry }[];
+  readonly unreplayable: readonly { readonly letter: DeadLetter; readonly problem: string }[];
+}
+
+/** Splits the selection into what goes, what was replayed before, and what cannot be replayed. */
+export function planReplay(
+  selected: readonly DeadLetter[],
+  check: (letter: DeadLetter) => { ok: true; replayable: Replayable } | { ok: false; problem: string },
+  index: ReplayedIndex,
+  options: { readonly again: boolean },
+): ReplayPlan {
+  const send: Replayable[] = [];
+  const alreadyReplayed: { letter: DeadLetter; entry: ReplayLogEntry }[] = [];
+  const unreplayable: { letter: DeadLetter; problem: string }[] = [];
+  for (const letter of selected) {
+    const checked = check(letter);
+    if (!checked.ok) {
+      unreplayable.push({ letter, problem: checked.problem });
+      continue;
+    }
+    const entry = index.replayed.get(replayLogKey(letter.location));
+    if (entry !== undefined && !options.again) alreadyReplayed.push({ letter, entry });
+    else send.push(checked.replayable);
+  }
+  return { send, alreadyReplayed, unreplayable };
+}
+
+/** The replay log record for one replayed DLQ record, once its tier copy was acknowledged. */
+export function replayLogRecord(
+  r: Replayable,
+  tier: RecordLocation,
+  stamp: { readonly replayId: string; readonly nowMs: number },
+): { key: string; value: Buffer; entry: ReplayLogEntry } {
+  const entry: ReplayLogEntry = {
+    dlq: r.letter.location,
+    eventId: r.eventId,
+    subscriber: r.evidence.subscriber,
+    replayId: stamp.replayId,
+    replayedAt: new Date(stamp.nowMs).toISOString(),
+    tier,
+    replays: (r.evidence.replays ?? 0) + 1,
+  };
+  return { key: replayLogKey(r.letter.location), value: Buffer.from(JSON.stringify(entry)), entry };
+}

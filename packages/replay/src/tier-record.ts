@@ -1,0 +1,91 @@
+import {
+  type DeadLetterEvidence,
+  formatLocation,
+  HS_HEADER,
+  retryTopicName,
+  type SubscriberName,
+} from '@hookstream/contracts';
+import type { DeadLetter } from './dead-letter.ts';
+
+/** A record ready to write (the shape @hookstream/kafka's RecordSender takes). */
+export interface TierRecord {
+  readonly key: string;
+  readonly value: Buffer;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** A dead letter that can go back: its evidence parsed, an event id, a value to deliver. */
+export interface Replayable {
+  readonly letter: DeadLetter;
+  readonly evidence: DeadLetterEvidence;
+  readonly eventId: string;
+  readonly value: Buffer;
+}
+
+/** Why a dead letter cannot be replayed to this subscriber, or the parts a replay needs. */
+export function checkReplayable(
+  letter: DeadLetter,
+  subscriber: SubscriberName,
+): { ok: true; replayable: Replayable } | { ok: false; problem: string } {
+  if (letter.evidence === null) return { ok: false, problem: letter.problem ?? 'no evidence headers' };
+  if (letter.evidence.subscriber !== subscriber)
+    return {
+      ok: false,
+      problem: `dead-lettered for subscriber ${letter.evidence.subscriber}, not ${subscriber}`,
+    };
+  const eventId = letter.evidence.eventId;
+  if (eventId === undefined) return { ok: false, problem: 'no event id (an unreadable poison record)' };
+  if (letter.value === null) return { ok: false, problem: 'no value to deliver' };
+  return { ok: true, replayable: { letter, evidence: letter.evidence, eventId, value: letter.value } };
+}
+
+export interface ReplayStamp {
+  /** One id per replay run, so a run's records can be found together. */
+  readonly replayId: string;
+  readonly nowMs: number;
+  /** The traceparent of the replay's PRODUCER span; without tracing the DLQ record's stays. */
+  readonly traceparent?: string;
+}
+
+/** Retry tier 1: where a replay puts records (the subscriber's retry path, never the events topic). */
+export function replayTopic(subscriber: SubscriberName): string {
+  return retryTopicName(subscriber, 1);
+}
+
+/**
+ * The tier-1 record for a replay: the original key, value and headers (ce_*, content-type,
+ * traceparent) unchanged, the DLQ's hookstream_* evidence dropped, and a fresh retry state: a
+ * new attempt budget (attempts 0), due now, the same origin, linked to the DLQ record it came
+ * from (replay_of, source_*) and counted (replays).
+ */
+export function buildTierRecord(r: Replayable, stamp: ReplayStamp): TierRecord {
+  const h = HS_HEADER;
+  const original: Record<string, string> = {};
+  for (const [name, value] of Object.entries(r.letter.headers)) {
+    if (!name.startsWith('hookstream_')) original[name] = value;
+  }
+  if (stamp.traceparent !== undefined) original.traceparent = stamp.traceparent;
+  const { origin } = r.evidence;
+  const dlq = r.letter.location;
+  return {
+    // Events always carry a key; a keyless record keeps per-event order by its id instead.
+    key: r.letter.key ?? r.eventId,
+    value: r.value,
+    headers: {
+      ...original,
+      [h.eventId]: r.eventId,
+      [h.subscriber]: r.evidence.subscriber,
+      [h.attempts]: '0',
+      [h.dueAt]: new Date(stamp.nowMs).toISOString(),
+      [h.originTopic]: origin.topic,
+      [h.originPartition]: String(origin.partition),
+      [h.originOffset]: origin.offset,
+      [h.sourceTopic]: dlq.topic,
+      [h.sourcePartition]: String(dlq.partition),
+      [h.sourceOffset]: dlq.offset,
+      [h.replayOf]: formatLocation(dlq),
+      [h.replayId]: stamp.replayId,
+      [h.replays]: String((r.evidence.replays ?? 0) + 1),
+    },
+  };
+}

@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { readDeadLetter } from '../src/dead-letter.ts';
+import { indexReplayLog, planReplay, ReplayLogEntry, replayLogRecord } from '../src/replay-log.ts';
+import { checkReplayable, type Replayable } from '../src/tier-record.ts';
+import { dlqRecord } from './fixtures.ts';
+
+const NOW = Date.parse('2026-05-02T08:00:00.000Z');
+const check = (l: ReturnType<typeof readDeadLetter>) => checkReplayable(l, 'billing');
+
+function replayable(offset: string): Replayable {
+  const c = check(readDeadLetter(dlqRecord({ offset })));
+  if (!c.ok) throw new Error(c.problem);
+  return c.replayable;
+}
+
+function logged(offset: string, replayId = 'rpl_1') {
+  const { key, value } = replayLogRecord(
+    replayable(offset),
+    { topic: 'hookstream.sub.billing.retry.1', partition: 2, offset: '40' },
+    { replayId, nowMs: NOW },
+  );
+  return { key, value };
+}
+
+describe('replayLogRecord', () => {
+  it('keys by DLQ location and records where the copy went, when, and by which run', () => {
+    const { key, value, entry } = replayLogRecord(
+      replayable('7'),
+      { topic: 'hookstream.sub.billing.retry.1', partition: 2, offset: '40' },
+      { replayId: 'rpl_1', nowMs: NOW },
+    );
+    expect(key).toBe('hookstream.sub.billing.dlq:0:7');
+    expect(ReplayLogEntry.parse(JSON.parse(value.toString()))).toEqual(entry);
+    expect(entry).toEqual({
+      dlq: { topic: 'hookstream.sub.billing.dlq', partition: 0, offset: '7' },
+      eventId: 'evt_1',
+      subscriber: 'billing',
+      replayId: 'rpl_1',
+      replayedAt: '2026-05-02T08:00:00.000Z',
+      tier: { topic: 'hookstream.sub.billing.retry.1', partition: 2, offset: '40' },
+      replays: 1,
+    });
+  });
+});
+
+describe('indexReplayLog', () => {
+  it('keeps the newest entry per key, forgets tombstoned keys, counts what it cannot read', () => {
+    const index = indexReplayLog([
+      logged('1', 'first'),
+      logged('2'),
+      logged('1', 'second'),
+      { key: 'hookstream.sub.billing.dlq:0:2', value: null },
+      { key: 'junk', value: Buffer.from('not json') },
+      { key: null, value: Buffer.from('{}') },
+      // An entry filed under the wrong key is not trusted.
+      { key: 'hookstream.sub.billing.dlq:0:99', value: logged('3').value },
+    ]);
+    expect([...index.replayed.keys()]).toEqual(['hookstream.sub.billing.dlq:0:1']);
+    expect(index.replayed.get('hookstream.sub.billing.dlq:0:1')?.replayId).toBe('second');
+    expect(index.unreadable).toBe(3);
+  });
+});
+
+describe('planReplay', () => {
+  const selected = ['1', '2', '3'].map((offset) => readDeadLetter(dlqRecord({ offset })));
+  const broken = readDeadLetter(dlqRecord({ offset: '4', headers: { hookstream_subscriber: 'crm' } }));
+  const index = indexReplayLog([logged('2')]);
+
+  it('sends what was never replayed and skips what was', () => {
+    const plan = planReplay([...selected, broken], check, index, { again: false });
+    expect(plan.send.map((r) => r.letter.location.offset)).toEqual(['1', '3']);
+    expect(plan.alreadyReplayed.map((s) => s.letter.location.offset)).toEqual(['2']);
+    expect(plan.alreadyReplayed[0]?.entry.replayId).toBe('rpl_1');
+    expect(plan.unreplayable.map((u) => [u.letter.location.offset, u.problem])).toEqual([
+      ['4', 'dead-lettered for subscriber crm, not billing'],
+    ]);
+  });
+
+  it('sends everything replayable again with --again', () => {
+    const plan = planReplay([...selected, broken], check, index, { again: true });
+    expect(plan.send.map((r) => r.letter.location.offset)).toEqual(['1', '2', '3']);
+    expect(plan.alreadyReplayed).toEqual([]);
+    expect(plan.unreplayable).toHaveLength(1);
+  });
+
+  it('sends nothing from an empty selection', () => {
+    expect(planReplay([], check, index, { again: false })).toEqual({
+      send: [],
+      alreadyReplayed: [],
+      unreplayable: [],
+    });
+  });
+});

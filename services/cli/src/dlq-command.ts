@@ -1,0 +1,240 @@
+import { parseArgs } from 'node:util';
+import { dlqTopicName, SubscriberName } from '@hookstream/contracts';
+import {
+  type DeadLetter,
+  parseRate,
+  parseSelectionFlags,
+  ReplayError,
+  selectDeadLetters,
+} from '@hookstream/replay';
+import { type ReplaySummary, readDeadLetters, replayDeadLetters } from '@hookstream/replay-service';
+import { startTracing } from '@hookstream/telemetry';
+import { toolKafka } from './kafka-client.ts';
+import { formatTable } from './table.ts';
+import { formatAge, reportToolError } from './tool-errors.ts';
+
+const FILTERS = `Selection (every given filter must hold; repeat --event-id, --reason, --status for several):
+  --event-id <id>      this event
+  --since <time|age>   dead-lettered at or after: RFC 3339 with offset, or an age like 30m, 2h, 7d
+  --until <time|age>   dead-lettered before
+  --reason <r>         terminal | exhausted | expired | poison
+  --status <s>         the last HTTP status: 404, a class like 5xx, or none (no response)
+  --limit <n>          at most n, oldest first`;
+
+export const DLQ_USAGE = `Usage: hookstream dlq list   --subscriber <name> [selection] [--json]
+       hookstream dlq replay --subscriber <name> [selection] [--dry-run] [--rate <n/s>] [--again] [--json]
+
+list: what is in the subscriber's dead-letter topic (hookstream.sub.<name>.dlq): event id, type,
+reason, attempts, last status, age, and where (partition:offset).
+
+replay: puts the selected dead letters back into the subscriber's retry tier 1 with a new
+attempt budget and the same event id (webhook-id); never into the events topic, so no other
+subscriber sees them. Each replayed DLQ record is written to the replay log
+(hookstream.sub.<name>.replays), and a second identical replay sends nothing.
+  --dry-run      write nothing; list what would go
+  --rate <n/s>   at most n records per second (default: as fast as Kafka acknowledges)
+  --again        replay records the replay log says were already replayed
+
+${FILTERS}
+
+Exit codes: 0 done, 1 failed (Kafka, missing topics), 2 bad option.`;
+
+const OPTIONS = {
+  subscriber: { type: 'string' },
+  'event-id': { type: 'string', multiple: true },
+  since: { type: 'string' },
+  until: { type: 'string' },
+  reason: { type: 'string', multiple: true },
+  status: { type: 'string', multiple: true },
+  limit: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  'dry-run': { type: 'boolean', default: false },
+  rate: { type: 'string' },
+  again: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+/** `hookstream dlq list|replay`. */
+export async function dlqCommand(argv: readonly string[]): Promise<number> {
+  const [action, ...rest] = argv;
+  if (action === '--help' || action === '-h') return help(0);
+  if (action !== 'list' && action !== 'replay') {
+    if (action !== undefined) process.stderr.write(`hookstream dlq: unknown action '${action}'\n`);
+    return help(2);
+  }
+  const { values } = parseArgs({ args: [...rest], options: OPTIONS });
+  if (values.help) return help(0);
+  const command = `dlq ${action}`;
+  try {
+    if (values.subscriber === undefined)
+      throw new ReplayError('BAD_OPTION', '--subscriber <name> is required');
+    const name = SubscriberName.safeParse(values.subscriber);
+    if (!name.success)
+      throw new ReplayError('BAD_OPTION', `--subscriber: '${values.subscriber}' is not a subscriber name`);
+    if (action === 'list') {
+      for (const only of ['dry-run', 'again', 'rate'] as const)
+        if (values[only] !== undefined && values[only] !== false)
+          throw new ReplayError('BAD_OPTION', `--${only} only applies to dlq replay`);
+    }
+    const selection = parseSelectionFlags(values, Date.now());
+    const rate = values.rate === undefined ? undefined : parseRate(values.rate);
+    if (action === 'list') return await list(name.data, selection, values.json);
+    return await replay(name.data, {
+      selection,
+      rate,
+      json: values.json,
+      dryRun: values['dry-run'],
+      again: values.again,
+    });
+  } catch (err) {
+    return reportToolError(command, err);
+  }
+}
+
+function help(code: number): number {
+  (code === 0 ? process.stdout : process.stderr).write(`${DLQ_USAGE}\n`);
+  return code;
+}
+
+async function list(
+  subscriber: string,
+  selection: ReturnType<typeof parseSelectionFlags>,
+  json: boolean,
+): Promise<number> {
+  const letters = selectDeadLetters(
+    await readDeadLetters(toolKafka('hookstream-dlq'), subscriber),
+    selection,
+  );
+  const now = Date.now();
+  if (json) {
+    const out = {
+      subscriber,
+      topic: dlqTopicName(subscriber),
+      count: letters.length,
+      deadLetters: letters.map(toJson),
+    };
+    process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+    return 0;
+  }
+  if (letters.length === 0) {
+    process.stdout.write(`no dead letters in ${dlqTopicName(subscriber)} match\n`);
+    return 0;
+  }
+  const withProblems = letters.some((l) => l.problem !== null);
+  const rows = letters.map((l) => [
+    l.eventId ?? '-',
+    l.eventType ?? '-',
+    l.evidence?.reason ?? '?',
+    l.evidence === null ? '?' : String(l.evidence.attempts),
+    l.evidence?.status === undefined ? '-' : String(l.evidence.status),
+    formatAge(now - l.deadLetteredAtMs),
+    `${l.location.partition}:${l.location.offset}`,
+    ...(withProblems ? [l.problem ?? ''] : []),
+  ]);
+  const headers = [
+    'event id',
+    'type',
+    'reason',
+    'attempts',
+    'status',
+    'age',
+    'dlq',
+    ...(withProblems ? ['problem'] : []),
+  ];
+  process.stdout.write(
+    `${formatTable(headers, rows)}\n\n${letters.length} dead letter(s) in ${dlqTopicName(subscriber)}\n`,
+  );
+  return 0;
+}
+
+function toJson(l: DeadLetter) {
+  const e = l.evidence;
+  return {
+    eventId: l.eventId,
+    type: l.eventType,
+    reason: e?.reason ?? null,
+    attempts: e?.attempts ?? null,
+    status: e?.status ?? null,
+    outcome: e?.outcome ?? null,
+    outcomeClass: e?.outcomeClass ?? null,
+    excerpt: e?.excerpt ?? null,
+    firstAttemptAt: e?.firstAttemptAt ?? null,
+    lastAttemptAt: e?.lastAttemptAt ?? null,
+    deadLetteredAt: new Date(l.deadLetteredAtMs).toISOString(),
+    policyVersion: e?.policyVersion ?? null,
+    replays: e?.replays ?? 0,
+    dlq: l.location,
+    origin: e?.origin ?? null,
+    problem: l.problem,
+  };
+}
+
+async function replay(
+  subscriber: string,
+  options: {
+    selection: ReturnType<typeof parseSelectionFlags>;
+    rate: number | undefined;
+    json: boolean;
+    dryRun: boolean;
+    again: boolean;
+  },
+): Promise<number> {
+  const tracing = options.dryRun ? undefined : startTracing({ serviceName: 'hookstream-replay' });
+  const progress = progressReporter();
+  let summary: ReplaySummary;
+  try {
+    summary = await replayDeadLetters(toolKafka('hookstream-replay'), {
+      subscriber,
+      selection: options.selection,
+      again: options.again,
+      dryRun: options.dryRun,
+      ratePerSecond: options.rate,
+      onProgress: progress,
+      onWarning: (m) => process.stderr.write(`warning: ${m}\n`),
+    });
+  } finally {
+    await tracing?.shutdown().catch(() => undefined);
+  }
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+    return 0;
+  }
+  if (summary.replayed.length > 0) {
+    const rows = summary.replayed.map((r) => [r.eventId ?? '-', r.dlq, r.detail]);
+    process.stdout.write(
+      `${formatTable(['event id', 'dlq record', options.dryRun ? 'would go to' : 'replayed to'], rows)}\n\n`,
+    );
+  }
+  for (const u of summary.unreplayable)
+    process.stdout.write(`cannot replay ${u.dlq} (${u.eventId ?? 'no event id'}): ${u.detail}\n`);
+  const verb = options.dryRun ? 'would replay' : 'replayed';
+  const skipped = summary.alreadyReplayed.length;
+  process.stdout.write(
+    `${verb} ${summary.replayed.length} to ${summary.topic}; skipped ${skipped} already replayed${
+      skipped > 0 ? ' (--again to force)' : ''
+    }; ${summary.unreplayable.length} unreplayable; ${summary.selected} selected${
+      options.dryRun ? ' (dry run: nothing written)' : ` (replay ${summary.replayId})`
+    }\n`,
+  );
+  return 0;
+}
+
+/** Progress on stderr: a bar on a terminal; otherwise a line per tenth, for long replays only. */
+function progressReporter(): (done: number, total: number) => void {
+  let lastTenth = 0;
+  return (done, total) => {
+    if (process.stderr.isTTY) {
+      const width = 30;
+      const filled = Math.round((done / total) * width);
+      process.stderr.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}`);
+      if (done === total) process.stderr.write('\n');
+      return;
+    }
+    if (total < 100) return;
+    const tenth = Math.floor((done / total) * 10);
+    if (tenth > lastTenth) {
+      lastTenth = tenth;
+      process.stderr.write(`replayed ${done}/${total}\n`);
+    }
+  };
+}
