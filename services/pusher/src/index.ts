@@ -4,6 +4,7 @@ export type { LoadedSubscriber } from './definition-file.ts';
 export { loadSubscriber } from './definition-file.ts';
 export type { PusherErrorCode } from './errors.ts';
 export { PusherError } from './errors.ts';
+export { HealthServer } from './health-server.ts';
 export { jsonLogger } from './logger.ts';
 export type { FailedDelivery, OutcomeRouter, RetryDecision } from './outcome-router.ts';
 export { InPlaceOutcomeRouter } from './outcome-router.ts';
