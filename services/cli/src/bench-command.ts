@@ -1,8 +1,10 @@
 import { parseArgs } from 'node:util';
 import { formatIngressBench, runIngressBench } from '@hookstream/bench';
 import { benchPushCommand } from './bench-push.ts';
+import { benchReportCommand } from './bench-report-command.ts';
 
-export const BENCH_USAGE = `Usage: hookstream bench ingress [--events <n>] [--json]
+export const BENCH_USAGE = `Usage: hookstream bench [--quick] [--events <n>] [--json]   (the full report; --help for more)
+       hookstream bench ingress [--events <n>] [--json]
        hookstream bench push --help
 
 Measures accepted events/s and p50/p99 latency of ~1 KiB events through the HTTP ingress (one
@@ -14,6 +16,8 @@ topic of its own that it deletes afterwards.`;
 export async function benchCommand(argv: readonly string[]): Promise<number> {
   // Each benchmark parses its own options.
   if (argv[0] === 'push') return benchPushCommand(argv.slice(1));
+  // No target (only options): the whole report.
+  if (argv[0] === undefined || argv[0].startsWith('-')) return benchReportCommand(argv);
   const { values, positionals } = parseArgs({
     args: [...argv],
     allowPositionals: true,

@@ -16,7 +16,7 @@ Commands:
   push           run one subscriber's pusher (--config <subscriber.json>)
   receiver       a sample subscriber endpoint (signature check, dedupe, misbehaviour on request)
   trace          an event's delivery timeline from Jaeger
-  bench          ingress | push: throughput and latency next to raw kafkajs / raw undici
+  bench          the full report (bench/results/), or ingress | push alone, next to raw baselines
 
 Run \`hookstream <command> --help\` for a command's options.`;
 
