@@ -74,33 +74,30 @@ function latencyPanel(
   return { svg: parts.join(''), height };
 }
 
-function niceCeiling(value: number): number {
-  const p = 10 ** Math.floor(Math.log10(Math.max(value, 1)));
-  for (const m of [1, 2, 2.5, 5, 10]) if (m * p >= value) return m * p;
-  return 10 * p;
-}
-
+/** Log scale: Kafka's own tools run an order of magnitude above an HTTP hop, and both must show. */
 function throughputPanel(
   items: NonNullable<ChartContribution['throughput']>,
   top: number,
 ): { svg: string; height: number } {
-  const max = niceCeiling(Math.max(1, ...items.flatMap((i) => [i.perSecond, i.baseline?.value ?? 0])));
-  const x = (v: number) => PLOT_X + (v / max) * PLOT_W;
+  const values = items.flatMap((i) => [i.perSecond, i.baseline?.value ?? 0]).filter((v) => v > 0);
+  const lo = Math.floor(Math.log10(Math.max(1, Math.min(...values, 1e9))));
+  const hi = Math.max(lo + 1, Math.ceil(Math.log10(Math.max(10, ...values) * 1.01)));
+  const x = (v: number) => PLOT_X + ((Math.log10(Math.max(v, 10 ** lo)) - lo) / (hi - lo)) * PLOT_W;
   const plotTop = top + 48;
   const height = 48 + items.length * ROW + 40;
   const parts = [
-    text(LABEL_X, top + 20, 'Throughput (per second)', 16, 'start', 'bold'),
+    text(LABEL_X, top + 20, 'Throughput (per second, log scale)', 16, 'start', 'bold'),
     legend(PLOT_X + 260, top + 22, [
       ['hookstream', COLORS.ours],
       ['raw baseline, same run', COLORS.baseline],
     ]),
   ];
-  for (let t = 0; t <= 5; t++) {
-    const v = (max / 5) * t;
+  for (let d = lo; d <= hi; d++) {
+    const gx = x(10 ** d);
     parts.push(
-      `<line x1="${x(v)}" y1="${plotTop - 6}" x2="${x(v)}" y2="${plotTop + items.length * ROW}" stroke="${COLORS.grid}"/>`,
+      `<line x1="${gx}" y1="${plotTop - 6}" x2="${gx}" y2="${plotTop + items.length * ROW}" stroke="${COLORS.grid}"/>`,
     );
-    parts.push(text(x(v), plotTop + items.length * ROW + 16, formatNumber(v), 11, 'middle'));
+    parts.push(text(gx, plotTop + items.length * ROW + 16, formatNumber(10 ** d), 11, 'middle'));
   }
   parts.push(
     text(
