@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { subscriberGroupId } from '@hookstream/contracts';
-import { createKafka, ensureTopics } from '@hookstream/kafka';
+import { type Admin, createKafka, ensureTopics } from '@hookstream/kafka';
 
 /**
  * Runs `fn` with a fresh events topic of its own, then deletes that topic and what the
@@ -19,6 +20,7 @@ export async function withBenchTopic<T>(
     await ensureTopics(admin, [
       { topic, partitions, replicationFactor: 1, config: { 'retention.ms': '3600000' } },
     ]);
+    await leadersElected(admin, topic);
     return await fn(topic);
   } finally {
     const existing = await admin.listTopics().catch(() => [] as string[]);
@@ -29,6 +31,19 @@ export async function withBenchTopic<T>(
     if (subscribers.length > 0)
       await admin.deleteGroups(subscribers.map((s) => subscriberGroupId(s))).catch(() => undefined);
     await admin.disconnect();
+  }
+}
+
+/**
+ * Waits until every partition of a new topic has a leader: a producer writing the moment the
+ * topic was created can get "This server does not host this topic-partition".
+ */
+async function leadersElected(admin: Admin, topic: string): Promise<void> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const { topics } = await admin.fetchTopicMetadata({ topics: [topic] }).catch(() => ({ topics: [] }));
+    const partitions = topics[0]?.partitions ?? [];
+    if (partitions.length > 0 && partitions.every((p) => p.leader >= 0)) return;
+    await sleep(100);
   }
 }
 
