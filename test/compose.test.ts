@@ -10,8 +10,19 @@ import { parse } from 'yaml';
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '..');
 
+interface ComposeService {
+  image: string;
+  build?: string;
+  command?: string[];
+  environment?: Record<string, string | number>;
+  ports?: string[];
+  volumes?: string[];
+  depends_on?: Record<string, { condition: string }>;
+  healthcheck?: { test: string[] };
+}
+
 interface ComposeFile {
-  services: Record<string, { image: string; ports?: string[]; volumes?: string[] }>;
+  services: Record<string, ComposeService>;
 }
 
 async function composeAvailable(): Promise<boolean> {
@@ -25,7 +36,15 @@ async function composeAvailable(): Promise<boolean> {
 
 // docker-compose.yml must describe the same stack as `hookstream stack up`.
 describe('docker-compose.yml', async () => {
-  const compose = parse(await readFile(resolve(root, 'docker-compose.yml'), 'utf8')) as ComposeFile;
+  // merge: the hookstream services share their Kafka/registry/OTLP variables through a YAML anchor.
+  const compose = parse(await readFile(resolve(root, 'docker-compose.yml'), 'utf8'), {
+    merge: true,
+  }) as ComposeFile;
+  const service = (name: string): ComposeService => {
+    const found = compose.services[name];
+    if (!found) throw new Error(`docker-compose.yml has no service '${name}'`);
+    return found;
+  };
   const defaults = loadStackConfig({});
 
   it('pins the same server versions as the local stack', () => {
@@ -46,6 +65,9 @@ describe('docker-compose.yml', async () => {
         defaults.registry.port,
         defaults.jaeger.otlpHttpPort,
         defaults.jaeger.queryPort,
+        defaults.redis.port,
+        8080,
+        8090,
       ]),
     );
   });
@@ -63,6 +85,60 @@ describe('docker-compose.yml', async () => {
     expect(ingress.ports).toEqual(['127.0.0.1:8080:8080']);
     expect(ingress.environment.KAFKA_BROKERS).toBe('kafka:19092');
     expect(ingress.environment.REGISTRY_URL).toBe('http://registry:8081/apis/ccompat/v7');
+  });
+
+  it('runs the whole pipeline: every service the pipeline needs, each with a healthcheck or a reason', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(
+      ['ingress', 'jaeger', 'kafka', 'pusher', 'receiver', 'redis', 'registry'].sort(),
+    );
+    // Jaeger is the one exception: tracing is best-effort (spans are exported in the background).
+    for (const [name, s] of Object.entries(compose.services))
+      if (name !== 'jaeger') expect(s.healthcheck?.test, name).toBeDefined();
+  });
+
+  it('runs the receiver and a pusher from the shared image, wired as the local commands are', async () => {
+    const receiver = service('receiver');
+    const pusher = service('pusher');
+    const ingress = service('ingress');
+    for (const s of [receiver, pusher, ingress]) {
+      expect([s.build, s.image]).toEqual(['.', 'hookstream:local']);
+    }
+    // The receiver listens beyond loopback inside its container, on the local stack's port.
+    expect(receiver.command).toEqual(['receiver', '--port', '8090']);
+    expect(receiver.environment?.HOOKSTREAM_RECEIVER_HOST).toBe('0.0.0.0');
+    expect(receiver.ports).toEqual(['127.0.0.1:8090:8090']);
+    expect(receiver.healthcheck?.test.join(' ')).toContain('127.0.0.1:8090/healthz');
+
+    // The pusher reads the topic the ingress writes, with the same variables, and shares limits via Redis.
+    expect(pusher.environment?.KAFKA_BROKERS).toBe(ingress.environment?.KAFKA_BROKERS);
+    expect(pusher.environment?.REGISTRY_URL).toBe(ingress.environment?.REGISTRY_URL);
+    expect(pusher.environment?.HOOKSTREAM_EVENTS_TOPIC).toBe(ingress.environment?.INGRESS_TOPIC);
+    expect(pusher.environment?.HOOKSTREAM_LIMITER_REDIS).toBe(`redis://redis:${defaults.redis.port}`);
+    const healthPort = pusher.environment?.HOOKSTREAM_PUSHER_HEALTH_PORT;
+    expect(pusher.healthcheck?.test.join(' ')).toContain(`127.0.0.1:${healthPort}/healthz`);
+    expect(pusher.ports).toBeUndefined();
+    expect(pusher.depends_on).toMatchObject({
+      ingress: { condition: 'service_healthy' },
+      receiver: { condition: 'service_healthy' },
+      redis: { condition: 'service_healthy' },
+    });
+    // Both ends hold the same secret, so signatures verify.
+    expect(pusher.environment?.HOOKSTREAM_SAMPLE_SECRET).toBe(
+      receiver.environment?.HOOKSTREAM_RECEIVER_SECRET,
+    );
+
+    // The definition the pusher runs points at the receiver by its compose hostname and port.
+    const [configArg] = (pusher.command ?? []).slice((pusher.command ?? []).indexOf('--config') + 1);
+    const mount = (pusher.volumes ?? []).find((v) => v.split(':')[1] === configArg);
+    expect(mount, 'the definition is mounted where --config reads it').toBeDefined();
+    const definition = JSON.parse(await readFile(resolve(root, mount?.split(':')[0] ?? ''), 'utf8')) as {
+      url: string;
+      allowPrivateNetwork: boolean;
+      secret: { env: string };
+    };
+    expect(definition.url).toBe('http://receiver:8090/');
+    expect(definition.allowPrivateNetwork).toBe(true);
+    expect(pusher.environment?.[definition.secret.env]).toBeDefined();
   });
 
   it('mounts files that exist in the repository', () => {

@@ -1,7 +1,11 @@
+import { mkdtemp, readdir, readFile, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DEFAULT_SECTIONS, PNG_SIGNATURE } from '@hookstream/bench';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.ts';
 
-// The benchmark is not a test: this only checks that it runs end to end on a tiny load.
+// The benchmark is not a test: these only check that it runs end to end on a tiny load.
 describe('hookstream bench ingress', () => {
   it('runs on a tiny load and reports every run as JSON', async () => {
     const result = await runCli(['bench', 'ingress', '--events', '100', '--json'], process.env, 120_000);
@@ -20,6 +24,42 @@ describe('hookstream bench ingress', () => {
   it('refuses an unknown target with its usage', async () => {
     const result = await runCli(['bench', 'pusher'], process.env);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('Usage: hookstream bench ingress');
+    expect(result.stderr).toContain('hookstream bench ingress');
   });
+});
+
+describe('hookstream bench (the full report)', () => {
+  it('runs every section on a tiny load and writes the Markdown report and the PNG chart', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'hookstream-bench-report-'));
+    const result = await runCli(['bench', '--quick', '--out', out, '--json'], process.env, 240_000);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('[bench] — End to end');
+
+    const report = JSON.parse(result.stdout) as {
+      sections: { id: string; error: string | null; figures: { id: string; value: number }[] }[];
+    };
+    expect(report.sections.map((s) => s.id)).toEqual(DEFAULT_SECTIONS.map((s) => s.id));
+    for (const s of report.sections) {
+      expect(s.error, s.id).toBeNull();
+      expect(s.figures.length, s.id).toBeGreaterThan(0);
+    }
+    // Every event published at half load reached the receiver, so latency was measured on all of them.
+    const e2e = report.sections.find((s) => s.id === 'e2e')?.figures.find((f) => f.id === 'e2e.half.p50');
+    expect(e2e?.value).toBeGreaterThan(0);
+
+    const files = await readdir(out);
+    const md = files.find((f) => /^bench-.*\.md$/.test(f));
+    const png = files.find((f) => /^bench-.*\.png$/.test(f));
+    expect(files).toEqual(expect.arrayContaining(['latest.md', 'latest.png']));
+    const markdown = await readFile(join(out, md ?? 'missing.md'), 'utf8');
+    for (const section of DEFAULT_SECTIONS) expect(markdown).toContain(`## ${section.title}`);
+    expect(markdown).toContain('## Targets');
+    expect(markdown).toContain(`](${png})`);
+    expect(markdown).toMatch(/\| ingress ≥ 10,000 events\/s \| .* \| (met|\*\*missed\*\*) \|/);
+
+    const image = await readFile(join(out, png ?? 'missing.png'));
+    expect(image.subarray(0, 8)).toEqual(PNG_SIGNATURE);
+    // A chart with text and bars, not an empty canvas.
+    expect((await stat(join(out, png ?? ''))).size).toBeGreaterThan(20_000);
+  }, 300_000);
 });

@@ -1,7 +1,33 @@
+export type { BenchReport } from './bench-report.ts';
+export { FULL_SCALE, QUICK_SCALE, runBenchReport, scaleFor } from './bench-report.ts';
+export { DEFAULT_SECTIONS } from './default-sections.ts';
+export type { E2eBenchOptions, E2eBenchResult } from './e2e-bench.ts';
+export { runE2eBench } from './e2e-bench.ts';
 export { formatIngressBench } from './format.ts';
 export type { IngressBenchOptions, IngressBenchResult } from './ingress-bench.ts';
 export { runIngressBench } from './ingress-bench.ts';
 export type { ConsumerPerfResult, KafkaPerfOptions, ProducerPerfResult } from './kafka-perf.ts';
 export { kafkaConsumerPerf, kafkaProducerPerf, parseConsumerPerf, parseProducerPerf } from './kafka-perf.ts';
-export type { BenchRow } from './stats.ts';
-export { quantile, summarize } from './stats.ts';
+export type { LimiterBenchOptions, LimiterBenchResult } from './limiter-bench.ts';
+export { runLimiterBench } from './limiter-bench.ts';
+export { renderChartSvg } from './report-chart.ts';
+export { formatNumber, renderMarkdown } from './report-markdown.ts';
+export { PNG_SIGNATURE, svgToPng } from './report-png.ts';
+export type {
+  Baseline,
+  BenchContext,
+  BenchScale,
+  BenchSection,
+  ChartContribution,
+  Figure,
+  RunnableSection,
+  SectionOutcome,
+  TargetCheck,
+} from './report-section.ts';
+export { defineSection, ratio } from './report-section.ts';
+export type { RetryLatenessOptions, RetryLatenessResult, TierLateness } from './retry-lateness-bench.ts';
+export { benchRetryLateness } from './retry-lateness-bench.ts';
+export type { BenchRow, LatencySummary } from './stats.ts';
+export { quantile, summarize, summarizeLatencies } from './stats.ts';
+export type { WrittenReport } from './write-report.ts';
+export { writeBenchReport } from './write-report.ts';

@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createKafka, ensureTopics } from '@hookstream/kafka';
 import { httpLoad } from './http-load.ts';
+import { spawnIngress } from './ingress-child.ts';
 import { rawKafkaBench } from './raw-kafka.ts';
 import type { BenchRow } from './stats.ts';
 
@@ -51,7 +51,7 @@ export async function runIngressBench(options: IngressBenchOptions): Promise<Ing
     await ensureTopics(admin, [
       { topic, partitions: 6, replicationFactor: 1, config: { 'retention.ms': '3600000' } },
     ]);
-    const ingress = await spawnIngress(options, topic);
+    const ingress = await spawnIngress({ ...options, topic, token: TOKEN });
     try {
       return await measure(options, ingress.url, topic, report, deadline, batchSize);
     } finally {
@@ -126,39 +126,5 @@ async function measure(
     singleRatio: ratio(best(rows.filter((r) => r.eventsPerCall === 1)), raw),
     bestRatio: ratio(best(rows), raw),
     bestRatioSameHeaders: ratio(best(rows), rawWithHeaders),
-  };
-}
-
-async function spawnIngress(
-  options: IngressBenchOptions,
-  topic: string,
-): Promise<{ url: string; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [new URL('./ingress-process.ts', import.meta.url).pathname], {
-    env: {
-      ...process.env,
-      INGRESS_TOKENS: TOKEN,
-      INGRESS_TOPIC: topic,
-      INGRESS_LOG_LEVEL: 'warn',
-      KAFKA_BROKERS: options.brokers.join(','),
-      REGISTRY_URL: options.registryUrl,
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const line = out.split('\n').find((l) => l.startsWith('http://'));
-      if (line) resolve(line.trim());
-    });
-    child.once('exit', (code) => reject(new Error(`the ingress exited with ${code} before listening`)));
-  });
-  return {
-    url,
-    stop: async () => {
-      child.kill('SIGTERM');
-      await exited;
-    },
   };
 }

@@ -48,3 +48,23 @@ function round(value: number, digits: number): number {
   const f = 10 ** digits;
   return Math.round(value * f) / f;
 }
+
+/** Latency percentiles of one run, milliseconds. */
+export interface LatencySummary {
+  readonly count: number;
+  readonly p50Ms: number;
+  readonly p90Ms: number;
+  readonly p99Ms: number;
+  readonly maxMs: number;
+}
+
+export function summarizeLatencies(latenciesMs: readonly number[]): LatencySummary {
+  const sorted = [...latenciesMs].sort((a, b) => a - b);
+  return {
+    count: sorted.length,
+    p50Ms: round(quantile(sorted, 0.5), 1),
+    p90Ms: round(quantile(sorted, 0.9), 1),
+    p99Ms: round(quantile(sorted, 0.99), 1),
+    maxMs: round(sorted.at(-1) ?? 0, 1),
+  };
+}

@@ -1,9 +1,11 @@
 import { parseArgs } from 'node:util';
 import { formatIngressBench, runIngressBench } from '@hookstream/bench';
 import { benchPushCommand } from './bench-push.ts';
+import { benchReportCommand } from './bench-report-command.ts';
 import { benchRetryCommand } from './bench-retry.ts';
 
-export const BENCH_USAGE = `Usage: hookstream bench ingress [--events <n>] [--json]
+export const BENCH_USAGE = `Usage: hookstream bench [--quick] [--events <n>] [--json]   (the full report; --help for more)
+       hookstream bench ingress [--events <n>] [--json]
        hookstream bench push --help
        hookstream bench retry --help
 
@@ -17,6 +19,8 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   // Each benchmark parses its own options.
   if (argv[0] === 'push') return benchPushCommand(argv.slice(1));
   if (argv[0] === 'retry') return benchRetryCommand(argv.slice(1));
+  // No target (only options): the whole report.
+  if (argv[0] === undefined || argv[0].startsWith('-')) return benchReportCommand(argv);
   const { values, positionals } = parseArgs({
     args: [...argv],
     allowPositionals: true,

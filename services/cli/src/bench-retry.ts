@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { benchRetryLateness } from '@hookstream/pusher';
+import { benchRetryLateness } from '@hookstream/bench';
 import { runtimeEndpoints } from './runtime-endpoints.ts';
 import { formatTable } from './table.ts';
 

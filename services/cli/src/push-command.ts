@@ -1,9 +1,10 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_EVENTS_TOPIC } from '@hookstream/contracts';
-import { jsonLogger, loadSubscriber, Pusher, PusherError } from '@hookstream/pusher';
+import { HealthServer, jsonLogger, loadSubscriber, Pusher, PusherError } from '@hookstream/pusher';
 import { runtimeEndpoints } from './runtime-endpoints.ts';
 
 export const PUSH_USAGE = `Usage: hookstream push --config <subscriber.json> [--topic <events topic>] [--redis <url>]
+                      [--health-port <n>] [--health-host <address>]
 
 Runs one subscriber's pusher: joins consumer group hookstream.sub.<name> on the events topic and
 delivers every matching event to the subscriber's URL, signed and rate-limited. Run the same
@@ -15,6 +16,10 @@ Options:
   --redis <url>     share the destination's limits with the subscriber's other instances through
                     Redis, e.g. redis://127.0.0.1:6379 (or HOOKSTREAM_LIMITER_REDIS); needed as
                     soon as one subscriber runs on more than one instance
+  --health-port <n> serve GET /healthz there (200 once started; 503 before and after a fatal
+                    error), e.g. for container healthchecks (or HOOKSTREAM_PUSHER_HEALTH_PORT;
+                    unset: no HTTP server)
+  --health-host <a> its address (default 127.0.0.1, or HOOKSTREAM_PUSHER_HEALTH_HOST)
 
 Stops cleanly on SIGTERM/SIGINT: takes no new work, lets in-flight attempts end, commits what
 was settled.`;
@@ -27,6 +32,8 @@ export async function pushCommand(args: readonly string[]): Promise<number> {
       config: { type: 'string' },
       topic: { type: 'string' },
       redis: { type: 'string' },
+      'health-port': { type: 'string' },
+      'health-host': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -45,6 +52,13 @@ export async function pushCommand(args: readonly string[]): Promise<number> {
     throw err;
   }
   const log = jsonLogger({ service: 'pusher', subscriber: loaded.definition.name });
+  const healthPort = values['health-port'] ?? process.env.HOOKSTREAM_PUSHER_HEALTH_PORT;
+  const health = healthPort ? new HealthServer() : null;
+  if (health && healthPort) {
+    const host = values['health-host'] ?? (process.env.HOOKSTREAM_PUSHER_HEALTH_HOST || '127.0.0.1');
+    const port = await health.listen(Number(healthPort), host);
+    log('info', 'health endpoint listening', { host, port });
+  }
   let fatal: (error: Error) => void = () => undefined;
   const failed = new Promise<Error>((resolve) => {
     fatal = resolve;
@@ -64,14 +78,18 @@ export async function pushCommand(args: readonly string[]): Promise<number> {
       `hookstream push: ${typeof code === 'string' ? `${code}: ` : ''}${(err as Error).message}\n`,
     );
     await pusher.stop().catch(() => undefined);
+    await health?.close();
     return 1;
   }
+  if (health) health.healthy = true;
   const signalled = new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGTERM', () => resolve('SIGTERM'));
     process.once('SIGINT', () => resolve('SIGINT'));
   });
   const ended = await Promise.race([signalled, failed]);
+  if (health) health.healthy = false;
   await pusher.stop();
+  await health?.close();
   if (ended instanceof Error) {
     log('error', 'pusher stopped after a fatal consumer error', { error: ended.message });
     return 1;

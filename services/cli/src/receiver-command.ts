@@ -4,12 +4,14 @@ import { SampleReceiver } from '@hookstream/receiver';
 
 export const RECEIVER_USAGE = `Usage: hookstream receiver [options]
 
-A sample subscriber endpoint on 127.0.0.1: verifies Standard Webhooks signatures, deduplicates on
+A sample subscriber endpoint (127.0.0.1 unless --host says otherwise): verifies Standard Webhooks signatures, deduplicates on
 (subscription_id, event_id), answers 204. GET /stats reports what it accepted; POST /control
 with a JSON behaviour (the option names below in camelCase) changes how it answers.
 
 Options:
   --port <n>             port to listen on (default 8090; 0 picks a free one)
+  --host <address>       address to bind (default HOOKSTREAM_RECEIVER_HOST, else 127.0.0.1; 0.0.0.0
+                         inside a container, where the host publishes the port on loopback)
   --secret-env <name>    environment variable holding the whsec_ secret (default HOOKSTREAM_RECEIVER_SECRET;
                          when unset, signatures are not checked)
   --rate-limit <n>       answer 429 above n requests per second
@@ -25,6 +27,7 @@ export async function receiverCommand(args: readonly string[]): Promise<number> 
     args: [...args],
     options: {
       port: { type: 'string', default: '8090' },
+      host: { type: 'string' },
       'secret-env': { type: 'string', default: 'HOOKSTREAM_RECEIVER_SECRET' },
       'rate-limit': { type: 'string' },
       'retry-after': { type: 'string' },
@@ -52,9 +55,10 @@ export async function receiverCommand(args: readonly string[]): Promise<number> 
   );
   const secret = process.env[values['secret-env']];
   const receiver = new SampleReceiver({ secret, behaviour });
-  const url = await receiver.listen(Number(values.port));
+  const host = values.host ?? (process.env.HOOKSTREAM_RECEIVER_HOST || '127.0.0.1');
+  const url = await receiver.listen(Number(values.port), host);
   process.stdout.write(
-    `receiver listening on ${url} (signatures ${secret ? 'verified' : 'NOT checked: no secret'}); stats at ${url}/stats\n`,
+    `receiver listening on ${url}${host === '127.0.0.1' ? '' : ` (bound to ${host})`} (signatures ${secret ? 'verified' : 'NOT checked: no secret'}); stats at ${url}/stats\n`,
   );
   await Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')]);
   await receiver.close();

@@ -111,6 +111,11 @@ export class SampleReceiver {
   }
 
   #handle(req: IncomingMessage, res: ServerResponse): void {
+    // Liveness for container healthchecks: the server answers, nothing else is checked.
+    if (req.method === 'GET' && req.url === '/healthz') {
+      json(res, 200, { status: 'ok' });
+      return;
+    }
     if (req.method === 'GET' && req.url === '/stats') {
       json(res, 200, this.stats());
       return;

@@ -33,6 +33,14 @@ describe('SampleReceiver', () => {
     expect(receiver.arrivals[0]?.body).toMatchObject({ event_id: 'e1', n: 1 });
   });
 
+  it('answers GET /healthz on any bound address without counting it as a delivery', async () => {
+    receiver = new SampleReceiver({ secret });
+    await receiver.listen(0, '0.0.0.0');
+    const res = await fetch(`http://127.0.0.1:${receiver.port}/healthz`);
+    expect([res.status, await res.json()]).toEqual([200, { status: 'ok' }]);
+    expect(receiver.stats().received).toBe(0);
+  });
+
   it('says over HTTP whether an event was accepted', async () => {
     receiver = new SampleReceiver({ secret });
     const url = await receiver.listen();

@@ -2,11 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { quantile } from '@hookstream/bench';
 import { HS_HEADER, retryTopicName } from '@hookstream/contracts';
 import { createKafka } from '@hookstream/kafka';
-import { produceBacklog } from './bench.ts';
-import { Pusher } from './pusher.ts';
+import { Pusher, produceBacklog } from '@hookstream/pusher';
+import { quantile } from './stats.ts';
 
 export interface RetryLatenessOptions {
   readonly brokers: readonly string[];

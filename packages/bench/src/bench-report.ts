@@ -1,0 +1,83 @@
+import { cpus, totalmem } from 'node:os';
+import type { BenchContext, BenchScale, Figure, RunnableSection, SectionOutcome } from './report-section.ts';
+
+export const FULL_SCALE: BenchScale = {
+  ingressEvents: 20_000,
+  pushEvents: 20_000,
+  e2eEvents: 20_000,
+  halfLoadSeconds: 10,
+  perfRecords: 200_000,
+  limiterRate: 100,
+  limiterEvents: 1500,
+  retryRecords: 1000,
+  retryTiersMs: [1000, 10_000],
+  runDeadlineMs: 20_000,
+};
+
+/** Seconds, not minutes: proves every section runs (the integration test uses it). */
+export const QUICK_SCALE: BenchScale = {
+  ingressEvents: 200,
+  pushEvents: 200,
+  e2eEvents: 300,
+  halfLoadSeconds: 1,
+  perfRecords: 2000,
+  limiterRate: 20,
+  limiterEvents: 40,
+  retryRecords: 20,
+  retryTiersMs: [300, 600],
+  runDeadlineMs: 5000,
+};
+
+/** `events` per run for the ingress, push and end-to-end loads; the rest keeps its proportions. */
+export function scaleFor(quick: boolean, events?: number): BenchScale {
+  const base = quick ? QUICK_SCALE : FULL_SCALE;
+  if (events === undefined) return base;
+  return { ...base, ingressEvents: events, pushEvents: events, e2eEvents: events, perfRecords: events * 10 };
+}
+
+export interface BenchReport {
+  readonly startedAt: string;
+  readonly seconds: number;
+  readonly machine: {
+    readonly cpus: number;
+    readonly cpuModel: string;
+    readonly memoryGiB: number;
+    readonly node: string;
+    readonly platform: string;
+  };
+  readonly scale: BenchScale;
+  readonly sections: readonly SectionOutcome[];
+}
+
+/** Runs the sections in order; each sees the figures of those before it (its baselines). */
+export async function runBenchReport(
+  sections: readonly RunnableSection[],
+  ctx: Omit<BenchContext, 'figure'>,
+): Promise<BenchReport> {
+  const startedAt = new Date();
+  const started = performance.now();
+  const figures = new Map<string, Figure>();
+  const context: BenchContext = { ...ctx, figure: (id) => figures.get(id) };
+  const outcomes: SectionOutcome[] = [];
+  for (const section of sections) {
+    ctx.progress(`— ${section.title}`);
+    const outcome = await section.execute(context);
+    if (outcome.error) ctx.progress(`${section.title} failed: ${outcome.error}`);
+    for (const f of outcome.figures) figures.set(f.id, f);
+    outcomes.push(outcome);
+  }
+  const cpu = cpus();
+  return {
+    startedAt: startedAt.toISOString(),
+    seconds: Math.round(performance.now() - started) / 1000,
+    machine: {
+      cpus: cpu.length,
+      cpuModel: cpu[0]?.model.trim() ?? 'unknown',
+      memoryGiB: Math.round(totalmem() / 2 ** 30),
+      node: process.version,
+      platform: `${process.platform} ${process.arch}`,
+    },
+    scale: ctx.scale,
+    sections: outcomes,
+  };
+}

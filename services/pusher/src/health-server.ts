@@ -1,0 +1,40 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * GET /healthz for a pusher process: 200 once the pusher started, 503 before that and after a
+ * fatal consumer error. A pusher has no HTTP side otherwise; container healthchecks need one.
+ */
+export class HealthServer {
+  readonly #server: Server;
+  #healthy = false;
+
+  constructor() {
+    this.#server = createServer((req, res) => {
+      const ok = req.method === 'GET' && req.url === '/healthz';
+      const status = !ok ? 404 : this.#healthy ? 200 : 503;
+      res.writeHead(status, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          status: status === 200 ? 'ok' : status === 503 ? 'starting or failed' : 'not found',
+        }),
+      );
+    });
+  }
+
+  async listen(port: number, host: string): Promise<number> {
+    await new Promise<void>((ok, fail) => {
+      this.#server.once('error', fail);
+      this.#server.listen(port, host, () => ok());
+    });
+    return (this.#server.address() as AddressInfo).port;
+  }
+
+  set healthy(value: boolean) {
+    this.#healthy = value;
+  }
+
+  async close(): Promise<void> {
+    this.#server.closeAllConnections();
+    await new Promise<void>((ok) => this.#server.close(() => ok()));
+  }
+}

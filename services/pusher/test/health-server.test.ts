@@ -1,0 +1,19 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { HealthServer } from '../src/health-server.ts';
+
+describe('HealthServer', () => {
+  let server: HealthServer;
+  afterEach(() => server.close());
+
+  it('answers 503 until the pusher started, 200 while it runs, 503 after a failure', async () => {
+    server = new HealthServer();
+    const port = await server.listen(0, '127.0.0.1');
+    const status = async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).status;
+    expect(await status()).toBe(503);
+    server.healthy = true;
+    expect(await status()).toBe(200);
+    server.healthy = false;
+    expect(await status()).toBe(503);
+    expect((await fetch(`http://127.0.0.1:${port}/other`)).status).toBe(404);
+  });
+});
