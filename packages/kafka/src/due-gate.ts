@@ -42,10 +42,19 @@ export class DueGate {
     return set;
   }
 
-  /** When the record may start: null for now, or its due time when that is not close. */
-  dueLater(record: ConsumedRecord): number | null {
+  /**
+   * The latest due time a batch starting now may wait for in place. Fixed per batch: measured
+   * from each record instead, a batch would keep finding records due "soon" and walk forward
+   * in time while earlier-due records it had set aside grew late.
+   */
+  horizon(): number {
+    return Date.now() + HOLD_IN_PLACE_MS;
+  }
+
+  /** Null when the record may start (now, or after a short wait); otherwise its due time. */
+  dueLater(record: ConsumedRecord, horizonMs: number): number | null {
     const dueAt = this.#dueAtMs(record);
-    return dueAt !== null && dueAt - Date.now() > HOLD_IN_PLACE_MS ? dueAt : null;
+    return dueAt !== null && dueAt > horizonMs ? dueAt : null;
   }
 
   /** Waits (briefly) until the record is due; false when stopped first. */

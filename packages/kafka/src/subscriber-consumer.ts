@@ -166,6 +166,7 @@ export class SubscriberConsumer {
     };
     let earliestWaiting: number | null = null;
     let started = 0;
+    const horizon = gate?.horizon() ?? 0;
     try {
       for (const message of batch.messages) {
         if (shouldStop()) break;
@@ -177,7 +178,7 @@ export class SubscriberConsumer {
             settle(offset);
             continue;
           }
-          const dueAt = gate.dueLater(record);
+          const dueAt = gate.dueLater(record, horizon);
           if (dueAt !== null) {
             // Begun and left unsettled: the committed prefix stops here until it is delivered.
             tracker.begin(offset);
