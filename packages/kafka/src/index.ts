@@ -6,6 +6,8 @@ export type { ConsumedRecord } from './consumed-record.ts';
 export { decodeHeaders, toConsumedRecord } from './consumed-record.ts';
 export type { KafkaSendErrorCode } from './kafka-send-error.ts';
 export { KafkaSendError } from './kafka-send-error.ts';
+export type { TopicLag } from './lag.ts';
+export { fetchGroupLag, fetchTopicDepth } from './lag.ts';
 export { OffsetTracker } from './offset-tracker.ts';
 export type { ClusterInfo } from './probe.ts';
 export { probeCluster } from './probe.ts';

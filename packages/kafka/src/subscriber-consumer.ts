@@ -15,7 +15,7 @@ export type HandlerOutcome = 'settled' | 'abandoned';
 export type RecordHandler = (record: ConsumedRecord, signal: AbortSignal) => Promise<HandlerOutcome>;
 
 export type LogFn = (
-  level: 'info' | 'warn' | 'error',
+  level: 'debug' | 'info' | 'warn' | 'error',
   message: string,
   fields?: Record<string, unknown>,
 ) => void;
@@ -68,6 +68,14 @@ export class SubscriberConsumer {
   readonly #consumer: Consumer;
   readonly #batches = new Set<AbortController>();
   readonly #resumeTimers = new Set<NodeJS.Timeout>();
+  /**
+   * Unsettled records this instance holds, per `topic:partition`: offset → Kafka timestamp of
+   * records begun and not settled, and the head of a partition paused until due. Only read when
+   * metrics are scraped; entries of abandoned records stay until the record settles or the group
+   * rebalances (the partition may have moved).
+   */
+  readonly #pending = new Map<string, { topic: string; records: Map<number, number> }>();
+  readonly #waiting = new Map<string, { topic: string; timestampMs: number }>();
   #stopping = false;
 
   constructor(options: SubscriberConsumerOptions) {
@@ -87,7 +95,27 @@ export class SubscriberConsumer {
     this.#consumer.on(GROUP_JOIN, ({ payload }) =>
       options.log('info', 'joined group', { groupId: payload.groupId, assignment: payload.memberAssignment }),
     );
-    this.#consumer.on(REBALANCING, () => options.log('info', 'group is rebalancing'));
+    this.#consumer.on(REBALANCING, () => {
+      this.#pending.clear();
+      this.#waiting.clear();
+      options.log('info', 'group is rebalancing');
+    });
+  }
+
+  /**
+   * Per topic, the Kafka timestamp (ms) of the oldest record this instance holds unsettled: in
+   * flight, or at the head of a partition waiting until due. Topics with none are absent.
+   */
+  oldestUnsettled(): Map<string, number> {
+    const oldest = new Map<string, number>();
+    const note = (topic: string, ts: number) => {
+      const seen = oldest.get(topic);
+      if (seen === undefined || ts < seen) oldest.set(topic, ts);
+    };
+    for (const { topic, records } of this.#pending.values())
+      for (const ts of records.values()) note(topic, ts);
+    for (const { topic, timestampMs } of this.#waiting.values()) note(topic, timestampMs);
+    return oldest;
   }
 
   /** Joins the group (after positioning a brand-new one) and starts consuming. */
@@ -158,6 +186,13 @@ export class SubscriberConsumer {
       }
     }, 200);
     const tracker = new OffsetTracker();
+    const partitionKey = `${batch.topic}:${batch.partition}`;
+    let pending = this.#pending.get(partitionKey);
+    if (!pending) {
+      pending = { topic: batch.topic, records: new Map() };
+      this.#pending.set(partitionKey, pending);
+    }
+    const held = pending.records;
     const slots = new Slots(this.#options.maxInFlightPerPartition);
     const inFlight = new Set<Promise<void>>();
     const keyTails = new Map<string, Promise<unknown>>();
@@ -172,14 +207,16 @@ export class SubscriberConsumer {
         }
         const offset = Number(message.offset);
         const record = toConsumedRecord(batch.topic, batch.partition, message);
-        if (!(await this.#isDue(record, pause, controller.signal))) {
+        if (!(await this.#isDue(record, partitionKey, pause, controller.signal))) {
           slots.release();
           break;
         }
         tracker.begin(offset);
+        held.set(offset, record.timestampMs);
         const task = this.#run(record, controller.signal, keyTails).then(
           (outcome) => {
             if (outcome !== 'settled') return;
+            held.delete(offset);
             const prefix = tracker.settle(offset);
             if (prefix !== null) resolveOffset(String(prefix));
           },
@@ -224,7 +261,12 @@ export class SubscriberConsumer {
    * and those after it are fetched again then, from the last resolved offset. The due time comes
    * from the record itself, so a restart or a reassigned partition pauses again on its own.
    */
-  async #isDue(record: ConsumedRecord, pause: () => () => void, signal: AbortSignal): Promise<boolean> {
+  async #isDue(
+    record: ConsumedRecord,
+    partitionKey: string,
+    pause: () => () => void,
+    signal: AbortSignal,
+  ): Promise<boolean> {
     const dueAt = this.#options.dueAtMs?.(record) ?? null;
     if (dueAt === null) return true;
     const wait = dueAt - Date.now();
@@ -238,8 +280,10 @@ export class SubscriberConsumer {
       }
     }
     const resume = pause();
+    this.#waiting.set(partitionKey, { topic: record.topic, timestampMs: record.timestampMs });
     const timer = setTimeout(() => {
       this.#resumeTimers.delete(timer);
+      this.#waiting.delete(partitionKey);
       resume();
     }, wait - RESUME_AHEAD_MS);
     this.#resumeTimers.add(timer);
