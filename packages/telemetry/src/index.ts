@@ -1,3 +1,10 @@
+export type {
+  ConsumedMessage,
+  HttpSpan,
+  ProcessSpanOptions,
+  SendSpan,
+} from './delivery-spans.ts';
+export { deliveryTracer, ProcessSpan, redactUrl } from './delivery-spans.ts';
 export type { TimelineEntry } from './jaeger-query.ts';
 export {
   findEventTraces,
@@ -6,8 +13,8 @@ export {
   JaegerTrace,
   traceTimeline,
 } from './jaeger-query.ts';
-export type { Logger, LoggerOptions } from './logger.ts';
-export { createLogger, REDACTED_PATHS } from './logger.ts';
+export type { Logger, LoggerOptions, LogLevel } from './logger.ts';
+export { createLogger, logFn, REDACTED_PATHS } from './logger.ts';
 export type { Meter, Metrics, MetricsServer } from './metrics.ts';
 export { serveMetrics, startMetrics } from './metrics.ts';
 export type { KafkaHeaders } from './propagation.ts';
