@@ -1,9 +1,19 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_EVENTS_TOPIC } from '@hookstream/contracts';
-import { jsonLogger, loadSubscriber, Pusher, PusherError } from '@hookstream/pusher';
+import { loadSubscriber, Pusher, PusherError } from '@hookstream/pusher';
+import {
+  createLogger,
+  logFn,
+  type Metrics,
+  type MetricsServer,
+  serveMetrics,
+  startMetrics,
+  startTracing,
+} from '@hookstream/telemetry';
 import { runtimeEndpoints } from './runtime-endpoints.ts';
 
 export const PUSH_USAGE = `Usage: hookstream push --config <subscriber.json> [--topic <events topic>] [--redis <url>]
+                       [--metrics-port <port>] [--log-level <level>]
 
 Runs one subscriber's pusher: joins consumer group hookstream.sub.<name> on the events topic and
 delivers every matching event to the subscriber's URL, signed and rate-limited. Run the same
@@ -15,6 +25,15 @@ Options:
   --redis <url>     share the destination's limits with the subscriber's other instances through
                     Redis, e.g. redis://127.0.0.1:6379 (or HOOKSTREAM_LIMITER_REDIS); needed as
                     soon as one subscriber runs on more than one instance
+  --metrics-port <port>  serve GET /metrics (Prometheus text) on 127.0.0.1:<port>: lag and age
+                    of the oldest unsettled record per topic, outcomes, latencies, tier and
+                    DLQ depth (or HOOKSTREAM_METRICS_PORT; 0 picks a free port)
+  --log-level <level>  debug | info | warn | error (default LOG_LEVEL, else info); debug logs
+                    every delivery
+
+Traces go to OTLP/HTTP as service hookstream-pusher, configured by the standard OTEL_* variables
+(OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_TRACES_SAMPLER[_ARG]; default: every trace the ingress sampled;
+OTEL_SDK_DISABLED=true turns tracing off). Logs are JSON lines on stdout.
 
 Stops cleanly on SIGTERM/SIGINT: takes no new work, lets in-flight attempts end, commits what
 was settled.`;
@@ -27,6 +46,8 @@ export async function pushCommand(args: readonly string[]): Promise<number> {
       config: { type: 'string' },
       topic: { type: 'string' },
       redis: { type: 'string' },
+      'metrics-port': { type: 'string' },
+      'log-level': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -44,7 +65,28 @@ export async function pushCommand(args: readonly string[]): Promise<number> {
     }
     throw err;
   }
-  const log = jsonLogger({ service: 'pusher', subscriber: loaded.definition.name });
+  const metricsPort = values['metrics-port'] ?? process.env.HOOKSTREAM_METRICS_PORT;
+  const port = metricsPort === undefined ? undefined : Number(metricsPort);
+  if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) {
+    process.stderr.write(`hookstream push: --metrics-port: expected a port number, got '${metricsPort}'\n`);
+    return 2;
+  }
+  const level = values['log-level'] ?? process.env.LOG_LEVEL ?? 'info';
+  if (!['debug', 'info', 'warn', 'error'].includes(level)) {
+    process.stderr.write(
+      `hookstream push: --log-level: expected debug, info, warn or error, got '${level}'\n`,
+    );
+    return 2;
+  }
+  // The subscriber is bound once: every line of this process is about it.
+  const logger = createLogger({ name: 'hookstream-pusher', level }).child({
+    subscriber: loaded.definition.name,
+  });
+  const log = logFn(logger);
+  const tracing = startTracing({ serviceName: 'hookstream-pusher' });
+  const metrics: Metrics | undefined =
+    port === undefined ? undefined : startMetrics({ serviceName: 'hookstream-pusher' });
+  let metricsServer: MetricsServer | undefined;
   let fatal: (error: Error) => void = () => undefined;
   const failed = new Promise<Error>((resolve) => {
     fatal = resolve;
@@ -55,15 +97,27 @@ export async function pushCommand(args: readonly string[]): Promise<number> {
     limiterRedisUrl: values.redis ?? process.env.HOOKSTREAM_LIMITER_REDIS,
     log,
     onFatal: (error) => fatal(error),
+    ...(metrics ? { meter: metrics.meter } : {}),
   });
+  const shutdown = async () => {
+    await pusher.stop().catch(() => undefined);
+    await metricsServer?.close();
+    await metrics?.shutdown();
+    await tracing.shutdown();
+  };
   try {
+    if (metrics && port !== undefined) {
+      metricsServer = await serveMetrics(metrics, '127.0.0.1', port);
+      log('info', 'serving metrics', { url: metricsServer.url });
+    }
+    log('info', 'pusher starting', { tracing: tracing.enabled });
     await pusher.start();
   } catch (err) {
     const code = (err as { code?: unknown }).code;
     process.stderr.write(
       `hookstream push: ${typeof code === 'string' ? `${code}: ` : ''}${(err as Error).message}\n`,
     );
-    await pusher.stop().catch(() => undefined);
+    await shutdown();
     return 1;
   }
   const signalled = new Promise<NodeJS.Signals>((resolve) => {
@@ -71,7 +125,7 @@ export async function pushCommand(args: readonly string[]): Promise<number> {
     process.once('SIGINT', () => resolve('SIGINT'));
   });
   const ended = await Promise.race([signalled, failed]);
-  await pusher.stop();
+  await shutdown();
   if (ended instanceof Error) {
     log('error', 'pusher stopped after a fatal consumer error', { error: ended.message });
     return 1;
