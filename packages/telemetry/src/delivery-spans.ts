@@ -120,13 +120,8 @@ export class ProcessSpan {
   }
 
   /** Starts the attempt's HTTP CLIENT span, a child of this one. */
-  http(method: string, url: URL): HttpSpan {
-    const attributes: Attributes = {
-      [ATTR.httpMethod]: method,
-      [ATTR.urlFull]: redactUrl(url),
-      [ATTR.serverAddress]: url.hostname,
-      [ATTR.serverPort]: Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
-    };
+  http(method: string, target: HttpTarget): HttpSpan {
+    const attributes: Attributes = { [ATTR.httpMethod]: method, ...target.attributes };
     if (this.#attempt !== undefined && this.#attempt > 1)
       attributes[ATTR.httpResendCount] = this.#attempt - 1;
     const span = this.#tracer.startSpan(method, { kind: SpanKind.CLIENT, attributes }, this.#context);
@@ -194,6 +189,21 @@ export class ProcessSpan {
     if (error) this.#span.setStatus({ code: SpanStatusCode.ERROR, message: reason ?? outcome });
     this.#span.end();
   }
+}
+
+/** An endpoint's span attributes, worked out once rather than per attempt. */
+export interface HttpTarget {
+  readonly attributes: Readonly<Attributes>;
+}
+
+export function httpTarget(url: URL): HttpTarget {
+  return {
+    attributes: {
+      [ATTR.urlFull]: redactUrl(url),
+      [ATTR.serverAddress]: url.hostname,
+      [ATTR.serverPort]: Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
+    },
+  };
 }
 
 /**

@@ -1,10 +1,11 @@
 export type {
   ConsumedMessage,
   HttpSpan,
+  HttpTarget,
   ProcessSpanOptions,
   SendSpan,
 } from './delivery-spans.ts';
-export { deliveryTracer, ProcessSpan, redactUrl } from './delivery-spans.ts';
+export { deliveryTracer, httpTarget, ProcessSpan, redactUrl } from './delivery-spans.ts';
 export type { TimelineEntry } from './jaeger-query.ts';
 export {
   findEventTraces,

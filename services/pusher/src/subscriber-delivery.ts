@@ -24,7 +24,7 @@ import {
   POLICY_VERSION,
 } from '@hookstream/delivery';
 import type { ConsumedRecord, HandlerOutcome, LogFn } from '@hookstream/kafka';
-import { ATTR, deliveryTracer, ProcessSpan } from '@hookstream/telemetry';
+import { ATTR, deliveryTracer, type HttpTarget, httpTarget, ProcessSpan } from '@hookstream/telemetry';
 import type { Tracer } from '@opentelemetry/api';
 import type { DeliveryMetrics, RecordOutcome } from './delivery-metrics.ts';
 import type { OutcomeRouter } from './outcome-router.ts';
@@ -95,7 +95,7 @@ export class SubscriberDelivery {
   readonly #types: ReadonlySet<string>;
   readonly #random: () => number;
   readonly #tracer: Tracer;
-  readonly #url: URL;
+  readonly #target: HttpTarget;
   readonly #group: string;
   readonly #tiers: ReadonlyMap<string, number>;
   readonly #dlqTopic: string;
@@ -106,7 +106,7 @@ export class SubscriberDelivery {
     this.#types = new Set(deps.definition.eventTypes);
     this.#random = deps.random ?? Math.random;
     this.#tracer = deps.tracer ?? deliveryTracer();
-    this.#url = new URL(deps.definition.url);
+    this.#target = httpTarget(new URL(deps.definition.url));
     this.#group = subscriberGroupId(deps.definition.name);
     this.#tiers = new Map(
       deps.definition.retry.delaysMs.map((_, i) => [retryTopicName(deps.definition.name, i + 1), i + 1]),
@@ -398,7 +398,7 @@ export class SubscriberDelivery {
     // The span context is passed explicitly: the limiter may run this job from another job's
     // async context. The request carries the HTTP span's context, or with tracing off the
     // record's own, so the endpoint can still join the event's trace.
-    const http = span.http('POST', this.#url);
+    const http = span.http('POST', this.#target);
     const report = await this.#deps.client.send({
       eventId,
       body,
