@@ -155,7 +155,7 @@ describe('dead letters replayed to a real pusher, and the ledger of each state',
     const replayed = broken.arrivals.slice(before.broken);
     expect(replayed.map((r) => r.eventId).sort()).toEqual([a.id, b.id].sort());
     for (const r of replayed) {
-      expect(r.headers['webhook-id']).toBe(r.eventId);
+      expect(r.headers?.['webhook-id']).toBe(r.eventId);
       expect(r.status).toBe(204);
       expect(r.body?.attempt).toBe(1);
     }

@@ -3,6 +3,8 @@ import {
   HS_HEADER,
   MAX_EXCERPT_CHARS,
   type RecordLocation,
+  TRACEPARENT_HEADER,
+  TRACESTATE_HEADER,
 } from '@hookstream/contracts';
 import type { Classification } from './policy.ts';
 
@@ -57,15 +59,29 @@ function trailHeaders(t: DeliveryTrail): Record<string, string | undefined> {
 }
 
 /**
+ * The trace context of the hand-off (its PRODUCER span's traceparent and tracestate), which
+ * replaces the record's own so the next hop continues the trace from the hand-off. Empty when
+ * tracing is off: the record's own context then travels on unchanged.
+ */
+export type TraceHeaders = Readonly<Record<string, string>>;
+
+const TRACE_HEADERS: ReadonlySet<string> = new Set([TRACEPARENT_HEADER, TRACESTATE_HEADER]);
+
+/**
  * The consumed record's headers with the last hop's hookstream_* headers replaced by `added`:
- * the event's own headers (ce_*, traceparent) and its replay lineage travel on unchanged.
+ * the event's own headers (ce_*, traceparent) and its replay lineage travel on unchanged, except
+ * the trace context when the hand-off has its own.
  */
 function nextHopHeaders(
   original: Readonly<Record<string, string>>,
   added: Record<string, string | undefined>,
+  trace: TraceHeaders,
 ): Record<string, string> {
+  const replaceTrace = trace[TRACEPARENT_HEADER] !== undefined;
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(original)) if (!HOP_HEADERS.has(name)) out[name] = value;
+  for (const [name, value] of Object.entries(original))
+    if (!HOP_HEADERS.has(name) && !(replaceTrace && TRACE_HEADERS.has(name))) out[name] = value;
+  if (replaceTrace) for (const name of TRACE_HEADERS) if (trace[name] !== undefined) out[name] = trace[name];
   for (const [name, value] of Object.entries(added)) if (value !== undefined) out[name] = value;
   return out;
 }
@@ -75,11 +91,13 @@ export function retryHeaders(
   original: Readonly<Record<string, string>>,
   trail: DeliveryTrail,
   dueAtMs: number,
+  trace: TraceHeaders = {},
 ): Record<string, string> {
-  return nextHopHeaders(original, {
-    ...trailHeaders(trail),
-    [HS_HEADER.dueAt]: new Date(dueAtMs).toISOString(),
-  });
+  return nextHopHeaders(
+    original,
+    { ...trailHeaders(trail), [HS_HEADER.dueAt]: new Date(dueAtMs).toISOString() },
+    trace,
+  );
 }
 
 /** Headers of a DLQ record: the evidence DESIGN.md lists under "Dead letters are data". */
@@ -88,10 +106,15 @@ export function deadLetterHeaders(
   trail: DeliveryTrail,
   reason: DeadLetterReason,
   nowMs: number,
+  trace: TraceHeaders = {},
 ): Record<string, string> {
-  return nextHopHeaders(original, {
-    ...trailHeaders(trail),
-    [HS_HEADER.deadLetterReason]: reason,
-    [HS_HEADER.deadLetteredAt]: new Date(nowMs).toISOString(),
-  });
+  return nextHopHeaders(
+    original,
+    {
+      ...trailHeaders(trail),
+      [HS_HEADER.deadLetterReason]: reason,
+      [HS_HEADER.deadLetteredAt]: new Date(nowMs).toISOString(),
+    },
+    trace,
+  );
 }

@@ -8,7 +8,7 @@ export {
 } from './destination-limiter.ts';
 export type { DeliveryErrorCode } from './errors.ts';
 export { DeliveryError } from './errors.ts';
-export type { DeliveryTrail } from './evidence.ts';
+export type { DeliveryTrail, TraceHeaders } from './evidence.ts';
 export { deadLetterHeaders, retryHeaders } from './evidence.ts';
 export type { AttemptReport, HttpClientOptions, OutgoingDelivery } from './http-client.ts';
 export { HttpClient } from './http-client.ts';

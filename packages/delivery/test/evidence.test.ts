@@ -43,6 +43,17 @@ describe('retryHeaders', () => {
     });
   });
 
+  it("carries the hand-off's trace context instead of the record's when it has one", () => {
+    const handoff = { traceparent: '00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01' };
+    const h = retryHeaders({ ...original, tracestate: 'vendor=old' }, trail, t0, handoff);
+    expect(h.traceparent).toBe(handoff.traceparent);
+    // The old tracestate belonged to the old span context; the new one says what it carries.
+    expect(h.tracestate).toBeUndefined();
+    expect(deadLetterHeaders(original, trail, 'terminal', t0, handoff).traceparent).toBe(handoff.traceparent);
+    // Tracing off: nothing injected, the record's own context travels on.
+    expect(deadLetterHeaders(original, trail, 'terminal', t0, {}).traceparent).toBe(original.traceparent);
+  });
+
   it('bounds the excerpt', () => {
     expect(retryHeaders(original, trail, t0)[HS_HEADER.excerpt]?.length).toBe(256);
   });

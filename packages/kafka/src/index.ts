@@ -10,6 +10,8 @@ export type { KafkaReadErrorCode } from './kafka-read-error.ts';
 export { KafkaReadError } from './kafka-read-error.ts';
 export type { KafkaSendErrorCode } from './kafka-send-error.ts';
 export { KafkaSendError } from './kafka-send-error.ts';
+export type { TopicLag } from './lag.ts';
+export { fetchGroupLag, fetchTopicDepth } from './lag.ts';
 export { OffsetTracker } from './offset-tracker.ts';
 export { partitionForKey } from './partition-for-key.ts';
 export type { ClusterInfo } from './probe.ts';

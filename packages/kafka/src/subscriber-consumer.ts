@@ -15,7 +15,7 @@ export type HandlerOutcome = 'settled' | 'abandoned';
 export type RecordHandler = (record: ConsumedRecord, signal: AbortSignal) => Promise<HandlerOutcome>;
 
 export type LogFn = (
-  level: 'info' | 'warn' | 'error',
+  level: 'debug' | 'info' | 'warn' | 'error',
   message: string,
   fields?: Record<string, unknown>,
 ) => void;
@@ -63,6 +63,13 @@ export class SubscriberConsumer {
   readonly #consumer: Consumer;
   readonly #batches = new Set<AbortController>();
   readonly #gate: DueGate | null;
+  /**
+   * Unsettled records this instance holds, per `topic:partition`: offset → Kafka timestamp of
+   * records begun and not settled, including tier records waiting until due. Only read when
+   * metrics are scraped; entries of abandoned records stay until the record settles or the group
+   * rebalances (the partition may have moved).
+   */
+  readonly #pending = new Map<string, { topic: string; records: Map<number, number> }>();
   #stopping = false;
 
   constructor(options: SubscriberConsumerOptions) {
@@ -83,7 +90,24 @@ export class SubscriberConsumer {
     this.#consumer.on(GROUP_JOIN, ({ payload }) =>
       options.log('info', 'joined group', { groupId: payload.groupId, assignment: payload.memberAssignment }),
     );
-    this.#consumer.on(REBALANCING, () => options.log('info', 'group is rebalancing'));
+    this.#consumer.on(REBALANCING, () => {
+      this.#pending.clear();
+      options.log('info', 'group is rebalancing');
+    });
+  }
+
+  /**
+   * Per topic, the Kafka timestamp (ms) of the oldest record this instance holds unsettled: in
+   * flight, or waiting in a tier until due. Topics with none are absent.
+   */
+  oldestUnsettled(): Map<string, number> {
+    const oldest = new Map<string, number>();
+    for (const { topic, records } of this.#pending.values())
+      for (const ts of records.values()) {
+        const seen = oldest.get(topic);
+        if (seen === undefined || ts < seen) oldest.set(topic, ts);
+      }
+    return oldest;
   }
 
   /** Joins the group (after positioning a brand-new one) and starts consuming. */
@@ -154,12 +178,20 @@ export class SubscriberConsumer {
       }
     }, 200);
     const tracker = new OffsetTracker();
+    const partitionKey = `${batch.topic}:${batch.partition}`;
+    let pending = this.#pending.get(partitionKey);
+    if (!pending) {
+      pending = { topic: batch.topic, records: new Map() };
+      this.#pending.set(partitionKey, pending);
+    }
+    const held = pending.records;
     const slots = new Slots(this.#options.maxInFlightPerPartition);
     const inFlight = new Set<Promise<void>>();
     const keyTails = new Map<string, Promise<unknown>>();
     const gate = this.#gate;
     const ahead = gate?.settledAhead(batch.topic, batch.partition, Number(batch.firstOffset() ?? 0));
     const settle = (offset: number) => {
+      held.delete(offset);
       const prefix = tracker.settle(offset);
       if (prefix !== null) resolveOffset(String(prefix));
       if (prefix === null || prefix < offset) ahead?.add(offset);
@@ -182,6 +214,7 @@ export class SubscriberConsumer {
           if (dueAt !== null) {
             // Begun and left unsettled: the committed prefix stops here until it is delivered.
             tracker.begin(offset);
+            held.set(offset, record.timestampMs);
             earliestWaiting = Math.min(earliestWaiting ?? dueAt, dueAt);
             continue;
           }
@@ -194,6 +227,7 @@ export class SubscriberConsumer {
           break;
         }
         tracker.begin(offset);
+        held.set(offset, record.timestampMs);
         started++;
         const task = this.#run(record, controller.signal, keyTails).then(
           (outcome) => {

@@ -1,3 +1,11 @@
+export type {
+  ConsumedMessage,
+  HttpSpan,
+  HttpTarget,
+  ProcessSpanOptions,
+  SendSpan,
+} from './delivery-spans.ts';
+export { deliveryTracer, httpTarget, ProcessSpan, redactUrl } from './delivery-spans.ts';
 export type { TimelineEntry } from './jaeger-query.ts';
 export {
   findEventTraces,
@@ -6,8 +14,8 @@ export {
   JaegerTrace,
   traceTimeline,
 } from './jaeger-query.ts';
-export type { Logger, LoggerOptions } from './logger.ts';
-export { createLogger, REDACTED_PATHS } from './logger.ts';
+export type { Logger, LoggerOptions, LogLevel } from './logger.ts';
+export { createLogger, logFn, REDACTED_PATHS } from './logger.ts';
 export type { Meter, Metrics, MetricsServer } from './metrics.ts';
 export { serveMetrics, startMetrics } from './metrics.ts';
 export type { KafkaHeaders } from './propagation.ts';

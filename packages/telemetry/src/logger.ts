@@ -50,3 +50,15 @@ export function createLogger(options: LoggerOptions): Logger {
     options.destination,
   );
 }
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/**
+ * The `(level, message, fields)` function the packages log through (kafka's LogFn), writing to
+ * a pino logger: fields first, so redaction applies to them.
+ */
+export function logFn(
+  logger: Logger,
+): (level: LogLevel, message: string, fields?: Record<string, unknown>) => void {
+  return (level, message, fields) => logger[level](fields ?? {}, message);
+}

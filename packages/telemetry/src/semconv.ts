@@ -12,13 +12,26 @@ export const ATTR = {
   messagingMessageId: 'messaging.message.id',
   messagingKafkaKey: 'messaging.kafka.message.key',
   messagingKafkaOffset: 'messaging.kafka.offset',
+  httpMethod: 'http.request.method',
+  httpStatus: 'http.response.status_code',
+  httpResendCount: 'http.request.resend_count',
+  urlFull: 'url.full',
+  serverAddress: 'server.address',
+  serverPort: 'server.port',
+  errorType: 'error.type',
   subscriber: 'hookstream.subscriber',
   attempt: 'hookstream.attempt',
+  /** What became of the record: delivered, retry-scheduled, dead-lettered, filtered, abandoned. */
   outcome: 'hookstream.outcome',
+  /** The attempt's outcome reason from the delivery contract (server-error, timeout, …). */
+  outcomeReason: 'hookstream.outcome.reason',
   eventType: 'hookstream.event.type',
   /** Replays: the DLQ record replayed (`<topic>:<partition>:<offset>`) and the run's id. */
   replayOf: 'hookstream.replay.of',
   replayId: 'hookstream.replay.id',
+  retryTier: 'hookstream.retry.tier',
+  deadLetterReason: 'hookstream.dead_letter.reason',
+  limiterWaitMs: 'hookstream.limiter.wait_ms',
 } as const;
 
 export const MESSAGING_SYSTEM_KAFKA = 'kafka';

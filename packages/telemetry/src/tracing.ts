@@ -1,11 +1,18 @@
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { context, logs, propagation, trace } from '@opentelemetry/api';
+import { OTLPTraceExporter as OTLPJsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as OTLPProtoTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { NodeSDK } from '@opentelemetry/sdk-node';
-import { BatchSpanProcessor } from '@opentelemetry/sdk-trace';
+import { BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace';
 
 export interface TracingOptions {
   /** hookstream-ingress, hookstream-pusher, hookstream-replay, … */
   readonly serviceName: string;
   readonly env?: Record<string, string | undefined>;
+  /**
+   * Share of new traces recorded (0..1), overriding OTEL_TRACES_SAMPLER; continued traces
+   * follow their parent's decision. For measurements that must not depend on the environment.
+   */
+  readonly sampleRatio?: number;
 }
 
 export interface Tracing {
@@ -28,20 +35,54 @@ export function tracesUrl(env: Record<string, string | undefined>): string {
 /**
  * Starts OpenTelemetry tracing for one process. Configuration is the standard OTEL_*
  * environment: OTEL_EXPORTER_OTLP_ENDPOINT / OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, the sampler
- * (OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG; default parent-based always-on) and
+ * (OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG; default parent-based always-on), the encoding
+ * (OTEL_EXPORTER_OTLP_[TRACES_]PROTOCOL: http/protobuf by default, or http/json) and
  * OTEL_SDK_DISABLED=true to turn tracing off.
  */
 export function startTracing(options: TracingOptions): Tracing {
   const env = options.env ?? process.env;
   if (env.OTEL_SDK_DISABLED === 'true') return { enabled: false, shutdown: async () => undefined };
-  const exporter = new OTLPTraceExporter({ url: tracesUrl(env) });
+  // OTLP's default encoding is protobuf, which also costs the exporting process less than JSON;
+  // OTEL_EXPORTER_OTLP_[TRACES_]PROTOCOL=http/json switches to JSON.
+  const protocol =
+    env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf';
+  const exporter =
+    protocol === 'http/json'
+      ? new OTLPJsonTraceExporter({ url: tracesUrl(env) })
+      : new OTLPProtoTraceExporter({ url: tracesUrl(env) });
   const sdk = new NodeSDK({
     serviceName: options.serviceName,
     // Batching keeps export off the delivery path; a short delay keeps traces fresh in Jaeger.
-    spanProcessors: [new BatchSpanProcessor({ exporter, scheduledDelayMillis: 500, maxQueueSize: 8192 })],
+    spanProcessors: [
+      new BatchSpanProcessor({
+        exporter,
+        scheduledDelayMillis: 500,
+        maxQueueSize: 8192,
+        // Fewer, larger requests: a busy pusher ends thousands of spans a second.
+        maxExportBatchSize: 1024,
+      }),
+    ],
     // Spans are created explicitly where hookstream's semantics are known; no auto-instrumentation.
     instrumentations: [],
+    // Traces only: metrics are scraped from /metrics (startMetrics) and logs are pino lines, so
+    // the SDK's default OTLP metric and log exporters would only send empty batches.
+    metricReaders: [],
+    logRecordProcessors: [],
+    ...(options.sampleRatio === undefined
+      ? {}
+      : { sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(options.sampleRatio) }) }),
   });
   sdk.start();
-  return { enabled: true, shutdown: () => sdk.shutdown() };
+  return {
+    enabled: true,
+    shutdown: async () => {
+      await sdk.shutdown();
+      // Back to the API's no-op globals, so tracing can be started again in this process (the
+      // pusher benchmark alternates traced and untraced runs).
+      trace.disable();
+      context.disable();
+      propagation.disable();
+      logs.disable();
+    },
+  };
 }

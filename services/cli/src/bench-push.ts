@@ -2,10 +2,12 @@ import { parseArgs } from 'node:util';
 import { benchPush } from '@hookstream/pusher';
 import { runtimeEndpoints } from './runtime-endpoints.ts';
 
-export const BENCH_PUSH_USAGE = `Usage: hookstream bench push [--events <n>] [--concurrency <n>] [--partitions <n>] [--json]
+export const BENCH_PUSH_USAGE = `Usage: hookstream bench push [--events <n>] [--concurrency <n>] [--partitions <n>] [--tracing] [--json]
 
 Deliveries per second of one pusher draining a backlog to a local no-op endpoint (no rate
 limit), next to a raw undici POST loop against the same endpoint in the same run, and the ratio.
+--tracing also drains the backlog with tracing at 100 % sampling (exported to OTLP/HTTP, the
+stack's Jaeger by default), alternating with untraced runs, and prints the slowdown.
 Needs the local stack (npx hookstream stack up). Loopback only; bounded by --events.`;
 
 /** \`hookstream bench push\`: a measurement, not a test; prints figures, asserts nothing. */
@@ -16,6 +18,7 @@ export async function benchPushCommand(args: readonly string[]): Promise<number>
       events: { type: 'string', default: '20000' },
       concurrency: { type: 'string', default: '64' },
       partitions: { type: 'string', default: '6' },
+      tracing: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -34,13 +37,19 @@ export async function benchPushCommand(args: readonly string[]): Promise<number>
     return 2;
   }
   const progress = values.json ? () => undefined : (line: string) => process.stderr.write(`bench: ${line}\n`);
-  const result = await benchPush({ ...runtimeEndpoints(), events, concurrency, partitions }, progress);
+  const result = await benchPush(
+    { ...runtimeEndpoints(), events, concurrency, partitions, tracing: values.tracing },
+    progress,
+  );
   if (values.json) process.stdout.write(`${JSON.stringify(result)}\n`);
   else
     process.stdout.write(
       `pusher      ${result.pusherPerSecond} deliveries/s\n` +
         `raw undici  ${result.rawUndiciPerSecond} POSTs/s\n` +
-        `ratio       ${(result.ratio * 100).toFixed(1)} %  (${result.events} events, concurrency ${result.concurrency}, ${result.partitions} partitions)\n`,
+        `ratio       ${(result.ratio * 100).toFixed(1)} %  (${result.events} events, concurrency ${result.concurrency}, ${result.partitions} partitions)\n` +
+        (result.tracing
+          ? `tracing     off ${result.tracing.offPerSecond}/s, on (100 % sampled) ${result.tracing.onPerSecond}/s: ${(result.tracing.slowdown * 100).toFixed(1)} % slower (mean of ${result.tracing.runs} runs each, alternating)\n`
+          : ''),
     );
   return 0;
 }

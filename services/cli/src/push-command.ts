@@ -1,10 +1,20 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_EVENTS_TOPIC } from '@hookstream/contracts';
-import { HealthServer, jsonLogger, loadSubscriber, Pusher, PusherError } from '@hookstream/pusher';
+import { HealthServer, loadSubscriber, Pusher, PusherError } from '@hookstream/pusher';
+import {
+  createLogger,
+  logFn,
+  type Metrics,
+  type MetricsServer,
+  serveMetrics,
+  startMetrics,
+  startTracing,
+} from '@hookstream/telemetry';
 import { runtimeEndpoints } from './runtime-endpoints.ts';
 
 export const PUSH_USAGE = `Usage: hookstream push --config <subscriber.json> [--topic <events topic>] [--redis <url>]
-                      [--health-port <n>] [--health-host <address>]
+                       [--metrics-port <port>] [--log-level <level>]
+                       [--health-port <n>] [--health-host <address>]
 
 Runs one subscriber's pusher: joins consumer group hookstream.sub.<name> on the events topic and
 delivers every matching event to the subscriber's URL, signed and rate-limited. Run the same
@@ -16,10 +26,19 @@ Options:
   --redis <url>     share the destination's limits with the subscriber's other instances through
                     Redis, e.g. redis://127.0.0.1:6379 (or HOOKSTREAM_LIMITER_REDIS); needed as
                     soon as one subscriber runs on more than one instance
+  --metrics-port <port>  serve GET /metrics (Prometheus text) on 127.0.0.1:<port>: lag and age
+                    of the oldest unsettled record per topic, outcomes, latencies, tier and
+                    DLQ depth (or HOOKSTREAM_METRICS_PORT; 0 picks a free port)
   --health-port <n> serve GET /healthz there (200 once started; 503 before and after a fatal
                     error), e.g. for container healthchecks (or HOOKSTREAM_PUSHER_HEALTH_PORT;
                     unset: no HTTP server)
   --health-host <a> its address (default 127.0.0.1, or HOOKSTREAM_PUSHER_HEALTH_HOST)
+  --log-level <level>  debug | info | warn | error (default LOG_LEVEL, else info); debug logs
+                    every delivery
+
+Traces go to OTLP/HTTP as service hookstream-pusher, configured by the standard OTEL_* variables
+(OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_TRACES_SAMPLER[_ARG]; default: every trace the ingress sampled;
+OTEL_SDK_DISABLED=true turns tracing off). Logs are JSON lines on stdout.
 
 Stops cleanly on SIGTERM/SIGINT: takes no new work, lets in-flight attempts end, commits what
 was settled.`;
@@ -32,6 +51,8 @@ export async function pushCommand(args: readonly string[]): Promise<number> {
       config: { type: 'string' },
       topic: { type: 'string' },
       redis: { type: 'string' },
+      'metrics-port': { type: 'string' },
+      'log-level': { type: 'string' },
       'health-port': { type: 'string' },
       'health-host': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
@@ -51,14 +72,30 @@ export async function pushCommand(args: readonly string[]): Promise<number> {
     }
     throw err;
   }
-  const log = jsonLogger({ service: 'pusher', subscriber: loaded.definition.name });
+  const metricsPort = values['metrics-port'] ?? process.env.HOOKSTREAM_METRICS_PORT;
+  const port = metricsPort === undefined ? undefined : Number(metricsPort);
+  if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) {
+    process.stderr.write(`hookstream push: --metrics-port: expected a port number, got '${metricsPort}'\n`);
+    return 2;
+  }
+  const level = values['log-level'] ?? process.env.LOG_LEVEL ?? 'info';
+  if (!['debug', 'info', 'warn', 'error'].includes(level)) {
+    process.stderr.write(
+      `hookstream push: --log-level: expected debug, info, warn or error, got '${level}'\n`,
+    );
+    return 2;
+  }
+  // The subscriber is bound once: every line of this process is about it.
+  const logger = createLogger({ name: 'hookstream-pusher', level }).child({
+    subscriber: loaded.definition.name,
+  });
+  const log = logFn(logger);
+  const tracing = startTracing({ serviceName: 'hookstream-pusher' });
+  const metrics: Metrics | undefined =
+    port === undefined ? undefined : startMetrics({ serviceName: 'hookstream-pusher' });
+  let metricsServer: MetricsServer | undefined;
   const healthPort = values['health-port'] ?? process.env.HOOKSTREAM_PUSHER_HEALTH_PORT;
   const health = healthPort ? new HealthServer() : null;
-  if (health && healthPort) {
-    const host = values['health-host'] ?? (process.env.HOOKSTREAM_PUSHER_HEALTH_HOST || '127.0.0.1');
-    const port = await health.listen(Number(healthPort), host);
-    log('info', 'health endpoint listening', { host, port });
-  }
   let fatal: (error: Error) => void = () => undefined;
   const failed = new Promise<Error>((resolve) => {
     fatal = resolve;
@@ -69,16 +106,34 @@ export async function pushCommand(args: readonly string[]): Promise<number> {
     limiterRedisUrl: values.redis ?? process.env.HOOKSTREAM_LIMITER_REDIS,
     log,
     onFatal: (error) => fatal(error),
+    ...(metrics ? { meter: metrics.meter } : {}),
   });
+  const shutdown = async () => {
+    if (health) health.healthy = false;
+    await pusher.stop().catch(() => undefined);
+    await health?.close();
+    await metricsServer?.close();
+    await metrics?.shutdown();
+    await tracing.shutdown();
+  };
   try {
+    if (metrics && port !== undefined) {
+      metricsServer = await serveMetrics(metrics, '127.0.0.1', port);
+      log('info', 'serving metrics', { url: metricsServer.url });
+    }
+    if (health && healthPort) {
+      const host = values['health-host'] ?? (process.env.HOOKSTREAM_PUSHER_HEALTH_HOST || '127.0.0.1');
+      const bound = await health.listen(Number(healthPort), host);
+      log('info', 'health endpoint listening', { host, port: bound });
+    }
+    log('info', 'pusher starting', { tracing: tracing.enabled });
     await pusher.start();
   } catch (err) {
     const code = (err as { code?: unknown }).code;
     process.stderr.write(
       `hookstream push: ${typeof code === 'string' ? `${code}: ` : ''}${(err as Error).message}\n`,
     );
-    await pusher.stop().catch(() => undefined);
-    await health?.close();
+    await shutdown();
     return 1;
   }
   if (health) health.healthy = true;
@@ -87,9 +142,7 @@ export async function pushCommand(args: readonly string[]): Promise<number> {
     process.once('SIGINT', () => resolve('SIGINT'));
   });
   const ended = await Promise.race([signalled, failed]);
-  if (health) health.healthy = false;
-  await pusher.stop();
-  await health?.close();
+  await shutdown();
   if (ended instanceof Error) {
     log('error', 'pusher stopped after a fatal consumer error', { error: ended.message });
     return 1;

@@ -4,7 +4,9 @@ import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AVRO_CONTENT_TYPE, CE_HEADER, CE_SPECVERSION, CONTENT_TYPE_HEADER } from '@hookstream/contracts';
 import { createKafka, ensureTopics } from '@hookstream/kafka';
+import { startTracing } from '@hookstream/telemetry';
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
+import { DiagConsoleLogger, DiagLogLevel, diag } from '@opentelemetry/api';
 import { Pool } from 'undici';
 import { Pusher } from './pusher.ts';
 
@@ -14,6 +16,17 @@ export interface BenchOptions {
   readonly events: number;
   readonly concurrency: number;
   readonly partitions: number;
+  /** Also drain with tracing at 100 % sampling, alternating with runs without, in this run. */
+  readonly tracing?: boolean;
+}
+
+/** Pusher throughput with and without tracing, each the mean of its runs. */
+export interface TracingComparison {
+  readonly runs: number;
+  readonly offPerSecond: number;
+  readonly onPerSecond: number;
+  /** 1 − on/off: the share of throughput tracing costs. */
+  readonly slowdown: number;
 }
 
 export interface BenchResult {
@@ -24,7 +37,11 @@ export interface BenchResult {
   readonly pusherPerSecond: number;
   /** pusher / raw undici. */
   readonly ratio: number;
+  readonly tracing?: TracingComparison;
 }
+
+/** Tracing runs alternate with untraced ones, so warm-up and machine noise hit both. */
+const TRACING_ROUNDS = 3;
 
 // A no-op endpoint in its own process, so neither side of the comparison shares its event loop.
 const NOOP_ENDPOINT = `
@@ -55,6 +72,7 @@ export async function benchPush(
 
     progress(`pusher: draining the backlog, concurrency ${options.concurrency}, no rate limit`);
     const pushed = await drainWithPusher(options, topic, url);
+    const tracing = options.tracing ? await compareTracing(options, topic, url, pushed, progress) : undefined;
     return {
       events: options.events,
       concurrency: options.concurrency,
@@ -62,6 +80,7 @@ export async function benchPush(
       rawUndiciPerSecond: Math.round(raw),
       pusherPerSecond: Math.round(pushed),
       ratio: Math.round((pushed / raw) * 1000) / 1000,
+      ...(tracing ? { tracing } : {}),
     };
   } finally {
     stop(endpoint);
@@ -150,6 +169,48 @@ async function rawUndici(url: string, count: number, concurrency: number): Promi
   return count / seconds;
 }
 
+/**
+ * Drains the same backlog again with new subscribers, alternating tracing at 100 % sampling
+ * (exported over OTLP/HTTP to the configured collector, the local Jaeger by default) with
+ * tracing off; the first untraced drain counts as an untraced run.
+ */
+async function compareTracing(
+  options: BenchOptions,
+  topic: string,
+  url: string,
+  firstOff: number,
+  progress: (line: string) => void,
+): Promise<TracingComparison> {
+  const off = [firstOff];
+  const on: number[] = [];
+  // Dropped spans (a full export queue) would flatter the traced figure; say so if it happens.
+  diag.setLogger(new DiagConsoleLogger(), DiagLogLevel.WARN);
+  for (let round = 1; round <= TRACING_ROUNDS; round++) {
+    progress(`pusher with tracing (100 % sampling), round ${round}`);
+    const tracing = startTracing({ serviceName: 'hookstream-pusher', sampleRatio: 1 });
+    try {
+      on.push(await drainWithPusher(options, topic, url));
+    } finally {
+      // Also restores the API's no-op globals: the next untraced run really has no SDK.
+      await tracing.shutdown();
+    }
+    if (round < TRACING_ROUNDS) {
+      progress(`pusher without tracing, round ${round + 1}`);
+      off.push(await drainWithPusher(options, topic, url));
+    }
+  }
+  diag.disable();
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const offPerSecond = mean(off);
+  const onPerSecond = mean(on);
+  return {
+    runs: on.length,
+    offPerSecond: Math.round(offPerSecond),
+    onPerSecond: Math.round(onPerSecond),
+    slowdown: Math.round((1 - onPerSecond / offPerSecond) * 1000) / 1000,
+  };
+}
+
 async function drainWithPusher(options: BenchOptions, topic: string, url: string): Promise<number> {
   const pusher = new Pusher(
     {
@@ -173,7 +234,8 @@ async function drainWithPusher(options: BenchOptions, topic: string, url: string
       registryUrl: options.registryUrl,
       topic,
       log: (level, message, fields) => {
-        if (level !== 'info') process.stderr.write(`${JSON.stringify({ level, message, ...fields })}\n`);
+        if (level === 'warn' || level === 'error')
+          process.stderr.write(`${JSON.stringify({ level, message, ...fields })}\n`);
       },
       onFatal: (error) => {
         throw error;

@@ -1,6 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type DeadLetterReason, dlqTopicName, retryTopicName } from '@hookstream/contracts';
-import { type Decision, type DeliveryTrail, deadLetterHeaders, retryHeaders } from '@hookstream/delivery';
+import {
+  type Decision,
+  type DeliveryTrail,
+  deadLetterHeaders,
+  retryHeaders,
+  type TraceHeaders,
+} from '@hookstream/delivery';
 import type { ConsumedRecord, LogFn, RecordSender } from '@hookstream/kafka';
 
 export type RetryDecision = Extract<Decision, { action: 'retry' }>;
@@ -11,13 +17,17 @@ export type RetryDecision = Extract<Decision, { action: 'retry' }>;
  * was stopped first (the record stays unsettled and is consumed again).
  */
 export interface OutcomeRouter {
-  /** A retryable outcome with attempts left: the record waits in retry tier `decision.tier`. */
+  /**
+   * A retryable outcome with attempts left: the record waits in retry tier `decision.tier`.
+   * `trace` is the hand-off span's context, which the written record carries instead of its own.
+   */
   retry(
     record: ConsumedRecord,
     trail: DeliveryTrail,
     decision: RetryDecision,
     dueAtMs: number,
     signal: AbortSignal,
+    trace?: TraceHeaders,
   ): Promise<'settled' | 'abandoned'>;
   /** A terminal, exhausted, expired or poison record. */
   deadLetter(
@@ -25,6 +35,7 @@ export interface OutcomeRouter {
     trail: DeliveryTrail,
     reason: DeadLetterReason,
     signal: AbortSignal,
+    trace?: TraceHeaders,
   ): Promise<'settled' | 'abandoned'>;
 }
 
@@ -53,9 +64,10 @@ export class KafkaOutcomeRouter implements OutcomeRouter {
     decision: RetryDecision,
     dueAtMs: number,
     signal: AbortSignal,
+    trace: TraceHeaders = {},
   ): Promise<'settled' | 'abandoned'> {
     const topic = retryTopicName(this.#subscriber, decision.tier);
-    return this.#write(topic, record, retryHeaders(record.headers, trail, dueAtMs), signal);
+    return this.#write(topic, record, retryHeaders(record.headers, trail, dueAtMs, trace), signal);
   }
 
   deadLetter(
@@ -63,9 +75,11 @@ export class KafkaOutcomeRouter implements OutcomeRouter {
     trail: DeliveryTrail,
     reason: DeadLetterReason,
     signal: AbortSignal,
+    trace: TraceHeaders = {},
   ): Promise<'settled' | 'abandoned'> {
     const topic = dlqTopicName(this.#subscriber);
-    return this.#write(topic, record, deadLetterHeaders(record.headers, trail, reason, Date.now()), signal);
+    const headers = deadLetterHeaders(record.headers, trail, reason, Date.now(), trace);
+    return this.#write(topic, record, headers, signal);
   }
 
   async #write(

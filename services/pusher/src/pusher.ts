@@ -1,4 +1,10 @@
-import { ATTEMPT_LOG_TOPIC, HS_HEADER, retryTopicName, subscriberGroupId } from '@hookstream/contracts';
+import {
+  ATTEMPT_LOG_TOPIC,
+  dlqTopicName,
+  HS_HEADER,
+  retryTopicName,
+  subscriberGroupId,
+} from '@hookstream/contracts';
 import {
   assertPublicDestination,
   createInFlightCap,
@@ -17,10 +23,13 @@ import {
   type StartFrom,
   SubscriberConsumer,
 } from '@hookstream/kafka';
+import type { Meter } from '@opentelemetry/api';
 import { AttemptLogWriter } from './attempt-log-writer.ts';
 import type { LoadedSubscriber } from './definition-file.ts';
 import { PusherError } from './errors.ts';
+import { LagPoller } from './lag-poller.ts';
 import { KafkaOutcomeRouter, type OutcomeRouter } from './outcome-router.ts';
+import { PusherMetrics } from './pusher-metrics.ts';
 import { AvroRecordDecoder, type RecordDecoder } from './record-decoder.ts';
 import { type DeliveryCounts, SubscriberDelivery } from './subscriber-delivery.ts';
 import { subscriberTopics } from './subscriber-topics.ts';
@@ -44,6 +53,10 @@ export interface PusherSettings {
   readonly limiterRedisUrl?: string | undefined;
   readonly decoder?: RecordDecoder;
   readonly router?: OutcomeRouter;
+  /** Instruments go here (lag, ages, outcomes, latencies); no metrics without one. */
+  readonly meter?: Meter;
+  /** How often the lag gauges ask the broker (default 3 s). */
+  readonly lagPollMs?: number;
 }
 
 const SUMMARY_EVERY_MS = 10_000;
@@ -58,6 +71,7 @@ export class Pusher {
   #delivery: SubscriberDelivery | null = null;
   #sender: RecordSender | null = null;
   #attemptLog: AttemptLogWriter | null = null;
+  #lagPoller: LagPoller | null = null;
   #summary: NodeJS.Timeout | undefined;
   #stopped = false;
 
@@ -118,6 +132,11 @@ export class Pusher {
     this.#sender = new RecordSender(kafka);
     await this.#sender.connect();
     this.#attemptLog = new AttemptLogWriter(this.#sender, log);
+    const eventsTopic = this.#settings.topic;
+    const tierTopics = definition.retry.delaysMs.map((_, i) => retryTopicName(definition.name, i + 1));
+    const metrics = this.#settings.meter
+      ? this.#startMetrics(kafka, this.#settings.meter, tierTopics)
+      : undefined;
     this.#delivery = new SubscriberDelivery({
       definition,
       eventsTopic: this.#settings.topic,
@@ -127,13 +146,13 @@ export class Pusher {
       router: this.#settings.router ?? new KafkaOutcomeRouter(definition.name, this.#sender, log),
       attemptLog: this.#attemptLog,
       log,
+      ...(metrics ? { metrics } : {}),
     });
-    const eventsTopic = this.#settings.topic;
     this.#consumer = new SubscriberConsumer({
       kafka,
       groupId: subscriberGroupId(definition.name),
       topic: eventsTopic,
-      extraTopics: definition.retry.delaysMs.map((_, i) => retryTopicName(definition.name, i + 1)),
+      extraTopics: tierTopics,
       dueAtMs: (record) => (record.topic === eventsTopic ? null : dueAtOf(record)),
       partitionsConsumedConcurrently: 8,
       start: toStartFrom(definition.start),
@@ -146,6 +165,7 @@ export class Pusher {
       maxWaitTimeInMs: 100,
     });
     const startedFrom = await this.#consumer.start();
+    await this.#lagPoller?.start();
     log('info', 'pusher started', {
       groupId: subscriberGroupId(definition.name),
       topic: this.#settings.topic,
@@ -174,12 +194,33 @@ export class Pusher {
     if (this.#stopped) return;
     this.#stopped = true;
     clearInterval(this.#summary);
+    await this.#lagPoller?.stop();
     await this.#consumer?.stop();
     await this.#attemptLog?.close();
     await this.#sender?.disconnect();
     await this.#limiter?.stop();
     await this.#client?.close();
     this.#settings.log('info', 'pusher stopped', { ...this.counts });
+  }
+
+  /** The instruments, and the poller that feeds the lag gauges (started with the consumer). */
+  #startMetrics(kafka: ReturnType<typeof createKafka>, meter: Meter, tierTopics: string[]): PusherMetrics {
+    const { definition } = this.#loaded;
+    const topics = { events: this.#settings.topic, tiers: tierTopics, dlq: dlqTopicName(definition.name) };
+    const poller = new LagPoller(
+      kafka.admin(),
+      subscriberGroupId(definition.name),
+      [topics.events, ...tierTopics],
+      topics.dlq,
+      this.#settings.log,
+      this.#settings.lagPollMs ?? 3000,
+    );
+    this.#lagPoller = poller;
+    return new PusherMetrics(meter, definition.name, topics, {
+      lag: () => poller.lag,
+      dlqDepth: () => poller.dlqDepth,
+      oldestUnsettled: () => this.#consumer?.oldestUnsettled() ?? new Map(),
+    });
   }
 
   async #eventsPartitions(admin: Admin): Promise<number> {

@@ -1,0 +1,224 @@
+import {
+  type Attributes,
+  type Context,
+  context,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  type Tracer,
+  trace,
+} from '@opentelemetry/api';
+import { extractTraceContext, injectTraceContext } from './propagation.ts';
+import { ATTR, MESSAGING_SYSTEM_KAFKA } from './semconv.ts';
+
+/** A consumed record as the delivery spans need it (no Kafka client types). */
+export interface ConsumedMessage {
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: string;
+  readonly key: string | null;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+export interface ProcessSpanOptions {
+  readonly consumerGroup: string;
+  readonly subscriber: string;
+  readonly eventId: string | undefined;
+  readonly eventType: string | undefined;
+  /** The retry tier the record was read from; undefined for the events topic. */
+  readonly tier: number | undefined;
+}
+
+/** One outgoing HTTP attempt: its CLIENT span and the traceparent the request carries. */
+export interface HttpSpan {
+  /** The HTTP span's own context, for the request's `traceparent` header; undefined when off. */
+  readonly traceparent: string | undefined;
+  /** A response arrived (any status). */
+  responded(status: number): void;
+  /** No response: `timeout`, or a connection error code. */
+  failed(errorType: string): void;
+}
+
+/** A hand-off to a retry tier or the DLQ: its PRODUCER span and the headers that carry it on. */
+export interface SendSpan {
+  /** traceparent/tracestate of the send span, to replace the record's own; empty when off. */
+  readonly traceHeaders: Readonly<Record<string, string>>;
+  /** Kafka acknowledged the write (`settled`), or it was abandoned before that. */
+  end(result: 'settled' | 'abandoned'): void;
+}
+
+/**
+ * The spans of one consumed record, per the OpenTelemetry messaging semantic conventions: a
+ * CONSUMER `process <topic>` span, the HTTP CLIENT span of its attempt as a child, and a
+ * PRODUCER `send <topic>` child when the record moves on to a retry tier or the DLQ. Without a
+ * tracing SDK every span is a no-op and nothing is injected.
+ */
+export class ProcessSpan {
+  readonly #tracer: Tracer;
+  readonly #span: Span;
+  readonly #context: Context;
+  readonly #eventId: string | undefined;
+  readonly #key: string | null;
+  readonly #subscriber: string;
+  #attempt: number | undefined;
+
+  constructor(tracer: Tracer, message: ConsumedMessage, options: ProcessSpanOptions) {
+    this.#tracer = tracer;
+    this.#eventId = options.eventId;
+    this.#key = message.key;
+    this.#subscriber = options.subscriber;
+    // The parent is the context the record carries: the ingress's publish span for an events
+    // topic record; for a tier record, the previous attempt's `send <tier>` span (the pusher
+    // rewrites the tier record's traceparent to it). A parent that ended long before its child
+    // began (the tier's delay) is how the messaging conventions model a message's creation
+    // context, and it is what keeps every attempt in the event's ONE trace, findable by event
+    // id: a new root with only a span link would split the event across traces, and Jaeger
+    // shows the wait plainly as the gap between the send span and this one. The alternative, a
+    // link to the previous attempt, adds nothing here because that attempt is the parent's
+    // parent already.
+    const parent = extractTraceContext(message.headers);
+    const attributes: Attributes = {
+      [ATTR.messagingSystem]: MESSAGING_SYSTEM_KAFKA,
+      [ATTR.messagingOperationType]: 'process',
+      [ATTR.messagingOperationName]: 'process',
+      [ATTR.messagingDestination]: message.topic,
+      [ATTR.messagingPartition]: String(message.partition),
+      [ATTR.messagingKafkaOffset]: Number(message.offset),
+      [ATTR.messagingConsumerGroup]: options.consumerGroup,
+      [ATTR.subscriber]: options.subscriber,
+    };
+    if (options.eventId !== undefined) attributes[ATTR.messagingMessageId] = options.eventId;
+    if (options.eventType !== undefined) attributes[ATTR.eventType] = options.eventType;
+    if (message.key !== null) attributes[ATTR.messagingKafkaKey] = message.key;
+    if (options.tier !== undefined) attributes[ATTR.retryTier] = options.tier;
+    this.#span = tracer.startSpan(
+      `process ${message.topic}`,
+      { kind: SpanKind.CONSUMER, attributes },
+      parent,
+    );
+    this.#context = trace.setSpan(parent, this.#span);
+  }
+
+  /** Runs fn with this span active, so log lines written meanwhile carry its trace id. */
+  run<T>(fn: () => T): T {
+    return context.with(this.#context, fn);
+  }
+
+  /** The trace id for log lines; undefined when the span is not recorded. */
+  get traceId(): string | undefined {
+    return this.#span.isRecording() ? this.#span.spanContext().traceId : undefined;
+  }
+
+  set attempt(attempt: number) {
+    this.#attempt = attempt;
+    this.#span.setAttribute(ATTR.attempt, attempt);
+  }
+
+  /** Time spent waiting for the destination's limiter before the request went out. */
+  limiterWait(ms: number): void {
+    this.#span.setAttribute(ATTR.limiterWaitMs, Math.round(ms));
+  }
+
+  /** Starts the attempt's HTTP CLIENT span, a child of this one. */
+  http(method: string, target: HttpTarget): HttpSpan {
+    const attributes: Attributes = { [ATTR.httpMethod]: method, ...target.attributes };
+    if (this.#attempt !== undefined && this.#attempt > 1)
+      attributes[ATTR.httpResendCount] = this.#attempt - 1;
+    const span = this.#tracer.startSpan(method, { kind: SpanKind.CLIENT, attributes }, this.#context);
+    const headers: Record<string, string> = {};
+    injectTraceContext(headers, trace.setSpan(this.#context, span));
+    return {
+      traceparent: headers.traceparent,
+      responded: (status) => {
+        span.setAttribute(ATTR.httpStatus, status);
+        // A client span is an error from 4xx on (HTTP semantic conventions).
+        if (status >= 400) {
+          span.setAttribute(ATTR.errorType, String(status));
+          span.setStatus({ code: SpanStatusCode.ERROR });
+        }
+        span.end();
+      },
+      failed: (errorType) => {
+        span.setAttribute(ATTR.errorType, errorType);
+        span.setStatus({ code: SpanStatusCode.ERROR, message: errorType });
+        span.end();
+      },
+    };
+  }
+
+  /**
+   * Starts the PRODUCER span of handing the record to `topic` (a retry tier or the DLQ). The
+   * record written there carries this span's context, so the next hop (or a replay) joins the
+   * event's trace as its child.
+   */
+  send(topic: string, attributes: Attributes = {}): SendSpan {
+    const all: Attributes = {
+      [ATTR.messagingSystem]: MESSAGING_SYSTEM_KAFKA,
+      [ATTR.messagingOperationType]: 'send',
+      [ATTR.messagingOperationName]: 'send',
+      [ATTR.messagingDestination]: topic,
+      [ATTR.subscriber]: this.#subscriber,
+      ...attributes,
+    };
+    if (this.#eventId !== undefined) all[ATTR.messagingMessageId] = this.#eventId;
+    if (this.#key !== null) all[ATTR.messagingKafkaKey] = this.#key;
+    if (this.#attempt !== undefined) all[ATTR.attempt] = this.#attempt;
+    const span = this.#tracer.startSpan(
+      `send ${topic}`,
+      { kind: SpanKind.PRODUCER, attributes: all },
+      this.#context,
+    );
+    const traceHeaders: Record<string, string> = {};
+    injectTraceContext(traceHeaders, trace.setSpan(this.#context, span));
+    return {
+      traceHeaders,
+      end: (result) => {
+        if (result !== 'settled') span.setStatus({ code: SpanStatusCode.ERROR, message: result });
+        span.end();
+      },
+    };
+  }
+
+  /**
+   * Ends the span with what became of the record (`delivered`, `retry-scheduled`,
+   * `dead-lettered`, `filtered`, `abandoned`) and, after an attempt, its outcome reason.
+   */
+  end(outcome: string, reason?: string, error = false): void {
+    this.#span.setAttribute(ATTR.outcome, outcome);
+    if (reason !== undefined) this.#span.setAttribute(ATTR.outcomeReason, reason);
+    if (error) this.#span.setStatus({ code: SpanStatusCode.ERROR, message: reason ?? outcome });
+    this.#span.end();
+  }
+}
+
+/** An endpoint's span attributes, worked out once rather than per attempt. */
+export interface HttpTarget {
+  readonly attributes: Readonly<Attributes>;
+}
+
+export function httpTarget(url: URL): HttpTarget {
+  return {
+    attributes: {
+      [ATTR.urlFull]: redactUrl(url),
+      [ATTR.serverAddress]: url.hostname,
+      [ATTR.serverPort]: Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
+    },
+  };
+}
+
+/**
+ * url.full without what must not reach a trace backend: user info is dropped and query values
+ * are replaced (signed URLs and API keys often live there), keeping their names for debugging.
+ */
+export function redactUrl(url: URL): string {
+  const copy = new URL(url.href);
+  copy.username = '';
+  copy.password = '';
+  for (const name of new Set(copy.searchParams.keys())) copy.searchParams.set(name, 'REDACTED');
+  return copy.href;
+}
+
+/** The tracer the delivery spans come from; a no-op until a tracing SDK is started. */
+export function deliveryTracer(): Tracer {
+  return trace.getTracer('hookstream-pusher');
+}

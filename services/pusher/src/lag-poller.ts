@@ -1,0 +1,73 @@
+import { type Admin, fetchGroupLag, fetchTopicDepth, type LogFn } from '@hookstream/kafka';
+
+/**
+ * Asks the broker every few seconds how far the subscriber's ledger is behind on each of its
+ * topics, and how deep its DLQ is. The committed offsets are the ledger, so lag measured against
+ * them is what an operator means by it; the gauges read the last answer at scrape time.
+ */
+export class LagPoller {
+  readonly #admin: Admin;
+  readonly #groupId: string;
+  readonly #topics: readonly string[];
+  readonly #dlq: string;
+  readonly #log: LogFn;
+  readonly #everyMs: number;
+  #timer: NodeJS.Timeout | undefined;
+  #polling: Promise<void> | null = null;
+  #failing = false;
+  lag: ReadonlyMap<string, number> = new Map();
+  dlqDepth: number | null = null;
+
+  constructor(
+    admin: Admin,
+    groupId: string,
+    topics: readonly string[],
+    dlq: string,
+    log: LogFn,
+    everyMs: number,
+  ) {
+    this.#admin = admin;
+    this.#groupId = groupId;
+    this.#topics = topics;
+    this.#dlq = dlq;
+    this.#log = log;
+    this.#everyMs = everyMs;
+  }
+
+  async start(): Promise<void> {
+    await this.#admin.connect();
+    await this.poll();
+    this.#timer = setInterval(() => void this.poll(), this.#everyMs);
+    this.#timer.unref();
+  }
+
+  /** One round; a failure keeps the last figures and is logged once until polls succeed again. */
+  poll(): Promise<void> {
+    this.#polling ??= (async () => {
+      try {
+        const [lags, dlq] = await Promise.all([
+          fetchGroupLag(this.#admin, this.#groupId, this.#topics),
+          fetchTopicDepth(this.#admin, this.#dlq),
+        ]);
+        this.lag = new Map(lags.map((l) => [l.topic, l.lag]));
+        this.dlqDepth = dlq;
+        this.#failing = false;
+      } catch (err) {
+        if (!this.#failing)
+          this.#log('warn', 'cannot read consumer lag; the lag gauges keep their last values', {
+            error: err instanceof Error ? err.message : String(err),
+          });
+        this.#failing = true;
+      } finally {
+        this.#polling = null;
+      }
+    })();
+    return this.#polling;
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.#timer);
+    await this.#polling;
+    await this.#admin.disconnect();
+  }
+}

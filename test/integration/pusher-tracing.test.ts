@@ -1,0 +1,150 @@
+import { randomUUID } from 'node:crypto';
+import { retryTopicName, subscriberGroupId } from '@hookstream/contracts';
+import { SampleReceiver } from '@hookstream/receiver';
+import { findEventTraces, type JaegerSpan, type JaegerTrace } from '@hookstream/telemetry';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.ts';
+import { post } from '../support/ingress.ts';
+import { type IngressProcess, spawnIngressCli } from '../support/ingress-process.ts';
+import { uniqueName } from '../support/names.ts';
+import { type PusherProcess, spawnPusherCli } from '../support/pusher-process.ts';
+import { endpoints } from '../support/stack.ts';
+import { createTopic } from '../support/topic.ts';
+import { waitFor } from '../support/wait.ts';
+
+const tag = (span: JaegerSpan | undefined, key: string): unknown =>
+  span?.tags.find((t) => t.key === key)?.value;
+const parentOf = (span: JaegerSpan | undefined) =>
+  span?.references.find((r) => r.refType === 'CHILD_OF')?.spanID;
+
+/** One trace holding all of the event's spans, or fails; `expected` spans at least. */
+function eventTrace(eventId: string, expected: number): Promise<JaegerTrace> {
+  return waitFor(
+    `${expected} spans of ${eventId} in one Jaeger trace`,
+    async () => {
+      const traces = await findEventTraces(endpoints.jaegerQuery, eventId);
+      if (traces.length > 1) throw new Error(`the event is split over ${traces.length} traces`);
+      const t = traces[0];
+      return t && t.spans.length >= expected ? t : undefined;
+    },
+    { timeoutMs: 30_000, intervalMs: 500 },
+  );
+}
+
+describe('one trace per event across the ingress, the pusher and a retry tier (real Jaeger)', () => {
+  const topic = uniqueName('pusher-tracing');
+  const name = uniqueName('traced');
+  const tier1 = retryTopicName(name, 1);
+  const receiver = new SampleReceiver({ record: true, behaviour: { failTimes: 1, failStatus: 500 } });
+  let ingress: IngressProcess;
+  let pusher: PusherProcess;
+
+  beforeAll(async () => {
+    await createTopic(topic, 3);
+    await receiver.listen();
+    ingress = await spawnIngressCli(topic);
+    pusher = await spawnPusherCli(topic, {
+      name,
+      url: `${receiver.url}/hooks?token=query-secret`,
+      retry: { delaysMs: [500], maxAttempts: 3 },
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await pusher?.stop();
+    await ingress?.stop();
+    await receiver.close();
+  });
+
+  it('holds the publish span, both attempts with their HTTP spans, and the retry-tier hop', async () => {
+    const eventId = `evt_${randomUUID()}`;
+    const answer = await post(`${ingress.url}/v1/events`, {
+      id: eventId,
+      type: 'key.revoked',
+      key: 'tenant-9',
+      data: { tenant_id: 'tenant-9', key_id: 'k-9' },
+    });
+    expect(answer.status).toBe(202);
+    await waitFor('attempt 2 to be accepted', async () =>
+      receiver.stats().accepted === 1 ? true : undefined,
+    );
+    // The processes export in batches; stopping them flushes what is buffered.
+    expect(await pusher.stop()).toBe(0);
+
+    // server + publish (ingress), process + POST twice, send to tier 1 (pusher)
+    const found = await eventTrace(eventId, 7);
+    const service = (s: JaegerSpan) => found.processes[s.processID]?.serviceName;
+    const pusherSpans = found.spans.filter((s) => service(s) === 'hookstream-pusher');
+    const publish = found.spans.find(
+      (s) => service(s) === 'hookstream-ingress' && tag(s, 'span.kind') === 'producer',
+    );
+    expect(publish?.operationName).toBe(`send ${topic}`);
+
+    const processes = pusherSpans
+      .filter((s) => tag(s, 'span.kind') === 'consumer')
+      .sort((a, b) => Number(tag(a, 'hookstream.attempt')) - Number(tag(b, 'hookstream.attempt')));
+    expect(
+      processes.map((s) => [s.operationName, tag(s, 'hookstream.attempt'), tag(s, 'hookstream.outcome')]),
+    ).toEqual([
+      [`process ${topic}`, 1, 'retry-scheduled'],
+      [`process ${tier1}`, 2, 'delivered'],
+    ]);
+    const [first, second] = processes;
+    for (const s of processes) {
+      expect(tag(s, 'messaging.system')).toBe('kafka');
+      expect(tag(s, 'messaging.operation.type')).toBe('process');
+      expect(tag(s, 'messaging.message.id')).toBe(eventId);
+      expect(tag(s, 'messaging.consumer.group.name')).toBe(subscriberGroupId(name));
+      expect(tag(s, 'hookstream.subscriber')).toBe(name);
+      expect(tag(s, 'messaging.destination.partition.id')).toMatch(/^\d+$/);
+      expect(typeof tag(s, 'messaging.kafka.offset')).toBe('number');
+    }
+    // Attempt 1 continues the ingress's publish span; the tier hop continues attempt 1.
+    expect(parentOf(first)).toBe(publish?.spanID);
+    const send = pusherSpans.find((s) => tag(s, 'span.kind') === 'producer');
+    expect(send?.operationName).toBe(`send ${tier1}`);
+    expect(tag(send, 'messaging.destination.name')).toBe(tier1);
+    expect(tag(send, 'messaging.message.id')).toBe(eventId);
+    expect(tag(send, 'hookstream.retry.tier')).toBe(1);
+    expect(parentOf(send)).toBe(first?.spanID);
+    expect(parentOf(second)).toBe(send?.spanID);
+    expect(tag(second, 'hookstream.retry.tier')).toBe(1);
+
+    // Each attempt's HTTP CLIENT span is its child; the request carried that span's context.
+    const https = pusherSpans.filter((s) => tag(s, 'span.kind') === 'client');
+    expect(https.map((s) => [s.operationName, parentOf(s), tag(s, 'http.response.status_code')])).toEqual(
+      expect.arrayContaining([
+        ['POST', first?.spanID, 500],
+        ['POST', second?.spanID, 204],
+      ]),
+    );
+    expect(https).toHaveLength(2);
+    for (const h of https) {
+      expect(tag(h, 'http.request.method')).toBe('POST');
+      expect(tag(h, 'server.address')).toBe('127.0.0.1');
+      expect(tag(h, 'url.full')).toBe(`${receiver.url}/hooks?token=REDACTED`);
+    }
+    const sent = receiver.arrivals.map((a) => a.headers?.traceparent);
+    expect(sent).toEqual(
+      [500, 204].map((status) => {
+        const h = https.find((s) => tag(s, 'http.response.status_code') === status);
+        return `00-${found.traceID}-${h?.spanID}-01`;
+      }),
+    );
+
+    // The operator's view: both attempts in the event's timeline, in order.
+    const run = await runCli(['trace', eventId, '--json', '--jaeger', endpoints.jaegerQuery], process.env);
+    expect(run.code).toBe(0);
+    const out = JSON.parse(run.stdout) as {
+      traceIds: string[];
+      timeline: { service: string; operation: string; attempt?: number; outcome?: string }[];
+    };
+    expect(out.traceIds).toEqual([found.traceID]);
+    expect(out.timeline.filter((e) => e.operation.startsWith('process '))).toEqual([
+      expect.objectContaining({ service: 'hookstream-pusher', attempt: 1, outcome: 'retry-scheduled' }),
+      expect.objectContaining({ service: 'hookstream-pusher', attempt: 2, outcome: 'delivered' }),
+    ]);
+    const table = await runCli(['trace', eventId, '--jaeger', endpoints.jaegerQuery], process.env);
+    expect(table.stdout).toContain(`send ${tier1}`);
+    expect(table.stdout).toContain('retry-scheduled');
+  }, 90_000);
+});
