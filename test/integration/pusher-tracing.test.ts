@@ -147,4 +147,61 @@ describe('one trace per event across the ingress, the pusher and a retry tier (r
     expect(table.stdout).toContain(`send ${tier1}`);
     expect(table.stdout).toContain('retry-scheduled');
   }, 90_000);
+
+  it('a DLQ replay joins the event trace: dead letter, replay, delivery in one trace', async () => {
+    const replayed = uniqueName('replayed');
+    const endpoint = new SampleReceiver({ record: true, behaviour: { fixedStatus: 400 } });
+    await endpoint.listen();
+    const second = await spawnPusherCli(topic, {
+      name: replayed,
+      url: endpoint.url,
+      start: 'latest',
+      retry: { delaysMs: [500], maxAttempts: 3 },
+    });
+    try {
+      const eventId = `evt_${randomUUID()}`;
+      const answer = await post(`${ingress.url}/v1/events`, {
+        id: eventId,
+        type: 'key.revoked',
+        key: 'tenant-7',
+        data: { tenant_id: 'tenant-7', key_id: 'k-7' },
+      });
+      expect(answer.status).toBe(202);
+      const dlqCount = async () => {
+        const run = await runCli(['dlq', 'list', '--subscriber', replayed, '--json'], process.env);
+        return run.code === 0 ? (JSON.parse(run.stdout) as { count: number }).count : 0;
+      };
+      await waitFor('the dead letter', async () => ((await dlqCount()) === 1 ? true : undefined));
+      endpoint.setBehaviour({ fixedStatus: null });
+      const replay = await runCli(['dlq', 'replay', '--subscriber', replayed, '--event-id', eventId], {
+        ...process.env,
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: endpoints.otlpTraces,
+      });
+      expect(replay.code, replay.stderr).toBe(0);
+      await waitFor('the replayed delivery', async () =>
+        endpoint.stats().accepted === 1 ? true : undefined,
+      );
+      expect(await second.stop()).toBe(0);
+
+      // server + publish (ingress); process + POST + send dlq; send tier 1 (replay); process + POST
+      const found = await eventTrace(eventId, 8);
+      const service = (s: JaegerSpan) => found.processes[s.processID]?.serviceName;
+      const byKind = (svc: string, kind: string) =>
+        found.spans.filter((s) => service(s) === svc && tag(s, 'span.kind') === kind);
+      const [toDlq] = byKind('hookstream-pusher', 'producer');
+      const [replaySend] = byKind('hookstream-replay', 'producer');
+      const attempts = byKind('hookstream-pusher', 'consumer').sort((a, b) => a.startTime - b.startTime);
+      expect(toDlq?.operationName).toBe(`send hookstream.sub.${replayed}.dlq`);
+      expect(replaySend?.operationName).toBe(`send ${retryTopicName(replayed, 1)}`);
+      expect(attempts.map((s) => tag(s, 'hookstream.outcome'))).toEqual(['dead-lettered', 'delivered']);
+      // The replay continues the dead letter's context; the new delivery continues the replay.
+      // Parent and link name the same span; Jaeger keeps one reference to it.
+      expect(replaySend?.references.map((r) => r.spanID)).toContain(toDlq?.spanID);
+      expect(parentOf(attempts[1])).toBe(replaySend?.spanID);
+      expect(tag(replaySend, 'messaging.message.id')).toBe(eventId);
+    } finally {
+      await second.stop();
+      await endpoint.close();
+    }
+  }, 120_000);
 });
