@@ -8,7 +8,7 @@ import {
   type Producer,
   toConsumedRecord,
 } from '@hookstream/kafka';
-import { Pusher } from '@hookstream/pusher';
+import { Pusher, type PusherSettings } from '@hookstream/pusher';
 import type { EventFactory, TestEvent } from './events.ts';
 import { uniqueName } from './names.ts';
 import { endpoints } from './stack.ts';
@@ -62,6 +62,7 @@ export class KafkaFixture {
     definition: Partial<SubscriberDefinition> & { name: string; url: string },
     secret?: string,
     limiterRedisUrl?: string,
+    settings: Partial<PusherSettings> = {},
   ): Promise<{ pusher: Pusher; logs: LogLine[] }> {
     const logs: LogLine[] = [];
     const pusher = new Pusher(
@@ -87,6 +88,7 @@ export class KafkaFixture {
         limiterRedisUrl,
         log: (level, message, fields = {}) => logs.push({ level, message, fields }),
         onFatal: (error) => logs.push({ level: 'fatal', message: error.message, fields: {} }),
+        ...settings,
       },
     );
     this.#pushers.push(pusher);

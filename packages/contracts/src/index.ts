@@ -36,6 +36,11 @@ export {
   SubscriberDefinition,
 } from './subscriber.ts';
 export {
+  registrationKey,
+  SUBSCRIBER_REGISTRY_TOPIC,
+  SubscriberRegistration,
+} from './subscriber-registry.ts';
+export {
   DEFAULT_EVENTS_TOPIC,
   dlqTopicName,
   replayLogTopicName,

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { DEFAULT_EVENTS_TOPIC } from '@hookstream/contracts';
+import { DEFAULT_EVENTS_TOPIC, StartPosition } from '@hookstream/contracts';
 import { HealthServer, loadSubscriber, Pusher, PusherError } from '@hookstream/pusher';
 import {
   createLogger,
@@ -15,6 +15,7 @@ import { runtimeEndpoints } from './runtime-endpoints.ts';
 export const PUSH_USAGE = `Usage: hookstream push --config <subscriber.json> [--topic <events topic>] [--redis <url>]
                        [--metrics-port <port>] [--log-level <level>]
                        [--health-port <n>] [--health-host <address>]
+                       [--resume-from earliest|latest|<time>]
 
 Runs one subscriber's pusher: joins consumer group hookstream.sub.<name> on the events topic and
 delivers every matching event to the subscriber's URL, signed and rate-limited. Run the same
@@ -33,6 +34,9 @@ Options:
                     error), e.g. for container healthchecks (or HOOKSTREAM_PUSHER_HEALTH_PORT;
                     unset: no HTTP server)
   --health-host <a> its address (default 127.0.0.1, or HOOKSTREAM_PUSHER_HEALTH_HOST)
+  --resume-from <p> where a known subscriber whose ledger is gone resumes: earliest, latest or an
+                    RFC 3339 time. Without it such a pusher refuses to start (LEDGER_LOST)
+                    rather than silently restart from its start setting
   --log-level <level>  debug | info | warn | error (default LOG_LEVEL, else info); debug logs
                     every delivery
 
@@ -54,6 +58,7 @@ export async function pushCommand(args: readonly string[]): Promise<number> {
       'metrics-port': { type: 'string' },
       'log-level': { type: 'string' },
       'health-port': { type: 'string' },
+      'resume-from': { type: 'string' },
       'health-host': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -71,6 +76,14 @@ export async function pushCommand(args: readonly string[]): Promise<number> {
       return 1;
     }
     throw err;
+  }
+  const resume =
+    values['resume-from'] === undefined ? undefined : StartPosition.safeParse(values['resume-from']);
+  if (resume && !resume.success) {
+    process.stderr.write(
+      `hookstream push: --resume-from: expected earliest, latest or an RFC 3339 time, got '${values['resume-from']}'\n`,
+    );
+    return 2;
   }
   const metricsPort = values['metrics-port'] ?? process.env.HOOKSTREAM_METRICS_PORT;
   const port = metricsPort === undefined ? undefined : Number(metricsPort);
@@ -106,6 +119,14 @@ export async function pushCommand(args: readonly string[]): Promise<number> {
     limiterRedisUrl: values.redis ?? process.env.HOOKSTREAM_LIMITER_REDIS,
     log,
     onFatal: (error) => fatal(error),
+    ...(resume?.success
+      ? {
+          resumeFrom:
+            resume.data === 'earliest' || resume.data === 'latest'
+              ? resume.data
+              : { timestampMs: Date.parse(resume.data) },
+        }
+      : {}),
     ...(metrics ? { meter: metrics.meter } : {}),
   });
   const shutdown = async () => {

@@ -1,4 +1,4 @@
-export type PusherErrorCode = 'BAD_DEFINITION' | 'NO_SECRET' | 'NO_EVENTS_TOPIC';
+export type PusherErrorCode = 'BAD_DEFINITION' | 'NO_SECRET' | 'NO_EVENTS_TOPIC' | 'LEDGER_LOST';
 
 /** A start-up problem; `canRetry` says whether starting again unchanged could succeed. */
 export class PusherError extends Error {

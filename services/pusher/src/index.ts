@@ -17,4 +17,6 @@ export type { DecodeResult, RecordDecoder } from './record-decoder.ts';
 export { AvroRecordDecoder } from './record-decoder.ts';
 export type { DeliveryCounts } from './subscriber-delivery.ts';
 export { SubscriberDelivery } from './subscriber-delivery.ts';
+export type { StartDecision } from './subscriber-registry.ts';
+export { decideStart, SubscriberRegistry } from './subscriber-registry.ts';
 export { DLQ_RETENTION_MS, subscriberTopics } from './subscriber-topics.ts';

@@ -32,6 +32,7 @@ import { KafkaOutcomeRouter, type OutcomeRouter } from './outcome-router.ts';
 import { PusherMetrics } from './pusher-metrics.ts';
 import { AvroRecordDecoder, type RecordDecoder } from './record-decoder.ts';
 import { type DeliveryCounts, SubscriberDelivery } from './subscriber-delivery.ts';
+import { SubscriberRegistry } from './subscriber-registry.ts';
 import { subscriberTopics } from './subscriber-topics.ts';
 
 export interface PusherSettings {
@@ -51,6 +52,11 @@ export interface PusherSettings {
    * rate, concurrency and 429 pauses then hold across them. Unset: limits are per process.
    */
   readonly limiterRedisUrl?: string | undefined;
+  /**
+   * Where to resume a known subscriber whose ledger is gone (see SubscriberRegistry); without
+   * it such a pusher refuses to start. Ignored while the group has a ledger.
+   */
+  readonly resumeFrom?: StartFrom;
   readonly decoder?: RecordDecoder;
   readonly router?: OutcomeRouter;
   /** Instruments go here (lag, ages, outcomes, latencies); no metrics without one. */
@@ -92,6 +98,8 @@ export class Pusher {
     });
     const admin = kafka.admin();
     await admin.connect();
+    const registry = new SubscriberRegistry(kafka, definition.name, this.#settings.topic);
+    let startAt: Awaited<ReturnType<SubscriberRegistry['check']>>;
     try {
       const partitions = await this.#eventsPartitions(admin);
       const created = await ensureTopics(
@@ -102,6 +110,12 @@ export class Pusher {
         })),
       );
       if (created.length > 0) log('info', 'created subscriber topics', { topics: created });
+      startAt = await registry.check(
+        admin,
+        this.#settings.replicationFactor ?? 1,
+        toStartFrom(definition.start),
+        this.#settings.resumeFrom,
+      );
     } finally {
       await admin.disconnect();
     }
@@ -155,7 +169,7 @@ export class Pusher {
       extraTopics: tierTopics,
       dueAtMs: (record) => (record.topic === eventsTopic ? null : dueAtOf(record)),
       partitionsConsumedConcurrently: 8,
-      start: toStartFrom(definition.start),
+      start: startAt.start,
       ordering: definition.ordering,
       // Enough records begun per partition to keep the destination's concurrency busy.
       maxInFlightPerPartition: Math.max(8, definition.concurrency * 2),
@@ -165,6 +179,8 @@ export class Pusher {
       maxWaitTimeInMs: 100,
     });
     const startedFrom = await this.#consumer.start();
+    // Registered once the group has its ledger, so a first start that fails is not "known".
+    await registry.register(this.#sender, startAt.registeredAt);
     await this.#lagPoller?.start();
     log('info', 'pusher started', {
       groupId: subscriberGroupId(definition.name),

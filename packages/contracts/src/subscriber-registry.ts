@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { SubscriberName } from './topics.ts';
+
+/**
+ * The durable record of which subscribers exist (DESIGN: Kafka facts). A group's committed
+ * offsets are deleted once it has been empty for `offsets.retention.minutes`; a subscriber that
+ * is registered here but has no offsets any more lost its ledger, and must not silently restart
+ * from its `start` position. Compacted, keyed by `registrationKey`.
+ */
+export const SUBSCRIBER_REGISTRY_TOPIC = 'hookstream.subscribers';
+
+export const SubscriberRegistration = z.object({
+  name: SubscriberName,
+  /** The events topic whose offsets are the ledger. */
+  eventsTopic: z.string().min(1),
+  /** The first time a pusher of this subscriber started. */
+  registeredAt: z.iso.datetime({ offset: true }),
+  lastStartedAt: z.iso.datetime({ offset: true }),
+});
+export type SubscriberRegistration = z.infer<typeof SubscriberRegistration>;
+
+/** One registration per subscriber and events topic. */
+export function registrationKey(name: string, eventsTopic: string): string {
+  return `${eventsTopic}/${name}`;
+}

@@ -1,0 +1,114 @@
+import {
+  registrationKey,
+  SUBSCRIBER_REGISTRY_TOPIC,
+  SubscriberRegistration,
+  subscriberGroupId,
+} from '@hookstream/contracts';
+import {
+  type Admin,
+  ensureTopics,
+  fetchCommittedOffsets,
+  type Kafka,
+  type RecordSender,
+  readTopic,
+  type StartFrom,
+} from '@hookstream/kafka';
+import { PusherError } from './errors.ts';
+
+/** What a pusher may do at start, given the registry and the group's ledger (pure). */
+export type StartDecision =
+  | { readonly kind: 'start'; readonly start: StartFrom; readonly registeredAt: string | null }
+  | { readonly kind: 'refuse'; readonly registeredAt: string };
+
+/**
+ * A known subscriber without a ledger lost its offsets (expired while it was stopped, or the
+ * group was deleted): starting from its `start` setting would skip or repeat events silently,
+ * so it starts only where an operator says (`resumeFrom`). A new subscriber uses `start`.
+ */
+export function decideStart(input: {
+  readonly registeredAt: string | null;
+  readonly hasLedger: boolean;
+  readonly start: StartFrom;
+  readonly resumeFrom: StartFrom | undefined;
+}): StartDecision {
+  const { registeredAt } = input;
+  if (registeredAt === null || input.hasLedger) return { kind: 'start', start: input.start, registeredAt };
+  if (input.resumeFrom !== undefined) return { kind: 'start', start: input.resumeFrom, registeredAt };
+  return { kind: 'refuse', registeredAt };
+}
+
+/** The registry topic: one partition (tiny, ordered), compacted, never deleted by time. */
+const REGISTRY_SPEC = {
+  topic: SUBSCRIBER_REGISTRY_TOPIC,
+  partitions: 1,
+  config: { 'cleanup.policy': 'compact', 'retention.ms': '-1' },
+};
+
+/** Reads and writes the durable subscriber registry around a pusher's start. */
+export class SubscriberRegistry {
+  readonly #kafka: Kafka;
+  readonly #name: string;
+  readonly #eventsTopic: string;
+
+  constructor(kafka: Kafka, name: string, eventsTopic: string) {
+    this.#kafka = kafka;
+    this.#name = name;
+    this.#eventsTopic = eventsTopic;
+  }
+
+  /** Where the group may start; throws LEDGER_LOST when it must not start by itself. */
+  async check(
+    admin: Admin,
+    replicationFactor: number,
+    start: StartFrom,
+    resumeFrom: StartFrom | undefined,
+  ): Promise<StartDecision & { kind: 'start' }> {
+    await ensureTopics(admin, [{ ...REGISTRY_SPEC, replicationFactor }]);
+    const key = registrationKey(this.#name, this.#eventsTopic);
+    const records = await readTopic(this.#kafka, {
+      topic: SUBSCRIBER_REGISTRY_TOPIC,
+      keep: (r) => r.key === key,
+      purpose: 'registry',
+    });
+    const last = records.at(-1);
+    const parsed = last?.value ? SubscriberRegistration.safeParse(JSON.parse(last.value.toString())) : null;
+    const registeredAt = parsed?.success ? parsed.data.registeredAt : null;
+    const groupId = subscriberGroupId(this.#name);
+    const ledger = await fetchCommittedOffsets(admin, groupId, this.#eventsTopic);
+    const decision = decideStart({
+      registeredAt,
+      hasLedger: ledger.some((p) => p.offset !== null),
+      start,
+      resumeFrom,
+    });
+    if (decision.kind === 'refuse')
+      throw new PusherError(
+        'LEDGER_LOST',
+        `subscriber "${this.#name}" exists since ${decision.registeredAt}, but group ${groupId} has no ` +
+          `committed offsets on ${this.#eventsTopic} any more (they expire after offsets.retention.minutes ` +
+          'with no member, or the group was deleted). Starting from its start setting could skip or ' +
+          'repeat events, so it does not start: say where to resume with --resume-from ' +
+          'earliest|latest|<RFC 3339 time>',
+        false,
+      );
+    return decision;
+  }
+
+  /** Records that the subscriber exists (after its group has a ledger). */
+  async register(sender: RecordSender, registeredAt: string | null): Promise<void> {
+    const now = new Date().toISOString();
+    const value: SubscriberRegistration = {
+      name: this.#name,
+      eventsTopic: this.#eventsTopic,
+      registeredAt: registeredAt ?? now,
+      lastStartedAt: now,
+    };
+    await sender.send(SUBSCRIBER_REGISTRY_TOPIC, [
+      {
+        key: registrationKey(this.#name, this.#eventsTopic),
+        value: Buffer.from(JSON.stringify(value)),
+        headers: {},
+      },
+    ]);
+  }
+}

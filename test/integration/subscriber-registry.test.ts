@@ -1,0 +1,79 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { subscriberGroupId } from '@hookstream/contracts';
+import { deleteGroups } from '@hookstream/kafka';
+import { SampleReceiver } from '@hookstream/receiver';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.ts';
+import { EventFactory } from '../support/events.ts';
+import { uniqueName } from '../support/names.ts';
+import { KafkaFixture } from '../support/pushers.ts';
+import { waitFor } from '../support/wait.ts';
+
+const fx = new KafkaFixture();
+const factory = new EventFactory();
+const receiver = new SampleReceiver({ record: true });
+
+describe('the durable subscriber registry', () => {
+  beforeAll(async () => {
+    await fx.connect();
+    await factory.init();
+    await receiver.listen();
+  });
+  afterAll(async () => {
+    await fx.close();
+    await receiver.close();
+  });
+
+  it('a known subscriber whose ledger vanished refuses to start until told where to resume', async () => {
+    const topic = await fx.topic(2);
+    const name = uniqueName('registered');
+    const before = [factory.event(), factory.event()];
+    await fx.produce(topic, factory, before);
+    const first = await fx.startPusher(topic, { name, url: receiver.url, start: 'earliest' });
+    await waitFor('the first two events', async () => (receiver.stats().accepted === 2 ? true : undefined));
+    await first.pusher.stop();
+    // What offsets.retention.minutes does to a group left empty for a week.
+    await deleteGroups(fx.admin, [subscriberGroupId(name)]);
+
+    // Its start setting (earliest) would deliver both events again: it refuses instead.
+    await expect(fx.startPusher(topic, { name, url: receiver.url, start: 'earliest' })).rejects.toMatchObject(
+      {
+        code: 'LEDGER_LOST',
+        canRetry: false,
+      },
+    );
+    const dir = await mkdtemp(join(tmpdir(), 'hookstream-registry-'));
+    const config = join(dir, `${name}.json`);
+    await writeFile(
+      config,
+      JSON.stringify({ name, url: receiver.url, start: 'earliest', allowPrivateNetwork: true }),
+    );
+    const refused = await runCli(['push', '--config', config, '--topic', topic], process.env, 60_000);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('LEDGER_LOST');
+    expect(refused.stderr).toContain('--resume-from');
+    const bad = await runCli(['push', '--config', config, '--resume-from', 'yesterday'], process.env);
+    expect(bad.code).toBe(2);
+
+    // The operator says where: from the end; only what comes after is delivered.
+    await fx.startPusher(topic, { name, url: receiver.url, start: 'earliest' }, undefined, undefined, {
+      resumeFrom: 'latest',
+    });
+    const after = factory.event();
+    await fx.produce(topic, factory, [after]);
+    await waitFor('the new event', async () => (receiver.hasAccepted(name, after.id) ? true : undefined));
+    expect(receiver.stats().duplicates).toBe(0);
+    expect(receiver.stats().accepted).toBe(3);
+  });
+
+  it('a brand-new subscriber is not held back: it starts from its start setting', async () => {
+    const topic = await fx.topic(1);
+    const name = uniqueName('fresh');
+    const e = factory.event();
+    await fx.produce(topic, factory, [e]);
+    await fx.startPusher(topic, { name, url: receiver.url, start: 'earliest' });
+    await waitFor('the event', async () => (receiver.hasAccepted(name, e.id) ? true : undefined));
+  });
+});
