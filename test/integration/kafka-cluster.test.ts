@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createKafka } from '@hookstream/kafka';
+import { createKafka, ensureTopics } from '@hookstream/kafka';
 import { KafkaCluster, loadStackConfig, silentReporter } from '@hookstream/stack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePortRange } from '../support/ports.ts';
@@ -36,10 +36,7 @@ describe('three-node Kafka cluster', () => {
     const kafka = createKafka({ brokers: cluster.brokers, clientId: 'cluster-test', quiet: true });
     const admin = kafka.admin();
     await admin.connect();
-    await admin.createTopics({
-      waitForLeaders: true,
-      topics: [{ topic: 'replicated', numPartitions: 3, replicationFactor: 3 }],
-    });
+    await ensureTopics(admin, [{ topic: 'replicated', partitions: 3, replicationFactor: 3 }]);
     const [meta] = (await admin.fetchTopicMetadata({ topics: ['replicated'] })).topics;
     expect(meta?.partitions.every((p) => p.replicas.length === 3)).toBe(true);
 

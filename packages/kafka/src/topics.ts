@@ -1,4 +1,5 @@
 import type { Admin } from 'kafkajs';
+import { retryRetriable } from './retriable.ts';
 
 export interface TopicSpec {
   readonly topic: string;
@@ -28,8 +29,17 @@ export async function ensureTopics(admin: Admin, specs: readonly TopicSpec[]): P
       })),
     });
   } catch (err) {
+    const text = JSON.stringify(err) + String(err);
     // kafkajs reports TOPIC_ALREADY_EXISTS when another process won the race.
-    if (!(err instanceof Error && /already exists/i.test(JSON.stringify(err) + err.message))) throw err;
+    if (/already exists/i.test(text)) return missing.map((s) => s.topic);
+    // Created, but the broker asked for leaders had not heard of it yet (several brokers, so
+    // metadata spreads with a delay); kafkajs's leader wait only retries LEADER_NOT_AVAILABLE.
+    if (!/does not host this topic-partition|UNKNOWN_TOPIC_OR_PARTITION/i.test(text)) throw err;
+    await retryRetriable(async () => {
+      const { topics } = await admin.fetchTopicMetadata({ topics: missing.map((s) => s.topic) });
+      if (topics.some((t) => t.partitions.length === 0 || t.partitions.some((p) => p.leader < 0)))
+        throw Object.assign(new Error('topics without leaders yet'), { retriable: true });
+    }, 40);
   }
   return missing.map((s) => s.topic);
 }
