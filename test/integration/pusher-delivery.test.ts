@@ -1,32 +1,16 @@
 import { DeadLetterEvidence, dlqTopicName, readHsHeaders } from '@hookstream/contracts';
 import { deliveryIdOf } from '@hookstream/delivery';
-import { SampleReceiver } from '@hookstream/receiver';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventFactory, newSecret } from '../support/events.ts';
 import { uniqueName } from '../support/names.ts';
 import { KafkaFixture } from '../support/pushers.ts';
+import { ReceiverPool } from '../support/receivers.ts';
 import { waitFor } from '../support/wait.ts';
 
 const fx = new KafkaFixture();
 const factory = new EventFactory();
-const receivers: SampleReceiver[] = [];
-
-async function receiver(
-  options: ConstructorParameters<typeof SampleReceiver>[0] = {},
-): Promise<SampleReceiver> {
-  const r = new SampleReceiver({ record: true, ...options });
-  await r.listen();
-  receivers.push(r);
-  return r;
-}
-
-async function settledEverything(name: string, topic: string): Promise<true> {
-  const end = await fx.end(topic);
-  return waitFor(`${name}'s ledger to reach ${end}`, async () =>
-    (await fx.ledger(name, topic)) === end ? true : undefined,
-  );
-}
+const receivers = new ReceiverPool();
 
 describe('pusher delivery against the real stack and a real endpoint', () => {
   beforeAll(async () => {
@@ -35,12 +19,12 @@ describe('pusher delivery against the real stack and a real endpoint', () => {
   });
   afterAll(async () => {
     await fx.close();
-    await Promise.all(receivers.map((r) => r.close()));
+    await receivers.closeAll();
   });
 
   it('sends the contract body and headers, signed so the Standard Webhooks library verifies them', async () => {
     const secret = newSecret();
-    const endpoint = await receiver({ secret });
+    const endpoint = await receivers.start({ secret });
     const topic = await fx.topic();
     const events = [factory.event(), factory.event('student.enrolled')];
     await fx.produce(topic, factory, events);
@@ -86,11 +70,11 @@ describe('pusher delivery against the real stack and a real endpoint', () => {
         }),
       ).not.toThrow();
     }
-    await settledEverything(name, topic);
+    await fx.settledEverything(name, topic);
   });
 
   it('delivers only the event types the subscriber asked for, and settles the others', async () => {
-    const endpoint = await receiver();
+    const endpoint = await receivers.start();
     const topic = await fx.topic();
     const wanted = [factory.event('shipment.created'), factory.event('shipment.created')];
     const others = [factory.event('shipment.updated'), factory.event('student.enrolled')];
@@ -105,7 +89,7 @@ describe('pusher delivery against the real stack and a real endpoint', () => {
       url: endpoint.url,
       eventTypes: ['shipment.created'],
     });
-    await settledEverything(name, topic);
+    await fx.settledEverything(name, topic);
     // At least once: a rebalance right after the first join may hand a record over twice.
     expect(new Set(endpoint.arrivals.map((a) => a.eventId))).toEqual(new Set(wanted.map((e) => e.id)));
     expect(pusher.counts.acknowledged).toBeGreaterThanOrEqual(2);
@@ -113,13 +97,13 @@ describe('pusher delivery against the real stack and a real endpoint', () => {
   });
 
   it('does not retry a 400: one request, dead-lettered, the ledger moves on', async () => {
-    const endpoint = await receiver({ behaviour: { fixedStatus: 400 } });
+    const endpoint = await receivers.start({ behaviour: { fixedStatus: 400 } });
     const topic = await fx.topic(1);
     const events = [factory.event(), factory.event()];
     await fx.produce(topic, factory, events);
     const name = uniqueName('terminal');
     await fx.startPusher(topic, { name, url: endpoint.url });
-    await settledEverything(name, topic);
+    await fx.settledEverything(name, topic);
     expect(endpoint.arrivals.map((a) => a.eventId).sort()).toEqual(events.map((e) => e.id).sort());
     const dead = await fx.readTopic(dlqTopicName(name), 2);
     expect(dead.map((r) => DeadLetterEvidence.parse(readHsHeaders(r.headers)))).toEqual(
@@ -130,7 +114,7 @@ describe('pusher delivery against the real stack and a real endpoint', () => {
   });
 
   it('retries a 5xx through the tiers and delivers on a later attempt, never settling before', async () => {
-    const endpoint = await receiver({ behaviour: { failTimes: 2, failStatus: 503 } });
+    const endpoint = await receivers.start({ behaviour: { failTimes: 2, failStatus: 503 } });
     const topic = await fx.topic(1);
     const [e] = [factory.event()];
     if (!e) throw new Error('unreachable');
@@ -146,12 +130,14 @@ describe('pusher delivery against the real stack and a real endpoint', () => {
     const gaps = endpoint.arrivals.slice(1).map((a, i) => a.atMs - (endpoint.arrivals[i]?.atMs ?? 0));
     expect(gaps[0]).toBeGreaterThanOrEqual(200);
     expect(gaps[1]).toBeGreaterThanOrEqual(400);
-    await settledEverything(name, topic);
+    await fx.settledEverything(name, topic);
   });
 
   it('holds the whole destination back for a 429 Retry-After of 2 s', async () => {
     // Every event's first attempt is refused with 429 + Retry-After: 2.
-    const endpoint = await receiver({ behaviour: { failTimes: 1, failStatus: 429, retryAfterSeconds: 2 } });
+    const endpoint = await receivers.start({
+      behaviour: { failTimes: 1, failStatus: 429, retryAfterSeconds: 2 },
+    });
     const topic = await fx.topic(1);
     const events = [factory.event(), factory.event(), factory.event()];
     await fx.produce(topic, factory, events);
@@ -172,7 +158,7 @@ describe('pusher delivery against the real stack and a real endpoint', () => {
   });
 
   it('dead-letters an undecodable record and delivers the records after it', async () => {
-    const endpoint = await receiver();
+    const endpoint = await receivers.start();
     const topic = await fx.topic(1);
     const [before, after] = [factory.event(), factory.event()];
     if (!before || !after) throw new Error('unreachable');
@@ -189,7 +175,7 @@ describe('pusher delivery against the real stack and a real endpoint', () => {
     await fx.produce(topic, factory, [after]);
     const name = uniqueName('poison');
     const { pusher } = await fx.startPusher(topic, { name, url: endpoint.url });
-    await settledEverything(name, topic);
+    await fx.settledEverything(name, topic);
     expect(endpoint.arrivals.map((a) => a.eventId)).toEqual([before.id, after.id]);
     expect(pusher.counts.poison).toBe(2);
     const dead = await fx.readTopic(dlqTopicName(name), 2);

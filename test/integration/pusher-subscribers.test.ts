@@ -1,20 +1,14 @@
-import { SampleReceiver } from '@hookstream/receiver';
+import type { SampleReceiver } from '@hookstream/receiver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventFactory } from '../support/events.ts';
 import { uniqueName } from '../support/names.ts';
 import { KafkaFixture } from '../support/pushers.ts';
+import { ReceiverPool } from '../support/receivers.ts';
 import { waitFor } from '../support/wait.ts';
 
 const fx = new KafkaFixture();
 const factory = new EventFactory();
-const receivers: SampleReceiver[] = [];
-
-async function receiver(): Promise<SampleReceiver> {
-  const r = new SampleReceiver({ record: true });
-  await r.listen();
-  receivers.push(r);
-  return r;
-}
+const receivers = new ReceiverPool();
 
 const accepted = (r: SampleReceiver, n: number) => async () => (r.stats().accepted >= n ? true : undefined);
 
@@ -25,11 +19,11 @@ describe('subscribers on one topic', () => {
   });
   afterAll(async () => {
     await fx.close();
-    await Promise.all(receivers.map((r) => r.close().catch(() => undefined)));
+    await receivers.closeAll();
   });
 
   it('advance independently: one endpoint down does not hold the other two back, and it catches up', async () => {
-    const [a, b, c] = [await receiver(), await receiver(), await receiver()];
+    const [a, b, c] = [await receivers.start(), await receivers.start(), await receivers.start()];
     await b.close(); // b's endpoint refuses connections until it comes back
     const topic = await fx.topic(3);
     const events = Array.from({ length: 60 }, () => factory.event());
@@ -76,7 +70,11 @@ describe('subscribers on one topic', () => {
     const late = Array.from({ length: 5 }, () => factory.event());
     await fx.produce(topic, factory, late);
 
-    const [fromEarliest, fromTime, fromLatest] = [await receiver(), await receiver(), await receiver()];
+    const [fromEarliest, fromTime, fromLatest] = [
+      await receivers.start(),
+      await receivers.start(),
+      await receivers.start(),
+    ];
     await fx.startPusher(topic, { name: uniqueName('earliest'), url: fromEarliest.url, start: 'earliest' });
     await fx.startPusher(topic, {
       name: uniqueName('at-time'),
@@ -103,7 +101,7 @@ describe('subscribers on one topic', () => {
 
   it('an existing group resumes from its ledger, whatever start says', async () => {
     const topic = await fx.topic(1);
-    const r = await receiver();
+    const r = await receivers.start();
     const name = uniqueName('resume');
     await fx.produce(topic, factory, [factory.event(), factory.event()]);
     const { pusher } = await fx.startPusher(topic, { name, url: r.url, start: 'earliest' });

@@ -1,24 +1,18 @@
 import { subscriberGroupId } from '@hookstream/contracts';
 import { commitGroupOffsets } from '@hookstream/kafka';
-import { SampleReceiver } from '@hookstream/receiver';
+import type { SampleReceiver } from '@hookstream/receiver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.ts';
 import { EventFactory, type TestEvent } from '../support/events.ts';
 import { uniqueName } from '../support/names.ts';
 import { KafkaFixture } from '../support/pushers.ts';
+import { ReceiverPool } from '../support/receivers.ts';
 import { waitFor } from '../support/wait.ts';
 
 const fx = new KafkaFixture();
 const factory = new EventFactory();
-const receivers: SampleReceiver[] = [];
+const receivers = new ReceiverPool();
 const retry = { delaysMs: [200, 60_000], maxAttempts: 5, maxAgeMs: 3_600_000, jitter: 0 };
-
-async function receiver(behaviour: ConstructorParameters<typeof SampleReceiver>[0] = {}) {
-  const r = new SampleReceiver({ record: true, ...behaviour });
-  await r.listen();
-  receivers.push(r);
-  return r;
-}
 
 async function cliJson<T>(...args: string[]): Promise<T> {
   const run = await runCli([...args, '--json'], process.env, 60_000);
@@ -60,10 +54,10 @@ describe('dead letters replayed to a real pusher, and the ledger of each state',
     await factory.init();
     topic = await fx.topic(1);
     events = [factory.event(), factory.event(), factory.event()];
-    broken = await receiver({ behaviour: { fixedStatus: 422 } });
-    healthy = await receiver();
-    const flaky = await receiver({ behaviour: { fixedStatus: 503 } });
-    const picky = await receiver();
+    broken = await receivers.start({ behaviour: { fixedStatus: 422 } });
+    healthy = await receivers.start();
+    const flaky = await receivers.start({ behaviour: { fixedStatus: 503 } });
+    const picky = await receivers.start();
     await fx.produce(topic, factory, events);
     await fx.startPusher(topic, { name: names.broken, url: broken.url, retry });
     await fx.startPusher(topic, { name: names.healthy, url: healthy.url, retry });
@@ -88,7 +82,7 @@ describe('dead letters replayed to a real pusher, and the ledger of each state',
 
   afterAll(async () => {
     await fx.close();
-    await Promise.all(receivers.map((r) => r.close()));
+    await receivers.closeAll();
   });
 
   it('the ledger tells each subscriber apart: delivered, dead-lettered, filtered, retrying, not reached', async () => {

@@ -10,33 +10,17 @@ import {
   retryTopicName,
 } from '@hookstream/contracts';
 import type { ConsumedRecord } from '@hookstream/kafka';
-import { SampleReceiver } from '@hookstream/receiver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exited, spawnCli } from '../support/child.ts';
 import { EventFactory } from '../support/events.ts';
 import { uniqueName } from '../support/names.ts';
 import { KafkaFixture } from '../support/pushers.ts';
+import { ReceiverPool } from '../support/receivers.ts';
 import { waitFor } from '../support/wait.ts';
 
 const fx = new KafkaFixture();
 const factory = new EventFactory();
-const receivers: SampleReceiver[] = [];
-
-async function receiver(
-  options: ConstructorParameters<typeof SampleReceiver>[0] = {},
-): Promise<SampleReceiver> {
-  const r = new SampleReceiver({ record: true, ...options });
-  await r.listen();
-  receivers.push(r);
-  return r;
-}
-
-async function settledEverything(name: string, topic: string): Promise<void> {
-  const end = await fx.end(topic);
-  await waitFor(`${name}'s ledger to reach ${end}`, async () =>
-    (await fx.ledger(name, topic)) === end ? true : undefined,
-  );
-}
+const receivers = new ReceiverPool();
 
 const dueAt = (r: ConsumedRecord) => Date.parse(RetryState.parse(readHsHeaders(r.headers)).dueAt);
 
@@ -47,11 +31,11 @@ describe('retry tiers and the DLQ against the real stack', () => {
   });
   afterAll(async () => {
     await fx.close();
-    await Promise.all(receivers.map((r) => r.close()));
+    await receivers.closeAll();
   });
 
   it('500, 500, then 200: delivered on attempt 3 through tiers 1 and 2, never before due', async () => {
-    const endpoint = await receiver({ behaviour: { failTimes: 2, failStatus: 500 } });
+    const endpoint = await receivers.start({ behaviour: { failTimes: 2, failStatus: 500 } });
     const topic = await fx.topic(1);
     const e = factory.event();
     await fx.produce(topic, factory, [e]);
@@ -88,11 +72,11 @@ describe('retry tiers and the DLQ against the real stack', () => {
     // The tier record is the original record moved on: same key, value and event headers.
     expect(tier2.key).toBe(e.key);
     expect(tier2.headers.traceparent).toBe(e.traceparent);
-    await settledEverything(name, topic);
+    await fx.settledEverything(name, topic);
   });
 
   it('a 400 goes straight to the DLQ with every piece of evidence', async () => {
-    const endpoint = await receiver({ behaviour: { fixedStatus: 400 } });
+    const endpoint = await receivers.start({ behaviour: { fixedStatus: 400 } });
     const topic = await fx.topic(1);
     const e = factory.event();
     await fx.produce(topic, factory, [e]);
@@ -124,11 +108,11 @@ describe('retry tiers and the DLQ against the real stack', () => {
     expect(Date.parse(evidence.deadLetteredAt)).toBeGreaterThanOrEqual(
       Date.parse(evidence.firstAttemptAt ?? ''),
     );
-    await settledEverything(name, topic);
+    await fx.settledEverything(name, topic);
   });
 
   it('an endpoint that always fails exhausts maxAttempts into the DLQ', async () => {
-    const endpoint = await receiver({ behaviour: { fixedStatus: 503 } });
+    const endpoint = await receivers.start({ behaviour: { fixedStatus: 503 } });
     const topic = await fx.topic(1);
     const e = factory.event();
     await fx.produce(topic, factory, [e]);
@@ -154,7 +138,7 @@ describe('retry tiers and the DLQ against the real stack', () => {
   });
 
   it('an event older than maxAgeMs is dead-lettered as expired, never delivered late', async () => {
-    const endpoint = await receiver();
+    const endpoint = await receivers.start();
     const topic = await fx.topic(1);
     const old = { ...factory.event(), occurredAt: new Date(Date.now() - 2 * 3_600_000).toISOString() };
     const fresh = factory.event();
@@ -172,12 +156,12 @@ describe('retry tiers and the DLQ against the real stack', () => {
       reason: 'expired',
       attempts: 0,
     });
-    await settledEverything(name, topic);
+    await fx.settledEverything(name, topic);
     expect(endpoint.arrivals.map((a) => a.eventId)).toEqual([fresh.id]);
   });
 
   it('kill -9 while records wait in a tier: nothing lost, nothing delivered before due', async () => {
-    const endpoint = await receiver({ behaviour: { failTimes: 1, failStatus: 503 } });
+    const endpoint = await receivers.start({ behaviour: { failTimes: 1, failStatus: 503 } });
     const topic = await fx.topic(3);
     const events = Array.from({ length: 30 }, () => factory.event());
     await fx.produce(topic, factory, events);
@@ -199,7 +183,7 @@ describe('retry tiers and the DLQ against the real stack', () => {
     // Every first attempt failed and every record now waits in tier 1.
     const waiting = await fx.readTopic(retryTopicName(name, 1), events.length, 60_000);
     // Their handover to the tier is in the ledger, so only the tier holds their future.
-    await settledEverything(name, topic);
+    await fx.settledEverything(name, topic);
     expect(endpoint.stats().accepted).toBe(0);
     first.kill('SIGKILL');
     expect((await exited(first)).signal).toBe('SIGKILL');

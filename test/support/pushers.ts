@@ -51,6 +51,14 @@ export class KafkaFixture {
     return (t?.partitions ?? []).reduce((sum, p) => sum + Math.max(Number(p.offset), 0), 0);
   }
 
+  /** Waits until the subscriber's ledger covers every record the topic holds right now. */
+  async settledEverything(name: string, topic: string): Promise<void> {
+    const end = await this.end(topic);
+    await waitFor(`${name}'s ledger to reach ${end}`, async () =>
+      (await this.ledger(name, topic)) === end ? true : undefined,
+    );
+  }
+
   /** Sum of the topic's high watermarks: the ledger of a subscriber that settled everything. */
   async end(topic: string): Promise<number> {
     const offsets = await this.admin.fetchTopicOffsets(topic);
