@@ -56,16 +56,24 @@ describe('scenario: a response slower than the session timeout during a rebalanc
     const joinedAt = Date.now();
     const { pusher: second } = await fx.startPusher(topic, definition);
 
-    await waitFor('every event accepted', async () => (receiver.stats().accepted === EVENTS ? true : undefined), {
-      timeoutMs: 90_000,
-    });
+    await waitFor(
+      'every event accepted',
+      async () => (receiver.stats().accepted === EVENTS ? true : undefined),
+      {
+        timeoutMs: 90_000,
+      },
+    );
     const end = await fx.end(topic);
     await waitFor('the hung requests to be answered', async () => (gate.pending === 0 ? true : undefined), {
       timeoutMs: SLOW_MS + 10_000,
     });
-    await waitFor('the ledger at the end', async () => ((await fx.ledger(name, topic)) === end ? true : undefined), {
-      timeoutMs: 30_000,
-    });
+    await waitFor(
+      'the ledger at the end',
+      async () => ((await fx.ledger(name, topic)) === end ? true : undefined),
+      {
+        timeoutMs: 30_000,
+      },
+    );
 
     // The hang outlasted the session and spanned the second instance's join.
     for (const h of gate.held.slice(0, hung.length)) {

@@ -65,7 +65,11 @@ export class SlowGate {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks);
-    const entry: HeldRequest = { eventId: headerOf(req, 'webhook-id'), receivedAt: Date.now(), answeredAt: null };
+    const entry: HeldRequest = {
+      eventId: headerOf(req, 'webhook-id'),
+      receivedAt: Date.now(),
+      answeredAt: null,
+    };
     this.held.push(entry);
     await new Promise((ok) => setTimeout(ok, delay));
     const headers: Record<string, string> = {};
