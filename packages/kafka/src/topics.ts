@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Admin } from 'kafkajs';
 
 export interface TopicSpec {
@@ -13,13 +14,19 @@ export interface TopicSpec {
  * existing ones as they are. Returns the names it created. Safe to call from several processes
  * at once: a topic another process created meanwhile counts as existing.
  */
-export async function ensureTopics(admin: Admin, specs: readonly TopicSpec[]): Promise<string[]> {
+export async function ensureTopics(
+  admin: Admin,
+  specs: readonly TopicSpec[],
+  wait: LeaderWait = {},
+): Promise<string[]> {
   const existing = new Set(await admin.listTopics());
   const missing = specs.filter((s) => !existing.has(s.topic));
   if (missing.length === 0) return [];
   try {
     await admin.createTopics({
-      waitForLeaders: true,
+      // kafkajs's own wait gives up on the first UNKNOWN_TOPIC_OR_PARTITION, which a broker of a
+      // multi-broker cluster answers until the new topic's metadata reaches it: wait here instead.
+      waitForLeaders: false,
       topics: missing.map((s) => ({
         topic: s.topic,
         numPartitions: s.partitions,
@@ -31,5 +38,40 @@ export async function ensureTopics(admin: Admin, specs: readonly TopicSpec[]): P
     // kafkajs reports TOPIC_ALREADY_EXISTS when another process won the race.
     if (!(err instanceof Error && /already exists/i.test(JSON.stringify(err) + err.message))) throw err;
   }
+  await leadersElected(
+    admin,
+    missing.map((s) => s.topic),
+    wait,
+  );
   return missing.map((s) => s.topic);
+}
+
+export interface LeaderWait {
+  readonly timeoutMs?: number;
+  readonly intervalMs?: number;
+}
+
+/** Until every partition of the topics has a leader; metadata errors meanwhile mean "not yet". */
+async function leadersElected(
+  admin: Admin,
+  topics: readonly string[],
+  { timeoutMs = 30_000, intervalMs = 100 }: LeaderWait,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    let problem: unknown;
+    try {
+      const metadata = await admin.fetchTopicMetadata({ topics: [...topics] });
+      const led = topics.every((name) => {
+        const partitions = metadata.topics.find((t) => t.name === name)?.partitions ?? [];
+        return partitions.length > 0 && partitions.every((p) => p.leader >= 0);
+      });
+      if (led) return;
+      problem = new Error(`no leader yet for every partition of ${topics.join(', ')}`);
+    } catch (err) {
+      problem = err;
+    }
+    if (Date.now() >= deadline) throw problem;
+    await sleep(intervalMs);
+  }
 }
