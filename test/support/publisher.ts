@@ -9,6 +9,7 @@ export interface PublishAnswer {
   readonly sentAt: number;
   readonly answeredAt: number;
   readonly code: string | null;
+  readonly retryAfter: string | null;
 }
 
 export interface PublisherOptions {
@@ -20,6 +21,8 @@ export interface PublisherOptions {
   readonly event: (i: number, id: string) => Record<string, unknown>;
   readonly idPrefix: string;
   readonly token?: string;
+  /** Requests in flight at once (default 1): with more, one slow answer does not stall intake. */
+  readonly concurrency?: number;
 }
 
 /**
@@ -31,7 +34,8 @@ export class ContinuousPublisher {
   readonly #url: string;
   readonly #options: PublisherOptions;
   #stopped = false;
-  #loop: Promise<void> | null = null;
+  #next = 0;
+  #loops: Promise<void>[] = [];
 
   constructor(ingressUrl: string, options: PublisherOptions) {
     this.#url = `${ingressUrl}/v1/events`;
@@ -39,13 +43,13 @@ export class ContinuousPublisher {
   }
 
   start(): void {
-    this.#loop = this.#run();
+    this.#loops = Array.from({ length: this.#options.concurrency ?? 1 }, () => this.#run());
   }
 
   /** Stops after the request in flight, and returns every answer. */
   async stop(): Promise<PublishAnswer[]> {
     this.#stopped = true;
-    await this.#loop;
+    await Promise.all(this.#loops);
     return this.answers;
   }
 
@@ -55,20 +59,22 @@ export class ContinuousPublisher {
 
   async #run(): Promise<void> {
     const { maxEvents, gapMs, event, idPrefix, token } = this.#options;
-    for (let i = 0; i < maxEvents && !this.#stopped; i++) {
+    for (let i = this.#next++; i < maxEvents && !this.#stopped; i = this.#next++) {
       const id = `${idPrefix}-${i}`;
       const sentAt = Date.now();
       let status = 0;
       let code: string | null = null;
+      let retryAfter: string | null = null;
       try {
         const answer = await post(this.#url, event(i, id), token === undefined ? {} : { token });
         status = answer.status;
+        retryAfter = answer.headers.get('retry-after');
         const error = (answer.body as { error?: { code?: unknown } } | null)?.error;
         if (typeof error?.code === 'string') code = error.code;
       } catch (err) {
         code = err instanceof Error ? err.message : String(err);
       }
-      this.answers.push({ id, status, sentAt, answeredAt: Date.now(), code });
+      this.answers.push({ id, status, sentAt, answeredAt: Date.now(), code, retryAfter });
       await sleep(gapMs);
     }
   }
