@@ -24,9 +24,7 @@ export async function ensureTopics(
   if (missing.length === 0) return [];
   try {
     await admin.createTopics({
-      // kafkajs's own wait gives up on the first UNKNOWN_TOPIC_OR_PARTITION, which a broker of a
-      // multi-broker cluster answers until the new topic's metadata reaches it: wait here instead.
-      waitForLeaders: false,
+      waitForLeaders: true,
       topics: missing.map((s) => ({
         topic: s.topic,
         numPartitions: s.partitions,
@@ -35,14 +33,17 @@ export async function ensureTopics(
       })),
     });
   } catch (err) {
+    // kafkajs's wait for leaders gives up on UNKNOWN_TOPIC_OR_PARTITION, which a broker of a
+    // multi-broker cluster answers until the new topic's metadata reaches it: wait on here.
+    if ((err as { type?: unknown }).type === 'UNKNOWN_TOPIC_OR_PARTITION')
+      await leadersElected(
+        admin,
+        missing.map((s) => s.topic),
+        wait,
+      );
     // kafkajs reports TOPIC_ALREADY_EXISTS when another process won the race.
-    if (!(err instanceof Error && /already exists/i.test(JSON.stringify(err) + err.message))) throw err;
+    else if (!(err instanceof Error && /already exists/i.test(JSON.stringify(err) + err.message))) throw err;
   }
-  await leadersElected(
-    admin,
-    missing.map((s) => s.topic),
-    wait,
-  );
   return missing.map((s) => s.topic);
 }
 

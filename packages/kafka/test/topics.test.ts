@@ -10,14 +10,18 @@ function unknownTopic(): Error {
   });
 }
 
-/** An admin whose metadata lags behind topic creation, as on a multi-broker cluster. */
-function laggingAdmin(lagCalls: number) {
+/**
+ * An admin whose metadata lags behind topic creation, as on a multi-broker cluster: kafkajs's
+ * createTopics (waitForLeaders) then fails with UNKNOWN_TOPIC_OR_PARTITION although the topic
+ * was created.
+ */
+function laggingAdmin(lagCalls: number, createError: Error = unknownTopic()) {
   const calls = { create: 0, metadata: 0 };
   const admin = {
     listTopics: async () => [],
     createTopics: async () => {
       calls.create++;
-      return true;
+      throw createError;
     },
     fetchTopicMetadata: async ({ topics }: { topics: string[] }) => {
       calls.metadata++;
@@ -36,6 +40,12 @@ describe('ensureTopics', () => {
     const { admin, calls } = laggingAdmin(3);
     expect(await ensureTopics(admin, [spec], { intervalMs: 1 })).toEqual([spec.topic]);
     expect(calls).toEqual({ create: 1, metadata: 4 });
+  });
+
+  it('rethrows any other error of the creation', async () => {
+    const { admin, calls } = laggingAdmin(0, new Error('Topic authorization failed'));
+    await expect(ensureTopics(admin, [spec], { intervalMs: 1 })).rejects.toThrow('authorization');
+    expect(calls.metadata).toBe(0);
   });
 
   it('gives up with the last error when leaders never appear', async () => {
