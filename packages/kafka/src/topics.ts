@@ -1,5 +1,5 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Admin } from 'kafkajs';
-import { retryRetriable } from './retriable.ts';
 
 export interface TopicSpec {
   readonly topic: string;
@@ -14,7 +14,11 @@ export interface TopicSpec {
  * existing ones as they are. Returns the names it created. Safe to call from several processes
  * at once: a topic another process created meanwhile counts as existing.
  */
-export async function ensureTopics(admin: Admin, specs: readonly TopicSpec[]): Promise<string[]> {
+export async function ensureTopics(
+  admin: Admin,
+  specs: readonly TopicSpec[],
+  wait: LeaderWait = {},
+): Promise<string[]> {
   const existing = new Set(await admin.listTopics());
   const missing = specs.filter((s) => !existing.has(s.topic));
   if (missing.length === 0) return [];
@@ -29,17 +33,46 @@ export async function ensureTopics(admin: Admin, specs: readonly TopicSpec[]): P
       })),
     });
   } catch (err) {
-    const text = JSON.stringify(err) + String(err);
+    // kafkajs's wait for leaders gives up on UNKNOWN_TOPIC_OR_PARTITION, which a broker of a
+    // multi-broker cluster answers until the new topic's metadata reaches it: wait on here.
+    if ((err as { type?: unknown }).type === 'UNKNOWN_TOPIC_OR_PARTITION')
+      await leadersElected(
+        admin,
+        missing.map((s) => s.topic),
+        wait,
+      );
     // kafkajs reports TOPIC_ALREADY_EXISTS when another process won the race.
-    if (/already exists/i.test(text)) return missing.map((s) => s.topic);
-    // Created, but the broker asked for leaders had not heard of it yet (several brokers, so
-    // metadata spreads with a delay); kafkajs's leader wait only retries LEADER_NOT_AVAILABLE.
-    if (!/does not host this topic-partition|UNKNOWN_TOPIC_OR_PARTITION/i.test(text)) throw err;
-    await retryRetriable(async () => {
-      const { topics } = await admin.fetchTopicMetadata({ topics: missing.map((s) => s.topic) });
-      if (topics.some((t) => t.partitions.length === 0 || t.partitions.some((p) => p.leader < 0)))
-        throw Object.assign(new Error('topics without leaders yet'), { retriable: true });
-    }, 40);
+    else if (!(err instanceof Error && /already exists/i.test(JSON.stringify(err) + err.message))) throw err;
   }
   return missing.map((s) => s.topic);
+}
+
+export interface LeaderWait {
+  readonly timeoutMs?: number;
+  readonly intervalMs?: number;
+}
+
+/** Until every partition of the topics has a leader; metadata errors meanwhile mean "not yet". */
+async function leadersElected(
+  admin: Admin,
+  topics: readonly string[],
+  { timeoutMs = 30_000, intervalMs = 100 }: LeaderWait,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    let problem: unknown;
+    try {
+      const metadata = await admin.fetchTopicMetadata({ topics: [...topics] });
+      const led = topics.every((name) => {
+        const partitions = metadata.topics.find((t) => t.name === name)?.partitions ?? [];
+        return partitions.length > 0 && partitions.every((p) => p.leader >= 0);
+      });
+      if (led) return;
+      problem = new Error(`no leader yet for every partition of ${topics.join(', ')}`);
+    } catch (err) {
+      problem = err;
+    }
+    if (Date.now() >= deadline) throw problem;
+    await sleep(intervalMs);
+  }
 }

@@ -1,0 +1,154 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { dlqTopicName } from '@hookstream/contracts';
+import { createKafka } from '@hookstream/kafka';
+import { SampleReceiver } from '@hookstream/receiver';
+import { queryLedger } from '@hookstream/replay-service';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { okAnswersByEvent } from '../support/arrivals.ts';
+import { post, TOKENS } from '../support/ingress.ts';
+import { type IngressProcess, spawnIngressCli } from '../support/ingress-process.ts';
+import { uniqueName } from '../support/names.ts';
+import { KafkaFixture } from '../support/pushers.ts';
+import { endpoints } from '../support/stack.ts';
+import { endOffsetTotal } from '../support/topic.ts';
+import { waitFor } from '../support/wait.ts';
+
+// Scenario: three subscribers that must all see every `key.revoked` event; one endpoint is down
+// for 40 s. The other two get every event at once, the third catches up through its retry
+// tiers when it is back, and each receives each event exactly once. Shipment events on the same
+// topic are filtered out for all three.
+const KEYS = 30;
+const OUTAGE_MS = 40_000;
+
+const fx = new KafkaFixture();
+const receivers = {
+  a: new SampleReceiver({ record: true }),
+  b: new SampleReceiver({ record: true }),
+  c: new SampleReceiver({ record: true }),
+};
+const topic = uniqueName('scenario-keys');
+let ingress: IngressProcess;
+
+describe('scenario: three required consumers of key.revoked, one down for 40 s', () => {
+  beforeAll(async () => {
+    await fx.connect();
+    for (const r of Object.values(receivers)) await r.listen();
+    ingress = await spawnIngressCli(topic, { INGRESS_LOG_LEVEL: 'warn' });
+  });
+  afterAll(async () => {
+    await ingress?.stop();
+    await fx.close();
+    await Promise.all(Object.values(receivers).map((r) => r.close().catch(() => undefined)));
+  });
+
+  it('the two up are not delayed; the third catches up via its tiers; each event exactly once each', async () => {
+    const { a, b, c } = receivers;
+    const names = { a: uniqueName('keys-a'), b: uniqueName('keys-b'), c: uniqueName('keys-c') };
+    // Short tiers so the catch-up is quick; attempts enough to outlast the outage.
+    const retry = { delaysMs: [500, 1000, 2000], maxAttempts: 1000, maxAgeMs: 3_600_000, jitter: 0.1 };
+    const pushers = {
+      a: (await fx.startPusher(topic, { name: names.a, url: a.url, eventTypes: ['key.revoked'], retry }))
+        .pusher,
+      b: (await fx.startPusher(topic, { name: names.b, url: b.url, eventTypes: ['key.revoked'], retry }))
+        .pusher,
+      c: (await fx.startPusher(topic, { name: names.c, url: c.url, eventTypes: ['key.revoked'], retry }))
+        .pusher,
+    };
+
+    await b.close(); // connections refused from now on
+    const downAt = Date.now();
+    const publishedAt = new Map<string, number>();
+    for (let i = 0; i < KEYS; i++) {
+      const id = `${uniqueName('revoked')}-${i}`;
+      const answer = await post(
+        `${ingress.url}/v1/events`,
+        {
+          id,
+          type: 'key.revoked',
+          key: `tenant-${i % 4}`,
+          data: { tenant_id: `tenant-${i % 4}`, key_id: `key-${i}` },
+        },
+        { token: TOKENS.keysOnly },
+      );
+      expect(answer.status).toBe(202);
+      publishedAt.set(id, Date.now());
+      if (i % 3 === 0) {
+        const other = { type: 'shipment.updated', data: { shipment: { id: `shp-${i}`, status: 'x' } } };
+        expect((await post(`${ingress.url}/v1/events`, other)).status).toBe(202);
+      }
+    }
+    const ids = [...publishedAt.keys()];
+    await waitFor('a and c to have every key event', async () =>
+      a.stats().accepted === KEYS && c.stats().accepted === KEYS ? true : undefined,
+    );
+    const end = await fx.end(topic);
+    await waitFor('a and c ledgers at the end', async () =>
+      (await fx.ledger(names.a, topic)) === end && (await fx.ledger(names.c, topic)) === end
+        ? true
+        : undefined,
+    );
+
+    // The outage is the scenario's input, a fixed 40 s, not a wait for a condition.
+    await sleep(Math.max(0, downAt + OUTAGE_MS - Date.now()));
+    // Meanwhile b's handovers to its tiers are durable: its events-topic ledger is at the end
+    // although nothing reached its endpoint.
+    expect(await fx.ledger(names.b, topic)).toBe(end);
+    expect(b.stats().received).toBe(0);
+    expect(pushers.b.counts.retries).toBeGreaterThanOrEqual(KEYS);
+    await b.listen(b.port);
+    const backAt = Date.now();
+    await waitFor('b to catch up', async () => (b.stats().accepted === KEYS ? true : undefined), {
+      timeoutMs: 20_000,
+    });
+    const caughtUpAt = Date.now();
+
+    for (const [key, r] of Object.entries(receivers)) {
+      const name = names[key as keyof typeof names];
+      const answers = okAnswersByEvent(r.arrivals, name);
+      // Exactly the key events, each answered 2xx once: no shipment event, no double delivery.
+      expect([...answers.keys()].sort(), key).toEqual([...ids].sort());
+      expect(
+        [...answers.values()].every((n) => n === 1),
+        key,
+      ).toBe(true);
+      expect(r.stats().received, key).toBe(KEYS);
+      expect(await endOffsetTotal(dlqTopicName(name)), key).toBe(0);
+    }
+    // Not delayed: each event reached a and c within seconds of its 202, long before b was back.
+    for (const r of [a, c])
+      for (const arrival of r.arrivals) {
+        const lag = arrival.atMs - (publishedAt.get(arrival.eventId ?? '') ?? 0);
+        expect(lag).toBeLessThan(5_000);
+        expect(arrival.atMs).toBeLessThan(backAt - 25_000);
+      }
+    // b got nothing during the outage and everything within seconds of coming back.
+    for (const arrival of b.arrivals) expect(arrival.atMs).toBeGreaterThanOrEqual(backAt);
+    expect(caughtUpAt - backAt).toBeLessThan(15_000);
+    expect(pushers.a.counts).toMatchObject({ acknowledged: KEYS, retries: 0 });
+    expect(pushers.c.counts).toMatchObject({ acknowledged: KEYS, retries: 0 });
+    await waitFor('b ledger at the end', async () =>
+      (await fx.ledger(names.b, topic)) === end ? true : undefined,
+    );
+
+    // The ledger query agrees for a sample event: delivered to all three, b on a later attempt.
+    const kafka = createKafka({ brokers: endpoints.brokers, clientId: 'scenario-ledger', quiet: true });
+    const sample = ids[0] ?? '';
+    const lines = await waitFor('the attempt log to show the sample delivered everywhere', async () => {
+      const answer = await queryLedger(kafka, {
+        eventId: sample,
+        eventsTopic: topic,
+        sinceMs: downAt - 60_000,
+      });
+      const mine = answer.subscribers.filter((s) => Object.values(names).includes(s.subscriber));
+      return mine.length === 3 && mine.every((s) => s.ledger.state === 'delivered') ? mine : undefined;
+    });
+    for (const line of lines) {
+      const attempt = line.ledger.state === 'delivered' ? line.ledger.attempt : 0;
+      if (line.subscriber === names.b) expect(attempt).toBeGreaterThan(1);
+      else expect(attempt).toBe(1);
+    }
+    process.stdout.write(
+      `required-consumers scenario: b caught up ${caughtUpAt - backAt} ms after a ${OUTAGE_MS} ms outage, ${pushers.b.counts.retries} retries scheduled\n`,
+    );
+  }, 120_000);
+});
