@@ -7,13 +7,14 @@ let server: Server | undefined;
 afterEach(() => server?.close());
 
 function listen(keepAliveTimeout: number): Promise<number> {
-  server = createServer((req, res) => {
+  const created = createServer((req, res) => {
     req.resume();
     req.on('end', () => res.writeHead(202, { 'content-length': '2' }).end('ok'));
   });
-  server.keepAliveTimeout = keepAliveTimeout;
+  created.keepAliveTimeout = keepAliveTimeout;
+  server = created;
   return new Promise((ok) =>
-    server?.listen(0, '127.0.0.1', () => ok((server?.address() as AddressInfo).port)),
+    created.listen(0, '127.0.0.1', () => ok((created.address() as AddressInfo).port)),
   );
 }
 
