@@ -23,13 +23,13 @@ export async function prepareStart(
   if (await hasLedger(admin, groupId, topic)) return 'ledger';
   let partitions: { partition: number; offset: string }[];
   if (start === 'earliest' || start === 'latest') {
-    const offsets = await admin.fetchTopicOffsets(topic);
+    const offsets = await retryRetriable(() => admin.fetchTopicOffsets(topic));
     partitions = offsets.map((p) => ({
       partition: p.partition,
       offset: start === 'earliest' ? p.low : p.high,
     }));
   } else {
-    const offsets = await admin.fetchTopicOffsetsByTimestamp(topic, start.timestampMs);
+    const offsets = await retryRetriable(() => admin.fetchTopicOffsetsByTimestamp(topic, start.timestampMs));
     partitions = offsets.map(({ partition, offset }) => ({ partition, offset }));
   }
   try {

@@ -1,4 +1,5 @@
 import type { Admin } from 'kafkajs';
+import { retryRetriable } from './retriable.ts';
 
 /** A topic's partitions with their earliest (low) and end (high) offsets; null when it does not exist. */
 export interface PartitionRange {
@@ -14,7 +15,9 @@ export async function topicExists(admin: Admin, topic: string): Promise<boolean>
 /** The topic's partitions and offsets, or null when the topic does not exist. */
 export async function partitionRanges(admin: Admin, topic: string): Promise<PartitionRange[] | null> {
   if (!(await topicExists(admin, topic))) return null;
-  const offsets = await admin.fetchTopicOffsets(topic);
+  // On a cluster of several brokers a topic created a moment ago may be listed before every
+  // broker hosts it (UNKNOWN_TOPIC_OR_PARTITION, which kafkajs marks retriable).
+  const offsets = await retryRetriable(() => admin.fetchTopicOffsets(topic));
   return offsets
     .map((o) => ({ partition: o.partition, low: o.low, high: o.high }))
     .sort((a, b) => a.partition - b.partition);
