@@ -7,14 +7,15 @@ export interface ClusterInfo {
 }
 
 /**
- * Asks the cluster for its metadata once, so callers that poll for readiness decide the pace
- * themselves. Resolves null when no broker answers within timeoutMs. The deadline is enforced
+ * Asks the cluster for its metadata once (and, with `groupCoordinator`, whether consumer groups
+ * are served yet), so callers that poll for readiness decide the pace themselves. Resolves null when no broker answers within timeoutMs. The deadline is enforced
  * here because kafkajs can still wait ~30 s on a socket that accepted the connection but never
  * answers (a broker half-way through start-up), whatever its own timeouts say.
  */
 export async function probeCluster(
   brokers: readonly string[],
   timeoutMs = 2000,
+  options: { readonly groupCoordinator?: boolean } = {},
 ): Promise<ClusterInfo | null> {
   const kafka = createKafka({
     brokers,
@@ -32,6 +33,9 @@ export async function probeCluster(
   const ask = (async (): Promise<ClusterInfo | null> => {
     await admin.connect();
     const cluster = await admin.describeCluster();
+    // A brand-new broker answers metadata before it can serve consumer groups: its first
+    // coordinator lookup creates __consumer_offsets, and group requests fail until that is done.
+    if (options.groupCoordinator) await admin.describeGroups(['hookstream.probe']);
     return {
       clusterId: cluster.clusterId,
       controller: cluster.controller,

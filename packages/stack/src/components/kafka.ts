@@ -159,7 +159,10 @@ export class KafkaComponent implements Component {
   }
 
   async isReady(): Promise<boolean> {
-    return (await probeCluster([this.endpoints.bootstrap ?? ''], 1500)) !== null;
+    // A single broker is ready once it serves consumer groups too; in a cluster each node is
+    // probed alone while the others may still be starting, so only metadata is asked there.
+    const groupCoordinator = this.#node.replicationFactor === 1;
+    return (await probeCluster([this.endpoints.bootstrap ?? ''], 1500, { groupCoordinator })) !== null;
   }
 }
 
