@@ -98,7 +98,7 @@ describe('DestinationLimiter', () => {
     // Bottleneck spaces jobs by their scheduled times: one started late (a busy event loop) can
     // be followed sooner than 50 ms, but the k-th job never starts before k × 50 ms.
     const first = starts[0] ?? 0;
-    starts.forEach((s, k) => expect(s - first).toBeGreaterThanOrEqual(k * 50 - 2));
+    for (const [k, s] of starts.entries()) expect(s - first).toBeGreaterThanOrEqual(k * 50 - 2);
     expect(peak).toBeLessThanOrEqual(2);
   });
 
