@@ -95,6 +95,34 @@ describe('SubscriberConsumer against the real broker', () => {
     expect(await committed(groupId, topic)).toEqual(['10']);
   });
 
+  it('commits the settled prefix about every second while one long batch is still running', async () => {
+    // One fetch holds all forty records. Eight at a time take 700 ms each, so the batch runs ~3.5 s
+    // and its loop only wakes in bursts between the consumer's one-second heartbeats: the ledger
+    // must still advance mid-batch, or a crash redelivers the whole batch.
+    const total = 40;
+    const topic = await topicWith(total, (i) => `k${i}`);
+    const groupId = uniqueName('consumer-test-group');
+    let settled = 0;
+    const c = consumer(topic, groupId, async () => {
+      await sleep(700);
+      settled++;
+      return 'settled';
+    });
+    await c.start();
+    try {
+      const settledAtFirstCommit = await waitFor(
+        'a commit',
+        async () => (Number((await committed(groupId, topic))[0] ?? -1) > 0 ? settled : undefined),
+        { intervalMs: 50 },
+      );
+      expect(settledAtFirstCommit).toBeLessThan(total);
+      await waitFor('all forty', async () => (settled === total ? true : undefined));
+    } finally {
+      await c.stop();
+    }
+    expect(await committed(groupId, topic)).toEqual([String(total)]);
+  });
+
   it('with ordering by key keeps one record per key in flight and each key in order', async () => {
     const topic = await topicWith(40, (i) => `k${i % 4}`);
     const groupId = uniqueName('consumer-test-group');

@@ -163,18 +163,26 @@ export class SubscriberConsumer {
     let failure: unknown = null;
     const shouldStop = () => this.#stopping || failure !== null || !isRunning() || isStale();
     let lastBeat = Date.now();
-    // kafkajs only heartbeats when eachBatch calls it, and records may wait here for long (retry
-    // delays, a slow limiter), so the watchdog heartbeats too. A failed heartbeat means the group
-    // is rebalancing: the batch stops and the error goes back to kafkajs, which rejoins. Waits
-    // inside handlers end as soon as the batch must stop.
+    let beating = false;
+    // kafkajs heartbeats and commits only when eachBatch calls it, and a batch may run for long
+    // (retry delays, a slow limiter), so the watchdog does both about once a second: the ledger
+    // then trails deliveries by a second, not by a whole batch. A failed heartbeat or commit means
+    // the group is rebalancing: the batch stops and the error goes back to kafkajs, which rejoins.
+    // Waits inside handlers end as soon as the batch must stop.
     const watchdog = setInterval(() => {
       if (shouldStop()) controller.abort();
-      else if (Date.now() - lastBeat >= HEARTBEAT_EVERY_MS) {
+      else if (!beating && Date.now() - lastBeat >= HEARTBEAT_EVERY_MS) {
         lastBeat = Date.now();
-        heartbeat().catch((err: unknown) => {
-          failure ??= err;
-          controller.abort();
-        });
+        beating = true;
+        heartbeat()
+          .then(() => commitOffsetsIfNecessary())
+          .catch((err: unknown) => {
+            failure ??= err;
+            controller.abort();
+          })
+          .finally(() => {
+            beating = false;
+          });
       }
     }, 200);
     const tracker = new OffsetTracker();
@@ -244,11 +252,6 @@ export class SubscriberConsumer {
           inFlight.delete(tracked);
         });
         inFlight.add(tracked);
-        if (Date.now() - lastBeat >= HEARTBEAT_EVERY_MS) {
-          lastBeat = Date.now();
-          await heartbeat();
-          await commitOffsetsIfNecessary();
-        }
       }
     } catch (err) {
       failure ??= err;
