@@ -15,7 +15,7 @@ import { runtimeEndpoints } from './runtime-endpoints.ts';
 export const PUSH_USAGE = `Usage: hookstream push --config <subscriber.json> [--topic <events topic>] [--redis <url>]
                        [--metrics-port <port>] [--log-level <level>]
                        [--health-port <n>] [--health-host <address>]
-                       [--resume-from earliest|latest|<time>]
+                       [--resume-from earliest|latest|<time>] [--session-timeout <ms>]
 
 Runs one subscriber's pusher: joins consumer group hookstream.sub.<name> on the events topic and
 delivers every matching event to the subscriber's URL, signed and rate-limited. Run the same
@@ -37,6 +37,9 @@ Options:
   --resume-from <p> where a known subscriber whose ledger is gone resumes: earliest, latest or an
                     RFC 3339 time. Without it such a pusher refuses to start (LEDGER_LOST)
                     rather than silently restart from its start setting
+  --session-timeout <ms>  how long the group waits for a silent instance (killed, frozen)
+                    before its partitions move to the others: 6000..300000 (default 30000, or
+                    HOOKSTREAM_SESSION_TIMEOUT_MS). Shorter means a faster takeover after a crash
   --log-level <level>  debug | info | warn | error (default LOG_LEVEL, else info); debug logs
                     every delivery
 
@@ -60,6 +63,7 @@ export async function pushCommand(args: readonly string[]): Promise<number> {
       'health-port': { type: 'string' },
       'resume-from': { type: 'string' },
       'health-host': { type: 'string' },
+      'session-timeout': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -89,6 +93,17 @@ export async function pushCommand(args: readonly string[]): Promise<number> {
   const port = metricsPort === undefined ? undefined : Number(metricsPort);
   if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) {
     process.stderr.write(`hookstream push: --metrics-port: expected a port number, got '${metricsPort}'\n`);
+    return 2;
+  }
+  const sessionTimeout = values['session-timeout'] ?? process.env.HOOKSTREAM_SESSION_TIMEOUT_MS;
+  const sessionTimeoutMs = sessionTimeout === undefined ? undefined : Number(sessionTimeout);
+  if (
+    sessionTimeoutMs !== undefined &&
+    !(Number.isInteger(sessionTimeoutMs) && sessionTimeoutMs >= 6_000 && sessionTimeoutMs <= 300_000)
+  ) {
+    process.stderr.write(
+      `hookstream push: --session-timeout: expected milliseconds from 6000 to 300000, got '${sessionTimeout}'\n`,
+    );
     return 2;
   }
   const level = values['log-level'] ?? process.env.LOG_LEVEL ?? 'info';
@@ -128,6 +143,7 @@ export async function pushCommand(args: readonly string[]): Promise<number> {
         }
       : {}),
     ...(metrics ? { meter: metrics.meter } : {}),
+    ...(sessionTimeoutMs === undefined ? {} : { sessionTimeoutMs }),
   });
   const shutdown = async () => {
     if (health) health.healthy = false;

@@ -38,6 +38,19 @@ describe('hookstream command line', () => {
     write.mockRestore();
   });
 
+  it('refuses a session timeout outside what the broker accepts, naming the option, exit 2', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'hookstream-cli-'));
+    const file = join(dir, 'ok.json');
+    await writeFile(file, JSON.stringify({ name: 'x', url: 'https://x.example/' }));
+    const write = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    for (const bad of ['500', '10s', '300001'])
+      expect(await main(['push', '--config', file, '--session-timeout', bad])).toBe(2);
+    expect(write.mock.calls.map((c) => String(c[0])).join('')).toContain(
+      "--session-timeout: expected milliseconds from 6000 to 300000, got '10s'",
+    );
+    write.mockRestore();
+  });
+
   it('names both benchmarks for an unknown one', async () => {
     const write = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     expect(await main(['bench', 'sideways'])).toBe(2);

@@ -63,6 +63,12 @@ export interface PusherSettings {
   readonly meter?: Meter;
   /** How often the lag gauges ask the broker (default 3 s). */
   readonly lagPollMs?: number;
+  /**
+   * How long the group waits for a silent instance (killed, frozen) before its partitions move
+   * to the others; kafkajs's 30 s by default. Heartbeats go out every second even mid-delivery,
+   * so a few seconds is safe; the broker bounds it (group.min.session.timeout.ms, 6 s default).
+   */
+  readonly sessionTimeoutMs?: number;
 }
 
 const SUMMARY_EVERY_MS = 10_000;
@@ -177,6 +183,9 @@ export class Pusher {
       log,
       onFatal: this.#settings.onFatal,
       maxWaitTimeInMs: 100,
+      ...(this.#settings.sessionTimeoutMs === undefined
+        ? {}
+        : { sessionTimeoutMs: this.#settings.sessionTimeoutMs }),
     });
     const startedFrom = await this.#consumer.start();
     // Registered once the group has its ledger, so a first start that fails is not "known".
