@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Semaphore } from '@hookstream/concurrency';
 import type { RateSettings } from '@hookstream/contracts';
 import Bottleneck from 'bottleneck';
 import { Redis } from 'ioredis';
 import { ArrivalWindow } from './arrival-window.ts';
-import { Semaphore } from './semaphore.ts';
 import { SharedWindow, sharedWindowSettings } from './shared-window.ts';
 import { TokenBucket } from './token-bucket.ts';
 

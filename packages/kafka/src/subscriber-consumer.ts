@@ -1,8 +1,8 @@
+import { Semaphore } from '@hookstream/concurrency';
 import type { Batch, Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import { type ConsumedRecord, toConsumedRecord } from './consumed-record.ts';
 import { DueGate } from './due-gate.ts';
 import { OffsetTracker } from './offset-tracker.ts';
-import { Slots } from './slots.ts';
 import { prepareStart, type StartedFrom, type StartFrom } from './start-position.ts';
 
 /**
@@ -193,7 +193,7 @@ export class SubscriberConsumer {
       this.#pending.set(partitionKey, pending);
     }
     const held = pending.records;
-    const slots = new Slots(this.#options.maxInFlightPerPartition);
+    const slots = new Semaphore(this.#options.maxInFlightPerPartition);
     const inFlight = new Set<Promise<void>>();
     const keyTails = new Map<string, Promise<unknown>>();
     const gate = this.#gate;

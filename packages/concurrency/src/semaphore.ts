@@ -1,4 +1,4 @@
-/** At most `size` holders at once; waiters served in arrival order. No promise when a slot is free. */
+/** A counting semaphore: at most `size` holders at once, waiters served in arrival order. */
 export class Semaphore {
   readonly #size: number;
   #held = 0;
@@ -10,6 +10,7 @@ export class Semaphore {
     this.#size = size;
   }
 
+  /** Undefined at once when a slot is free (no promise allocated), else resolves when one frees up. */
   acquire(): Promise<void> | undefined {
     if (this.#held < this.#size) {
       this.#held++;
@@ -20,7 +21,7 @@ export class Semaphore {
 
   release(): void {
     const next = this.#waiters.shift();
-    // The slot passes straight to the next waiter.
+    // The slot passes straight to the next waiter, so the count stays as it is.
     if (next) next();
     else this.#held--;
   }
