@@ -2,11 +2,12 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SampleReceiver } from '@hookstream/receiver';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { exited, spawnCli } from '../support/child.ts';
 import { EventFactory } from '../support/events.ts';
 import { uniqueName } from '../support/names.ts';
 import { KafkaFixture } from '../support/pushers.ts';
+import { openForSuite } from '../support/suite.ts';
 import { waitFor } from '../support/wait.ts';
 
 const fx = new KafkaFixture();
@@ -15,15 +16,7 @@ const receiver = new SampleReceiver();
 const EVENTS = 10_000;
 
 describe('kill -9 of a pusher mid-run', () => {
-  beforeAll(async () => {
-    await fx.connect();
-    await factory.init();
-    await receiver.listen();
-  });
-  afterAll(async () => {
-    await fx.close();
-    await receiver.close();
-  });
+  openForSuite(fx, factory, receiver);
 
   it(`loses nothing: after a restart every one of ${EVENTS} events has arrived, deduplicated count exact`, async () => {
     const topic = await fx.topic(3);

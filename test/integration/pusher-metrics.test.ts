@@ -1,12 +1,13 @@
 import { retryTopicName } from '@hookstream/contracts';
 import { SampleReceiver } from '@hookstream/receiver';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EventFactory, type TestEvent } from '../support/events.ts';
 import { uniqueName } from '../support/names.ts';
 import { freePort } from '../support/ports.ts';
 import { sample, scrape } from '../support/prometheus.ts';
 import { spawnPusherCli } from '../support/pusher-process.ts';
 import { KafkaFixture } from '../support/pushers.ts';
+import { openForSuite } from '../support/suite.ts';
 import { waitFor } from '../support/wait.ts';
 
 const fx = new KafkaFixture();
@@ -17,15 +18,7 @@ const factory = new EventFactory();
 const receiver = new SampleReceiver({ behaviour: { delayMs: 30_000 } });
 
 describe('pusher /metrics while its endpoint is down, then recovers', () => {
-  beforeAll(async () => {
-    await fx.connect();
-    await factory.init();
-    await receiver.listen();
-  });
-  afterAll(async () => {
-    await fx.close();
-    await receiver.close();
-  });
+  openForSuite(fx, factory, receiver);
 
   it('lag and oldest-unsettled age rise while down and fall back to 0 after recovery', async () => {
     const topic = await fx.topic(1);

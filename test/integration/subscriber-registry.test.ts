@@ -4,11 +4,12 @@ import { join } from 'node:path';
 import { subscriberGroupId } from '@hookstream/contracts';
 import { deleteGroups } from '@hookstream/kafka';
 import { SampleReceiver } from '@hookstream/receiver';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.ts';
 import { EventFactory } from '../support/events.ts';
 import { uniqueName } from '../support/names.ts';
 import { KafkaFixture } from '../support/pushers.ts';
+import { openForSuite } from '../support/suite.ts';
 import { waitFor } from '../support/wait.ts';
 
 const fx = new KafkaFixture();
@@ -16,15 +17,7 @@ const factory = new EventFactory();
 const receiver = new SampleReceiver({ record: true });
 
 describe('the durable subscriber registry', () => {
-  beforeAll(async () => {
-    await fx.connect();
-    await factory.init();
-    await receiver.listen();
-  });
-  afterAll(async () => {
-    await fx.close();
-    await receiver.close();
-  });
+  openForSuite(fx, factory, receiver);
 
   it('a known subscriber whose ledger vanished refuses to start until told where to resume', async () => {
     const topic = await fx.topic(2);

@@ -1,10 +1,11 @@
 import { dlqTopicName } from '@hookstream/contracts';
 import { SampleReceiver } from '@hookstream/receiver';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { okAnswersByEvent } from '../support/arrivals.ts';
 import { EventFactory } from '../support/events.ts';
 import { uniqueName } from '../support/names.ts';
 import { KafkaFixture } from '../support/pushers.ts';
+import { openForSuite } from '../support/suite.ts';
 import { endOffsetTotal } from '../support/topic.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -25,15 +26,7 @@ const receiver = new SampleReceiver({
 });
 
 describe('scenario: 429 with Retry-After from an endpoint below the subscriber rate', () => {
-  beforeAll(async () => {
-    await fx.connect();
-    await factory.init();
-    await receiver.listen();
-  });
-  afterAll(async () => {
-    await fx.close();
-    await receiver.close();
-  });
+  openForSuite(fx, factory, receiver);
 
   it('backs the whole destination off for Retry-After after every 429; nothing lost', async () => {
     const topic = await fx.topic(3);
