@@ -16,8 +16,10 @@ export interface E2eBenchOptions {
   readonly registryUrl: string;
   /** Events of the maximum-load run. */
   readonly events: number;
-  /** Length of the half-load run. */
+  /** Length of the paced run. */
   readonly halfLoadSeconds: number;
+  /** Rate of the paced run, events/s; default half of the maximum load just measured. */
+  readonly pacedPerSecond?: number;
   /** Connections to the ingress, and the pusher's concurrency (default 64). */
   readonly concurrency?: number;
   readonly progress: (line: string) => void;
@@ -32,7 +34,10 @@ export interface E2eBenchResult {
     readonly seconds: number;
     readonly eventsPerSecond: number;
   };
-  /** Paced (open loop) at half of maxLoad.eventsPerSecond; latency = arrival − scheduled publish. */
+  /**
+   * Paced (open loop) at half of maxLoad.eventsPerSecond, or at pacedPerSecond; latency = arrival −
+   * scheduled publish.
+   */
   readonly halfLoad: {
     readonly targetPerSecond: number;
     readonly events: number;
@@ -96,9 +101,9 @@ export async function runE2eBench(options: E2eBenchOptions): Promise<E2eBenchRes
         const seconds = (lastArrival - started) / 1000;
         const maxRate = seconds > 0 ? delivered / seconds : 0;
 
-        const target = Math.max(1, maxRate / 2);
+        const target = options.pacedPerSecond ?? Math.max(1, maxRate / 2);
         const count = Math.max(1, Math.round(target * options.halfLoadSeconds));
-        options.progress(`end to end, half load: ${Math.round(target)} events/s for ${count} events…`);
+        options.progress(`end to end, paced: ${Math.round(target)} events/s for ${count} events…`);
         const before = watch.update();
         const half = await openLoop(publisher, count, target);
         await waitForArrivals(watch, before + half.accepted, 'half load');

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { formatIngressBench, runIngressBench } from '@hookstream/bench';
+import { benchE2eCommand } from './bench-e2e.ts';
 import { benchPushCommand } from './bench-push.ts';
 import { benchReportCommand } from './bench-report-command.ts';
 import { benchRetryCommand } from './bench-retry.ts';
@@ -7,6 +8,7 @@ import { benchRetryCommand } from './bench-retry.ts';
 export const BENCH_USAGE = `Usage: hookstream bench [--quick] [--events <n>] [--json]   (the full report; --help for more)
        hookstream bench ingress [--events <n>] [--json]
        hookstream bench push --help
+       hookstream bench e2e --help
        hookstream bench retry --help
 
 Measures accepted events/s and p50/p99 latency of ~1 KiB events through the HTTP ingress (one
@@ -19,6 +21,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   // Each benchmark parses its own options.
   if (argv[0] === 'push') return benchPushCommand(argv.slice(1));
   if (argv[0] === 'retry') return benchRetryCommand(argv.slice(1));
+  if (argv[0] === 'e2e') return benchE2eCommand(argv.slice(1));
   // No target (only options): the whole report.
   if (argv[0] === undefined || argv[0].startsWith('-')) return benchReportCommand(argv);
   const { values, positionals } = parseArgs({
