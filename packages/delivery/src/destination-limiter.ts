@@ -5,6 +5,7 @@ import { Redis } from 'ioredis';
 import { ArrivalWindow } from './arrival-window.ts';
 import { Semaphore } from './semaphore.ts';
 import { SharedWindow, sharedWindowSettings } from './shared-window.ts';
+import { StartSchedule } from './start-schedule.ts';
 import { TokenBucket } from './token-bucket.ts';
 
 export interface LimiterOptions {
@@ -46,6 +47,9 @@ const SLACK = 1.01;
 // endpoint: more slack absorbs the jitter between instances.
 const CLUSTER_SLACK = 1.03;
 
+/** How early a start may go against its schedule: absorbs Node's timer lateness (see StartSchedule). */
+const SPACING_TOLERANCE_MS = 2;
+
 const DEFERRED: unique symbol = Symbol('deferred');
 
 /** Sleeps ms; false when the signal aborted first. */
@@ -79,9 +83,8 @@ export class DestinationLimiter {
   readonly #cap: InFlightCap | undefined;
   #pausedUntil = 0;
   // Bottleneck spaces planned start times; a late timer can run one job late and the next on
-  // time, bunching them. Spacing actual start times locally keeps the spacing at the wire.
-  readonly #minGapMs: number;
-  #lastStart = Number.NEGATIVE_INFINITY;
+  // time, bunching them. A local schedule of actual starts keeps the spacing at the wire.
+  readonly #schedule: StartSchedule | null = null;
   readonly #window: ArrivalWindow | null = null;
   // Clustered only: each instance's arrival window sees its own sends alone, so two instances
   // spaced apart at dispatch can still land limit+1 requests in one second at the endpoint. The
@@ -95,7 +98,7 @@ export class DestinationLimiter {
   constructor(options: LimiterOptions) {
     this.#cap = options.inFlightCap;
     const settings = bottleneckSettings(options);
-    this.#minGapMs = settings.minTime ?? 0;
+    const gapMs = settings.minTime ?? 0;
     if (limiterMode(options) === 'local') {
       this.#bucket = new TokenBucket(
         options.rate.perSecond,
@@ -105,6 +108,7 @@ export class DestinationLimiter {
       this.#concurrency = new Semaphore(options.concurrency);
       return;
     }
+    if (gapMs > 0) this.#schedule = new StartSchedule(gapMs, Math.min(SPACING_TOLERANCE_MS, gapMs));
     this.#window = new ArrivalWindow(Math.max(1, Math.floor(options.rate.perSecond + options.rate.burst)));
     if (options.cluster) {
       this.#shared = new SharedWindow(
@@ -151,7 +155,7 @@ export class DestinationLimiter {
       const job = bottleneck.schedule<T | typeof DEFERRED | null>({ priority }, () => {
         if (signal?.aborted) return Promise.resolve(null);
         if (Date.now() < this.#pausedUntil) return Promise.resolve(DEFERRED);
-        return this.#capped(this.#minGapMs > 0 || this.#shared ? () => this.#spaced(fn) : fn);
+        return this.#capped(this.#schedule || this.#shared ? () => this.#spaced(fn) : fn);
       });
       const result = signal ? await untilAborted(job, signal) : await job;
       if (result !== DEFERRED) return result;
@@ -206,16 +210,18 @@ export class DestinationLimiter {
   }
 
   /**
-   * Claims a start time at least minGap after the previous actual start, and within the arrival
+   * Claims a start time on the local schedule (see StartSchedule), and within the arrival
    * window (and, clustered, the shared window in Redis). Jobs take their turn one at a time, so
    * concurrent jobs cannot both pass even across the await of the Redis claim; a job woken late
-   * by a busy event loop pushes the next one back instead of letting them go together.
+   * by a busy event loop (beyond the schedule's tolerance) pushes the next one back instead of
+   * letting them go together.
    */
   async #spaced<T>(fn: () => Promise<T>): Promise<T> {
     const window = this.#window;
     const shared = this.#shared;
+    const schedule = this.#schedule;
     const left = () =>
-      Math.max(this.#lastStart + this.#minGapMs - performance.now(), window?.waitMs(performance.now()) ?? 0);
+      Math.max(schedule?.waitMs(performance.now()) ?? 0, window?.waitMs(performance.now()) ?? 0);
     const previous = this.#startTurn;
     let endTurn = () => {};
     this.#startTurn = new Promise((resolve) => {
@@ -237,7 +243,7 @@ export class DestinationLimiter {
         await sleep(claim.waitMs);
       }
       sentAt = performance.now();
-      this.#lastStart = sentAt;
+      schedule?.started(sentAt);
     } finally {
       endTurn();
     }
