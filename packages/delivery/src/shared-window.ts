@@ -28,13 +28,13 @@ export function sharedWindowSettings(rate: RateSettings): SharedWindowSettings {
   };
 }
 
-/** The long-run rate a window of these settings allows, per second. */
 /** Even spacing of the claims of all instances: one every gapMs, up to toleranceMs early. */
 export interface SharedSpacing {
   readonly gapMs: number;
   readonly toleranceMs: number;
 }
 
+/** The long-run rate a window of these settings allows, per second. */
 export function sharedWindowRate(settings: SharedWindowSettings): number {
   return (settings.limit * 1000) / settings.windowMs;
 }
@@ -63,7 +63,9 @@ if redis.call('ZCARD', KEYS[1]) < limit then
   redis.call('ZADD', KEYS[1], now, ARGV[3])
   redis.call('PEXPIRE', KEYS[1], windowMs * 2)
   if gapMs > 0 then
-    redis.call('SET', KEYS[2], string.format('%.3f', math.max(due, precise) + gapMs), 'PX', windowMs * 2)
+    -- Kept while it matters: a gap longer than the window (below 1 request in 2 s) included.
+    local keep = math.ceil(math.max(windowMs, gapMs) * 2)
+    redis.call('SET', KEYS[2], string.format('%.3f', math.max(due, precise) + gapMs), 'PX', keep)
   end
   return 0
 end
