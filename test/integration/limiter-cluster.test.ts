@@ -66,4 +66,44 @@ describe('DestinationLimiter clustered on Redis', () => {
       await Promise.all([a.stop(), b.stop()]);
     }
   });
+
+  it('a finished send holds the shared window for one second after its response, not the margin more', async () => {
+    const clusterId = `test-${randomBytes(4).toString('hex')}`;
+    const settings = { limit: 1, windowMs: 1030 };
+    const a = new SharedWindow(redisUrl, clusterId, settings);
+    try {
+      await a.ready();
+      const claim = await a.claim();
+      if (!('id' in claim)) throw new Error('the first claim was refused');
+      const inFlight = await a.claim();
+      // In flight, the send counts for the whole window from its claim.
+      expect('waitMs' in inFlight ? inFlight.waitMs : 0).toBeGreaterThan(1000);
+      await a.done(claim.id);
+      const finished = await a.claim();
+      expect('waitMs' in finished ? finished.waitMs : 0).toBeGreaterThan(990);
+      expect('waitMs' in finished ? finished.waitMs : 0).toBeLessThanOrEqual(1001);
+    } finally {
+      await a.stop();
+    }
+  });
+
+  it('the shared window spaces claims across instances by the gap, up to the tolerance early', async () => {
+    const clusterId = `test-${randomBytes(4).toString('hex')}`;
+    const settings = { limit: 100, windowMs: 1030 };
+    const spacing = { gapMs: 50, toleranceMs: 2 };
+    const a = new SharedWindow(redisUrl, clusterId, settings, spacing);
+    const b = new SharedWindow(redisUrl, clusterId, settings, spacing);
+    try {
+      await Promise.all([a.ready(), b.ready()]);
+      expect(await a.claim()).toHaveProperty('id');
+      const early = await b.claim();
+      const waitMs = 'waitMs' in early ? early.waitMs : 0;
+      expect(waitMs).toBeGreaterThan(40);
+      expect(waitMs).toBeLessThanOrEqual(48);
+      await new Promise((ok) => setTimeout(ok, waitMs));
+      expect(await b.claim()).toHaveProperty('id');
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+    }
+  });
 });

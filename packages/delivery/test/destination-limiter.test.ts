@@ -17,10 +17,13 @@ describe('bottleneckSettings', () => {
     );
   });
 
-  it('uses whole milliseconds, and more slack, for clustered limiters', () => {
+  it('uses whole milliseconds rounded down for clustered limiters (the shared window spaces them)', () => {
     const cluster = { redisUrl: 'redis://127.0.0.1:6379', clusterId: 'x' };
     expect(bottleneckSettings({ rate: { perSecond: 20, burst: 0 }, concurrency: 3, cluster }).minTime).toBe(
-      52,
+      50,
+    );
+    expect(bottleneckSettings({ rate: { perSecond: 30, burst: 0 }, concurrency: 3, cluster }).minTime).toBe(
+      33,
     );
   });
 

@@ -1,3 +1,5 @@
+export type { ArrivalGaps } from './arrival-gaps.ts';
+export { arrivalGaps } from './arrival-gaps.ts';
 export type { BenchReport } from './bench-report.ts';
 export { FULL_SCALE, QUICK_SCALE, runBenchReport, scaleFor } from './bench-report.ts';
 export { DEFAULT_SECTIONS } from './default-sections.ts';

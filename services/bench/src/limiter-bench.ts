@@ -19,6 +19,8 @@ export interface LimiterBenchOptions {
   readonly instances: number;
   readonly redisUrl?: string | undefined;
   readonly progress: (line: string) => void;
+  /** Called with every arrival time (epoch ms, in order) before the result: for gap analysis. */
+  readonly onArrivals?: (timesMs: readonly number[]) => void;
 }
 
 export interface LimiterBenchResult {
@@ -42,7 +44,7 @@ export interface LimiterBenchResult {
 export async function runLimiterBench(options: LimiterBenchOptions): Promise<LimiterBenchResult> {
   const name = benchSubscriberName('limit');
   const secret = `whsec_${randomBytes(24).toString('base64')}`;
-  const receiver = new SampleReceiver({ secret });
+  const receiver = new SampleReceiver({ secret, record: options.onArrivals !== undefined });
   const url = await receiver.listen(0);
   const dir = await mkdtemp(join(tmpdir(), 'hookstream-bench-'));
   const pushers: PusherChild[] = [];
@@ -78,6 +80,7 @@ export async function runLimiterBench(options: LimiterBenchOptions): Promise<Lim
         await Promise.all(pushers.map((p) => p.stop()));
       }
       const stats = receiver.stats();
+      options.onArrivals?.(receiver.arrivals.map((a) => a.atMs));
       const spanSeconds = ((stats.lastAtMs ?? 0) - (stats.firstAtMs ?? 0)) / 1000;
       const used = spanSeconds > 0 ? (stats.received - 1) / spanSeconds / options.rate : 0;
       return {

@@ -74,7 +74,7 @@ export async function benchReportCommand(args: readonly string[]): Promise<numbe
 }
 
 /** Whether something listens at the URL's host and port (Redis is optional in the local stack). */
-function reachable(url: string): Promise<boolean> {
+export function reachable(url: string): Promise<boolean> {
   const { hostname, port } = new URL(url);
   return new Promise((done) => {
     const socket = connect({ host: hostname, port: Number(port || 6379), timeout: 1000 });
