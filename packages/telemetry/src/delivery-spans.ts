@@ -2,7 +2,8 @@ import {
   type Attributes,
   type Context,
   context,
-  isSpanContextValid,
+  INVALID_SPANID,
+  INVALID_TRACEID,
   type Span,
   SpanKind,
   SpanStatusCode,
@@ -197,7 +198,9 @@ export class ProcessSpan {
  */
 function traceparentOf(span: Span): string | undefined {
   const ctx = span.spanContext();
-  if (!isSpanContextValid(ctx)) return undefined;
+  // The SDK's ids and extracted parents are well-formed; only the API's invalid (all-zero)
+  // context, what a tracer without an SDK hands out, is left to rule out.
+  if (ctx.traceId === INVALID_TRACEID || ctx.spanId === INVALID_SPANID) return undefined;
   return `00-${ctx.traceId}-${ctx.spanId}-0${(ctx.traceFlags || 0).toString(16)}`;
 }
 

@@ -61,6 +61,30 @@ export class ProtoWriter {
     this.buffer[p] = v;
   }
 
+  /**
+   * Reserves two bytes for a length, for messages that are usually 128 bytes to 16 KiB (a span):
+   * finish2() then writes it in place instead of moving the content.
+   */
+  start2(): number {
+    this.ensure(2);
+    const at = this.pos;
+    this.pos += 2;
+    return at;
+  }
+
+  finish2(at: number): void {
+    const length = this.pos - at - 2;
+    if (length >= 128 && length < 16384) {
+      this.buffer[at] = (length & 127) | 128;
+      this.buffer[at + 1] = length >>> 7;
+      return;
+    }
+    // Outside that range: back to the one-byte reservation's handling.
+    this.buffer.copyWithin(at + 1, at + 2, this.pos);
+    this.pos -= 1;
+    this.finish(at);
+  }
+
   tag(field: number, wireType: number): void {
     const tag = (field << 3) | wireType;
     if (tag > 127) this.varint(tag);
@@ -251,7 +275,7 @@ export class OtlpProtobufEncoder {
   /** Appends one `Span` message, with its ScopeSpans.spans tag, to `w`. */
   span(w: ProtoWriter, span: ReadableSpan): void {
     w.tag(2, 2);
-    const at = w.start();
+    const at = w.start2();
     const ctx = span.spanContext();
     w.tag(1, 2);
     w.hex(ctx.traceId);
@@ -292,7 +316,7 @@ export class OtlpProtobufEncoder {
     // The SDK always writes these flags: the trace flags plus "is-remote is known" (0x100).
     w.tag(16, 5);
     w.fixed32((ctx.traceFlags & 255) | 0x100 | (parent?.isRemote ? 0x200 : 0));
-    w.finish(at);
+    w.finish2(at);
   }
 
   /** `ResourceSpans.resource` (field 1). */

@@ -51,6 +51,8 @@ export class OtlpProtobufSpanProcessor implements SpanProcessor {
   readonly #groups = new Map<Resource, Map<InstrumentationScope, Group>>();
   /** Groups with spans in the current batch, in the order their first span ended. */
   #active: Group[] = [];
+  /** The group of the previous span: consecutive spans mostly share one. */
+  #last: Group | undefined;
   #batched = 0;
   #inFlight = 0;
   #dropped = 0;
@@ -103,6 +105,8 @@ export class OtlpProtobufSpanProcessor implements SpanProcessor {
   }
 
   #group(resource: Resource, scope: InstrumentationScope): Group {
+    const last = this.#last;
+    if (last !== undefined && last.resource === resource && last.scope === scope) return last;
     let scopes = this.#groups.get(resource);
     if (!scopes) {
       scopes = new Map();
@@ -113,6 +117,7 @@ export class OtlpProtobufSpanProcessor implements SpanProcessor {
       group = { resource, scope, writer: new ProtoWriter(), count: 0 };
       scopes.set(scope, group);
     }
+    this.#last = group;
     return group;
   }
 

@@ -156,6 +156,9 @@ describe('OTLP protobuf encoding', () => {
       span({ instrumentationScope: versioned, kind: SpanKind.PRODUCER, flags: TraceFlags.NONE }),
       root(span({ resource: otherResource, kind: SpanKind.INTERNAL })),
       span({ name: 'send', startTime: [4_000_000_000, 999_999_999], endTime: [4_000_000_001, 0] }),
+      // Under 128 bytes and over 16 KiB: the span length's two reserved bytes do not fit.
+      root(span({ name: '', attributes: {} })),
+      span({ attributes: { big: 'b'.repeat(20_000) } }),
     ];
     expect(Buffer.from(encode(spans)).toString('hex')).toBe(Buffer.from(sdk(spans)).toString('hex'));
   });
