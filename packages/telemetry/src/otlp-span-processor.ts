@@ -84,12 +84,25 @@ export class OtlpProtobufSpanProcessor implements SpanProcessor {
       return;
     }
     const group = this.#group(span.resource, span.instrumentationScope);
+    const before = group.writer.pos;
+    try {
+      this.#encoder.span(group.writer, span);
+    } catch (error) {
+      // A span that cannot be encoded is dropped whole; it never fails the code ending it.
+      group.writer.pos = before;
+      globalErrorHandler(error as Error);
+      return;
+    }
     if (group.count === 0) this.#active.push(group);
-    this.#encoder.span(group.writer, span);
     group.count++;
     this.#batched++;
-    if (this.#batched >= this.#options.maxExportBatchSize) this.#export();
-    else this.#timer ??= setTimeout(() => this.#export(), this.#options.scheduledDelayMillis).unref();
+    if (this.#batched >= this.#options.maxExportBatchSize) this.#exportSoon();
+    else this.#timer ??= setTimeout(() => this.#exportSoon(), this.#options.scheduledDelayMillis).unref();
+  }
+
+  /** Starts an export from a span's end or the timer, where nothing awaits it. */
+  #exportSoon(): void {
+    this.#export().catch((error: unknown) => globalErrorHandler(error as Error));
   }
 
   async forceFlush(): Promise<void> {
