@@ -2,6 +2,8 @@ import {
   type Attributes,
   type Context,
   context,
+  INVALID_SPANID,
+  INVALID_TRACEID,
   type Span,
   SpanKind,
   SpanStatusCode,
@@ -125,10 +127,8 @@ export class ProcessSpan {
     if (this.#attempt !== undefined && this.#attempt > 1)
       attributes[ATTR.httpResendCount] = this.#attempt - 1;
     const span = this.#tracer.startSpan(method, { kind: SpanKind.CLIENT, attributes }, this.#context);
-    const headers: Record<string, string> = {};
-    injectTraceContext(headers, trace.setSpan(this.#context, span));
     return {
-      traceparent: headers.traceparent,
+      traceparent: traceparentOf(span),
       responded: (status) => {
         span.setAttribute(ATTR.httpStatus, status);
         // A client span is an error from 4xx on (HTTP semantic conventions).
@@ -189,6 +189,19 @@ export class ProcessSpan {
     if (error) this.#span.setStatus({ code: SpanStatusCode.ERROR, message: reason ?? outcome });
     this.#span.end();
   }
+}
+
+/**
+ * The W3C traceparent of `span`, as the W3C propagator writes it, or undefined for the API's
+ * invalid context (tracing off). Written directly because the request needs only this header:
+ * going through propagation.inject costs a context and a carrier object per attempt.
+ */
+function traceparentOf(span: Span): string | undefined {
+  const ctx = span.spanContext();
+  // The SDK's ids and extracted parents are well-formed; only the API's invalid (all-zero)
+  // context, what a tracer without an SDK hands out, is left to rule out.
+  if (ctx.traceId === INVALID_TRACEID || ctx.spanId === INVALID_SPANID) return undefined;
+  return `00-${ctx.traceId}-${ctx.spanId}-0${(ctx.traceFlags || 0).toString(16)}`;
 }
 
 /** An endpoint's span attributes, worked out once rather than per attempt. */

@@ -1,8 +1,13 @@
 import { context, logs, propagation, trace } from '@opentelemetry/api';
 import { OTLPTraceExporter as OTLPJsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { OTLPTraceExporter as OTLPProtoTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { NodeSDK } from '@opentelemetry/sdk-node';
-import { BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace';
+import {
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  type SpanProcessor,
+  TraceIdRatioBasedSampler,
+} from '@opentelemetry/sdk-trace';
+import { OtlpProtobufSpanProcessor } from './otlp-span-processor.ts';
 
 export interface TracingOptions {
   /** hookstream-ingress, hookstream-pusher, hookstream-replay, … */
@@ -46,22 +51,20 @@ export function startTracing(options: TracingOptions): Tracing {
   // OTEL_EXPORTER_OTLP_[TRACES_]PROTOCOL=http/json switches to JSON.
   const protocol =
     env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf';
-  const exporter =
+  // Batching keeps export off the delivery path; a short delay keeps traces fresh in Jaeger;
+  // large batches mean fewer requests (a busy pusher ends thousands of spans a second).
+  const batching = { scheduledDelayMillis: 500, maxQueueSize: 8192, maxExportBatchSize: 1024 };
+  const url = tracesUrl(env);
+  // Protobuf: hookstream's own processor, which encodes each span as it ends (the same bytes as
+  // the SDK's exporter, at a fraction of its cost: tracing's largest cost in the pusher was the
+  // SDK serializing batches). JSON: the SDK's exporter as it is.
+  const processor: SpanProcessor =
     protocol === 'http/json'
-      ? new OTLPJsonTraceExporter({ url: tracesUrl(env) })
-      : new OTLPProtoTraceExporter({ url: tracesUrl(env) });
+      ? new BatchSpanProcessor({ exporter: new OTLPJsonTraceExporter({ url }), ...batching })
+      : new OtlpProtobufSpanProcessor({ url, ...batching });
   const sdk = new NodeSDK({
     serviceName: options.serviceName,
-    // Batching keeps export off the delivery path; a short delay keeps traces fresh in Jaeger.
-    spanProcessors: [
-      new BatchSpanProcessor({
-        exporter,
-        scheduledDelayMillis: 500,
-        maxQueueSize: 8192,
-        // Fewer, larger requests: a busy pusher ends thousands of spans a second.
-        maxExportBatchSize: 1024,
-      }),
-    ],
+    spanProcessors: [processor],
     // Spans are created explicitly where hookstream's semantics are known; no auto-instrumentation.
     instrumentations: [],
     // Traces only: metrics are scraped from /metrics (startMetrics) and logs are pino lines, so

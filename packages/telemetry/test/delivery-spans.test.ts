@@ -1,0 +1,69 @@
+import { propagation, ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import {
+  AlwaysOffSampler,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  TracerProvider,
+} from '@opentelemetry/sdk-trace';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { httpTarget, ProcessSpan } from '../src/delivery-spans.ts';
+
+const record = {
+  topic: 'events',
+  partition: 0,
+  offset: '7',
+  key: 'ship-1',
+  headers: { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' },
+};
+const options = {
+  consumerGroup: 'hookstream.sub.a',
+  subscriber: 'a',
+  eventId: 'evt_1',
+  eventType: 'shipment.updated',
+  tier: undefined,
+};
+const target = httpTarget(new URL('http://127.0.0.1:8080/hooks'));
+
+describe('the HTTP attempt traceparent', () => {
+  const propagator = new W3CTraceContextPropagator();
+  beforeAll(() => propagation.setGlobalPropagator(propagator));
+  afterAll(() => propagation.disable());
+
+  it("is the CLIENT span's context, as the W3C propagator writes it", async () => {
+    const exporter = new InMemorySpanExporter();
+    const processor = new SimpleSpanProcessor({ exporter });
+    const provider = new TracerProvider({ spanProcessors: [processor] });
+    const span = new ProcessSpan(provider.getTracer('t'), record, options);
+    const http = span.http('POST', target);
+    http.responded(204);
+    span.end('delivered');
+    await processor.forceFlush();
+    const client = exporter.getFinishedSpans().find((s) => s.kind === SpanKind.CLIENT);
+    if (!client) throw new Error('no CLIENT span');
+    const expected: Record<string, string> = {};
+    propagator.inject(trace.setSpan(ROOT_CONTEXT, trace.wrapSpanContext(client.spanContext())), expected, {
+      set: (carrier, key, value) => {
+        carrier[key] = value;
+      },
+    });
+    expect(http.traceparent).toBe(expected.traceparent);
+    expect(client.spanContext().traceId).toBe('0af7651916cd43dd8448eb211c80319c');
+  });
+
+  it('carries the unsampled flag when the sampler records nothing', () => {
+    const provider = new TracerProvider({ sampler: new AlwaysOffSampler() });
+    const span = new ProcessSpan(provider.getTracer('t'), { ...record, headers: {} }, options);
+    expect(span.http('POST', target).traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/);
+  });
+
+  it('is undefined without a tracing SDK, so the request carries the record its own', () => {
+    propagation.disable();
+    try {
+      const span = new ProcessSpan(trace.getTracer('noop'), record, options);
+      expect(span.http('POST', target).traceparent).toBeUndefined();
+    } finally {
+      propagation.setGlobalPropagator(propagator);
+    }
+  });
+});
