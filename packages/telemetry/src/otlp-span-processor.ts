@@ -8,7 +8,8 @@ import {
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import type { Resource } from '@opentelemetry/resources';
 import type { ReadableSpan, SpanProcessor } from '@opentelemetry/sdk-trace';
-import { OtlpProtobufEncoder, ProtoWriter } from './otlp-protobuf.ts';
+import { OtlpProtobufEncoder } from './otlp-protobuf.ts';
+import { ProtoWriter } from './proto-writer.ts';
 
 export interface OtlpSpanProcessorOptions {
   /** The OTLP/HTTP traces URL. */

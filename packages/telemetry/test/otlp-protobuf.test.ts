@@ -4,7 +4,8 @@ import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { type Resource, resourceFromAttributes } from '@opentelemetry/resources';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { describe, expect, it } from 'vitest';
-import { OtlpProtobufEncoder, ProtoWriter } from '../src/otlp-protobuf.ts';
+import { OtlpProtobufEncoder } from '../src/otlp-protobuf.ts';
+import { ProtoWriter } from '../src/proto-writer.ts';
 
 const resource = resourceFromAttributes({
   'service.name': 'hookstream-pusher',
