@@ -102,42 +102,15 @@ describe('dead letters replayed to a real pusher, and the ledger of each state',
     broken.setBehaviour({ fixedStatus: null });
     const before = { broken: broken.arrivals.length, healthy: healthy.stats().received };
 
-    const dry = await cliJson<{ replayed: { eventId: string }[] }>(
-      'dlq',
-      'replay',
-      '--subscriber',
-      names.broken,
-      '--event-id',
-      a.id,
-      '--event-id',
-      b.id,
-      '--dry-run',
-    );
+    const selection = ['dlq', 'replay', '--subscriber', names.broken, '--event-id', a.id, '--event-id', b.id];
+    const dry = await cliJson<{ replayed: { eventId: string }[] }>(...selection, '--dry-run');
     expect(dry.replayed.map((r) => r.eventId)).toEqual([a.id, b.id]);
-    const first = await cliJson<{ replayed: { eventId: string }[] }>(
-      'dlq',
-      'replay',
-      '--subscriber',
-      names.broken,
-      '--event-id',
-      a.id,
-      '--event-id',
-      b.id,
-    );
+    const first = await cliJson<{ replayed: { eventId: string }[] }>(...selection);
     expect(first.replayed.map((r) => r.eventId)).toEqual([a.id, b.id]);
     await waitFor('both replayed events accepted', async () =>
       broken.hasAccepted(names.broken, a.id) && broken.hasAccepted(names.broken, b.id) ? true : undefined,
     );
-    const second = await cliJson<{ replayed: unknown[]; alreadyReplayed: unknown[] }>(
-      'dlq',
-      'replay',
-      '--subscriber',
-      names.broken,
-      '--event-id',
-      a.id,
-      '--event-id',
-      b.id,
-    );
+    const second = await cliJson<{ replayed: unknown[]; alreadyReplayed: unknown[] }>(...selection);
     expect(second.replayed).toHaveLength(0);
     expect(second.alreadyReplayed).toHaveLength(2);
 
