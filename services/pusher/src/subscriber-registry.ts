@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   registrationKey,
   SUBSCRIBER_REGISTRY_TOPIC,
@@ -6,9 +7,11 @@ import {
 } from '@hookstream/contracts';
 import {
   type Admin,
+  type ConsumedRecord,
   ensureTopics,
   fetchCommittedOffsets,
   type Kafka,
+  KafkaReadError,
   type RecordSender,
   readTopic,
   type StartFrom,
@@ -56,6 +59,28 @@ export class SubscriberRegistry {
     this.#eventsTopic = eventsTopic;
   }
 
+  /**
+   * The registry's records of this subscriber. The topic was just ensured, but on a cluster of
+   * several brokers the broker readTopic asks may not list a topic created a moment ago yet
+   * (seen in the broker-loss scenario): NO_SUCH_TOPIC then means "not yet", for a few seconds.
+   */
+  async #readJustEnsured(key: string): Promise<ConsumedRecord[]> {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      try {
+        return await readTopic(this.#kafka, {
+          topic: SUBSCRIBER_REGISTRY_TOPIC,
+          keep: (r) => r.key === key,
+          purpose: 'registry',
+        });
+      } catch (err) {
+        if (!(err instanceof KafkaReadError && err.code === 'NO_SUCH_TOPIC') || Date.now() > deadline)
+          throw err;
+        await sleep(200);
+      }
+    }
+  }
+
   /** Where the group may start; throws LEDGER_LOST when it must not start by itself. */
   async check(
     admin: Admin,
@@ -65,11 +90,7 @@ export class SubscriberRegistry {
   ): Promise<StartDecision & { kind: 'start' }> {
     await ensureTopics(admin, [{ ...REGISTRY_SPEC, replicationFactor }]);
     const key = registrationKey(this.#name, this.#eventsTopic);
-    const records = await readTopic(this.#kafka, {
-      topic: SUBSCRIBER_REGISTRY_TOPIC,
-      keep: (r) => r.key === key,
-      purpose: 'registry',
-    });
+    const records = await this.#readJustEnsured(key);
     const last = records.at(-1);
     const parsed = last?.value ? SubscriberRegistration.safeParse(JSON.parse(last.value.toString())) : null;
     const registeredAt = parsed?.success ? parsed.data.registeredAt : null;
