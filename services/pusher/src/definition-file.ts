@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { parseSubscriberDefinition, type SubscriberDefinition } from '@hookstream/contracts';
 import { DeliveryError, parseSigningSecret } from '@hookstream/delivery';
-import { PusherError } from './errors.ts';
+import { PusherError } from '@hookstream/pusher-core';
 
 export interface LoadedSubscriber {
   readonly definition: SubscriberDefinition;

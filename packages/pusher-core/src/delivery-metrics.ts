@@ -1,6 +1,7 @@
 import type { OutcomeClass } from '@hookstream/delivery';
+import type { RecordOutcome } from './record-step.ts';
 
-/** What SubscriberDelivery reports for metrics; every value it passes is from a bounded set. */
+/** What a subscriber's observer reports for metrics; every value it passes is from a bounded set. */
 export interface DeliveryMetrics {
   /** One HTTP attempt ended: its class and status (null: no response) and how long it took. */
   attempted(outcomeClass: OutcomeClass, status: number | null, durationMs: number): void;
@@ -9,8 +10,6 @@ export interface DeliveryMetrics {
   /** What became of a consumed record; `deadLetterReason` for dead-lettered ones. */
   ended(outcome: RecordOutcome, deadLetterReason?: string): void;
 }
-
-export type RecordOutcome = 'delivered' | 'retry-scheduled' | 'dead-lettered' | 'filtered' | 'abandoned';
 
 /** 2xx … 5xx, or `none` when no response arrived (timeout, connection error). */
 export function statusClass(status: number | null): string {

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type DeadLetterReason, dlqTopicName, retryTopicName } from '@hookstream/contracts';
+import type { DeadLetterReason } from '@hookstream/contracts';
 import {
   type Decision,
   type DeliveryTrail,
@@ -8,6 +8,7 @@ import {
   type TraceHeaders,
 } from '@hookstream/delivery';
 import type { ConsumedRecord, LogFn, RecordSender } from '@hookstream/kafka';
+import type { SubscriberTopology } from './subscriber-topology.ts';
 
 export type RetryDecision = Extract<Decision, { action: 'retry' }>;
 
@@ -48,12 +49,12 @@ const BACKOFF_MS = [200, 500, 1000, 2000, 5000] as const;
  * unsettled, so a crash meanwhile means the attempt is repeated, never that the event is lost.
  */
 export class KafkaOutcomeRouter implements OutcomeRouter {
-  readonly #subscriber: string;
+  readonly #topology: SubscriberTopology;
   readonly #sender: RecordSender;
   readonly #log: LogFn;
 
-  constructor(subscriber: string, sender: RecordSender, log: LogFn) {
-    this.#subscriber = subscriber;
+  constructor(topology: SubscriberTopology, sender: RecordSender, log: LogFn) {
+    this.#topology = topology;
     this.#sender = sender;
     this.#log = log;
   }
@@ -66,7 +67,9 @@ export class KafkaOutcomeRouter implements OutcomeRouter {
     signal: AbortSignal,
     trace: TraceHeaders = {},
   ): Promise<'settled' | 'abandoned'> {
-    const topic = retryTopicName(this.#subscriber, decision.tier);
+    const topic = this.#topology.tierTopics[decision.tier - 1];
+    if (topic === undefined)
+      throw new RangeError(`no retry tier ${decision.tier} for ${this.#topology.name}`);
     return this.#write(topic, record, retryHeaders(record.headers, trail, dueAtMs, trace), signal);
   }
 
@@ -77,7 +80,7 @@ export class KafkaOutcomeRouter implements OutcomeRouter {
     signal: AbortSignal,
     trace: TraceHeaders = {},
   ): Promise<'settled' | 'abandoned'> {
-    const topic = dlqTopicName(this.#subscriber);
+    const topic = this.#topology.dlqTopic;
     const headers = deadLetterHeaders(record.headers, trail, reason, Date.now(), trace);
     return this.#write(topic, record, headers, signal);
   }

@@ -1,0 +1,30 @@
+export { AttemptLogWriter } from './attempt-log-writer.ts';
+export type { DeliveryMetrics } from './delivery-metrics.ts';
+export { statusClass } from './delivery-metrics.ts';
+export type { DeliveryCounts, DeliveryObserver } from './delivery-observer.ts';
+export { emptyCounts } from './delivery-observer.ts';
+export type { PusherErrorCode } from './errors.ts';
+export { PusherError } from './errors.ts';
+export type { OutcomeRouter, RetryDecision } from './outcome-router.ts';
+export { KafkaOutcomeRouter } from './outcome-router.ts';
+export type { PusherGaugeSources, SubscriberMetrics, SubscriberTopicSet } from './pusher-metrics.ts';
+export { PusherMetrics } from './pusher-metrics.ts';
+export type { PusherResourcesSettings } from './pusher-resources.ts';
+export { PusherResources } from './pusher-resources.ts';
+export type { DecodeResult, RecordDecoder } from './record-decoder.ts';
+export { AvroRecordDecoder } from './record-decoder.ts';
+export type { AttemptSummary, RecordContext, RecordOutcome, RecordStep } from './record-step.ts';
+export type { RecordingObserverDeps } from './recording-observer.ts';
+export { RecordingObserver } from './recording-observer.ts';
+export type {
+  AttemptLimiter,
+  DeliveryClient,
+  SubscriberDeliveryDeps,
+} from './subscriber-delivery.ts';
+export { SubscriberDelivery } from './subscriber-delivery.ts';
+export type { StartDecision } from './subscriber-registry.ts';
+export { decideStart, SubscriberRegistry } from './subscriber-registry.ts';
+export type { SubscriberRunnerOptions } from './subscriber-runner.ts';
+export { SubscriberRunner } from './subscriber-runner.ts';
+export { DLQ_RETENTION_MS, subscriberTopics } from './subscriber-topics.ts';
+export { SubscriberTopology } from './subscriber-topology.ts';

@@ -1,0 +1,144 @@
+import type { OutcomeClass } from '@hookstream/delivery';
+import type {
+  BatchObservableCallback,
+  Counter,
+  Histogram,
+  Meter,
+  Observable,
+  ObservableGauge,
+} from '@opentelemetry/api';
+import { type DeliveryMetrics, statusClass } from './delivery-metrics.ts';
+import type { RecordOutcome } from './record-step.ts';
+
+/** The subscriber's topics as the gauges label them. */
+export interface SubscriberTopicSet {
+  readonly events: string;
+  /** Tier topics in order: tier n is `tiers[n - 1]`. */
+  readonly tiers: readonly string[];
+  readonly dlq: string;
+}
+
+/** What the gauges read at scrape time. */
+export interface PusherGaugeSources {
+  /** Records above the ledger per topic, from the last poll; absent before the first. */
+  lag(): ReadonlyMap<string, number>;
+  /** Records held by the DLQ, from the last poll; null before the first. */
+  dlqDepth(): number | null;
+  /** Per topic, the Kafka timestamp (ms) of the oldest record held unsettled. */
+  oldestUnsettled(): ReadonlyMap<string, number>;
+}
+
+/** One subscriber's view of the process's instruments; `close` stops its gauges. */
+export interface SubscriberMetrics extends DeliveryMetrics {
+  close(): void;
+}
+
+const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/**
+ * The pusher's instruments, created once per process and shared by every subscriber it runs
+ * (the subscriber is a label). Labels are bounded: subscribers, their own topics and tiers,
+ * outcome and status classes, dead-letter reasons; never event ids or URLs.
+ */
+export class PusherMetrics {
+  readonly #meter: Meter;
+  readonly #attempts: Counter;
+  readonly #records: Counter;
+  readonly #deadLetters: Counter;
+  readonly #attemptDuration: Histogram;
+  readonly #limiterWait: Histogram;
+  readonly #lag: ObservableGauge;
+  readonly #age: ObservableGauge;
+  readonly #tierDepth: ObservableGauge;
+  readonly #dlqDepth: ObservableGauge;
+
+  constructor(meter: Meter) {
+    this.#meter = meter;
+    // Names carry their unit: this Prometheus exporter does not append it.
+    this.#attempts = meter.createCounter('hookstream.pusher.deliveries', {
+      description: 'HTTP delivery attempts, by outcome class (ack, retryable, terminal) and status class',
+      unit: '{attempt}',
+    });
+    this.#records = meter.createCounter('hookstream.pusher.records', {
+      description:
+        'Consumed records by what became of them: delivered, retry-scheduled, dead-lettered, filtered, abandoned',
+      unit: '{record}',
+    });
+    this.#deadLetters = meter.createCounter('hookstream.pusher.dead_letters', {
+      description: 'Records written to the DLQ, by reason (terminal, exhausted, expired, poison)',
+      unit: '{record}',
+    });
+    this.#attemptDuration = meter.createHistogram('hookstream.pusher.attempt.duration.seconds', {
+      description: 'One HTTP attempt, request sent to response read (or timeout)',
+      unit: 's',
+      advice: { explicitBucketBoundaries: SECONDS_BUCKETS },
+    });
+    this.#limiterWait = meter.createHistogram('hookstream.pusher.limiter.wait.seconds', {
+      description: "Time an attempt waited for the destination's rate and concurrency limits",
+      unit: 's',
+      advice: { explicitBucketBoundaries: [0, ...SECONDS_BUCKETS] },
+    });
+    this.#lag = meter.createObservableGauge('hookstream.pusher.consumer.lag', {
+      description: "Records above the subscriber's ledger (high watermark − committed offset), per topic",
+      unit: '{record}',
+    });
+    this.#age = meter.createObservableGauge('hookstream.pusher.oldest_unsettled.age.seconds', {
+      description:
+        'Age of the oldest record this pusher holds unsettled (in flight or waiting until due), per topic',
+      unit: 's',
+    });
+    this.#tierDepth = meter.createObservableGauge('hookstream.pusher.retry_tier.depth', {
+      description: 'Records waiting in each retry tier (its lag)',
+      unit: '{record}',
+    });
+    this.#dlqDepth = meter.createObservableGauge('hookstream.pusher.dlq.depth', {
+      description: "Records held in the subscriber's DLQ",
+      unit: '{record}',
+    });
+  }
+
+  /** Binds the instruments to one subscriber and starts its gauges. */
+  forSubscriber(
+    subscriber: string,
+    topics: SubscriberTopicSet,
+    sources: PusherGaugeSources,
+  ): SubscriberMetrics {
+    const gauges: Observable[] = [this.#lag, this.#age, this.#tierDepth, this.#dlqDepth];
+    const allTopics = [topics.events, ...topics.tiers];
+    const observe: BatchObservableCallback = (result) => {
+      const lags = sources.lag();
+      const oldest = sources.oldestUnsettled();
+      const now = Date.now();
+      for (const topic of allTopics) {
+        const l = lags.get(topic);
+        if (l !== undefined) result.observe(this.#lag, l, { subscriber, topic });
+        const ts = oldest.get(topic);
+        result.observe(this.#age, ts === undefined ? 0 : Math.max(0, (now - ts) / 1000), {
+          subscriber,
+          topic,
+        });
+      }
+      topics.tiers.forEach((topic, i) => {
+        const l = lags.get(topic);
+        if (l !== undefined) result.observe(this.#tierDepth, l, { subscriber, tier: String(i + 1) });
+      });
+      const dlq = sources.dlqDepth();
+      if (dlq !== null) result.observe(this.#dlqDepth, dlq, { subscriber });
+    };
+    this.#meter.addBatchObservableCallback(observe, gauges);
+    return {
+      attempted: (outcomeClass: OutcomeClass, status: number | null, durationMs: number) => {
+        const status_class = statusClass(status);
+        this.#attempts.add(1, { subscriber, outcome_class: outcomeClass, status_class });
+        this.#attemptDuration.record(durationMs / 1000, { subscriber, status_class });
+      },
+      limiterWaited: (ms: number) => this.#limiterWait.record(ms / 1000, { subscriber }),
+      ended: (outcome: RecordOutcome, deadLetterReason?: string) => {
+        this.#records.add(1, { subscriber, outcome });
+        if (deadLetterReason !== undefined)
+          this.#deadLetters.add(1, { subscriber, reason: deadLetterReason });
+      },
+      close: () => this.#meter.removeBatchObservableCallback(observe, gauges),
+    };
+  }
+}

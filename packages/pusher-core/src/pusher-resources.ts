@@ -1,0 +1,130 @@
+import { ATTEMPT_LOG_TOPIC } from '@hookstream/contracts';
+import { createInFlightCap, type InFlightCap } from '@hookstream/delivery';
+import {
+  type Admin,
+  createKafka,
+  ensureTopics,
+  type Kafka,
+  type LogFn,
+  RecordSender,
+  type TopicSpec,
+} from '@hookstream/kafka';
+import type { Meter } from '@opentelemetry/api';
+import { AttemptLogWriter } from './attempt-log-writer.ts';
+import { PusherError } from './errors.ts';
+import { PusherMetrics } from './pusher-metrics.ts';
+import { AvroRecordDecoder, type RecordDecoder } from './record-decoder.ts';
+
+export interface PusherResourcesSettings {
+  readonly brokers: readonly string[];
+  readonly registryUrl: string;
+  /** Names the process to the broker (client id). */
+  readonly clientId: string;
+  /** The process's log (subscriber-free lines: connections, shared writers). */
+  readonly log: LogFn;
+  /** Requests in flight across the whole process (default 1000). */
+  readonly inFlightCap?: InFlightCap;
+  /** Replication factor of the topics the process creates (default 1, the local single broker). */
+  readonly replicationFactor?: number;
+  /**
+   * Redis URL (redis://host:port) shared by all instances of a subscriber: the destination's
+   * rate, concurrency and 429 pauses then hold across them. Unset: limits are per process.
+   */
+  readonly limiterRedisUrl?: string | undefined;
+  readonly decoder?: RecordDecoder;
+  /** Instruments go here (lag, ages, outcomes, latencies); no metrics without one. */
+  readonly meter?: Meter;
+}
+
+const ATTEMPT_LOG_RETENTION_MS = 7 * 86_400_000;
+
+/**
+ * Shared by every subscriber and created by whichever pusher starts first, so its partition
+ * count is fixed rather than copied from one subscriber's events topic. Kept a week.
+ */
+const ATTEMPT_LOG_SPEC = {
+  topic: ATTEMPT_LOG_TOPIC,
+  partitions: 6,
+  config: { 'retention.ms': String(ATTEMPT_LOG_RETENTION_MS), 'cleanup.policy': 'delete' },
+};
+
+/**
+ * What every subscriber of one pusher process shares: one Kafka client, admin connection and
+ * producer, the attempt-log writer, the record decoder (and its schema cache), the in-flight cap
+ * and the metric instruments. A fleet of many subscribers costs these once.
+ */
+export class PusherResources {
+  readonly kafka: Kafka;
+  readonly admin: Admin;
+  readonly sender: RecordSender;
+  readonly attemptLog: AttemptLogWriter;
+  readonly decoder: RecordDecoder;
+  readonly inFlightCap: InFlightCap;
+  readonly metrics: PusherMetrics | undefined;
+  readonly replicationFactor: number;
+  readonly limiterRedisUrl: string | undefined;
+  readonly log: LogFn;
+  readonly #partitions = new Map<string, number>();
+
+  private constructor(settings: PusherResourcesSettings, kafka: Kafka) {
+    this.kafka = kafka;
+    this.admin = kafka.admin();
+    this.sender = new RecordSender(kafka);
+    this.attemptLog = new AttemptLogWriter(this.sender, settings.log);
+    this.decoder = settings.decoder ?? new AvroRecordDecoder(settings.registryUrl);
+    this.inFlightCap = settings.inFlightCap ?? createInFlightCap(1000);
+    this.metrics = settings.meter ? new PusherMetrics(settings.meter) : undefined;
+    this.replicationFactor = settings.replicationFactor ?? 1;
+    this.limiterRedisUrl = settings.limiterRedisUrl;
+    this.log = settings.log;
+  }
+
+  /** Connects the shared clients and ensures the shared attempt-log topic. */
+  static async open(settings: PusherResourcesSettings): Promise<PusherResources> {
+    const kafka = createKafka({ brokers: settings.brokers, clientId: settings.clientId });
+    const resources = new PusherResources(settings, kafka);
+    try {
+      await resources.admin.connect();
+      await resources.sender.connect();
+      await ensureTopics(resources.admin, [
+        { ...ATTEMPT_LOG_SPEC, replicationFactor: resources.replicationFactor },
+      ]);
+    } catch (err) {
+      await resources.close();
+      throw err;
+    }
+    return resources;
+  }
+
+  /** The events topic's partition count, asked once per topic; its tiers and DLQ get as many. */
+  async eventsPartitions(topic: string): Promise<number> {
+    const known = this.#partitions.get(topic);
+    if (known !== undefined) return known;
+    try {
+      const { topics } = await this.admin.fetchTopicMetadata({ topics: [topic] });
+      const count = topics[0]?.partitions.length ?? 0;
+      if (count > 0) {
+        this.#partitions.set(topic, count);
+        return count;
+      }
+    } catch {
+      // Reported below: the cause is almost always a topic that does not exist yet.
+    }
+    throw new PusherError(
+      'NO_EVENTS_TOPIC',
+      `the events topic "${topic}" does not exist (the ingress creates it; auto-creation is off)`,
+      true,
+    );
+  }
+
+  /** Creates what is missing; returns the names it created. */
+  ensureTopics(specs: readonly TopicSpec[]): Promise<string[]> {
+    return ensureTopics(this.admin, specs);
+  }
+
+  async close(): Promise<void> {
+    await this.attemptLog.close();
+    await this.sender.disconnect().catch(() => undefined);
+    await this.admin.disconnect().catch(() => undefined);
+  }
+}

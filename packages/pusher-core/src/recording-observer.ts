@@ -1,0 +1,149 @@
+import type { AttemptLogEntry } from '@hookstream/contracts';
+import { type OutcomeClass, POLICY_VERSION } from '@hookstream/delivery';
+import type { LogFn } from '@hookstream/kafka';
+import type { DeliveryMetrics } from './delivery-metrics.ts';
+import { type DeliveryCounts, type DeliveryObserver, emptyCounts } from './delivery-observer.ts';
+import type { AttemptSummary, RecordContext, RecordStep } from './record-step.ts';
+
+export interface RecordingObserverDeps {
+  readonly subscriber: string;
+  readonly log: LogFn;
+  /** Where each step goes for `hookstream ledger`; optional so benchmarks can leave it out. */
+  readonly attemptLog?: { write(entry: AttemptLogEntry): void };
+  /** Instruments for /metrics; none when the process serves no metrics. */
+  readonly metrics?: DeliveryMetrics;
+}
+
+/** The production observer: one record's end fans out to counts, its span, metrics and logs. */
+export class RecordingObserver implements DeliveryObserver {
+  readonly counts: DeliveryCounts = emptyCounts();
+  readonly #deps: RecordingObserverDeps;
+
+  constructor(deps: RecordingObserverDeps) {
+    this.#deps = deps;
+  }
+
+  limiterWaited(ctx: RecordContext, ms: number): void {
+    ctx.span.limiterWait(ms);
+    this.#deps.metrics?.limiterWaited(ms);
+  }
+
+  attempted(
+    _ctx: RecordContext,
+    outcomeClass: OutcomeClass,
+    status: number | null,
+    durationMs: number,
+  ): void {
+    this.#deps.metrics?.attempted(outcomeClass, status, durationMs);
+  }
+
+  recorded(ctx: RecordContext, step: RecordStep): void {
+    this.#count(step);
+    const reason =
+      step.kind === 'dead-lettered'
+        ? step.reason
+        : 'attempt' in step
+          ? step.attempt?.classification.reason
+          : undefined;
+    ctx.span.end(step.kind, reason, step.kind === 'dead-lettered');
+    this.#deps.metrics?.ended(step.kind, step.kind === 'dead-lettered' ? step.reason : undefined);
+    this.#logStep(ctx, step);
+  }
+
+  #count(step: RecordStep): void {
+    const counts = this.counts;
+    if (step.kind === 'filtered') counts.filtered++;
+    else if (step.kind === 'delivered') counts.acknowledged++;
+    else if (step.kind === 'retry-scheduled') counts.retries++;
+    else if (step.kind === 'abandoned') counts.abandoned++;
+    else {
+      counts.deadLettered++;
+      if (step.reason === 'poison') counts.poison++;
+    }
+  }
+
+  /** The log line and attempt-log entry of a step; abandoned records leave neither. */
+  #logStep(ctx: RecordContext, step: RecordStep): void {
+    const { log } = this.#deps;
+    const traceId = ctx.span.traceId;
+    const eventId = ctx.eventId;
+    if (step.kind === 'filtered') {
+      if (eventId !== undefined) this.#entry(ctx, eventId, 'filtered', 0, {});
+    } else if (step.kind === 'delivered') {
+      const a = step.attempt;
+      if (eventId !== undefined) this.#entry(ctx, eventId, 'delivered', a.number, attemptFields(a));
+      // Debug: one line per delivery is too many for a busy subscriber at info.
+      log('debug', 'delivered', {
+        event_id: eventId,
+        attempt: a.number,
+        outcome: a.classification.reason,
+        status: a.classification.status,
+        duration_ms: Math.round(a.durationMs),
+        trace_id: traceId,
+      });
+    } else if (step.kind === 'retry-scheduled') {
+      const a = step.attempt;
+      const dueAt = new Date(step.dueAtMs).toISOString();
+      if (eventId !== undefined)
+        this.#entry(ctx, eventId, 'retry-scheduled', a.number, {
+          ...attemptFields(a),
+          tier: step.tier,
+          dueAt,
+        });
+      log('info', 'retry scheduled', {
+        event_id: eventId,
+        attempt: a.number,
+        outcome: a.classification.reason,
+        status: a.classification.status,
+        tier: step.tier,
+        due_at: dueAt,
+        trace_id: traceId,
+      });
+    } else if (step.kind === 'dead-lettered') {
+      const { trail } = step;
+      if (trail.eventId !== null)
+        this.#entry(ctx, trail.eventId, 'dead-lettered', trail.attempts, {
+          ...(step.attempt ? attemptFields(step.attempt) : {}),
+          deadLetterReason: step.reason,
+        });
+      log('warn', 'dead-lettered', {
+        event_id: trail.eventId,
+        reason: step.reason,
+        attempt: trail.attempts,
+        outcome: trail.classification?.reason ?? null,
+        status: trail.classification?.status ?? null,
+        from: `${ctx.record.topic}:${ctx.record.partition}:${ctx.record.offset}`,
+        trace_id: traceId,
+      });
+    }
+  }
+
+  #entry(
+    ctx: RecordContext,
+    eventId: string,
+    step: AttemptLogEntry['step'],
+    attempt: number,
+    fields: Omit<Partial<AttemptLogEntry>, 'eventId' | 'step' | 'attempt' | 'origin' | 'source'>,
+  ): void {
+    this.#deps.attemptLog?.write({
+      eventId,
+      subscriber: this.#deps.subscriber,
+      step,
+      attempt,
+      at: new Date().toISOString(),
+      origin: ctx.origin,
+      source: ctx.here,
+      policyVersion: POLICY_VERSION,
+      ...fields,
+    });
+  }
+}
+
+function attemptFields(a: AttemptSummary) {
+  const status = a.classification.status;
+  return {
+    outcome: a.classification.reason,
+    durationMs: a.durationMs,
+    ...(status === null ? {} : { status }),
+  };
+}

@@ -1,0 +1,320 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  CE_HEADER,
+  type DeadLetterReason,
+  type RecordLocation,
+  RetryState,
+  readHsHeaders,
+  TRACEPARENT_HEADER,
+} from '@hookstream/contracts';
+import {
+  type AttemptReport,
+  buildBody,
+  type Classification,
+  checkAge,
+  classify,
+  type DeliveryTrail,
+  decide,
+  deliveryIdOf,
+  POLICY_VERSION,
+} from '@hookstream/delivery';
+import type { ConsumedRecord, HandlerOutcome, LogFn } from '@hookstream/kafka';
+import { ATTR, deliveryTracer, ProcessSpan } from '@hookstream/telemetry';
+import type { Tracer } from '@opentelemetry/api';
+import type { DeliveryObserver } from './delivery-observer.ts';
+import type { OutcomeRouter } from './outcome-router.ts';
+import type { RecordDecoder } from './record-decoder.ts';
+import type { AttemptSummary, RecordContext, RecordStep } from './record-step.ts';
+import type { SubscriberTopology } from './subscriber-topology.ts';
+
+/** The destination's limiter as the handler uses it (DestinationLimiter in production). */
+export interface AttemptLimiter {
+  /** Runs the job when the destination's limits allow; null when the signal aborted first. */
+  schedule<T>(job: () => Promise<T>, signal: AbortSignal): Promise<T | null>;
+  /** The whole destination backs off (a 429's Retry-After). */
+  pauseFor(ms: number): void;
+}
+
+/** The HTTP side as the handler uses it (HttpClient in production). */
+export interface DeliveryClient {
+  send(delivery: { eventId: string; body: string; traceparent?: string | undefined }): Promise<AttemptReport>;
+}
+
+export interface SubscriberDeliveryDeps {
+  readonly topology: SubscriberTopology;
+  readonly decoder: RecordDecoder;
+  readonly client: DeliveryClient;
+  readonly limiter: AttemptLimiter;
+  readonly router: OutcomeRouter;
+  readonly observer: DeliveryObserver;
+  readonly log: LogFn;
+  /** Injected for tests of jitter; Math.random otherwise. */
+  readonly random?: () => number;
+  /** Where the delivery spans go; the global tracer (a no-op until tracing starts) otherwise. */
+  readonly tracer?: Tracer;
+}
+
+const REGISTRY_RETRY_MS = 1000;
+const ABANDONED: RecordStep = { kind: 'abandoned' };
+
+/** The delivery so far, from the tier record's headers (a fresh delivery has none). */
+interface Progress {
+  readonly attempts: number;
+  readonly firstAttemptAtMs: number | null;
+  readonly origin: RecordLocation;
+}
+
+/** A record that passed the filter and decoded: what its attempt needs. */
+interface Deliverable {
+  readonly eventId: string;
+  readonly type: string;
+  readonly data: Readonly<Record<string, unknown>>;
+  readonly occurredAt: string;
+  readonly occurredAtMs: number;
+  readonly progress: Progress;
+}
+
+/**
+ * One record, start to settlement: filter by type, decode, deliver through the destination's
+ * limiter, classify, and act on the policy's decision: settle on an ACK, hand the record to a
+ * retry tier or the DLQ through the outcome router otherwise. One attempt per consumed record:
+ * a retry is a new record in a tier, consumed again when due. What happened goes to the
+ * observer once, as a RecordStep.
+ */
+export class SubscriberDelivery {
+  readonly #deps: SubscriberDeliveryDeps;
+  readonly #topology: SubscriberTopology;
+  readonly #random: () => number;
+  readonly #tracer: Tracer;
+
+  constructor(deps: SubscriberDeliveryDeps) {
+    this.#deps = deps;
+    this.#topology = deps.topology;
+    this.#random = deps.random ?? Math.random;
+    this.#tracer = deps.tracer ?? deliveryTracer();
+  }
+
+  readonly handle = async (record: ConsumedRecord, signal: AbortSignal): Promise<HandlerOutcome> => {
+    const here = locationOf(record);
+    const eventId = record.headers[CE_HEADER.id];
+    const type = record.headers[CE_HEADER.type];
+    const span = new ProcessSpan(this.#tracer, record, {
+      consumerGroup: this.#topology.groupId,
+      subscriber: this.#topology.name,
+      eventId,
+      eventType: type,
+      tier: this.#topology.tierOf(record.topic),
+    });
+    const ctx: RecordContext = { record, signal, span, here, eventId, type, origin: here };
+    let step: RecordStep = ABANDONED;
+    try {
+      // Active while the record is handled, so every log line about it carries its trace id.
+      step = await span.run(() => this.#handle(ctx));
+      return step.kind === 'abandoned' ? 'abandoned' : 'settled';
+    } finally {
+      this.#deps.observer.recorded(ctx, step);
+    }
+  };
+
+  async #handle(ctx: RecordContext): Promise<RecordStep> {
+    const progress = this.#progress(ctx.record);
+    if (progress === null) return this.#poison(ctx, 'unreadable retry headers');
+    ctx.origin = progress.origin;
+    if (ctx.type !== undefined && !this.#topology.accepts(ctx.type)) return { kind: 'filtered' };
+    const decoded = await this.#decode(ctx);
+    if (decoded === null) return ABANDONED;
+    if (decoded.kind === 'poison') return this.#poison(ctx, decoded.detail);
+    const { eventId, type, record } = ctx;
+    if (eventId === undefined || type === undefined)
+      return this.#poison(ctx, `missing ${eventId === undefined ? CE_HEADER.id : CE_HEADER.type} header`);
+    const occurredAt = record.headers[CE_HEADER.time] ?? new Date(record.timestampMs).toISOString();
+    const parsed = Date.parse(occurredAt);
+    const occurredAtMs = Number.isNaN(parsed) ? record.timestampMs : parsed;
+    const event: Deliverable = { eventId, type, data: decoded.data, occurredAt, occurredAtMs, progress };
+
+    const retry = this.#topology.definition.retry;
+    if (checkAge({ occurredAtMs, nowMs: Date.now(), retry })) {
+      const last = progress.attempts > 0 ? Date.now() : null;
+      return this.#deadLetter(ctx, this.#trail(ctx, event, progress.attempts, last), 'expired');
+    }
+    return this.#deliver(ctx, event);
+  }
+
+  /** One attempt through the limiter, then what the policy says about its outcome. */
+  async #deliver(ctx: RecordContext, event: Deliverable): Promise<RecordStep> {
+    const number = event.progress.attempts + 1;
+    ctx.span.attempt = number;
+    const body = buildBody(event.data, {
+      eventId: event.eventId,
+      subscriptionId: this.#topology.name,
+      deliveryId: deliveryIdOf(this.#topology.name, event.eventId),
+      type: event.type,
+      occurredAt: event.occurredAt,
+      attempt: number,
+    });
+    const queuedAt = performance.now();
+    const attempted = await this.#deps.limiter.schedule(
+      () => this.#attempt(ctx, event.eventId, body, queuedAt),
+      ctx.signal,
+    );
+    if (attempted === null) return ABANDONED;
+    const { report, classification, now, durationMs } = attempted;
+    const attempt: AttemptSummary = { number, classification, durationMs };
+    if (classification.outcome === 'ack') return { kind: 'delivered', attempt };
+    const decision = decide({
+      classification,
+      attempt: number,
+      occurredAtMs: event.occurredAtMs,
+      nowMs: now,
+      retry: this.#topology.definition.retry,
+      random: this.#random(),
+    });
+    if (decision.action === 'ack') return { kind: 'delivered', attempt };
+    const failed: DeliveryTrail = {
+      ...this.#trail(ctx, event, number, now),
+      classification,
+      excerpt: report.kind === 'connection-error' ? report.code : report.excerpt,
+      policyVersion: decision.policyVersion,
+    };
+    if (decision.action === 'dead-letter') return this.#deadLetter(ctx, failed, decision.reason, attempt);
+
+    const dueAtMs = now + decision.delayMs;
+    const tierTopic = this.#topology.tierTopics[decision.tier - 1] ?? '';
+    const send = ctx.span.send(tierTopic, { [ATTR.retryTier]: decision.tier });
+    const routed = await this.#deps.router.retry(
+      ctx.record,
+      failed,
+      decision,
+      dueAtMs,
+      ctx.signal,
+      send.traceHeaders,
+    );
+    send.end(routed);
+    if (routed !== 'settled') return { kind: 'abandoned', attempt };
+    return { kind: 'retry-scheduled', attempt, tier: decision.tier, dueAtMs };
+  }
+
+  #trail(
+    ctx: RecordContext,
+    event: Deliverable,
+    attempts: number,
+    lastAttemptAtMs: number | null,
+  ): DeliveryTrail {
+    return {
+      eventId: event.eventId,
+      subscriber: this.#topology.name,
+      attempts,
+      firstAttemptAtMs: event.progress.firstAttemptAtMs ?? lastAttemptAtMs,
+      lastAttemptAtMs,
+      classification: null,
+      excerpt: '',
+      policyVersion: POLICY_VERSION,
+      origin: event.progress.origin,
+      source: ctx.here,
+    };
+  }
+
+  /** Null when a tier record's headers cannot be read: the record is then poison. */
+  #progress(record: ConsumedRecord): Progress | null {
+    if (this.#topology.isEventsTopic(record.topic))
+      return { attempts: 0, firstAttemptAtMs: null, origin: locationOf(record) };
+    const parsed = RetryState.safeParse(readHsHeaders(record.headers));
+    if (!parsed.success) return null;
+    const { attempts, firstAttemptAt, origin } = parsed.data;
+    return {
+      attempts,
+      firstAttemptAtMs: firstAttemptAt === undefined ? null : Date.parse(firstAttemptAt),
+      origin: origin ?? locationOf(record),
+    };
+  }
+
+  /** The contract table's last row: an undecodable record is dead-lettered at once. */
+  #poison(ctx: RecordContext, detail: string): Promise<RecordStep> {
+    const trail: DeliveryTrail = {
+      eventId: ctx.eventId ?? null,
+      subscriber: this.#topology.name,
+      attempts: 0,
+      firstAttemptAtMs: null,
+      lastAttemptAtMs: null,
+      classification: null,
+      excerpt: detail,
+      policyVersion: POLICY_VERSION,
+      origin: ctx.origin,
+      source: ctx.here,
+    };
+    return this.#deadLetter(ctx, trail, 'poison');
+  }
+
+  async #deadLetter(
+    ctx: RecordContext,
+    trail: DeliveryTrail,
+    reason: DeadLetterReason,
+    attempt?: AttemptSummary,
+  ): Promise<RecordStep> {
+    const send = ctx.span.send(this.#topology.dlqTopic, { [ATTR.deadLetterReason]: reason });
+    const routed = await this.#deps.router.deadLetter(
+      ctx.record,
+      trail,
+      reason,
+      ctx.signal,
+      send.traceHeaders,
+    );
+    send.end(routed);
+    if (routed !== 'settled') return attempt ? { kind: 'abandoned', attempt } : ABANDONED;
+    return attempt
+      ? { kind: 'dead-lettered', reason, trail, attempt }
+      : { kind: 'dead-lettered', reason, trail };
+  }
+
+  /**
+   * One request, classified inside the limiter's slot: a 429 pauses the destination before the
+   * slot passes to the next request, which would otherwise go out first.
+   */
+  async #attempt(
+    ctx: RecordContext,
+    eventId: string,
+    body: string,
+    queuedAt: number,
+  ): Promise<{ report: AttemptReport; classification: Classification; now: number; durationMs: number }> {
+    const started = performance.now();
+    this.#deps.observer.limiterWaited(ctx, started - queuedAt);
+    // The span context is passed explicitly: the limiter may run this job from another job's
+    // async context. The request carries the HTTP span's context, or with tracing off the
+    // record's own, so the endpoint can still join the event's trace.
+    const http = ctx.span.http('POST', this.#topology.target);
+    const report = await this.#deps.client.send({
+      eventId,
+      body,
+      traceparent: http.traceparent ?? ctx.record.headers[TRACEPARENT_HEADER],
+    });
+    if (report.kind === 'response') http.responded(report.status);
+    else http.failed(report.kind === 'timeout' ? 'timeout' : report.code);
+    const durationMs = performance.now() - started;
+    const now = Date.now();
+    const classification = classify(report, now);
+    this.#deps.observer.attempted(ctx, classification.outcome, classification.status, durationMs);
+    if (classification.retryAfterMs !== null) this.#deps.limiter.pauseFor(classification.retryAfterMs);
+    return { report, classification, now, durationMs };
+  }
+
+  /** Null when stopped while the registry was unreachable. */
+  async #decode(ctx: RecordContext) {
+    for (;;) {
+      const result = await this.#deps.decoder.decode(ctx.record.value);
+      if (result.kind !== 'unavailable') return result;
+      this.#deps.log('warn', 'cannot decode yet; the record waits', {
+        offset: ctx.record.offset,
+        detail: result.detail,
+      });
+      try {
+        await sleep(REGISTRY_RETRY_MS, undefined, { signal: ctx.signal });
+      } catch {
+        return null;
+      }
+    }
+  }
+}
+
+function locationOf(record: ConsumedRecord): RecordLocation {
+  return { topic: record.topic, partition: record.partition, offset: record.offset };
+}

@@ -1,0 +1,121 @@
+import type { AttemptLogEntry } from '@hookstream/contracts';
+import { classify, type DeliveryTrail, POLICY_VERSION } from '@hookstream/delivery';
+import { deliveryTracer, ProcessSpan } from '@hookstream/telemetry';
+import { describe, expect, it } from 'vitest';
+import type { DeliveryMetrics } from '../src/delivery-metrics.ts';
+import type { AttemptSummary, RecordContext, RecordStep } from '../src/record-step.ts';
+import { RecordingObserver } from '../src/recording-observer.ts';
+import { eventRecord } from './fakes.ts';
+
+function context(): RecordContext {
+  const record = eventRecord();
+  const span = new ProcessSpan(deliveryTracer(), record, { consumerGroup: 'g', subscriber: 'billing' });
+  const here = { topic: record.topic, partition: record.partition, offset: record.offset };
+  return {
+    record,
+    signal: new AbortController().signal,
+    span,
+    here,
+    eventId: 'evt_1',
+    type: 't',
+    origin: here,
+  };
+}
+
+function attempt(status: number): AttemptSummary {
+  return { number: 2, classification: classify({ kind: 'response', status }, Date.now()), durationMs: 12 };
+}
+
+const trail: DeliveryTrail = {
+  eventId: 'evt_1',
+  subscriber: 'billing',
+  attempts: 2,
+  firstAttemptAtMs: 1,
+  lastAttemptAtMs: 2,
+  classification: null,
+  excerpt: '',
+  policyVersion: POLICY_VERSION,
+  origin: { topic: 'e', partition: 0, offset: '1' },
+  source: { topic: 'e', partition: 0, offset: '1' },
+};
+
+function harness() {
+  const entries: AttemptLogEntry[] = [];
+  const lines: { level: string; message: string; fields: Record<string, unknown> }[] = [];
+  const ended: string[] = [];
+  const metrics: DeliveryMetrics = {
+    attempted: () => undefined,
+    limiterWaited: () => undefined,
+    ended: (outcome, reason) => ended.push(reason ? `${outcome}:${reason}` : outcome),
+  };
+  const observer = new RecordingObserver({
+    subscriber: 'billing',
+    log: (level, message, fields = {}) => lines.push({ level, message, fields }),
+    attemptLog: { write: (e) => entries.push(e) },
+    metrics,
+  });
+  return { observer, entries, lines, ended };
+}
+
+describe('RecordingObserver: one step fans out to counts, metrics, the attempt log and logs', () => {
+  it.each<{ step: RecordStep; count: string; entry: string | null; line: [string, string] | null }>([
+    { step: { kind: 'filtered' }, count: 'filtered', entry: 'filtered', line: null },
+    {
+      step: { kind: 'delivered', attempt: attempt(200) },
+      count: 'acknowledged',
+      entry: 'delivered',
+      line: ['debug', 'delivered'],
+    },
+    {
+      step: { kind: 'retry-scheduled', attempt: attempt(503), tier: 2, dueAtMs: 0 },
+      count: 'retries',
+      entry: 'retry-scheduled',
+      line: ['info', 'retry scheduled'],
+    },
+    {
+      step: { kind: 'dead-lettered', reason: 'terminal', trail, attempt: attempt(404) },
+      count: 'deadLettered',
+      entry: 'dead-lettered',
+      line: ['warn', 'dead-lettered'],
+    },
+    { step: { kind: 'abandoned' }, count: 'abandoned', entry: null, line: null },
+  ])('$step.kind', ({ step, count, entry, line }) => {
+    const h = harness();
+    h.observer.recorded(context(), step);
+    expect(Object.entries(h.observer.counts).filter(([, n]) => n > 0)).toEqual([[count, 1]]);
+    expect(h.ended).toEqual([step.kind === 'dead-lettered' ? `${step.kind}:${step.reason}` : step.kind]);
+    expect(h.entries.map((e) => e.step)).toEqual(entry === null ? [] : [entry]);
+    expect(h.lines.map((l) => [l.level, l.message])).toEqual(line === null ? [] : [line]);
+  });
+
+  it('a poison dead letter counts as both dead-lettered and poison', () => {
+    const h = harness();
+    h.observer.recorded(context(), {
+      kind: 'dead-lettered',
+      reason: 'poison',
+      trail: { ...trail, attempts: 0 },
+    });
+    expect(h.observer.counts).toMatchObject({ deadLettered: 1, poison: 1 });
+    expect(h.entries[0]).toMatchObject({ step: 'dead-lettered', attempt: 0, deadLetterReason: 'poison' });
+  });
+
+  it('a retry entry carries the tier, due time, status and duration for `hookstream ledger`', () => {
+    const h = harness();
+    h.observer.recorded(context(), {
+      kind: 'retry-scheduled',
+      attempt: attempt(503),
+      tier: 2,
+      dueAtMs: 86_400_000,
+    });
+    expect(h.entries[0]).toMatchObject({
+      subscriber: 'billing',
+      attempt: 2,
+      tier: 2,
+      dueAt: '1970-01-02T00:00:00.000Z',
+      status: 503,
+      outcome: 'server-error',
+      durationMs: 12,
+      policyVersion: POLICY_VERSION,
+    });
+  });
+});

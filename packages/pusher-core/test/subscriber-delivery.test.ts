@@ -1,0 +1,201 @@
+import { CE_HEADER, HS_HEADER, type SubscriberDefinition } from '@hookstream/contracts';
+import type { ConsumedRecord } from '@hookstream/kafka';
+import { describe, expect, it } from 'vitest';
+import type { DecodeResult } from '../src/record-decoder.ts';
+import { SubscriberDelivery } from '../src/subscriber-delivery.ts';
+import {
+  eventRecord,
+  FakeClient,
+  FakeDecoder,
+  FakeLimiter,
+  FakeObserver,
+  FakeRouter,
+  response,
+  tierRecord,
+  topology,
+} from './fakes.ts';
+
+function harness(definition: Partial<SubscriberDefinition> = {}) {
+  const fakes = {
+    decoder: new FakeDecoder(),
+    client: new FakeClient(),
+    limiter: new FakeLimiter(),
+    router: new FakeRouter(),
+    observer: new FakeObserver(),
+  };
+  const delivery = new SubscriberDelivery({
+    topology: topology(definition),
+    ...fakes,
+    log: () => undefined,
+    random: () => 0.5,
+  });
+  const handle = (record: ConsumedRecord, signal = new AbortController().signal) =>
+    delivery.handle(record, signal);
+  const lastStep = () => fakes.observer.steps.at(-1)?.step;
+  return { ...fakes, handle, lastStep };
+}
+
+describe('SubscriberDelivery: one record to its step', () => {
+  it('a 2xx settles the record as delivered: one request, the body carries the delivery fields', async () => {
+    const h = harness();
+    const record = eventRecord();
+    expect(await h.handle(record)).toBe('settled');
+    expect(h.lastStep()).toMatchObject({ kind: 'delivered', attempt: { number: 1 } });
+    expect(h.client.sent).toHaveLength(1);
+    const body = JSON.parse(h.client.sent[0]?.body ?? '{}');
+    expect(body).toMatchObject({
+      shipment: { id: 'shp_1' },
+      event_id: record.headers[CE_HEADER.id],
+      subscription_id: 'billing',
+      attempt: 1,
+      type: 'shipment.updated',
+    });
+    expect(h.router.retries).toHaveLength(0);
+    expect(h.router.deadLetters).toHaveLength(0);
+    expect(h.observer.attempts).toEqual([{ outcomeClass: 'ack', status: 204 }]);
+    expect(h.observer.waits).toBe(1);
+  });
+
+  it('a type the subscriber does not want is filtered before decoding, with no request', async () => {
+    const h = harness({ eventTypes: ['key.revoked'] });
+    expect(await h.handle(eventRecord())).toBe('settled');
+    expect(h.lastStep()).toEqual({ kind: 'filtered' });
+    expect(h.decoder.calls).toBe(0);
+    expect(h.client.sent).toHaveLength(0);
+  });
+
+  it.each([
+    { status: 500, tier: 1, delay: 1000 },
+    { status: 408, tier: 1, delay: 1000 },
+    { status: 302, tier: 1, delay: 1000 },
+  ])(
+    'a $status on the first attempt goes to tier $tier, due after $delay ms',
+    async ({ status, tier, delay }) => {
+      const h = harness();
+      h.client.reports.push(response(status));
+      const before = Date.now();
+      expect(await h.handle(eventRecord())).toBe('settled');
+      expect(h.lastStep()).toMatchObject({ kind: 'retry-scheduled', tier, attempt: { number: 1 } });
+      const [routed] = h.router.retries;
+      expect(routed?.decision.tier).toBe(tier);
+      expect(routed?.dueAtMs).toBeGreaterThanOrEqual(before + delay);
+      expect(routed?.trail).toMatchObject({ attempts: 1, excerpt: `body ${status}`, subscriber: 'billing' });
+    },
+  );
+
+  it.each([400, 401, 404, 410, 422])('a %i dead-letters at once as terminal', async (status) => {
+    const h = harness();
+    h.client.reports.push(response(status));
+    expect(await h.handle(eventRecord())).toBe('settled');
+    expect(h.lastStep()).toMatchObject({ kind: 'dead-lettered', reason: 'terminal', attempt: { number: 1 } });
+    expect(h.router.deadLetters.map((d) => d.reason)).toEqual(['terminal']);
+    expect(h.router.retries).toHaveLength(0);
+  });
+
+  it('a failure on the last allowed attempt dead-letters as exhausted, keeping the origin', async () => {
+    const h = harness();
+    h.client.reports.push(response(503));
+    expect(await h.handle(tierRecord(2))).toBe('settled');
+    const [dead] = h.router.deadLetters;
+    expect(dead?.reason).toBe('exhausted');
+    expect(dead?.trail).toMatchObject({
+      attempts: 3,
+      origin: { topic: 'events-unit', partition: 2, offset: '77' },
+    });
+    expect(h.client.sent[0]?.body).toContain('"attempt":3');
+  });
+
+  it('a tier record continues the attempt count from its headers', async () => {
+    const h = harness();
+    expect(await h.handle(tierRecord(1))).toBe('settled');
+    expect(h.lastStep()).toMatchObject({ kind: 'delivered', attempt: { number: 2 } });
+    expect(h.observer.steps[0]?.ctx.origin).toEqual({ topic: 'events-unit', partition: 2, offset: '77' });
+  });
+
+  it('an event older than the age ceiling is dead-lettered as expired without a request', async () => {
+    const h = harness();
+    const old = eventRecord({ [CE_HEADER.time]: new Date(Date.now() - 2 * 3_600_000).toISOString() });
+    expect(await h.handle(old)).toBe('settled');
+    expect(h.lastStep()).toMatchObject({ kind: 'dead-lettered', reason: 'expired' });
+    expect(h.client.sent).toHaveLength(0);
+  });
+
+  it.each<{ name: string; record: () => ConsumedRecord; decoded?: DecodeResult; detail: string }>([
+    {
+      name: 'undecodable bytes',
+      record: () => eventRecord(),
+      decoded: { kind: 'poison', detail: 'magic byte 7, expected 0' },
+      detail: 'magic byte 7, expected 0',
+    },
+    {
+      name: 'no ce_id header',
+      record: () => {
+        const r = eventRecord();
+        const { [CE_HEADER.id]: _, ...headers } = r.headers;
+        return { ...r, headers };
+      },
+      detail: `missing ${CE_HEADER.id} header`,
+    },
+    {
+      name: 'unreadable retry headers',
+      record: () => ({
+        ...tierRecord(1),
+        headers: { ...tierRecord(1).headers, [HS_HEADER.attempts]: 'lots' },
+      }),
+      detail: 'unreadable retry headers',
+    },
+  ])(
+    'poison ($name) is dead-lettered with its reason and never sent',
+    async ({ record, decoded, detail }) => {
+      const h = harness();
+      if (decoded) h.decoder.results.push(decoded);
+      expect(await h.handle(record())).toBe('settled');
+      expect(h.lastStep()).toMatchObject({ kind: 'dead-lettered', reason: 'poison' });
+      expect(h.router.deadLetters[0]?.trail).toMatchObject({ attempts: 0, excerpt: detail });
+      expect(h.client.sent).toHaveLength(0);
+    },
+  );
+
+  it('a 429 with Retry-After pauses the whole destination and schedules a retry', async () => {
+    const h = harness();
+    h.client.reports.push(response(429, '7'));
+    expect(await h.handle(eventRecord())).toBe('settled');
+    expect(h.limiter.pauses).toEqual([7000]);
+    expect(h.lastStep()).toMatchObject({ kind: 'retry-scheduled' });
+  });
+
+  it('stopped while waiting for the limiter: abandoned, nothing sent, nothing routed', async () => {
+    const h = harness();
+    h.limiter.refuse = true;
+    expect(await h.handle(eventRecord())).toBe('abandoned');
+    expect(h.lastStep()).toEqual({ kind: 'abandoned' });
+    expect(h.client.sent).toHaveLength(0);
+  });
+
+  it('a hand-off the router could not make durable leaves the record unsettled', async () => {
+    const h = harness();
+    h.client.reports.push(response(500));
+    h.router.answer = 'abandoned';
+    expect(await h.handle(eventRecord())).toBe('abandoned');
+    expect(h.lastStep()).toMatchObject({ kind: 'abandoned', attempt: { number: 1 } });
+  });
+
+  it('a registry that cannot be asked keeps the record waiting until stopped, then abandons it', async () => {
+    const h = harness();
+    h.decoder.results.push({ kind: 'unavailable', detail: 'registry down' });
+    const stop = new AbortController();
+    const handled = h.handle(eventRecord(), stop.signal);
+    stop.abort();
+    expect(await handled).toBe('abandoned');
+    expect(h.client.sent).toHaveLength(0);
+  });
+
+  it('tells the observer exactly once per record, also when the handler throws', async () => {
+    const h = harness();
+    h.client.send = async () => {
+      throw new Error('boom');
+    };
+    await expect(h.handle(eventRecord())).rejects.toThrow('boom');
+    expect(h.observer.steps.map((s) => s.step.kind)).toEqual(['abandoned']);
+  });
+});
