@@ -102,38 +102,6 @@ export const DeadLetterEvidence = z.object({
 });
 export type DeadLetterEvidence = z.infer<typeof DeadLetterEvidence>;
 
-type Headers = Readonly<Record<string, string>>;
-
-function location(headers: Headers, topic: string, partition: string, offset: string) {
-  const t = headers[topic];
-  if (t === undefined) return undefined;
-  return { topic: t, partition: headers[partition], offset: headers[offset] };
-}
-
-/** Reads the hookstream_* headers into plain fields (undefined where absent) for a zod parse. */
-export function readHsHeaders(headers: Headers): Record<string, unknown> {
-  const h = HS_HEADER;
-  return {
-    eventId: headers[h.eventId],
-    subscriber: headers[h.subscriber],
-    attempts: headers[h.attempts],
-    firstAttemptAt: headers[h.firstAttemptAt],
-    lastAttemptAt: headers[h.lastAttemptAt],
-    dueAt: headers[h.dueAt],
-    deadLetteredAt: headers[h.deadLetteredAt],
-    reason: headers[h.deadLetterReason],
-    outcomeClass: headers[h.outcomeClass],
-    outcome: headers[h.outcome],
-    status: headers[h.status],
-    excerpt: headers[h.excerpt],
-    policyVersion: headers[h.policyVersion],
-    origin: location(headers, h.originTopic, h.originPartition, h.originOffset),
-    source: location(headers, h.sourceTopic, h.sourcePartition, h.sourceOffset),
-    replayOf: headers[h.replayOf],
-    replays: headers[h.replays],
-  };
-}
-
 /** `<topic>:<partition>:<offset>`, the form replay headers and the replay ledger use. */
 export function formatLocation(l: RecordLocation): string {
   return `${l.topic}:${l.partition}:${l.offset}`;

@@ -10,7 +10,6 @@ export {
   MAX_EXCERPT_CHARS,
   RecordLocation,
   RetryState,
-  readHsHeaders,
 } from './delivery-headers.ts';
 export { EventEnvelope, EventId, EventTypeName, RESERVED_DATA_FIELDS } from './envelope.ts';
 export type { EventSchema } from './event-catalog.ts';
@@ -25,6 +24,14 @@ export {
   TRACEPARENT_HEADER,
   TRACESTATE_HEADER,
 } from './headers.ts';
+export type { HsFields } from './hs-header-codec.ts';
+export {
+  readDeadLetterEvidence,
+  readDueAtMs,
+  readHsHeaders,
+  readRetryState,
+  writeHsHeaders,
+} from './hs-header-codec.ts';
 export { MAX_BATCH_EVENTS, PublishBatchRequest, PublishRequest } from './publish-request.ts';
 export {
   PUSHER_OWNED_HEADERS,

@@ -1,10 +1,11 @@
 import {
   type DeadLetterReason,
   HS_HEADER,
-  MAX_EXCERPT_CHARS,
+  type HsFields,
   type RecordLocation,
   TRACEPARENT_HEADER,
   TRACESTATE_HEADER,
+  writeHsHeaders,
 } from '@hookstream/contracts';
 import type { Classification } from './policy.ts';
 
@@ -33,28 +34,21 @@ const HOP_HEADERS: ReadonlySet<string> = new Set(
   ),
 );
 
-const iso = (ms: number | null) => (ms === null ? undefined : new Date(ms).toISOString());
-
-function trailHeaders(t: DeliveryTrail): Record<string, string | undefined> {
+function trailFields(t: DeliveryTrail): HsFields {
   const c = t.classification;
-  const excerpt = t.excerpt.slice(0, MAX_EXCERPT_CHARS);
   return {
-    [HS_HEADER.eventId]: t.eventId ?? undefined,
-    [HS_HEADER.subscriber]: t.subscriber,
-    [HS_HEADER.attempts]: String(t.attempts),
-    [HS_HEADER.firstAttemptAt]: iso(t.firstAttemptAtMs),
-    [HS_HEADER.lastAttemptAt]: iso(t.lastAttemptAtMs),
-    [HS_HEADER.outcomeClass]: c?.outcome,
-    [HS_HEADER.outcome]: c?.reason,
-    [HS_HEADER.status]: c?.status === null || c === null ? undefined : String(c.status),
-    [HS_HEADER.excerpt]: excerpt === '' ? undefined : excerpt,
-    [HS_HEADER.policyVersion]: t.policyVersion,
-    [HS_HEADER.originTopic]: t.origin.topic,
-    [HS_HEADER.originPartition]: String(t.origin.partition),
-    [HS_HEADER.originOffset]: t.origin.offset,
-    [HS_HEADER.sourceTopic]: t.source.topic,
-    [HS_HEADER.sourcePartition]: String(t.source.partition),
-    [HS_HEADER.sourceOffset]: t.source.offset,
+    eventId: t.eventId ?? undefined,
+    subscriber: t.subscriber,
+    attempts: t.attempts,
+    firstAttemptAtMs: t.firstAttemptAtMs,
+    lastAttemptAtMs: t.lastAttemptAtMs,
+    outcomeClass: c?.outcome,
+    outcome: c?.reason,
+    status: c?.status,
+    excerpt: t.excerpt,
+    policyVersion: t.policyVersion,
+    origin: t.origin,
+    source: t.source,
   };
 }
 
@@ -74,7 +68,7 @@ const TRACE_HEADERS: ReadonlySet<string> = new Set([TRACEPARENT_HEADER, TRACESTA
  */
 function nextHopHeaders(
   original: Readonly<Record<string, string>>,
-  added: Record<string, string | undefined>,
+  added: HsFields,
   trace: TraceHeaders,
 ): Record<string, string> {
   const replaceTrace = trace[TRACEPARENT_HEADER] !== undefined;
@@ -82,8 +76,7 @@ function nextHopHeaders(
   for (const [name, value] of Object.entries(original))
     if (!HOP_HEADERS.has(name) && !(replaceTrace && TRACE_HEADERS.has(name))) out[name] = value;
   if (replaceTrace) for (const name of TRACE_HEADERS) if (trace[name] !== undefined) out[name] = trace[name];
-  for (const [name, value] of Object.entries(added)) if (value !== undefined) out[name] = value;
-  return out;
+  return Object.assign(out, writeHsHeaders(added));
 }
 
 /** Headers of the record handed to a retry tier: the trail plus when it is due. */
@@ -93,11 +86,7 @@ export function retryHeaders(
   dueAtMs: number,
   trace: TraceHeaders = {},
 ): Record<string, string> {
-  return nextHopHeaders(
-    original,
-    { ...trailHeaders(trail), [HS_HEADER.dueAt]: new Date(dueAtMs).toISOString() },
-    trace,
-  );
+  return nextHopHeaders(original, { ...trailFields(trail), dueAtMs }, trace);
 }
 
 /** Headers of a DLQ record: the evidence DESIGN.md lists under "Dead letters are data". */
@@ -110,11 +99,7 @@ export function deadLetterHeaders(
 ): Record<string, string> {
   return nextHopHeaders(
     original,
-    {
-      ...trailHeaders(trail),
-      [HS_HEADER.deadLetterReason]: reason,
-      [HS_HEADER.deadLetteredAt]: new Date(nowMs).toISOString(),
-    },
+    { ...trailFields(trail), deadLetterReason: reason, deadLetteredAtMs: nowMs },
     trace,
   );
 }

@@ -3,8 +3,7 @@ import {
   CE_HEADER,
   type DeadLetterReason,
   type RecordLocation,
-  RetryState,
-  readHsHeaders,
+  readRetryState,
   TRACEPARENT_HEADER,
 } from '@hookstream/contracts';
 import {
@@ -218,9 +217,9 @@ export class SubscriberDelivery {
   #progress(record: ConsumedRecord): Progress | null {
     if (this.#topology.isEventsTopic(record.topic))
       return { attempts: 0, firstAttemptAtMs: null, origin: locationOf(record) };
-    const parsed = RetryState.safeParse(readHsHeaders(record.headers));
-    if (!parsed.success) return null;
-    const { attempts, firstAttemptAt, origin } = parsed.data;
+    const state = readRetryState(record.headers);
+    if (state === null) return null;
+    const { attempts, firstAttemptAt, origin } = state;
     return {
       attempts,
       firstAttemptAtMs: firstAttemptAt === undefined ? null : Date.parse(firstAttemptAt),

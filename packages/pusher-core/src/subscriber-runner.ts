@@ -1,12 +1,6 @@
-import { HS_HEADER } from '@hookstream/contracts';
+import { readDueAtMs } from '@hookstream/contracts';
 import { assertPublicDestination, DestinationLimiter, HttpClient } from '@hookstream/delivery';
-import {
-  type ConsumedRecord,
-  type LogFn,
-  type StartedFrom,
-  type StartFrom,
-  SubscriberConsumer,
-} from '@hookstream/kafka';
+import { type LogFn, type StartedFrom, type StartFrom, SubscriberConsumer } from '@hookstream/kafka';
 import type { DeliveryCounts } from './delivery-observer.ts';
 import { LagPoller } from './lag-poller.ts';
 import { KafkaOutcomeRouter, type OutcomeRouter } from './outcome-router.ts';
@@ -152,7 +146,8 @@ export class SubscriberRunner {
       groupId: topology.groupId,
       topic: topology.eventsTopic,
       extraTopics: topology.tierTopics,
-      dueAtMs: (record) => (topology.isEventsTopic(record.topic) ? null : dueAtOf(record)),
+      // An unreadable due time is due now: the delivery then dead-letters the record as poison.
+      dueAtMs: (record) => (topology.isEventsTopic(record.topic) ? null : readDueAtMs(record.headers)),
       partitionsConsumedConcurrently: 8,
       start: startAt.start,
       ordering: definition.ordering,
@@ -188,13 +183,6 @@ export class SubscriberRunner {
     await this.#client?.close();
     this.#options.log('info', 'pusher stopped', { ...this.counts });
   }
-}
-
-/** A tier record's due time; an unreadable one is due now, and the delivery dead-letters it. */
-function dueAtOf(record: ConsumedRecord): number | null {
-  const dueAt = record.headers[HS_HEADER.dueAt];
-  const ms = dueAt === undefined ? Number.NaN : Date.parse(dueAt);
-  return Number.isNaN(ms) ? null : ms;
 }
 
 function toStartFrom(start: SubscriberTopology['definition']['start']): StartFrom {

@@ -9,7 +9,13 @@ import { eventRecord } from './fakes.ts';
 
 function context(): RecordContext {
   const record = eventRecord();
-  const span = new ProcessSpan(deliveryTracer(), record, { consumerGroup: 'g', subscriber: 'billing' });
+  const span = new ProcessSpan(deliveryTracer(), record, {
+    consumerGroup: 'g',
+    subscriber: 'billing',
+    eventId: 'evt_1',
+    eventType: 't',
+    tier: undefined,
+  });
   const here = { topic: record.topic, partition: record.partition, offset: record.offset };
   return {
     record,

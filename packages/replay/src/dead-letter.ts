@@ -1,9 +1,9 @@
 import {
   CE_HEADER,
-  DeadLetterEvidence,
+  type DeadLetterEvidence,
   HS_HEADER,
   type RecordLocation,
-  readHsHeaders,
+  readDeadLetterEvidence,
 } from '@hookstream/contracts';
 import type { StoredRecord } from './stored-record.ts';
 
@@ -24,13 +24,9 @@ export interface DeadLetter {
 }
 
 export function readDeadLetter(record: StoredRecord): DeadLetter {
-  const parsed = DeadLetterEvidence.safeParse(readHsHeaders(record.headers));
-  const evidence = parsed.success ? parsed.data : null;
-  const problem = parsed.success
-    ? null
-    : `evidence headers unreadable: ${parsed.error.issues
-        .map((i) => `${i.path.join('.') || '(headers)'}: ${i.message}`)
-        .join('; ')}`;
+  const read = readDeadLetterEvidence(record.headers);
+  const evidence = read.ok ? read.evidence : null;
+  const problem = read.ok ? null : `evidence headers unreadable: ${read.problem}`;
   const deadLetteredAtMs = evidence ? Date.parse(evidence.deadLetteredAt) : record.timestampMs;
   return {
     location: { topic: record.topic, partition: record.partition, offset: record.offset },

@@ -1,9 +1,9 @@
 import {
   type DeadLetterEvidence,
   formatLocation,
-  HS_HEADER,
   retryTopicName,
   type SubscriberName,
+  writeHsHeaders,
 } from '@hookstream/contracts';
 import type { DeadLetter } from './dead-letter.ts';
 
@@ -59,13 +59,11 @@ export function replayTopic(subscriber: SubscriberName): string {
  * from (replay_of, source_*) and counted (replays).
  */
 export function buildTierRecord(r: Replayable, stamp: ReplayStamp): TierRecord {
-  const h = HS_HEADER;
   const original: Record<string, string> = {};
   for (const [name, value] of Object.entries(r.letter.headers)) {
     if (!name.startsWith('hookstream_')) original[name] = value;
   }
   if (stamp.traceparent !== undefined) original.traceparent = stamp.traceparent;
-  const { origin } = r.evidence;
   const dlq = r.letter.location;
   return {
     // Events always carry a key; a keyless record keeps per-event order by its id instead.
@@ -73,19 +71,17 @@ export function buildTierRecord(r: Replayable, stamp: ReplayStamp): TierRecord {
     value: r.value,
     headers: {
       ...original,
-      [h.eventId]: r.eventId,
-      [h.subscriber]: r.evidence.subscriber,
-      [h.attempts]: '0',
-      [h.dueAt]: new Date(stamp.nowMs).toISOString(),
-      [h.originTopic]: origin.topic,
-      [h.originPartition]: String(origin.partition),
-      [h.originOffset]: origin.offset,
-      [h.sourceTopic]: dlq.topic,
-      [h.sourcePartition]: String(dlq.partition),
-      [h.sourceOffset]: dlq.offset,
-      [h.replayOf]: formatLocation(dlq),
-      [h.replayId]: stamp.replayId,
-      [h.replays]: String((r.evidence.replays ?? 0) + 1),
+      ...writeHsHeaders({
+        eventId: r.eventId,
+        subscriber: r.evidence.subscriber,
+        attempts: 0,
+        dueAtMs: stamp.nowMs,
+        origin: r.evidence.origin,
+        source: dlq,
+        replayOf: formatLocation(dlq),
+        replayId: stamp.replayId,
+        replays: (r.evidence.replays ?? 0) + 1,
+      }),
     },
   };
 }
