@@ -5,6 +5,8 @@ export type { DeliveryCounts, DeliveryObserver } from './delivery-observer.ts';
 export { emptyCounts } from './delivery-observer.ts';
 export type { PusherErrorCode } from './errors.ts';
 export { PusherError } from './errors.ts';
+export type { FleetEntry, FleetMember, FleetOptions } from './fleet.ts';
+export { Fleet } from './fleet.ts';
 export type { OutcomeRouter, RetryDecision } from './outcome-router.ts';
 export { KafkaOutcomeRouter } from './outcome-router.ts';
 export type { PusherGaugeSources, SubscriberMetrics, SubscriberTopicSet } from './pusher-metrics.ts';
@@ -22,8 +24,8 @@ export type {
   SubscriberDeliveryDeps,
 } from './subscriber-delivery.ts';
 export { SubscriberDelivery } from './subscriber-delivery.ts';
-export type { StartDecision } from './subscriber-registry.ts';
-export { decideStart, SubscriberRegistry } from './subscriber-registry.ts';
+export type { KnownRegistration, StartDecision } from './subscriber-registry.ts';
+export { decideStart, parseRegistration, SubscriberRegistry } from './subscriber-registry.ts';
 export type { SubscriberRunnerOptions } from './subscriber-runner.ts';
 export { SubscriberRunner } from './subscriber-runner.ts';
 export { DLQ_RETENTION_MS, subscriberTopics } from './subscriber-topics.ts';

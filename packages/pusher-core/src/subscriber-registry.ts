@@ -40,6 +40,23 @@ export function decideStart(input: {
   return { kind: 'refuse', registeredAt };
 }
 
+/** What a caller that already read the registry topic (a fleet) knows of this subscriber. */
+export interface KnownRegistration {
+  /** When it first started; null when it never did. */
+  readonly registeredAt: string | null;
+}
+
+/** A registration record's value; null when absent or not a registration (never throws). */
+export function parseRegistration(value: Buffer | null): SubscriberRegistration | null {
+  if (value === null) return null;
+  try {
+    const parsed = SubscriberRegistration.safeParse(JSON.parse(value.toString()));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
 /** The registry topic: one partition (tiny, ordered), compacted, never deleted by time. */
 const REGISTRY_SPEC = {
   topic: SUBSCRIBER_REGISTRY_TOPIC,
@@ -87,13 +104,9 @@ export class SubscriberRegistry {
     replicationFactor: number,
     start: StartFrom,
     resumeFrom: StartFrom | undefined,
+    known?: KnownRegistration,
   ): Promise<StartDecision & { kind: 'start' }> {
-    await ensureTopics(admin, [{ ...REGISTRY_SPEC, replicationFactor }]);
-    const key = registrationKey(this.#name, this.#eventsTopic);
-    const records = await this.#readJustEnsured(key);
-    const last = records.at(-1);
-    const parsed = last?.value ? SubscriberRegistration.safeParse(JSON.parse(last.value.toString())) : null;
-    const registeredAt = parsed?.success ? parsed.data.registeredAt : null;
+    const registeredAt = known ? known.registeredAt : await this.#registeredAt(admin, replicationFactor);
     const groupId = subscriberGroupId(this.#name);
     const ledger = await fetchCommittedOffsets(admin, groupId, this.#eventsTopic);
     const decision = decideStart({
@@ -113,6 +126,14 @@ export class SubscriberRegistry {
         false,
       );
     return decision;
+  }
+
+  /** When the subscriber was first started, from the registry topic; null for a new one. */
+  async #registeredAt(admin: Admin, replicationFactor: number): Promise<string | null> {
+    await ensureTopics(admin, [{ ...REGISTRY_SPEC, replicationFactor }]);
+    const key = registrationKey(this.#name, this.#eventsTopic);
+    const records = await this.#readJustEnsured(key);
+    return parseRegistration(records.at(-1)?.value ?? null)?.registeredAt ?? null;
   }
 
   /** Records that the subscriber exists (after its group has a ledger). */

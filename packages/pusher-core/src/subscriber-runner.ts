@@ -8,7 +8,7 @@ import type { SubscriberMetrics } from './pusher-metrics.ts';
 import type { PusherResources } from './pusher-resources.ts';
 import { RecordingObserver } from './recording-observer.ts';
 import { SubscriberDelivery } from './subscriber-delivery.ts';
-import { SubscriberRegistry } from './subscriber-registry.ts';
+import { type KnownRegistration, SubscriberRegistry } from './subscriber-registry.ts';
 import type { SubscriberTopology } from './subscriber-topology.ts';
 
 export interface SubscriberRunnerOptions {
@@ -25,6 +25,8 @@ export interface SubscriberRunnerOptions {
    * it such a subscriber refuses to start. Ignored while the group has a ledger.
    */
   readonly resumeFrom?: StartFrom | undefined;
+  /** What the caller already read of the registry topic; the runner reads it itself without. */
+  readonly registration?: KnownRegistration | undefined;
   /** Replaces the Kafka router (tests). */
   readonly router?: OutcomeRouter;
   /** How often the lag gauges ask the broker (default 3 s). */
@@ -98,6 +100,7 @@ export class SubscriberRunner {
       resources.replicationFactor,
       toStartFrom(definition.start),
       this.#options.resumeFrom,
+      this.#options.registration,
     );
 
     this.#client = new HttpClient({

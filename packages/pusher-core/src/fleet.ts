@@ -1,0 +1,189 @@
+import type { LogFn } from '@hookstream/kafka';
+import type { DeliveryCounts } from './delivery-observer.ts';
+import type { PusherResources } from './pusher-resources.ts';
+import type { KnownRegistration } from './subscriber-registry.ts';
+import { SubscriberRunner } from './subscriber-runner.ts';
+import type { SubscriberTopology } from './subscriber-topology.ts';
+
+/** One subscriber the fleet should be running, as the registry says right now. */
+export interface FleetMember {
+  readonly topology: SubscriberTopology;
+  readonly signingKey: Buffer | undefined;
+  /** Changes whenever something that needs a restart changes (definition, secret). */
+  readonly fingerprint: string;
+  readonly registration: KnownRegistration;
+}
+
+export interface FleetOptions {
+  readonly resources: PusherResources;
+  /** The log of one subscriber (every line carries its name). */
+  readonly logFor: (name: string) => LogFn;
+  /** The fleet's own log. */
+  readonly log: LogFn;
+  readonly sessionTimeoutMs?: number | undefined;
+  readonly lagPollMs?: number | undefined;
+  /** Subscribers started at once (default 25): joining groups is what a start mostly waits for. */
+  readonly startConcurrency?: number;
+  /** A subscriber that failed to start or crashed is tried again after this long (default 5 s). */
+  readonly retryAfterMs?: number;
+}
+
+/** What the fleet runs, for `subscribers list` and health. */
+export interface FleetEntry {
+  readonly name: string;
+  readonly state: 'starting' | 'running' | 'failed';
+  readonly error?: string;
+  readonly counts: Readonly<DeliveryCounts> | null;
+}
+
+interface Running {
+  readonly member: FleetMember;
+  readonly runner: SubscriberRunner;
+  state: 'starting' | 'running' | 'failed';
+  error?: string;
+  failedAtMs?: number;
+  /** Settles when the start ended (either way), so a stop never races a start. */
+  started: Promise<void>;
+}
+
+/**
+ * Many subscribers in one process, each its own consumer group on shared resources. The
+ * desired set comes in whole (`reconcile`), and only the difference acts: a new member starts,
+ * a changed one restarts (stop commits its settled prefix, the restart resumes from the ledger),
+ * a missing one stops. One subscriber failing to start or crashing never stops the others; it is
+ * tried again on a later reconcile.
+ */
+export class Fleet {
+  readonly #options: FleetOptions;
+  readonly #running = new Map<string, Running>();
+  #desired: readonly FleetMember[] = [];
+  #chain: Promise<void> = Promise.resolve();
+  #stopped = false;
+
+  constructor(options: FleetOptions) {
+    this.#options = options;
+  }
+
+  /** Makes the running set match `desired`; calls queue, so the last desired set wins. */
+  reconcile(desired: readonly FleetMember[]): Promise<void> {
+    this.#desired = desired;
+    this.#chain = this.#chain
+      .then(() => this.#reconcile())
+      .catch((err: unknown) => {
+        this.#options.log('error', 'reconcile failed', {
+          error: err instanceof Error ? err.message : String(err),
+        });
+      });
+    return this.#chain;
+  }
+
+  /** Retries subscribers that failed, against the last desired set. */
+  retryFailed(): Promise<void> {
+    return this.reconcile(this.#desired);
+  }
+
+  entries(): FleetEntry[] {
+    return [...this.#running.values()].map((r) => ({
+      name: r.member.topology.name,
+      state: r.state,
+      ...(r.error === undefined ? {} : { error: r.error }),
+      counts: r.state === 'running' ? r.runner.counts : null,
+    }));
+  }
+
+  /** Stops every subscriber (each commits its settled prefix); the shared resources stay open. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    await this.#chain;
+    await Promise.all([...this.#running.keys()].map((name) => this.#stopOne(name)));
+  }
+
+  async #reconcile(): Promise<void> {
+    if (this.#stopped) return;
+    const desired = new Map(this.#desired.map((m) => [m.topology.name, m]));
+    const stops: Promise<void>[] = [];
+    for (const [name, running] of this.#running) {
+      const want = desired.get(name);
+      const retryDue =
+        running.state === 'failed' &&
+        Date.now() - (running.failedAtMs ?? 0) >= (this.#options.retryAfterMs ?? 5000);
+      if (want === undefined || want.fingerprint !== running.member.fingerprint || retryDue) {
+        if (want === undefined)
+          this.#options.log('info', 'subscriber leaves the fleet', { subscriber: name });
+        else if (!retryDue)
+          this.#options.log('info', 'subscriber changed; restarting it', { subscriber: name });
+        stops.push(this.#stopOne(name));
+      }
+    }
+    await Promise.all(stops);
+    const starts = [...desired.values()].filter((m) => !this.#running.has(m.topology.name));
+    await forEachLimited(starts, this.#options.startConcurrency ?? 25, (m) => this.#startOne(m));
+  }
+
+  async #startOne(member: FleetMember): Promise<void> {
+    const { topology } = member;
+    const log = this.#options.logFor(topology.name);
+    let entry: Running | undefined;
+    const runner = new SubscriberRunner({
+      topology,
+      signingKey: member.signingKey,
+      resources: this.#options.resources,
+      log,
+      registration: member.registration,
+      sessionTimeoutMs: this.#options.sessionTimeoutMs,
+      ...(this.#options.lagPollMs === undefined ? {} : { lagPollMs: this.#options.lagPollMs }),
+      // A crashed consumer fails this subscriber only; the next reconcile after the back-off
+      // restarts it from its ledger.
+      onFatal: (error) => {
+        if (entry === undefined || entry.state === 'failed') return;
+        this.#fail(entry, error, log);
+        void entry.runner.stop().catch(() => undefined);
+      },
+    });
+    const created: Running = { member, runner, state: 'starting', started: Promise.resolve() };
+    entry = created;
+    this.#running.set(topology.name, created);
+    created.started = runner.start().then(
+      () => {
+        if (created.state === 'starting') created.state = 'running';
+      },
+      (error: unknown) => {
+        this.#fail(created, error, log);
+        return runner.stop().catch(() => undefined);
+      },
+    );
+    await created.started;
+  }
+
+  #fail(entry: Running, error: unknown, log: LogFn): void {
+    entry.state = 'failed';
+    entry.failedAtMs = Date.now();
+    const code = (error as { code?: unknown }).code;
+    entry.error = `${typeof code === 'string' ? `${code}: ` : ''}${error instanceof Error ? error.message : String(error)}`;
+    log('error', 'subscriber failed; it is tried again later, the others go on', { error: entry.error });
+  }
+
+  async #stopOne(name: string): Promise<void> {
+    const entry = this.#running.get(name);
+    if (entry === undefined) return;
+    await entry.started;
+    await entry.runner.stop().catch(() => undefined);
+    this.#running.delete(name);
+  }
+}
+
+/** Runs `fn` over the items with at most `limit` in flight. */
+async function forEachLimited<T>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const item = items[next++] as T;
+      await fn(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
