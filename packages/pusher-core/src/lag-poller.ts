@@ -8,8 +8,8 @@ import { type Admin, fetchGroupLag, fetchTopicDepth, type LogFn } from '@hookstr
 export class LagPoller {
   readonly #admin: Admin;
   readonly #groupId: string;
-  readonly #topics: readonly string[];
-  readonly #dlq: string;
+  readonly #topics: () => readonly string[];
+  readonly #dlq: () => string | null;
   readonly #log: LogFn;
   readonly #everyMs: number;
   #timer: NodeJS.Timeout | undefined;
@@ -21,8 +21,10 @@ export class LagPoller {
   constructor(
     admin: Admin,
     groupId: string,
-    topics: readonly string[],
-    dlq: string,
+    /** The topics to measure, asked each round (a subscriber's tiers appear at its first failure). */
+    topics: () => readonly string[],
+    /** Its DLQ, or null while it does not exist. */
+    dlq: () => string | null,
     log: LogFn,
     everyMs: number,
   ) {
@@ -34,8 +36,8 @@ export class LagPoller {
     this.#everyMs = everyMs;
   }
 
+  /** Polls now and then every few seconds; the admin is the process's, connected and shared. */
   async start(): Promise<void> {
-    await this.#admin.connect();
     await this.poll();
     this.#timer = setInterval(() => void this.poll(), this.#everyMs);
     this.#timer.unref();
@@ -45,9 +47,10 @@ export class LagPoller {
   poll(): Promise<void> {
     this.#polling ??= (async () => {
       try {
+        const dlqTopic = this.#dlq();
         const [lags, dlq] = await Promise.all([
-          fetchGroupLag(this.#admin, this.#groupId, this.#topics),
-          fetchTopicDepth(this.#admin, this.#dlq),
+          fetchGroupLag(this.#admin, this.#groupId, this.#topics()),
+          dlqTopic === null ? null : fetchTopicDepth(this.#admin, dlqTopic),
         ]);
         this.lag = new Map(lags.map((l) => [l.topic, l.lag]));
         this.dlqDepth = dlq;
@@ -68,6 +71,5 @@ export class LagPoller {
   async stop(): Promise<void> {
     clearInterval(this.#timer);
     await this.#polling;
-    await this.#admin.disconnect();
   }
 }

@@ -52,11 +52,22 @@ export class KafkaOutcomeRouter implements OutcomeRouter {
   readonly #topology: SubscriberTopology;
   readonly #sender: RecordSender;
   readonly #log: LogFn;
+  readonly #ensureTopics: () => Promise<void>;
 
-  constructor(topology: SubscriberTopology, sender: RecordSender, log: LogFn) {
+  /**
+   * `ensureTopics` makes sure the tier and DLQ topics exist before a write: they are created at
+   * a subscriber's first failure, not when it starts (see OwnTopics).
+   */
+  constructor(
+    topology: SubscriberTopology,
+    sender: RecordSender,
+    log: LogFn,
+    ensureTopics: () => Promise<void> = () => Promise.resolve(),
+  ) {
     this.#topology = topology;
     this.#sender = sender;
     this.#log = log;
+    this.#ensureTopics = ensureTopics;
   }
 
   retry(
@@ -91,9 +102,12 @@ export class KafkaOutcomeRouter implements OutcomeRouter {
     headers: Record<string, string>,
     signal: AbortSignal,
   ): Promise<'settled' | 'abandoned'> {
+    // The first write goes ahead even when stopping: the attempt was made, and making its
+    // outcome durable now spares the endpoint a repeat. Only a write that keeps failing gives up.
     for (let failures = 0; ; failures++) {
-      if (signal.aborted) return 'abandoned';
+      if (failures > 0 && signal.aborted) return 'abandoned';
       try {
+        await this.#ensureTopics();
         await this.#sender.send(topic, [{ key: record.key, value: record.value, headers }]);
         return 'settled';
       } catch (err) {

@@ -32,9 +32,20 @@ export interface PusherResourcesSettings {
    */
   readonly limiterRedisUrl?: string | undefined;
   readonly decoder?: RecordDecoder;
+  /** Partitions of each subscriber's tiers and DLQ (default: as many as the events topic). */
+  readonly tierPartitions?: number | undefined;
+  /**
+   * How long a fetch waits for records (default 100 ms). An idle group costs a fetch per wait,
+   * so a fleet of many groups wants it longer; new events still arrive at once (a fetch returns
+   * as soon as there is data), but a tier partition that becomes due waits for the current fetch.
+   */
+  readonly fetchWaitMs?: number | undefined;
   /** Instruments go here (lag, ages, outcomes, latencies); no metrics without one. */
   readonly meter?: Meter;
 }
+
+/** How often a missing topic is looked for again (another instance may have created it). */
+const LIST_EVERY_MS = 5000;
 
 const ATTEMPT_LOG_RETENTION_MS = 7 * 86_400_000;
 
@@ -63,8 +74,14 @@ export class PusherResources {
   readonly metrics: PusherMetrics | undefined;
   readonly replicationFactor: number;
   readonly limiterRedisUrl: string | undefined;
+  readonly tierPartitions: number | undefined;
+  readonly fetchWaitMs: number;
   readonly log: LogFn;
   readonly #partitions = new Map<string, number>();
+  /** Topics known to exist; a miss asks the broker again (topics are never deleted under us). */
+  #topics: Set<string> | null = null;
+  #listedAtMs = 0;
+  #listing: Promise<Set<string>> | null = null;
 
   private constructor(settings: PusherResourcesSettings, kafka: Kafka) {
     this.kafka = kafka;
@@ -76,6 +93,8 @@ export class PusherResources {
     this.metrics = settings.meter ? new PusherMetrics(settings.meter) : undefined;
     this.replicationFactor = settings.replicationFactor ?? 1;
     this.limiterRedisUrl = settings.limiterRedisUrl;
+    this.tierPartitions = settings.tierPartitions;
+    this.fetchWaitMs = settings.fetchWaitMs ?? 100;
     this.log = settings.log;
   }
 
@@ -118,8 +137,35 @@ export class PusherResources {
   }
 
   /** Creates what is missing; returns the names it created. */
-  ensureTopics(specs: readonly TopicSpec[]): Promise<string[]> {
-    return ensureTopics(this.admin, specs);
+  async ensureTopics(specs: readonly TopicSpec[]): Promise<string[]> {
+    const created = await ensureTopics(this.admin, specs);
+    for (const spec of specs) this.#topics?.add(spec.topic);
+    return created;
+  }
+
+  /**
+   * Whether all these topics exist. One listing serves every subscriber of the process, and a
+   * miss asks the broker again at most every few seconds, however many subscribers ask.
+   */
+  async topicsExist(topics: readonly string[]): Promise<boolean> {
+    const cached = this.#topics;
+    if (
+      cached !== null &&
+      (topics.every((t) => cached.has(t)) || Date.now() - this.#listedAtMs < LIST_EVERY_MS)
+    )
+      return topics.every((t) => cached.has(t));
+    this.#listing ??= this.admin
+      .listTopics()
+      .then((names) => {
+        this.#topics = new Set(names);
+        this.#listedAtMs = Date.now();
+        return this.#topics;
+      })
+      .finally(() => {
+        this.#listing = null;
+      });
+    const known = await this.#listing;
+    return topics.every((t) => known.has(t));
   }
 
   async close(): Promise<void> {

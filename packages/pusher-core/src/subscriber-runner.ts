@@ -1,9 +1,16 @@
 import { readDueAtMs } from '@hookstream/contracts';
 import { assertPublicDestination, DestinationLimiter, HttpClient } from '@hookstream/delivery';
-import { type LogFn, type StartedFrom, type StartFrom, SubscriberConsumer } from '@hookstream/kafka';
+import {
+  type LogFn,
+  type RecordHandler,
+  type StartedFrom,
+  type StartFrom,
+  SubscriberConsumer,
+} from '@hookstream/kafka';
 import type { DeliveryCounts } from './delivery-observer.ts';
 import { LagPoller } from './lag-poller.ts';
 import { KafkaOutcomeRouter, type OutcomeRouter } from './outcome-router.ts';
+import { OwnTopics } from './own-topics.ts';
 import type { SubscriberMetrics } from './pusher-metrics.ts';
 import type { PusherResources } from './pusher-resources.ts';
 import { RecordingObserver } from './recording-observer.ts';
@@ -40,6 +47,7 @@ export interface SubscriberRunnerOptions {
 }
 
 const SUMMARY_EVERY_MS = 10_000;
+const TIER_WATCH_MS = 5000;
 
 /**
  * One subscriber running on a process's shared resources: its topics ensured, its ledger
@@ -56,6 +64,13 @@ export class SubscriberRunner {
   #lagPoller: LagPoller | null = null;
   #metrics: SubscriberMetrics | undefined;
   #summary: NodeJS.Timeout | undefined;
+  #ownTopics: OwnTopics | null = null;
+  #handle: RecordHandler | null = null;
+  #startAt: StartFrom = 'latest';
+  #rejoining: Promise<void> | undefined;
+  #tierWatch: NodeJS.Timeout | undefined;
+  /** Whether the group reads the tiers (they exist); until then lag covers the events topic. */
+  #tiersRead = false;
   #stopped = false;
 
   constructor(options: SubscriberRunnerOptions) {
@@ -92,8 +107,15 @@ export class SubscriberRunner {
     if (!definition.allowPrivateNetwork) await assertPublicDestination(topology.url);
 
     const partitions = await resources.eventsPartitions(topology.eventsTopic);
-    const created = await resources.ensureTopics(topology.ownTopics(partitions, resources.replicationFactor));
-    if (created.length > 0) log('info', 'created subscriber topics', { topics: created });
+    this.#ownTopics = new OwnTopics({
+      topology,
+      resources,
+      partitions: Math.min(partitions, resources.tierPartitions ?? partitions),
+      log,
+      onCreated: () => this.#rejoinWithTiers(),
+    });
+    // Existing tiers are read from now on; missing ones are created at the first failure.
+    const tiersExist = await this.#ownTopics.exist();
     const registry = new SubscriberRegistry(resources.kafka, topology.name, topology.eventsTopic);
     const startAt = await registry.check(
       resources.admin,
@@ -131,40 +153,26 @@ export class SubscriberRunner {
       decoder: resources.decoder,
       client: this.#client,
       limiter: this.#limiter,
-      router: this.#options.router ?? new KafkaOutcomeRouter(topology, resources.sender, log),
+      router:
+        this.#options.router ??
+        new KafkaOutcomeRouter(topology, resources.sender, log, this.#ownTopics.ensure),
       observer: this.#observer,
       log,
     });
     if (this.#metrics)
       this.#lagPoller = new LagPoller(
-        resources.kafka.admin(),
+        resources.admin,
         topology.groupId,
-        [topology.eventsTopic, ...topology.tierTopics],
-        topology.dlqTopic,
+        () => (this.#tiersRead ? [topology.eventsTopic, ...topology.tierTopics] : [topology.eventsTopic]),
+        () => (this.#tiersRead ? topology.dlqTopic : null),
         log,
         this.#options.lagPollMs ?? 3000,
       );
-    this.#consumer = new SubscriberConsumer({
-      kafka: resources.kafka,
-      groupId: topology.groupId,
-      topic: topology.eventsTopic,
-      extraTopics: topology.tierTopics,
-      // An unreadable due time is due now: the delivery then dead-letters the record as poison.
-      dueAtMs: (record) => (topology.isEventsTopic(record.topic) ? null : readDueAtMs(record.headers)),
-      partitionsConsumedConcurrently: 8,
-      start: startAt.start,
-      ordering: definition.ordering,
-      // Enough records begun per partition to keep the destination's concurrency busy.
-      maxInFlightPerPartition: Math.max(8, definition.concurrency * 2),
-      handle: delivery.handle,
-      log,
-      onFatal: this.#options.onFatal,
-      maxWaitTimeInMs: 100,
-      ...(this.#options.sessionTimeoutMs === undefined
-        ? {}
-        : { sessionTimeoutMs: this.#options.sessionTimeoutMs }),
-    });
+    this.#handle = delivery.handle;
+    this.#startAt = startAt.start;
+    this.#consumer = this.#newConsumer(tiersExist);
     const startedFrom = await this.#consumer.start();
+    if (!tiersExist) this.#watchForTiers();
     // Registered once the group has its ledger, so a first start that fails is not "known".
     await registry.register(resources.sender, startAt.registeredAt);
     await this.#lagPoller?.start();
@@ -174,11 +182,78 @@ export class SubscriberRunner {
     return startedFrom;
   }
 
+  #newConsumer(withTiers: boolean): SubscriberConsumer {
+    this.#tiersRead = withTiers;
+    const { topology, resources, log } = this.#options;
+    const { definition } = topology;
+    const handle = this.#handle;
+    if (handle === null) throw new Error('the delivery handler is created before the consumer');
+    return new SubscriberConsumer({
+      kafka: resources.kafka,
+      groupId: topology.groupId,
+      topic: topology.eventsTopic,
+      extraTopics: withTiers ? topology.tierTopics : [],
+      // An unreadable due time is due now: the delivery then dead-letters the record as poison.
+      dueAtMs: (record) => (topology.isEventsTopic(record.topic) ? null : readDueAtMs(record.headers)),
+      partitionsConsumedConcurrently: 8,
+      start: this.#startAt,
+      ordering: definition.ordering,
+      // Enough records begun per partition to keep the destination's concurrency busy.
+      maxInFlightPerPartition: Math.max(8, definition.concurrency * 2),
+      handle,
+      log,
+      onFatal: this.#options.onFatal,
+      maxWaitTimeInMs: resources.fetchWaitMs,
+      ...(this.#options.sessionTimeoutMs === undefined
+        ? {}
+        : { sessionTimeoutMs: this.#options.sessionTimeoutMs }),
+    });
+  }
+
+  /**
+   * Another instance of the subscriber may create the tiers (its first failure); this one must
+   * then read them too, or the group would assign it tier partitions it does not fetch.
+   */
+  #watchForTiers(): void {
+    this.#tierWatch = setInterval(() => {
+      void this.#ownTopics?.exist().then((exist) => {
+        if (exist && !this.#tiersRead) this.#rejoinWithTiers();
+      });
+    }, TIER_WATCH_MS);
+    this.#tierWatch.unref();
+  }
+
+  /**
+   * The tiers were just created (first failure): the group rejoins with them subscribed. Runs
+   * after the handler that created them returned; stopping commits the settled prefix and any
+   * record in flight is abandoned and delivered again after the rejoin (at least once).
+   */
+  #rejoinWithTiers(): void {
+    clearInterval(this.#tierWatch);
+    if (this.#rejoining !== undefined) return;
+    const rejoin = async () => {
+      if (this.#stopped || this.#consumer === null) return;
+      const old = this.#consumer;
+      await old.stop();
+      if (this.#stopped) return;
+      this.#consumer = this.#newConsumer(true);
+      await this.#consumer.start();
+      this.#options.log('info', 'rejoined the group with the retry tiers', {
+        tiers: this.#options.topology.tierTopics.length,
+      });
+    };
+    this.#rejoining = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(rejoin)
+      .catch((err: unknown) => this.#options.onFatal(err instanceof Error ? err : new Error(String(err))));
+  }
+
   /** Stops taking work, lets in-flight attempts end, commits what is settled, leaves the group. */
   async stop(): Promise<void> {
     if (this.#stopped) return;
     this.#stopped = true;
     clearInterval(this.#summary);
+    clearInterval(this.#tierWatch);
+    await this.#rejoining;
     await this.#lagPoller?.stop();
     await this.#consumer?.stop();
     this.#metrics?.close();

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_EVENTS_TOPIC, StartPosition } from '@hookstream/contracts';
-import { HealthServer, loadSubscriber, Pusher, PusherError } from '@hookstream/pusher';
+import { HealthServer, loadSubscriber, Pusher } from '@hookstream/pusher';
+import { PusherError } from '@hookstream/pusher-core';
 import {
   createLogger,
   logFn,
