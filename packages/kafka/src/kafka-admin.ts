@@ -1,4 +1,4 @@
-import { type Admin, ConfigResourceTypes } from 'kafkajs';
+import type { Admin, ConfigResourceTypes } from 'kafkajs';
 import {
   type CommittedOffset,
   commitGroupOffsets,
@@ -12,6 +12,10 @@ import { kafkaOf } from './raw-client.ts';
 import { retryRetriable } from './retriable.ts';
 import { brokerCount, type PartitionRange, partitionRanges, topicExists } from './topic-info.ts';
 import { ensureTopics, type LeaderWait, type TopicSpec } from './topics.ts';
+
+// ConfigResourceTypes.TOPIC. kafkajs is CommonJS and Node's ESM loader does not see that
+// named export (only some of its exports are detectable), so the value is spelled out here.
+const TOPIC_RESOURCE: ConfigResourceTypes = 2;
 
 /** Where a partition lives: its leader's broker id (-1 while there is none) and replica brokers. */
 export interface TopicPartition {
@@ -97,7 +101,7 @@ export class KafkaAdmin {
     const { resources } = await retryRetriable(() =>
       this.#admin.describeConfigs({
         includeSynonyms: false,
-        resources: [{ type: ConfigResourceTypes.TOPIC, name: topic }],
+        resources: [{ type: TOPIC_RESOURCE, name: topic }],
       }),
     );
     const config: Record<string, string> = {};
