@@ -5,7 +5,7 @@ import {
   replayLogTopicName,
   retryTopicName,
 } from '@hookstream/contracts';
-import { createKafka, ensureTopics, RecordSender, readTopic } from '@hookstream/kafka';
+import { createKafka, RecordSender, readTopic } from '@hookstream/kafka';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.ts';
 import { deadLetterRecord, randomTraceparent } from '../support/dead-letters.ts';
@@ -308,16 +308,11 @@ describe('hookstream dlq replay', () => {
     const admin = kafka.admin();
     await admin.connect();
     try {
-      const { resources } = await admin.describeConfigs({
-        includeSynonyms: false,
-        resources: [
-          { type: 2, name: replayLogTopicName(subscriber), configNames: ['cleanup.policy', 'retention.ms'] },
-        ],
+      const config = await admin.topicConfig(replayLogTopicName(subscriber));
+      expect(config).toMatchObject({
+        'cleanup.policy': 'compact,delete',
+        'retention.ms': String(90 * 86_400_000),
       });
-      const config = Object.fromEntries(
-        (resources[0]?.configEntries ?? []).map((e) => [e.configName, e.configValue]),
-      );
-      expect(config).toEqual({ 'cleanup.policy': 'compact,delete', 'retention.ms': String(90 * 86_400_000) });
     } finally {
       await admin.disconnect();
     }
@@ -387,7 +382,7 @@ async function ensureAttemptLog(): Promise<void> {
   const admin = kafka.admin();
   await admin.connect();
   try {
-    await ensureTopics(admin, [
+    await admin.ensureTopics([
       {
         topic: ATTEMPT_LOG_TOPIC,
         partitions: 6,

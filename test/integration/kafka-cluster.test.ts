@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createKafka, ensureTopics } from '@hookstream/kafka';
+import { createKafka, createRawConsumer, createRawProducer } from '@hookstream/kafka';
 import { KafkaCluster, loadStackConfig, silentReporter } from '@hookstream/stack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePortRange } from '../support/ports.ts';
@@ -36,11 +36,11 @@ describe('three-node Kafka cluster', () => {
     const kafka = createKafka({ brokers: cluster.brokers, clientId: 'cluster-test', quiet: true });
     const admin = kafka.admin();
     await admin.connect();
-    await ensureTopics(admin, [{ topic: 'replicated', partitions: 3, replicationFactor: 3 }]);
-    const [meta] = (await admin.fetchTopicMetadata({ topics: ['replicated'] })).topics;
-    expect(meta?.partitions.every((p) => p.replicas.length === 3)).toBe(true);
+    await admin.ensureTopics([{ topic: 'replicated', partitions: 3, replicationFactor: 3 }]);
+    const partitions = await admin.topicPartitions('replicated');
+    expect(partitions?.every((p) => p.replicas.length === 3)).toBe(true);
 
-    const producer = kafka.producer();
+    const producer = createRawProducer(kafka);
     await producer.connect();
     const send = (from: number) =>
       producer.send({
@@ -55,8 +55,7 @@ describe('three-node Kafka cluster', () => {
       'every partition to have a live leader and two in-sync replicas',
       async () => {
         try {
-          const [topic] = (await admin.fetchTopicMetadata({ topics: ['replicated'] })).topics;
-          const settled = topic?.partitions.every(
+          const settled = (await admin.topicPartitions('replicated'))?.every(
             (p) => p.leader !== 2 && p.leader >= 0 && p.isr.length === 2,
           );
           return settled ? true : undefined;
@@ -84,12 +83,10 @@ describe('three-node Kafka cluster', () => {
 
     // Read everything back: every value that was acknowledged must be there.
     const seen = new Set<string>();
-    const consumer = kafka.consumer({ groupId: 'cluster-test-reader', maxWaitTimeInMs: 200 });
+    const consumer = createRawConsumer(kafka, { groupId: 'cluster-test-reader', maxWaitTimeInMs: 200 });
     await consumer.connect();
-    await consumer.subscribe({ topic: 'replicated', fromBeginning: true });
-    await consumer.run({
-      eachMessage: async ({ message }) => void seen.add(message.value?.toString() ?? ''),
-    });
+    await consumer.subscribe(['replicated'], { fromBeginning: true });
+    await consumer.run(async ({ value }) => void seen.add(value?.toString() ?? ''));
     try {
       await waitFor(
         'all 200 acknowledged records to be readable',

@@ -1,5 +1,5 @@
 import { kafkaConsumerPerf, kafkaProducerPerf } from '@hookstream/bench';
-import { createKafka, ensureTopics } from '@hookstream/kafka';
+import { createKafka } from '@hookstream/kafka';
 import { kafkaLibsDir, loadStackConfig } from '@hookstream/stack';
 import { describe, expect, it } from 'vitest';
 import { uniqueName } from '../support/names.ts';
@@ -12,7 +12,7 @@ describe("Kafka's perf-test baselines", () => {
     const topic = uniqueName('perf-test');
     const admin = createKafka({ brokers: endpoints.brokers, clientId: 'perf-test', quiet: true }).admin();
     await admin.connect();
-    await ensureTopics(admin, [{ topic, partitions: 3, replicationFactor: 1 }]);
+    await admin.ensureTopics([{ topic, partitions: 3, replicationFactor: 1 }]);
     await admin.disconnect();
     const options = {
       libsDir: kafkaLibsDir(loadStackConfig()),

@@ -1,5 +1,5 @@
 import { ATTEMPT_LOG_TOPIC, type AttemptLogEntry, subscriberGroupId } from '@hookstream/contracts';
-import { commitGroupOffsets, createKafka, ensureTopics, RecordSender } from '@hookstream/kafka';
+import { createKafka, RecordSender } from '@hookstream/kafka';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.ts';
 import { uniqueName } from '../support/names.ts';
@@ -41,7 +41,7 @@ beforeAll(async () => {
   const admin = kafka.admin();
   await admin.connect();
   // The pusher creates the attempt log; on a stack where none ran yet, the test does.
-  await ensureTopics(admin, [
+  await admin.ensureTopics([
     {
       topic: ATTEMPT_LOG_TOPIC,
       partitions: 6,
@@ -89,10 +89,10 @@ beforeAll(async () => {
   );
   // Publishing order: delivered, retrying, dead, filtered, ahead, behind. billing has committed
   // up to "ahead" (so "ahead" and "behind" are not reached); crm has committed past all of them.
-  await commitGroupOffsets(admin, subscriberGroupId(billing), eventsTopic, [
+  await admin.commitOffsets(subscriberGroupId(billing), eventsTopic, [
     { partition: 0, offset: origin('ahead').offset },
   ]);
-  await commitGroupOffsets(admin, subscriberGroupId(crm), eventsTopic, [
+  await admin.commitOffsets(subscriberGroupId(crm), eventsTopic, [
     { partition: 0, offset: String(Number(origin('behind').offset) + 1) },
   ]);
   await admin.disconnect();

@@ -1,5 +1,4 @@
 import { subscriberGroupId } from '@hookstream/contracts';
-import { commitGroupOffsets } from '@hookstream/kafka';
 import type { SampleReceiver } from '@hookstream/receiver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.ts';
@@ -65,9 +64,7 @@ describe('dead letters replayed to a real pusher, and the ledger of each state',
     // Fails once, then waits a minute in tier 2: "retrying" for the rest of this file.
     await fx.startPusher(topic, { name: names.slow, url: flaky.url, retry });
     // A subscriber whose ledger sits before the events: it has not reached them.
-    await commitGroupOffsets(fx.admin, subscriberGroupId(names.behind), topic, [
-      { partition: 0, offset: '0' },
-    ]);
+    await fx.admin.commitOffsets(subscriberGroupId(names.behind), topic, [{ partition: 0, offset: '0' }]);
     await waitFor('three dead letters', async () =>
       (await cliJson<{ count: number }>('dlq', 'list', '--subscriber', names.broken)).count === 3
         ? true

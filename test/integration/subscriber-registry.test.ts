@@ -2,7 +2,6 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { subscriberGroupId } from '@hookstream/contracts';
-import { deleteGroups } from '@hookstream/kafka';
 import { SampleReceiver } from '@hookstream/receiver';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.ts';
@@ -28,7 +27,7 @@ describe('the durable subscriber registry', () => {
     await waitFor('the first two events', async () => (receiver.stats().accepted === 2 ? true : undefined));
     await first.pusher.stop();
     // What offsets.retention.minutes does to a group left empty for a week.
-    await deleteGroups(fx.admin, [subscriberGroupId(name)]);
+    await fx.admin.deleteGroups([subscriberGroupId(name)]);
 
     // Its start setting (earliest) would deliver both events again: it refuses instead.
     await expect(fx.startPusher(topic, { name, url: receiver.url, start: 'earliest' })).rejects.toMatchObject(

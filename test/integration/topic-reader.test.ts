@@ -1,8 +1,5 @@
 import {
-  commitGroupOffsets,
   createKafka,
-  fetchCommittedOffsets,
-  listGroupIds,
   partitionForKey,
   READER_GROUP_PREFIX,
   RecordSender,
@@ -52,7 +49,7 @@ describe('readTopic', () => {
     );
     expect(read[0]?.headers.ce_id).toBeDefined();
     // No throwaway group survives, and none under the subscriber prefix was made.
-    const left = await listGroupIds(admin, READER_GROUP_PREFIX);
+    const left = await admin.listGroupIds(READER_GROUP_PREFIX);
     expect(left.filter((g) => g.startsWith(`${READER_GROUP_PREFIX}test.`))).toEqual([]);
   });
 
@@ -95,16 +92,16 @@ describe('readTopic', () => {
     await createTopic(topic, 2);
     await sender.send(topic, records(6, 'x'));
     const group = `hookstream.sub.${uniqueName('ledger')}`;
-    expect(await fetchCommittedOffsets(admin, group, topic)).toEqual([
+    expect(await admin.committedOffsets(group, topic)).toEqual([
       { partition: 0, offset: null },
       { partition: 1, offset: null },
     ]);
-    await commitGroupOffsets(admin, group, topic, [{ partition: 1, offset: '2' }]);
-    expect(await fetchCommittedOffsets(admin, group, topic)).toEqual([
+    await admin.commitOffsets(group, topic, [{ partition: 1, offset: '2' }]);
+    expect(await admin.committedOffsets(group, topic)).toEqual([
       { partition: 0, offset: null },
       { partition: 1, offset: '2' },
     ]);
-    expect(await listGroupIds(admin, 'hookstream.sub.')).toContain(group);
+    expect(await admin.listGroupIds('hookstream.sub.')).toContain(group);
   });
 });
 

@@ -1,12 +1,12 @@
 import { type SubscriberDefinition, subscriberGroupId } from '@hookstream/contracts';
 import { parseSigningSecret } from '@hookstream/delivery';
 import {
-  type Admin,
   type ConsumedRecord,
   createKafka,
-  ensureTopics,
-  type Producer,
-  toConsumedRecord,
+  createRawConsumer,
+  createRawProducer,
+  type KafkaAdmin,
+  type RawProducer,
 } from '@hookstream/kafka';
 import { Pusher, type PusherSettings } from '@hookstream/pusher';
 import type { EventFactory, TestEvent } from './events.ts';
@@ -23,8 +23,8 @@ export interface LogLine {
 /** A real broker connection for a test file: topics, producing events, reading ledgers. */
 export class KafkaFixture {
   readonly kafka = createKafka({ brokers: endpoints.brokers, clientId: 'pusher-tests', quiet: true });
-  readonly admin: Admin = this.kafka.admin();
-  readonly producer: Producer = this.kafka.producer();
+  readonly admin: KafkaAdmin = this.kafka.admin();
+  readonly producer: RawProducer = createRawProducer(this.kafka);
   readonly #pushers: Pusher[] = [];
 
   async connect(): Promise<void> {
@@ -34,7 +34,7 @@ export class KafkaFixture {
 
   async topic(partitions = 3): Promise<string> {
     const topic = uniqueName('events-test');
-    await ensureTopics(this.admin, [{ topic, partitions, replicationFactor: 1 }]);
+    await this.admin.ensureTopics([{ topic, partitions, replicationFactor: 1 }]);
     return topic;
   }
 
@@ -47,8 +47,8 @@ export class KafkaFixture {
 
   /** Committed offsets of a subscriber's group, summed over partitions (-1 counts as 0). */
   async ledger(subscriber: string, topic: string): Promise<number> {
-    const [t] = await this.admin.fetchOffsets({ groupId: subscriberGroupId(subscriber), topics: [topic] });
-    return (t?.partitions ?? []).reduce((sum, p) => sum + Math.max(Number(p.offset), 0), 0);
+    const offsets = await this.admin.committedOffsets(subscriberGroupId(subscriber), topic);
+    return offsets.reduce((sum, p) => sum + Math.max(Number(p.offset ?? 0), 0), 0);
   }
 
   /** Waits until the subscriber's ledger covers every record the topic holds right now. */
@@ -61,7 +61,7 @@ export class KafkaFixture {
 
   /** Sum of the topic's high watermarks: the ledger of a subscriber that settled everything. */
   async end(topic: string): Promise<number> {
-    const offsets = await this.admin.fetchTopicOffsets(topic);
+    const offsets = (await this.admin.topicOffsets(topic)) ?? [];
     return offsets.reduce((sum, p) => sum + Number(p.high), 0);
   }
 
@@ -114,17 +114,12 @@ export class KafkaFixture {
         timeoutMs,
       },
     );
-    const consumer = this.kafka.consumer({ groupId: uniqueName('reader'), maxWaitTimeInMs: 100 });
+    const consumer = createRawConsumer(this.kafka, { groupId: uniqueName('reader'), maxWaitTimeInMs: 100 });
     const records: ConsumedRecord[] = [];
     await consumer.connect();
     try {
-      await consumer.subscribe({ topics: [topic], fromBeginning: true });
-      await consumer.run({
-        autoCommit: false,
-        eachMessage: async ({ partition, message }) => {
-          records.push(toConsumedRecord(topic, partition, message));
-        },
-      });
+      await consumer.subscribe([topic], { fromBeginning: true });
+      await consumer.run(async (record) => void records.push(record), { autoCommit: false });
       await waitFor(
         `${count} records in ${topic}`,
         async () => (records.length >= count ? true : undefined),

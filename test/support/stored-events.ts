@@ -1,5 +1,5 @@
 import { subscriberGroupId } from '@hookstream/contracts';
-import type { Admin } from '@hookstream/kafka';
+import type { KafkaAdmin } from '@hookstream/kafka';
 import type { SampleReceiver } from '@hookstream/receiver';
 import { expect } from 'vitest';
 import { endOffsetTotal, readRecords } from './topic.ts';
@@ -12,7 +12,7 @@ import { waitFor } from './wait.ts';
  * id counts once. Returns how many records were such second copies.
  */
 export async function expectEveryStoredEventDelivered(options: {
-  readonly admin: Admin;
+  readonly admin: KafkaAdmin;
   readonly brokers: readonly string[];
   readonly topic: string;
   readonly subscriber: string;
@@ -24,8 +24,8 @@ export async function expectEveryStoredEventDelivered(options: {
   await waitFor(
     'the ledger at the end',
     async () => {
-      const [t] = await admin.fetchOffsets({ groupId: subscriberGroupId(subscriber), topics: [topic] });
-      const ledger = (t?.partitions ?? []).reduce((s, p) => s + Math.max(Number(p.offset), 0), 0);
+      const offsets = await admin.committedOffsets(subscriberGroupId(subscriber), topic);
+      const ledger = offsets.reduce((s, p) => s + Math.max(Number(p.offset ?? 0), 0), 0);
       return ledger === end ? true : undefined;
     },
     { timeoutMs: options.timeoutMs },

@@ -1,4 +1,4 @@
-import { createKafka, ensureTopics } from '@hookstream/kafka';
+import { createKafka, createRawConsumer } from '@hookstream/kafka';
 import { endpoints } from './stack.ts';
 import { waitFor } from './wait.ts';
 
@@ -19,7 +19,7 @@ export async function createTopic(
   const admin = createKafka({ brokers, clientId: 'test-topic', quiet: true }).admin();
   await admin.connect();
   try {
-    await ensureTopics(admin, [{ topic, partitions, replicationFactor: 1 }]);
+    await admin.ensureTopics([{ topic, partitions, replicationFactor: 1 }]);
   } finally {
     await admin.disconnect();
   }
@@ -33,7 +33,8 @@ export async function endOffsetTotal(
   const admin = createKafka({ brokers, clientId: 'test-offsets', quiet: true }).admin();
   await admin.connect();
   try {
-    const offsets = await admin.fetchTopicOffsets(topic);
+    const offsets = await admin.topicOffsets(topic);
+    if (offsets === null) throw new Error(`topic ${topic} does not exist`);
     return offsets.reduce((sum, p) => sum + Number(p.high), 0);
   } finally {
     await admin.disconnect();
@@ -47,25 +48,16 @@ export async function readRecords(
   brokers: readonly string[] = endpoints.brokers,
 ): Promise<ReadRecord[]> {
   const kafka = createKafka({ brokers, clientId: 'test-reader', quiet: true });
-  const consumer = kafka.consumer({ groupId: `test-reader-${topic}-${Date.now()}`, maxWaitTimeInMs: 100 });
+  const consumer = createRawConsumer(kafka, {
+    groupId: `test-reader-${topic}-${Date.now()}`,
+    maxWaitTimeInMs: 100,
+  });
   const records: ReadRecord[] = [];
   await consumer.connect();
   try {
-    await consumer.subscribe({ topic, fromBeginning: true });
-    await consumer.run({
-      eachMessage: async ({ partition, message }) => {
-        const headers: Record<string, string> = {};
-        for (const [name, value] of Object.entries(message.headers ?? {})) {
-          if (value !== undefined) headers[name] = String(value);
-        }
-        records.push({
-          partition,
-          offset: message.offset,
-          key: message.key?.toString() ?? null,
-          value: message.value,
-          headers,
-        });
-      },
+    await consumer.subscribe([topic], { fromBeginning: true });
+    await consumer.run(async ({ partition, offset, key, value, headers }) => {
+      records.push({ partition, offset, key, value, headers });
     });
     await waitFor(`${count} records on ${topic}`, async () => (records.length >= count ? true : undefined), {
       timeoutMs: 30_000,

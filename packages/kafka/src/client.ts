@@ -1,5 +1,9 @@
 import { Kafka, logLevel } from 'kafkajs';
 
+/**
+ * How hookstream reaches Kafka. The one place client settings live: TLS/SASL will be added here
+ * and reach every connection, tool and probe alike.
+ */
 export interface KafkaClientOptions {
   /** host:port pairs, e.g. ["127.0.0.1:9092"]. */
   readonly brokers: readonly string[];
@@ -13,8 +17,8 @@ export interface KafkaClientOptions {
   readonly quiet?: boolean;
 }
 
-/** Builds a kafkajs client; the rest of hookstream never constructs one itself. */
-export function createKafka(options: KafkaClientOptions): Kafka {
+/** Builds a kafkajs client. Internal: outside this package only KafkaConnection is seen. */
+export function newKafkaClient(options: KafkaClientOptions): Kafka {
   return new Kafka({
     clientId: options.clientId,
     brokers: [...options.brokers],

@@ -1,21 +1,32 @@
-// Re-exported so callers type their code against the client without importing kafkajs.
-export type { Admin, Consumer, Kafka, Producer } from 'kafkajs';
+// The package's whole surface. No kafkajs type is exported: the client can be replaced here
+// without touching callers. The `legacy` entries go once the pusher and the ingress use
+// KafkaConnection/KafkaAdmin methods.
 export type { KafkaClientOptions } from './client.ts';
-export { createKafka } from './client.ts';
 export type { ConsumedRecord } from './consumed-record.ts';
-export { decodeHeaders, toConsumedRecord } from './consumed-record.ts';
 export type { CommittedOffset } from './group-offsets.ts';
-export { commitGroupOffsets, deleteGroups, fetchCommittedOffsets, listGroupIds } from './group-offsets.ts';
+export type { TopicPartition } from './kafka-admin.ts';
+export { KafkaAdmin } from './kafka-admin.ts';
+export { createKafka, KafkaConnection } from './kafka-connection.ts';
 export type { KafkaReadErrorCode } from './kafka-read-error.ts';
 export { KafkaReadError } from './kafka-read-error.ts';
 export type { KafkaSendErrorCode } from './kafka-send-error.ts';
 export { KafkaSendError } from './kafka-send-error.ts';
 export type { TopicLag } from './lag.ts';
-export { fetchGroupLag, fetchTopicDepth } from './lag.ts';
+export {
+  ensureTopics,
+  fetchCommittedOffsets,
+  fetchGroupLag,
+  fetchTopicDepth,
+} from './legacy-admin-functions.ts';
+export type { Admin, Kafka } from './legacy-types.ts';
 export { OffsetTracker } from './offset-tracker.ts';
 export { partitionForKey } from './partition-for-key.ts';
 export type { ClusterInfo } from './probe.ts';
 export { probeCluster } from './probe.ts';
+export type { RawConsumer, RawConsumerOptions } from './raw-consumer.ts';
+export { createRawConsumer } from './raw-consumer.ts';
+export type { RawAcks, RawMessage, RawProducer, RawSendResult, RawTopicMessages } from './raw-producer.ts';
+export { createRawProducer } from './raw-producer.ts';
 export type { OutgoingRecord, RecordPosition, RecordSenderOptions } from './record-sender.ts';
 export { RecordSender } from './record-sender.ts';
 export type { StartedFrom, StartFrom } from './start-position.ts';
@@ -27,8 +38,6 @@ export type {
 } from './subscriber-consumer.ts';
 export { SubscriberConsumer } from './subscriber-consumer.ts';
 export type { PartitionRange } from './topic-info.ts';
-export { brokerCount, partitionRanges, topicExists } from './topic-info.ts';
 export type { ReadTopicOptions } from './topic-reader.ts';
 export { READER_GROUP_PREFIX, readTopic } from './topic-reader.ts';
-export type { TopicSpec } from './topics.ts';
-export { ensureTopics } from './topics.ts';
+export type { LeaderWait, TopicSpec } from './topics.ts';

@@ -1,4 +1,4 @@
-import { createKafka } from './client.ts';
+import { newKafkaClient } from './client.ts';
 
 export interface ClusterInfo {
   readonly clusterId: string;
@@ -17,7 +17,7 @@ export async function probeCluster(
   timeoutMs = 2000,
   options: { readonly groupCoordinator?: boolean } = {},
 ): Promise<ClusterInfo | null> {
-  const kafka = createKafka({
+  const kafka = newKafkaClient({
     brokers,
     clientId: 'hookstream-probe',
     connectionTimeoutMs: timeoutMs,

@@ -1,5 +1,7 @@
-import { type Kafka, type Message, Partitioners, type Producer, type RecordMetadata } from 'kafkajs';
+import { type Message, Partitioners, type Producer, type RecordMetadata } from 'kafkajs';
+import type { KafkaConnection } from './kafka-connection.ts';
 import { KafkaSendError } from './kafka-send-error.ts';
+import { kafkaOf } from './raw-client.ts';
 
 /**
  * One record to write. Events always have a key, so the partition follows it; a record moved on
@@ -37,10 +39,10 @@ export class RecordSender {
   readonly #assigned = new WeakMap<Message, number>();
   readonly #ackTimeoutMs: number;
 
-  constructor(kafka: Kafka, options: RecordSenderOptions = {}) {
+  constructor(connection: KafkaConnection, options: RecordSenderOptions = {}) {
     this.#ackTimeoutMs = options.ackTimeoutMs ?? 5000;
     const assigned = this.#assigned;
-    this.#producer = kafka.producer({
+    this.#producer = kafkaOf(connection).producer({
       allowAutoTopicCreation: false,
       idempotent: false,
       retry: { retries: options.retries ?? 2 },

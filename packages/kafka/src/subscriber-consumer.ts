@@ -1,8 +1,10 @@
 import { Semaphore } from '@hookstream/concurrency';
-import type { Batch, Consumer, EachBatchPayload, Kafka } from 'kafkajs';
+import type { Batch, Consumer, EachBatchPayload } from 'kafkajs';
 import { type ConsumedRecord, toConsumedRecord } from './consumed-record.ts';
 import { DueGate } from './due-gate.ts';
+import type { KafkaConnection } from './kafka-connection.ts';
 import { OffsetTracker } from './offset-tracker.ts';
+import { kafkaOf } from './raw-client.ts';
 import { prepareStart, type StartedFrom, type StartFrom } from './start-position.ts';
 
 /**
@@ -21,7 +23,7 @@ export type LogFn = (
 ) => void;
 
 export interface SubscriberConsumerOptions {
-  readonly kafka: Kafka;
+  readonly kafka: KafkaConnection;
   readonly groupId: string;
   /** The events topic; its start position is prepared for a brand-new group. */
   readonly topic: string;
@@ -75,7 +77,7 @@ export class SubscriberConsumer {
   constructor(options: SubscriberConsumerOptions) {
     this.#options = options;
     this.#gate = options.dueAtMs ? new DueGate(options.dueAtMs) : null;
-    this.#consumer = options.kafka.consumer({
+    this.#consumer = kafkaOf(options.kafka).consumer({
       groupId: options.groupId,
       maxWaitTimeInMs: options.maxWaitTimeInMs ?? 500,
       sessionTimeout: options.sessionTimeoutMs ?? 30_000,
@@ -113,7 +115,7 @@ export class SubscriberConsumer {
   /** Joins the group (after positioning a brand-new one) and starts consuming. */
   async start(): Promise<StartedFrom> {
     const { kafka, groupId, topic, start } = this.#options;
-    const admin = kafka.admin();
+    const admin = kafkaOf(kafka).admin();
     await admin.connect();
     let startedFrom: StartedFrom;
     try {

@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { Kafka } from 'kafkajs';
 import { type ConsumedRecord, toConsumedRecord } from './consumed-record.ts';
 import { deleteGroups } from './group-offsets.ts';
+import type { KafkaConnection } from './kafka-connection.ts';
 import { KafkaReadError } from './kafka-read-error.ts';
+import { kafkaOf } from './raw-client.ts';
 import { partitionRanges } from './topic-info.ts';
 
 /** Prefix of the short-lived groups readers use; never a subscriber's `hookstream.sub.` prefix. */
@@ -30,8 +32,12 @@ export interface ReadTopicOptions {
  * subscriber's ledger is touched. (admin.setOffsets would also position it, but costs a join and
  * a full fetch wait, about 5 s.) Records come back ordered by partition, then offset.
  */
-export async function readTopic(kafka: Kafka, options: ReadTopicOptions): Promise<ConsumedRecord[]> {
+export async function readTopic(
+  connection: KafkaConnection,
+  options: ReadTopicOptions,
+): Promise<ConsumedRecord[]> {
   const { topic } = options;
+  const kafka = kafkaOf(connection);
   const admin = kafka.admin();
   await admin.connect();
   try {

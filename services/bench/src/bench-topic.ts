@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { subscriberGroupId } from '@hookstream/contracts';
-import { type Admin, createKafka, ensureTopics } from '@hookstream/kafka';
+import { createKafka, type KafkaAdmin } from '@hookstream/kafka';
 
 /**
  * Runs `fn` with a fresh events topic of its own, then deletes that topic and what the
@@ -17,7 +17,7 @@ export async function withBenchTopic<T>(
   const admin = createKafka({ brokers, clientId: 'hookstream-bench', quiet: true }).admin();
   await admin.connect();
   try {
-    await ensureTopics(admin, [
+    await admin.ensureTopics([
       { topic, partitions, replicationFactor: 1, config: { 'retention.ms': '3600000' } },
     ]);
     await leadersElected(admin, topic);
@@ -27,7 +27,7 @@ export async function withBenchTopic<T>(
     const own = existing.filter(
       (t) => t === topic || subscribers.some((s) => t.startsWith(`hookstream.sub.${s}.`)),
     );
-    await admin.deleteTopics({ topics: own }).catch(() => undefined);
+    await admin.deleteTopics(own).catch(() => undefined);
     if (subscribers.length > 0)
       await admin.deleteGroups(subscribers.map((s) => subscriberGroupId(s))).catch(() => undefined);
     await admin.disconnect();
@@ -38,10 +38,9 @@ export async function withBenchTopic<T>(
  * Waits until every partition of a new topic has a leader: a producer writing the moment the
  * topic was created can get "This server does not host this topic-partition".
  */
-async function leadersElected(admin: Admin, topic: string): Promise<void> {
+async function leadersElected(admin: KafkaAdmin, topic: string): Promise<void> {
   for (let attempt = 0; attempt < 50; attempt++) {
-    const { topics } = await admin.fetchTopicMetadata({ topics: [topic] }).catch(() => ({ topics: [] }));
-    const partitions = topics[0]?.partitions ?? [];
+    const partitions = (await admin.topicPartitions(topic).catch(() => null)) ?? [];
     if (partitions.length > 0 && partitions.every((p) => p.leader >= 0)) return;
     await sleep(100);
   }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createKafka, ensureTopics } from '@hookstream/kafka';
+import { createKafka } from '@hookstream/kafka';
 import { httpLoad } from './http-load.ts';
 import { spawnIngress } from './ingress-child.ts';
 import { rawKafkaBench } from './raw-kafka.ts';
@@ -48,7 +48,7 @@ export async function runIngressBench(options: IngressBenchOptions): Promise<Ing
   await admin.connect();
   try {
     // Created here (6 partitions, 1 h retention) so the ingress finds it and the bench can delete it.
-    await ensureTopics(admin, [
+    await admin.ensureTopics([
       { topic, partitions: 6, replicationFactor: 1, config: { 'retention.ms': '3600000' } },
     ]);
     const ingress = await spawnIngress({ ...options, topic, token: TOKEN });
@@ -58,7 +58,7 @@ export async function runIngressBench(options: IngressBenchOptions): Promise<Ing
       await ingress.stop();
     }
   } finally {
-    await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
+    await admin.deleteTopics([topic]).catch(() => undefined);
     await admin.disconnect();
   }
 }

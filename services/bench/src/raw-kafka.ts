@@ -1,4 +1,4 @@
-import { createKafka } from '@hookstream/kafka';
+import { createKafka, createRawProducer } from '@hookstream/kafka';
 import { kibValue } from './payload.ts';
 import { type BenchRow, summarize } from './stats.ts';
 
@@ -18,9 +18,7 @@ export async function rawKafkaBench(
   deadlineMs: number,
   withHeaders: boolean,
 ): Promise<BenchRow> {
-  const producer = createKafka({ brokers, clientId: 'hookstream-bench-raw', quiet: true }).producer({
-    allowAutoTopicCreation: false,
-  });
+  const producer = createRawProducer(createKafka({ brokers, clientId: 'hookstream-bench-raw', quiet: true }));
   await producer.connect();
   const value = kibValue();
   const latencies: number[] = [];

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HS_HEADER, retryTopicName } from '@hookstream/contracts';
-import { createKafka } from '@hookstream/kafka';
+import { createKafka, createRawConsumer } from '@hookstream/kafka';
 import { Pusher, produceBacklog } from '@hookstream/pusher';
 import { quantile } from './stats.ts';
 
@@ -156,19 +156,21 @@ async function readDueTimes(
   count: number,
 ): Promise<Map<string, number>> {
   const kafka = createKafka({ brokers, clientId: 'hookstream-bench', quiet: true });
-  const consumer = kafka.consumer({ groupId: `hookstream.bench.reader.${randomBytes(4).toString('hex')}` });
+  const consumer = createRawConsumer(kafka, {
+    groupId: `hookstream.bench.reader.${randomBytes(4).toString('hex')}`,
+  });
   const due = new Map<string, number>();
   await consumer.connect();
   try {
-    await consumer.subscribe({ topics: [topic], fromBeginning: true });
-    await consumer.run({
-      autoCommit: false,
-      eachMessage: async ({ message }) => {
-        const id = message.headers?.[HS_HEADER.eventId]?.toString();
-        const at = message.headers?.[HS_HEADER.dueAt]?.toString();
+    await consumer.subscribe([topic], { fromBeginning: true });
+    await consumer.run(
+      async ({ headers }) => {
+        const id = headers[HS_HEADER.eventId];
+        const at = headers[HS_HEADER.dueAt];
         if (id !== undefined && at !== undefined && !due.has(id)) due.set(id, Date.parse(at));
       },
-    });
+      { autoCommit: false },
+    );
     const deadline = Date.now() + 30_000;
     while (due.size < count && Date.now() < deadline) await sleep(50);
   } finally {

@@ -6,14 +6,7 @@ import {
   SUBSCRIBER_GROUP_PREFIX,
   subscriberGroupId,
 } from '@hookstream/contracts';
-import {
-  fetchCommittedOffsets,
-  type Kafka,
-  listGroupIds,
-  partitionForKey,
-  partitionRanges,
-  readTopic,
-} from '@hookstream/kafka';
+import { type KafkaAdmin, type KafkaConnection, partitionForKey, readTopic } from '@hookstream/kafka';
 import {
   attemptEntriesFor,
   type Committed,
@@ -50,7 +43,7 @@ export interface LedgerAnswer {
  * for the ce_id only when no attempt names the event's location, then compares that location with
  * each subscriber group's committed offset. Nothing here joins a subscriber's group.
  */
-export async function queryLedger(kafka: Kafka, query: LedgerQuery): Promise<LedgerAnswer> {
+export async function queryLedger(kafka: KafkaConnection, query: LedgerQuery): Promise<LedgerAnswer> {
   const from = query.sinceMs === undefined ? undefined : { timestampMs: query.sinceMs };
   const admin = kafka.admin();
   await admin.connect();
@@ -62,7 +55,7 @@ export async function queryLedger(kafka: Kafka, query: LedgerQuery): Promise<Led
       origin = await scanEvents(kafka, admin, query, from);
       if (origin !== null) foundIn = 'events-topic';
     }
-    const groups = subscribersFromGroups(await listGroupIds(admin, SUBSCRIBER_GROUP_PREFIX));
+    const groups = subscribersFromGroups(await admin.listGroupIds(SUBSCRIBER_GROUP_PREFIX));
     // --subscriber answers for that one even without a group (it has not started: not reached).
     const names =
       query.subscriber === undefined
@@ -73,7 +66,7 @@ export async function queryLedger(kafka: Kafka, query: LedgerQuery): Promise<Led
     const topic = origin?.topic ?? query.eventsTopic;
     const shown: string[] = [];
     for (const name of names) {
-      const offsets = await fetchCommittedOffsets(admin, subscriberGroupId(name), topic);
+      const offsets = await admin.committedOffsets(subscriberGroupId(name), topic);
       committed.set(name, new Map(offsets.map((o) => [o.partition, o.offset])));
       const tracksTopic = offsets.some((o) => o.offset !== null);
       if (query.subscriber !== undefined || tracksTopic || relevant.some((e) => e.subscriber === name))
@@ -92,14 +85,14 @@ export async function queryLedger(kafka: Kafka, query: LedgerQuery): Promise<Led
 }
 
 async function readAttempts(
-  kafka: Kafka,
-  admin: ReturnType<Kafka['admin']>,
+  kafka: KafkaConnection,
+  admin: KafkaAdmin,
   eventId: string,
   from: { timestampMs: number } | undefined,
 ): Promise<AttemptLogEntry[]> {
-  const ranges = await partitionRanges(admin, ATTEMPT_LOG_TOPIC);
-  if (ranges === null || ranges.length === 0) return [];
-  const partition = partitionForKey(ATTEMPT_LOG_TOPIC, eventId, ranges.length);
+  const partitions = await admin.partitionCount(ATTEMPT_LOG_TOPIC);
+  if (partitions === null || partitions === 0) return [];
+  const partition = partitionForKey(ATTEMPT_LOG_TOPIC, eventId, partitions);
   const records = await readTopic(kafka, {
     topic: ATTEMPT_LOG_TOPIC,
     partitions: [partition],
@@ -111,12 +104,12 @@ async function readAttempts(
 }
 
 async function scanEvents(
-  kafka: Kafka,
-  admin: ReturnType<Kafka['admin']>,
+  kafka: KafkaConnection,
+  admin: KafkaAdmin,
   query: LedgerQuery,
   from: { timestampMs: number } | undefined,
 ): Promise<RecordLocation | null> {
-  if ((await partitionRanges(admin, query.eventsTopic)) === null) return null;
+  if (!(await admin.topicExists(query.eventsTopic))) return null;
   const found = await readTopic(kafka, {
     topic: query.eventsTopic,
     keep: (r) => r.headers[CE_HEADER.id] === query.eventId,

@@ -1,9 +1,12 @@
 import { dlqTopicName, type SubscriberName } from '@hookstream/contracts';
-import { type Kafka, KafkaReadError, readTopic } from '@hookstream/kafka';
+import { type KafkaConnection, KafkaReadError, readTopic } from '@hookstream/kafka';
 import { type DeadLetter, ReplayError, readDeadLetter } from '@hookstream/replay';
 
 /** Every record in the subscriber's DLQ right now, evidence read (bounded snapshot, no commits). */
-export async function readDeadLetters(kafka: Kafka, subscriber: SubscriberName): Promise<DeadLetter[]> {
+export async function readDeadLetters(
+  kafka: KafkaConnection,
+  subscriber: SubscriberName,
+): Promise<DeadLetter[]> {
   const topic = dlqTopicName(subscriber);
   try {
     const records = await readTopic(kafka, { topic, purpose: 'dlq' });

@@ -7,15 +7,7 @@ import {
   replayLogTopicName,
   type SubscriberName,
 } from '@hookstream/contracts';
-import {
-  brokerCount,
-  ensureTopics,
-  type Kafka,
-  KafkaReadError,
-  RecordSender,
-  readTopic,
-  topicExists,
-} from '@hookstream/kafka';
+import { type KafkaConnection, KafkaReadError, RecordSender, readTopic } from '@hookstream/kafka';
 import {
   buildTierRecord,
   checkReplayable,
@@ -77,7 +69,10 @@ const MAX_CHUNK = 100;
  * so a crash in between can replay a record twice (the subscriber deduplicates on webhook-id),
  * never lose one.
  */
-export async function replayDeadLetters(kafka: Kafka, request: ReplayRequest): Promise<ReplaySummary> {
+export async function replayDeadLetters(
+  kafka: KafkaConnection,
+  request: ReplayRequest,
+): Promise<ReplaySummary> {
   const { subscriber } = request;
   const topic = replayTopic(subscriber);
   const replayId = `rpl_${randomUUID()}`;
@@ -87,7 +82,7 @@ export async function replayDeadLetters(kafka: Kafka, request: ReplayRequest): P
   let selected: number;
   try {
     const letters = await readDeadLetters(kafka, subscriber);
-    if (!(await topicExists(admin, topic)))
+    if (!(await admin.topicExists(topic)))
       throw new ReplayError(
         'NO_RETRY_TIER',
         `retry tier ${topic} does not exist: start the subscriber's pusher once`,
@@ -99,7 +94,7 @@ export async function replayDeadLetters(kafka: Kafka, request: ReplayRequest): P
       again: request.again,
     });
     if (!request.dryRun && plan.send.length > 0)
-      await ensureTopics(admin, [replayLogTopic(subscriber, await brokerCount(admin))]);
+      await admin.ensureTopics([replayLogTopic(subscriber, await admin.brokerCount())]);
   } finally {
     await admin.disconnect();
   }
@@ -132,7 +127,7 @@ export async function replayDeadLetters(kafka: Kafka, request: ReplayRequest): P
   return { ...base, replayed };
 }
 
-async function readReplayLog(kafka: Kafka, subscriber: SubscriberName) {
+async function readReplayLog(kafka: KafkaConnection, subscriber: SubscriberName) {
   try {
     return await readTopic(kafka, { topic: replayLogTopicName(subscriber), purpose: 'replays' });
   } catch (err) {
@@ -143,7 +138,7 @@ async function readReplayLog(kafka: Kafka, subscriber: SubscriberName) {
 }
 
 async function send(
-  kafka: Kafka,
+  kafka: KafkaConnection,
   items: readonly Replayable[],
   options: ReplayRequest & { readonly topic: string; readonly replayId: string },
 ): Promise<ReplayItem[]> {
@@ -213,11 +208,11 @@ async function send(
   return replayed;
 }
 
-async function hasAttemptLog(kafka: Kafka): Promise<boolean> {
+async function hasAttemptLog(kafka: KafkaConnection): Promise<boolean> {
   const admin = kafka.admin();
   await admin.connect();
   try {
-    return await topicExists(admin, ATTEMPT_LOG_TOPIC);
+    return await admin.topicExists(ATTEMPT_LOG_TOPIC);
   } finally {
     await admin.disconnect();
   }

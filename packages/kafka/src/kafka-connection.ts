@@ -1,0 +1,36 @@
+import { type KafkaClientOptions, newKafkaClient } from './client.ts';
+import { KafkaAdmin } from './kafka-admin.ts';
+import { bindKafkaClient } from './raw-client.ts';
+import { createRawProducer, type RawProducer } from './raw-producer.ts';
+
+/**
+ * A handle on one Kafka cluster: what RecordSender, SubscriberConsumer, readTopic and the admin
+ * are built from. It carries no kafkajs type, so the client behind it can be replaced without
+ * touching its users. Cheap: nothing connects until an admin, sender or consumer does.
+ */
+export class KafkaConnection {
+  readonly clientId: string;
+
+  constructor(options: KafkaClientOptions) {
+    this.clientId = options.clientId;
+    bindKafkaClient(this, newKafkaClient(options));
+  }
+
+  /** An admin client of its own; connect() before use, disconnect() after. */
+  admin(): KafkaAdmin {
+    return new KafkaAdmin(this);
+  }
+
+  /**
+   * @deprecated legacy, removed once pusher/ingress/producer use KafkaConnection: pusher's
+   * bench backlog writer calls it. Use RecordSender, or createRawProducer for a baseline.
+   */
+  producer(): RawProducer {
+    return createRawProducer(this);
+  }
+}
+
+/** Builds a connection; the rest of hookstream never constructs a Kafka client itself. */
+export function createKafka(options: KafkaClientOptions): KafkaConnection {
+  return new KafkaConnection(options);
+}
