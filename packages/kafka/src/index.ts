@@ -1,6 +1,5 @@
 // The package's whole surface. No kafkajs type is exported: the client can be replaced here
-// without touching callers. The `legacy` entries go once the pusher and the ingress use
-// KafkaConnection/KafkaAdmin methods.
+// without touching callers.
 export type { KafkaClientOptions } from './client.ts';
 export type { ConsumedRecord } from './consumed-record.ts';
 export type { CommittedOffset } from './group-offsets.ts';
@@ -12,13 +11,6 @@ export { KafkaReadError } from './kafka-read-error.ts';
 export type { KafkaSendErrorCode } from './kafka-send-error.ts';
 export { KafkaSendError } from './kafka-send-error.ts';
 export type { TopicLag } from './lag.ts';
-export {
-  ensureTopics,
-  fetchCommittedOffsets,
-  fetchGroupLag,
-  fetchTopicDepth,
-} from './legacy-admin-functions.ts';
-export type { Admin, Kafka } from './legacy-types.ts';
 export { OffsetTracker } from './offset-tracker.ts';
 export { partitionForKey } from './partition-for-key.ts';
 export type { ClusterInfo } from './probe.ts';

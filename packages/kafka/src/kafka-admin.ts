@@ -138,16 +138,6 @@ export class KafkaAdmin {
     return fetchGroupLag(this.#admin, groupId, topics);
   }
 
-  /**
-   * @deprecated legacy, removed once pusher/ingress/producer use KafkaConnection: the pusher
-   * still counts partitions through it. Use partitionCount or topicPartitions.
-   */
-  async fetchTopicMetadata(request: { readonly topics: readonly string[] }): Promise<{
-    topics: { name: string; partitions: TopicPartition[] }[];
-  }> {
-    return { topics: await this.#metadata(request.topics) };
-  }
-
   async #metadata(names: readonly string[]): Promise<{ name: string; partitions: TopicPartition[] }[]> {
     const { topics } = await this.#admin.fetchTopicMetadata({ topics: [...names] });
     return topics.map((t) => ({

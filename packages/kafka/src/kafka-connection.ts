@@ -1,7 +1,6 @@
 import { type KafkaClientOptions, newKafkaClient } from './client.ts';
 import { KafkaAdmin } from './kafka-admin.ts';
 import { bindKafkaClient } from './raw-client.ts';
-import { createRawProducer, type RawProducer } from './raw-producer.ts';
 
 /**
  * A handle on one Kafka cluster: what RecordSender, SubscriberConsumer, readTopic and the admin
@@ -19,14 +18,6 @@ export class KafkaConnection {
   /** An admin client of its own; connect() before use, disconnect() after. */
   admin(): KafkaAdmin {
     return new KafkaAdmin(this);
-  }
-
-  /**
-   * @deprecated legacy, removed once pusher/ingress/producer use KafkaConnection: pusher's
-   * bench backlog writer calls it. Use RecordSender, or createRawProducer for a baseline.
-   */
-  producer(): RawProducer {
-    return createRawProducer(this);
   }
 }
 

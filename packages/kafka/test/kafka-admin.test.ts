@@ -74,9 +74,4 @@ describe('KafkaAdmin', () => {
   it('deletes nothing for an empty list', async () => {
     await expect(admin.deleteTopics([])).resolves.toBeUndefined();
   });
-
-  it('keeps the legacy metadata shape the pusher reads', async () => {
-    const { topics } = await admin.fetchTopicMetadata({ topics: ['orders'] });
-    expect(topics[0]?.partitions).toHaveLength(2);
-  });
 });

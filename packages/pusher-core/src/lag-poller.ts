@@ -1,4 +1,4 @@
-import { type Admin, fetchGroupLag, fetchTopicDepth, type LogFn } from '@hookstream/kafka';
+import type { KafkaAdmin, LogFn } from '@hookstream/kafka';
 
 /**
  * Asks the broker every few seconds how far the subscriber's ledger is behind on each of its
@@ -6,7 +6,7 @@ import { type Admin, fetchGroupLag, fetchTopicDepth, type LogFn } from '@hookstr
  * them is what an operator means by it; the gauges read the last answer at scrape time.
  */
 export class LagPoller {
-  readonly #admin: Admin;
+  readonly #admin: KafkaAdmin;
   readonly #groupId: string;
   readonly #topics: () => readonly string[];
   readonly #dlq: () => string | null;
@@ -19,7 +19,7 @@ export class LagPoller {
   dlqDepth: number | null = null;
 
   constructor(
-    admin: Admin,
+    admin: KafkaAdmin,
     groupId: string,
     /** The topics to measure, asked each round (a subscriber's tiers appear at its first failure). */
     topics: () => readonly string[],
@@ -49,8 +49,8 @@ export class LagPoller {
       try {
         const dlqTopic = this.#dlq();
         const [lags, dlq] = await Promise.all([
-          fetchGroupLag(this.#admin, this.#groupId, this.#topics()),
-          dlqTopic === null ? null : fetchTopicDepth(this.#admin, dlqTopic),
+          this.#admin.groupLag(this.#groupId, this.#topics()),
+          dlqTopic === null ? null : this.#admin.topicDepth(dlqTopic),
         ]);
         this.lag = new Map(lags.map((l) => [l.topic, l.lag]));
         this.dlqDepth = dlq;

@@ -1,10 +1,9 @@
 import { ATTEMPT_LOG_TOPIC } from '@hookstream/contracts';
 import { createInFlightCap, type InFlightCap } from '@hookstream/delivery';
 import {
-  type Admin,
   createKafka,
-  ensureTopics,
-  type Kafka,
+  type KafkaAdmin,
+  type KafkaConnection,
   type LogFn,
   RecordSender,
   type TopicSpec,
@@ -65,8 +64,8 @@ const ATTEMPT_LOG_SPEC = {
  * and the metric instruments. A fleet of many subscribers costs these once.
  */
 export class PusherResources {
-  readonly kafka: Kafka;
-  readonly admin: Admin;
+  readonly kafka: KafkaConnection;
+  readonly admin: KafkaAdmin;
   readonly sender: RecordSender;
   readonly attemptLog: AttemptLogWriter;
   readonly decoder: RecordDecoder;
@@ -83,7 +82,7 @@ export class PusherResources {
   #listedAtMs = 0;
   #listing: Promise<Set<string>> | null = null;
 
-  private constructor(settings: PusherResourcesSettings, kafka: Kafka) {
+  private constructor(settings: PusherResourcesSettings, kafka: KafkaConnection) {
     this.kafka = kafka;
     this.admin = kafka.admin();
     this.sender = new RecordSender(kafka);
@@ -105,7 +104,7 @@ export class PusherResources {
     try {
       await resources.admin.connect();
       await resources.sender.connect();
-      await ensureTopics(resources.admin, [
+      await resources.admin.ensureTopics([
         { ...ATTEMPT_LOG_SPEC, replicationFactor: resources.replicationFactor },
       ]);
     } catch (err) {
@@ -120,8 +119,7 @@ export class PusherResources {
     const known = this.#partitions.get(topic);
     if (known !== undefined) return known;
     try {
-      const { topics } = await this.admin.fetchTopicMetadata({ topics: [topic] });
-      const count = topics[0]?.partitions.length ?? 0;
+      const count = (await this.admin.partitionCount(topic)) ?? 0;
       if (count > 0) {
         this.#partitions.set(topic, count);
         return count;
@@ -138,7 +136,7 @@ export class PusherResources {
 
   /** Creates what is missing; returns the names it created. */
   async ensureTopics(specs: readonly TopicSpec[]): Promise<string[]> {
-    const created = await ensureTopics(this.admin, specs);
+    const created = await this.admin.ensureTopics(specs);
     for (const spec of specs) this.#topics?.add(spec.topic);
     return created;
   }

@@ -6,11 +6,9 @@ import {
   subscriberGroupId,
 } from '@hookstream/contracts';
 import {
-  type Admin,
   type ConsumedRecord,
-  ensureTopics,
-  fetchCommittedOffsets,
-  type Kafka,
+  type KafkaAdmin,
+  type KafkaConnection,
   KafkaReadError,
   type RecordSender,
   readTopic,
@@ -66,11 +64,11 @@ const REGISTRY_SPEC = {
 
 /** Reads and writes the durable subscriber registry around a pusher's start. */
 export class SubscriberRegistry {
-  readonly #kafka: Kafka;
+  readonly #kafka: KafkaConnection;
   readonly #name: string;
   readonly #eventsTopic: string;
 
-  constructor(kafka: Kafka, name: string, eventsTopic: string) {
+  constructor(kafka: KafkaConnection, name: string, eventsTopic: string) {
     this.#kafka = kafka;
     this.#name = name;
     this.#eventsTopic = eventsTopic;
@@ -100,7 +98,7 @@ export class SubscriberRegistry {
 
   /** Where the group may start; throws LEDGER_LOST when it must not start by itself. */
   async check(
-    admin: Admin,
+    admin: KafkaAdmin,
     replicationFactor: number,
     start: StartFrom,
     resumeFrom: StartFrom | undefined,
@@ -108,7 +106,7 @@ export class SubscriberRegistry {
   ): Promise<StartDecision & { kind: 'start' }> {
     const registeredAt = known ? known.registeredAt : await this.#registeredAt(admin, replicationFactor);
     const groupId = subscriberGroupId(this.#name);
-    const ledger = await fetchCommittedOffsets(admin, groupId, this.#eventsTopic);
+    const ledger = await admin.committedOffsets(groupId, this.#eventsTopic);
     const decision = decideStart({
       registeredAt,
       hasLedger: ledger.some((p) => p.offset !== null),
@@ -129,8 +127,8 @@ export class SubscriberRegistry {
   }
 
   /** When the subscriber was first started, from the registry topic; null for a new one. */
-  async #registeredAt(admin: Admin, replicationFactor: number): Promise<string | null> {
-    await ensureTopics(admin, [{ ...REGISTRY_SPEC, replicationFactor }]);
+  async #registeredAt(admin: KafkaAdmin, replicationFactor: number): Promise<string | null> {
+    await admin.ensureTopics([{ ...REGISTRY_SPEC, replicationFactor }]);
     const key = registrationKey(this.#name, this.#eventsTopic);
     const records = await this.#readJustEnsured(key);
     return parseRegistration(records.at(-1)?.value ?? null)?.registeredAt ?? null;

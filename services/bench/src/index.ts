@@ -12,6 +12,8 @@ export type { ConsumerPerfResult, KafkaPerfOptions, ProducerPerfResult } from '.
 export { kafkaConsumerPerf, kafkaProducerPerf, parseConsumerPerf, parseProducerPerf } from './kafka-perf.ts';
 export type { LimiterBenchOptions, LimiterBenchResult } from './limiter-bench.ts';
 export { runLimiterBench } from './limiter-bench.ts';
+export type { BenchOptions, BenchResult } from './push-bench.ts';
+export { benchPush, produceBacklog } from './push-bench.ts';
 export { renderChartSvg } from './report-chart.ts';
 export { formatNumber, renderMarkdown } from './report-markdown.ts';
 export { PNG_SIGNATURE, svgToPng } from './report-png.ts';

@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HS_HEADER, retryTopicName } from '@hookstream/contracts';
 import { createKafka, createRawConsumer } from '@hookstream/kafka';
-import { Pusher, produceBacklog } from '@hookstream/pusher';
+import { Pusher } from '@hookstream/pusher';
+import { produceBacklog } from './push-bench.ts';
 import { quantile } from './stats.ts';
 
 export interface RetryLatenessOptions {

@@ -1,5 +1,5 @@
-import { type BenchResult, benchPush } from '@hookstream/pusher';
 import { baselinesFrom } from './baselines.ts';
+import { type BenchResult, benchPush } from './push-bench.ts';
 import { defineSection } from './report-section.ts';
 
 const CONCURRENCY = 64;

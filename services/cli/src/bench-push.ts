@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { benchPush } from '@hookstream/pusher';
+import { benchPush } from '@hookstream/bench';
 import { runtimeEndpoints } from './runtime-endpoints.ts';
 
 export const BENCH_PUSH_USAGE = `Usage: hookstream bench push [--events <n>] [--concurrency <n>] [--partitions <n>] [--tracing] [--json]

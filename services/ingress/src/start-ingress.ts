@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { loadEventCatalog } from '@hookstream/contracts';
 import { IngressHttp, TokenTable } from '@hookstream/ingress-http';
-import { createKafka, ensureTopics, probeCluster } from '@hookstream/kafka';
+import { createKafka, probeCluster } from '@hookstream/kafka';
 import { EventProducer } from '@hookstream/producer';
 import { createLogger, type Logger, startMetrics } from '@hookstream/telemetry';
 import { type IngressConfig, IngressConfigError } from './config.ts';
@@ -104,7 +104,7 @@ async function provisionTopic(config: IngressConfig): Promise<void> {
   }).admin();
   await admin.connect();
   try {
-    await ensureTopics(admin, [
+    await admin.ensureTopics([
       {
         topic: config.topic,
         partitions: config.topicPartitions,

@@ -1,5 +1,3 @@
-export type { BenchOptions, BenchResult } from './bench.ts';
-export { benchPush, produceBacklog } from './bench.ts';
 export type { LoadedSubscriber } from './definition-file.ts';
 export { loadSubscriber } from './definition-file.ts';
 export { HealthServer } from './health-server.ts';

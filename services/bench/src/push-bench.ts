@@ -3,12 +3,12 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AVRO_CONTENT_TYPE, CE_HEADER, CE_SPECVERSION, CONTENT_TYPE_HEADER } from '@hookstream/contracts';
-import { createKafka, ensureTopics } from '@hookstream/kafka';
+import { createKafka, createRawProducer } from '@hookstream/kafka';
+import { Pusher } from '@hookstream/pusher';
 import { startTracing } from '@hookstream/telemetry';
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { DiagConsoleLogger, DiagLogLevel, diag } from '@opentelemetry/api';
 import { Pool } from 'undici';
-import { Pusher } from './pusher.ts';
 
 export interface BenchOptions {
   readonly brokers: readonly string[];
@@ -90,10 +90,10 @@ export async function benchPush(
 export async function produceBacklog(options: BenchOptions, topic: string): Promise<void> {
   const kafka = createKafka({ brokers: options.brokers, clientId: 'hookstream-bench', quiet: true });
   const admin = kafka.admin();
-  const producer = kafka.producer();
+  const producer = createRawProducer(kafka);
   await Promise.all([admin.connect(), producer.connect()]);
   try {
-    await ensureTopics(admin, [
+    await admin.ensureTopics([
       { topic, partitions: options.partitions, replicationFactor: 1, config: { 'retention.ms': '3600000' } },
     ]);
     const registry = new SchemaRegistry({ host: options.registryUrl });
