@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Semaphore } from '@hookstream/concurrency';
 import type { Batch, Consumer, EachBatchPayload } from 'kafkajs';
 import { type ConsumedRecord, toConsumedRecord } from './consumed-record.ts';
@@ -53,6 +54,7 @@ export interface SubscriberConsumerOptions {
 }
 
 const COMMIT_EVERY_MS = 1000;
+const DRAIN_POLL_MS = 50;
 const HEARTBEAT_EVERY_MS = 1000;
 
 /**
@@ -73,6 +75,7 @@ export class SubscriberConsumer {
    */
   readonly #pending = new Map<string, { topic: string; records: Map<number, number> }>();
   #stopping = false;
+  #draining = false;
 
   constructor(options: SubscriberConsumerOptions) {
     this.#options = options;
@@ -153,9 +156,20 @@ export class SubscriberConsumer {
    */
   async stop(): Promise<void> {
     this.#stopping = true;
+    this.#draining = true;
     this.#gate?.stop();
     for (const controller of this.#batches) controller.abort();
     await this.#consumer.disconnect();
+  }
+
+  /**
+   * Starts no more records and waits until every record begun has ended on its own (nothing is
+   * aborted), so a stop right after abandons nothing: for leaving the group to rejoin it with
+   * other topics without repeating work. Records not begun are fetched again after the rejoin.
+   */
+  async drain(): Promise<void> {
+    this.#draining = true;
+    while (this.#batches.size > 0) await sleep(DRAIN_POLL_MS);
   }
 
   async #eachBatch(payload: EachBatchPayload): Promise<void> {
@@ -211,7 +225,7 @@ export class SubscriberConsumer {
     const horizon = gate?.horizon() ?? 0;
     try {
       for (const message of batch.messages) {
-        if (shouldStop()) break;
+        if (shouldStop() || this.#draining) break;
         const offset = Number(message.offset);
         const record = toConsumedRecord(batch.topic, batch.partition, message);
         if (gate) {
@@ -232,7 +246,7 @@ export class SubscriberConsumer {
         }
         const waiting = slots.acquire();
         if (waiting) await waiting;
-        if (shouldStop()) {
+        if (shouldStop() || this.#draining) {
           slots.release();
           break;
         }

@@ -224,9 +224,9 @@ export class SubscriberRunner {
   }
 
   /**
-   * The tiers were just created (first failure): the group rejoins with them subscribed. Runs
-   * after the handler that created them returned; stopping commits the settled prefix and any
-   * record in flight is abandoned and delivered again after the rejoin (at least once).
+   * The tiers were just created (first failure): the group rejoins with them subscribed. The
+   * consumer first drains (records begun end on their own, their retries written), so leaving
+   * the group repeats no attempt; records not begun yet are fetched again after the rejoin.
    */
   #rejoinWithTiers(): void {
     clearInterval(this.#tierWatch);
@@ -234,6 +234,7 @@ export class SubscriberRunner {
     const rejoin = async () => {
       if (this.#stopped || this.#consumer === null) return;
       const old = this.#consumer;
+      await old.drain();
       await old.stop();
       if (this.#stopped) return;
       this.#consumer = this.#newConsumer(true);
