@@ -60,6 +60,13 @@ describe('ingress over HTTP against the real Kafka and registry', () => {
       'reserved_field',
     ],
     ['a bad event id', { ...shipment, id: 'no spaces allowed' }, {}, 400, 'invalid_request'],
+    [
+      'an occurred_at in year 9999',
+      { ...shipment, occurred_at: '9999-12-31T23:59:59Z' },
+      {},
+      400,
+      'invalid_request',
+    ],
     ['no token', shipment, { token: null }, 401, 'unauthorized'],
     ['an unknown token', shipment, { token: 'test-token-nobody-0123456789' }, 401, 'unauthorized'],
     ['a type the token may not publish', shipment, { token: TOKENS.keysOnly }, 403, 'forbidden_type'],

@@ -3,6 +3,13 @@ import { type EventSchema, PublishRequest, RESERVED_DATA_FIELDS } from '@hookstr
 import type { z } from 'zod';
 import { PublishError, type PublishErrorDetail } from './publish-error.ts';
 
+/**
+ * How far ahead of this host's clock `occurred_at` may be. Subscribers expire events by age
+ * from `occurred_at`, so a time in the future (year 9999) would make an event never expire;
+ * more than clock skew ahead is a bug or an attack, refused rather than silently clamped.
+ */
+export const MAX_OCCURRED_AT_SKEW_MS = 15 * 60_000;
+
 /** An event that passed every check, ready to encode: nothing about it is decided later. */
 export interface PreparedEvent {
   readonly id: string;
@@ -60,12 +67,22 @@ export function prepareEvent(
       details: details(issues),
     });
   }
+  const at = now();
+  if (request.occurred_at !== undefined) {
+    const ahead = Date.parse(request.occurred_at) - at.getTime();
+    if (!(ahead <= MAX_OCCURRED_AT_SKEW_MS)) {
+      const message = `more than ${MAX_OCCURRED_AT_SKEW_MS / 60_000} minutes in the future`;
+      throw new PublishError('INVALID_REQUEST', `invalid event: occurred_at: ${message}`, {
+        details: [{ path: 'occurred_at', message }],
+      });
+    }
+  }
   const id = request.id ?? randomUUID();
   return {
     id,
     type: request.type,
     key: request.key ?? id,
-    time: request.occurred_at ?? now().toISOString(),
+    time: request.occurred_at ?? at.toISOString(),
     data: data.data,
     schema,
   };
