@@ -48,6 +48,9 @@ export function httpErrorFor(err: unknown, retryAfterS: number): HttpError {
     case 'RESERVED_FIELD':
     case 'UNKNOWN_TYPE':
       return new HttpError(400, code, err.message, { details });
+    case 'ID_CONFLICT':
+      // Not retryable as is: the producer reused an id for a different event.
+      return new HttpError(409, code, err.message, { details });
     case 'KAFKA_UNAVAILABLE':
     case 'ACK_TIMEOUT':
     case 'REGISTRY_UNAVAILABLE':

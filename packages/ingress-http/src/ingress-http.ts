@@ -1,6 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PublishBatchRequest } from '@hookstream/contracts';
-import type { EventProducer, PreparedEvent, PublishResult } from '@hookstream/producer';
+import {
+  type EventProducer,
+  type PreparedEvent,
+  PublishError,
+  type PublishPreparedOptions,
+  type PublishResult,
+} from '@hookstream/producer';
 import type { Logger, Metrics } from '@hookstream/telemetry';
 import {
   context,
@@ -45,7 +51,8 @@ interface RequestState {
   eventIds: readonly string[];
 }
 
-const ALL_TYPES: TokenGrant = { types: null };
+/** Demo mode: every request is one producer that may publish every type. */
+const ALL_TYPES: TokenGrant = { types: null, producer: 'demo' };
 
 /** Routes and answers the ingress's HTTP requests; no state beyond a draining flag. */
 export class IngressHttp {
@@ -204,7 +211,7 @@ export class IngressHttp {
     forbidUnlessAllowed(grant, body);
     const prepared = this.#options.producer.prepare(body);
     state.eventIds = [prepared.id];
-    const results = await this.#options.producer.publishPrepared([prepared], traceparentOf(req));
+    const results = await this.#options.producer.publishPrepared([prepared], publishOptions(req, grant));
     const r = results[0] as PublishResult;
     send(res, r.duplicate ? 200 : 202, resultBody(r));
     this.#accepted([prepared], results, state);
@@ -262,7 +269,18 @@ export class IngressHttp {
       );
     }
     state.eventIds = prepared.map((e) => e.id);
-    const results = await this.#options.producer.publishPrepared(prepared, traceparentOf(req));
+    let results: PublishResult[];
+    try {
+      results = await this.#options.producer.publishPrepared(prepared, publishOptions(req, grant));
+    } catch (err) {
+      // The producer numbers a call's events; here they are the batch's `events`.
+      if (err instanceof PublishError && err.code === 'ID_CONFLICT') {
+        throw new HttpError(409, 'id_conflict', err.message, {
+          details: err.details.map((d) => ({ ...d, path: `events${d.path}` })),
+        });
+      }
+      throw err;
+    }
     send(res, 202, { results: results.map(resultBody) });
     this.#accepted(prepared, results, state);
   }
@@ -279,9 +297,11 @@ function forbidUnlessAllowed(grant: TokenGrant, body: unknown): void {
   }
 }
 
-function traceparentOf(req: IncomingMessage): string | undefined {
+function publishOptions(req: IncomingMessage, grant: TokenGrant): PublishPreparedOptions {
   const value = req.headers.traceparent;
-  return typeof value === 'string' ? value : undefined;
+  return typeof value === 'string'
+    ? { traceparent: value, producer: grant.producer }
+    : { producer: grant.producer };
 }
 
 function resultBody(r: PublishResult) {

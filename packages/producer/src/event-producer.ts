@@ -17,7 +17,7 @@ import { cloudEventHeaders } from './cloud-event-headers.ts';
 import { DedupWindow } from './dedup-window.ts';
 import { MicroBatcher } from './micro-batcher.ts';
 import { type PreparedEvent, prepareEvent } from './prepare-event.ts';
-import { PublishError } from './publish-error.ts';
+import { PublishError, type PublishErrorDetail } from './publish-error.ts';
 import {
   endPublishSpan,
   failPublishSpan,
@@ -62,6 +62,17 @@ export interface PublishOptions {
    * or malformed.
    */
   readonly traceparent?: string;
+}
+
+/** How publishPrepared writes a group of events. */
+export interface PublishPreparedOptions {
+  /** The caller's W3C trace context, used when no span is active. */
+  readonly traceparent?: string;
+  /**
+   * Who is publishing (e.g. a digest of the ingress token): ids are deduplicated per producer,
+   * so one producer's ids never answer, or block, another's. Default '' (this process).
+   */
+  readonly producer?: string;
 }
 
 export interface PublishResult {
@@ -168,7 +179,10 @@ export class EventProducer {
 
   /** Publishes an untrusted request body (`{ type, data, id?, key?, occurred_at? }`). */
   async publishRequest(request: unknown, traceparent?: string): Promise<PublishResult> {
-    const [result] = await this.publishPrepared([this.prepare(request)], traceparent);
+    const [result] = await this.publishPrepared(
+      [this.prepare(request)],
+      traceparent === undefined ? {} : { traceparent },
+    );
     return result as PublishResult;
   }
 
@@ -179,37 +193,60 @@ export class EventProducer {
 
   /**
    * Writes prepared events together (one write unless the batch is too large), skipping ids
-   * seen within the dedup window, and resolves once every new record was acknowledged.
+   * this producer sent within the dedup window, and resolves once every new record was
+   * acknowledged. An id already sent (or repeated in `events`) with a different fingerprint
+   * fails the whole call with ID_CONFLICT before anything is written.
    */
-  async publishPrepared(events: readonly PreparedEvent[], traceparent?: string): Promise<PublishResult[]> {
+  async publishPrepared(
+    events: readonly PreparedEvent[],
+    options: PublishPreparedOptions = {},
+  ): Promise<PublishResult[]> {
     if (this.#closed) throw new PublishError('CLOSED', 'the producer is closed');
+    const { traceparent, producer = '' } = options;
     // Read before the first await: the active context is the caller's (e.g. the HTTP request span).
     const parent = publishParent(traceparent);
     const fallback = traceparent !== undefined && isTraceparent(traceparent) ? traceparent : undefined;
     const results = new Map<string, Promise<PublishResult>>();
+    const fingerprints = new Map<string, string>();
     const fresh: PreparedEvent[] = [];
-    for (const event of events) {
-      if (results.has(event.id)) continue;
-      const seen = this.#dedup.lookup(event.id);
-      if (seen)
+    const conflicts: PublishErrorDetail[] = [];
+    events.forEach((event, i) => {
+      const path = events.length === 1 ? 'id' : `[${i}].id`;
+      const conflict = { path, message: `id '${event.id}' was used for a different event` };
+      const inCall = fingerprints.get(event.id);
+      if (inCall !== undefined) {
+        if (inCall !== event.fingerprint) conflicts.push(conflict);
+        return;
+      }
+      fingerprints.set(event.id, event.fingerprint);
+      const seen = this.#dedup.find(dedupKey(producer, event.id));
+      if (seen === undefined) fresh.push(event);
+      else if (seen.fingerprint !== event.fingerprint) conflicts.push(conflict);
+      else
         results.set(
           event.id,
-          seen.then((r) => ({ ...r, duplicate: true })),
+          seen.result.then((r) => ({ ...r, duplicate: true })),
         );
-      else fresh.push(event);
+    });
+    if (conflicts.length > 0) {
+      throw new PublishError(
+        'ID_CONFLICT',
+        `${conflicts.length === 1 ? 'an id was' : `${conflicts.length} ids were`} already used for a different event; nothing written`,
+        { details: conflicts },
+      );
     }
     // Claim the new ids before the first await, so a concurrent duplicate finds them.
     const claims = fresh.map((event) => {
       const claim = Promise.withResolvers<PublishResult>();
-      this.#dedup.claim(event.id, claim.promise);
+      this.#dedup.claim(dedupKey(producer, event.id), claim.promise, event.fingerprint);
       results.set(event.id, claim.promise);
       return claim;
     });
     if (fresh.length > 0) {
       const spans = fresh.map((e) => startPublishSpan(this.#tracer, this.#topic, e, parent, fallback));
-      await this.#write(fresh, claims, spans);
+      await this.#write(fresh, producer, claims, spans);
     }
-    // Later copies of an id inside the same batch are duplicates of its first copy.
+    // Later copies of an id inside the same call are duplicates of its first copy.
     const firstIndex = new Map<string, number>();
     return Promise.all(
       events.map(async (e, i) => {
@@ -231,6 +268,7 @@ export class EventProducer {
 
   async #write(
     fresh: readonly PreparedEvent[],
+    producer: string,
     claims: readonly PromiseWithResolvers<PublishResult>[],
     spans: readonly PublishSpan[],
   ): Promise<void> {
@@ -243,13 +281,13 @@ export class EventProducer {
         const p = positions[i] as RecordPosition;
         endPublishSpan((spans[i] as PublishSpan).span, p);
         const result = { eventId: event.id, partition: p.partition, offset: p.offset, duplicate: false };
-        this.#dedup.settle(event.id, result);
+        this.#dedup.settle(dedupKey(producer, event.id), result);
         claims[i]?.resolve(result);
       });
     } catch (err) {
       fresh.forEach((event, i) => {
         failPublishSpan((spans[i] as PublishSpan).span, err);
-        this.#dedup.forget(event.id);
+        this.#dedup.forget(dedupKey(producer, event.id));
         // Handled here too: a claim nobody else awaits must not be an unhandled rejection.
         claims[i]?.promise.catch(() => undefined);
         claims[i]?.reject(err);
@@ -271,6 +309,11 @@ export class EventProducer {
     }
     return { key: event.key, value, headers: cloudEventHeaders(event, this.#source, traceparent) };
   }
+}
+
+/** NUL cannot occur in an id, so a producer's name cannot make its key collide with another's. */
+function dedupKey(producer: string, id: string): string {
+  return `${producer}\u0000${id}`;
 }
 
 async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {

@@ -1,7 +1,12 @@
 export { cloudEventHeaders } from './cloud-event-headers.ts';
 export type { DedupWindowOptions } from './dedup-window.ts';
 export { DedupWindow } from './dedup-window.ts';
-export type { EventProducerOptions, PublishOptions, PublishResult } from './event-producer.ts';
+export type {
+  EventProducerOptions,
+  PublishOptions,
+  PublishPreparedOptions,
+  PublishResult,
+} from './event-producer.ts';
 export { EventProducer } from './event-producer.ts';
 export type { MicroBatcherOptions } from './micro-batcher.ts';
 export { MicroBatcher } from './micro-batcher.ts';

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 import { type EventSchema, PublishRequest, RESERVED_DATA_FIELDS } from '@hookstream/contracts';
 import type { z } from 'zod';
 import { PublishError, type PublishErrorDetail } from './publish-error.ts';
@@ -20,6 +20,12 @@ export interface PreparedEvent {
   /** The data as the schema's validator normalised it (defaults filled in). */
   readonly data: unknown;
   readonly schema: EventSchema;
+  /**
+   * A digest of what the producer sent (type, data, and key and occurred_at as given, not as
+   * defaulted), so a resubmission of the same event matches and a different event reusing
+   * the id does not.
+   */
+  readonly fingerprint: string;
 }
 
 /**
@@ -85,7 +91,28 @@ export function prepareEvent(
     time: request.occurred_at ?? at.toISOString(),
     data: data.data,
     schema,
+    fingerprint: hash(
+      'sha256',
+      canonicalJson({
+        type: request.type,
+        key: request.key ?? null,
+        occurred_at: request.occurred_at ?? null,
+        data: data.data,
+      }),
+    ),
   };
+}
+
+/** JSON with object keys sorted, so equal values give equal text whatever their key order. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
 }
 
 type Issue = Pick<z.core.$ZodIssue, 'message'> & { readonly path: readonly PropertyKey[] };

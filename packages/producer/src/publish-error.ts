@@ -15,6 +15,8 @@ export type PublishErrorCode =
   | 'REGISTRY_UNAVAILABLE'
   /** The registry refused a schema (incompatible with the registered versions). */
   | 'SCHEMA_REJECTED'
+  /** The id was used within the dedup window for a different event by the same producer. */
+  | 'ID_CONFLICT'
   /** The producer was closed. */
   | 'CLOSED';
 
