@@ -44,6 +44,9 @@ export interface EventProducerOptions {
   readonly maxBatchItems?: number;
   readonly maxBatchBytes?: number;
   readonly maxInFlight?: number;
+  /** Records / bytes awaiting acks at once before publishes fail with QUEUE_FULL (10000 / 64 MiB). */
+  readonly maxQueuedRecords?: number;
+  readonly maxQueuedBytes?: number;
   /** Event types (default: schemas/ of this repository). */
   readonly catalog?: ReadonlyMap<string, EventSchema>;
   /** Prefix for registry subjects, so tests can register the same schemas in isolation. */
@@ -134,6 +137,8 @@ export class EventProducer {
       ...(options.maxBatchItems === undefined ? {} : { maxBatchItems: options.maxBatchItems }),
       ...(options.maxBatchBytes === undefined ? {} : { maxBatchBytes: options.maxBatchBytes }),
       ...(options.maxInFlight === undefined ? {} : { maxInFlight: options.maxInFlight }),
+      ...(options.maxQueuedRecords === undefined ? {} : { maxQueuedItems: options.maxQueuedRecords }),
+      ...(options.maxQueuedBytes === undefined ? {} : { maxQueuedBytes: options.maxQueuedBytes }),
     });
     this.#dedup = new DedupWindow({
       windowMs: options.dedupWindowMs ?? 10 * 60_000,
@@ -242,13 +247,16 @@ export class EventProducer {
       results.set(event.id, claim.promise);
       return claim;
     });
+    const write: WriteControl = { expired: false, cancel: undefined };
     if (fresh.length > 0) {
       const spans = fresh.map((e) => startPublishSpan(this.#tracer, this.#topic, e, parent, fallback));
-      await this.#write(fresh, producer, claims, spans);
+      // Not awaited: the claims follow the real write even past this caller's deadline, so a
+      // retry of a timed-out event waits for that write instead of writing a second copy.
+      void this.#write(fresh, producer, claims, spans, write);
     }
     // Later copies of an id inside the same call are duplicates of its first copy.
     const firstIndex = new Map<string, number>();
-    return Promise.all(
+    const all = Promise.all(
       events.map(async (e, i) => {
         const result = await (results.get(e.id) as Promise<PublishResult>);
         const first = firstIndex.get(e.id) ?? i;
@@ -256,6 +264,20 @@ export class EventProducer {
         return first === i ? result : { ...result, duplicate: true };
       }),
     );
+    return withDeadline(all, this.#ackTimeoutMs, () => {
+      write.expired = true;
+      const ms = this.#ackTimeoutMs;
+      // Still queued (or not yet encoded): withdrawn, so it can never land later as a surprise.
+      const withdrawn =
+        write.cancel === undefined ||
+        write.cancel(new PublishError('ACK_TIMEOUT', `not written: no write slot within ${ms} ms`));
+      return new PublishError(
+        'ACK_TIMEOUT',
+        withdrawn
+          ? `not written: Kafka was not reached within ${ms} ms`
+          : `Kafka did not acknowledge within ${ms} ms; the event may still be stored`,
+      );
+    });
   }
 
   /** Stops taking events, waits for the ones in flight, then disconnects. */
@@ -271,12 +293,16 @@ export class EventProducer {
     producer: string,
     claims: readonly PromiseWithResolvers<PublishResult>[],
     spans: readonly PublishSpan[],
+    control: WriteControl,
   ): Promise<void> {
     try {
       const records = await Promise.all(
         fresh.map((e, i) => this.#encode(e, (spans[i] as PublishSpan).traceparent)),
       );
-      const positions = await withTimeout(this.#batcher.submit(records), this.#ackTimeoutMs);
+      if (control.expired) throw new PublishError('ACK_TIMEOUT', 'not written: the deadline passed');
+      const submission = this.#batcher.submitCancellable(records);
+      control.cancel = (reason) => submission.cancel(reason);
+      const positions = await submission.result;
       fresh.forEach((event, i) => {
         const p = positions[i] as RecordPosition;
         endPublishSpan((spans[i] as PublishSpan).span, p);
@@ -284,7 +310,11 @@ export class EventProducer {
         this.#dedup.settle(dedupKey(producer, event.id), result);
         claims[i]?.resolve(result);
       });
-    } catch (err) {
+    } catch (caught) {
+      const err =
+        caught instanceof KafkaSendError
+          ? new PublishError(caught.code, caught.message, { cause: caught })
+          : caught;
       fresh.forEach((event, i) => {
         failPublishSpan((spans[i] as PublishSpan).span, err);
         this.#dedup.forget(dedupKey(producer, event.id));
@@ -316,19 +346,23 @@ function dedupKey(producer: string, id: string): string {
   return `${producer}\u0000${id}`;
 }
 
-async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+/** What a caller's deadline needs to know about its write. */
+interface WriteControl {
+  expired: boolean;
+  /** Set once the records are submitted; withdraws them if no write took them yet. */
+  cancel: ((reason: unknown) => boolean) | undefined;
+}
+
+/** Rejects with onExpire's error after ms unless work settles first. */
+async function withDeadline<T>(work: Promise<T>, ms: number, onExpire: () => Error): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new PublishError('ACK_TIMEOUT', `Kafka did not acknowledge within ${ms} ms`)),
-      ms,
-    );
+    timer = setTimeout(() => reject(onExpire()), ms);
   });
+  // Once the deadline won, the work's own failure is nobody's to handle.
+  work.catch(() => undefined);
   try {
     return await Promise.race([work, deadline]);
-  } catch (err) {
-    if (err instanceof KafkaSendError) throw new PublishError(err.code, err.message, { cause: err });
-    throw err;
   } finally {
     clearTimeout(timer);
   }

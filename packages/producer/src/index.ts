@@ -8,7 +8,7 @@ export type {
   PublishResult,
 } from './event-producer.ts';
 export { EventProducer } from './event-producer.ts';
-export type { MicroBatcherOptions } from './micro-batcher.ts';
+export type { MicroBatcherOptions, Submission } from './micro-batcher.ts';
 export { MicroBatcher } from './micro-batcher.ts';
 export type { PreparedEvent } from './prepare-event.ts';
 export { MAX_OCCURRED_AT_SKEW_MS, prepareEvent } from './prepare-event.ts';
