@@ -21,6 +21,8 @@ import {
 import { HttpError, httpErrorFor } from './http-error.ts';
 import { IngressMetrics } from './ingress-metrics.ts';
 import { readBody } from './read-body.ts';
+import { ReadinessCache } from './readiness-cache.ts';
+import { TokenRateLimiter } from './token-rate-limiter.ts';
 import type { TokenGrant, TokenTable } from './token-table.ts';
 
 export interface IngressHttpOptions {
@@ -30,13 +32,20 @@ export interface IngressHttpOptions {
   readonly maxBodyBytes: number;
   /** Seconds a client should wait after a 503. */
   readonly retryAfterS: number;
-  /** Kafka and registry reachable? Called by GET /readyz. */
+  /** Kafka and registry reachable? Run for GET /readyz, at most one at a time, cached readyTtlMs. */
   readonly checkReady: () => Promise<Readonly<Record<string, boolean>>>;
+  /** How long a readiness answer is reused (default 1000 ms). */
+  readonly readyTtlMs?: number;
+  /** Per-token request rate; beyond it 429 with Retry-After. None: unlimited. */
+  readonly rateLimit?: { readonly perSecond: number; readonly burst: number };
   /** Told about unexpected failures (answered 500) and 503s. */
   readonly onError?: (err: unknown, req: IncomingMessage) => void;
   /** Accepted events (debug) and rejected requests (info, or warn for 5xx), ids and codes only. */
   readonly logger?: Logger;
-  /** Serves GET /metrics and records the ingress's instruments when given. */
+  /**
+   * Records the ingress's instruments when given. GET /metrics is not served here: the
+   * service serves it on a listener of its own, off the public port.
+   */
   readonly metrics?: Metrics;
 }
 
@@ -59,11 +68,15 @@ export class IngressHttp {
   readonly #options: IngressHttpOptions;
   readonly #metrics: IngressMetrics | undefined;
   readonly #tracer = trace.getTracer('@hookstream/ingress-http');
+  readonly #readiness: ReadinessCache;
+  readonly #limiter: TokenRateLimiter | undefined;
   #draining = false;
 
   constructor(options: IngressHttpOptions) {
     this.#options = options;
     this.#metrics = options.metrics ? new IngressMetrics(options.metrics.meter) : undefined;
+    this.#readiness = new ReadinessCache(options.checkReady, options.readyTtlMs ?? 1000);
+    this.#limiter = options.rateLimit ? new TokenRateLimiter(options.rateLimit) : undefined;
   }
 
   /** From now on /readyz answers 503, so load balancers stop sending before shutdown. */
@@ -154,10 +167,6 @@ export class IngressHttp {
 
   async #route(req: IncomingMessage, res: ServerResponse, path: string, state: RequestState): Promise<void> {
     switch (path) {
-      case '/metrics':
-        if (this.#options.metrics === undefined) break;
-        allow(req, 'GET');
-        return this.#options.metrics.handle(req, res);
       case '/healthz':
         allow(req, 'GET');
         return send(res, 200, { status: 'ok' });
@@ -177,7 +186,7 @@ export class IngressHttp {
   }
 
   async #ready(res: ServerResponse): Promise<void> {
-    const checks = this.#draining ? { draining: false } : await this.#options.checkReady();
+    const checks = this.#draining ? { draining: false } : await this.#readiness.check();
     const ready = Object.values(checks).every(Boolean);
     send(res, ready ? 200 : 503, { ready, checks }, ready ? null : this.#options.retryAfterS);
   }
@@ -189,6 +198,12 @@ export class IngressHttp {
       this.#options.tokens === null ? ALL_TYPES : this.#options.tokens.authorize(req.headers.authorization);
     if (grant === null)
       throw new HttpError(401, 'unauthorized', 'a valid Authorization: Bearer <token> is required');
+    const waitS = this.#limiter?.take(grant.producer) ?? 0;
+    if (waitS > 0) {
+      throw new HttpError(429, 'rate_limited', 'this token sends more requests than its rate allows', {
+        retryAfterS: waitS,
+      });
+    }
     const type = (req.headers['content-type'] ?? '').split(';', 1)[0]?.trim().toLowerCase();
     if (type !== 'application/json') {
       throw new HttpError(415, 'unsupported_media_type', 'send the event as Content-Type: application/json');
