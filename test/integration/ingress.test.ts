@@ -233,5 +233,27 @@ describe('ingress demo mode', () => {
     } finally {
       await ingress.close();
     }
+    // The negative cases: INGRESS_DEMO=1 with tokens configured still needs a token...
+    const withTokens = uniqueName('ingress-demo-tokens');
+    const guarded = await startTestIngress(withTokens, { INGRESS_DEMO: '1' });
+    try {
+      const answer = await post(`${guarded.url}/v1/events`, shipment, { token: null });
+      expect(answer.status).toBe(401);
+      expect(await endOffsetTotal(withTokens)).toBe(0);
+    } finally {
+      await guarded.close();
+    }
+    // ...no tokens without INGRESS_DEMO refuses to start, and demo mode beyond loopback too.
+    // (The configuration is read before anything starts, so these throw at once.)
+    expect(() => startTestIngress(uniqueName('ingress-no-tokens'), { INGRESS_TOKENS: '' })).toThrow(
+      /^INGRESS_TOKENS: no bearer tokens configured/,
+    );
+    expect(() =>
+      startTestIngress(uniqueName('ingress-demo-open'), {
+        INGRESS_TOKENS: '',
+        INGRESS_DEMO: '1',
+        INGRESS_HOST: '0.0.0.0',
+      }),
+    ).toThrow(/^INGRESS_HOST: demo mode/);
   });
 });
