@@ -141,6 +141,13 @@ describe('docker-compose.yml', async () => {
     expect(pusher.environment?.[definition.secret.env]).toBeDefined();
   });
 
+  it('ships no credentials: the token and the signing secret are required from the environment', () => {
+    const required = /^\$\{(INGRESS_TOKENS|HOOKSTREAM_SAMPLE_SECRET):\?[^}]+\}$/;
+    expect(service('ingress').environment?.INGRESS_TOKENS).toMatch(required);
+    expect(service('receiver').environment?.HOOKSTREAM_RECEIVER_SECRET).toMatch(required);
+    expect(service('pusher').environment?.HOOKSTREAM_SAMPLE_SECRET).toMatch(required);
+  });
+
   it('mounts files that exist in the repository', () => {
     const mounts = Object.values(compose.services).flatMap((s) => s.volumes ?? []);
     for (const mount of mounts.filter((m) => m.startsWith('./'))) {
@@ -149,6 +156,12 @@ describe('docker-compose.yml', async () => {
   });
 
   it.runIf(await composeAvailable())('passes `docker compose config -q`', async () => {
-    await run('docker', ['compose', '-f', resolve(root, 'docker-compose.yml'), 'config', '-q']);
+    // The file requires these from the environment (no shipped credentials).
+    const env = {
+      ...process.env,
+      INGRESS_TOKENS: 'compose-test-token-0123456789',
+      HOOKSTREAM_SAMPLE_SECRET: 'whsec_dGVzdA==',
+    };
+    await run('docker', ['compose', '-f', resolve(root, 'docker-compose.yml'), 'config', '-q'], { env });
   });
 });

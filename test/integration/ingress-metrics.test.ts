@@ -20,12 +20,12 @@ describe('ingress GET /metrics over real HTTP', () => {
   let ingress: RunningIngress;
 
   beforeAll(async () => {
-    ingress = await startTestIngress(topic);
+    ingress = await startTestIngress(topic, { INGRESS_METRICS_PORT: '0' });
   });
   afterAll(() => ingress.close());
 
   async function scrape(): Promise<string> {
-    const res = await fetch(`${ingress.url}/metrics`);
+    const res = await fetch(ingress.metricsUrl as string);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/plain');
     return res.text();
@@ -81,8 +81,20 @@ describe('ingress GET /metrics over real HTTP', () => {
     expect(text).not.toContain('tenant-secret-value');
   });
 
-  it('answers only GET on /metrics', async () => {
-    const res = await fetch(`${ingress.url}/metrics`, { method: 'POST' });
-    expect(res.status).toBe(405);
+  it('serves /metrics only on its own listener, never on the public port', async () => {
+    expect(ingress.metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+    expect(new URL(ingress.metricsUrl as string).port).not.toBe(new URL(ingress.url).port);
+    expect((await fetch(`${ingress.url}/metrics`)).status).toBe(404);
+    expect((await fetch(ingress.metricsUrl as string, { method: 'POST' })).status).toBe(404);
+  });
+
+  it('serves no metrics listener unless INGRESS_METRICS_PORT is set', async () => {
+    const plain = await startTestIngress(uniqueName('ingress-no-metrics'));
+    try {
+      expect(plain.metricsUrl).toBeUndefined();
+      expect((await fetch(`${plain.url}/metrics`)).status).toBe(404);
+    } finally {
+      await plain.close();
+    }
   });
 });

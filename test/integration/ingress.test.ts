@@ -60,6 +60,13 @@ describe('ingress over HTTP against the real Kafka and registry', () => {
       'reserved_field',
     ],
     ['a bad event id', { ...shipment, id: 'no spaces allowed' }, {}, 400, 'invalid_request'],
+    [
+      'an occurred_at in year 9999',
+      { ...shipment, occurred_at: '9999-12-31T23:59:59Z' },
+      {},
+      400,
+      'invalid_request',
+    ],
     ['no token', shipment, { token: null }, 401, 'unauthorized'],
     ['an unknown token', shipment, { token: 'test-token-nobody-0123456789' }, 401, 'unauthorized'],
     ['a type the token may not publish', shipment, { token: TOKENS.keysOnly }, 403, 'forbidden_type'],
@@ -123,6 +130,55 @@ describe('ingress over HTTP against the real Kafka and registry', () => {
     expect(await endOffsetTotal(topic)).toBe(before + 1);
   });
 
+  it("keeps producers' ids apart: another token's event with the same id is written", async () => {
+    const id = uniqueName('evt-shared');
+    const before = await endOffsetTotal(topic);
+    const revoked = { type: 'key.revoked', id, data: { tenant_id: 't', key_id: 'k' } };
+    const first = await post(events, revoked, { token: TOKENS.keysOnly });
+    const second = await post(events, { ...shipment, id });
+    expect([first.status, second.status]).toEqual([202, 202]);
+    expect((second.body as { duplicate: boolean }).duplicate).toBe(false);
+    expect(await endOffsetTotal(topic)).toBe(before + 2);
+    const records = await readRecords(topic, before + 2);
+    expect(
+      records
+        .filter((r) => r.headers.ce_id === id)
+        .map((r) => r.headers.ce_type)
+        .sort(),
+    ).toEqual(['key.revoked', 'shipment.updated']);
+  });
+
+  it('refuses an id reused for a different event by the same producer with 409, writing nothing', async () => {
+    const id = uniqueName('evt-reused');
+    const event = { ...shipment, id, key: 'shp-9' };
+    expect((await post(events, event)).status).toBe(202);
+    const before = await endOffsetTotal(topic);
+    const changed = await post(events, {
+      ...event,
+      data: { shipment: { id: 'shp-9', status: 'delivered' } },
+    });
+    expect(changed.status).toBe(409);
+    expect(changed.body).toMatchObject({ error: { code: 'id_conflict', details: [{ path: 'id' }] } });
+    // Another key or occurred_at is another event too.
+    expect((await post(events, { ...event, key: 'shp-10' })).status).toBe(409);
+    expect((await post(events, { ...event, occurred_at: '2026-11-30T09:00:00Z' })).status).toBe(409);
+    // The same event again, its fields in another order, is a duplicate.
+    const again = await post(events, { data: event.data, key: event.key, id, type: event.type });
+    expect(again.status).toBe(200);
+    // A batch repeating an id with two bodies is refused whole.
+    const other = uniqueName('evt-batch');
+    const batch = await post(`${events}/batch`, {
+      events: [
+        { ...shipment, id: other },
+        { type: 'key.revoked', id: uniqueName('evt-ok'), data: { tenant_id: 't', key_id: 'k' } },
+        { ...shipment, id: other, data: { shipment: { id: 'shp-9', status: 'lost' } } },
+      ],
+    });
+    expect(batch.status).toBe(409);
+    expect(batch.body).toMatchObject({ error: { code: 'id_conflict', details: [{ path: 'events[2].id' }] } });
+    expect(await endOffsetTotal(topic)).toBe(before);
+  });
+
   it('writes a valid batch and answers each event', async () => {
     const before = await endOffsetTotal(topic);
     const batch = Array.from({ length: 20 }, (_, i) => ({
@@ -177,5 +233,27 @@ describe('ingress demo mode', () => {
     } finally {
       await ingress.close();
     }
+    // The negative cases: INGRESS_DEMO=1 with tokens configured still needs a token...
+    const withTokens = uniqueName('ingress-demo-tokens');
+    const guarded = await startTestIngress(withTokens, { INGRESS_DEMO: '1' });
+    try {
+      const answer = await post(`${guarded.url}/v1/events`, shipment, { token: null });
+      expect(answer.status).toBe(401);
+      expect(await endOffsetTotal(withTokens)).toBe(0);
+    } finally {
+      await guarded.close();
+    }
+    // ...no tokens without INGRESS_DEMO refuses to start, and demo mode beyond loopback too.
+    // (The configuration is read before anything starts, so these throw at once.)
+    expect(() => startTestIngress(uniqueName('ingress-no-tokens'), { INGRESS_TOKENS: '' })).toThrow(
+      /^INGRESS_TOKENS: no bearer tokens configured/,
+    );
+    expect(() =>
+      startTestIngress(uniqueName('ingress-demo-open'), {
+        INGRESS_TOKENS: '',
+        INGRESS_DEMO: '1',
+        INGRESS_HOST: '0.0.0.0',
+      }),
+    ).toThrow(/^INGRESS_HOST: demo mode/);
   });
 });

@@ -97,11 +97,12 @@ describe('scenario: Kafka restart during intake and delivery', () => {
     const during = answers.filter((a) => a.sentAt >= downAt && a.answeredAt <= upAt);
     expect(during.length).toBeGreaterThanOrEqual(3);
     expect(during.filter((a) => a.status !== 503)).toEqual([]);
-    expect(new Set(during.map((a) => a.code))).toEqual(expect.objectContaining({}));
-    for (const a of during) {
-      expect(a.code).toMatch(/^(kafka_unavailable|ack_timeout)$/);
-      expect(a.retryAfter).toBe('1');
-    }
+    // Every refusal inside the outage says Kafka is unreachable or did not acknowledge, with the
+    // configured Retry-After; nothing else (no queue_full, no 500).
+    const codes = [...new Set(during.map((a) => a.code))];
+    expect(codes.length).toBeGreaterThan(0);
+    expect(codes.filter((c) => c !== 'kafka_unavailable' && c !== 'ack_timeout')).toEqual([]);
+    expect(during.filter((a) => a.retryAfter !== '1')).toEqual([]);
 
     // The subscriber's ledger reaches the end of the topic, and nothing was delivered twice
     // except as a deduplicated redelivery.

@@ -6,7 +6,7 @@ export class HttpError extends Error {
   readonly status: number;
   readonly code: string;
   readonly details: readonly unknown[];
-  /** Seconds, for 503. */
+  /** Seconds, for 503 and 429. */
   readonly retryAfterS: number | null;
   readonly canRetry: boolean;
 
@@ -22,7 +22,7 @@ export class HttpError extends Error {
     this.code = code;
     this.details = options.details ?? [];
     this.retryAfterS = options.retryAfterS ?? null;
-    this.canRetry = status === 503;
+    this.canRetry = status === 503 || status === 429;
   }
 
   body(): { error: { code: string; message: string; details?: readonly unknown[] } } {
@@ -48,9 +48,13 @@ export function httpErrorFor(err: unknown, retryAfterS: number): HttpError {
     case 'RESERVED_FIELD':
     case 'UNKNOWN_TYPE':
       return new HttpError(400, code, err.message, { details });
+    case 'ID_CONFLICT':
+      // Not retryable as is: the producer reused an id for a different event.
+      return new HttpError(409, code, err.message, { details });
     case 'KAFKA_UNAVAILABLE':
     case 'ACK_TIMEOUT':
     case 'REGISTRY_UNAVAILABLE':
+    case 'QUEUE_FULL':
     case 'CLOSED':
       // The event may or may not be stored: retrying with the same id is safe.
       return new HttpError(503, code, `${err.message}; retry with the same event id`, { retryAfterS });

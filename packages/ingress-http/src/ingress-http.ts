@@ -1,6 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PublishBatchRequest } from '@hookstream/contracts';
-import type { EventProducer, PreparedEvent, PublishResult } from '@hookstream/producer';
+import {
+  type EventProducer,
+  type PreparedEvent,
+  PublishError,
+  type PublishPreparedOptions,
+  type PublishResult,
+} from '@hookstream/producer';
 import type { Logger, Metrics } from '@hookstream/telemetry';
 import {
   context,
@@ -15,6 +21,8 @@ import {
 import { HttpError, httpErrorFor } from './http-error.ts';
 import { IngressMetrics } from './ingress-metrics.ts';
 import { readBody } from './read-body.ts';
+import { ReadinessCache } from './readiness-cache.ts';
+import { TokenRateLimiter } from './token-rate-limiter.ts';
 import type { TokenGrant, TokenTable } from './token-table.ts';
 
 export interface IngressHttpOptions {
@@ -24,13 +32,20 @@ export interface IngressHttpOptions {
   readonly maxBodyBytes: number;
   /** Seconds a client should wait after a 503. */
   readonly retryAfterS: number;
-  /** Kafka and registry reachable? Called by GET /readyz. */
+  /** Kafka and registry reachable? Run for GET /readyz, at most one at a time, cached readyTtlMs. */
   readonly checkReady: () => Promise<Readonly<Record<string, boolean>>>;
+  /** How long a readiness answer is reused (default 1000 ms). */
+  readonly readyTtlMs?: number;
+  /** Per-token request rate; beyond it 429 with Retry-After. None: unlimited. */
+  readonly rateLimit?: { readonly perSecond: number; readonly burst: number };
   /** Told about unexpected failures (answered 500) and 503s. */
   readonly onError?: (err: unknown, req: IncomingMessage) => void;
   /** Accepted events (debug) and rejected requests (info, or warn for 5xx), ids and codes only. */
   readonly logger?: Logger;
-  /** Serves GET /metrics and records the ingress's instruments when given. */
+  /**
+   * Records the ingress's instruments when given. GET /metrics is not served here: the
+   * service serves it on a listener of its own, off the public port.
+   */
   readonly metrics?: Metrics;
 }
 
@@ -45,18 +60,23 @@ interface RequestState {
   eventIds: readonly string[];
 }
 
-const ALL_TYPES: TokenGrant = { types: null };
+/** Demo mode: every request is one producer that may publish every type. */
+const ALL_TYPES: TokenGrant = { types: null, producer: 'demo' };
 
 /** Routes and answers the ingress's HTTP requests; no state beyond a draining flag. */
 export class IngressHttp {
   readonly #options: IngressHttpOptions;
   readonly #metrics: IngressMetrics | undefined;
   readonly #tracer = trace.getTracer('@hookstream/ingress-http');
+  readonly #readiness: ReadinessCache;
+  readonly #limiter: TokenRateLimiter | undefined;
   #draining = false;
 
   constructor(options: IngressHttpOptions) {
     this.#options = options;
     this.#metrics = options.metrics ? new IngressMetrics(options.metrics.meter) : undefined;
+    this.#readiness = new ReadinessCache(options.checkReady, options.readyTtlMs ?? 1000);
+    this.#limiter = options.rateLimit ? new TokenRateLimiter(options.rateLimit) : undefined;
   }
 
   /** From now on /readyz answers 503, so load balancers stop sending before shutdown. */
@@ -147,10 +167,6 @@ export class IngressHttp {
 
   async #route(req: IncomingMessage, res: ServerResponse, path: string, state: RequestState): Promise<void> {
     switch (path) {
-      case '/metrics':
-        if (this.#options.metrics === undefined) break;
-        allow(req, 'GET');
-        return this.#options.metrics.handle(req, res);
       case '/healthz':
         allow(req, 'GET');
         return send(res, 200, { status: 'ok' });
@@ -170,7 +186,7 @@ export class IngressHttp {
   }
 
   async #ready(res: ServerResponse): Promise<void> {
-    const checks = this.#draining ? { draining: false } : await this.#options.checkReady();
+    const checks = this.#draining ? { draining: false } : await this.#readiness.check();
     const ready = Object.values(checks).every(Boolean);
     send(res, ready ? 200 : 503, { ready, checks }, ready ? null : this.#options.retryAfterS);
   }
@@ -182,6 +198,12 @@ export class IngressHttp {
       this.#options.tokens === null ? ALL_TYPES : this.#options.tokens.authorize(req.headers.authorization);
     if (grant === null)
       throw new HttpError(401, 'unauthorized', 'a valid Authorization: Bearer <token> is required');
+    const waitS = this.#limiter?.take(grant.producer) ?? 0;
+    if (waitS > 0) {
+      throw new HttpError(429, 'rate_limited', 'this token sends more requests than its rate allows', {
+        retryAfterS: waitS,
+      });
+    }
     const type = (req.headers['content-type'] ?? '').split(';', 1)[0]?.trim().toLowerCase();
     if (type !== 'application/json') {
       throw new HttpError(415, 'unsupported_media_type', 'send the event as Content-Type: application/json');
@@ -204,7 +226,7 @@ export class IngressHttp {
     forbidUnlessAllowed(grant, body);
     const prepared = this.#options.producer.prepare(body);
     state.eventIds = [prepared.id];
-    const results = await this.#options.producer.publishPrepared([prepared], traceparentOf(req));
+    const results = await this.#options.producer.publishPrepared([prepared], publishOptions(req, grant));
     const r = results[0] as PublishResult;
     send(res, r.duplicate ? 200 : 202, resultBody(r));
     this.#accepted([prepared], results, state);
@@ -262,7 +284,18 @@ export class IngressHttp {
       );
     }
     state.eventIds = prepared.map((e) => e.id);
-    const results = await this.#options.producer.publishPrepared(prepared, traceparentOf(req));
+    let results: PublishResult[];
+    try {
+      results = await this.#options.producer.publishPrepared(prepared, publishOptions(req, grant));
+    } catch (err) {
+      // The producer numbers a call's events; here they are the batch's `events`.
+      if (err instanceof PublishError && err.code === 'ID_CONFLICT') {
+        throw new HttpError(409, 'id_conflict', err.message, {
+          details: err.details.map((d) => ({ ...d, path: `events${d.path}` })),
+        });
+      }
+      throw err;
+    }
     send(res, 202, { results: results.map(resultBody) });
     this.#accepted(prepared, results, state);
   }
@@ -279,9 +312,11 @@ function forbidUnlessAllowed(grant: TokenGrant, body: unknown): void {
   }
 }
 
-function traceparentOf(req: IncomingMessage): string | undefined {
+function publishOptions(req: IncomingMessage, grant: TokenGrant): PublishPreparedOptions {
   const value = req.headers.traceparent;
-  return typeof value === 'string' ? value : undefined;
+  return typeof value === 'string'
+    ? { traceparent: value, producer: grant.producer }
+    : { producer: grant.producer };
 }
 
 function resultBody(r: PublishResult) {

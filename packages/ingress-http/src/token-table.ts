@@ -6,6 +6,11 @@ export const MIN_TOKEN_LENGTH = 16;
 export interface TokenGrant {
   /** Event types this token may publish; null = every type. */
   readonly types: ReadonlySet<string> | null;
+  /**
+   * Who publishes with this token (a digest of it, never the token): event ids are
+   * deduplicated, and requests rate-limited, per producer.
+   */
+  readonly producer: string;
 }
 
 /**
@@ -35,7 +40,8 @@ export class TokenTable {
         if (unknown.length > 0)
           throw new Error(`token entry ${i + 1}: unknown event type(s) ${unknown.join(', ')}`);
       }
-      table.#grants.set(digest(token), { types: allowed });
+      const key = digest(token);
+      table.#grants.set(key, { types: allowed, producer: key.slice(0, 32) });
     });
     return table;
   }

@@ -6,6 +6,8 @@ export interface DedupWindowOptions {
 }
 
 interface Entry<R> {
+  /** What was submitted under the id (a digest), so a different event reusing it is told apart. */
+  readonly fingerprint: string;
   /** Until the write settles; then dropped, so a remembered id holds only its small result. */
   pending: Promise<R> | null;
   value: R | undefined;
@@ -38,21 +40,26 @@ export class DedupWindow<R> {
 
   /** The first submission's (possibly still pending) result, if the id was seen in the window. */
   lookup(id: string): Promise<R> | undefined {
+    return this.find(id)?.result;
+  }
+
+  /** Like lookup, with the fingerprint the id was claimed with. */
+  find(id: string): { readonly fingerprint: string; readonly result: Promise<R> } | undefined {
     const entry = this.#entries.get(id);
     if (entry === undefined) return undefined;
     if (entry.expiresAt <= this.#now()) {
       this.#entries.delete(id);
       return undefined;
     }
-    return entry.pending ?? Promise.resolve(entry.value as R);
+    return { fingerprint: entry.fingerprint, result: entry.pending ?? Promise.resolve(entry.value as R) };
   }
 
   /** Marks the id as being written; `pending` settles with the write's result. */
-  claim(id: string, pending: Promise<R>): void {
+  claim(id: string, pending: Promise<R>, fingerprint = ''): void {
     if (this.#windowMs <= 0) return;
     this.#evict();
     const expiresAt = this.#now() + this.#windowMs;
-    this.#entries.set(id, { pending, value: undefined, expiresAt });
+    this.#entries.set(id, { fingerprint, pending, value: undefined, expiresAt });
     this.#order.push({ id, expiresAt });
   }
 

@@ -17,7 +17,7 @@ import { cloudEventHeaders } from './cloud-event-headers.ts';
 import { DedupWindow } from './dedup-window.ts';
 import { MicroBatcher } from './micro-batcher.ts';
 import { type PreparedEvent, prepareEvent } from './prepare-event.ts';
-import { PublishError } from './publish-error.ts';
+import { PublishError, type PublishErrorDetail } from './publish-error.ts';
 import {
   endPublishSpan,
   failPublishSpan,
@@ -44,6 +44,9 @@ export interface EventProducerOptions {
   readonly maxBatchItems?: number;
   readonly maxBatchBytes?: number;
   readonly maxInFlight?: number;
+  /** Records / bytes awaiting acks at once before publishes fail with QUEUE_FULL (10000 / 64 MiB). */
+  readonly maxQueuedRecords?: number;
+  readonly maxQueuedBytes?: number;
   /** Event types (default: schemas/ of this repository). */
   readonly catalog?: ReadonlyMap<string, EventSchema>;
   /** Prefix for registry subjects, so tests can register the same schemas in isolation. */
@@ -62,6 +65,17 @@ export interface PublishOptions {
    * or malformed.
    */
   readonly traceparent?: string;
+}
+
+/** How publishPrepared writes a group of events. */
+export interface PublishPreparedOptions {
+  /** The caller's W3C trace context, used when no span is active. */
+  readonly traceparent?: string;
+  /**
+   * Who is publishing (e.g. a digest of the ingress token): ids are deduplicated per producer,
+   * so one producer's ids never answer, or block, another's. Default '' (this process).
+   */
+  readonly producer?: string;
 }
 
 export interface PublishResult {
@@ -123,6 +137,8 @@ export class EventProducer {
       ...(options.maxBatchItems === undefined ? {} : { maxBatchItems: options.maxBatchItems }),
       ...(options.maxBatchBytes === undefined ? {} : { maxBatchBytes: options.maxBatchBytes }),
       ...(options.maxInFlight === undefined ? {} : { maxInFlight: options.maxInFlight }),
+      ...(options.maxQueuedRecords === undefined ? {} : { maxQueuedItems: options.maxQueuedRecords }),
+      ...(options.maxQueuedBytes === undefined ? {} : { maxQueuedBytes: options.maxQueuedBytes }),
     });
     this.#dedup = new DedupWindow({
       windowMs: options.dedupWindowMs ?? 10 * 60_000,
@@ -168,7 +184,10 @@ export class EventProducer {
 
   /** Publishes an untrusted request body (`{ type, data, id?, key?, occurred_at? }`). */
   async publishRequest(request: unknown, traceparent?: string): Promise<PublishResult> {
-    const [result] = await this.publishPrepared([this.prepare(request)], traceparent);
+    const [result] = await this.publishPrepared(
+      [this.prepare(request)],
+      traceparent === undefined ? {} : { traceparent },
+    );
     return result as PublishResult;
   }
 
@@ -179,39 +198,65 @@ export class EventProducer {
 
   /**
    * Writes prepared events together (one write unless the batch is too large), skipping ids
-   * seen within the dedup window, and resolves once every new record was acknowledged.
+   * this producer sent within the dedup window, and resolves once every new record was
+   * acknowledged. An id already sent (or repeated in `events`) with a different fingerprint
+   * fails the whole call with ID_CONFLICT before anything is written.
    */
-  async publishPrepared(events: readonly PreparedEvent[], traceparent?: string): Promise<PublishResult[]> {
+  async publishPrepared(
+    events: readonly PreparedEvent[],
+    options: PublishPreparedOptions = {},
+  ): Promise<PublishResult[]> {
     if (this.#closed) throw new PublishError('CLOSED', 'the producer is closed');
+    const { traceparent, producer = '' } = options;
     // Read before the first await: the active context is the caller's (e.g. the HTTP request span).
     const parent = publishParent(traceparent);
     const fallback = traceparent !== undefined && isTraceparent(traceparent) ? traceparent : undefined;
     const results = new Map<string, Promise<PublishResult>>();
+    const fingerprints = new Map<string, string>();
     const fresh: PreparedEvent[] = [];
-    for (const event of events) {
-      if (results.has(event.id)) continue;
-      const seen = this.#dedup.lookup(event.id);
-      if (seen)
+    const conflicts: PublishErrorDetail[] = [];
+    events.forEach((event, i) => {
+      const path = events.length === 1 ? 'id' : `[${i}].id`;
+      const conflict = { path, message: `id '${event.id}' was used for a different event` };
+      const inCall = fingerprints.get(event.id);
+      if (inCall !== undefined) {
+        if (inCall !== event.fingerprint) conflicts.push(conflict);
+        return;
+      }
+      fingerprints.set(event.id, event.fingerprint);
+      const seen = this.#dedup.find(dedupKey(producer, event.id));
+      if (seen === undefined) fresh.push(event);
+      else if (seen.fingerprint !== event.fingerprint) conflicts.push(conflict);
+      else
         results.set(
           event.id,
-          seen.then((r) => ({ ...r, duplicate: true })),
+          seen.result.then((r) => ({ ...r, duplicate: true })),
         );
-      else fresh.push(event);
+    });
+    if (conflicts.length > 0) {
+      throw new PublishError(
+        'ID_CONFLICT',
+        `${conflicts.length === 1 ? 'an id was' : `${conflicts.length} ids were`} already used for a different event; nothing written`,
+        { details: conflicts },
+      );
     }
     // Claim the new ids before the first await, so a concurrent duplicate finds them.
     const claims = fresh.map((event) => {
       const claim = Promise.withResolvers<PublishResult>();
-      this.#dedup.claim(event.id, claim.promise);
+      this.#dedup.claim(dedupKey(producer, event.id), claim.promise, event.fingerprint);
       results.set(event.id, claim.promise);
       return claim;
     });
+    const write: WriteControl = { expired: false, cancel: undefined };
     if (fresh.length > 0) {
       const spans = fresh.map((e) => startPublishSpan(this.#tracer, this.#topic, e, parent, fallback));
-      await this.#write(fresh, claims, spans);
+      // Not awaited: the claims follow the real write even past this caller's deadline, so a
+      // retry of a timed-out event waits for that write instead of writing a second copy.
+      void this.#write(fresh, producer, claims, spans, write);
     }
-    // Later copies of an id inside the same batch are duplicates of its first copy.
+    // Later copies of an id inside the same call are duplicates of its first copy.
     const firstIndex = new Map<string, number>();
-    return Promise.all(
+    const all = Promise.all(
       events.map(async (e, i) => {
         const result = await (results.get(e.id) as Promise<PublishResult>);
         const first = firstIndex.get(e.id) ?? i;
@@ -219,6 +264,20 @@ export class EventProducer {
         return first === i ? result : { ...result, duplicate: true };
       }),
     );
+    return withDeadline(all, this.#ackTimeoutMs, () => {
+      write.expired = true;
+      const ms = this.#ackTimeoutMs;
+      // Still queued (or not yet encoded): withdrawn, so it can never land later as a surprise.
+      const withdrawn =
+        write.cancel === undefined ||
+        write.cancel(new PublishError('ACK_TIMEOUT', `not written: no write slot within ${ms} ms`));
+      return new PublishError(
+        'ACK_TIMEOUT',
+        withdrawn
+          ? `not written: Kafka was not reached within ${ms} ms`
+          : `Kafka did not acknowledge within ${ms} ms; the event may still be stored`,
+      );
+    });
   }
 
   /** Stops taking events, waits for the ones in flight, then disconnects. */
@@ -231,25 +290,34 @@ export class EventProducer {
 
   async #write(
     fresh: readonly PreparedEvent[],
+    producer: string,
     claims: readonly PromiseWithResolvers<PublishResult>[],
     spans: readonly PublishSpan[],
+    control: WriteControl,
   ): Promise<void> {
     try {
       const records = await Promise.all(
         fresh.map((e, i) => this.#encode(e, (spans[i] as PublishSpan).traceparent)),
       );
-      const positions = await withTimeout(this.#batcher.submit(records), this.#ackTimeoutMs);
+      if (control.expired) throw new PublishError('ACK_TIMEOUT', 'not written: the deadline passed');
+      const submission = this.#batcher.submitCancellable(records);
+      control.cancel = (reason) => submission.cancel(reason);
+      const positions = await submission.result;
       fresh.forEach((event, i) => {
         const p = positions[i] as RecordPosition;
         endPublishSpan((spans[i] as PublishSpan).span, p);
         const result = { eventId: event.id, partition: p.partition, offset: p.offset, duplicate: false };
-        this.#dedup.settle(event.id, result);
+        this.#dedup.settle(dedupKey(producer, event.id), result);
         claims[i]?.resolve(result);
       });
-    } catch (err) {
+    } catch (caught) {
+      const err =
+        caught instanceof KafkaSendError
+          ? new PublishError(caught.code, caught.message, { cause: caught })
+          : caught;
       fresh.forEach((event, i) => {
         failPublishSpan((spans[i] as PublishSpan).span, err);
-        this.#dedup.forget(event.id);
+        this.#dedup.forget(dedupKey(producer, event.id));
         // Handled here too: a claim nobody else awaits must not be an unhandled rejection.
         claims[i]?.promise.catch(() => undefined);
         claims[i]?.reject(err);
@@ -273,19 +341,28 @@ export class EventProducer {
   }
 }
 
-async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+/** NUL cannot occur in an id, so a producer's name cannot make its key collide with another's. */
+function dedupKey(producer: string, id: string): string {
+  return `${producer}\u0000${id}`;
+}
+
+/** What a caller's deadline needs to know about its write. */
+interface WriteControl {
+  expired: boolean;
+  /** Set once the records are submitted; withdraws them if no write took them yet. */
+  cancel: ((reason: unknown) => boolean) | undefined;
+}
+
+/** Rejects with onExpire's error after ms unless work settles first. */
+async function withDeadline<T>(work: Promise<T>, ms: number, onExpire: () => Error): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new PublishError('ACK_TIMEOUT', `Kafka did not acknowledge within ${ms} ms`)),
-      ms,
-    );
+    timer = setTimeout(() => reject(onExpire()), ms);
   });
+  // Once the deadline won, the work's own failure is nobody's to handle.
+  work.catch(() => undefined);
   try {
     return await Promise.race([work, deadline]);
-  } catch (err) {
-    if (err instanceof KafkaSendError) throw new PublishError(err.code, err.message, { cause: err });
-    throw err;
   } finally {
     clearTimeout(timer);
   }

@@ -1,12 +1,17 @@
 export { cloudEventHeaders } from './cloud-event-headers.ts';
 export type { DedupWindowOptions } from './dedup-window.ts';
 export { DedupWindow } from './dedup-window.ts';
-export type { EventProducerOptions, PublishOptions, PublishResult } from './event-producer.ts';
+export type {
+  EventProducerOptions,
+  PublishOptions,
+  PublishPreparedOptions,
+  PublishResult,
+} from './event-producer.ts';
 export { EventProducer } from './event-producer.ts';
-export type { MicroBatcherOptions } from './micro-batcher.ts';
+export type { MicroBatcherOptions, Submission } from './micro-batcher.ts';
 export { MicroBatcher } from './micro-batcher.ts';
 export type { PreparedEvent } from './prepare-event.ts';
-export { prepareEvent } from './prepare-event.ts';
+export { MAX_OCCURRED_AT_SKEW_MS, prepareEvent } from './prepare-event.ts';
 export type { PublishErrorCode, PublishErrorDetail } from './publish-error.ts';
 export { PublishError } from './publish-error.ts';
 export { registerSchemas } from './schema-ids.ts';

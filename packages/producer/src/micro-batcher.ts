@@ -1,3 +1,5 @@
+import { PublishError } from './publish-error.ts';
+
 export interface MicroBatcherOptions<T, R> {
   /** Writes one batch; resolves with one result per item, in order. */
   readonly flush: (items: T[]) => Promise<R[]>;
@@ -7,6 +9,20 @@ export interface MicroBatcherOptions<T, R> {
   readonly maxBatchBytes?: number;
   /** Batches written at the same time; more waiting callers then share the next batch. */
   readonly maxInFlight?: number;
+  /**
+   * Items and bytes held at once, queued or being written (default 10000 and 64 MiB): beyond
+   * them a submission is refused with QUEUE_FULL instead of the queue growing while Kafka is
+   * slow. A submission arriving when nothing is held always goes, whatever its size.
+   */
+  readonly maxQueuedItems?: number;
+  readonly maxQueuedBytes?: number;
+}
+
+/** A submission that can still be withdrawn while it waits for a write. */
+export interface Submission<R> {
+  readonly result: Promise<R[]>;
+  /** Withdraws it if no write has taken it yet (it then rejects with `reason`); true if so. */
+  cancel(reason: unknown): boolean;
 }
 
 interface Pending<T, R> {
@@ -29,7 +45,11 @@ export class MicroBatcher<T, R> {
   readonly #maxItems: number;
   readonly #maxBytes: number;
   readonly #maxInFlight: number;
+  readonly #maxQueuedItems: number;
+  readonly #maxQueuedBytes: number;
   #queue: Pending<T, R>[] = [];
+  #heldItems = 0;
+  #heldBytes = 0;
   #inFlight = 0;
   #scheduled = false;
   #idleWaiters: (() => void)[] = [];
@@ -40,15 +60,49 @@ export class MicroBatcher<T, R> {
     this.#maxItems = options.maxBatchItems ?? 1000;
     this.#maxBytes = options.maxBatchBytes ?? 512 * 1024;
     this.#maxInFlight = options.maxInFlight ?? 2;
+    this.#maxQueuedItems = options.maxQueuedItems ?? 10_000;
+    this.#maxQueuedBytes = options.maxQueuedBytes ?? 64 * 1024 * 1024;
   }
 
   submit(items: T[]): Promise<R[]> {
-    if (items.length === 0) return Promise.resolve([]);
+    return this.submitCancellable(items).result;
+  }
+
+  submitCancellable(items: T[]): Submission<R> {
+    if (items.length === 0) return { result: Promise.resolve([]), cancel: () => false };
     const bytes = items.reduce((sum, item) => sum + this.#sizeOf(item), 0);
-    return new Promise<R[]>((resolve, reject) => {
-      this.#queue.push({ items, bytes, resolve, reject });
-      this.#schedule();
-    });
+    const over =
+      this.#heldItems + items.length > this.#maxQueuedItems || this.#heldBytes + bytes > this.#maxQueuedBytes;
+    if (this.#heldItems > 0 && over) {
+      const full = new PublishError(
+        'QUEUE_FULL',
+        `the producer holds ${this.#heldItems} records (${this.#heldBytes} bytes) not yet acknowledged; try again shortly`,
+      );
+      return { result: Promise.reject(full), cancel: () => false };
+    }
+    this.#heldItems += items.length;
+    this.#heldBytes += bytes;
+    const { promise, resolve, reject } = Promise.withResolvers<R[]>();
+    const pending: Pending<T, R> = { items, bytes, resolve, reject };
+    this.#queue.push(pending);
+    this.#schedule();
+    return {
+      result: promise,
+      cancel: (reason) => {
+        const at = this.#queue.indexOf(pending);
+        if (at < 0) return false;
+        this.#queue.splice(at, 1);
+        this.#release(pending);
+        reject(reason);
+        if (this.#queue.length === 0 && this.#inFlight === 0) this.#notifyIdle();
+        return true;
+      },
+    };
+  }
+
+  /** Items and bytes queued or being written. */
+  get held(): { readonly items: number; readonly bytes: number } {
+    return { items: this.#heldItems, bytes: this.#heldBytes };
   }
 
   /** Resolves once nothing is queued or being written (for graceful shutdown). */
@@ -74,7 +128,7 @@ export class MicroBatcher<T, R> {
       void this.#write(batch).finally(() => {
         this.#inFlight -= 1;
         if (this.#queue.length > 0) this.#drain();
-        else if (this.#inFlight === 0) for (const done of this.#idleWaiters.splice(0)) done();
+        else if (this.#inFlight === 0) this.#notifyIdle();
       });
     }
   }
@@ -95,6 +149,15 @@ export class MicroBatcher<T, R> {
     return batch;
   }
 
+  #notifyIdle(): void {
+    for (const done of this.#idleWaiters.splice(0)) done();
+  }
+
+  #release(p: Pending<T, R>): void {
+    this.#heldItems -= p.items.length;
+    this.#heldBytes -= p.bytes;
+  }
+
   async #write(batch: Pending<T, R>[]): Promise<void> {
     try {
       const results = await this.#flush(batch.flatMap((p) => p.items));
@@ -105,6 +168,8 @@ export class MicroBatcher<T, R> {
       }
     } catch (err) {
       for (const p of batch) p.reject(err);
+    } finally {
+      for (const p of batch) this.#release(p);
     }
   }
 }

@@ -1,7 +1,14 @@
-import { randomUUID } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 import { type EventSchema, PublishRequest, RESERVED_DATA_FIELDS } from '@hookstream/contracts';
 import type { z } from 'zod';
 import { PublishError, type PublishErrorDetail } from './publish-error.ts';
+
+/**
+ * How far ahead of this host's clock `occurred_at` may be. Subscribers expire events by age
+ * from `occurred_at`, so a time in the future (year 9999) would make an event never expire;
+ * more than clock skew ahead is a bug or an attack, refused rather than silently clamped.
+ */
+export const MAX_OCCURRED_AT_SKEW_MS = 15 * 60_000;
 
 /** An event that passed every check, ready to encode: nothing about it is decided later. */
 export interface PreparedEvent {
@@ -13,6 +20,12 @@ export interface PreparedEvent {
   /** The data as the schema's validator normalised it (defaults filled in). */
   readonly data: unknown;
   readonly schema: EventSchema;
+  /**
+   * A digest of what the producer sent (type, data, and key and occurred_at as given, not as
+   * defaulted), so a resubmission of the same event matches and a different event reusing
+   * the id does not.
+   */
+  readonly fingerprint: string;
 }
 
 /**
@@ -60,15 +73,46 @@ export function prepareEvent(
       details: details(issues),
     });
   }
+  const at = now();
+  if (request.occurred_at !== undefined) {
+    const ahead = Date.parse(request.occurred_at) - at.getTime();
+    if (!(ahead <= MAX_OCCURRED_AT_SKEW_MS)) {
+      const message = `more than ${MAX_OCCURRED_AT_SKEW_MS / 60_000} minutes in the future`;
+      throw new PublishError('INVALID_REQUEST', `invalid event: occurred_at: ${message}`, {
+        details: [{ path: 'occurred_at', message }],
+      });
+    }
+  }
   const id = request.id ?? randomUUID();
   return {
     id,
     type: request.type,
     key: request.key ?? id,
-    time: request.occurred_at ?? now().toISOString(),
+    time: request.occurred_at ?? at.toISOString(),
     data: data.data,
     schema,
+    fingerprint: hash(
+      'sha256',
+      canonicalJson({
+        type: request.type,
+        key: request.key ?? null,
+        occurred_at: request.occurred_at ?? null,
+        data: data.data,
+      }),
+    ),
   };
+}
+
+/** JSON with object keys sorted, so equal values give equal text whatever their key order. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
 }
 
 type Issue = Pick<z.core.$ZodIssue, 'message'> & { readonly path: readonly PropertyKey[] };

@@ -10,11 +10,15 @@ export type PublishErrorCode =
   | 'KAFKA_UNAVAILABLE'
   /** Kafka did not acknowledge within the ack timeout; the event may still be stored. */
   | 'ACK_TIMEOUT'
+  /** Too many records await Kafka's acks already (the queue is bounded); nothing was written. */
+  | 'QUEUE_FULL'
   /** Kafka refused the record for good. */
   | 'KAFKA_REJECTED'
   | 'REGISTRY_UNAVAILABLE'
   /** The registry refused a schema (incompatible with the registered versions). */
   | 'SCHEMA_REJECTED'
+  /** The id was used within the dedup window for a different event by the same producer. */
+  | 'ID_CONFLICT'
   /** The producer was closed. */
   | 'CLOSED';
 
@@ -27,6 +31,7 @@ const RETRYABLE: ReadonlySet<PublishErrorCode> = new Set([
   'KAFKA_UNAVAILABLE',
   'ACK_TIMEOUT',
   'REGISTRY_UNAVAILABLE',
+  'QUEUE_FULL',
 ]);
 
 /** Why an event was not published. canRetry: the same call may succeed later, unchanged. */

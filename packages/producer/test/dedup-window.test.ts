@@ -22,6 +22,15 @@ describe('DedupWindow', () => {
     expect(await duplicate).toBe('stored');
   });
 
+  it('tells the fingerprint an id was claimed with', async () => {
+    const window = new DedupWindow<string>({ windowMs: 1000, maxEntries: 10 });
+    window.claim('a', Promise.resolve('stored'), 'digest-1');
+    const found = window.find('a');
+    expect(found?.fingerprint).toBe('digest-1');
+    expect(await found?.result).toBe('stored');
+    expect(window.find('b')).toBeUndefined();
+  });
+
   it('forgets a failed write so a retry writes again', () => {
     const window = new DedupWindow<string>({ windowMs: 1000, maxEntries: 10 });
     window.claim('a', new Promise<string>(() => undefined));

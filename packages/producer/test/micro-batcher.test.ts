@@ -112,4 +112,54 @@ describe('MicroBatcher', () => {
     await waiting;
     expect(idle).toBe(true);
   });
+
+  it('refuses submissions beyond its record or byte bound with QUEUE_FULL, and takes them again once acknowledged', async () => {
+    const gate = deferred<void>();
+    const writes: number[][] = [];
+    const batcher = new MicroBatcher<number, number>({
+      flush: async (items) => {
+        writes.push(items);
+        await gate.promise;
+        return items;
+      },
+      sizeOf: (n) => n,
+      maxQueuedItems: 3,
+      maxQueuedBytes: 100,
+    });
+    const first = batcher.submit([1, 2]);
+    await expect(batcher.submit([3, 4])).rejects.toMatchObject({ code: 'QUEUE_FULL', canRetry: true });
+    await expect(batcher.submit([99])).rejects.toMatchObject({ code: 'QUEUE_FULL' });
+    const third = batcher.submit([5]);
+    expect(batcher.held).toEqual({ items: 3, bytes: 8 });
+    gate.resolve();
+    expect(await Promise.all([first, third])).toEqual([[1, 2], [5]]);
+    expect(writes.flat()).toEqual([1, 2, 5]);
+    expect(batcher.held).toEqual({ items: 0, bytes: 0 });
+    expect(await batcher.submit([3, 4])).toEqual([3, 4]);
+  });
+
+  it('lets a submission be withdrawn while queued, never once a write took it', async () => {
+    const gate = deferred<void>();
+    const writes: number[][] = [];
+    const batcher = new MicroBatcher<number, number>({
+      flush: async (items) => {
+        writes.push(items);
+        await gate.promise;
+        return items;
+      },
+      sizeOf: () => 1,
+      maxInFlight: 1,
+    });
+    const inFlight = batcher.submitCancellable([1]);
+    await new Promise((ok) => setImmediate(ok));
+    const queued = batcher.submitCancellable([2]);
+    expect(queued.cancel(new Error('timed out'))).toBe(true);
+    await expect(queued.result).rejects.toThrow('timed out');
+    expect(inFlight.cancel(new Error('timed out'))).toBe(false);
+    gate.resolve();
+    expect(await inFlight.result).toEqual([1]);
+    await batcher.idle();
+    expect(writes).toEqual([[1]]);
+    expect(batcher.held).toEqual({ items: 0, bytes: 0 });
+  });
 });

@@ -63,4 +63,19 @@ describe('prepareEvent', () => {
     expect(err.canRetry).toBe(false);
     expect(err.details[0]?.path).toBe(path);
   });
+
+  it('refuses an occurred_at more than the allowed skew in the future, so age ceilings work', () => {
+    for (const occurred_at of ['9999-12-31T23:59:59Z', '2026-11-30T10:16:00Z', '2026-11-30T12:00:00+01:00']) {
+      const err = failure({ ...shipment, occurred_at });
+      expect([occurred_at, err.code, err.details[0]?.path]).toEqual([
+        occurred_at,
+        'INVALID_REQUEST',
+        'occurred_at',
+      ]);
+    }
+    // Within clock skew, and any past time, are kept as given.
+    for (const occurred_at of ['2026-11-30T10:14:00Z', '2020-01-01T00:00:00Z']) {
+      expect(prepareEvent(catalog, { ...shipment, occurred_at }, now).time).toBe(occurred_at);
+    }
+  });
 });

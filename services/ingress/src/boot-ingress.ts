@@ -25,6 +25,7 @@ export async function bootIngress(
   return {
     url: ingress.url,
     port: ingress.port,
+    ...(ingress.metricsUrl === undefined ? {} : { metricsUrl: ingress.metricsUrl }),
     close: async () => {
       await ingress.close();
       await tracing.shutdown();

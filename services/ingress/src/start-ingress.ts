@@ -3,13 +3,21 @@ import { loadEventCatalog } from '@hookstream/contracts';
 import { IngressHttp, TokenTable } from '@hookstream/ingress-http';
 import { createKafka, probeCluster } from '@hookstream/kafka';
 import { EventProducer } from '@hookstream/producer';
-import { createLogger, type Logger, startMetrics } from '@hookstream/telemetry';
+import {
+  createLogger,
+  type Logger,
+  type MetricsServer,
+  serveMetrics,
+  startMetrics,
+} from '@hookstream/telemetry';
 import { type IngressConfig, IngressConfigError } from './config.ts';
 
 export interface RunningIngress {
   /** e.g. http://127.0.0.1:8080 (the real port when 0 was asked for). */
   readonly url: string;
   readonly port: number;
+  /** GET /metrics on its own listener, when INGRESS_METRICS_PORT asked for one. */
+  readonly metricsUrl?: string;
   /** Graceful: stop accepting, finish in-flight requests, flush the producer, disconnect. */
   close(): Promise<void>;
 }
@@ -45,6 +53,8 @@ export async function startIngress(
     ackTimeoutMs: config.ackTimeoutMs,
     dedupWindowMs: config.dedupWindowMs,
     dedupMaxEntries: config.dedupMaxEntries,
+    maxQueuedRecords: config.queueMaxRecords,
+    maxQueuedBytes: config.queueMaxBytes,
     catalog,
     meter: metrics.meter,
   }).catch(async (err: unknown) => {
@@ -57,6 +67,7 @@ export async function startIngress(
     maxBodyBytes: config.maxBodyBytes,
     retryAfterS: config.retryAfterS,
     checkReady: () => checkReady(config),
+    ...(config.rateLimit === null ? {} : { rateLimit: config.rateLimit }),
     logger,
     metrics,
     onError: (err, req) => {
@@ -66,10 +77,25 @@ export async function startIngress(
       else logger.error(fields, 'request failed');
     },
   });
-  const server = createServer(http.handle);
+  const server = createServer(
+    {
+      headersTimeout: config.headersTimeoutMs,
+      requestTimeout: config.requestTimeoutMs,
+      keepAliveTimeout: config.keepAliveTimeoutMs,
+      // Node checks both timeouts only this often (default 30 s): a slow client would get that long.
+      connectionsCheckingInterval: Math.min(1000, config.headersTimeoutMs),
+    },
+    http.handle,
+  );
+  // Beyond it, new connections are closed at once rather than each holding a socket and memory.
+  server.maxConnections = config.maxConnections;
+  let metricsServer: MetricsServer | undefined;
   try {
     await listen(server, config.host, config.port);
+    if (config.metrics !== null)
+      metricsServer = await serveMetrics(metrics, config.metrics.host, config.metrics.port);
   } catch (err) {
+    server.close();
     await producer.close();
     await metrics.shutdown();
     throw err;
@@ -77,16 +103,21 @@ export async function startIngress(
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   const url = `http://${config.host}:${port}`;
-  logger.info({ url, topic: config.topic, types: [...catalog.keys()] }, 'ingress listening');
+  logger.info(
+    { url, metrics: metricsServer?.url ?? null, topic: config.topic, types: [...catalog.keys()] },
+    'ingress listening',
+  );
   let closing: Promise<void> | undefined;
   return {
     url,
     port,
+    ...(metricsServer === undefined ? {} : { metricsUrl: metricsServer.url }),
     close: () => {
       closing ??= (async () => {
         logger.info('ingress stopping: draining in-flight requests');
         http.drain();
         await stopServer(server);
+        await metricsServer?.close();
         await producer.close();
         await metrics.shutdown();
         logger.info('ingress stopped');

@@ -1,17 +1,20 @@
 import { z } from 'zod';
 
-/** How the receiver (mis)behaves; changeable at run time through POST /control. */
+/**
+ * How the receiver (mis)behaves; changeable at run time through POST /control. Every number is
+ * bounded: a timer past 2^31 ms fires at once, and a huge count is a typo, not a test.
+ */
 export const ReceiverBehaviour = z.strictObject({
   /** Above this many requests in the last second, answer 429 with Retry-After. */
-  rateLimitPerSecond: z.number().int().positive().nullable().default(null),
+  rateLimitPerSecond: z.number().int().positive().max(1_000_000).nullable().default(null),
   /** Retry-After of every 429 (rate limit, or failStatus 429). */
-  retryAfterSeconds: z.number().int().min(0).default(1),
+  retryAfterSeconds: z.number().int().min(0).max(3600).default(1),
   /** Answer failStatus to the first failTimes requests of every event. */
-  failTimes: z.number().int().min(0).default(0),
+  failTimes: z.number().int().min(0).max(1000).default(0),
   failStatus: z.number().int().min(100).max(599).default(500),
   /** Answer every request with this status instead of 204 (e.g. 400 to test terminal outcomes). */
   fixedStatus: z.number().int().min(100).max(599).nullable().default(null),
   /** Wait this long before answering. */
-  delayMs: z.number().int().min(0).default(0),
+  delayMs: z.number().int().min(0).max(600_000).default(0),
 });
 export type ReceiverBehaviour = z.infer<typeof ReceiverBehaviour>;

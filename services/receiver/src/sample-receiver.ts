@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { type Arrival, maxInWindow, perSecondHistogram } from './arrival-log.ts';
 import { ReceiverBehaviour } from './behaviour.ts';
+import { BoundedMap } from './bounded-map.ts';
 
 export interface ReceiverOptions {
   /** `whsec_…`; when set, unsigned or wrongly signed requests get 401. */
@@ -12,6 +13,11 @@ export interface ReceiverOptions {
   readonly record?: boolean;
   /** Bytes of request body accepted; more is answered 413. */
   readonly maxBodyBytes?: number;
+  /**
+   * Events (and arrival times) remembered for deduplication and stats, oldest forgotten first
+   * (default 1,000,000). `record` keeps every arrival regardless: tests only.
+   */
+  readonly maxTracked?: number;
 }
 
 export interface ReceiverStats {
@@ -41,9 +47,14 @@ export class SampleReceiver {
   readonly #record: boolean;
   readonly #maxBody: number;
   #behaviour: ReceiverBehaviour;
-  readonly #accepted = new Set<string>();
-  readonly #attemptsByEvent = new Map<string, number>();
-  readonly #times: number[] = [];
+  readonly #maxTracked: number;
+  readonly #accepted: BoundedMap<string, true>;
+  readonly #attemptsByEvent: BoundedMap<string, number>;
+  /** The last #maxTracked arrival times (for maxPerSecond and perSecond). */
+  #times: number[] = [];
+  #received = 0;
+  #acceptedCount = 0;
+  #firstAtMs: number | null = null;
   readonly #recent: number[] = [];
   readonly arrivals: Arrival[] = [];
   #duplicates = 0;
@@ -57,6 +68,9 @@ export class SampleReceiver {
     this.#record = options.record ?? false;
     this.#maxBody = options.maxBodyBytes ?? 1024 * 1024;
     this.#behaviour = ReceiverBehaviour.parse(options.behaviour ?? {});
+    this.#maxTracked = options.maxTracked ?? 1_000_000;
+    this.#accepted = new BoundedMap(this.#maxTracked);
+    this.#attemptsByEvent = new BoundedMap(this.#maxTracked);
     this.#server = createServer((req, res) => this.#handle(req, res));
     this.#server.keepAliveTimeout = 60_000;
   }
@@ -97,14 +111,14 @@ export class SampleReceiver {
 
   stats(): ReceiverStats {
     return {
-      received: this.#times.length,
-      accepted: this.#accepted.size,
+      received: this.#received,
+      accepted: this.#acceptedCount,
       duplicates: this.#duplicates,
       badSignatures: this.#badSignatures,
       rateLimited: this.#rateLimited,
       failed: this.#failed,
       maxPerSecond: maxInWindow(this.#times, 1000),
-      firstAtMs: this.#times[0] ?? null,
+      firstAtMs: this.#firstAtMs,
       lastAtMs: this.#times.at(-1) ?? null,
       perSecond: perSecondHistogram(this.#times),
     };
@@ -123,10 +137,15 @@ export class SampleReceiver {
     // GET /accepted/<subscription_id>/<event_id>: whether that event had its one effect here.
     const asked = req.method === 'GET' ? /^\/accepted\/([^/]+)\/([^/?]+)$/.exec(req.url ?? '') : null;
     if (asked) {
-      const [subscriptionId, eventId] = [
-        decodeURIComponent(asked[1] ?? ''),
-        decodeURIComponent(asked[2] ?? ''),
-      ];
+      let subscriptionId: string;
+      let eventId: string;
+      try {
+        [subscriptionId, eventId] = [decodeURIComponent(asked[1] ?? ''), decodeURIComponent(asked[2] ?? '')];
+      } catch {
+        // A malformed escape (`%ZZ`) throws URIError; unanswered, it would crash the process.
+        json(res, 400, { error: 'malformed percent-encoding in the path' });
+        return;
+      }
       const accepted = this.hasAccepted(subscriptionId, eventId);
       json(res, accepted ? 200 : 404, { subscription_id: subscriptionId, event_id: eventId, accepted });
       return;
@@ -171,7 +190,11 @@ export class SampleReceiver {
   #deliver(req: IncomingMessage, raw: string, res: ServerResponse): void {
     // Monotonic, in epoch ms: a wall-clock step must not squeeze or stretch the arrival record.
     const now = performance.timeOrigin + performance.now();
+    this.#received++;
+    this.#firstAtMs ??= now;
     this.#times.push(now);
+    // Trim in chunks: shifting one at a time would copy the array on every request.
+    if (this.#times.length > this.#maxTracked * 1.25) this.#times = this.#times.slice(-this.#maxTracked);
     const headers = flatHeaders(req);
     let payload: Record<string, unknown> | null = null;
     try {
@@ -214,7 +237,10 @@ export class SampleReceiver {
       return;
     }
     if (this.#accepted.has(key)) this.#duplicates++;
-    else this.#accepted.add(key);
+    else {
+      this.#accepted.set(key, true);
+      this.#acceptedCount++;
+    }
     answer(204);
   }
 

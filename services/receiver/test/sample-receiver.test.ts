@@ -54,6 +54,41 @@ describe('SampleReceiver', () => {
     expect((await fetch(`${url}/accepted/sub-b/evt:1`)).status).toBe(404);
   });
 
+  it('answers 400 to a malformed path escape and keeps serving', async () => {
+    receiver = new SampleReceiver({ secret });
+    const url = await receiver.listen();
+    for (const path of ['/accepted/%ZZ/x', '/accepted/sub-a/%E0%A4%A', '/accepted/%/%']) {
+      const res = await fetch(`${url}${path}`);
+      expect([path, res.status]).toEqual([path, 400]);
+    }
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    expect((await post(url, 'e1')).status).toBe(204);
+  });
+
+  it('remembers at most maxTracked events, forgetting the oldest, while counting all of them', async () => {
+    receiver = new SampleReceiver({ secret, maxTracked: 2, behaviour: { failTimes: 1, failStatus: 503 } });
+    const url = await receiver.listen();
+    for (const id of ['e1', 'e2', 'e3']) {
+      expect((await post(url, id)).status).toBe(503);
+      expect((await post(url, id)).status).toBe(204);
+    }
+    expect(receiver.hasAccepted('sub-a', 'e1')).toBe(false);
+    expect(receiver.hasAccepted('sub-a', 'e2')).toBe(true);
+    expect(receiver.hasAccepted('sub-a', 'e3')).toBe(true);
+    // e1's attempt count was forgotten too: it fails once more, as a new event would.
+    expect((await post(url, 'e1')).status).toBe(503);
+    expect(receiver.stats()).toMatchObject({ received: 7, accepted: 3 });
+  });
+
+  it('refuses unbounded behaviour numbers through POST /control', async () => {
+    receiver = new SampleReceiver({ secret });
+    const url = await receiver.listen();
+    for (const change of [{ delayMs: 2 ** 31 }, { retryAfterSeconds: 1e9 }, { failTimes: 1e9 }]) {
+      const res = await fetch(`${url}/control`, { method: 'POST', body: JSON.stringify(change) });
+      expect([change, res.status]).toEqual([change, 400]);
+    }
+  });
+
   it('answers 401 to an unsigned request', async () => {
     receiver = new SampleReceiver({ secret });
     const url = await receiver.listen();

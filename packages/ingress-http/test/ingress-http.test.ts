@@ -1,0 +1,87 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { EventProducer } from '@hookstream/producer';
+import { afterEach, describe, expect, it } from 'vitest';
+import { IngressHttp } from '../src/ingress-http.ts';
+import { TokenTable } from '../src/token-table.ts';
+
+const TOKEN = 'token-aaaaaaaaaaaaaaaa';
+const OTHER = 'token-bbbbbbbbbbbbbbbb';
+
+// Routes that refuse before publishing need no producer; one that is reached fails the test.
+const noProducer = {
+  prepare: () => {
+    throw new Error('the producer was reached');
+  },
+} as unknown as EventProducer;
+
+describe('IngressHttp', () => {
+  let server: Server | undefined;
+  afterEach(() => new Promise<void>((ok) => (server ? server.close(() => ok()) : ok())));
+
+  async function serve(http: IngressHttp): Promise<string> {
+    server = createServer(http.handle);
+    await new Promise<void>((ok) => server?.listen(0, '127.0.0.1', ok));
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+
+  it('runs one readiness probe for many concurrent /readyz and reuses its answer', async () => {
+    let probes = 0;
+    const gate = Promise.withResolvers<void>();
+    const http = new IngressHttp({
+      producer: noProducer,
+      tokens: null,
+      maxBodyBytes: 1024,
+      retryAfterS: 1,
+      readyTtlMs: 60_000,
+      checkReady: async () => {
+        probes++;
+        await gate.promise;
+        return { kafka: true, registry: true };
+      },
+    });
+    const url = await serve(http);
+    const answers = Array.from({ length: 20 }, () => fetch(`${url}/readyz`));
+    gate.resolve();
+    for (const a of await Promise.all(answers)) expect(a.status).toBe(200);
+    expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    expect(probes).toBe(1);
+  });
+
+  it('answers 429 with Retry-After beyond a token rate, per token, before reading the body', async () => {
+    const http = new IngressHttp({
+      producer: noProducer,
+      tokens: TokenTable.parse([TOKEN, OTHER], new Set(['key.revoked'])),
+      maxBodyBytes: 1024,
+      retryAfterS: 1,
+      rateLimit: { perSecond: 1, burst: 2 },
+      checkReady: async () => ({}),
+    });
+    const url = await serve(http);
+    const send = (token: string) =>
+      fetch(`${url}/v1/events`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'text/plain' },
+        body: 'x',
+      });
+    // 415: allowed through the limiter, refused later (no producer needed).
+    expect((await send(TOKEN)).status).toBe(415);
+    expect((await send(TOKEN)).status).toBe(415);
+    const limited = await send(TOKEN);
+    expect([limited.status, limited.headers.get('retry-after')]).toEqual([429, '1']);
+    expect(await limited.json()).toMatchObject({ error: { code: 'rate_limited' } });
+    expect((await send(OTHER)).status).toBe(415);
+  });
+
+  it('does not serve /metrics on the publishing port', async () => {
+    const http = new IngressHttp({
+      producer: noProducer,
+      tokens: null,
+      maxBodyBytes: 1024,
+      retryAfterS: 1,
+      checkReady: async () => ({}),
+    });
+    const url = await serve(http);
+    expect((await fetch(`${url}/metrics`)).status).toBe(404);
+  });
+});
