@@ -136,6 +136,10 @@ export async function subscribersCommand(argv: readonly string[]): Promise<numbe
         !allowed.includes(option)
       )
         throw bad(`--${option} does not apply to ${action}`);
+    if (action === 'list') {
+      if (positionals.length > 0) throw bad(`list takes no argument, got '${positionals.join(' ')}'`);
+      return await run(action, '', values);
+    }
     const [target, ...extra] = positionals;
     if (target === undefined)
       throw bad(action === 'apply' ? '<file.json|dir> is required' : '<name> is required');
