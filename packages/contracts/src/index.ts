@@ -43,6 +43,19 @@ export {
   SubscriberDefinition,
 } from './subscriber.ts';
 export {
+  EncryptedSecret,
+  ManagedSecretRequest,
+  ManagedSecretState,
+  parseSubscriberSpec,
+  RecordSecret,
+  SUBSCRIBER_RECORD_VERSION,
+  SubscriberRecord,
+  SubscriberSecretSpec,
+  SubscriberSpec,
+  SubscriberState,
+} from './subscriber-record.ts';
+export {
+  isRegistrationKey,
   registrationKey,
   SUBSCRIBER_REGISTRY_TOPIC,
   SubscriberRegistration,

@@ -23,3 +23,11 @@ export type SubscriberRegistration = z.infer<typeof SubscriberRegistration>;
 export function registrationKey(name: string, eventsTopic: string): string {
   return `${eventsTopic}/${name}`;
 }
+
+/**
+ * Registration keys are `<eventsTopic>/<name>`; subscriber records are keyed by the bare name,
+ * which cannot contain '/', so the two kinds never collide in the one compacted topic.
+ */
+export function isRegistrationKey(key: string): boolean {
+  return key.includes('/');
+}

@@ -1,7 +1,7 @@
 import { Pool } from 'undici';
 import { publicOnlyLookup } from './address-guard.ts';
 import type { AttemptResult } from './policy.ts';
-import { signPayload } from './signing.ts';
+import { signPayloadWithKeys } from './signing.ts';
 
 export interface HttpClientOptions {
   readonly url: string;
@@ -9,8 +9,13 @@ export interface HttpClientOptions {
   /** Keep-alive connections to the origin; the limiter's concurrency is the natural value. */
   readonly connections: number;
   readonly allowPrivateNetwork: boolean;
-  /** HMAC key from parseSigningSecret; no signature header without one. */
+  /** HMAC key from parseSigningSecret; no signature header without one (nor signingKeys). */
   readonly signingKey?: Buffer | undefined;
+  /**
+   * Several keys, the current one first: each request carries one signature per key (a secret
+   * rotation's grace period). Takes the place of signingKey when given and not empty.
+   */
+  readonly signingKeys?: readonly Buffer[] | undefined;
   readonly extraHeaders?: Readonly<Record<string, string>>;
   /** Bytes of a response body kept as evidence; the rest is read and discarded. */
   readonly excerptBytes?: number;
@@ -39,10 +44,17 @@ export class HttpClient {
   readonly #path: string;
   readonly #options: HttpClientOptions;
   readonly #baseHeaders: Record<string, string>;
+  readonly #signingKeys: readonly Buffer[];
 
   constructor(options: HttpClientOptions) {
     const url = new URL(options.url);
     this.#options = options;
+    this.#signingKeys =
+      options.signingKeys !== undefined && options.signingKeys.length > 0
+        ? [...options.signingKeys]
+        : options.signingKey
+          ? [options.signingKey]
+          : [];
     this.#path = `${url.pathname}${url.search}`;
     this.#pool = new Pool(url.origin, {
       connections: options.connections,
@@ -71,9 +83,9 @@ export class HttpClient {
       'webhook-timestamp': String(timestamp),
       'idempotency-key': delivery.eventId,
     };
-    if (this.#options.signingKey)
-      headers['webhook-signature'] = signPayload(
-        this.#options.signingKey,
+    if (this.#signingKeys.length > 0)
+      headers['webhook-signature'] = signPayloadWithKeys(
+        this.#signingKeys,
         delivery.eventId,
         timestamp,
         delivery.body,

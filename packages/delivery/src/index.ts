@@ -31,4 +31,4 @@ export {
   sharedWindowRate,
   sharedWindowSettings,
 } from './shared-window.ts';
-export { parseSigningSecret, signPayload } from './signing.ts';
+export { parseSigningSecret, signPayload, signPayloadWithKeys } from './signing.ts';

@@ -23,3 +23,18 @@ export function signPayload(key: Buffer, id: string, timestampSeconds: number, b
   const mac = createHmac('sha256', key).update(`${id}.${timestampSeconds}.${body}`).digest('base64');
   return `v1,${mac}`;
 }
+
+/**
+ * Signs with each key and joins the signatures with spaces (`v1,<a> v1,<b>`), as Standard
+ * Webhooks allows: during a secret rotation's grace period a receiver holding either the new or
+ * the previous secret verifies the request. The first key is the current one.
+ */
+export function signPayloadWithKeys(
+  keys: readonly Buffer[],
+  id: string,
+  timestampSeconds: number,
+  body: string,
+): string {
+  if (keys.length === 0) throw new RangeError('signPayloadWithKeys needs at least one key');
+  return keys.map((key) => signPayload(key, id, timestampSeconds, body)).join(' ');
+}

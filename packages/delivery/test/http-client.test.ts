@@ -68,6 +68,25 @@ describe('HttpClient against a real local server', () => {
     expect(new Webhook(secret).verify(last?.body ?? '', headers)).toEqual({ event_id: 'evt-42' });
   });
 
+  it('signs with every key of a rotation, so a receiver holding either secret verifies', async () => {
+    handler = (_req, _body, res) => res.writeHead(204).end();
+    const next = `whsec_${randomBytes(32).toString('base64')}`;
+    const c = client('/hook', 2000, {
+      signingKeys: [parseSigningSecret(next), parseSigningSecret(secret)],
+    });
+    await c.send({ eventId: 'evt-rot', body: '{"event_id":"evt-rot"}' });
+    await c.close();
+    const last = seen.at(-1);
+    const headers = {
+      'webhook-id': String(last?.headers['webhook-id']),
+      'webhook-timestamp': String(last?.headers['webhook-timestamp']),
+      'webhook-signature': String(last?.headers['webhook-signature']),
+    };
+    expect(headers['webhook-signature'].split(' ')).toHaveLength(2);
+    for (const s of [next, secret])
+      expect(new Webhook(s).verify(last?.body ?? '', headers)).toEqual({ event_id: 'evt-rot' });
+  });
+
   it('reports the status and Retry-After of a 429, and a short excerpt of the body', async () => {
     handler = (_req, _body, res) => res.writeHead(429, { 'retry-after': '2' }).end('slow down please');
     const c = client();

@@ -7,6 +7,7 @@ import { pushCommand } from './push-command.ts';
 import { receiverCommand } from './receiver-command.ts';
 import { stackCommand } from './stack-command.ts';
 import { startCommand } from './start-command.ts';
+import { subscribersCommand } from './subscribers-command.ts';
 import { traceCommand } from './trace-command.ts';
 
 const USAGE = `Usage: hookstream <command> [options]
@@ -16,6 +17,7 @@ Commands:
   stack          up | down | status of the local Kafka, schema registry, Jaeger and Redis
   ingress        serve the HTTP event intake (POST /v1/events) in front of Kafka
   push           run one subscriber's pusher (--config <subscriber.json>)
+  subscribers    the subscriber catalog: apply | list | show | pause | resume | delete | secret
   receiver       a sample subscriber endpoint (signature check, dedupe, misbehaviour on request)
   trace          an event's delivery timeline from Jaeger
   dlq            list | replay a subscriber's dead letters (back into its retry tier 1)
@@ -31,6 +33,7 @@ const COMMANDS: Record<string, Command> = {
   start: startCommand,
   ingress: ingressCommand,
   push: pushCommand,
+  subscribers: subscribersCommand,
   receiver: receiverCommand,
   trace: traceCommand,
   dlq: dlqCommand,

@@ -1,0 +1,117 @@
+import { z } from 'zod';
+import { SecretSource, SubscriberDefinition } from './subscriber.ts';
+
+/**
+ * The catalog's side of the registry topic: one record per subscriber, keyed by its name, that
+ * says what it is (its definition), whether it runs (its state) and how its requests are signed.
+ * A tombstone (null value) means deleted. Secrets never appear in clear text: a managed secret is
+ * stored AES-256-GCM encrypted under a key the registry never holds.
+ */
+export const SUBSCRIBER_RECORD_VERSION = 1;
+
+/** `{"managed": true}` in a definition file: hookstream generates and keeps the secret. */
+export const ManagedSecretRequest = z.strictObject({ managed: z.literal(true) });
+export type ManagedSecretRequest = z.infer<typeof ManagedSecretRequest>;
+
+/** What an operator may write as `secret` in a file given to `subscribers apply`. */
+export const SubscriberSecretSpec = z.union([SecretSource, ManagedSecretRequest]);
+export type SubscriberSecretSpec = z.infer<typeof SubscriberSecretSpec>;
+
+/**
+ * A definition file as `subscribers apply` reads it: today's definition, whose secret may also be
+ * managed. (SubscriberDefinition itself stays as it is: `push --config` cannot manage secrets.)
+ */
+export const SubscriberSpec = SubscriberDefinition.extend({ secret: SubscriberSecretSpec.optional() });
+export type SubscriberSpec = z.infer<typeof SubscriberSpec>;
+
+const base64 = (bytes?: number) =>
+  z
+    .string()
+    .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'base64')
+    .refine((s) => bytes === undefined || Buffer.from(s, 'base64').length === bytes, {
+      message: `base64 of ${bytes} bytes`,
+    });
+
+/** One secret sealed with AES-256-GCM; the subscriber's name is the associated data. */
+export const EncryptedSecret = z.strictObject({
+  alg: z.literal('A256GCM'),
+  /** Which secrets key sealed it (a fingerprint, not the key), so a wrong key is told apart from tampering. */
+  keyId: z.string().regex(/^[0-9a-f]{16}$/),
+  iv: base64(12),
+  tag: base64(16),
+  ciphertext: base64().refine((s) => s.length > 0 && s.length <= 1024, {
+    message: 'at most 1024 characters',
+  }),
+  createdAt: z.iso.datetime({ offset: true }),
+});
+export type EncryptedSecret = z.infer<typeof EncryptedSecret>;
+
+/** A managed secret: the one that signs, and those a rotation still signs with until they expire. */
+export const ManagedSecretState = z.strictObject({
+  managed: z.literal(true),
+  current: EncryptedSecret,
+  previous: z
+    .array(z.strictObject({ secret: EncryptedSecret, expiresAt: z.iso.datetime({ offset: true }) }))
+    .max(10)
+    .default([]),
+});
+export type ManagedSecretState = z.infer<typeof ManagedSecretState>;
+
+/** How a record's requests are signed: a reference (env, file) or the sealed managed secret. */
+export const RecordSecret = z.union([SecretSource, ManagedSecretState]);
+export type RecordSecret = z.infer<typeof RecordSecret>;
+
+export const SubscriberState = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('active') }),
+  /** Stopped by an operator; its group and ledger stay, resume continues from them. */
+  z.strictObject({
+    kind: z.literal('paused'),
+    reason: z.string().max(500),
+    by: z.string().min(1).max(200),
+    at: z.iso.datetime({ offset: true }),
+  }),
+  /** Stopped by hookstream itself (e.g. an endpoint failing for days); filled in by a later issue. */
+  z.strictObject({
+    kind: z.literal('disabled'),
+    reason: z.string().max(500),
+    at: z.iso.datetime({ offset: true }),
+  }),
+]);
+export type SubscriberState = z.infer<typeof SubscriberState>;
+
+export const SubscriberRecord = z
+  .strictObject({
+    version: z.literal(SUBSCRIBER_RECORD_VERSION),
+    /** The definition with defaults filled; its `secret` is always absent (see `secret`). */
+    definition: SubscriberDefinition,
+    /** The single place the signing secret is described; absent = requests go unsigned. */
+    secret: RecordSecret.optional(),
+    state: SubscriberState,
+    createdAt: z.iso.datetime({ offset: true }),
+    updatedAt: z.iso.datetime({ offset: true }),
+  })
+  .refine((r) => r.definition.secret === undefined, {
+    message: 'the secret belongs in the record, not in its definition',
+    path: ['definition', 'secret'],
+  });
+export type SubscriberRecord = z.infer<typeof SubscriberRecord>;
+
+/**
+ * Validates a parsed definition file for `subscribers apply`; the error names each offending
+ * field, as parseSubscriberDefinition does (`rate.perSecond: Too small…`, `unknown field "x"`).
+ */
+export function parseSubscriberSpec(
+  input: unknown,
+): { ok: true; value: SubscriberSpec } | { ok: false; error: string } {
+  const parsed = SubscriberSpec.safeParse(input);
+  if (parsed.success) return { ok: true, value: parsed.data };
+  const messages = parsed.error.issues.map((issue) => {
+    const path = issue.path.map(String).join('.');
+    if (issue.code === 'unrecognized_keys') {
+      const where = path === '' ? '' : ` in ${path}`;
+      return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}${where}`;
+    }
+    return `${path === '' ? '(definition)' : path}: ${issue.message}`;
+  });
+  return { ok: false, error: messages.join('; ') };
+}

@@ -1,0 +1,36 @@
+export type { ApplyAction, PlannedSubscriber } from './apply-plan.ts';
+export { planApply, recordsForPlan } from './apply-plan.ts';
+export type { CatalogErrorCode } from './catalog-error.ts';
+export { CatalogError } from './catalog-error.ts';
+export type { DefinitionFile, DefinitionProblem } from './definition-files.ts';
+export { loadDefinitionFiles } from './definition-files.ts';
+export {
+  DEFAULT_ROTATION_GRACE_MS,
+  generateSigningSecret,
+  MAX_ROTATION_GRACE_MS,
+  newManagedSecret,
+  revealManagedSecret,
+  rotateManagedSecret,
+} from './managed-secret.ts';
+export type { CatalogSnapshot, RawRegistryRecord, RecordProblem } from './registry-records.ts';
+export { encodeSubscriberRecord, foldRegistry, parseSubscriberRecord } from './registry-records.ts';
+export { openSecret, sealSecret } from './secret-box.ts';
+export type { SecretsKey } from './secrets-key.ts';
+export {
+  loadSecretsKey,
+  parseSecretsKey,
+  requireSecretsKey,
+  SECRETS_KEY_ENV,
+  secretsKeyId,
+} from './secrets-key.ts';
+export type { ResolveOptions, SigningKeys } from './signing-keys.ts';
+export { resolveSigningKeys } from './signing-keys.ts';
+export { pausedRecord, resumedRecord, withManagedSecret } from './state-changes.ts';
+export type { CatalogKafka, PurgeReport } from './subscriber-catalog.ts';
+export { registryTopicSpec, SubscriberCatalog } from './subscriber-catalog.ts';
+export type { PartitionLedger, SubscriberLoad, TierStatus } from './subscriber-status.ts';
+export { subscriberDetail, subscriberLoads } from './subscriber-status.ts';
+export type { SubscriberTopics } from './subscriber-topics.ts';
+export { subscriberTopics } from './subscriber-topics.ts';
+export type { ValueChange } from './value-diff.ts';
+export { diffValues, formatChange } from './value-diff.ts';

@@ -1,0 +1,95 @@
+import { isRegistrationKey, SubscriberName, SubscriberRecord } from '@hookstream/contracts';
+
+/** A record of the registry topic as read: key and value only (tests build these by hand). */
+export interface RawRegistryRecord {
+  readonly key: string | null;
+  readonly value: Buffer | null;
+  /** Where it was, for reports ("partition:offset"); optional. */
+  readonly offset?: string;
+}
+
+/** A key whose latest record cannot be used; the subscriber keeps its last good record, if any. */
+export interface RecordProblem {
+  readonly key: string;
+  readonly offset: string | null;
+  readonly error: string;
+}
+
+/** What the registry topic says now: name → latest record, and what could not be read. */
+export interface CatalogSnapshot {
+  readonly subscribers: ReadonlyMap<string, SubscriberRecord>;
+  readonly problems: readonly RecordProblem[];
+  /** Registration keys (`<eventsTopic>/<name>`) of the ledger-lost guard, by subscriber name. */
+  readonly registrations: ReadonlyMap<string, readonly string[]>;
+}
+
+/**
+ * Folds the registry topic, oldest first, into the latest record per subscriber: a tombstone
+ * deletes, a record that fails to parse is reported with its key and does not replace the last
+ * good one (a later good record or tombstone clears the report). Registration keys are collected
+ * apart. Never throws.
+ */
+export function foldRegistry(records: Iterable<RawRegistryRecord>): CatalogSnapshot {
+  const subscribers = new Map<string, SubscriberRecord>();
+  const problems = new Map<string, RecordProblem>();
+  const registrations = new Map<string, string[]>();
+  for (const r of records) {
+    const offset = r.offset ?? null;
+    if (r.key === null) {
+      problems.set(`(no key @${offset ?? '?'})`, { key: '', offset, error: 'a record without a key' });
+      continue;
+    }
+    const key = r.key;
+    if (isRegistrationKey(key)) {
+      const name = key.slice(key.lastIndexOf('/') + 1);
+      const keys = registrations.get(name) ?? [];
+      if (!keys.includes(key)) keys.push(key);
+      if (r.value === null) keys.splice(keys.indexOf(key), 1);
+      registrations.set(name, keys);
+      continue;
+    }
+    if (r.value === null) {
+      subscribers.delete(key);
+      problems.delete(key);
+      continue;
+    }
+    const parsed = parseSubscriberRecord(key, r.value);
+    if (parsed.ok) {
+      subscribers.set(key, parsed.value);
+      problems.delete(key);
+    } else problems.set(key, { key, offset, error: parsed.error });
+  }
+  for (const [name, keys] of registrations) if (keys.length === 0) registrations.delete(name);
+  return { subscribers, problems: [...problems.values()], registrations };
+}
+
+/** One record's value, checked against its key. */
+export function parseSubscriberRecord(
+  key: string,
+  value: Buffer,
+): { ok: true; value: SubscriberRecord } | { ok: false; error: string } {
+  if (!SubscriberName.safeParse(key).success)
+    return { ok: false, error: `key "${key}" is not a subscriber name` };
+  let json: unknown;
+  try {
+    json = JSON.parse(value.toString('utf8'));
+  } catch (err) {
+    return { ok: false, error: `not JSON: ${(err as Error).message}` };
+  }
+  const parsed = SubscriberRecord.safeParse(json);
+  if (!parsed.success)
+    return {
+      ok: false,
+      error: parsed.error.issues
+        .map((i) => `${i.path.map(String).join('.') || '(record)'}: ${i.message}`)
+        .join('; '),
+    };
+  if (parsed.data.definition.name !== key)
+    return { ok: false, error: `the definition is named "${parsed.data.definition.name}", the key "${key}"` };
+  return { ok: true, value: parsed.data };
+}
+
+/** The bytes a record is written as. */
+export function encodeSubscriberRecord(record: SubscriberRecord): Buffer {
+  return Buffer.from(JSON.stringify(SubscriberRecord.parse(record)), 'utf8');
+}

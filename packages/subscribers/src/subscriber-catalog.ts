@@ -1,0 +1,120 @@
+import { SUBSCRIBER_REGISTRY_TOPIC, type SubscriberRecord } from '@hookstream/contracts';
+import {
+  brokerCount,
+  deleteGroups,
+  ensureTopics,
+  KafkaReadError,
+  RecordSender,
+  readTopic,
+  topicExists,
+} from '@hookstream/kafka';
+import { type CatalogSnapshot, encodeSubscriberRecord, foldRegistry } from './registry-records.ts';
+import { subscriberTopics } from './subscriber-topics.ts';
+
+/**
+ * Whatever client @hookstream/kafka's functions take, inferred from them rather than named, so
+ * this package follows that package's client type when it changes.
+ */
+export type CatalogKafka = Parameters<typeof readTopic>[0];
+
+/** The registry topic: one partition (tiny, ordered), compacted, never deleted by time (as the pusher creates it). */
+export function registryTopicSpec(replicationFactor: number) {
+  return {
+    topic: SUBSCRIBER_REGISTRY_TOPIC,
+    partitions: 1,
+    replicationFactor,
+    config: { 'cleanup.policy': 'compact', 'retention.ms': '-1' },
+  };
+}
+
+/** What a purge removed. */
+export interface PurgeReport {
+  readonly group: string;
+  readonly topics: readonly string[];
+  readonly registrations: readonly string[];
+}
+
+/** Reads and writes subscriber records in the registry topic `hookstream.subscribers`. */
+export class SubscriberCatalog {
+  readonly #kafka: CatalogKafka;
+
+  constructor(kafka: CatalogKafka) {
+    this.#kafka = kafka;
+  }
+
+  /** Every subscriber's latest record; an absent topic is an empty catalog. */
+  async read(): Promise<CatalogSnapshot> {
+    try {
+      const records = await readTopic(this.#kafka, { topic: SUBSCRIBER_REGISTRY_TOPIC, purpose: 'catalog' });
+      return foldRegistry(
+        records.map((r) => ({ key: r.key, value: r.value, offset: `${r.partition}:${r.offset}` })),
+      );
+    } catch (err) {
+      if (err instanceof KafkaReadError && err.code === 'NO_SUCH_TOPIC') return foldRegistry([]);
+      throw err;
+    }
+  }
+
+  /** Creates the registry topic when missing (replication: up to 3, as many as there are brokers). */
+  async ensureTopic(): Promise<void> {
+    const admin = this.#kafka.admin();
+    await admin.connect();
+    try {
+      const replication = Math.min(3, Math.max(1, await brokerCount(admin)));
+      await ensureTopics(admin, [registryTopicSpec(replication)]);
+    } finally {
+      await admin.disconnect();
+    }
+  }
+
+  /** Writes records (acks=all), keyed by name, in one batch: all of them or, on failure, an error. */
+  async write(records: readonly SubscriberRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    await this.#send(
+      records.map((r) => ({ key: r.definition.name, value: encodeSubscriberRecord(r), headers: {} })),
+    );
+  }
+
+  /** Tombstones: the subscriber is deleted (and, with registration keys, forgotten by the ledger-lost guard). */
+  async tombstone(keys: readonly string[]): Promise<void> {
+    if (keys.length === 0) return;
+    await this.#send(keys.map((key) => ({ key, value: null, headers: {} })));
+  }
+
+  async #send(
+    records: { key: string; value: Buffer | null; headers: Record<string, string> }[],
+  ): Promise<void> {
+    await this.ensureTopic();
+    const sender = new RecordSender(this.#kafka);
+    await sender.connect();
+    try {
+      await sender.send(SUBSCRIBER_REGISTRY_TOPIC, records);
+    } finally {
+      await sender.disconnect();
+    }
+  }
+
+  /**
+   * Deletes the subscriber's consumer group (its ledger), its tier, DLQ and replay-log topics,
+   * and its registrations, so the name can start afresh. The group must have no member (stop
+   * its pushers first): Kafka refuses to delete a live group, and so does this.
+   */
+  async purge(record: SubscriberRecord, registrationKeys: readonly string[]): Promise<PurgeReport> {
+    const names = subscriberTopics(record.definition);
+    const admin = this.#kafka.admin();
+    await admin.connect();
+    let topics: string[] = [];
+    try {
+      await deleteGroups(admin, [names.group]);
+      const candidates = [...names.tiers.map((t) => t.topic), names.dlq, names.replayLog];
+      const exists = await Promise.all(candidates.map((t) => topicExists(admin, t)));
+      topics = candidates.filter((_, i) => exists[i]);
+      // @hookstream/kafka has no topic deletion yet; the one client call made here directly.
+      if (topics.length > 0) await admin.deleteTopics({ topics, timeout: 30_000 });
+    } finally {
+      await admin.disconnect();
+    }
+    await this.tombstone(registrationKeys);
+    return { group: names.group, topics, registrations: registrationKeys };
+  }
+}

@@ -1,0 +1,111 @@
+import type { SubscriberRecord } from '@hookstream/contracts';
+import {
+  fetchCommittedOffsets,
+  fetchGroupLag,
+  fetchTopicDepth,
+  partitionRanges,
+  topicExists,
+} from '@hookstream/kafka';
+import type { CatalogKafka } from './subscriber-catalog.ts';
+import { subscriberTopics } from './subscriber-topics.ts';
+
+/** One row of `subscribers list`: null where there is nothing to measure yet. */
+export interface SubscriberLoad {
+  readonly name: string;
+  /** Records of the events topic above the ledger; null before the group committed anything. */
+  readonly lag: number | null;
+  /** Records in the DLQ; null when the DLQ topic was never created. */
+  readonly dlqDepth: number | null;
+}
+
+export interface PartitionLedger {
+  readonly partition: number;
+  /** The next record the group reads; null when it never committed on that partition. */
+  readonly committed: string | null;
+  readonly end: string;
+  readonly lag: number | null;
+}
+
+export interface TierStatus {
+  readonly tier: number;
+  readonly topic: string;
+  readonly delayMs: number;
+  readonly exists: boolean;
+  /** Records waiting in the tier above the ledger; null when the topic does not exist. */
+  readonly waiting: number | null;
+}
+
+/** Lag and DLQ depth of each subscriber, a few at a time so a big catalog does not flood the broker. */
+export async function subscriberLoads(
+  kafka: CatalogKafka,
+  records: readonly SubscriberRecord[],
+  eventsTopic: string,
+): Promise<SubscriberLoad[]> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const hasEvents = await topicExists(admin, eventsTopic);
+    const out: SubscriberLoad[] = [];
+    for (let i = 0; i < records.length; i += 8) {
+      const slice = records.slice(i, i + 8);
+      out.push(
+        ...(await Promise.all(
+          slice.map(async (r) => {
+            const t = subscriberTopics(r.definition);
+            let lag: number | null = null;
+            if (hasEvents) {
+              const committed = await fetchCommittedOffsets(admin, t.group, eventsTopic);
+              if (committed.some((c) => c.offset !== null))
+                lag = (await fetchGroupLag(admin, t.group, [eventsTopic]))[0]?.lag ?? null;
+            }
+            const dlqDepth = (await topicExists(admin, t.dlq)) ? await fetchTopicDepth(admin, t.dlq) : null;
+            return { name: r.definition.name, lag, dlqDepth };
+          }),
+        )),
+      );
+    }
+    return out;
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** The ledger per partition of the events topic, and each retry tier, for `subscribers show`. */
+export async function subscriberDetail(
+  kafka: CatalogKafka,
+  record: SubscriberRecord,
+  eventsTopic: string,
+): Promise<{ ledger: PartitionLedger[] | null; tiers: TierStatus[]; dlqDepth: number | null }> {
+  const t = subscriberTopics(record.definition);
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const ranges = await partitionRanges(admin, eventsTopic);
+    let ledger: PartitionLedger[] | null = null;
+    if (ranges !== null) {
+      const committed = new Map(
+        (await fetchCommittedOffsets(admin, t.group, eventsTopic)).map((c) => [c.partition, c.offset]),
+      );
+      ledger = ranges.map((r) => {
+        const at = committed.get(r.partition) ?? null;
+        return {
+          partition: r.partition,
+          committed: at,
+          end: r.high,
+          lag: at === null ? null : Math.max(0, Number(BigInt(r.high) - BigInt(at))),
+        };
+      });
+    }
+    const tiers = await Promise.all(
+      t.tiers.map(async (tier) => {
+        const exists = await topicExists(admin, tier.topic);
+        const waiting = exists ? ((await fetchGroupLag(admin, t.group, [tier.topic]))[0]?.lag ?? 0) : null;
+        return { ...tier, exists, waiting };
+      }),
+    );
+    const dlqDepth = (await topicExists(admin, t.dlq)) ? await fetchTopicDepth(admin, t.dlq) : null;
+    return { ledger, tiers, dlqDepth };
+  } finally {
+    await admin.disconnect();
+  }
+}

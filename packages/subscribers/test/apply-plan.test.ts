@@ -1,0 +1,202 @@
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type SubscriberRecord, SubscriberSpec } from '@hookstream/contracts';
+import { describe, expect, it } from 'vitest';
+import { planApply, recordsForPlan } from '../src/apply-plan.ts';
+import { loadDefinitionFiles } from '../src/definition-files.ts';
+import { newManagedSecret } from '../src/managed-secret.ts';
+import { openSecret } from '../src/secret-box.ts';
+import { pausedRecord, resumedRecord } from '../src/state-changes.ts';
+import { diffValues, formatChange } from '../src/value-diff.ts';
+import { definition, NOW, newKey, record } from './fixtures.ts';
+
+const file = (spec: Record<string, unknown>, path = 'a.json') => ({ path, spec: SubscriberSpec.parse(spec) });
+const key = newKey();
+const managedState = newManagedSecret(key, 'm', NOW);
+
+describe('planApply', () => {
+  const current = new Map<string, SubscriberRecord>([
+    ['a', record('a')],
+    ['b', record('b', { secret: { env: 'B_SECRET' } })],
+    ['m', record('m', { definition: definition('m'), secret: managedState })],
+    ['p', pausedRecord(record('p'), { reason: 'maintenance', by: 'ops', now: NOW })],
+  ]);
+
+  it.each([
+    ['a new name is created', { name: 'new', url: 'https://x.example.com/' }, 'created', false],
+    [
+      'the same definition is unchanged',
+      { name: 'a', url: 'https://a.example.com/hook' },
+      'unchanged',
+      false,
+    ],
+    [
+      'defaults written out are unchanged',
+      { name: 'a', url: 'https://a.example.com/hook', concurrency: 10 },
+      'unchanged',
+      false,
+    ],
+    [
+      'a new rate is changed',
+      { name: 'a', url: 'https://a.example.com/hook', rate: { perSecond: 5 } },
+      'changed',
+      false,
+    ],
+    [
+      'the same env secret is unchanged',
+      { name: 'b', url: 'https://b.example.com/hook', secret: { env: 'B_SECRET' } },
+      'unchanged',
+      false,
+    ],
+    ['dropping the secret is changed', { name: 'b', url: 'https://b.example.com/hook' }, 'changed', false],
+    [
+      'managed re-applied is unchanged (the secret is kept)',
+      { name: 'm', url: 'https://m.example.com/hook', secret: { managed: true } },
+      'unchanged',
+      false,
+    ],
+    [
+      'env → managed generates a secret',
+      { name: 'b', url: 'https://b.example.com/hook', secret: { managed: true } },
+      'changed',
+      true,
+    ],
+    [
+      'a new managed subscriber generates a secret',
+      { name: 'n', url: 'https://n.example.com/', secret: { managed: true } },
+      'created',
+      true,
+    ],
+    [
+      'a paused subscriber re-applied is unchanged',
+      { name: 'p', url: 'https://p.example.com/hook' },
+      'unchanged',
+      false,
+    ],
+  ])('%s', (_label, spec, action, generates) => {
+    const [plan] = planApply(current, [file(spec)]);
+    expect(plan?.action).toBe(action);
+    expect(plan?.generatesSecret).toBe(generates);
+    expect(plan?.changes.length === 0).toBe(action === 'unchanged');
+  });
+
+  it('names each changed field with before and after', () => {
+    const [plan] = planApply(current, [
+      file({
+        name: 'a',
+        url: 'https://a.example.com/v2',
+        rate: { perSecond: 5 },
+        eventTypes: ['key.revoked'],
+      }),
+    ]);
+    expect(plan?.changes.map(formatChange)).toEqual([
+      'eventTypes: ["*"] → ["key.revoked"]',
+      'rate.perSecond: 50 → 5',
+      'url: "https://a.example.com/hook" → "https://a.example.com/v2"',
+    ]);
+  });
+
+  it('never shows sealed material in a diff, only the reference', () => {
+    const [plan] = planApply(current, [
+      file({ name: 'm', url: 'https://m.example.com/hook', secret: { env: 'M' } }),
+    ]);
+    expect(plan?.changes.map(formatChange)).toEqual(['secret: {"managed":true} → {"env":"M"}']);
+  });
+});
+
+describe('recordsForPlan', () => {
+  const current = new Map<string, SubscriberRecord>([
+    ['m', record('m', { secret: managedState })],
+    ['p', pausedRecord(record('p'), { reason: 'r', by: 'ops', now: NOW })],
+  ]);
+
+  it('writes created and changed only, keeps state, createdAt and an existing managed secret', () => {
+    const plan = planApply(current, [
+      file({ name: 'm', url: 'https://m.example.com/v2', secret: { managed: true } }),
+      file({ name: 'p', url: 'https://p.example.com/v2' }),
+      file({ name: 'x', url: 'https://x.example.com/' }),
+    ]);
+    const later = new Date('2026-06-02T00:00:00.000Z');
+    const records = recordsForPlan(plan, current, { now: later, secretsKey: undefined });
+    expect(records.map((r) => r.definition.name)).toEqual(['m', 'p', 'x']);
+    expect(records[0]?.secret).toBe(managedState);
+    expect(records[1]?.state.kind).toBe('paused');
+    expect(records[1]?.createdAt).toBe('2026-05-01T00:00:00.000Z');
+    expect(records[2]).toMatchObject({ state: { kind: 'active' }, createdAt: later.toISOString() });
+  });
+
+  it('generates and seals a managed secret, and refuses without the key', () => {
+    const plan = planApply(current, [
+      file({ name: 'n', url: 'https://n.example.com/', secret: { managed: true } }),
+    ]);
+    expect(() => recordsForPlan(plan, current, { now: NOW, secretsKey: undefined })).toThrow(
+      expect.objectContaining({ code: 'NO_SECRETS_KEY' }),
+    );
+    const [r] = recordsForPlan(plan, current, { now: NOW, secretsKey: key, generate: () => 'whsec_AAAA' });
+    expect(r?.secret && 'managed' in r.secret && openSecret(key, 'n', r.secret.current)).toBe('whsec_AAAA');
+  });
+});
+
+describe('pause and resume', () => {
+  it('pauses with reason, who and when; resume of an active record is a no-op', () => {
+    const paused = pausedRecord(record('a'), { reason: 'endpoint migration', by: 'alice', now: NOW });
+    expect(paused.state).toEqual({
+      kind: 'paused',
+      reason: 'endpoint migration',
+      by: 'alice',
+      at: NOW.toISOString(),
+    });
+    expect(resumedRecord(paused, NOW)?.state).toEqual({ kind: 'active' });
+    expect(resumedRecord(record('a'), NOW)).toBeNull();
+  });
+});
+
+describe('diffValues', () => {
+  it.each([
+    [{ a: 1 }, { a: 1 }, []],
+    [{ a: 1 }, { a: 2 }, ['a: 1 → 2']],
+    [{}, { h: { X: 'y' } }, ['h: (absent) → {"X":"y"}']],
+    [{ h: { X: 'y' } }, { h: { X: 'z', Y: 'y' } }, ['h.X: "y" → "z"', 'h.Y: (absent) → "y"']],
+    [{ l: [1, 2] }, { l: [1] }, ['l: [1,2] → [1]']],
+    [{ s: { env: 'A' } }, { s: { file: '/f' } }, ['s.env: "A" → (absent)', 's.file: (absent) → "/f"']],
+  ])('%j → %j', (a, b, expected) => {
+    expect(diffValues(a, b).map(formatChange)).toEqual(expected);
+  });
+});
+
+describe('loadDefinitionFiles', () => {
+  it('reads a directory, names the file and field of every bad definition, and finds duplicate names', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'hs-defs-'));
+    await writeFile(
+      join(dir, 'a.json'),
+      JSON.stringify({ name: 'a', url: 'https://a.example.com/', secret: { file: 'a.secret' } }),
+    );
+    await writeFile(
+      join(dir, 'b.json'),
+      JSON.stringify({ name: 'b', url: 'https://b.example.com/', rate: { perSecond: 0 } }),
+    );
+    await writeFile(join(dir, 'c.json'), '{ not json');
+    await writeFile(
+      join(dir, 'd.json'),
+      JSON.stringify({ name: 'a', url: 'https://d.example.com/', colour: 'red' }),
+    );
+    await writeFile(join(dir, 'e.json'), JSON.stringify({ name: 'a', url: 'https://e.example.com/' }));
+    await writeFile(join(dir, 'notes.txt'), 'ignored');
+    await mkdir(join(dir, 'sub'));
+    const { files, problems } = await loadDefinitionFiles(dir);
+    expect(files.map((f) => f.spec.name)).toEqual(['a', 'a']);
+    expect(files[0]?.spec.secret).toEqual({ file: join(dir, 'a.secret') });
+    const byFile = Object.fromEntries(problems.map((p) => [p.path.slice(dir.length + 1), p.error]));
+    expect(byFile['b.json']).toMatch(/^rate\.perSecond: /);
+    expect(byFile['c.json']).toMatch(/^not JSON/);
+    expect(byFile['d.json']).toBe('unknown field "colour"');
+    expect(byFile['e.json']).toContain('also defined in');
+    expect(problems.find((p) => p.path.endsWith('a.json'))?.error).toContain('e.json');
+  });
+
+  it('reports a missing path instead of throwing', async () => {
+    const { problems } = await loadDefinitionFiles('/nonexistent/hookstream.json');
+    expect(problems[0]?.error).toMatch(/cannot read/);
+  });
+});

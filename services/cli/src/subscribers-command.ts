@@ -1,0 +1,429 @@
+import { userInfo } from 'node:os';
+import { createInterface } from 'node:readline/promises';
+import { parseArgs } from 'node:util';
+import { DEFAULT_EVENTS_TOPIC, SubscriberName, type SubscriberRecord } from '@hookstream/contracts';
+import {
+  CatalogError,
+  type CatalogSnapshot,
+  DEFAULT_ROTATION_GRACE_MS,
+  loadDefinitionFiles,
+  loadSecretsKey,
+  pausedRecord,
+  planApply,
+  recordsForPlan,
+  requireSecretsKey,
+  resumedRecord,
+  revealManagedSecret,
+  rotateManagedSecret,
+  SubscriberCatalog,
+  subscriberDetail,
+  subscriberLoads,
+  withManagedSecret,
+} from '@hookstream/subscribers';
+import { toolKafka } from './kafka-client.ts';
+import {
+  describeSecret,
+  formatCount,
+  formatDelay,
+  parseDuration,
+  printApply,
+  printJson,
+  printProblems,
+  publicRecord,
+} from './subscribers-output.ts';
+import { formatTable } from './table.ts';
+import { reportToolError } from './tool-errors.ts';
+
+export const SUBSCRIBERS_USAGE = `Usage: hookstream subscribers apply <file.json|dir> [--dry-run] [--secrets-key-file <path>] [--json]
+       hookstream subscribers list [--topic <events topic>] [--json]
+       hookstream subscribers show <name> [--topic <events topic>] [--json]
+       hookstream subscribers pause <name> [--reason <text>] [--by <who>] [--json]
+       hookstream subscribers resume <name> [--json]
+       hookstream subscribers delete <name> [--purge [--yes]] [--json]
+       hookstream subscribers secret show <name> [--secrets-key-file <path>] [--json]
+       hookstream subscribers secret rotate <name> [--grace <age>] [--secrets-key-file <path>] [--json]
+
+The subscriber catalog: one record per subscriber in the compacted topic hookstream.subscribers
+(its definition, its state, how its requests are signed), which a pusher fleet runs.
+
+apply     validates every definition first (a file, or every *.json of a directory); one bad
+          definition refuses the whole apply, naming the file and the field, and nothing is
+          written. Then writes the new and changed ones and prints created / changed / unchanged
+          per name. The state (paused…) and an existing managed secret are kept.
+            --dry-run   show what would change (field by field) and write nothing
+list      state, URL host, event types, lag on the events topic and DLQ depth of every subscriber
+show      the definition (secrets never shown), state, tiers, ledger position per partition
+pause     stops delivery, keeping the group and its ledger (--reason, --by: who; default $USER)
+resume    continues from the ledger
+delete    removes the record (a managed secret goes with it); the group, tiers and DLQ stay.
+            --purge     also deletes the group (the ledger), the tier, DLQ and replay-log
+                        topics and the ledger-lost registrations; stop its pushers first.
+                        Asks for the name again on a terminal; --yes skips that
+secret    show: the managed secret (and previous ones still signing) in clear text, or where an
+          env/file secret comes from. rotate: a new managed secret; the old one keeps signing
+          (requests carry both signatures) for --grace (default 24h; 0 drops it at once, at most 30d)
+
+Managed secrets ("secret": {"managed": true}) are sealed with AES-256-GCM under the key in
+HOOKSTREAM_SECRETS_KEY (base64 of 32 bytes: openssl rand -base64 32) or --secrets-key-file.
+  --topic <name>   the events topic (default: ${DEFAULT_EVENTS_TOPIC}, or HOOKSTREAM_EVENTS_TOPIC)
+  --json           for scripts
+
+Exit codes: 0 done; 1 refused or failed (invalid definitions, unknown subscriber, secrets key
+missing or wrong, Kafka); 2 bad command line.`;
+
+const OPTIONS = {
+  'dry-run': { type: 'boolean', default: false },
+  'secrets-key-file': { type: 'string' },
+  topic: { type: 'string' },
+  reason: { type: 'string' },
+  by: { type: 'string' },
+  purge: { type: 'boolean', default: false },
+  yes: { type: 'boolean', default: false },
+  grace: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+type Values = ReturnType<typeof parse>['values'];
+
+/** Which options each action takes (besides --json and --help). */
+const ALLOWED: Record<string, readonly (keyof typeof OPTIONS)[]> = {
+  apply: ['dry-run', 'secrets-key-file'],
+  list: ['topic'],
+  show: ['topic'],
+  pause: ['reason', 'by'],
+  resume: [],
+  delete: ['purge', 'yes'],
+  'secret show': ['secrets-key-file'],
+  'secret rotate': ['grace', 'secrets-key-file'],
+};
+
+function parse(args: readonly string[]) {
+  return parseArgs({ args: [...args], options: OPTIONS, allowPositionals: true });
+}
+
+function bad(message: string): CatalogError {
+  return new CatalogError('BAD_OPTION', message, false);
+}
+
+/** `hookstream subscribers <action>`. */
+export async function subscribersCommand(argv: readonly string[]): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === '--help' || first === '-h') return help(0);
+  let action = first ?? '';
+  let args = rest;
+  if (action === 'secret') {
+    const [sub, ...more] = rest;
+    if (sub === '--help' || sub === '-h') return help(0);
+    action = `secret ${sub ?? ''}`;
+    args = more;
+  }
+  if (!(action in ALLOWED)) {
+    if (first !== undefined) process.stderr.write(`hookstream subscribers: unknown action '${action}'\n`);
+    return help(2);
+  }
+  const { values, positionals } = parse(args);
+  if (values.help) return help(0);
+  const command = `subscribers ${action}`;
+  try {
+    const allowed = ALLOWED[action] ?? [];
+    for (const [option, value] of Object.entries(values) as [keyof typeof OPTIONS, unknown][])
+      if (
+        option !== 'json' &&
+        option !== 'help' &&
+        value !== undefined &&
+        value !== false &&
+        !allowed.includes(option)
+      )
+        throw bad(`--${option} does not apply to ${action}`);
+    if (action === 'list') {
+      if (positionals.length > 0) throw bad(`list takes no argument, got '${positionals.join(' ')}'`);
+      return await run(action, '', values);
+    }
+    const [target, ...extra] = positionals;
+    if (target === undefined)
+      throw bad(action === 'apply' ? '<file.json|dir> is required' : '<name> is required');
+    if (extra.length > 0) throw bad(`one argument only, got also '${extra.join(' ')}'`);
+    if (action !== 'apply' && !SubscriberName.safeParse(target).success)
+      throw bad(`'${target}' is not a subscriber name`);
+    return await run(action, target, values);
+  } catch (err) {
+    if (err instanceof CatalogError && err.code === 'BAD_OPTION') {
+      process.stderr.write(`hookstream ${command}: ${err.message}\n`);
+      return 2;
+    }
+    return reportToolError(command, err);
+  }
+}
+
+function help(code: number): number {
+  (code === 0 ? process.stdout : process.stderr).write(`${SUBSCRIBERS_USAGE}\n`);
+  return code;
+}
+
+function eventsTopic(values: Values): string {
+  return values.topic ?? process.env.HOOKSTREAM_EVENTS_TOPIC ?? DEFAULT_EVENTS_TOPIC;
+}
+
+async function run(action: string, target: string, values: Values): Promise<number> {
+  const kafka = toolKafka('hookstream-subscribers');
+  const catalog = new SubscriberCatalog(kafka);
+  switch (action) {
+    case 'apply':
+      return apply(catalog, target, values);
+    case 'list':
+      return list(kafka, catalog, values);
+    case 'show':
+      return show(kafka, catalog, target, values);
+    case 'pause':
+    case 'resume':
+      return setState(catalog, action, target, values);
+    case 'delete':
+      return remove(catalog, target, values);
+    default:
+      return secret(catalog, action === 'secret rotate' ? 'rotate' : 'show', target, values);
+  }
+}
+
+async function apply(catalog: SubscriberCatalog, target: string, values: Values): Promise<number> {
+  const { files, problems } = await loadDefinitionFiles(target);
+  if (problems.length > 0) {
+    if (values.json) printJson({ written: false, problems });
+    for (const p of problems) process.stderr.write(`${p.path}: ${p.error}\n`);
+    process.stderr.write(
+      `hookstream subscribers apply: ${problems.length} invalid definition(s); nothing was written\n`,
+    );
+    return 1;
+  }
+  const secretsKey = await loadSecretsKey({ keyFile: values['secrets-key-file'] });
+  const snapshot = await catalog.read();
+  const plan = planApply(snapshot.subscribers, files);
+  const dryRun = values['dry-run'];
+  // Built before anything is written: a missing secrets key refuses the whole apply.
+  const records = dryRun ? [] : recordsForPlan(plan, snapshot.subscribers, { now: new Date(), secretsKey });
+  if (!dryRun) await catalog.write(records);
+  if (values.json) printJson({ dryRun, written: !dryRun && records.length > 0, subscribers: plan });
+  else printApply(plan, dryRun);
+  return 0;
+}
+
+async function list(
+  kafka: ReturnType<typeof toolKafka>,
+  catalog: SubscriberCatalog,
+  values: Values,
+): Promise<number> {
+  const snapshot = await catalog.read();
+  const records = [...snapshot.subscribers.values()].sort((a, b) =>
+    a.definition.name.localeCompare(b.definition.name),
+  );
+  const topic = eventsTopic(values);
+  const loads = new Map((await subscriberLoads(kafka, records, topic)).map((l) => [l.name, l]));
+  if (values.json) {
+    printJson({
+      eventsTopic: topic,
+      subscribers: records.map((r) => ({
+        name: r.definition.name,
+        state: r.state,
+        host: new URL(r.definition.url).host,
+        eventTypes: r.definition.eventTypes,
+        lag: loads.get(r.definition.name)?.lag ?? null,
+        dlqDepth: loads.get(r.definition.name)?.dlqDepth ?? null,
+      })),
+      problems: snapshot.problems,
+    });
+    return 0;
+  }
+  printProblems(snapshot);
+  if (records.length === 0) {
+    process.stdout.write('no subscribers in the catalog (add some with hookstream subscribers apply)\n');
+    return 0;
+  }
+  const rows = records.map((r) => {
+    const load = loads.get(r.definition.name);
+    return [
+      r.definition.name,
+      r.state.kind,
+      new URL(r.definition.url).host,
+      r.definition.eventTypes.join(','),
+      formatCount(load?.lag ?? null),
+      formatCount(load?.dlqDepth ?? null),
+    ];
+  });
+  process.stdout.write(
+    `${formatTable(['name', 'state', 'host', 'event types', `lag (${topic})`, 'dlq'], rows)}\n\n${records.length} subscriber(s)\n`,
+  );
+  return 0;
+}
+
+async function show(
+  kafka: ReturnType<typeof toolKafka>,
+  catalog: SubscriberCatalog,
+  name: string,
+  values: Values,
+): Promise<number> {
+  const record = known(await catalog.read(), name);
+  const topic = eventsTopic(values);
+  const detail = await subscriberDetail(kafka, record, topic);
+  if (values.json) {
+    printJson({ ...publicRecord(record), eventsTopic: topic, ...detail });
+    return 0;
+  }
+  const { definition } = record;
+  const state =
+    record.state.kind === 'active'
+      ? 'active'
+      : record.state.kind === 'paused'
+        ? `paused by ${record.state.by} at ${record.state.at}: ${record.state.reason || '(no reason)'}`
+        : `disabled at ${record.state.at}: ${record.state.reason}`;
+  const out = [
+    `subscriber ${name}: ${state}`,
+    `created ${record.createdAt}, updated ${record.updatedAt}`,
+    `secret: ${describeSecret(record)}`,
+    '',
+    JSON.stringify(definition, null, 2),
+    '',
+  ];
+  if (detail.ledger === null) out.push(`ledger: the events topic ${topic} does not exist`);
+  else
+    out.push(
+      `ledger of group hookstream.sub.${name} on ${topic}:`,
+      formatTable(
+        ['partition', 'committed', 'end', 'lag'],
+        detail.ledger.map((p) => [String(p.partition), p.committed ?? '-', p.end, formatCount(p.lag)]),
+      ),
+    );
+  out.push(
+    '',
+    formatTable(
+      ['tier', 'topic', 'delay', 'waiting'],
+      detail.tiers.map((t) => [
+        String(t.tier),
+        t.topic,
+        formatDelay(t.delayMs),
+        t.exists ? String(t.waiting ?? 0) : '(not created)',
+      ]),
+    ),
+    '',
+    `dlq: ${detail.dlqDepth === null ? '(not created)' : `${detail.dlqDepth} record(s)`}`,
+  );
+  process.stdout.write(`${out.join('\n')}\n`);
+  return 0;
+}
+
+async function setState(
+  catalog: SubscriberCatalog,
+  action: 'pause' | 'resume',
+  name: string,
+  values: Values,
+): Promise<number> {
+  const record = known(await catalog.read(), name);
+  const now = new Date();
+  const next =
+    action === 'pause'
+      ? pausedRecord(record, { reason: values.reason ?? '', by: values.by ?? whoAmI(), now })
+      : resumedRecord(record, now);
+  if (next !== null) await catalog.write([next]);
+  const result = next ?? record;
+  if (values.json) printJson({ name, changed: next !== null, state: result.state });
+  else
+    process.stdout.write(
+      next === null
+        ? `${name} is already active\n`
+        : `${name}: ${action === 'pause' ? 'paused' : 'active'}\n`,
+    );
+  return 0;
+}
+
+async function remove(catalog: SubscriberCatalog, name: string, values: Values): Promise<number> {
+  if (values.yes && !values.purge) throw bad('--yes only applies with --purge');
+  const snapshot = await catalog.read();
+  const record = known(snapshot, name);
+  if (values.purge && !values.yes) {
+    if (!process.stdin.isTTY) throw bad('--purge deletes the ledger and topics: pass --yes to confirm');
+    const rl = createInterface({ input: process.stdin, output: process.stderr });
+    const answer = await rl.question(
+      `This deletes ${name}'s group (its ledger), tier, DLQ and replay-log topics. Type its name to confirm: `,
+    );
+    rl.close();
+    if (answer.trim() !== name) {
+      process.stderr.write('not confirmed; nothing deleted\n');
+      return 1;
+    }
+  }
+  // Purge first: when Kafka refuses (a pusher still in the group), the record is still there.
+  const purged = values.purge ? await catalog.purge(record, snapshot.registrations.get(name) ?? []) : null;
+  await catalog.tombstone([name]);
+  if (values.json) printJson({ name, deleted: true, purged });
+  else {
+    process.stdout.write(`${name}: deleted from the catalog\n`);
+    if (purged !== null)
+      process.stdout.write(
+        `purged group ${purged.group}${purged.topics.length > 0 ? ` and topics ${purged.topics.join(', ')}` : ''}\n`,
+      );
+  }
+  return 0;
+}
+
+async function secret(
+  catalog: SubscriberCatalog,
+  action: 'show' | 'rotate',
+  name: string,
+  values: Values,
+): Promise<number> {
+  const record = known(await catalog.read(), name);
+  const graceMs =
+    values.grace === undefined ? DEFAULT_ROTATION_GRACE_MS : parseDuration('--grace', values.grace);
+  const state = record.secret;
+  if (state === undefined || !('managed' in state)) {
+    if (action === 'rotate')
+      throw new CatalogError(
+        'NOT_MANAGED',
+        `${name}'s secret is not managed (${describeSecret(record)}): rotate it where it lives, or apply {"managed": true}`,
+        false,
+      );
+    if (values.json) printJson({ name, managed: false, secret: state ?? null });
+    else process.stdout.write(`${name}: ${describeSecret(record)}\n`);
+    return 0;
+  }
+  const key = requireSecretsKey(
+    await loadSecretsKey({ keyFile: values['secrets-key-file'] }),
+    `the managed secret of "${name}"`,
+  );
+  const now = new Date();
+  let shown = state;
+  if (action === 'rotate') {
+    shown = rotateManagedSecret(key, name, state, { now, graceMs });
+    await catalog.write([withManagedSecret(record, shown, now)]);
+  }
+  const open = revealManagedSecret(key, name, shown, now);
+  if (values.json) printJson({ name, managed: true, rotated: action === 'rotate', ...open });
+  else {
+    process.stdout.write(
+      `${action === 'rotate' ? 'rotated; new ' : ''}current secret (since ${open.createdAt}):\n  ${open.current}\n`,
+    );
+    for (const p of open.previous)
+      process.stdout.write(`previous secret, still signing until ${p.expiresAt}:\n  ${p.secret}\n`);
+  }
+  return 0;
+}
+
+function known(snapshot: CatalogSnapshot, name: string): SubscriberRecord {
+  const record = snapshot.subscribers.get(name);
+  if (record !== undefined) return record;
+  const problem = snapshot.problems.find((p) => p.key === name);
+  throw new CatalogError(
+    'UNKNOWN_SUBSCRIBER',
+    problem === undefined
+      ? `no subscriber "${name}" in the catalog (hookstream subscribers list)`
+      : `the record of "${name}" cannot be read: ${problem.error}`,
+    false,
+  );
+}
+
+function whoAmI(): string {
+  try {
+    return process.env.USER ?? userInfo().username;
+  } catch {
+    return 'unknown';
+  }
+}

@@ -1,0 +1,94 @@
+import type { SubscriberRecord } from '@hookstream/contracts';
+import {
+  CatalogError,
+  type CatalogSnapshot,
+  formatChange,
+  type PlannedSubscriber,
+} from '@hookstream/subscribers';
+import { formatTable } from './table.ts';
+
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** created / changed / unchanged per name; the field changes under changed (and created, in a dry run). */
+export function printApply(plan: readonly PlannedSubscriber[], dryRun: boolean): void {
+  const lines: string[] = [];
+  for (const p of plan) {
+    const note = p.generatesSecret ? ' (generates a managed secret)' : '';
+    lines.push(`${dryRun ? `would be ${p.action}` : p.action}  ${p.name}  (${p.file})${note}`);
+    if (p.action === 'changed' || (dryRun && p.action === 'created'))
+      for (const c of p.changes) lines.push(`    ${formatChange(c)}`);
+  }
+  const count = (a: string) => plan.filter((p) => p.action === a).length;
+  lines.push(
+    '',
+    `${count('created')} created, ${count('changed')} changed, ${count('unchanged')} unchanged${
+      dryRun ? ' (dry run: nothing written)' : ''
+    }`,
+  );
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/** Records that cannot be read, on stderr: the catalog still lists the others. */
+export function printProblems(snapshot: CatalogSnapshot): void {
+  if (snapshot.problems.length === 0) return;
+  process.stderr.write(
+    `${formatTable(
+      ['unreadable record', 'at', 'problem'],
+      snapshot.problems.map((p) => [p.key, p.offset ?? '?', p.error]),
+    )}\n\n`,
+  );
+}
+
+/** Where the secret comes from, never the secret. */
+export function describeSecret(record: SubscriberRecord): string {
+  const s = record.secret;
+  if (s === undefined) return 'none (requests are unsigned)';
+  if ('env' in s) return `from environment variable ${s.env}`;
+  if ('file' in s) return `from file ${s.file}`;
+  const previous =
+    s.previous.length === 0
+      ? ''
+      : `, ${s.previous.length} previous until ${s.previous.map((p) => p.expiresAt).join(', ')}`;
+  return `managed (sealed under key ${s.current.keyId}, since ${s.current.createdAt}${previous})`;
+}
+
+/** The record for --json output, sealed material replaced by what describes it. */
+export function publicRecord(record: SubscriberRecord) {
+  const s = record.secret;
+  const secret =
+    s === undefined
+      ? null
+      : 'managed' in s
+        ? {
+            managed: true,
+            keyId: s.current.keyId,
+            createdAt: s.current.createdAt,
+            previous: s.previous.map((p) => ({ expiresAt: p.expiresAt })),
+          }
+        : s;
+  return { ...record, secret };
+}
+
+export function formatCount(n: number | null): string {
+  return n === null ? '-' : String(n);
+}
+
+export function formatDelay(ms: number): string {
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
+  if (ms % 60_000 === 0) return `${ms / 60_000}m`;
+  if (ms % 1000 === 0) return `${ms / 1000}s`;
+  return `${ms}ms`;
+}
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `0`, `90s`, `30m`, `24h`, `7d` → milliseconds; anything else is a bad option. */
+export function parseDuration(option: string, text: string): number {
+  const m = /^(\d{1,7})(ms|s|m|h|d)?$/.exec(text.trim());
+  const unit = UNITS[m?.[2] ?? (m?.[1] === '0' ? 'ms' : '')];
+  if (m === null || unit === undefined)
+    throw new CatalogError('BAD_OPTION', `${option}: '${text}' is not a duration like 30m, 24h or 7d`, false);
+  return Number(m[1]) * unit;
+}
