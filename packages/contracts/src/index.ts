@@ -42,6 +42,8 @@ export {
   StartPosition,
   SubscriberDefinition,
 } from './subscriber.ts';
+export type { SubscriberNames } from './subscriber-names.ts';
+export { subscriberNames } from './subscriber-names.ts';
 export {
   EncryptedSecret,
   ManagedSecretRequest,

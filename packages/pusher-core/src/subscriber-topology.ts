@@ -1,9 +1,4 @@
-import {
-  dlqTopicName,
-  retryTopicName,
-  type SubscriberDefinition,
-  subscriberGroupId,
-} from '@hookstream/contracts';
+import { type SubscriberDefinition, subscriberNames } from '@hookstream/contracts';
 import type { TopicSpec } from '@hookstream/kafka';
 import { type HttpTarget, httpTarget } from '@hookstream/telemetry';
 import { subscriberTopics } from './subscriber-topics.ts';
@@ -34,10 +29,11 @@ export class SubscriberTopology {
   constructor(definition: SubscriberDefinition, eventsTopic: string) {
     this.definition = definition;
     this.name = definition.name;
-    this.groupId = subscriberGroupId(definition.name);
+    const names = subscriberNames(definition);
+    this.groupId = names.group;
     this.eventsTopic = eventsTopic;
-    this.tierTopics = definition.retry.delaysMs.map((_, i) => retryTopicName(definition.name, i + 1));
-    this.dlqTopic = dlqTopicName(definition.name);
+    this.tierTopics = names.tiers.map((t) => t.topic);
+    this.dlqTopic = names.dlq;
     this.url = new URL(definition.url);
     this.origin = this.url.origin;
     this.target = httpTarget(this.url);

@@ -30,7 +30,5 @@ export type { CatalogKafka, PurgeReport } from './subscriber-catalog.ts';
 export { registryTopicSpec, SubscriberCatalog } from './subscriber-catalog.ts';
 export type { PartitionLedger, SubscriberLoad, TierStatus } from './subscriber-status.ts';
 export { subscriberDetail, subscriberLoads } from './subscriber-status.ts';
-export type { SubscriberTopics } from './subscriber-topics.ts';
-export { subscriberTopics } from './subscriber-topics.ts';
 export type { ValueChange } from './value-diff.ts';
 export { diffValues, formatChange } from './value-diff.ts';

@@ -1,21 +1,9 @@
-import { SUBSCRIBER_REGISTRY_TOPIC, type SubscriberRecord } from '@hookstream/contracts';
-import {
-  brokerCount,
-  deleteGroups,
-  ensureTopics,
-  KafkaReadError,
-  RecordSender,
-  readTopic,
-  topicExists,
-} from '@hookstream/kafka';
+import { SUBSCRIBER_REGISTRY_TOPIC, type SubscriberRecord, subscriberNames } from '@hookstream/contracts';
+import { type KafkaConnection, KafkaReadError, RecordSender, readTopic } from '@hookstream/kafka';
 import { type CatalogSnapshot, encodeSubscriberRecord, foldRegistry } from './registry-records.ts';
-import { subscriberTopics } from './subscriber-topics.ts';
 
-/**
- * Whatever client @hookstream/kafka's functions take, inferred from them rather than named, so
- * this package follows that package's client type when it changes.
- */
-export type CatalogKafka = Parameters<typeof readTopic>[0];
+/** The Kafka connection the catalog reads and writes through. */
+export type CatalogKafka = KafkaConnection;
 
 /** The registry topic: one partition (tiny, ordered), compacted, never deleted by time (as the pusher creates it). */
 export function registryTopicSpec(replicationFactor: number) {
@@ -60,8 +48,8 @@ export class SubscriberCatalog {
     const admin = this.#kafka.admin();
     await admin.connect();
     try {
-      const replication = Math.min(3, Math.max(1, await brokerCount(admin)));
-      await ensureTopics(admin, [registryTopicSpec(replication)]);
+      const replication = Math.min(3, Math.max(1, await admin.brokerCount()));
+      await admin.ensureTopics([registryTopicSpec(replication)]);
     } finally {
       await admin.disconnect();
     }
@@ -100,17 +88,16 @@ export class SubscriberCatalog {
    * its pushers first): Kafka refuses to delete a live group, and so does this.
    */
   async purge(record: SubscriberRecord, registrationKeys: readonly string[]): Promise<PurgeReport> {
-    const names = subscriberTopics(record.definition);
+    const names = subscriberNames(record.definition);
     const admin = this.#kafka.admin();
     await admin.connect();
     let topics: string[] = [];
     try {
-      await deleteGroups(admin, [names.group]);
+      await admin.deleteGroups([names.group]);
       const candidates = [...names.tiers.map((t) => t.topic), names.dlq, names.replayLog];
-      const exists = await Promise.all(candidates.map((t) => topicExists(admin, t)));
-      topics = candidates.filter((_, i) => exists[i]);
-      // @hookstream/kafka has no topic deletion yet; the one client call made here directly.
-      if (topics.length > 0) await admin.deleteTopics({ topics, timeout: 30_000 });
+      const existing = new Set(await admin.listTopics());
+      topics = candidates.filter((t) => existing.has(t));
+      await admin.deleteTopics(topics);
     } finally {
       await admin.disconnect();
     }

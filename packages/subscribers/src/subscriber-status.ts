@@ -1,13 +1,5 @@
-import type { SubscriberRecord } from '@hookstream/contracts';
-import {
-  fetchCommittedOffsets,
-  fetchGroupLag,
-  fetchTopicDepth,
-  partitionRanges,
-  topicExists,
-} from '@hookstream/kafka';
+import { type SubscriberRecord, subscriberNames } from '@hookstream/contracts';
 import type { CatalogKafka } from './subscriber-catalog.ts';
-import { subscriberTopics } from './subscriber-topics.ts';
 
 /** One row of `subscribers list`: null where there is nothing to measure yet. */
 export interface SubscriberLoad {
@@ -44,21 +36,23 @@ export async function subscriberLoads(
   const admin = kafka.admin();
   await admin.connect();
   try {
-    const hasEvents = await topicExists(admin, eventsTopic);
+    // One listing for every row: a catalog of thousands must not list topics per subscriber.
+    const existing = new Set(await admin.listTopics());
+    const hasEvents = existing.has(eventsTopic);
     const out: SubscriberLoad[] = [];
     for (let i = 0; i < records.length; i += 8) {
       const slice = records.slice(i, i + 8);
       out.push(
         ...(await Promise.all(
           slice.map(async (r) => {
-            const t = subscriberTopics(r.definition);
+            const t = subscriberNames(r.definition);
             let lag: number | null = null;
             if (hasEvents) {
-              const committed = await fetchCommittedOffsets(admin, t.group, eventsTopic);
+              const committed = await admin.committedOffsets(t.group, eventsTopic);
               if (committed.some((c) => c.offset !== null))
-                lag = (await fetchGroupLag(admin, t.group, [eventsTopic]))[0]?.lag ?? null;
+                lag = (await admin.groupLag(t.group, [eventsTopic]))[0]?.lag ?? null;
             }
-            const dlqDepth = (await topicExists(admin, t.dlq)) ? await fetchTopicDepth(admin, t.dlq) : null;
+            const dlqDepth = existing.has(t.dlq) ? await admin.topicDepth(t.dlq) : null;
             return { name: r.definition.name, lag, dlqDepth };
           }),
         )),
@@ -76,15 +70,15 @@ export async function subscriberDetail(
   record: SubscriberRecord,
   eventsTopic: string,
 ): Promise<{ ledger: PartitionLedger[] | null; tiers: TierStatus[]; dlqDepth: number | null }> {
-  const t = subscriberTopics(record.definition);
+  const t = subscriberNames(record.definition);
   const admin = kafka.admin();
   await admin.connect();
   try {
-    const ranges = await partitionRanges(admin, eventsTopic);
+    const ranges = await admin.topicOffsets(eventsTopic);
     let ledger: PartitionLedger[] | null = null;
     if (ranges !== null) {
       const committed = new Map(
-        (await fetchCommittedOffsets(admin, t.group, eventsTopic)).map((c) => [c.partition, c.offset]),
+        (await admin.committedOffsets(t.group, eventsTopic)).map((c) => [c.partition, c.offset]),
       );
       ledger = ranges.map((r) => {
         const at = committed.get(r.partition) ?? null;
@@ -96,14 +90,15 @@ export async function subscriberDetail(
         };
       });
     }
+    const existing = new Set(await admin.listTopics());
     const tiers = await Promise.all(
       t.tiers.map(async (tier) => {
-        const exists = await topicExists(admin, tier.topic);
-        const waiting = exists ? ((await fetchGroupLag(admin, t.group, [tier.topic]))[0]?.lag ?? 0) : null;
+        const exists = existing.has(tier.topic);
+        const waiting = exists ? ((await admin.groupLag(t.group, [tier.topic]))[0]?.lag ?? 0) : null;
         return { ...tier, exists, waiting };
       }),
     );
-    const dlqDepth = (await topicExists(admin, t.dlq)) ? await fetchTopicDepth(admin, t.dlq) : null;
+    const dlqDepth = existing.has(t.dlq) ? await admin.topicDepth(t.dlq) : null;
     return { ledger, tiers, dlqDepth };
   } finally {
     await admin.disconnect();
