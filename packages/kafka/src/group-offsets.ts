@@ -1,4 +1,5 @@
-import type { Admin } from 'kafkajs';
+import type { Admin, Kafka } from 'kafkajs';
+import { commitEmptyGroupOffsets } from './empty-group-commit.ts';
 import { retryRetriable } from './retriable.ts';
 
 /** A partition's committed offset: the next record the group will read; null when none. */
@@ -33,12 +34,12 @@ export async function listGroupIds(admin: Admin, prefix: string): Promise<string
  * a subscriber by hand, or a test setting up a ledger.
  */
 export async function commitGroupOffsets(
-  admin: Admin,
+  kafka: Kafka,
   groupId: string,
   topic: string,
   partitions: readonly { readonly partition: number; readonly offset: string }[],
 ): Promise<void> {
-  await retryRetriable(() => admin.setOffsets({ groupId, topic, partitions: [...partitions] }));
+  await retryRetriable(() => commitEmptyGroupOffsets(kafka, groupId, topic, partitions));
 }
 
 /** Deletes groups, best effort: a group that is already gone counts as deleted. */

@@ -29,6 +29,8 @@ export type {
   SubscriberConsumerOptions,
 } from './subscriber-consumer.ts';
 export { SubscriberConsumer } from './subscriber-consumer.ts';
+export type { TopicFollowerOptions } from './topic-follower.ts';
+export { TopicFollower } from './topic-follower.ts';
 export type { PartitionRange } from './topic-info.ts';
 export type { ReadTopicOptions } from './topic-reader.ts';
 export { READER_GROUP_PREFIX, readTopic } from './topic-reader.ts';

@@ -1,4 +1,4 @@
-import type { Admin, ConfigResourceTypes } from 'kafkajs';
+import type { Admin, ConfigResourceTypes, Kafka } from 'kafkajs';
 import {
   type CommittedOffset,
   commitGroupOffsets,
@@ -33,9 +33,11 @@ export interface TopicPartition {
  */
 export class KafkaAdmin {
   readonly #admin: Admin;
+  readonly #kafka: Kafka;
 
   constructor(connection: KafkaConnection) {
-    this.#admin = kafkaOf(connection).admin();
+    this.#kafka = kafkaOf(connection);
+    this.#admin = this.#kafka.admin();
   }
 
   connect(): Promise<void> {
@@ -125,7 +127,7 @@ export class KafkaAdmin {
     topic: string,
     partitions: readonly { readonly partition: number; readonly offset: string }[],
   ): Promise<void> {
-    return commitGroupOffsets(this.#admin, groupId, topic, partitions);
+    return commitGroupOffsets(this.#kafka, groupId, topic, partitions);
   }
 
   /** Deletes groups, best effort: a group that is already gone counts as deleted. */

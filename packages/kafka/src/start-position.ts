@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Admin } from 'kafkajs';
+import type { Admin, Kafka } from 'kafkajs';
+import { commitEmptyGroupOffsets } from './empty-group-commit.ts';
 import { retryRetriable } from './retriable.ts';
 
 /** Where a brand-new group begins; an existing group always resumes from its ledger. */
@@ -15,6 +16,7 @@ export type StartedFrom = 'ledger' | 'earliest' | 'latest' | 'timestamp';
  * existing group (partitions added later) are read from the beginning, so nothing is skipped.
  */
 export async function prepareStart(
+  kafka: Kafka,
   admin: Admin,
   groupId: string,
   topic: string,
@@ -33,7 +35,7 @@ export async function prepareStart(
     partitions = offsets.map(({ partition, offset }) => ({ partition, offset }));
   }
   try {
-    await admin.setOffsets({ groupId, topic, partitions });
+    await commitEmptyGroupOffsets(kafka, groupId, topic, partitions);
   } catch (err) {
     // Several instances of a brand-new subscriber starting together: kafkajs refuses to position
     // a group that another instance has already joined. That instance positions it; wait for its

@@ -122,7 +122,7 @@ export class SubscriberConsumer {
     await admin.connect();
     let startedFrom: StartedFrom;
     try {
-      startedFrom = await prepareStart(admin, groupId, topic, start);
+      startedFrom = await prepareStart(kafkaOf(kafka), admin, groupId, topic, start);
     } finally {
       await admin.disconnect();
     }

@@ -8,7 +8,8 @@ import type { SubscriberTopology } from './subscriber-topology.ts';
 /** One subscriber the fleet should be running, as the registry says right now. */
 export interface FleetMember {
   readonly topology: SubscriberTopology;
-  readonly signingKey: Buffer | undefined;
+  /** The current key first; empty: unsigned. */
+  readonly signingKeys: readonly Buffer[];
   /** Changes whenever something that needs a restart changes (definition, secret). */
   readonly fingerprint: string;
   readonly registration: KnownRegistration;
@@ -77,9 +78,19 @@ export class Fleet {
     return this.#chain;
   }
 
+  /** Settles once every reconcile asked so far has run. */
+  whenIdle(): Promise<void> {
+    return this.#chain;
+  }
+
   /** Retries subscribers that failed, against the last desired set. */
   retryFailed(): Promise<void> {
     return this.reconcile(this.#desired);
+  }
+
+  /** The members started, by name (a failed one included: it is tried again). */
+  members(): ReadonlyMap<string, FleetMember> {
+    return new Map([...this.#running].map(([name, r]) => [name, r.member]));
   }
 
   entries(): FleetEntry[] {
@@ -126,7 +137,7 @@ export class Fleet {
     let entry: Running | undefined;
     const runner = new SubscriberRunner({
       topology,
-      signingKey: member.signingKey,
+      signingKeys: member.signingKeys,
       resources: this.#options.resources,
       log,
       registration: member.registration,

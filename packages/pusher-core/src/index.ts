@@ -7,6 +7,8 @@ export type { PusherErrorCode } from './errors.ts';
 export { PusherError } from './errors.ts';
 export type { FleetEntry, FleetMember, FleetOptions } from './fleet.ts';
 export { Fleet } from './fleet.ts';
+export type { FleetSelection, MemberProblem } from './fleet-members.ts';
+export { fleetMembers, nameMatcher } from './fleet-members.ts';
 export type { OutcomeRouter, RetryDecision } from './outcome-router.ts';
 export { KafkaOutcomeRouter } from './outcome-router.ts';
 export type { PusherGaugeSources, SubscriberMetrics, SubscriberTopicSet } from './pusher-metrics.ts';

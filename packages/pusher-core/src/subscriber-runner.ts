@@ -20,8 +20,11 @@ import type { SubscriberTopology } from './subscriber-topology.ts';
 
 export interface SubscriberRunnerOptions {
   readonly topology: SubscriberTopology;
-  /** The HMAC key; undefined when the subscriber has no secret (requests go unsigned). */
-  readonly signingKey: Buffer | undefined;
+  /**
+   * HMAC keys, the current one first (a rotation's previous ones follow and sign too); empty
+   * when the subscriber has no secret (requests go unsigned).
+   */
+  readonly signingKeys: readonly Buffer[];
   readonly resources: PusherResources;
   /** This subscriber's log: every line is about it. */
   readonly log: LogFn;
@@ -130,7 +133,7 @@ export class SubscriberRunner {
       timeoutMs: definition.timeoutMs,
       connections: definition.concurrency,
       allowPrivateNetwork: definition.allowPrivateNetwork,
-      signingKey: this.#options.signingKey,
+      signingKeys: this.#options.signingKeys,
       extraHeaders: definition.headers,
     });
     this.#limiter = new DestinationLimiter({

@@ -2,6 +2,8 @@ export type { ApplyAction, PlannedSubscriber } from './apply-plan.ts';
 export { planApply, recordsForPlan } from './apply-plan.ts';
 export type { CatalogErrorCode } from './catalog-error.ts';
 export { CatalogError } from './catalog-error.ts';
+export type { CatalogWatcherOptions } from './catalog-watcher.ts';
+export { CatalogWatcher } from './catalog-watcher.ts';
 export type { DefinitionFile, DefinitionProblem } from './definition-files.ts';
 export { loadDefinitionFiles } from './definition-files.ts';
 export {

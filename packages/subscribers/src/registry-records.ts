@@ -1,4 +1,9 @@
-import { isRegistrationKey, SubscriberName, SubscriberRecord } from '@hookstream/contracts';
+import {
+  isRegistrationKey,
+  SubscriberName,
+  SubscriberRecord,
+  SubscriberRegistration,
+} from '@hookstream/contracts';
 
 /** A record of the registry topic as read: key and value only (tests build these by hand). */
 export interface RawRegistryRecord {
@@ -21,6 +26,8 @@ export interface CatalogSnapshot {
   readonly problems: readonly RecordProblem[];
   /** Registration keys (`<eventsTopic>/<name>`) of the ledger-lost guard, by subscriber name. */
   readonly registrations: ReadonlyMap<string, readonly string[]>;
+  /** When each registration key's subscriber first started (the pusher writes it). */
+  readonly registeredAt: ReadonlyMap<string, string>;
 }
 
 /**
@@ -33,6 +40,7 @@ export function foldRegistry(records: Iterable<RawRegistryRecord>): CatalogSnaps
   const subscribers = new Map<string, SubscriberRecord>();
   const problems = new Map<string, RecordProblem>();
   const registrations = new Map<string, string[]>();
+  const registeredAt = new Map<string, string>();
   for (const r of records) {
     const offset = r.offset ?? null;
     if (r.key === null) {
@@ -44,7 +52,13 @@ export function foldRegistry(records: Iterable<RawRegistryRecord>): CatalogSnaps
       const name = key.slice(key.lastIndexOf('/') + 1);
       const keys = registrations.get(name) ?? [];
       if (!keys.includes(key)) keys.push(key);
-      if (r.value === null) keys.splice(keys.indexOf(key), 1);
+      if (r.value === null) {
+        keys.splice(keys.indexOf(key), 1);
+        registeredAt.delete(key);
+      } else {
+        const at = registrationTime(r.value);
+        if (at !== null) registeredAt.set(key, at);
+      }
       registrations.set(name, keys);
       continue;
     }
@@ -60,7 +74,16 @@ export function foldRegistry(records: Iterable<RawRegistryRecord>): CatalogSnaps
     } else problems.set(key, { key, offset, error: parsed.error });
   }
   for (const [name, keys] of registrations) if (keys.length === 0) registrations.delete(name);
-  return { subscribers, problems: [...problems.values()], registrations };
+  return { subscribers, problems: [...problems.values()], registrations, registeredAt };
+}
+
+function registrationTime(value: Buffer): string | null {
+  try {
+    const parsed = SubscriberRegistration.safeParse(JSON.parse(value.toString('utf8')));
+    return parsed.success ? parsed.data.registeredAt : null;
+  } catch {
+    return null;
+  }
 }
 
 /** One record's value, checked against its key. */

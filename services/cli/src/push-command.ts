@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_EVENTS_TOPIC, StartPosition } from '@hookstream/contracts';
-import { HealthServer, loadSubscriber, Pusher } from '@hookstream/pusher';
+import { FleetProcess, HealthServer, loadSubscriber, Pusher } from '@hookstream/pusher';
 import { PusherError } from '@hookstream/pusher-core';
+import { CatalogError, loadSecretsKey, type SecretsKey } from '@hookstream/subscribers';
 import {
   createLogger,
   logFn,
@@ -13,17 +14,31 @@ import {
 } from '@hookstream/telemetry';
 import { runtimeEndpoints } from './runtime-endpoints.ts';
 
-export const PUSH_USAGE = `Usage: hookstream push --config <subscriber.json> [--topic <events topic>] [--redis <url>]
+export const PUSH_USAGE = `Usage: hookstream push --config <subscriber.json> | --all [--match <globs>] [--secrets-key-file <f>]
+                       [--topic <events topic>] [--redis <url>]
                        [--metrics-port <port>] [--log-level <level>]
                        [--health-port <n>] [--health-host <address>]
                        [--resume-from earliest|latest|<time>] [--session-timeout <ms>]
 
-Runs one subscriber's pusher: joins consumer group hookstream.sub.<name> on the events topic and
-delivers every matching event to the subscriber's URL, signed and rate-limited. Run the same
-command on several machines to share the work (more partitions, more instances).
+With --config, runs one subscriber's pusher from a definition file; with --all, runs every
+active subscriber of the registry (hookstream subscribers apply) in this one process and follows
+the registry while it runs: an applied subscriber starts within seconds, a changed one restarts,
+a paused or deleted one stops after committing what it settled. Either way each subscriber is its
+own consumer group hookstream.sub.<name> on the events topic, and every matching event goes to
+its URL, signed and rate-limited. Run the same command on several machines to share the work:
+each subscriber's group spreads its partitions over the instances.
 
 Options:
   --config <file>   the subscriber definition (JSON; see README "Adding a subscriber")
+  --all             every active subscriber of the registry topic hookstream.subscribers
+  --match <globs>   with --all: only names matching one of these comma-separated globs
+                    (* any run, ? one character), so several fleets can split the registry
+  --secrets-key-file <f>  the key that opens managed secrets (else HOOKSTREAM_SECRETS_KEY);
+                    a managed subscriber cannot run without it and is reported
+  --tier-partitions <n>  with --all: partitions of each subscriber's retry tiers and DLQ,
+                    created at its first failure (default 1; at most the events topic's)
+  --fetch-wait <ms> how long an idle group's fetch waits (default 100 with --config, 1000 with
+                    --all: an idle group costs one fetch per wait; new events arrive at once)
   --topic <name>    the events topic (default: ${DEFAULT_EVENTS_TOPIC}, or HOOKSTREAM_EVENTS_TOPIC)
   --redis <url>     share the destination's limits with the subscriber's other instances through
                     Redis, e.g. redis://127.0.0.1:6379 (or HOOKSTREAM_LIMITER_REDIS); needed as
@@ -57,6 +72,11 @@ export async function pushCommand(args: readonly string[]): Promise<number> {
     args: [...args],
     options: {
       config: { type: 'string' },
+      all: { type: 'boolean', default: false },
+      match: { type: 'string' },
+      'secrets-key-file': { type: 'string' },
+      'tier-partitions': { type: 'string' },
+      'fetch-wait': { type: 'string' },
       topic: { type: 'string' },
       redis: { type: 'string' },
       'metrics-port': { type: 'string' },
@@ -68,15 +88,43 @@ export async function pushCommand(args: readonly string[]): Promise<number> {
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
-  if (values.help || !values.config) {
+  if (values.help || (!values.config && !values.all) || (values.config && values.all)) {
+    if (values.config && values.all)
+      process.stderr.write('hookstream push: --config and --all exclude each other\n');
     (values.help ? process.stdout : process.stderr).write(`${PUSH_USAGE}\n`);
     return values.help ? 0 : 2;
   }
-  let loaded: Awaited<ReturnType<typeof loadSubscriber>>;
+  if (values.match !== undefined && !values.all) {
+    process.stderr.write('hookstream push: --match needs --all\n');
+    return 2;
+  }
+  if (values['resume-from'] !== undefined && values.all) {
+    process.stderr.write(
+      'hookstream push: --resume-from takes one subscriber: run it with --config (a fleet reports such a subscriber and leaves it stopped)\n',
+    );
+    return 2;
+  }
+  const tierPartitions = boundedInt(values['tier-partitions'], 1, 1000);
+  if (tierPartitions === null) {
+    process.stderr.write(
+      `hookstream push: --tier-partitions: expected 1 to 1000, got '${values['tier-partitions']}'\n`,
+    );
+    return 2;
+  }
+  const fetchWaitMs = boundedInt(values['fetch-wait'], 10, 10_000);
+  if (fetchWaitMs === null) {
+    process.stderr.write(
+      `hookstream push: --fetch-wait: expected 10 to 10000 ms, got '${values['fetch-wait']}'\n`,
+    );
+    return 2;
+  }
+  let loaded: Awaited<ReturnType<typeof loadSubscriber>> | null = null;
+  let secretsKey: SecretsKey | undefined;
   try {
-    loaded = await loadSubscriber(values.config);
+    if (values.config) loaded = await loadSubscriber(values.config);
+    else secretsKey = await loadSecretsKey({ keyFile: values['secrets-key-file'] });
   } catch (err) {
-    if (err instanceof PusherError) {
+    if (err instanceof PusherError || err instanceof CatalogError) {
       process.stderr.write(`hookstream push: ${err.code}: ${err.message}\n`);
       return 1;
     }
@@ -114,10 +162,9 @@ export async function pushCommand(args: readonly string[]): Promise<number> {
     );
     return 2;
   }
-  // The subscriber is bound once: every line of this process is about it.
-  const logger = createLogger({ name: 'hookstream-pusher', level }).child({
-    subscriber: loaded.definition.name,
-  });
+  const root = createLogger({ name: 'hookstream-pusher', level });
+  // One subscriber: bound once, every line of this process is about it. A fleet: per subscriber.
+  const logger = loaded ? root.child({ subscriber: loaded.definition.name }) : root;
   const log = logFn(logger);
   const tracing = startTracing({ serviceName: 'hookstream-pusher' });
   const metrics: Metrics | undefined =
@@ -129,23 +176,36 @@ export async function pushCommand(args: readonly string[]): Promise<number> {
   const failed = new Promise<Error>((resolve) => {
     fatal = resolve;
   });
-  const pusher = new Pusher(loaded, {
+  const common = {
     ...runtimeEndpoints(),
     topic: values.topic ?? process.env.HOOKSTREAM_EVENTS_TOPIC ?? DEFAULT_EVENTS_TOPIC,
     limiterRedisUrl: values.redis ?? process.env.HOOKSTREAM_LIMITER_REDIS,
     log,
-    onFatal: (error) => fatal(error),
-    ...(resume?.success
-      ? {
-          resumeFrom:
-            resume.data === 'earliest' || resume.data === 'latest'
-              ? resume.data
-              : { timestampMs: Date.parse(resume.data) },
-        }
-      : {}),
     ...(metrics ? { meter: metrics.meter } : {}),
     ...(sessionTimeoutMs === undefined ? {} : { sessionTimeoutMs }),
-  });
+  };
+  const pusher: { start(): Promise<unknown>; stop(): Promise<void> } = loaded
+    ? new Pusher(loaded, {
+        ...common,
+        ...(fetchWaitMs === undefined ? {} : { fetchWaitMs }),
+        onFatal: (error) => fatal(error),
+        ...(resume?.success
+          ? {
+              resumeFrom:
+                resume.data === 'earliest' || resume.data === 'latest'
+                  ? resume.data
+                  : { timestampMs: Date.parse(resume.data) },
+            }
+          : {}),
+      })
+    : new FleetProcess({
+        ...common,
+        match: values.match,
+        secretsKey,
+        tierPartitions: tierPartitions ?? 1,
+        fetchWaitMs: fetchWaitMs ?? 1000,
+        logFor: (name) => logFn(root.child({ subscriber: name })),
+      });
   const shutdown = async () => {
     if (health) health.healthy = false;
     await pusher.stop().catch(() => undefined);
@@ -164,7 +224,7 @@ export async function pushCommand(args: readonly string[]): Promise<number> {
       const bound = await health.listen(Number(healthPort), host);
       log('info', 'health endpoint listening', { host, port: bound });
     }
-    log('info', 'pusher starting', { tracing: tracing.enabled });
+    log('info', loaded ? 'pusher starting' : 'fleet starting', { tracing: tracing.enabled });
     await pusher.start();
   } catch (err) {
     const code = (err as { code?: unknown }).code;
@@ -186,4 +246,11 @@ export async function pushCommand(args: readonly string[]): Promise<number> {
     return 1;
   }
   return 0;
+}
+
+/** An optional integer option: undefined when absent, null when out of range or not a number. */
+function boundedInt(value: string | undefined, min: number, max: number): number | undefined | null {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  return Number.isInteger(n) && n >= min && n <= max ? n : null;
 }

@@ -41,7 +41,7 @@ export class Pusher {
     this.#runner = new SubscriberRunner({
       ...this.#settings,
       topology,
-      signingKey,
+      signingKeys: signingKey ? [signingKey] : [],
       resources: this.#resources,
     });
     return this.#runner.start();

@@ -1,0 +1,96 @@
+import { createHash } from 'node:crypto';
+import { registrationKey, type SubscriberRecord } from '@hookstream/contracts';
+import { type CatalogSnapshot, resolveSigningKeys, type SecretsKey } from '@hookstream/subscribers';
+import type { FleetMember } from './fleet.ts';
+import { SubscriberTopology } from './subscriber-topology.ts';
+
+export interface FleetSelection {
+  /** The events topic every member's group reads. */
+  readonly eventsTopic: string;
+  /** Which subscriber names this fleet runs (`--match`); all when absent. */
+  readonly match?: (name: string) => boolean;
+  /** Opens managed secrets; a managed subscriber without it cannot run (reported). */
+  readonly secretsKey?: SecretsKey | undefined;
+  readonly env?: NodeJS.ProcessEnv;
+  readonly now?: Date;
+}
+
+/** A subscriber the fleet should run but cannot (its secret cannot be had). */
+export interface MemberProblem {
+  readonly name: string;
+  readonly error: string;
+}
+
+/**
+ * The registry snapshot as the fleet's desired set: every active subscriber that matches, with
+ * its signing keys resolved and a fingerprint of what a restart depends on (definition and
+ * keys, so a rotation or an expired previous secret restarts it). A subscriber whose keys cannot
+ * be resolved is reported; if it already runs (`running`), it keeps its last good member.
+ */
+export async function fleetMembers(
+  snapshot: CatalogSnapshot,
+  selection: FleetSelection,
+  running: ReadonlyMap<string, FleetMember> = new Map(),
+): Promise<{ members: FleetMember[]; problems: MemberProblem[] }> {
+  const members: FleetMember[] = [];
+  const problems: MemberProblem[] = [];
+  for (const [name, record] of snapshot.subscribers) {
+    if (record.state.kind !== 'active' || !(selection.match?.(name) ?? true)) continue;
+    try {
+      members.push(await memberOf(record, snapshot, selection));
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      problems.push({
+        name,
+        error: `${typeof code === 'string' ? `${code}: ` : ''}${err instanceof Error ? err.message : String(err)}`,
+      });
+      const last = running.get(name);
+      if (last) members.push(last);
+    }
+  }
+  return { members, problems };
+}
+
+async function memberOf(
+  record: SubscriberRecord,
+  snapshot: CatalogSnapshot,
+  selection: FleetSelection,
+): Promise<FleetMember> {
+  const keys = await resolveSigningKeys(record, {
+    secretsKey: selection.secretsKey,
+    ...(selection.env ? { env: selection.env } : {}),
+    ...(selection.now ? { now: selection.now } : {}),
+  });
+  const signingKeys = keys ? [keys.current, ...keys.previous] : [];
+  const fingerprint = createHash('sha256')
+    .update(JSON.stringify(record.definition))
+    .update(signingKeys.map((k) => k.toString('hex')).join(','))
+    .digest('hex');
+  const name = record.definition.name;
+  return {
+    topology: new SubscriberTopology(record.definition, selection.eventsTopic),
+    signingKeys,
+    fingerprint,
+    registration: {
+      registeredAt: snapshot.registeredAt.get(registrationKey(name, selection.eventsTopic)) ?? null,
+    },
+  };
+}
+
+/** `--match` globs: `*` any run of characters, `?` one; several patterns separated by commas. */
+export function nameMatcher(patterns: string): (name: string) => boolean {
+  const regexes = patterns
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '')
+    .map(
+      (p) =>
+        new RegExp(
+          `^${p
+            .split('')
+            .map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[\\^$.|+()[\]{}]/g, '\\$&')))
+            .join('')}$`,
+        ),
+    );
+  return (name) => regexes.some((r) => r.test(name));
+}

@@ -1,0 +1,116 @@
+import type { LogFn } from '@hookstream/kafka';
+import {
+  Fleet,
+  type FleetEntry,
+  fleetMembers,
+  nameMatcher,
+  PusherResources,
+  type PusherResourcesSettings,
+} from '@hookstream/pusher-core';
+import { type CatalogSnapshot, CatalogWatcher, type SecretsKey } from '@hookstream/subscribers';
+
+export interface FleetProcessSettings extends Omit<PusherResourcesSettings, 'clientId'> {
+  /** The events topic every subscriber's group reads. */
+  readonly topic: string;
+  /** `--match`: comma-separated globs of the names this fleet runs; all when absent. */
+  readonly match?: string | undefined;
+  readonly secretsKey?: SecretsKey | undefined;
+  /** The fleet's own log, and one per subscriber (every line carries its name). */
+  readonly log: LogFn;
+  readonly logFor: (name: string) => LogFn;
+  readonly sessionTimeoutMs?: number | undefined;
+}
+
+/** Failed subscribers are retried, and expired rotation keys dropped, this often. */
+const TICK_MS = 5000;
+
+/**
+ * `hookstream push --all`: every active subscriber of the registry (or those `--match` names) in
+ * one process, following the registry while it runs. Wiring only: the registry watch is
+ * @hookstream/subscribers', the reconciling fleet @hookstream/pusher-core's.
+ */
+export class FleetProcess {
+  readonly #settings: FleetProcessSettings;
+  #resources: PusherResources | null = null;
+  #fleet: Fleet | null = null;
+  #watcher: CatalogWatcher | null = null;
+  #tick: NodeJS.Timeout | undefined;
+  #reported = '';
+
+  constructor(settings: FleetProcessSettings) {
+    this.#settings = settings;
+  }
+
+  /** Starts once the first registry snapshot is read; subscribers start in the background. */
+  async start(): Promise<void> {
+    const { log } = this.#settings;
+    this.#resources = await PusherResources.open({ ...this.#settings, clientId: 'hookstream-fleet' });
+    this.#fleet = new Fleet({
+      resources: this.#resources,
+      log,
+      logFor: this.#settings.logFor,
+      sessionTimeoutMs: this.#settings.sessionTimeoutMs,
+    });
+    this.#watcher = new CatalogWatcher(this.#resources.kafka, {
+      log,
+      onSnapshot: (snapshot) => this.#apply(snapshot),
+    });
+    const first = await this.#watcher.start();
+    log('info', 'fleet started', {
+      subscribers: first.subscribers.size,
+      match: this.#settings.match ?? '*',
+      topic: this.#settings.topic,
+    });
+    this.#tick = setInterval(() => {
+      const snapshot = this.#watcher?.snapshot;
+      if (snapshot) void this.#apply(snapshot);
+    }, TICK_MS);
+    this.#tick.unref();
+  }
+
+  entries(): FleetEntry[] {
+    return this.#fleet?.entries() ?? [];
+  }
+
+  /** Settles when every reconcile asked so far has run (tests and start-up waits). */
+  async settled(): Promise<void> {
+    await this.#fleet?.whenIdle();
+  }
+
+  async #apply(snapshot: CatalogSnapshot): Promise<void> {
+    const fleet = this.#fleet;
+    if (fleet === null) return;
+    const { members, problems } = await fleetMembers(
+      snapshot,
+      {
+        eventsTopic: this.#settings.topic,
+        ...(this.#settings.match ? { match: nameMatcher(this.#settings.match) } : {}),
+        secretsKey: this.#settings.secretsKey,
+      },
+      fleet.members(),
+    );
+    this.#report(snapshot, problems);
+    // Not awaited: a long reconcile (hundreds of starts) must not hold the registry watch.
+    void fleet.reconcile(members);
+  }
+
+  /** Registry records and secrets that cannot be used, logged once each until they change. */
+  #report(snapshot: CatalogSnapshot, problems: readonly { name: string; error: string }[]): void {
+    const all = [
+      ...snapshot.problems.map((p) => ({ subscriber: p.key, offset: p.offset, error: p.error })),
+      ...problems.map((p) => ({ subscriber: p.name, error: p.error })),
+    ];
+    const text = JSON.stringify(all);
+    if (text === this.#reported) return;
+    this.#reported = text;
+    for (const p of all)
+      this.#settings.log('error', 'subscriber record unusable; it keeps its last good definition, if any', p);
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.#tick);
+    await this.#watcher?.stop();
+    await this.#fleet?.stop();
+    await this.#resources?.close();
+  }
+}

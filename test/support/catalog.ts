@@ -1,0 +1,34 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'vitest';
+import { runCli } from './cli.ts';
+
+/** A secrets key and the environment that carries it, for the CLI and a fleet of one test file. */
+export function catalogEnv(topic: string): { secretsKey: string; env: NodeJS.ProcessEnv } {
+  const secretsKey = randomBytes(32).toString('base64');
+  return {
+    secretsKey,
+    env: { ...process.env, HOOKSTREAM_SECRETS_KEY: secretsKey, HOOKSTREAM_EVENTS_TOPIC: topic },
+  };
+}
+
+/** `hookstream subscribers <args>`, expecting success; returns its --json answer when asked for. */
+export async function subscribersCli<T = unknown>(env: NodeJS.ProcessEnv, ...args: string[]): Promise<T> {
+  const run = await runCli(['subscribers', ...args], env);
+  expect(run.code, `${args.join(' ')}: ${run.stderr}`).toBe(0);
+  return (args.includes('--json') ? JSON.parse(run.stdout) : run.stdout) as T;
+}
+
+/** Writes the definitions as files of a fresh directory and applies them with the real CLI. */
+export async function applyDefinitions(
+  env: NodeJS.ProcessEnv,
+  definitions: readonly object[],
+): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'hookstream-fleet-'));
+  await Promise.all(
+    definitions.map((d, i) => writeFile(join(dir, `${String(i).padStart(3, '0')}.json`), JSON.stringify(d))),
+  );
+  await subscribersCli(env, 'apply', dir);
+}
