@@ -89,11 +89,12 @@ describe('docker-compose.yml', async () => {
 
   it('runs the whole pipeline: every service the pipeline needs, each with a healthcheck or a reason', () => {
     expect(Object.keys(compose.services).sort()).toEqual(
-      ['ingress', 'jaeger', 'kafka', 'pusher', 'receiver', 'redis', 'registry'].sort(),
+      ['ingress', 'jaeger', 'kafka', 'pusher', 'receiver', 'redis', 'registry', 'subscribers'].sort(),
     );
-    // Jaeger is the one exception: tracing is best-effort (spans are exported in the background).
+    // The exceptions: tracing is best-effort (spans are exported in the background), and the
+    // one-shot registration is waited for by exiting successfully, not by a healthcheck.
     for (const [name, s] of Object.entries(compose.services))
-      if (name !== 'jaeger') expect(s.healthcheck?.test, name).toBeDefined();
+      if (name !== 'jaeger' && name !== 'subscribers') expect(s.healthcheck?.test, name).toBeDefined();
   });
 
   it('runs the receiver and a pusher from the shared image, wired as the local commands are', async () => {
@@ -118,6 +119,7 @@ describe('docker-compose.yml', async () => {
     expect(pusher.healthcheck?.test.join(' ')).toContain(`127.0.0.1:${healthPort}/healthz`);
     expect(pusher.ports).toBeUndefined();
     expect(pusher.depends_on).toMatchObject({
+      subscribers: { condition: 'service_completed_successfully' },
       ingress: { condition: 'service_healthy' },
       receiver: { condition: 'service_healthy' },
       redis: { condition: 'service_healthy' },
@@ -127,10 +129,14 @@ describe('docker-compose.yml', async () => {
       receiver.environment?.HOOKSTREAM_RECEIVER_SECRET,
     );
 
-    // The definition the pusher runs points at the receiver by its compose hostname and port.
-    const [configArg] = (pusher.command ?? []).slice((pusher.command ?? []).indexOf('--config') + 1);
-    const mount = (pusher.volumes ?? []).find((v) => v.split(':')[1] === configArg);
-    expect(mount, 'the definition is mounted where --config reads it').toBeDefined();
+    // The fleet runs what `subscribers apply` registered: a definition pointing at the receiver
+    // by its compose hostname and port.
+    expect(pusher.command).toEqual(['push', '--all']);
+    const registrar = service('subscribers');
+    expect(registrar.command?.slice(0, 2)).toEqual(['subscribers', 'apply']);
+    const [configArg] = (registrar.command ?? []).slice(2);
+    const mount = (registrar.volumes ?? []).find((v) => v.split(':')[1] === configArg);
+    expect(mount, 'the definition is mounted where apply reads it').toBeDefined();
     const definition = JSON.parse(await readFile(resolve(root, mount?.split(':')[0] ?? ''), 'utf8')) as {
       url: string;
       allowPrivateNetwork: boolean;

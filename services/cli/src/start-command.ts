@@ -6,13 +6,15 @@ import { parseArgs } from 'node:util';
 import { loadStackConfig, stackUp } from '@hookstream/stack';
 import { ServiceProcess } from './service-process.ts';
 import { renderReports } from './stack-command.ts';
+import { subscribersCommand } from './subscribers-command.ts';
 import { formatTable } from './table.ts';
 
 export const START_USAGE = `Usage: hookstream start [--once] [--ingress-port <n>] [--receiver-port <n>] [--topic <name>]
 
 Runs the whole pipeline locally: the stack (Kafka, registry, Jaeger, Redis), an ingress, the
-sample receiver and a pusher for the sample subscriber (examples/subscribers/sample.json), then
-publishes one event of each type through the ingress and shows them arrive at the receiver.
+sample receiver, and a pusher fleet (hookstream push --all) running the sample subscriber
+(examples/subscribers/sample.json, registered with hookstream subscribers apply), then publishes
+one event of each type through the ingress and shows them arrive at the receiver.
 Runs until Ctrl-C; --once stops everything (but the stack) after the sample events arrived.`;
 
 const EXAMPLE = resolve(import.meta.dirname, '../../../examples/subscribers/sample.json');
@@ -94,10 +96,14 @@ export async function startCommand(argv: readonly string[]): Promise<number> {
     await waitUntil('the receiver to listen', services, () => httpOk(`${receiverUrl}/stats`));
     // The ingress has created the events topic by now, which the pusher expects to exist.
     const redis = `redis://${config.host}:${config.redis.port}`;
+    // The sample subscriber goes into the registry, and a fleet runs it from there: the way a
+    // team adds subscribers to running fleets. --match keeps this fleet to the sample one.
+    if ((await subscribersCommand(['apply', definitionFile])) !== 0)
+      throw new Error(`could not register the sample subscriber from ${definitionFile}`);
     services.push(
       new ServiceProcess(
         'pusher',
-        ['push', '--config', definitionFile, '--topic', values.topic, '--redis', redis],
+        ['push', '--all', '--match', definition.name, '--topic', values.topic, '--redis', redis],
         env,
         join(logs, 'pusher.log'),
       ),
@@ -140,7 +146,7 @@ export async function startCommand(argv: readonly string[]): Promise<number> {
     return 0;
   }
   process.stdout.write(
-    `\nRunning: ingress ${ingressUrl} (token ${token}), receiver ${receiverUrl}, pusher for subscriber ` +
+    `\nRunning: ingress ${ingressUrl} (token ${token}), receiver ${receiverUrl}, a pusher fleet running subscriber ` +
       `'${definition.name}'. Logs in ${logs}. Ctrl-C stops the services; \`npx hookstream stack down\` the stack.\n`,
   );
   await new Promise<void>((done) => {
