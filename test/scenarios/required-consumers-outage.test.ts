@@ -10,7 +10,7 @@ import { type IngressProcess, spawnIngressCli } from '../support/ingress-process
 import { uniqueName } from '../support/names.ts';
 import { KafkaFixture } from '../support/pushers.ts';
 import { endpoints } from '../support/stack.ts';
-import { endOffsetTotal } from '../support/topic.ts';
+import { deadLetterTotal } from '../support/topic.ts';
 import { waitFor } from '../support/wait.ts';
 
 // Scenario: three subscribers that must all see every `key.revoked` event; one endpoint is down
@@ -112,7 +112,7 @@ describe('scenario: three required consumers of key.revoked, one down for 40 s',
         key,
       ).toBe(true);
       expect(r.stats().received, key).toBe(KEYS);
-      expect(await endOffsetTotal(dlqTopicName(name)), key).toBe(0);
+      expect(await deadLetterTotal(dlqTopicName(name)), key).toBe(0);
     }
     // Not delayed: each event reached a and c within seconds of its 202, long before b was back.
     for (const r of [a, c])

@@ -30,12 +30,29 @@ export async function endOffsetTotal(
   topic: string,
   brokers: readonly string[] = endpoints.brokers,
 ): Promise<number> {
+  const total = await endOffsetSum(topic, brokers);
+  if (total === null) throw new Error(`topic ${topic} does not exist`);
+  return total;
+}
+
+/**
+ * How many dead letters a subscriber ever had. Its DLQ topic is created at its first failure,
+ * so a subscriber that never failed has none: 0, not an error.
+ */
+export async function deadLetterTotal(
+  dlqTopic: string,
+  brokers: readonly string[] = endpoints.brokers,
+): Promise<number> {
+  return (await endOffsetSum(dlqTopic, brokers)) ?? 0;
+}
+
+/** The sum of a topic's end offsets, or null when it does not exist. */
+async function endOffsetSum(topic: string, brokers: readonly string[]): Promise<number | null> {
   const admin = createKafka({ brokers, clientId: 'test-offsets', quiet: true }).admin();
   await admin.connect();
   try {
     const offsets = await admin.topicOffsets(topic);
-    if (offsets === null) throw new Error(`topic ${topic} does not exist`);
-    return offsets.reduce((sum, p) => sum + Number(p.high), 0);
+    return offsets === null ? null : offsets.reduce((sum, p) => sum + Number(p.high), 0);
   } finally {
     await admin.disconnect();
   }

@@ -4,9 +4,11 @@ import {
   context,
   INVALID_SPANID,
   INVALID_TRACEID,
+  isSpanContextValid,
   type Span,
   SpanKind,
   SpanStatusCode,
+  TraceFlags,
   type Tracer,
   trace,
 } from '@opentelemetry/api';
@@ -106,9 +108,14 @@ export class ProcessSpan {
     return context.with(this.#context, fn);
   }
 
-  /** The trace id for log lines; undefined when the span is not recorded. */
+  /**
+   * The trace id for log lines; undefined when the span is not sampled. Read from the context,
+   * not isRecording(): the record's end logs after its span has ended.
+   */
   get traceId(): string | undefined {
-    return this.#span.isRecording() ? this.#span.spanContext().traceId : undefined;
+    const ctx = this.#span.spanContext();
+    const sampled = (ctx.traceFlags & TraceFlags.SAMPLED) !== 0;
+    return sampled && isSpanContextValid(ctx) ? ctx.traceId : undefined;
   }
 
   set attempt(attempt: number) {

@@ -67,3 +67,21 @@ describe('the HTTP attempt traceparent', () => {
     }
   });
 });
+
+describe("the process span's trace id for log lines", () => {
+  beforeAll(() => propagation.setGlobalPropagator(new W3CTraceContextPropagator()));
+  afterAll(() => propagation.disable());
+
+  it("stays readable after the span ended, since the record's end logs after ending it", () => {
+    const provider = new TracerProvider({});
+    const span = new ProcessSpan(provider.getTracer('t'), record, options);
+    span.end('retry-scheduled', 'server-error');
+    expect(span.traceId).toBe('0af7651916cd43dd8448eb211c80319c');
+  });
+
+  it('is undefined when the sampler records nothing', () => {
+    const provider = new TracerProvider({ sampler: new AlwaysOffSampler() });
+    const span = new ProcessSpan(provider.getTracer('t'), { ...record, headers: {} }, options);
+    expect(span.traceId).toBeUndefined();
+  });
+});
