@@ -1,6 +1,6 @@
 import type { SampleReceiver } from '@hookstream/receiver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyDefinitions, catalogEnv } from '../support/catalog.ts';
+import { applyDefinitions, catalogEnv, subscribersCli } from '../support/catalog.ts';
 import { exited, spawnCli } from '../support/child.ts';
 import { EventFactory, type TestEvent } from '../support/events.ts';
 import { uniqueName } from '../support/names.ts';
@@ -62,12 +62,16 @@ describe('two fleet instances sharing the registry', () => {
     await receivers.closeAll();
   });
 
+  const sameEverywhere = (lists: readonly (readonly string[])[], expected: readonly string[]) =>
+    lists.every((l) => JSON.stringify(l) === JSON.stringify([...expected].sort()));
+
   const everyoneHas = (events: readonly TestEvent[]) =>
     names.every((name) => events.every((e) => endpoint.hasAccepted(name, e.id)));
 
   it('kill -9 of one instance moves its work to the other within the session timeout; nothing is lost', async () => {
     const args = ['push', '--all', '--match', `${prefix}-*`, '--topic', topic, '--session-timeout', '6000'];
-    children.push(spawnCli(args, env), spawnCli(args, env));
+    const instances = [`${prefix}-doomed`, `${prefix}-survivor`];
+    children.push(...instances.map((instance) => spawnCli([...args, '--instance', instance], env)));
     const [doomed, survivor] = children;
     if (!doomed || !survivor) throw new Error('unreachable');
     const warmup = Array.from({ length: 12 }, () => factory.event());
@@ -84,6 +88,10 @@ describe('two fleet instances sharing the registry', () => {
       [doomed, survivor].every((c) => holding(c.output()) === names.length) ? true : undefined,
     );
     const joinsBefore = joins(survivor.output());
+    // What the instances report: `subscribers list` names both for every subscriber.
+    await waitFor('subscribers list to show both instances on every subscriber', async () =>
+      sameEverywhere(await listedInstances(), instances) ? true : undefined,
+    );
 
     const events = Array.from({ length: 150 }, () => factory.event());
     const writing = (async () => {
@@ -108,5 +116,19 @@ describe('two fleet instances sharing the registry', () => {
     // The survivor took the dead instance's partitions over: each group rejoined.
     expect(joins(survivor.output())).toBeGreaterThanOrEqual(joinsBefore + names.length);
     for (const name of names) await fx.settledEverything(name, topic);
+    // The killed instance wrote no tombstone; its report goes stale and drops out of the list.
+    await waitFor('subscribers list to show the survivor only', async () =>
+      sameEverywhere(await listedInstances(), [`${prefix}-survivor`]) ? true : undefined,
+    );
   }, 150_000);
+
+  /** Per subscriber of this test, the instances `subscribers list --json` says run it. */
+  const listedInstances = async () => {
+    const listed = await subscribersCli<{ subscribers: { name: string; instances: string[] }[] }>(
+      env,
+      'list',
+      '--json',
+    );
+    return names.map((name) => listed.subscribers.find((s) => s.name === name)?.instances ?? []);
+  };
 });

@@ -32,6 +32,12 @@ export {
   readRetryState,
   writeHsHeaders,
 } from './hs-header-codec.ts';
+export {
+  INSTANCE_STATUS_TOPIC,
+  InstanceStatus,
+  InstanceSubscriberStatus,
+  isInstanceStale,
+} from './instance-status.ts';
 export { MAX_BATCH_EVENTS, PublishBatchRequest, PublishRequest } from './publish-request.ts';
 export {
   PUSHER_OWNED_HEADERS,

@@ -1,3 +1,4 @@
+import type { InstanceSubscriberStatus } from '@hookstream/contracts';
 import type { LogFn } from '@hookstream/kafka';
 import type { DeliveryCounts } from './delivery-observer.ts';
 import type { PusherResources } from './pusher-resources.ts';
@@ -35,6 +36,8 @@ export interface FleetEntry {
   readonly state: 'starting' | 'running' | 'failed';
   readonly error?: string;
   readonly counts: Readonly<DeliveryCounts> | null;
+  /** Kafka timestamp of the oldest record it holds unsettled; null: none. */
+  readonly oldestUnsettledAt: string | null;
 }
 
 interface Running {
@@ -99,6 +102,17 @@ export class Fleet {
       state: r.state,
       ...(r.error === undefined ? {} : { error: r.error }),
       counts: r.state === 'running' ? r.runner.counts : null,
+      oldestUnsettledAt: r.state === 'running' ? r.runner.oldestUnsettledAt() : null,
+    }));
+  }
+
+  /** What this instance runs, as `hookstream.instances` records it. */
+  statuses(): InstanceSubscriberStatus[] {
+    return this.entries().map((e) => ({
+      name: e.name,
+      state: e.state,
+      oldestUnsettledAt: e.oldestUnsettledAt,
+      ...(e.error === undefined ? {} : { error: e.error.slice(0, 500) }),
     }));
   }
 

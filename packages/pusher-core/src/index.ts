@@ -9,6 +9,12 @@ export type { FleetEntry, FleetMember, FleetOptions } from './fleet.ts';
 export { Fleet } from './fleet.ts';
 export type { FleetSelection, MemberProblem } from './fleet-members.ts';
 export { fleetMembers, nameMatcher } from './fleet-members.ts';
+export type { InstanceStatusOptions } from './instance-status-publisher.ts';
+export {
+  defaultInstanceName,
+  INSTANCE_STATUS_SPEC,
+  InstanceStatusPublisher,
+} from './instance-status-publisher.ts';
 export type { OutcomeRouter, RetryDecision } from './outcome-router.ts';
 export { KafkaOutcomeRouter } from './outcome-router.ts';
 export type { PusherGaugeSources, SubscriberMetrics, SubscriberTopicSet } from './pusher-metrics.ts';

@@ -104,6 +104,12 @@ export class SubscriberRunner {
     return this.#observer.counts;
   }
 
+  /** Kafka timestamp of the oldest record this instance holds unsettled, on any of its topics. */
+  oldestUnsettledAt(): string | null {
+    const times = [...(this.#consumer?.oldestUnsettled().values() ?? [])];
+    return times.length === 0 ? null : new Date(Math.min(...times)).toISOString();
+  }
+
   async start(): Promise<StartedFrom> {
     const { topology, resources, log } = this.#options;
     const { definition } = topology;

@@ -6,6 +6,8 @@ export type { CatalogWatcherOptions } from './catalog-watcher.ts';
 export { CatalogWatcher } from './catalog-watcher.ts';
 export type { DefinitionFile, DefinitionProblem } from './definition-files.ts';
 export { loadDefinitionFiles } from './definition-files.ts';
+export type { SubscriberPlacement } from './instance-statuses.ts';
+export { foldInstanceStatuses, placements, readInstanceStatuses } from './instance-statuses.ts';
 export {
   DEFAULT_ROTATION_GRACE_MS,
   generateSigningSecret,

@@ -33,6 +33,8 @@ Options:
   --all             every active subscriber of the registry topic hookstream.subscribers
   --match <globs>   with --all: only names matching one of these comma-separated globs
                     (* any run, ? one character), so several fleets can split the registry
+  --instance <name> with --all: the name this instance reports under (hookstream subscribers
+                    list shows it; default host:pid); unique among running instances
   --secrets-key-file <f>  the key that opens managed secrets (else HOOKSTREAM_SECRETS_KEY);
                     a managed subscriber cannot run without it and is reported
   --tier-partitions <n>  with --all: partitions of each subscriber's retry tiers and DLQ,
@@ -85,6 +87,7 @@ export async function pushCommand(args: readonly string[]): Promise<number> {
       'resume-from': { type: 'string' },
       'health-host': { type: 'string' },
       'session-timeout': { type: 'string' },
+      instance: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -96,6 +99,12 @@ export async function pushCommand(args: readonly string[]): Promise<number> {
   }
   if (values.match !== undefined && !values.all) {
     process.stderr.write('hookstream push: --match needs --all\n');
+    return 2;
+  }
+  if (values.instance !== undefined && !(values.all && /^[A-Za-z0-9._:-]{1,200}$/.test(values.instance))) {
+    process.stderr.write(
+      `hookstream push: --instance: with --all, 1 to 200 letters, digits, '.', '_', ':' or '-', got '${values.instance}'\n`,
+    );
     return 2;
   }
   if (values['resume-from'] !== undefined && values.all) {
@@ -201,6 +210,7 @@ export async function pushCommand(args: readonly string[]): Promise<number> {
     : new FleetProcess({
         ...common,
         match: values.match,
+        instance: values.instance,
         secretsKey,
         tierPartitions: tierPartitions ?? 1,
         fetchWaitMs: fetchWaitMs ?? 1000,

@@ -9,7 +9,9 @@ import {
   loadDefinitionFiles,
   loadSecretsKey,
   pausedRecord,
+  placements,
   planApply,
+  readInstanceStatuses,
   recordsForPlan,
   requireSecretsKey,
   resumedRecord,
@@ -25,6 +27,7 @@ import {
   describeSecret,
   formatCount,
   formatDelay,
+  formatInstances,
   parseDuration,
   printApply,
   printJson,
@@ -32,7 +35,7 @@ import {
   publicRecord,
 } from './subscribers-output.ts';
 import { formatTable } from './table.ts';
-import { reportToolError } from './tool-errors.ts';
+import { formatAge, reportToolError } from './tool-errors.ts';
 
 export const SUBSCRIBERS_USAGE = `Usage: hookstream subscribers apply <file.json|dir> [--dry-run] [--secrets-key-file <path>] [--json]
        hookstream subscribers list [--topic <events topic>] [--json]
@@ -51,7 +54,9 @@ apply     validates every definition first (a file, or every *.json of a directo
           written. Then writes the new and changed ones and prints created / changed / unchanged
           per name. The state (paused…) and an existing managed secret are kept.
             --dry-run   show what would change (field by field) and write nothing
-list      state, URL host, event types, lag on the events topic and DLQ depth of every subscriber
+list      state, URL host, event types, lag on the events topic, age of the oldest record its
+          pushers hold unsettled, DLQ depth, and which pusher instances run it (as they report
+          to hookstream.instances every 5 s; a killed instance drops out after 15 s)
 show      the definition (secrets never shown), state, tiers, ledger position per partition
 pause     stops delivery, keeping the group and its ledger (--reason, --by: who; default $USER)
 resume    continues from the ledger
@@ -217,20 +222,31 @@ async function list(
     a.definition.name.localeCompare(b.definition.name),
   );
   const topic = eventsTopic(values);
-  const loads = new Map((await subscriberLoads(kafka, records, topic)).map((l) => [l.name, l]));
+  const [loadList, statuses] = await Promise.all([
+    subscriberLoads(kafka, records, topic),
+    readInstanceStatuses(kafka),
+  ]);
+  const loads = new Map(loadList.map((l) => [l.name, l]));
+  const where = placements(statuses);
+  const now = Date.now();
+  const rows = records.map((r) => {
+    const name = r.definition.name;
+    const placement = where.get(name);
+    const oldestAt = placement?.oldestUnsettledAtMs ?? null;
+    return {
+      name,
+      state: r.state,
+      host: new URL(r.definition.url).host,
+      eventTypes: r.definition.eventTypes,
+      lag: loads.get(name)?.lag ?? null,
+      oldestUnsettledAgeMs: oldestAt === null ? null : Math.max(0, now - oldestAt),
+      dlqDepth: loads.get(name)?.dlqDepth ?? null,
+      instances: placement?.instances ?? [],
+      failedOn: placement?.failed ?? [],
+    };
+  });
   if (values.json) {
-    printJson({
-      eventsTopic: topic,
-      subscribers: records.map((r) => ({
-        name: r.definition.name,
-        state: r.state,
-        host: new URL(r.definition.url).host,
-        eventTypes: r.definition.eventTypes,
-        lag: loads.get(r.definition.name)?.lag ?? null,
-        dlqDepth: loads.get(r.definition.name)?.dlqDepth ?? null,
-      })),
-      problems: snapshot.problems,
-    });
+    printJson({ eventsTopic: topic, subscribers: rows, problems: snapshot.problems });
     return 0;
   }
   printProblems(snapshot);
@@ -238,20 +254,27 @@ async function list(
     process.stdout.write('no subscribers in the catalog (add some with hookstream subscribers apply)\n');
     return 0;
   }
-  const rows = records.map((r) => {
-    const load = loads.get(r.definition.name);
-    return [
-      r.definition.name,
-      r.state.kind,
-      new URL(r.definition.url).host,
-      r.definition.eventTypes.join(','),
-      formatCount(load?.lag ?? null),
-      formatCount(load?.dlqDepth ?? null),
-    ];
-  });
-  process.stdout.write(
-    `${formatTable(['name', 'state', 'host', 'event types', `lag (${topic})`, 'dlq'], rows)}\n\n${records.length} subscriber(s)\n`,
-  );
+  const table = rows.map((r) => [
+    r.name,
+    r.state.kind,
+    r.host,
+    r.eventTypes.join(','),
+    formatCount(r.lag),
+    r.oldestUnsettledAgeMs === null ? '-' : formatAge(r.oldestUnsettledAgeMs),
+    formatCount(r.dlqDepth),
+    formatInstances(r.instances, r.failedOn.length),
+  ]);
+  const headers = [
+    'name',
+    'state',
+    'host',
+    'event types',
+    `lag (${topic})`,
+    'oldest unsettled',
+    'dlq',
+    'instances',
+  ];
+  process.stdout.write(`${formatTable(headers, table)}\n\n${records.length} subscriber(s)\n`);
   return 0;
 }
 

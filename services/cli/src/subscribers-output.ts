@@ -75,6 +75,12 @@ export function formatCount(n: number | null): string {
   return n === null ? '-' : String(n);
 }
 
+/** The instances running a subscriber, and how many report it failed; '-' when none runs it. */
+export function formatInstances(instances: readonly string[], failed: number): string {
+  const running = instances.length === 0 ? '-' : instances.join(',');
+  return failed === 0 ? running : `${running} (failed on ${failed})`;
+}
+
 export function formatDelay(ms: number): string {
   if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
   if (ms % 60_000 === 0) return `${ms / 60_000}m`;

@@ -1,8 +1,10 @@
 import type { LogFn } from '@hookstream/kafka';
 import {
+  defaultInstanceName,
   Fleet,
   type FleetEntry,
   fleetMembers,
+  InstanceStatusPublisher,
   nameMatcher,
   PusherResources,
   type PusherResourcesSettings,
@@ -19,6 +21,8 @@ export interface FleetProcessSettings extends Omit<PusherResourcesSettings, 'cli
   readonly log: LogFn;
   readonly logFor: (name: string) => LogFn;
   readonly sessionTimeoutMs?: number | undefined;
+  /** The name this instance reports under in `hookstream.instances` (default host:pid). */
+  readonly instance?: string | undefined;
 }
 
 /** Failed subscribers are retried, and expired rotation keys dropped, this often. */
@@ -34,6 +38,7 @@ export class FleetProcess {
   #resources: PusherResources | null = null;
   #fleet: Fleet | null = null;
   #watcher: CatalogWatcher | null = null;
+  #status: InstanceStatusPublisher | null = null;
   #tick: NodeJS.Timeout | undefined;
   #reported = '';
 
@@ -44,13 +49,25 @@ export class FleetProcess {
   /** Starts once the first registry snapshot is read; subscribers start in the background. */
   async start(): Promise<void> {
     const { log } = this.#settings;
-    this.#resources = await PusherResources.open({ ...this.#settings, clientId: 'hookstream-fleet' });
-    this.#fleet = new Fleet({
+    const instance = this.#settings.instance ?? defaultInstanceName();
+    this.#resources = await PusherResources.open({
+      ...this.#settings,
+      clientId: `hookstream-fleet-${instance.replace(/[^A-Za-z0-9._-]/g, '_')}`,
+    });
+    const fleet = new Fleet({
       resources: this.#resources,
       log,
       logFor: this.#settings.logFor,
       sessionTimeoutMs: this.#settings.sessionTimeoutMs,
     });
+    this.#fleet = fleet;
+    this.#status = new InstanceStatusPublisher({
+      resources: this.#resources,
+      instance,
+      subscribers: () => fleet.statuses(),
+      log,
+    });
+    await this.#status.start();
     this.#watcher = new CatalogWatcher(this.#resources.kafka, {
       log,
       onSnapshot: (snapshot) => this.#apply(snapshot),
@@ -59,6 +76,7 @@ export class FleetProcess {
     log('info', 'fleet started', {
       subscribers: first.subscribers.size,
       match: this.#settings.match ?? '*',
+      instance,
       topic: this.#settings.topic,
     });
     this.#tick = setInterval(() => {
@@ -111,6 +129,7 @@ export class FleetProcess {
     clearInterval(this.#tick);
     await this.#watcher?.stop();
     await this.#fleet?.stop();
+    await this.#status?.stop();
     await this.#resources?.close();
   }
 }

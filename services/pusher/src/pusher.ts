@@ -2,6 +2,7 @@ import type { LogFn, StartedFrom } from '@hookstream/kafka';
 import {
   type DeliveryCounts,
   emptyCounts,
+  InstanceStatusPublisher,
   PusherResources,
   type PusherResourcesSettings,
   SubscriberRunner,
@@ -24,6 +25,7 @@ export class Pusher {
   readonly #settings: PusherSettings;
   #resources: PusherResources | null = null;
   #runner: SubscriberRunner | null = null;
+  #status: InstanceStatusPublisher | null = null;
   #stopped = false;
 
   constructor(loaded: LoadedSubscriber, settings: PusherSettings) {
@@ -44,7 +46,21 @@ export class Pusher {
       signingKeys: signingKey ? [signingKey] : [],
       resources: this.#resources,
     });
-    return this.#runner.start();
+    const runner = this.#runner;
+    const startedFrom = await runner.start();
+    this.#status = new InstanceStatusPublisher({
+      resources: this.#resources,
+      subscribers: () => [
+        {
+          name: definition.name,
+          state: 'running',
+          oldestUnsettledAt: runner.oldestUnsettledAt(),
+        },
+      ],
+      log: this.#settings.log,
+    });
+    await this.#status.start();
+    return startedFrom;
   }
 
   get counts(): Readonly<DeliveryCounts> {
@@ -56,6 +72,7 @@ export class Pusher {
     if (this.#stopped) return;
     this.#stopped = true;
     await this.#runner?.stop();
+    await this.#status?.stop();
     await this.#resources?.close();
   }
 }

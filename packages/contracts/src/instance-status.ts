@@ -1,0 +1,39 @@
+import { z } from 'zod';
+import { SubscriberName } from './topics.ts';
+
+/**
+ * Where pusher processes say what they run: compacted, keyed by instance name, one record per
+ * instance every few seconds and a tombstone when it stops cleanly. `subscribers list` reads it
+ * for the instances of each subscriber and the age of the oldest record they hold.
+ */
+export const INSTANCE_STATUS_TOPIC = 'hookstream.instances';
+
+const Timestamp = z.iso.datetime({ offset: true });
+
+export const InstanceSubscriberStatus = z.object({
+  name: SubscriberName,
+  state: z.enum(['starting', 'running', 'failed']),
+  /** Kafka timestamp of the oldest record this instance holds unsettled; null: it holds none. */
+  oldestUnsettledAt: Timestamp.nullable(),
+  error: z.string().max(500).optional(),
+});
+export type InstanceSubscriberStatus = z.infer<typeof InstanceSubscriberStatus>;
+
+export const InstanceStatus = z.object({
+  version: z.literal(1),
+  /** Unique among running instances: `--instance`, else host:pid. */
+  instance: z.string().min(1).max(200),
+  host: z.string().max(255),
+  pid: z.number().int().nonnegative(),
+  startedAt: Timestamp,
+  /** When this record was written; a record older than three periods is a dead instance's. */
+  at: Timestamp,
+  everyMs: z.number().int().min(100).max(3_600_000),
+  subscribers: z.array(InstanceSubscriberStatus).max(100_000),
+});
+export type InstanceStatus = z.infer<typeof InstanceStatus>;
+
+/** An instance that stopped writing for three periods (killed, frozen) no longer counts. */
+export function isInstanceStale(status: InstanceStatus, nowMs: number): boolean {
+  return nowMs - Date.parse(status.at) > 3 * status.everyMs;
+}

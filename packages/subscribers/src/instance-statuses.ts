@@ -1,0 +1,76 @@
+import { INSTANCE_STATUS_TOPIC, InstanceStatus, isInstanceStale } from '@hookstream/contracts';
+import { KafkaReadError, readTopic } from '@hookstream/kafka';
+import type { CatalogKafka } from './subscriber-catalog.ts';
+
+/** Where one subscriber runs right now, from the instances' own reports. */
+export interface SubscriberPlacement {
+  /** Instance names running it (starting or running), sorted. */
+  readonly instances: readonly string[];
+  /** Instances where it failed to start or crashed, with the error they report. */
+  readonly failed: readonly { readonly instance: string; readonly error: string }[];
+  /** The oldest unsettled record any of them holds (Kafka timestamp, ms); null: none. */
+  readonly oldestUnsettledAtMs: number | null;
+}
+
+/**
+ * The live instances' latest reports: the last record per instance, without tombstoned ones
+ * (stopped cleanly), stale ones (silent for three periods: killed or frozen) or unreadable ones.
+ */
+export async function readInstanceStatuses(
+  kafka: CatalogKafka,
+  nowMs = Date.now(),
+): Promise<InstanceStatus[]> {
+  let records: Awaited<ReturnType<typeof readTopic>>;
+  try {
+    records = await readTopic(kafka, { topic: INSTANCE_STATUS_TOPIC, purpose: 'instances' });
+  } catch (err) {
+    if (err instanceof KafkaReadError && err.code === 'NO_SUCH_TOPIC') return [];
+    throw err;
+  }
+  return foldInstanceStatuses(records, nowMs);
+}
+
+/** The last record per instance, tombstoned, stale and unreadable ones left out. */
+export function foldInstanceStatuses(
+  records: readonly { readonly key: string | null; readonly value: Buffer | null }[],
+  nowMs: number,
+): InstanceStatus[] {
+  const latest = new Map<string, InstanceStatus | null>();
+  for (const r of records) {
+    if (r.key === null) continue;
+    latest.set(r.key, r.value === null ? null : parseStatus(r.value));
+  }
+  return [...latest.values()].filter((s): s is InstanceStatus => s !== null && !isInstanceStale(s, nowMs));
+}
+
+/** The reports folded per subscriber name. */
+export function placements(statuses: readonly InstanceStatus[]): Map<string, SubscriberPlacement> {
+  const out = new Map<string, Mutable<SubscriberPlacement>>();
+  for (const status of [...statuses].sort((a, b) => a.instance.localeCompare(b.instance)))
+    for (const s of status.subscribers) {
+      const p = out.get(s.name) ?? { instances: [], failed: [], oldestUnsettledAtMs: null };
+      out.set(s.name, p);
+      if (s.state === 'failed') {
+        p.failed.push({ instance: status.instance, error: s.error ?? 'failed' });
+        continue;
+      }
+      p.instances.push(status.instance);
+      const at = s.oldestUnsettledAt === null ? null : Date.parse(s.oldestUnsettledAt);
+      if (at !== null && (p.oldestUnsettledAtMs === null || at < p.oldestUnsettledAtMs))
+        p.oldestUnsettledAtMs = at;
+    }
+  return out;
+}
+
+type Mutable<T> = {
+  -readonly [K in keyof T]: T[K] extends readonly (infer E)[] ? E[] : T[K];
+};
+
+function parseStatus(value: Buffer): InstanceStatus | null {
+  try {
+    const parsed = InstanceStatus.safeParse(JSON.parse(value.toString('utf8')));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}

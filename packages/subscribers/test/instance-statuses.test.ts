@@ -1,0 +1,77 @@
+import type { InstanceStatus } from '@hookstream/contracts';
+import { describe, expect, it } from 'vitest';
+import { foldInstanceStatuses, placements } from '../src/instance-statuses.ts';
+
+const NOW = Date.parse('2026-12-01T12:00:00Z');
+
+function status(
+  instance: string,
+  atMsAgo: number,
+  subscribers: InstanceStatus['subscribers'],
+): InstanceStatus {
+  return {
+    version: 1,
+    instance,
+    host: 'h',
+    pid: 1,
+    startedAt: '2026-12-01T11:00:00Z',
+    at: new Date(NOW - atMsAgo).toISOString(),
+    everyMs: 5000,
+    subscribers,
+  };
+}
+
+const record = (key: string, value: InstanceStatus | string | null) => ({
+  key,
+  value: value === null ? null : Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)),
+});
+
+describe('foldInstanceStatuses', () => {
+  it('keeps the last record per instance; a tombstone, a stale or an unreadable record drops it', () => {
+    const running = (name: string) => ({ name, state: 'running' as const, oldestUnsettledAt: null });
+    const folded = foldInstanceStatuses(
+      [
+        record('a', status('a', 30_000, [running('x')])),
+        record('a', status('a', 1000, [running('y')])),
+        record('stopped', status('stopped', 1000, [running('x')])),
+        record('stopped', null),
+        // Three periods (15 s) without a write: killed or frozen.
+        record('killed', status('killed', 15_001, [running('x')])),
+        record('recent', status('recent', 14_999, [running('x')])),
+        record('garbage', '{"version":1'),
+        record('wrong', JSON.stringify({ version: 2 })),
+      ],
+      NOW,
+    );
+    expect(folded.map((s) => [s.instance, s.subscribers.map((x) => x.name)])).toEqual([
+      ['a', ['y']],
+      ['recent', ['x']],
+    ]);
+  });
+});
+
+describe('placements', () => {
+  it('names the instances of each subscriber, its failures apart, and the oldest unsettled time', () => {
+    const where = placements([
+      status('b', 0, [
+        { name: 'x', state: 'running', oldestUnsettledAt: '2026-12-01T11:59:50.000Z' },
+        { name: 'y', state: 'failed', oldestUnsettledAt: null, error: 'NO_EVENTS_TOPIC: gone' },
+      ]),
+      status('a', 0, [
+        { name: 'x', state: 'starting', oldestUnsettledAt: '2026-12-01T11:59:40.000Z' },
+        { name: 'y', state: 'running', oldestUnsettledAt: null },
+      ]),
+    ]);
+    expect(where.get('x')).toEqual({
+      instances: ['a', 'b'],
+      failed: [],
+      oldestUnsettledAtMs: Date.parse('2026-12-01T11:59:40.000Z'),
+    });
+    expect(where.get('y')).toEqual({
+      instances: ['a'],
+      failed: [{ instance: 'b', error: 'NO_EVENTS_TOPIC: gone' }],
+      oldestUnsettledAtMs: null,
+    });
+    expect(where.has('z')).toBe(false);
+  });
+});
