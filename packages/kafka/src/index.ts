@@ -15,6 +15,7 @@ export { OffsetTracker } from './offset-tracker.ts';
 export { partitionForKey } from './partition-for-key.ts';
 export type { ClusterInfo } from './probe.ts';
 export { probeCluster } from './probe.ts';
+export { quietKafkajsTimeoutWarning } from './quiet-warnings.ts';
 export type { RawConsumer, RawConsumerOptions } from './raw-consumer.ts';
 export { createRawConsumer } from './raw-consumer.ts';
 export type { RawAcks, RawMessage, RawProducer, RawSendResult, RawTopicMessages } from './raw-producer.ts';
