@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Semaphore } from '@hookstream/concurrency';
+import { type CapShare, FairShareCap, Semaphore } from '@hookstream/concurrency';
 import type { RateSettings } from '@hookstream/contracts';
 import Bottleneck from 'bottleneck';
 import { Redis } from 'ioredis';
@@ -13,8 +13,8 @@ export interface LimiterOptions {
   readonly origin: string;
   readonly rate: RateSettings;
   readonly concurrency: number;
-  /** The process-wide cap on requests in flight, shared by every destination of the process. */
-  readonly inFlightCap?: InFlightCap;
+  /** This subscriber's share of the process-wide cap on requests in flight. */
+  readonly inFlightCap?: CapShare;
   /**
    * Shares rate, concurrency and 429 pauses with every instance using the same Redis and
    * clusterId (Bottleneck clustering), so the limit holds across a subscriber's instances.
@@ -22,11 +22,14 @@ export interface LimiterOptions {
   readonly cluster?: { readonly redisUrl: string; readonly clusterId: string };
 }
 
-/** A process-wide bound on requests in flight, whatever the destinations' own limits. */
-export type InFlightCap = Semaphore;
+/**
+ * A process-wide bound on requests in flight, whatever the destinations' own limits, shared
+ * fairly: when it is full, a freed slot goes to the subscriber holding the fewest.
+ */
+export type InFlightCap = FairShareCap;
 
 export function createInFlightCap(maxInFlight: number): InFlightCap {
-  return new Semaphore(maxInFlight);
+  return new FairShareCap(maxInFlight);
 }
 
 /**
@@ -77,7 +80,7 @@ export class DestinationLimiter {
   readonly #bottleneck: Bottleneck | null = null;
   readonly #bucket: TokenBucket | null = null;
   readonly #concurrency: Semaphore | null = null;
-  readonly #cap: InFlightCap | undefined;
+  readonly #cap: CapShare | undefined;
   #pausedUntil = 0;
   // Bottleneck spaces planned start times; a late timer can run one job late and the next on
   // time, bunching them. A local schedule of actual starts keeps the spacing at the wire.

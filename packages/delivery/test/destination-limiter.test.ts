@@ -143,13 +143,13 @@ describe('DestinationLimiter', () => {
       origin: 'http://c',
       rate: { perSecond: 1000, burst: 0 },
       concurrency: 5,
-      inFlightCap: cap,
+      inFlightCap: cap.share('c'),
     });
     const b = new DestinationLimiter({
       origin: 'http://d',
       rate: { perSecond: 1000, burst: 0 },
       concurrency: 5,
-      inFlightCap: cap,
+      inFlightCap: cap.share('d'),
     });
     let running = 0;
     let peak = 0;

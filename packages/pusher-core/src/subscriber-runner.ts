@@ -146,7 +146,7 @@ export class SubscriberRunner {
       origin: topology.origin,
       rate: definition.rate,
       concurrency: definition.concurrency,
-      inFlightCap: resources.inFlightCap,
+      inFlightCap: resources.inFlightCap.share(topology.name),
       ...(resources.limiterRedisUrl
         ? {
             cluster: {
