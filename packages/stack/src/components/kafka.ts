@@ -166,9 +166,16 @@ export class KafkaComponent implements Component {
   }
 }
 
-/** Kafka cluster ids are 16 random bytes in URL-safe base64 without padding. */
-export function newClusterId(): string {
-  return randomBytes(16).toString('base64url');
+/**
+ * Kafka cluster ids are 16 random bytes in URL-safe base64 without padding. One in 64 starts
+ * with '-', which the storage tool's `-t` reads as an option; Kafka's own Uuid.randomUuid draws
+ * again in that case, and so does this.
+ */
+export function newClusterId(random: () => Buffer = () => randomBytes(16)): string {
+  for (;;) {
+    const id = random().toString('base64url');
+    if (!id.startsWith('-')) return id;
+  }
 }
 
 function serverProperties(host: string, node: KafkaNodeSpec, dataDir: string): string {
