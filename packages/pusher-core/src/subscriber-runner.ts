@@ -225,9 +225,14 @@ export class SubscriberRunner {
    */
   #watchForTiers(): void {
     this.#tierWatch = setInterval(() => {
-      void this.#ownTopics?.exist().then((exist) => {
-        if (exist && !this.#tiersRead) this.#rejoinWithTiers();
-      });
+      // A failed look (Kafka unreachable for a while) is only a missed look: the next one asks
+      // again. Unhandled, it would end the process.
+      this.#ownTopics?.exist().then(
+        (exist) => {
+          if (exist && !this.#tiersRead) this.#rejoinWithTiers();
+        },
+        () => undefined,
+      );
     }, TIER_WATCH_MS);
     this.#tierWatch.unref();
   }
