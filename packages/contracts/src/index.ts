@@ -77,3 +77,4 @@ export {
   SubscriberName,
   subscriberGroupId,
 } from './topics.ts';
+export { isTraceparent } from './trace-context.ts';
