@@ -23,7 +23,7 @@ export type {
   OutcomeReason,
 } from './policy.ts';
 export { backoffDelayMs, checkAge, classify, decide, POLICY_VERSION, routeTier } from './policy.ts';
-export { MAX_RETRY_AFTER_MS, parseRetryAfter } from './retry-after.ts';
+export { boundedPauseUntil, MAX_RETRY_AFTER_MS, parseRetryAfter } from './retry-after.ts';
 export type { SharedSpacing, SharedWindowSettings } from './shared-window.ts';
 export {
   SHARED_WINDOW_MARGIN_MS,
