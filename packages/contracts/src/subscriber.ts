@@ -120,6 +120,8 @@ export const SubscriberDefinition = z.strictObject({
   headers: z.record(HeaderName, HeaderValue).default({}),
   /** Off by default so a definition cannot aim the pusher at internal services. */
   allowPrivateNetwork: z.boolean().default(false),
+  /** Plain http: to a public host sends the signed body and headers in clear; off unless true. */
+  allowInsecureHttp: z.boolean().optional(),
 });
 export type SubscriberDefinition = z.infer<typeof SubscriberDefinition>;
 

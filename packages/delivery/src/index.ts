@@ -1,4 +1,10 @@
-export { assertPublicDestination, isPrivateAddress, publicOnlyLookup } from './address-guard.ts';
+export type { DestinationPolicy } from './address-guard.ts';
+export {
+  assertDestinationAllowed,
+  assertPublicDestination,
+  isPrivateAddress,
+  publicOnlyLookup,
+} from './address-guard.ts';
 export type { InFlightCap, LimiterOptions } from './destination-limiter.ts';
 export {
   bottleneckSettings,

@@ -1,4 +1,4 @@
-import { assertPublicDestination, DestinationLimiter, HttpClient } from '@hookstream/delivery';
+import { assertDestinationAllowed, DestinationLimiter, HttpClient } from '@hookstream/delivery';
 import {
   type LogFn,
   type RecordHandler,
@@ -115,7 +115,7 @@ export class SubscriberRunner {
     const { topology, resources, log } = this.#options;
     const { definition } = topology;
     const extraHeaders = resolveHeaders(topology.name, definition.headers);
-    if (!definition.allowPrivateNetwork) await assertPublicDestination(topology.url);
+    await assertDestinationAllowed(topology.url, definition);
 
     const partitions = await resources.eventsPartitions(topology.eventsTopic);
     this.#ownTopics = new OwnTopics({
