@@ -69,10 +69,10 @@ describe('AvroRecordDecoder', () => {
       detail: /schema id 2 is hookstream.events.KeyRevoked, not a schema of shipment.updated/,
     },
     {
-      name: 'a type with no schema',
+      name: 'a catalog schema under a type with none',
       value: wire(1, body),
       type: 'order.placed',
-      detail: /no schema is known for type order.placed/,
+      detail: /schema id 1 is hookstream.events.ShipmentUpdated, not a schema of order.placed/,
     },
     {
       name: 'a JSON schema id',
@@ -106,6 +106,12 @@ describe('AvroRecordDecoder', () => {
     const result = await d.decode(value, type ?? 'shipment.updated');
     expect(result.kind).toBe('poison');
     expect(result.kind === 'poison' && result.detail).toMatch(detail);
+  });
+
+  it('a schema outside the catalog is not judged by its name; its body must still decode', async () => {
+    const foreign = { ...shipment, name: 'TestEvent', namespace: 'hookstream.test' };
+    const { decoder: d } = decoder({ 7: avroSchema(foreign) });
+    expect(await d.decode(wire(7, body), 'shipment.updated')).toEqual({ kind: 'ok', data: { id: 'shp_1' } });
   });
 
   it('a registry that cannot be asked is unavailable, not poison, and is asked again next time', async () => {
