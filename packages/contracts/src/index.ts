@@ -40,6 +40,10 @@ export {
 } from './instance-status.ts';
 export { MAX_BATCH_EVENTS, PublishBatchRequest, PublishRequest } from './publish-request.ts';
 export {
+  FORBIDDEN_HEADERS,
+  HEADER_VALUE_PATTERN,
+  HeaderValue,
+  MAX_RETRY_DELAY_MS,
   PUSHER_OWNED_HEADERS,
   parseSubscriberDefinition,
   RateSettings,
@@ -77,3 +81,4 @@ export {
   SubscriberName,
   subscriberGroupId,
 } from './topics.ts';
+export { isTraceparent } from './trace-context.ts';

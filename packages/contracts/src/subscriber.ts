@@ -22,16 +22,59 @@ export const PUSHER_OWNED_HEADERS = [
   'webhook-signature',
 ] as const;
 
+/**
+ * Hop-by-hop and framing headers: they describe one connection or the message's framing, so a
+ * definition setting them could smuggle a second request or break the one it sends.
+ */
+export const FORBIDDEN_HEADERS = [
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'expect',
+] as const;
+
 const HeaderName = z
   .string()
+  .max(256)
   .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'an HTTP header name')
   .refine((h) => !(PUSHER_OWNED_HEADERS as readonly string[]).includes(h.toLowerCase()), {
     message: 'is set by the pusher and cannot be overridden',
+  })
+  .refine((h) => !(FORBIDDEN_HEADERS as readonly string[]).includes(h.toLowerCase()), {
+    message: 'is a hop-by-hop or framing header and cannot be set',
   });
+
+/** CR, LF and NUL would end the header line (request splitting); other controls are no text. */
+export const HEADER_VALUE_PATTERN = /^[\t\x20-\x7e\x80-\uffff]*$/;
+
+/**
+ * A header value: text, or `{ "env": "VAR" }` read from the pusher's environment when the
+ * definition loads, so credentials need not sit in clear in definition files.
+ */
+export const HeaderValue = z.union([
+  z.string().max(8192).regex(HEADER_VALUE_PATTERN, 'no CR, LF, NUL or other control characters'),
+  z.strictObject({ env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name') }),
+]);
+export type HeaderValue = z.infer<typeof HeaderValue>;
+
+/**
+ * The longest retry delay a definition may ask for. With jitter (at most +100 %) a record then
+ * waits at most twice this, well inside what a Node timer can hold (2^31 - 1 ms, 24.8 days;
+ * past it a timer fires at once).
+ */
+export const MAX_RETRY_DELAY_MS = 7 * 86_400_000;
 
 export const RetrySettings = z.strictObject({
   /** Delay before attempt n+1 after attempt n failed; the last entry repeats (the cap). */
-  delaysMs: z.array(z.number().int().positive()).min(1).default([1_000, 10_000, 60_000, 600_000, 3_600_000]),
+  delaysMs: z
+    .array(z.number().int().positive().max(MAX_RETRY_DELAY_MS))
+    .min(1)
+    .max(20)
+    .default([1_000, 10_000, 60_000, 600_000, 3_600_000]),
   /** Attempts in total, the first included; reaching it dead-letters the event. */
   maxAttempts: z.number().int().min(1).max(100).default(6),
   /** An event older than this (from occurred_at) is dead-lettered as expired. */
@@ -74,9 +117,11 @@ export const SubscriberDefinition = z.strictObject({
   /** `key`: at most one delivery in flight per partition key, so a key's events arrive in order. */
   ordering: z.enum(['none', 'key']).default('none'),
   secret: SecretSource.optional(),
-  headers: z.record(HeaderName, z.string()).default({}),
+  headers: z.record(HeaderName, HeaderValue).default({}),
   /** Off by default so a definition cannot aim the pusher at internal services. */
   allowPrivateNetwork: z.boolean().default(false),
+  /** Plain http: to a public host sends the signed body and headers in clear; off unless true. */
+  allowInsecureHttp: z.boolean().optional(),
 });
 export type SubscriberDefinition = z.infer<typeof SubscriberDefinition>;
 

@@ -57,6 +57,19 @@ describe('subscriber definition', () => {
     [{ ...minimal, eventTypes: [] }, 'eventTypes'],
     [{ ...minimal, retry: { delaysMs: [-1] } }, 'retry.delaysMs.0'],
     [{ ...minimal, retry: { jitter: 2 } }, 'retry.jitter'],
+    // Past 2^31 - 1 ms a Node timer fires at once: a 30-day delay would retry immediately.
+    [{ ...minimal, retry: { delaysMs: [1000, 30 * 86_400_000] } }, 'retry.delaysMs.1'],
+    [{ ...minimal, headers: { 'X-Team': 'a\r\nX-Injected: 1' } }, 'headers.X-Team'],
+    [{ ...minimal, headers: { 'X-Team': 'a\nb' } }, 'headers.X-Team'],
+    [{ ...minimal, headers: { 'X-Team': 'a\u0000b' } }, 'headers.X-Team'],
+    [{ ...minimal, headers: { 'X-Te\r\nam': 'a' } }, 'headers.X-Te\r\nam'],
+    [{ ...minimal, headers: { 'Transfer-Encoding': 'chunked' } }, 'headers.Transfer-Encoding'],
+    [{ ...minimal, headers: { 'Content-Length': '0' } }, 'headers.Content-Length'],
+    [{ ...minimal, headers: { Host: 'internal' } }, 'headers.Host'],
+    [{ ...minimal, headers: { Connection: 'close' } }, 'headers.Connection'],
+    [{ ...minimal, headers: { Upgrade: 'h2c' } }, 'headers.Upgrade'],
+    [{ ...minimal, headers: { 'X-Token': { env: 'not a name' } } }, 'headers.X-Token.env'],
+    [{ ...minimal, headers: { 'X-Token': { file: '/etc/passwd' } } }, 'headers.X-Token'],
     [{ ...minimal, start: 'yesterday' }, 'start'],
     [{ ...minimal, ordering: 'strict' }, 'ordering'],
     [{ ...minimal, allowPrivateNetwork: 'yes' }, 'allowPrivateNetwork'],
@@ -64,6 +77,11 @@ describe('subscriber definition', () => {
     [{ ...minimal, secret: 'whsec_abc' }, 'secret'],
   ])('names the field of a wrong value: %j', (input, field) => {
     expect(errorOf(input)).toMatch(new RegExp(`(^|; )${field.replace('.', '\\.')}: `));
+  });
+
+  it('a header value may name an environment variable instead of holding the credential', () => {
+    const r = parseSubscriberDefinition({ ...minimal, headers: { Authorization: { env: 'BILLING_TOKEN' } } });
+    expect(r.ok && r.value.headers).toEqual({ Authorization: { env: 'BILLING_TOKEN' } });
   });
 
   it('names unknown fields, also nested ones', () => {

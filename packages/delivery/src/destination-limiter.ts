@@ -4,6 +4,7 @@ import type { RateSettings } from '@hookstream/contracts';
 import Bottleneck from 'bottleneck';
 import { Redis } from 'ioredis';
 import { ArrivalWindow } from './arrival-window.ts';
+import { boundedPauseUntil } from './retry-after.ts';
 import { SharedWindow, sharedWindowSettings } from './shared-window.ts';
 import { StartSchedule } from './start-schedule.ts';
 import { TokenBucket } from './token-bucket.ts';
@@ -134,8 +135,7 @@ export class DestinationLimiter {
     } else this.#bottleneck = new Bottleneck({ ...settings, id: `hookstream:${options.origin}` });
     // A 429 seen by any instance pauses the destination on all of them.
     this.#bottleneck.on('message', (message: string) => {
-      const until = Number(message);
-      if (Number.isFinite(until)) this.#pausedUntil = Math.max(this.#pausedUntil, until);
+      this.#pausedUntil = Math.max(this.#pausedUntil, boundedPauseUntil(Number(message), Date.now()));
     });
   }
 
@@ -263,7 +263,8 @@ export class DestinationLimiter {
 
   /** Holds every request to the destination back until now + ms (a 429's Retry-After). */
   pauseFor(ms: number): void {
-    const until = Date.now() + ms;
+    const now = Date.now();
+    const until = boundedPauseUntil(now + ms, now);
     if (until <= this.#pausedUntil) return;
     this.#pausedUntil = until;
     // Instances' clocks are assumed synchronised (NTP); the pause is an absolute time.

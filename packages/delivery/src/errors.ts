@@ -1,4 +1,8 @@
-export type DeliveryErrorCode = 'BAD_SECRET' | 'PRIVATE_DESTINATION' | 'UNRESOLVABLE_DESTINATION';
+export type DeliveryErrorCode =
+  | 'BAD_SECRET'
+  | 'INSECURE_DESTINATION'
+  | 'PRIVATE_DESTINATION'
+  | 'UNRESOLVABLE_DESTINATION';
 
 /** A delivery set-up problem; `canRetry` says whether trying again later could help. */
 export class DeliveryError extends Error {

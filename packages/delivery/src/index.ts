@@ -1,4 +1,10 @@
-export { assertPublicDestination, isPrivateAddress, publicOnlyLookup } from './address-guard.ts';
+export type { DestinationPolicy } from './address-guard.ts';
+export {
+  assertDestinationAllowed,
+  assertPublicDestination,
+  isPrivateAddress,
+  publicOnlyLookup,
+} from './address-guard.ts';
 export type { InFlightCap, LimiterOptions } from './destination-limiter.ts';
 export {
   bottleneckSettings,
@@ -23,7 +29,7 @@ export type {
   OutcomeReason,
 } from './policy.ts';
 export { backoffDelayMs, checkAge, classify, decide, POLICY_VERSION, routeTier } from './policy.ts';
-export { MAX_RETRY_AFTER_MS, parseRetryAfter } from './retry-after.ts';
+export { boundedPauseUntil, MAX_RETRY_AFTER_MS, parseRetryAfter } from './retry-after.ts';
 export type { SharedSpacing, SharedWindowSettings } from './shared-window.ts';
 export {
   SHARED_WINDOW_MARGIN_MS,

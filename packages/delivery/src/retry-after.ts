@@ -16,3 +16,12 @@ export function parseRetryAfter(value: string | null | undefined, nowMs: number)
   if (Number.isNaN(at)) return null;
   return Math.min(Math.max(at - nowMs, 0), MAX_RETRY_AFTER_MS);
 }
+
+/**
+ * A pause end (ms since epoch) from elsewhere, such as another instance's message on Redis,
+ * bounded like a Retry-After: never beyond MAX_RETRY_AFTER_MS from now; not a number: no pause.
+ */
+export function boundedPauseUntil(untilMs: number, nowMs: number): number {
+  if (!Number.isFinite(untilMs)) return nowMs;
+  return Math.min(untilMs, nowMs + MAX_RETRY_AFTER_MS);
+}

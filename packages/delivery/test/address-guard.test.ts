@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assertPublicDestination, isPrivateAddress } from '../src/address-guard.ts';
+import { assertDestinationAllowed, assertPublicDestination, isPrivateAddress } from '../src/address-guard.ts';
 
 describe('address guard', () => {
   it.each([
@@ -17,17 +17,41 @@ describe('address guard', () => {
     'fd00::1',
     '::ffff:127.0.0.1',
     '::ffff:10.0.0.1',
+    // IPv4-compatible, 6to4 and NAT64 addresses that embed a private IPv4 one.
+    '::127.0.0.1',
+    '::7f00:1',
+    '::a9fe:a9fe',
+    '2002:7f00:1::',
+    '2002:a9fe:a9fe::1',
+    '2002:c0a8:101::',
+    '64:ff9b::127.0.0.1',
+    '64:ff9b::a9fe:a9fe',
+    '64:ff9b:1:a9fe:a9:fe00::',
+    'fec0::1',
+    '2001:0:4136:e378:8000:63bf:3fff:fdd2',
+    '2001:db8::1',
+    '3fff::1',
+    '100::1',
+    '192.0.2.10',
+    '198.51.100.7',
+    '203.0.113.99',
     'not-an-ip',
   ])('refuses %s', (ip) => {
     expect(isPrivateAddress(ip)).toBe(true);
   });
 
-  it.each(['8.8.8.8', '1.1.1.1', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'])(
-    'allows %s',
-    (ip) => {
-      expect(isPrivateAddress(ip)).toBe(false);
-    },
-  );
+  it.each([
+    '8.8.8.8',
+    '1.1.1.1',
+    '172.32.0.1',
+    '2606:4700:4700::1111',
+    '::ffff:8.8.8.8',
+    '2002:808:808::1',
+    '64:ff9b::8.8.8.8',
+    '64:ff9b:1:808:8:800::',
+  ])('allows %s', (ip) => {
+    expect(isPrivateAddress(ip)).toBe(false);
+  });
 
   it('refuses loopback and link-local URLs at start-up with a message that names the way out', async () => {
     await expect(assertPublicDestination(new URL('http://127.0.0.1:8080/x'))).rejects.toMatchObject({
@@ -42,5 +66,29 @@ describe('address guard', () => {
 
   it('allows a public IP literal without any DNS', async () => {
     await expect(assertPublicDestination(new URL('https://8.8.8.8/x'))).resolves.toBeUndefined();
+  });
+
+  it('plain http: to a public host needs allowInsecureHttp; inside a private network it is allowed', async () => {
+    await expect(
+      assertDestinationAllowed(new URL('http://8.8.8.8/x'), { allowPrivateNetwork: false }),
+    ).rejects.toMatchObject({ code: 'INSECURE_DESTINATION', canRetry: false });
+    await expect(
+      assertDestinationAllowed(new URL('http://8.8.8.8/x'), { allowPrivateNetwork: true }),
+    ).rejects.toThrow(/allowInsecureHttp/);
+    await expect(
+      assertDestinationAllowed(new URL('http://8.8.8.8/x'), {
+        allowPrivateNetwork: false,
+        allowInsecureHttp: true,
+      }),
+    ).resolves.toBeUndefined();
+    await expect(
+      assertDestinationAllowed(new URL('http://127.0.0.1:9/x'), { allowPrivateNetwork: true }),
+    ).resolves.toBeUndefined();
+    await expect(
+      assertDestinationAllowed(new URL('https://8.8.8.8/x'), { allowPrivateNetwork: false }),
+    ).resolves.toBeUndefined();
+    await expect(
+      assertDestinationAllowed(new URL('http://127.0.0.1:9/x'), { allowPrivateNetwork: false }),
+    ).rejects.toMatchObject({ code: 'PRIVATE_DESTINATION' });
   });
 });

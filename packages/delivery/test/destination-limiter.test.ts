@@ -5,6 +5,7 @@ import {
   DestinationLimiter,
   limiterMode,
 } from '../src/destination-limiter.ts';
+import { MAX_RETRY_AFTER_MS } from '../src/retry-after.ts';
 
 describe('bottleneckSettings', () => {
   it('spaces requests by the rate, with 1 % slack, when there is no burst', () => {
@@ -119,6 +120,19 @@ describe('DestinationLimiter', () => {
     await limiter.stop();
     for (const r of ran) expect((r?.at ?? 0) - pausedAt).toBeGreaterThanOrEqual(295);
     expect(ran.map((r) => r?.n)).toEqual([1, 2, 3]);
+  });
+
+  it('a pause from outside (a 429 of year 9999, a message on Redis) holds at most MAX_RETRY_AFTER_MS', async () => {
+    const limiter = new DestinationLimiter({
+      origin: 'http://c',
+      rate: { perSecond: 10, burst: 0 },
+      concurrency: 1,
+    });
+    const before = Date.now();
+    limiter.pauseFor(Date.parse('9999-12-31T23:59:59Z') - before);
+    expect(limiter.pausedUntil).toBeGreaterThanOrEqual(before + MAX_RETRY_AFTER_MS);
+    expect(limiter.pausedUntil).toBeLessThanOrEqual(Date.now() + MAX_RETRY_AFTER_MS);
+    await limiter.stop();
   });
 
   it('gives up on a queued job when its signal aborts, without running it', async () => {

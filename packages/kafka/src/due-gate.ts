@@ -9,6 +9,9 @@ const RESUME_AHEAD_MS = 150;
  */
 const HOLD_IN_PLACE_MS = 60;
 
+/** The longest a Node timer can wait (2^31 - 1 ms, 24.8 days); past it a timer fires at once. */
+const MAX_TIMER_MS = 2_147_483_647;
+
 export type DueVerdict = 'now' | 'later';
 
 /**
@@ -64,7 +67,7 @@ export class DueGate {
     // Timers may fire a millisecond early; the due time is a promise, so check the clock again.
     try {
       for (let wait = dueAt - Date.now(); wait > 0; wait = dueAt - Date.now())
-        await sleep(wait, undefined, { signal });
+        await sleep(Math.min(wait, MAX_TIMER_MS), undefined, { signal });
       return true;
     } catch {
       return false;
@@ -79,7 +82,8 @@ export class DueGate {
         this.#timers.delete(timer);
         resume();
       },
-      Math.max(0, dueAtMs - Date.now() - RESUME_AHEAD_MS),
+      // A due time beyond a timer's reach resumes at the limit, and the refetch pauses again.
+      Math.min(Math.max(0, dueAtMs - Date.now() - RESUME_AHEAD_MS), MAX_TIMER_MS),
     );
     this.#timers.add(timer);
   }

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { ConsumedRecord } from '../src/consumed-record.ts';
 import { DueGate } from '../src/due-gate.ts';
 
@@ -65,5 +65,21 @@ describe('DueGate', () => {
     // Resumed with 150 ms left for the refetch (timers may fire a millisecond early).
     expect(resumedAt).toBeGreaterThanOrEqual(due - 151);
     g.stop();
+  });
+
+  it("a due time past a timer's reach (24.8 days) does not wake the partition at once", () => {
+    vi.useFakeTimers();
+    try {
+      const g = gate();
+      let resumed = 0;
+      g.pauseUntil(() => () => resumed++, Date.now() + 30 * 86_400_000);
+      vi.advanceTimersByTime(86_400_000);
+      expect(resumed).toBe(0);
+      vi.advanceTimersByTime(24 * 86_400_000);
+      expect(resumed).toBe(1);
+      g.stop();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -1,12 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
-const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/;
-
-/** True for a W3C traceparent (version 00) whose trace and parent ids are not all zeros. */
-export function isTraceparent(value: string): boolean {
-  const match = TRACEPARENT.exec(value);
-  return match !== null && !/^0+$/.test(match[1] ?? '') && !/^0+$/.test(match[2] ?? '');
-}
+// The check is the contract's: the pusher judges the header of a consumed record the same way.
+export { isTraceparent } from '@hookstream/contracts';
 
 /**
  * A new sampled W3C traceparent, used when the caller brings no trace context, so every event

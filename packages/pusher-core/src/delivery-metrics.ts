@@ -9,6 +9,8 @@ export interface DeliveryMetrics {
   limiterWaited(ms: number): void;
   /** What became of a consumed record; `deadLetterReason` for dead-lettered ones. */
   ended(outcome: RecordOutcome, deadLetterReason?: string): void;
+  /** A record waited because the schema registry could not be asked. */
+  registryWaited(): void;
 }
 
 /** 2xx … 5xx, or `none` when no response arrived (timeout, connection error). */

@@ -16,7 +16,7 @@ export function emptyCounts(): DeliveryCounts {
 }
 
 /**
- * Everything the delivery handler tells the outside world, in three calls. The handler decides;
+ * Everything the delivery handler tells the outside world, in four calls. The handler decides;
  * an observer records (counts, spans, metrics, logs, the attempt log), so the handler has one
  * place to report to and tests can watch it with a fake.
  */
@@ -25,6 +25,8 @@ export interface DeliveryObserver {
   limiterWaited(ctx: RecordContext, ms: number): void;
   /** One HTTP attempt ended: its class, status (null: no response) and duration. */
   attempted(ctx: RecordContext, outcomeClass: OutcomeClass, status: number | null, durationMs: number): void;
+  /** The record cannot be decoded yet (the registry is unavailable); it waits waitMs and tries again. */
+  decodeWaiting(ctx: RecordContext, detail: string, waitMs: number): void;
   /** The record's end, exactly once per handled record (also when handling threw). */
   recorded(ctx: RecordContext, step: RecordStep): void;
 }

@@ -1,4 +1,9 @@
-export type PusherErrorCode = 'BAD_DEFINITION' | 'NO_SECRET' | 'NO_EVENTS_TOPIC' | 'LEDGER_LOST';
+export type PusherErrorCode =
+  | 'BAD_DEFINITION'
+  | 'BAD_HEADER'
+  | 'NO_SECRET'
+  | 'NO_EVENTS_TOPIC'
+  | 'LEDGER_LOST';
 
 /** A start-up problem; `canRetry` says whether starting again unchanged could succeed. */
 export class PusherError extends Error {

@@ -22,10 +22,12 @@ export { PusherMetrics } from './pusher-metrics.ts';
 export type { PusherResourcesSettings } from './pusher-resources.ts';
 export { PusherResources } from './pusher-resources.ts';
 export type { DecodeResult, RecordDecoder } from './record-decoder.ts';
-export { AvroRecordDecoder } from './record-decoder.ts';
+export { AvroRecordDecoder, schemaNamesOf } from './record-decoder.ts';
 export type { AttemptSummary, RecordContext, RecordOutcome, RecordStep } from './record-step.ts';
 export type { RecordingObserverDeps } from './recording-observer.ts';
 export { RecordingObserver } from './recording-observer.ts';
+export type { SchemaLookup, SchemaSource } from './schema-source.ts';
+export { RegistrySchemaSource } from './schema-source.ts';
 export type {
   AttemptLimiter,
   DeliveryClient,

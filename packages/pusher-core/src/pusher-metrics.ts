@@ -45,6 +45,7 @@ export class PusherMetrics {
   readonly #attempts: Counter;
   readonly #records: Counter;
   readonly #deadLetters: Counter;
+  readonly #registryWaits: Counter;
   readonly #attemptDuration: Histogram;
   readonly #limiterWait: Histogram;
   readonly #lag: ObservableGauge;
@@ -67,6 +68,11 @@ export class PusherMetrics {
     this.#deadLetters = meter.createCounter('hookstream.pusher.dead_letters', {
       description: 'Records written to the DLQ, by reason (terminal, exhausted, expired, poison)',
       unit: '{record}',
+    });
+    this.#registryWaits = meter.createCounter('hookstream.pusher.registry.waits', {
+      description:
+        'Times a record waited because the schema registry could not be asked (5xx, timeout, down)',
+      unit: '{wait}',
     });
     this.#attemptDuration = meter.createHistogram('hookstream.pusher.attempt.duration.seconds', {
       description: 'One HTTP attempt, request sent to response read (or timeout)',
@@ -138,6 +144,7 @@ export class PusherMetrics {
         if (deadLetterReason !== undefined)
           this.#deadLetters.add(1, { subscriber, reason: deadLetterReason });
       },
+      registryWaited: () => this.#registryWaits.add(1, { subscriber }),
       close: () => this.#meter.removeBatchObservableCallback(observe, gauges),
     };
   }

@@ -13,6 +13,7 @@ import { AttemptLogWriter } from './attempt-log-writer.ts';
 import { PusherError } from './errors.ts';
 import { PusherMetrics } from './pusher-metrics.ts';
 import { AvroRecordDecoder, type RecordDecoder } from './record-decoder.ts';
+import { RegistrySchemaSource } from './schema-source.ts';
 
 export interface PusherResourcesSettings {
   readonly brokers: readonly string[];
@@ -87,7 +88,7 @@ export class PusherResources {
     this.admin = kafka.admin();
     this.sender = new RecordSender(kafka);
     this.attemptLog = new AttemptLogWriter(this.sender, settings.log);
-    this.decoder = settings.decoder ?? new AvroRecordDecoder(settings.registryUrl);
+    this.decoder = settings.decoder ?? new AvroRecordDecoder(new RegistrySchemaSource(settings.registryUrl));
     this.inFlightCap = settings.inFlightCap ?? createInFlightCap(1000);
     this.metrics = settings.meter ? new PusherMetrics(settings.meter) : undefined;
     this.replicationFactor = settings.replicationFactor ?? 1;

@@ -37,6 +37,16 @@ export class RecordingObserver implements DeliveryObserver {
     this.#deps.metrics?.attempted(outcomeClass, status, durationMs);
   }
 
+  decodeWaiting(ctx: RecordContext, detail: string, waitMs: number): void {
+    this.#deps.metrics?.registryWaited();
+    this.#deps.log('warn', 'cannot decode yet; the record waits', {
+      offset: ctx.record.offset,
+      detail,
+      retry_in_ms: waitMs,
+      trace_id: ctx.span.traceId,
+    });
+  }
+
   recorded(ctx: RecordContext, step: RecordStep): void {
     this.#count(step);
     const reason =

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   CE_HEADER,
   type DeadLetterReason,
@@ -21,6 +20,7 @@ import type { ConsumedRecord, HandlerOutcome, LogFn } from '@hookstream/kafka';
 import { ATTR, deliveryTracer, ProcessSpan } from '@hookstream/telemetry';
 import type { Tracer } from '@opentelemetry/api';
 import type { DeliveryObserver } from './delivery-observer.ts';
+import { readEventHeaders } from './event-headers.ts';
 import type { OutcomeRouter } from './outcome-router.ts';
 import type { RecordDecoder } from './record-decoder.ts';
 import type { AttemptSummary, RecordContext, RecordStep } from './record-step.ts';
@@ -53,7 +53,8 @@ export interface SubscriberDeliveryDeps {
   readonly tracer?: Tracer;
 }
 
-const REGISTRY_RETRY_MS = 1000;
+/** Waits between decodes while the registry is unavailable; the last one repeats. */
+const REGISTRY_BACKOFF_MS = [1000, 2000, 5000, 10_000, 30_000] as const;
 const ABANDONED: RecordStep = { kind: 'abandoned' };
 
 /** The delivery so far, from the tier record's headers (a fresh delivery has none). */
@@ -95,8 +96,7 @@ export class SubscriberDelivery {
 
   readonly handle = async (record: ConsumedRecord, signal: AbortSignal): Promise<HandlerOutcome> => {
     const here = locationOf(record);
-    const eventId = record.headers[CE_HEADER.id];
-    const type = record.headers[CE_HEADER.type];
+    const { eventId, type, problem } = readEventHeaders(record.headers);
     const span = new ProcessSpan(this.#tracer, record, {
       consumerGroup: this.#topology.groupId,
       subscriber: this.#topology.name,
@@ -108,24 +108,26 @@ export class SubscriberDelivery {
     let step: RecordStep = ABANDONED;
     try {
       // Active while the record is handled, so every log line about it carries its trace id.
-      step = await span.run(() => this.#handle(ctx));
+      step = await span.run(() => this.#handle(ctx, problem));
       return step.kind === 'abandoned' ? 'abandoned' : 'settled';
     } finally {
       this.#deps.observer.recorded(ctx, step);
     }
   };
 
-  async #handle(ctx: RecordContext): Promise<RecordStep> {
+  /** `headerProblem`: why the record's CloudEvents headers cannot be trusted (see readEventHeaders). */
+  async #handle(ctx: RecordContext, headerProblem: string | null): Promise<RecordStep> {
     const progress = this.#progress(ctx.record);
     if (progress === null) return this.#poison(ctx, 'unreadable retry headers');
     ctx.origin = progress.origin;
+    // Another subscriber's type is none of this one's business, whatever else is wrong with it.
     if (ctx.type !== undefined && !this.#topology.accepts(ctx.type)) return { kind: 'filtered' };
-    const decoded = await this.#decode(ctx);
+    const { eventId, type, record } = ctx;
+    if (headerProblem !== null || eventId === undefined || type === undefined)
+      return this.#poison(ctx, headerProblem ?? 'unreadable CloudEvents headers');
+    const decoded = await this.#decode(ctx, type);
     if (decoded === null) return ABANDONED;
     if (decoded.kind === 'poison') return this.#poison(ctx, decoded.detail);
-    const { eventId, type, record } = ctx;
-    if (eventId === undefined || type === undefined)
-      return this.#poison(ctx, `missing ${eventId === undefined ? CE_HEADER.id : CE_HEADER.type} header`);
     const occurredAt = record.headers[CE_HEADER.time] ?? new Date(record.timestampMs).toISOString();
     const parsed = Date.parse(occurredAt);
     const occurredAtMs = Number.isNaN(parsed) ? record.timestampMs : parsed;
@@ -296,22 +298,35 @@ export class SubscriberDelivery {
     return { report, classification, now, durationMs };
   }
 
-  /** Null when stopped while the registry was unreachable. */
-  async #decode(ctx: RecordContext) {
-    for (;;) {
-      const result = await this.#deps.decoder.decode(ctx.record.value);
+  /**
+   * Null when stopped while the registry was unreachable. An outage is not the record's fault,
+   * so it waits (backing off, each wait reported to the observer) instead of being dead-lettered.
+   */
+  async #decode(ctx: RecordContext, type: string) {
+    for (let waits = 0; ; waits++) {
+      const result = await this.#deps.decoder.decode(ctx.record.value, type);
       if (result.kind !== 'unavailable') return result;
-      this.#deps.log('warn', 'cannot decode yet; the record waits', {
-        offset: ctx.record.offset,
-        detail: result.detail,
-      });
-      try {
-        await sleep(REGISTRY_RETRY_MS, undefined, { signal: ctx.signal });
-      } catch {
-        return null;
-      }
+      const waitMs = REGISTRY_BACKOFF_MS[Math.min(waits, REGISTRY_BACKOFF_MS.length - 1)] ?? 30_000;
+      this.#deps.observer.decodeWaiting(ctx, result.detail, waitMs);
+      if (!(await wait(waitMs, ctx.signal))) return null;
     }
   }
+}
+
+/** False when the signal aborted first. The global timer, so a test's fake clock can drive it. */
+function wait(ms: number, signal: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve(false);
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(true);
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
 }
 
 function locationOf(record: ConsumedRecord): RecordLocation {

@@ -1,5 +1,4 @@
-import { readDueAtMs } from '@hookstream/contracts';
-import { assertPublicDestination, DestinationLimiter, HttpClient } from '@hookstream/delivery';
+import { assertDestinationAllowed, DestinationLimiter, HttpClient } from '@hookstream/delivery';
 import {
   type LogFn,
   type RecordHandler,
@@ -8,6 +7,8 @@ import {
   SubscriberConsumer,
 } from '@hookstream/kafka';
 import type { DeliveryCounts } from './delivery-observer.ts';
+import { boundedDueAtMs } from './due-at.ts';
+import { resolveHeaders } from './header-values.ts';
 import { LagPoller } from './lag-poller.ts';
 import { KafkaOutcomeRouter, type OutcomeRouter } from './outcome-router.ts';
 import { OwnTopics } from './own-topics.ts';
@@ -113,7 +114,8 @@ export class SubscriberRunner {
   async start(): Promise<StartedFrom> {
     const { topology, resources, log } = this.#options;
     const { definition } = topology;
-    if (!definition.allowPrivateNetwork) await assertPublicDestination(topology.url);
+    const extraHeaders = resolveHeaders(topology.name, definition.headers);
+    await assertDestinationAllowed(topology.url, definition);
 
     const partitions = await resources.eventsPartitions(topology.eventsTopic);
     this.#ownTopics = new OwnTopics({
@@ -140,7 +142,7 @@ export class SubscriberRunner {
       connections: definition.concurrency,
       allowPrivateNetwork: definition.allowPrivateNetwork,
       signingKeys: this.#options.signingKeys,
-      extraHeaders: definition.headers,
+      extraHeaders,
     });
     this.#limiter = new DestinationLimiter({
       origin: topology.origin,
@@ -203,7 +205,7 @@ export class SubscriberRunner {
       topic: topology.eventsTopic,
       extraTopics: withTiers ? topology.tierTopics : [],
       // An unreadable due time is due now: the delivery then dead-letters the record as poison.
-      dueAtMs: (record) => (topology.isEventsTopic(record.topic) ? null : readDueAtMs(record.headers)),
+      dueAtMs: (record) => (topology.isEventsTopic(record.topic) ? null : boundedDueAtMs(record, Date.now())),
       partitionsConsumedConcurrently: 8,
       start: this.#startAt,
       ordering: definition.ordering,

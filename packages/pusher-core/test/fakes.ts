@@ -147,6 +147,11 @@ export class FakeObserver implements DeliveryObserver {
   readonly steps: { ctx: RecordContext; step: RecordStep }[] = [];
   readonly attempts: { outcomeClass: string; status: number | null }[] = [];
   waits = 0;
+  readonly decodeWaits: { detail: string; waitMs: number }[] = [];
+
+  decodeWaiting(_ctx: RecordContext, detail: string, waitMs: number): void {
+    this.decodeWaits.push({ detail, waitMs });
+  }
 
   limiterWaited(): void {
     this.waits++;

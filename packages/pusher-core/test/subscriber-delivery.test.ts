@@ -1,6 +1,6 @@
-import { CE_HEADER, HS_HEADER, type SubscriberDefinition } from '@hookstream/contracts';
+import { CE_HEADER, HS_HEADER, type SubscriberDefinition, TRACEPARENT_HEADER } from '@hookstream/contracts';
 import type { ConsumedRecord } from '@hookstream/kafka';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { DecodeResult } from '../src/record-decoder.ts';
 import { SubscriberDelivery } from '../src/subscriber-delivery.ts';
 import {
@@ -137,6 +137,31 @@ describe('SubscriberDelivery: one record to its step', () => {
       detail: `missing ${CE_HEADER.id} header`,
     },
     {
+      name: 'a 10 KB ce_id',
+      record: () => eventRecord({ [CE_HEADER.id]: 'x'.repeat(10_000) }),
+      detail: `${CE_HEADER.id} header is not an event id (10000 chars, starting "${'x'.repeat(40)}")`,
+    },
+    {
+      name: 'a ce_id with CR LF',
+      record: () => eventRecord({ [CE_HEADER.id]: 'evt\r\nx-injected: 1' }),
+      detail: `${CE_HEADER.id} header is not an event id ("evt\\r\\nx-injected: 1")`,
+    },
+    {
+      name: 'a traceparent that is not W3C',
+      record: () => eventRecord({ [TRACEPARENT_HEADER]: '00-zz-1\r\n' }),
+      detail: `${TRACEPARENT_HEADER} header is not a W3C traceparent ("00-zz-1\\r\\n")`,
+    },
+    {
+      name: 'a ce_type that is not a type name',
+      record: () => eventRecord({ [CE_HEADER.type]: 'Shipment Updated!' }),
+      detail: `${CE_HEADER.type} header is not an event type name ("Shipment Updated!")`,
+    },
+    {
+      name: 'a ce_time that is not a time',
+      record: () => eventRecord({ [CE_HEADER.time]: 'yesterday' }),
+      detail: `${CE_HEADER.time} header is not an RFC 3339 time ("yesterday")`,
+    },
+    {
       name: 'unreadable retry headers',
       record: () => ({
         ...tierRecord(1),
@@ -155,6 +180,13 @@ describe('SubscriberDelivery: one record to its step', () => {
       expect(h.client.sent).toHaveLength(0);
     },
   );
+
+  it('a bad id is not passed on: the poison trail carries no event id and the record is not decoded', async () => {
+    const h = harness();
+    await h.handle(eventRecord({ [CE_HEADER.id]: 'a'.repeat(201) }));
+    expect(h.router.deadLetters[0]?.trail.eventId).toBeNull();
+    expect(h.decoder.calls).toBe(0);
+  });
 
   it('a 429 with Retry-After pauses the whole destination and schedules a retry', async () => {
     const h = harness();
@@ -185,9 +217,30 @@ describe('SubscriberDelivery: one record to its step', () => {
     h.decoder.results.push({ kind: 'unavailable', detail: 'registry down' });
     const stop = new AbortController();
     const handled = h.handle(eventRecord(), stop.signal);
+    await vi.waitFor(() => expect(h.observer.decodeWaits).toHaveLength(1));
     stop.abort();
     expect(await handled).toBe('abandoned');
     expect(h.client.sent).toHaveLength(0);
+    expect(h.observer.decodeWaits).toEqual([{ detail: 'registry down', waitMs: 1000 }]);
+  });
+
+  it('registry waits back off and each is reported; the record is delivered once it decodes', async () => {
+    vi.useFakeTimers();
+    try {
+      const h = harness();
+      for (let i = 0; i < 6; i++) h.decoder.results.push({ kind: 'unavailable', detail: `503 #${i}` });
+      let outcome: string | undefined;
+      void h.handle(eventRecord()).then((o) => {
+        outcome = o;
+      });
+      // Simulated time only: 200 s is far more than the 78 s of waits the record should take.
+      for (let s = 0; s < 200 && outcome === undefined; s++) await vi.advanceTimersByTimeAsync(1000);
+      expect(outcome).toBe('settled');
+      expect(h.observer.decodeWaits.map((w) => w.waitMs)).toEqual([1000, 2000, 5000, 10_000, 30_000, 30_000]);
+      expect(h.lastStep()).toMatchObject({ kind: 'delivered' });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('tells the observer exactly once per record, also when the handler throws', async () => {

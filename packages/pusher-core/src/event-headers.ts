@@ -1,0 +1,52 @@
+import {
+  CE_HEADER,
+  EventEnvelope,
+  EventId,
+  EventTypeName,
+  isTraceparent,
+  TRACEPARENT_HEADER,
+} from '@hookstream/contracts';
+
+/**
+ * A consumed record's CloudEvents headers as far as they can be trusted. Anyone who can write
+ * to the topic can write any header, so a value is only passed on (to spans, logs, DLQ evidence,
+ * the request) once it matches the contract; `problem` names the first header that does not,
+ * which makes the record poison.
+ */
+export interface EventHeaders {
+  readonly eventId: string | undefined;
+  readonly type: string | undefined;
+  readonly problem: string | null;
+}
+
+const EventTime = EventEnvelope.shape.time;
+
+export function readEventHeaders(headers: Readonly<Record<string, string>>): EventHeaders {
+  const id = headers[CE_HEADER.id];
+  const type = headers[CE_HEADER.type];
+  const time = headers[CE_HEADER.time];
+  const traceparent = headers[TRACEPARENT_HEADER];
+  const eventId = id !== undefined && EventId.safeParse(id).success ? id : undefined;
+  const validType = type !== undefined && EventTypeName.safeParse(type).success ? type : undefined;
+  const problem =
+    type === undefined
+      ? `missing ${CE_HEADER.type} header`
+      : validType === undefined
+        ? `${CE_HEADER.type} header is not an event type name (${describe(type)})`
+        : id === undefined
+          ? `missing ${CE_HEADER.id} header`
+          : eventId === undefined
+            ? `${CE_HEADER.id} header is not an event id (${describe(id)})`
+            : traceparent !== undefined && !isTraceparent(traceparent)
+              ? `${TRACEPARENT_HEADER} header is not a W3C traceparent (${describe(traceparent)})`
+              : time !== undefined && !EventTime.safeParse(time).success
+                ? `${CE_HEADER.time} header is not an RFC 3339 time (${describe(time)})`
+                : null;
+  return { eventId, type: validType, problem };
+}
+
+/** A bad value as evidence: its length and a short, printable start (it may be 10 KB of anything). */
+function describe(value: string): string {
+  const start = JSON.stringify(value.slice(0, 40));
+  return value.length > 40 ? `${value.length} chars, starting ${start}` : start;
+}

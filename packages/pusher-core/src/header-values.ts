@@ -1,0 +1,37 @@
+import { HEADER_VALUE_PATTERN, type HeaderValue } from '@hookstream/contracts';
+import { PusherError } from './errors.ts';
+
+/**
+ * A definition's extra headers with `{ "env": "VAR" }` values read from the environment, once
+ * when the subscriber starts. A variable that is unset, empty or not header text refuses the
+ * start (naming the header and variable, never the value): sending without the credential
+ * would only collect 401s.
+ */
+export function resolveHeaders(
+  subscriber: string,
+  headers: Readonly<Record<string, HeaderValue>>,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Record<string, string> {
+  const resolved: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (typeof value === 'string') {
+      resolved[name] = value;
+      continue;
+    }
+    const text = env[value.env];
+    if (text === undefined || text === '')
+      throw new PusherError(
+        'BAD_HEADER',
+        `subscriber "${subscriber}": header ${name} comes from $${value.env}, which is not set`,
+        false,
+      );
+    if (text.length > 8192 || !HEADER_VALUE_PATTERN.test(text))
+      throw new PusherError(
+        'BAD_HEADER',
+        `subscriber "${subscriber}": $${value.env} (header ${name}) holds CR, LF, NUL or other control characters, or is over 8 KB`,
+        false,
+      );
+    resolved[name] = text;
+  }
+  return resolved;
+}
