@@ -3,12 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { AvroRecordDecoder } from '../src/record-decoder.ts';
 import type { SchemaLookup, SchemaSource } from '../src/schema-source.ts';
 
-const shipment = {
+const shipment: avro.schema.RecordType = {
   type: 'record',
   name: 'ShipmentUpdated',
   namespace: 'hookstream.events',
   fields: [{ name: 'id', type: 'string' }],
-} as const;
+};
 const revoked = { ...shipment, name: 'KeyRevoked' };
 const names = new Map([
   ['shipment.updated', 'hookstream.events.ShipmentUpdated'],
@@ -17,7 +17,10 @@ const names = new Map([
 
 class FakeSource implements SchemaSource {
   readonly asked: number[] = [];
-  constructor(readonly answers: Record<number, SchemaLookup>) {}
+  readonly answers: Record<number, SchemaLookup>;
+  constructor(answers: Record<number, SchemaLookup>) {
+    this.answers = answers;
+  }
   async lookup(id: number): Promise<SchemaLookup> {
     this.asked.push(id);
     return this.answers[id] ?? { kind: 'missing' };

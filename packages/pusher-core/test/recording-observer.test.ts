@@ -52,6 +52,7 @@ function harness() {
   const metrics: DeliveryMetrics = {
     attempted: () => undefined,
     limiterWaited: () => undefined,
+    registryWaited: () => undefined,
     ended: (outcome, reason) => ended.push(reason ? `${outcome}:${reason}` : outcome),
   };
   const observer = new RecordingObserver({
