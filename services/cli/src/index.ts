@@ -1,1 +1,16 @@
+export { BENCH_USAGE } from './bench-command.ts';
+export { BENCH_E2E_USAGE } from './bench-e2e.ts';
+export { BENCH_LIMITER_USAGE } from './bench-limiter.ts';
+export { BENCH_PUSH_USAGE } from './bench-push.ts';
+export { BENCH_REPORT_USAGE } from './bench-report-command.ts';
+export { BENCH_RETRY_USAGE } from './bench-retry.ts';
+export { DLQ_USAGE } from './dlq-command.ts';
+export { INGRESS_USAGE } from './ingress-command.ts';
+export { LEDGER_USAGE } from './ledger-command.ts';
 export { main } from './main.ts';
+export { PUSH_USAGE } from './push-command.ts';
+export { RECEIVER_USAGE } from './receiver-command.ts';
+export { STACK_USAGE } from './stack-command.ts';
+export { START_USAGE } from './start-command.ts';
+export { SUBSCRIBERS_USAGE } from './subscribers-command.ts';
+export { TRACE_USAGE } from './trace-command.ts';

@@ -1,0 +1,275 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import {
+  BENCH_E2E_USAGE,
+  BENCH_LIMITER_USAGE,
+  BENCH_PUSH_USAGE,
+  BENCH_REPORT_USAGE,
+  BENCH_RETRY_USAGE,
+  BENCH_USAGE,
+  DLQ_USAGE,
+  INGRESS_USAGE,
+  LEDGER_USAGE,
+  PUSH_USAGE,
+  RECEIVER_USAGE,
+  STACK_USAGE,
+  START_USAGE,
+  SUBSCRIBERS_USAGE,
+  TRACE_USAGE,
+} from 'hookstream';
+import { describe, expect, it } from 'vitest';
+
+// Keeps the docs true without Kafka: the links resolve, the README stays short, and every
+// `hookstream <command> [<sub>] --flag` the docs name is in that command's --help text.
+
+const root = resolve(import.meta.dirname, '..');
+const README_MAX_BYTES = 12_288;
+
+/** What `hookstream <command> [<sub>] --help` prints, by command and sub ('' = none). */
+const USAGES: Record<string, Record<string, string>> = {
+  start: { '': START_USAGE },
+  stack: { '': STACK_USAGE, up: STACK_USAGE, down: STACK_USAGE, status: STACK_USAGE },
+  ingress: { '': INGRESS_USAGE },
+  push: { '': PUSH_USAGE },
+  subscribers: Object.fromEntries(
+    ['apply', 'list', 'show', 'pause', 'resume', 'delete', 'secret'].map((s) => [s, SUBSCRIBERS_USAGE]),
+  ),
+  receiver: { '': RECEIVER_USAGE },
+  trace: { '': TRACE_USAGE },
+  dlq: { list: DLQ_USAGE, replay: DLQ_USAGE },
+  ledger: { '': LEDGER_USAGE },
+  bench: {
+    '': BENCH_REPORT_USAGE,
+    ingress: BENCH_USAGE,
+    push: BENCH_PUSH_USAGE,
+    e2e: BENCH_E2E_USAGE,
+    retry: BENCH_RETRY_USAGE,
+    limiter: BENCH_LIMITER_USAGE,
+  },
+};
+/** Commands whose first argument is their own (a subcommand, or `bench`'s target), not a value. */
+const HAS_SUBS = new Set(['stack', 'subscribers', 'dlq', 'bench']);
+const ALL_USAGE = Object.values(USAGES)
+  .flatMap((subs) => Object.values(subs))
+  .join('\n');
+
+interface Doc {
+  /** Relative to the repository root, e.g. `docs/contract.md`. */
+  readonly path: string;
+  readonly text: string;
+}
+
+function docs(): Doc[] {
+  const pages = readdirSync(join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`);
+  return ['README.md', ...pages].map((path) => ({ path, text: readFileSync(join(root, path), 'utf8') }));
+}
+
+/** Splits Markdown into prose lines and fenced code blocks (``` or ~~~). */
+function split(text: string): { prose: string[]; blocks: string[] } {
+  const prose: string[] = [];
+  const blocks: string[] = [];
+  let fence: string | null = null;
+  let block: string[] = [];
+  for (const line of text.split('\n')) {
+    const marker = /^\s*(`{3,}|~{3,})/.exec(line)?.[1];
+    if (fence === null && marker) {
+      fence = marker;
+      block = [];
+    } else if (fence !== null && marker?.startsWith(fence)) {
+      blocks.push(block.join('\n'));
+      fence = null;
+    } else if (fence !== null) block.push(line);
+    else prose.push(line);
+  }
+  return { prose, blocks };
+}
+
+/** Inline code spans of prose lines (a span never crosses a table cell here, so per line). */
+function codeSpans(prose: readonly string[]): string[] {
+  const spans: string[] = [];
+  for (const line of prose)
+    for (const m of line.matchAll(/(`+)(.+?)\1/g)) if (m[2] !== undefined) spans.push(m[2].trim());
+  return spans;
+}
+
+/** Prose with code spans blanked, so links and headings are read from text only. */
+function withoutCode(line: string): string {
+  return line.replace(/(`+)(.+?)\1/g, (s) => ' '.repeat(s.length));
+}
+
+/** GitHub's heading anchors: lowercase, punctuation dropped, each space a hyphen, repeats -1, -2… */
+function anchors(text: string): Set<string> {
+  const seen = new Map<string, number>();
+  const out = new Set<string>();
+  for (const line of split(text).prose) {
+    const heading = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line)?.[1];
+    if (heading === undefined) continue;
+    const plain = heading
+      .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+      .replace(/`/g, '')
+      .replace(/<[^>]+>/g, '');
+    const slug = plain
+      .toLowerCase()
+      .replace(/[^\p{L}\p{M}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-');
+    const n = seen.get(slug) ?? 0;
+    seen.set(slug, n + 1);
+    out.add(n === 0 ? slug : `${slug}-${n}`);
+  }
+  return out;
+}
+
+/** Relative link targets (inline `[x](t)`, images, and `[x]: t` definitions), outside code. */
+function links(text: string): string[] {
+  const out: string[] = [];
+  for (const raw of split(text).prose) {
+    const line = withoutCode(raw);
+    for (const m of line.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)) if (m[1]) out.push(m[1]);
+    const def = /^\s*\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+"[^"]*")?\s*$/.exec(line)?.[1];
+    if (def) out.push(def);
+  }
+  return out.filter((t) => !/^[a-z][a-z0-9+.-]*:/i.test(t));
+}
+
+/** Where a link points, or why it does not. */
+function checkLink(doc: Doc, target: string, ignored: ReadonlySet<string>): string | null {
+  const hash = target.indexOf('#');
+  const pathPart = decodeURIComponent(hash === -1 ? target : target.slice(0, hash));
+  const anchor = hash === -1 ? null : decodeURIComponent(target.slice(hash + 1));
+  const file = pathPart === '' ? join(root, doc.path) : resolve(root, dirname(doc.path), pathPart);
+  const rel = relative(root, file);
+  if (rel.startsWith('..')) return `${target}: outside the repository`;
+  if (!existsSync(file)) return `${target}: no such file ${rel}`;
+  if (ignored.has(rel)) return `${target}: ${rel} is ignored by git, so a clone does not have it`;
+  if (anchor === null) return null;
+  if (statSync(file).isDirectory() || !file.endsWith('.md'))
+    return `${target}: an anchor into a non-Markdown file`;
+  const known = anchors(readFileSync(file, 'utf8'));
+  return known.has(anchor) ? null : `${target}: no heading #${anchor} in ${rel}`;
+}
+
+/** Of these repository paths, the ones git ignores (none when git is not there to ask). */
+function gitIgnored(paths: readonly string[]): Set<string> {
+  const run = spawnSync('git', ['check-ignore', '--no-index', '--stdin'], {
+    cwd: root,
+    input: paths.join('\n'),
+    encoding: 'utf8',
+  });
+  if (run.error) return new Set();
+  return new Set(run.stdout.split('\n').filter((l) => l !== ''));
+}
+
+interface Invocation {
+  readonly text: string;
+  readonly command: string;
+  readonly sub: string;
+  readonly flags: readonly string[];
+}
+
+/**
+ * Every `hookstream <command> …` in a piece of code, up to the end of its shell command (a pipe,
+ * `&&`, `;`, a redirect or a `#` comment). Lines ending in `\` continue.
+ */
+function invocations(code: string): Invocation[] {
+  const out: Invocation[] = [];
+  for (const line of code.replace(/\\\n/g, ' ').split('\n'))
+    for (const m of line.matchAll(/(?<![\w@/.-])hookstream[ \t]+([^\n]*)/g)) {
+      const rest = m[1] ?? '';
+      const words: string[] = [];
+      for (const word of rest.split(/\s+/).filter((w) => w !== '')) {
+        if (/^(\||\|\||&&|;|#.*|\d?>.*|<<.*)$/.test(word)) break;
+        words.push(word.replace(/[`),.]+$/, ''));
+      }
+      const [command = '', ...args] = words;
+      // `hookstream <command> --help`, `npx hookstream …`: a placeholder, not a command.
+      if (command === '' || /^(<|-|…|\.\.\.)/.test(command)) continue;
+      const first = args[0];
+      const sub = HAS_SUBS.has(command) && first !== undefined && !first.startsWith('-') ? first : '';
+      const flags = [...args.join(' ').matchAll(/(?<![\w-])--[a-z][a-z0-9-]*/g)].map((f) => f[0]);
+      out.push({ text: `hookstream ${words.join(' ')}`, command, sub, flags });
+    }
+  return out;
+}
+
+/** Why a documented invocation is not what the command accepts, or null when it is. */
+function checkInvocation(inv: Invocation): string[] {
+  const subs = USAGES[inv.command];
+  if (subs === undefined) return [`${inv.text}: no command '${inv.command}'`];
+  if (inv.sub.startsWith('<') || inv.sub.includes('|')) {
+    // `stack <up|down|status>` or `secret show|rotate`: every flag must be in the command's text.
+    const all = [...new Set(Object.values(subs))].join('\n');
+    return inv.flags.filter((f) => !mentions(all, f)).map((f) => `${inv.text}: ${f} is not an option`);
+  }
+  const usage = subs[inv.sub];
+  // `hookstream dlq` named as a whole: fine, but a flag needs its subcommand.
+  if (usage === undefined && inv.sub === '' && inv.flags.length === 0) return [];
+  if (usage === undefined) return [`${inv.text}: '${inv.command}' has no '${inv.sub || '(none)'}'`];
+  return inv.flags
+    .filter((f) => f !== '--help' && !mentions(usage, f))
+    .map(
+      (f) =>
+        `${inv.text}: ${f} is not in \`hookstream ${inv.command}${inv.sub ? ` ${inv.sub}` : ''} --help\``,
+    );
+}
+
+function mentions(usage: string, flag: string): boolean {
+  return new RegExp(`(?<![\\w-])${flag}(?![\\w-])`).test(usage);
+}
+
+describe('docs', () => {
+  const all = docs();
+
+  it('README.md stays at most 12 KB', () => {
+    const bytes = Buffer.byteLength(readFileSync(join(root, 'README.md')));
+    expect(bytes, `README.md is ${bytes} bytes`).toBeLessThanOrEqual(README_MAX_BYTES);
+  });
+
+  it('README.md links every page of docs/', () => {
+    const readme = all.find((d) => d.path === 'README.md');
+    const linked = new Set(links(readme?.text ?? '').map((t) => t.split('#')[0]));
+    const pages = all.filter((d) => d.path.startsWith('docs/')).map((d) => d.path);
+    expect(pages.length).toBeGreaterThan(0);
+    expect(pages.filter((p) => !linked.has(p))).toEqual([]);
+  });
+
+  it('every relative link resolves to a file in a clone, and every #anchor to a heading', () => {
+    const targets = all.flatMap((doc) => links(doc.text).map((target) => ({ doc, target })));
+    expect(targets.length).toBeGreaterThan(20);
+    const ignored = gitIgnored(
+      targets.map(({ doc, target }) =>
+        relative(root, resolve(root, dirname(doc.path), decodeURIComponent(target.split('#')[0] ?? ''))),
+      ),
+    );
+    const broken = targets
+      .map(({ doc, target }) => {
+        const why = checkLink(doc, target, ignored);
+        return why === null ? null : `${doc.path}: ${why}`;
+      })
+      .filter((b) => b !== null);
+    expect(broken).toEqual([]);
+  });
+
+  it('every `hookstream <command> --flag` in code exists in that command’s --help', () => {
+    const found = all.flatMap((doc) => {
+      const { prose, blocks } = split(doc.text);
+      return [...codeSpans(prose), ...blocks].flatMap(invocations).map((inv) => ({ doc, inv }));
+    });
+    expect(found.length).toBeGreaterThan(30);
+    const wrong = found.flatMap(({ doc, inv }) => checkInvocation(inv).map((w) => `${doc.path}: ${w}`));
+    expect(wrong).toEqual([]);
+  });
+
+  it('every bare `--flag` code span is an option of some hookstream command', () => {
+    const wrong = all.flatMap((doc) =>
+      codeSpans(split(doc.text).prose)
+        .filter((span) => span.startsWith('--'))
+        .flatMap((span) => [...span.matchAll(/(?<![\w-])--[a-z][a-z0-9-]*/g)].map((f) => f[0]))
+        .filter((flag) => flag !== '--help' && !mentions(ALL_USAGE, flag))
+        .map((flag) => `${doc.path}: ${flag}`),
+    );
+    expect(wrong).toEqual([]);
+  });
+});
