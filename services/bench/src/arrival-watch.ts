@@ -36,7 +36,7 @@ export async function waitForArrivals(
   arrived: () => number,
   expected: number,
   what: string,
-  { quietMs = 20_000, signal }: { quietMs?: number; signal?: AbortSignal } = {},
+  { quietMs = 20_000, signal }: { quietMs?: number; signal?: AbortSignal | undefined } = {},
 ): Promise<number> {
   let seen = arrived();
   let progressAt = epochNow();
