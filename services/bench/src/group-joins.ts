@@ -13,18 +13,19 @@ export interface JoinWaitOptions {
 
 export interface JoinWait {
   readonly groups: number;
-  /** Groups Stable with a member at the last look. */
+  /** Groups seen Stable with a member (each counted from its first time). */
   readonly joined: number;
   /** Seconds from `since` until all of them were, as often as the broker was asked; null: not in time. */
   readonly seconds: number | null;
 }
 
-const POLL_MS = 500;
 const REPORT_MS = 5000;
 
 /**
- * Asks the broker (DescribeGroups, which joins nothing) until every group is Stable with at least
- * one member: its partitions are assigned and its consumer fetches.
+ * Asks the broker (DescribeGroups, which joins nothing) until every group has been Stable with at
+ * least one member: its partitions assigned, its consumer fetching. Only groups not seen joined
+ * yet are asked again, and less often the more there are: kafkajs looks up each group's
+ * coordinator per call, and a thousand lookups a second would load the broker being measured.
  */
 export async function waitUntilJoined(
   admin: KafkaAdmin,
@@ -32,20 +33,28 @@ export async function waitUntilJoined(
   options: JoinWaitOptions,
 ): Promise<JoinWait> {
   const elapsed = () => performance.now() - options.since;
-  let joined = 0;
+  const pollMs = Math.min(2000, Math.max(500, groupIds.length * 2));
+  const pending = new Set(groupIds);
+  const result = (seconds: number | null) => ({
+    groups: groupIds.length,
+    joined: groupIds.length - pending.size,
+    seconds,
+  });
   let reportedAt = elapsed();
   for (;;) {
-    const states = await admin.groupStates(groupIds);
-    joined = states.filter((g) => g.state === 'Stable' && g.members > 0).length;
-    if (joined === groupIds.length)
-      return { groups: groupIds.length, joined, seconds: Math.round(elapsed() / 100) / 10 };
+    for (const g of await admin.groupStates([...pending]))
+      if (g.state === 'Stable' && g.members > 0) pending.delete(g.groupId);
+    if (pending.size === 0) return result(Math.round(elapsed() / 100) / 10);
     const failed = options.failed();
-    if (failed !== null) throw new Error(`the fleet ended (${failed}) with ${joined} groups joined`);
-    if (elapsed() > options.timeoutMs) return { groups: groupIds.length, joined, seconds: null };
+    if (failed !== null)
+      throw new Error(`the fleet ended (${failed}) with ${result(null).joined} groups joined`);
+    if (elapsed() > options.timeoutMs) return result(null);
     if (elapsed() - reportedAt >= REPORT_MS) {
-      options.progress(`${joined}/${groupIds.length} groups joined after ${Math.round(elapsed() / 1000)} s`);
+      options.progress(
+        `${result(null).joined}/${groupIds.length} groups joined after ${Math.round(elapsed() / 1000)} s`,
+      );
       reportedAt = elapsed();
     }
-    await sleep(POLL_MS, undefined, options.signal ? { signal: options.signal } : {});
+    await sleep(pollMs, undefined, options.signal ? { signal: options.signal } : {});
   }
 }
