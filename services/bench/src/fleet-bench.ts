@@ -21,8 +21,9 @@ import { type JoinWait, waitUntilJoined } from './group-joins.ts';
 import { KafkaEventSink } from './kafka-event-sink.ts';
 import { CpuMeter, residentMemory } from './proc-usage.ts';
 import type { TargetCheck } from './report-section.ts';
+import type { RunControl } from './run-control.ts';
 
-export interface FleetBenchOptions {
+export interface FleetBenchOptions extends RunControl {
   readonly brokers: readonly string[];
   readonly registryUrl: string;
   /** The hookstream command's script: the fleet runs as `<node> <bin> push --all …`. */
@@ -38,8 +39,6 @@ export interface FleetBenchOptions {
   readonly loadSeconds: number;
   /** How long to wait for every group to join before measuring on regardless. */
   readonly joinTimeoutSeconds: number;
-  readonly progress: (line: string) => void;
-  readonly signal?: AbortSignal | undefined;
 }
 
 export interface FleetBenchResult {
@@ -104,6 +103,11 @@ export async function runFleetBench(options: FleetBenchOptions): Promise<FleetBe
   const receiver = new SampleReceiver({ secret, record: true });
   const doomed = new SampleReceiver({ secret, record: true });
   const cleanup = { fleet: 'not started' as CleanupReport['fleet'], errors: [] as string[] };
+  // Said at once too: a run that fails or is interrupted returns no report to carry them.
+  const cleanupFailed = (text: string) => {
+    cleanup.errors.push(text);
+    options.progress(`cleanup: ${text}`);
+  };
   let measured: Measured;
   try {
     const urls = { url: `${await receiver.listen(0)}/`, doomedUrl: `${await doomed.listen(0)}/` };
@@ -122,11 +126,11 @@ export async function runFleetBench(options: FleetBenchOptions): Promise<FleetBe
         return await measure(options, run, fleet, started.since, sink);
       } finally {
         await sink?.close().catch(() => undefined);
-        if (fleet) cleanup.fleet = await stopFleet(fleet, admin, names, cleanup.errors, options.progress);
+        if (fleet) cleanup.fleet = await stopFleet(fleet, admin, names, options, cleanupFailed);
         options.progress('deleting the subscribers, their groups and topics, and the events topic');
-        await deleteSubscribers(kafka, names, topic).catch((err: unknown) => {
-          cleanup.errors.push(`deleting the registry records: ${message(err)}`);
-        });
+        await deleteSubscribers(kafka, names, topic).catch((err: unknown) =>
+          cleanupFailed(`deleting the registry records: ${message(err)}`),
+        );
         await admin.disconnect();
       }
     });
@@ -196,7 +200,7 @@ async function measure(
   );
   const fleetCpu = await CpuMeter.start(fleet.pid);
   const brokerCpu = brokerPid === null ? null : await CpuMeter.start(brokerPid);
-  await idleFor(options.idleSeconds, progress, signal);
+  await idleFor(options.idleSeconds, options);
   const idle = {
     seconds: options.idleSeconds,
     fleetCpuPercent: await fleetCpu.percent(),
@@ -211,6 +215,11 @@ async function measure(
   const watches = [new ArrivalWatch(run.receiver.arrivals), new ArrivalWatch(run.doomed.arrivals)];
   const phase = { subscribers: loaded, watches, sink, fleetPid: fleet.pid, progress, signal };
   const rate = options.perSubscriberPerSecond;
+  // As the e2e bench does: each subscriber's first delivery (its connection, the schema lookup)
+  // is not what a second of steady load costs.
+  progress(`warm-up: one event for each of the ${loaded.length} subscribers under load`);
+  const warmUp = { perSubscriberPerSecond: 1, seconds: 1, label: 'warm-up', doomedDead: false };
+  await runLoadPhase({ ...phase, ...warmUp });
   progress(`load: ${loaded.length} subscribers × ${rate} events/s for ${options.loadSeconds} s`);
   const load = await runLoadPhase({ ...phase, ...common(options), label: 'load', doomedDead: false });
   let dead: LoadFigures | null = null;
@@ -245,11 +254,7 @@ function common(options: FleetBenchOptions) {
 }
 
 /** Waits out the idle window, with a progress line every 10 s; the benchmark itself stays quiet. */
-async function idleFor(
-  seconds: number,
-  progress: (line: string) => void,
-  signal?: AbortSignal,
-): Promise<void> {
+async function idleFor(seconds: number, { progress, signal }: RunControl): Promise<void> {
   for (let done = 0; done < seconds; ) {
     const step = Math.min(10, seconds - done);
     await sleep(step * 1000, undefined, signal ? { signal } : {});
@@ -267,13 +272,14 @@ async function stopFleet(
   fleet: FleetChild,
   admin: KafkaAdmin,
   names: readonly string[],
-  errors: string[],
-  progress: (line: string) => void,
+  { progress, signal }: RunControl,
+  failed: (text: string) => void,
 ): Promise<CleanupReport['fleet']> {
   progress('stopping the fleet (SIGTERM)');
   const how = await fleet.stop(STOP_GRACE_MS);
-  if (how === 'had ended')
-    errors.push(`the fleet had ended: ${fleet.ended}; its last lines:\n${fleet.tail()}`);
+  // A Ctrl-C on a terminal reaches the fleet too, which then stops by itself.
+  if (how === 'had ended' && !signal?.aborted)
+    failed(`the fleet had ended: ${fleet.ended}; its last lines:\n${fleet.tail()}`);
   if (how === 'stopped') return how;
   const groups = names.map((n) => subscriberGroupId(n));
   const deadline = performance.now() + 45_000;

@@ -4,9 +4,10 @@ import type { BenchSubscriber } from './fleet-subscribers.ts';
 import type { KafkaEventSink } from './kafka-event-sink.ts';
 import { openLoop } from './open-loop.ts';
 import { CpuMeter } from './proc-usage.ts';
+import type { RunControl } from './run-control.ts';
 import { type LatencySummary, summarizeLatencies } from './stats.ts';
 
-export interface LoadPhaseOptions {
+export interface LoadPhaseOptions extends RunControl {
   /** Names the phase in ids and progress lines. */
   readonly label: string;
   /** The subscribers under load (active and doomed); each event goes to exactly one of them. */
@@ -20,8 +21,6 @@ export interface LoadPhaseOptions {
   readonly doomedDead: boolean;
   /** The fleet process, whose CPU share under this load is measured. */
   readonly fleetPid: number;
-  readonly progress: (line: string) => void;
-  readonly signal?: AbortSignal | undefined;
 }
 
 /** Deliveries of a set of subscribers in one phase. */

@@ -1,14 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { KafkaAdmin } from '@hookstream/kafka';
+import type { RunControl } from './run-control.ts';
 
-export interface JoinWaitOptions {
+export interface JoinWaitOptions extends RunControl {
   /** performance.now() when the process that joins them started: what the time counts from. */
   readonly since: number;
   readonly timeoutMs: number;
-  readonly progress: (line: string) => void;
   /** Why waiting is pointless (the process ended), or null while it runs. */
   readonly failed: () => string | null;
-  readonly signal?: AbortSignal | undefined;
 }
 
 export interface JoinWait {

@@ -16,7 +16,8 @@ receiver. Measures, against issue 11's targets:
   2. idle CPU of the fleet and of the Kafka broker (the local stack's) over --idle-seconds
      (default 60), and the partitions the subscribers' own topics hold (created lazily: ~0);
   3. --active subscribers (default min(100, n)) at --rate events/s each (default 10) for
-     --load-seconds (default 30): e2e latency from scheduled publish to arrival, p50/p99;
+     --load-seconds (default 30), after one warm-up event each: e2e latency from scheduled
+     publish to arrival, p50/p99;
   4. the same load with --dead of them (default min(10, active − 1); 0 skips it) pointing at an
      endpoint that died (connection refused): the others' delivered rate before and after.
 Then deletes its subscriber records, groups and topics, also when it fails or is interrupted.
