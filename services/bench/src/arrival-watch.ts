@@ -30,17 +30,28 @@ export class ArrivalWatch {
 
 /**
  * Waits until `arrived()` (a count of distinct events, e.g. ArrivalWatch.update) reaches
- * `expected`, or nothing new arrived for `quietMs`; returns the last count.
+ * `expected`, or nothing new arrived for `quietMs`, or `maxMs` passed; returns the last count.
  */
 export async function waitForArrivals(
   arrived: () => number,
   expected: number,
   what: string,
-  { quietMs = 20_000, signal }: { quietMs?: number; signal?: AbortSignal | undefined } = {},
+  {
+    quietMs = 20_000,
+    maxMs = Number.POSITIVE_INFINITY,
+    signal,
+  }: { quietMs?: number; maxMs?: number; signal?: AbortSignal | undefined } = {},
 ): Promise<number> {
   let seen = arrived();
   let progressAt = epochNow();
+  const deadline = epochNow() + maxMs;
   while (seen < expected) {
+    if (epochNow() > deadline) {
+      process.stderr.write(
+        `[bench] ${what}: ${expected - seen} events had not arrived after ${maxMs / 1000} s\n`,
+      );
+      break;
+    }
     await sleep(5, undefined, signal ? { signal } : {});
     const count = arrived();
     if (count > seen) {

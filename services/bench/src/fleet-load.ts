@@ -93,7 +93,9 @@ export async function runLoadPhase(options: LoadPhaseOptions): Promise<LoadFigur
     clearInterval(ticker);
   }
   const fleetCpuPercent = await cpu.percent();
-  await waitForArrivals(arrived, base + expected, options.label, { signal: options.signal });
+  // Bounded: a fleet that falls behind for good is reported as such, not waited for forever.
+  const maxMs = Math.max(60_000, 2000 * options.seconds);
+  await waitForArrivals(arrived, base + expected, options.label, { maxMs, signal: options.signal });
   const firstArrival = (id: string) => {
     for (const w of watches) {
       const at = w.first.get(id);
