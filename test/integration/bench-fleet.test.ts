@@ -22,7 +22,7 @@ interface Report {
   prefix: string;
   eventsTopic: string;
   subscribers: number;
-  join: { groups: number; joined: number; seconds: number | null };
+  join: { groups: number; joined: number; seconds: number | null; shared: number };
   memory: { rssMiB: number; heap: { usedMiB: number; totalMiB: number } | null; peakMiB: number };
   idle: { seconds: number; fleetCpuPercent: number; broker: { pid: number; cpuPercent: number } | null };
   ownTopics: { idle: { topics: number; partitions: number }; end: { topics: number; partitions: number } };
@@ -44,7 +44,7 @@ describe('hookstream bench fleet', () => {
     const r = JSON.parse(result.stdout) as Report;
 
     expect(r.subscribers).toBe(5);
-    expect(r.join).toMatchObject({ groups: 5, joined: 5 });
+    expect(r.join).toMatchObject({ groups: 5, joined: 5, shared: 0 });
     expect(r.join.seconds).toBeGreaterThan(0);
     expect(r.memory.rssMiB).toBeGreaterThan(0);
     expect(r.memory.peakMiB).toBeGreaterThanOrEqual(r.memory.rssMiB);

@@ -188,6 +188,8 @@ async function measure(
       ? `only ${join.joined}/${join.groups} groups joined within ${options.joinTimeoutSeconds} s; measuring on`
       : `all ${join.groups} groups joined after ${join.seconds} s`,
   );
+  if (join.shared > 0)
+    progress(`${join.shared} groups have members of another process too (a push --all without --match?)`);
   const { rssMiB } = await residentMemory(fleet.pid);
   const heap = await fleet.heap();
   const idleTopics = await ownTopics(run.admin, run.prefix);

@@ -16,6 +16,11 @@ export interface JoinWait {
   readonly joined: number;
   /** Seconds from `since` until all of them were, as often as the broker was asked; null: not in time. */
   readonly seconds: number | null;
+  /**
+   * Groups seen with more than one member: another fleet (a `push --all` without --match on the
+   * same broker) runs them too, and the figures are not this process's alone.
+   */
+  readonly shared: number;
 }
 
 const REPORT_MS = 5000;
@@ -34,15 +39,19 @@ export async function waitUntilJoined(
   const elapsed = () => performance.now() - options.since;
   const pollMs = Math.min(2000, Math.max(500, groupIds.length * 2));
   const pending = new Set(groupIds);
+  const shared = new Set<string>();
   const result = (seconds: number | null) => ({
     groups: groupIds.length,
     joined: groupIds.length - pending.size,
     seconds,
+    shared: shared.size,
   });
   let reportedAt = elapsed();
   for (;;) {
-    for (const g of await admin.groupStates([...pending]))
+    for (const g of await admin.groupStates([...pending])) {
       if (g.state === 'Stable' && g.members > 0) pending.delete(g.groupId);
+      if (g.members > 1) shared.add(g.groupId);
+    }
     if (pending.size === 0) return result(Math.round(elapsed() / 100) / 10);
     const failed = options.failed();
     if (failed !== null)

@@ -32,7 +32,8 @@ export function formatFleetBench(r: FleetBenchResult): string {
   const rows: string[][] = [
     [
       'groups joined',
-      `${join.joined}/${join.groups}${join.seconds === null ? '' : ` after ${join.seconds} s`}`,
+      `${join.joined}/${join.groups}${join.seconds === null ? '' : ` after ${join.seconds} s`}` +
+        (join.shared > 0 ? ` (${join.shared} also joined by another process)` : ''),
     ],
     ['RSS once all joined', `${memory.rssMiB} MiB`],
     ['V8 heap once all joined', heap],
