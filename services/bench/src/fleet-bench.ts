@@ -1,12 +1,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { subscriberGroupId } from '@hookstream/contracts';
-import { createKafka, type KafkaAdmin, type KafkaConnection } from '@hookstream/kafka';
+import { createKafka, type KafkaAdmin } from '@hookstream/kafka';
 import { SampleReceiver } from '@hookstream/receiver';
 import { ArrivalWatch } from './arrival-watch.ts';
 import { withBenchTopic } from './bench-topic.ts';
 import { localBrokerPid } from './broker-process.ts';
 import { FleetChild, type HeapFigures } from './fleet-child.ts';
+import { type CleanupReport, stopFleet, whatIsLeft } from './fleet-cleanup.ts';
 import { type LoadFigures, runLoadPhase } from './fleet-load.ts';
 import { type OwnTopics, ownTopics } from './fleet-partitions.ts';
 import {
@@ -14,7 +15,6 @@ import {
   benchFleetSubscribers,
   deleteSubscribers,
   registerSubscribers,
-  subscribersLeft,
 } from './fleet-subscribers.ts';
 import { fleetTargets } from './fleet-targets.ts';
 import { type JoinWait, waitUntilJoined } from './group-joins.ts';
@@ -72,20 +72,8 @@ export interface FleetBenchResult {
   readonly cleanup: CleanupReport;
 }
 
-export interface CleanupReport {
-  readonly fleet: 'stopped' | 'killed' | 'had ended' | 'not started';
-  /** What the run left behind, looked up afterwards: all 0 when the cleanup worked. */
-  readonly recordsLeft: number;
-  readonly topicsLeft: number;
-  readonly groupsLeft: number;
-  readonly errors: readonly string[];
-}
-
 /** The variable the fleet reads the subscribers' signing secret from (`"secret": {"env": …}`). */
 const SECRET_ENV = 'HOOKSTREAM_BENCH_FLEET_SECRET';
-/** How long a SIGTERM'd fleet gets to commit and leave every group before SIGKILL. */
-const STOP_GRACE_MS = 60_000;
-
 type Measured = Omit<FleetBenchResult, 'cleanup' | 'targets'>;
 
 /**
@@ -194,44 +182,8 @@ async function measure(
   const heap = await fleet.heap();
   const idleTopics = await ownTopics(run.admin, run.prefix);
 
-  const brokerPid = await localBrokerPid();
-  if (brokerPid === null)
-    progress('the broker is not the local stack of this checkout (HOOKSTREAM_STATE_DIR): no broker CPU');
-  progress(
-    `idle for ${options.idleSeconds} s: CPU of the fleet${brokerPid === null ? '' : ' and the broker'}`,
-  );
-  const fleetCpu = await CpuMeter.start(fleet.pid);
-  const brokerCpu = brokerPid === null ? null : await CpuMeter.start(brokerPid);
-  await idleFor(options.idleSeconds, options);
-  const idle = {
-    seconds: options.idleSeconds,
-    fleetCpuPercent: await fleetCpu.percent(),
-    broker:
-      brokerPid === null || brokerCpu === null
-        ? null
-        : { pid: brokerPid, cpuPercent: await brokerCpu.percent() },
-  };
-  const rssAfterIdleMiB = (await residentMemory(fleet.pid)).rssMiB;
-
-  const loaded = run.subscribers.filter((s) => s.role !== 'idle');
-  const watches = [new ArrivalWatch(run.receiver.arrivals), new ArrivalWatch(run.doomed.arrivals)];
-  const phase = { subscribers: loaded, watches, sink, fleetPid: fleet.pid, progress, signal };
-  const rate = options.perSubscriberPerSecond;
-  // As the e2e bench does: each subscriber's first delivery (its connection, the schema lookup)
-  // is not what a second of steady load costs.
-  progress(`warm-up: one event for each of the ${loaded.length} subscribers under load`);
-  const warmUp = { perSubscriberPerSecond: 1, seconds: 1, label: 'warm-up', doomedDead: false };
-  await runLoadPhase({ ...phase, ...warmUp });
-  progress(`load: ${loaded.length} subscribers × ${rate} events/s for ${options.loadSeconds} s`);
-  const load = await runLoadPhase({ ...phase, ...common(options), label: 'load', doomedDead: false });
-  let dead: LoadFigures | null = null;
-  if (options.dead > 0) {
-    await run.doomed.close();
-    progress(
-      `the same load with ${options.dead} of the ${loaded.length} endpoints dead (connection refused)`,
-    );
-    dead = await runLoadPhase({ ...phase, ...common(options), label: 'dead', doomedDead: true });
-  }
+  const { idle, rssAfterIdleMiB } = await measureIdle(options, fleet);
+  const { load, dead } = await measureLoads(options, run, fleet, sink);
   const { peakMiB } = await residentMemory(fleet.pid);
   return {
     prefix: run.prefix,
@@ -251,8 +203,59 @@ async function measure(
   };
 }
 
-function common(options: FleetBenchOptions) {
-  return { perSubscriberPerSecond: options.perSubscriberPerSecond, seconds: options.loadSeconds };
+/** The fleet's and the broker's CPU over the idle window, and the fleet's RSS after it. */
+async function measureIdle(
+  options: FleetBenchOptions,
+  fleet: FleetChild,
+): Promise<Pick<Measured, 'idle'> & { rssAfterIdleMiB: number }> {
+  const { progress } = options;
+  const brokerPid = await localBrokerPid();
+  if (brokerPid === null)
+    progress('the broker is not the local stack of this checkout (HOOKSTREAM_STATE_DIR): no broker CPU');
+  progress(
+    `idle for ${options.idleSeconds} s: CPU of the fleet${brokerPid === null ? '' : ' and the broker'}`,
+  );
+  const fleetCpu = await CpuMeter.start(fleet.pid);
+  const brokerCpu = brokerPid === null ? null : await CpuMeter.start(brokerPid);
+  await idleFor(options.idleSeconds, options);
+  return {
+    idle: {
+      seconds: options.idleSeconds,
+      fleetCpuPercent: await fleetCpu.percent(),
+      broker:
+        brokerPid === null || brokerCpu === null
+          ? null
+          : { pid: brokerPid, cpuPercent: await brokerCpu.percent() },
+    },
+    rssAfterIdleMiB: (await residentMemory(fleet.pid)).rssMiB,
+  };
+}
+
+/** A warm-up, the load with every endpoint up, then (with --dead) the same once some died. */
+async function measureLoads(
+  options: FleetBenchOptions,
+  run: Run,
+  fleet: FleetChild,
+  sink: KafkaEventSink,
+): Promise<Pick<Measured, 'load' | 'dead'>> {
+  const { progress, signal } = options;
+  const loaded = run.subscribers.filter((s) => s.role !== 'idle');
+  const watches = [new ArrivalWatch(run.receiver.arrivals), new ArrivalWatch(run.doomed.arrivals)];
+  const phase = { subscribers: loaded, watches, sink, fleetPid: fleet.pid, progress, signal };
+  const rate = options.perSubscriberPerSecond;
+  const length = { perSubscriberPerSecond: rate, seconds: options.loadSeconds };
+  // As the e2e bench does: each subscriber's first delivery (its connection, the schema lookup)
+  // is not what a second of steady load costs.
+  progress(`warm-up: one event for each of the ${loaded.length} subscribers under load`);
+  const warmUp = { perSubscriberPerSecond: 1, seconds: 1, label: 'warm-up', doomedDead: false };
+  await runLoadPhase({ ...phase, ...warmUp });
+  progress(`load: ${loaded.length} subscribers × ${rate} events/s for ${options.loadSeconds} s`);
+  const load = await runLoadPhase({ ...phase, ...length, label: 'load', doomedDead: false });
+  if (options.dead === 0) return { load, dead: null };
+  await run.doomed.close();
+  progress(`the same load with ${options.dead} of the ${loaded.length} endpoints dead (connection refused)`);
+  const dead = await runLoadPhase({ ...phase, ...length, label: 'dead', doomedDead: true });
+  return { load, dead };
 }
 
 /** Waits out the idle window, with a progress line every 10 s; the benchmark itself stays quiet. */
@@ -262,56 +265,6 @@ async function idleFor(seconds: number, { progress, signal }: RunControl): Promi
     await sleep(step * 1000, undefined, signal ? { signal } : {});
     done += step;
     if (done < seconds) progress(`idle: ${done}/${seconds} s`);
-  }
-}
-
-/**
- * Stops the fleet (each subscriber commits and leaves its group). A fleet that had to be killed
- * left members behind, which Kafka drops after the session timeout: their groups can be deleted
- * only then, so this waits for them.
- */
-async function stopFleet(
-  fleet: FleetChild,
-  admin: KafkaAdmin,
-  names: readonly string[],
-  { progress, signal }: RunControl,
-  failed: (text: string) => void,
-): Promise<CleanupReport['fleet']> {
-  progress('stopping the fleet (SIGTERM)');
-  const how = await fleet.stop(STOP_GRACE_MS);
-  // A Ctrl-C on a terminal reaches the fleet too, which then stops by itself.
-  if (how === 'had ended' && !signal?.aborted)
-    failed(`the fleet had ended: ${fleet.ended}; its last lines:\n${fleet.tail()}`);
-  if (how === 'stopped') return how;
-  const groups = names.map((n) => subscriberGroupId(n));
-  const deadline = performance.now() + 45_000;
-  while (performance.now() < deadline) {
-    const states = await admin.groupStates(groups).catch(() => []);
-    if (states.every((g) => g.members === 0)) break;
-    await sleep(1000);
-  }
-  return how;
-}
-
-/** Looks up what the run left on the broker: records, topics and groups of its names. */
-async function whatIsLeft(
-  kafka: KafkaConnection,
-  prefix: string,
-  eventsTopic: string,
-): Promise<Pick<CleanupReport, 'recordsLeft' | 'topicsLeft' | 'groupsLeft'>> {
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    const topics = (await admin.listTopics()).filter(
-      (t) => t === eventsTopic || t.startsWith(`hookstream.sub.${prefix}`),
-    );
-    return {
-      recordsLeft: await subscribersLeft(kafka, prefix),
-      topicsLeft: topics.length,
-      groupsLeft: (await admin.listGroupIds(subscriberGroupId(prefix))).length,
-    };
-  } finally {
-    await admin.disconnect();
   }
 }
 

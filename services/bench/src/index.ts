@@ -5,9 +5,10 @@ export { FULL_SCALE, QUICK_SCALE, runBenchReport, scaleFor } from './bench-repor
 export { DEFAULT_SECTIONS } from './default-sections.ts';
 export type { E2eBenchOptions, E2eBenchResult } from './e2e-bench.ts';
 export { runE2eBench } from './e2e-bench.ts';
-export type { CleanupReport, FleetBenchOptions, FleetBenchResult } from './fleet-bench.ts';
+export type { FleetBenchOptions, FleetBenchResult } from './fleet-bench.ts';
 export { runFleetBench } from './fleet-bench.ts';
 export type { HeapFigures } from './fleet-child.ts';
+export type { CleanupReport } from './fleet-cleanup.ts';
 export type { DeliveryRate, LoadFigures } from './fleet-load.ts';
 export type { OwnTopics } from './fleet-partitions.ts';
 export type { FleetFigures } from './fleet-targets.ts';
