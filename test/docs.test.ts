@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import {
   BENCH_E2E_USAGE,
+  BENCH_FLEET_USAGE,
   BENCH_LIMITER_USAGE,
   BENCH_PUSH_USAGE,
   BENCH_REPORT_USAGE,
@@ -46,6 +47,7 @@ const USAGES: Record<string, Record<string, string>> = {
     e2e: BENCH_E2E_USAGE,
     retry: BENCH_RETRY_USAGE,
     limiter: BENCH_LIMITER_USAGE,
+    fleet: BENCH_FLEET_USAGE,
   },
 };
 /** Commands whose first argument is their own (a subcommand, or `bench`'s target), not a value. */

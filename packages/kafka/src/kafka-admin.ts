@@ -6,6 +6,7 @@ import {
   fetchCommittedOffsets,
   listGroupIds,
 } from './group-offsets.ts';
+import { describeGroupStates, type GroupState } from './group-states.ts';
 import type { KafkaConnection } from './kafka-connection.ts';
 import { fetchGroupLag, fetchTopicDepth, type TopicLag } from './lag.ts';
 import { kafkaOf } from './raw-client.ts';
@@ -133,6 +134,11 @@ export class KafkaAdmin {
   /** Deletes groups, best effort: a group that is already gone counts as deleted. */
   deleteGroups(groupIds: readonly string[]): Promise<void> {
     return deleteGroups(this.#admin, groupIds);
+  }
+
+  /** Each group's state (Stable, Empty, Dead…) and member count, e.g. to wait until groups joined. */
+  groupStates(groupIds: readonly string[]): Promise<GroupState[]> {
+    return describeGroupStates(this.#admin, groupIds);
   }
 
   /** The group's lag on each topic: end offsets against its committed offsets. */

@@ -1,4 +1,6 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Arrival } from '@hookstream/receiver';
+import { epochNow } from './open-loop.ts';
 
 /**
  * First accepted arrival per event id at a recording SampleReceiver, read incrementally from its
@@ -24,4 +26,43 @@ export class ArrivalWatch {
     }
     return this.first.size;
   }
+}
+
+/**
+ * Waits until `arrived()` (a count of distinct events, e.g. ArrivalWatch.update) reaches
+ * `expected`, or nothing new arrived for `quietMs`, or `maxMs` passed; returns the last count.
+ */
+export async function waitForArrivals(
+  arrived: () => number,
+  expected: number,
+  what: string,
+  {
+    quietMs = 20_000,
+    maxMs = Number.POSITIVE_INFINITY,
+    signal,
+  }: { quietMs?: number; maxMs?: number; signal?: AbortSignal | undefined } = {},
+): Promise<number> {
+  let seen = arrived();
+  let progressAt = epochNow();
+  const deadline = epochNow() + maxMs;
+  while (seen < expected) {
+    if (epochNow() > deadline) {
+      process.stderr.write(
+        `[bench] ${what}: ${expected - seen} events had not arrived after ${maxMs / 1000} s\n`,
+      );
+      break;
+    }
+    await sleep(5, undefined, signal ? { signal } : {});
+    const count = arrived();
+    if (count > seen) {
+      seen = count;
+      progressAt = epochNow();
+    } else if (epochNow() - progressAt > quietMs) {
+      process.stderr.write(
+        `[bench] ${what}: ${expected - seen} events did not arrive within ${quietMs / 1000} s\n`,
+      );
+      break;
+    }
+  }
+  return seen;
 }

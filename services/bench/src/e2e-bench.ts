@@ -2,12 +2,12 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { SampleReceiver } from '@hookstream/receiver';
-import { ArrivalWatch } from './arrival-watch.ts';
+import { ArrivalWatch, waitForArrivals } from './arrival-watch.ts';
 import { benchSubscriberName, withBenchTopic } from './bench-topic.ts';
 import { EventPublisher } from './event-publisher.ts';
 import { spawnIngress } from './ingress-child.ts';
+import { epochNow, openLoop } from './open-loop.ts';
 import { spawnPusher } from './pusher-child.ts';
 import { type LatencySummary, summarizeLatencies } from './stats.ts';
 
@@ -48,8 +48,6 @@ export interface E2eBenchResult {
   readonly duplicates: number;
 }
 
-const now = () => performance.timeOrigin + performance.now();
-
 /**
  * Ingress → Kafka → pusher → receiver, each as production runs it: the ingress and the pusher
  * in processes of their own, the sample receiver (signature check, dedupe) in this process, so
@@ -89,13 +87,14 @@ export async function runE2eBench(options: E2eBenchOptions): Promise<E2eBenchRes
         // Warm-up: connections, schema ids, JIT, the pusher's first fetches.
         const warm = Math.min(200, options.events);
         await closedLoop(publisher, 'warm', warm, concurrency);
-        await waitForArrivals(watch, warm, 'warm-up');
+        await waitForArrivals(() => watch.update(), warm, 'warm-up');
 
         options.progress(`end to end, maximum load: ${options.events} events, ${concurrency} at a time…`);
         const base = watch.update();
-        const started = now();
+        const started = epochNow();
         const max = await closedLoop(publisher, 'max', options.events, concurrency);
-        const delivered = (await waitForArrivals(watch, base + max.accepted, 'maximum load')) - base;
+        const delivered =
+          (await waitForArrivals(() => watch.update(), base + max.accepted, 'maximum load')) - base;
         let lastArrival = started;
         for (const at of watch.first.values()) lastArrival = Math.max(lastArrival, at);
         const seconds = (lastArrival - started) / 1000;
@@ -105,8 +104,14 @@ export async function runE2eBench(options: E2eBenchOptions): Promise<E2eBenchRes
         const count = Math.max(1, Math.round(target * options.halfLoadSeconds));
         options.progress(`end to end, paced: ${Math.round(target)} events/s for ${count} events…`);
         const before = watch.update();
-        const half = await openLoop(publisher, count, target);
-        await waitForArrivals(watch, before + half.accepted, 'half load');
+        const run = randomUUID().slice(0, 8);
+        const half = await openLoop(
+          count,
+          target,
+          (n) => `half-${run}-${n}`,
+          async (id, n) => (await publisher.publish(id, n)) === 202,
+        );
+        await waitForArrivals(() => watch.update(), before + half.accepted, 'half load');
         const latencies: number[] = [];
         for (const [id, at] of half.scheduled) {
           const arrived = watch.first.get(id);
@@ -160,52 +165,4 @@ async function closedLoop(
     }),
   );
   return { accepted };
-}
-
-/**
- * `count` events on a fixed schedule at `perSecond`, each sent at its time whether or not earlier
- * ones were answered (open loop: a slow answer delays nothing, so latency is not under-counted).
- */
-async function openLoop(
-  publisher: EventPublisher,
-  count: number,
-  perSecond: number,
-): Promise<{ accepted: number; scheduled: Map<string, number> }> {
-  const run = randomUUID().slice(0, 8);
-  const scheduled = new Map<string, number>();
-  const sends: Promise<void>[] = [];
-  let accepted = 0;
-  const start = now() + 5;
-  for (let n = 0; n < count; n++) {
-    const at = start + (n * 1000) / perSecond;
-    const wait = at - now();
-    if (wait > 1) await sleep(wait);
-    const id = `half-${run}-${n}`;
-    scheduled.set(id, at);
-    sends.push(
-      publisher.publish(id, n).then((status) => {
-        if (status === 202) accepted++;
-      }),
-    );
-  }
-  await Promise.all(sends);
-  return { accepted, scheduled };
-}
-
-/** Waits until `expected` distinct events arrived, or nothing new arrived for 20 s. */
-async function waitForArrivals(watch: ArrivalWatch, expected: number, what: string): Promise<number> {
-  let seen = watch.update();
-  let progressAt = now();
-  while (seen < expected) {
-    await sleep(5);
-    const count = watch.update();
-    if (count > seen) {
-      seen = count;
-      progressAt = now();
-    } else if (now() - progressAt > 20_000) {
-      process.stderr.write(`[bench] ${what}: ${expected - seen} events did not arrive within 20 s\n`);
-      break;
-    }
-  }
-  return seen;
 }

@@ -5,7 +5,16 @@ export { FULL_SCALE, QUICK_SCALE, runBenchReport, scaleFor } from './bench-repor
 export { DEFAULT_SECTIONS } from './default-sections.ts';
 export type { E2eBenchOptions, E2eBenchResult } from './e2e-bench.ts';
 export { runE2eBench } from './e2e-bench.ts';
+export type { FleetBenchOptions, FleetBenchResult } from './fleet-bench.ts';
+export { runFleetBench } from './fleet-bench.ts';
+export type { HeapFigures } from './fleet-child.ts';
+export type { CleanupReport } from './fleet-cleanup.ts';
+export type { DeliveryRate, LoadFigures } from './fleet-load.ts';
+export type { OwnTopics } from './fleet-partitions.ts';
+export type { FleetFigures } from './fleet-targets.ts';
+export { FLEET_TARGETS, fleetTargets } from './fleet-targets.ts';
 export { formatIngressBench } from './format.ts';
+export type { JoinWait } from './group-joins.ts';
 export type { IngressBenchOptions, IngressBenchResult } from './ingress-bench.ts';
 export { runIngressBench } from './ingress-bench.ts';
 export type { ConsumerPerfResult, KafkaPerfOptions, ProducerPerfResult } from './kafka-perf.ts';

@@ -2,13 +2,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AVRO_CONTENT_TYPE, CE_HEADER, CE_SPECVERSION, CONTENT_TYPE_HEADER } from '@hookstream/contracts';
 import { createKafka, createRawProducer } from '@hookstream/kafka';
 import { Pusher } from '@hookstream/pusher';
 import { startTracing } from '@hookstream/telemetry';
-import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { DiagConsoleLogger, DiagLogLevel, diag } from '@opentelemetry/api';
 import { Pool } from 'undici';
+import { BenchEventCodec } from './bench-events.ts';
 
 export interface BenchOptions {
   readonly brokers: readonly string[];
@@ -96,40 +95,19 @@ export async function produceBacklog(options: BenchOptions, topic: string): Prom
     await admin.ensureTopics([
       { topic, partitions: options.partitions, replicationFactor: 1, config: { 'retention.ms': '3600000' } },
     ]);
-    const registry = new SchemaRegistry({ host: options.registryUrl });
-    const schema = {
-      type: 'record',
-      name: 'BenchEvent',
-      namespace: 'hookstream.bench',
-      fields: [
-        { name: 'shipment_id', type: 'string' },
-        { name: 'status', type: 'string' },
-        { name: 'n', type: 'int' },
-      ],
-    };
-    const { id } = await registry.register(
-      { type: SchemaType.AVRO, schema: JSON.stringify(schema) },
-      { subject: `${topic}-value` },
-    );
+    const codec = await BenchEventCodec.forTopic(options.registryUrl, topic);
     const time = new Date().toISOString();
     for (let i = 0; i < options.events; i += 1000) {
       const messages = await Promise.all(
-        Array.from({ length: Math.min(1000, options.events - i) }, async (_, j) => ({
-          key: `ship-${(i + j) % 997}`,
-          value: await registry.encode(id, {
-            shipment_id: `ship-${(i + j) % 997}`,
-            status: 'in_transit',
+        Array.from({ length: Math.min(1000, options.events - i) }, (_, j) =>
+          codec.record({
+            id: `bench-${i + j}`,
+            type: 'shipment.updated',
+            key: `ship-${(i + j) % 997}`,
             n: i + j,
+            time,
           }),
-          headers: {
-            [CE_HEADER.id]: `bench-${i + j}`,
-            [CE_HEADER.type]: 'shipment.updated',
-            [CE_HEADER.source]: '/bench',
-            [CE_HEADER.time]: time,
-            [CE_HEADER.specversion]: CE_SPECVERSION,
-            [CONTENT_TYPE_HEADER]: AVRO_CONTENT_TYPE,
-          },
-        })),
+        ),
       );
       await producer.send({ topic, acks: -1, messages });
     }

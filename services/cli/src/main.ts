@@ -22,7 +22,7 @@ Commands:
   trace          an event's delivery timeline from Jaeger
   dlq            list | replay a subscriber's dead letters (back into its retry tier 1)
   ledger         where an event is for every subscriber: delivered, retrying, dead, filtered, not reached
-  bench          the full report (bench/results/), or ingress | push | retry | limiter alone, next to raw baselines
+  bench          the full report (bench/results/), or ingress | push | retry | limiter | fleet alone, next to raw baselines
 
 Run \`hookstream <command> --help\` for a command's options.`;
 

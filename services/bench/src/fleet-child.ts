@@ -1,0 +1,98 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import type { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { mib } from './proc-usage.ts';
+
+/** The V8 heap of the measured process, MiB. */
+export interface HeapFigures {
+  readonly usedMiB: number;
+  readonly totalMiB: number;
+  /** Memory of Buffers and other C++ objects tied to JS objects (outside the V8 heap). */
+  readonly externalMiB: number;
+}
+
+/** Output lines kept for an error message when the fleet fails. */
+const TAIL_LINES = 30;
+
+/**
+ * `hookstream push --all …` as an operator runs it, in a process of its own whose pid the
+ * benchmark reads /proc of. Its heap is read through heap-probe.ts, loaded with --import.
+ */
+export class FleetChild {
+  readonly #child: ChildProcess;
+  readonly #exited: Promise<unknown>;
+  readonly #tail: string[] = [];
+  readonly #heapLines: string[] = [];
+  readonly pid: number;
+
+  private constructor(child: ChildProcess, pid: number) {
+    this.#child = child;
+    this.pid = pid;
+    this.#exited = once(child, 'exit');
+    for (const stream of [child.stdout, child.stderr]) this.#lines(stream, (l) => this.#keep(l));
+    this.#lines(child.stdio[3] as Readable | null, (l) => this.#heapLines.push(l));
+  }
+
+  /** `bin` is the hookstream command's script; `args` its command line (push --all …). */
+  static spawn(bin: string, args: readonly string[], env: NodeJS.ProcessEnv): FleetChild {
+    const probe = new URL('./heap-probe.ts', import.meta.url).href;
+    const child = spawn(process.execPath, ['--import', probe, bin, ...args], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+    });
+    if (child.pid === undefined) throw new Error(`could not start ${bin} ${args.join(' ')}`);
+    return new FleetChild(child, child.pid);
+  }
+
+  /** Null while it runs; its exit code (or signal name) once it ended. */
+  get ended(): string | null {
+    const { exitCode, signalCode } = this.#child;
+    return exitCode !== null ? `exit code ${exitCode}` : signalCode;
+  }
+
+  /** Its last lines of output (JSON logs, errors), newest last. */
+  tail(): string {
+    return this.#tail.join('\n');
+  }
+
+  /** Asks the probe for the heap figures; null when none came within `timeoutMs`. */
+  async heap(timeoutMs = 5000): Promise<HeapFigures | null> {
+    const before = this.#heapLines.length;
+    if (this.ended !== null) return null;
+    this.#child.kill('SIGUSR2');
+    const deadline = performance.now() + timeoutMs;
+    while (this.#heapLines.length === before && performance.now() < deadline) await sleep(20);
+    const line = this.#heapLines[before];
+    if (line === undefined) return null;
+    const m = JSON.parse(line) as { heapUsed: number; heapTotal: number; external: number };
+    return { usedMiB: mib(m.heapUsed), totalMiB: mib(m.heapTotal), externalMiB: mib(m.external) };
+  }
+
+  /** SIGTERM (a clean stop: every subscriber commits and leaves), SIGKILL after `graceMs`. */
+  async stop(graceMs: number): Promise<'stopped' | 'killed' | 'had ended'> {
+    if (this.ended !== null) return 'had ended';
+    this.#child.kill('SIGTERM');
+    // An unref'd grace timer: a fleet that stopped at once must not hold this process for graceMs.
+    const clean = await Promise.race([this.#exited.then(() => true), sleep(graceMs, false, { ref: false })]);
+    if (clean) return 'stopped';
+    this.#child.kill('SIGKILL');
+    await this.#exited;
+    return 'killed';
+  }
+
+  #keep(line: string): void {
+    this.#tail.push(line);
+    if (this.#tail.length > TAIL_LINES) this.#tail.shift();
+  }
+
+  #lines(stream: Readable | null | undefined, onLine: (line: string) => void): void {
+    let rest = '';
+    stream?.setEncoding('utf8');
+    stream?.on('data', (chunk: string) => {
+      const parts = (rest + chunk).split('\n');
+      rest = parts.pop() ?? '';
+      for (const line of parts) if (line.length > 0) onLine(line);
+    });
+  }
+}

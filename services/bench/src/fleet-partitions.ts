@@ -1,0 +1,19 @@
+import type { KafkaAdmin } from '@hookstream/kafka';
+
+/** Topics of subscribers named `<prefix>…` (tiers, DLQs, replay logs) and their partitions. */
+export interface OwnTopics {
+  readonly topics: number;
+  readonly partitions: number;
+}
+
+/**
+ * What the subscribers' own topics cost the broker. They are created lazily (at a subscriber's
+ * first failure), so an idle fleet should hold none. Names as contracts' subscriberNames derives
+ * them: `hookstream.sub.<name>.<suffix>`.
+ */
+export async function ownTopics(admin: KafkaAdmin, prefix: string): Promise<OwnTopics> {
+  const topics = (await admin.listTopics()).filter((t) => t.startsWith(`hookstream.sub.${prefix}`));
+  let partitions = 0;
+  for (const topic of topics) partitions += (await admin.partitionCount(topic)) ?? 0;
+  return { topics: topics.length, partitions };
+}

@@ -1,0 +1,93 @@
+import { parseSubscriberSpec, registrationKey } from '@hookstream/contracts';
+import type { KafkaConnection } from '@hookstream/kafka';
+import { type DefinitionFile, planApply, recordsForPlan, SubscriberCatalog } from '@hookstream/subscribers';
+
+/** What a benchmark subscriber does: waits (idle), receives load, or receives load and then dies. */
+export type BenchRole = 'idle' | 'active' | 'doomed';
+
+export interface BenchSubscriber {
+  readonly name: string;
+  /** Its one event type, no one else's: every other event reaches it only to be skipped by ce_type. */
+  readonly eventType: string;
+  readonly role: BenchRole;
+}
+
+/** Records per write to the registry topic, well under a broker's 1 MiB batch. */
+const WRITE_CHUNK = 200;
+
+/**
+ * `count` subscribers named `<prefix>-0001`…: the first `active` receive load, the last `doomed`
+ * of those have their endpoint die before the second load; the rest stay idle.
+ */
+export function benchFleetSubscribers(
+  prefix: string,
+  count: number,
+  active: number,
+  doomed: number,
+): BenchSubscriber[] {
+  const width = Math.max(4, String(count).length);
+  return Array.from({ length: count }, (_, i) => {
+    const n = String(i + 1).padStart(width, '0');
+    const role: BenchRole = i >= active ? 'idle' : i >= active - doomed ? 'doomed' : 'active';
+    return { name: `${prefix}-${n}`, eventType: `bench.s${n}`, role };
+  });
+}
+
+export interface RegisterOptions {
+  /** Where the idle and active subscribers deliver, and where the doomed ones do. */
+  readonly url: string;
+  readonly doomedUrl: string;
+  /** The environment variable holding the whsec_ secret every subscriber signs with. */
+  readonly secretEnv: string;
+}
+
+/**
+ * Writes their records to the registry topic as `hookstream subscribers apply` does (validated
+ * specs, planned against an empty catalog: the names are new), in a few batches.
+ */
+export async function registerSubscribers(
+  kafka: KafkaConnection,
+  subscribers: readonly BenchSubscriber[],
+  options: RegisterOptions,
+): Promise<void> {
+  const files: DefinitionFile[] = subscribers.map((s) => {
+    const parsed = parseSubscriberSpec({
+      name: s.name,
+      url: s.role === 'doomed' ? options.doomedUrl : options.url,
+      eventTypes: [s.eventType],
+      start: 'earliest',
+      rate: { perSecond: 100 },
+      secret: { env: options.secretEnv },
+      allowPrivateNetwork: true,
+    });
+    if (!parsed.ok) throw new Error(`benchmark subscriber ${s.name}: ${parsed.error}`);
+    return { path: `(bench) ${s.name}`, spec: parsed.value };
+  });
+  const records = recordsForPlan(planApply(new Map(), files), new Map(), {
+    now: new Date(),
+    secretsKey: undefined,
+  });
+  const catalog = new SubscriberCatalog(kafka);
+  for (let i = 0; i < records.length; i += WRITE_CHUNK)
+    await catalog.write(records.slice(i, i + WRITE_CHUNK));
+}
+
+/** Tombstones their records and the registrations the fleet wrote for them on `eventsTopic`. */
+export async function deleteSubscribers(
+  kafka: KafkaConnection,
+  names: readonly string[],
+  eventsTopic: string,
+): Promise<void> {
+  const keys = names.flatMap((name) => [name, registrationKey(name, eventsTopic)]);
+  const catalog = new SubscriberCatalog(kafka);
+  for (let i = 0; i < keys.length; i += WRITE_CHUNK) await catalog.tombstone(keys.slice(i, i + WRITE_CHUNK));
+}
+
+/** How many records (definitions and registrations) the registry still holds for names with this prefix. */
+export async function subscribersLeft(kafka: KafkaConnection, prefix: string): Promise<number> {
+  const snapshot = await new SubscriberCatalog(kafka).read();
+  const mine = (name: string) => name.startsWith(prefix);
+  const definitions = [...snapshot.subscribers.keys()].filter(mine).length;
+  const registrations = [...snapshot.registrations].filter(([name]) => mine(name));
+  return definitions + registrations.reduce((sum, [, keys]) => sum + keys.length, 0);
+}
