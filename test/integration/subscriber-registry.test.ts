@@ -1,7 +1,7 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { subscriberGroupId } from '@hookstream/contracts';
+import { registrationKey, SUBSCRIBER_REGISTRY_TOPIC, subscriberGroupId } from '@hookstream/contracts';
 import { SampleReceiver } from '@hookstream/receiver';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.ts';
@@ -67,5 +67,27 @@ describe('the durable subscriber registry', () => {
     await fx.produce(topic, factory, [e]);
     await fx.startPusher(topic, { name, url: receiver.url, start: 'earliest' });
     await waitFor('the event', async () => (receiver.hasAccepted(name, e.id) ? true : undefined));
+  });
+
+  it('an unreadable registration does not crash the pusher: it refuses, naming the subscriber, until told where', async () => {
+    const topic = await fx.topic(1);
+    const name = uniqueName('unreadable-reg');
+    const e = factory.event();
+    await fx.produce(topic, factory, [e]);
+    await fx.producer.send({
+      topic: SUBSCRIBER_REGISTRY_TOPIC,
+      acks: -1,
+      messages: [{ key: registrationKey(name, topic), value: Buffer.from('{"name": not json') }],
+    });
+    const refusal = fx.startPusher(topic, { name, url: receiver.url, start: 'earliest' });
+    await expect(refusal).rejects.toMatchObject({ code: 'REGISTRATION_UNREADABLE', canRetry: false });
+    await expect(refusal).rejects.toThrow(new RegExp(`subscriber "${name}".*--resume-from`, 's'));
+    expect(receiver.hasAccepted(name, e.id)).toBe(false);
+    await fx.startPusher(topic, { name, url: receiver.url, start: 'latest' }, undefined, undefined, {
+      resumeFrom: 'earliest',
+    });
+    await waitFor('the event, from where the operator said', async () =>
+      receiver.hasAccepted(name, e.id) ? true : undefined,
+    );
   });
 });

@@ -3,7 +3,8 @@ export type PusherErrorCode =
   | 'BAD_HEADER'
   | 'NO_SECRET'
   | 'NO_EVENTS_TOPIC'
-  | 'LEDGER_LOST';
+  | 'LEDGER_LOST'
+  | 'REGISTRATION_UNREADABLE';
 
 /** A start-up problem; `canRetry` says whether starting again unchanged could succeed. */
 export class PusherError extends Error {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { registrationKey, type SubscriberRecord } from '@hookstream/contracts';
 import { type CatalogSnapshot, resolveSigningKeys, type SecretsKey } from '@hookstream/subscribers';
 import type { FleetMember } from './fleet.ts';
+import type { KnownRegistration } from './subscriber-registry.ts';
 import { SubscriberTopology } from './subscriber-topology.ts';
 
 export interface FleetSelection {
@@ -71,10 +72,15 @@ async function memberOf(
     topology: new SubscriberTopology(record.definition, selection.eventsTopic),
     signingKeys,
     fingerprint,
-    registration: {
-      registeredAt: snapshot.registeredAt.get(registrationKey(name, selection.eventsTopic)) ?? null,
-    },
+    registration: registrationOf(snapshot, registrationKey(name, selection.eventsTopic)),
   };
+}
+
+/** What the snapshot says of one registration key, an unreadable latest record included. */
+function registrationOf(snapshot: CatalogSnapshot, key: string): KnownRegistration {
+  const registeredAt = snapshot.registeredAt.get(key) ?? null;
+  const problem = snapshot.problems.find((p) => p.key === key);
+  return registeredAt === null && problem ? { registeredAt, unreadable: problem.error } : { registeredAt };
 }
 
 /** `--match` globs: `*` any run of characters, `?` one; several patterns separated by commas. */

@@ -35,7 +35,12 @@ export type {
 } from './subscriber-delivery.ts';
 export { SubscriberDelivery } from './subscriber-delivery.ts';
 export type { KnownRegistration, StartDecision } from './subscriber-registry.ts';
-export { decideStart, parseRegistration, SubscriberRegistry } from './subscriber-registry.ts';
+export {
+  decideStart,
+  latestRegistration,
+  parseRegistration,
+  SubscriberRegistry,
+} from './subscriber-registry.ts';
 export type { SubscriberRunnerOptions } from './subscriber-runner.ts';
 export { SubscriberRunner } from './subscriber-runner.ts';
 export { DLQ_RETENTION_MS, subscriberTopics } from './subscriber-topics.ts';

@@ -19,7 +19,8 @@ import { PusherError } from './errors.ts';
 /** What a pusher may do at start, given the registry and the group's ledger (pure). */
 export type StartDecision =
   | { readonly kind: 'start'; readonly start: StartFrom; readonly registeredAt: string | null }
-  | { readonly kind: 'refuse'; readonly registeredAt: string };
+  | { readonly kind: 'refuse'; readonly registeredAt: string }
+  | { readonly kind: 'unreadable'; readonly problem: string };
 
 /**
  * A known subscriber without a ledger lost its offsets (expired while it was stopped, or the
@@ -28,20 +29,31 @@ export type StartDecision =
  */
 export function decideStart(input: {
   readonly registeredAt: string | null;
+  /** Why the registration cannot be read; then whether the subscriber is known is not known. */
+  readonly unreadable?: string | undefined;
   readonly hasLedger: boolean;
   readonly start: StartFrom;
   readonly resumeFrom: StartFrom | undefined;
 }): StartDecision {
   const { registeredAt } = input;
-  if (registeredAt === null || input.hasLedger) return { kind: 'start', start: input.start, registeredAt };
+  if (input.hasLedger) return { kind: 'start', start: input.start, registeredAt };
+  // No ledger and no readable registration: new, or known with its ledger lost? Only an
+  // operator can say.
+  if (registeredAt === null && input.unreadable !== undefined)
+    return input.resumeFrom === undefined
+      ? { kind: 'unreadable', problem: input.unreadable }
+      : { kind: 'start', start: input.resumeFrom, registeredAt };
+  if (registeredAt === null) return { kind: 'start', start: input.start, registeredAt };
   if (input.resumeFrom !== undefined) return { kind: 'start', start: input.resumeFrom, registeredAt };
   return { kind: 'refuse', registeredAt };
 }
 
 /** What a caller that already read the registry topic (a fleet) knows of this subscriber. */
 export interface KnownRegistration {
-  /** When it first started; null when it never did. */
+  /** When it first started; null when it never did (or its record cannot be read). */
   readonly registeredAt: string | null;
+  /** Why its latest registration record cannot be read, when it cannot. */
+  readonly unreadable?: string | undefined;
 }
 
 /** A registration record's value; null when absent or not a registration (never throws). */
@@ -53,6 +65,24 @@ export function parseRegistration(value: Buffer | null): SubscriberRegistration 
   } catch {
     return null;
   }
+}
+
+/**
+ * The latest registration of one key, oldest value first: a tombstone (a purge) forgets it; a
+ * value that does not parse keeps the last good one, or, with none, is reported as unreadable.
+ */
+export function latestRegistration(values: readonly (Buffer | null)[]): KnownRegistration {
+  let known: KnownRegistration = { registeredAt: null };
+  for (const value of values) {
+    if (value === null) known = { registeredAt: null };
+    else {
+      const parsed = parseRegistration(value);
+      if (parsed) known = { registeredAt: parsed.registeredAt };
+      else if (known.registeredAt === null)
+        known = { registeredAt: null, unreadable: 'the record does not parse as a registration' };
+    }
+  }
+  return known;
 }
 
 /** The registry topic: one partition (tiny, ordered), compacted, never deleted by time. */
@@ -104,11 +134,12 @@ export class SubscriberRegistry {
     resumeFrom: StartFrom | undefined,
     known?: KnownRegistration,
   ): Promise<StartDecision & { kind: 'start' }> {
-    const registeredAt = known ? known.registeredAt : await this.#registeredAt(admin, replicationFactor);
+    const registration = known ?? (await this.#registration(admin, replicationFactor));
     const groupId = subscriberGroupId(this.#name);
     const ledger = await admin.committedOffsets(groupId, this.#eventsTopic);
     const decision = decideStart({
-      registeredAt,
+      registeredAt: registration.registeredAt,
+      unreadable: registration.unreadable,
       hasLedger: ledger.some((p) => p.offset !== null),
       start,
       resumeFrom,
@@ -123,15 +154,23 @@ export class SubscriberRegistry {
           'earliest|latest|<RFC 3339 time>',
         false,
       );
+    if (decision.kind === 'unreadable')
+      throw new PusherError(
+        'REGISTRATION_UNREADABLE',
+        `subscriber "${this.#name}": its registration ${registrationKey(this.#name, this.#eventsTopic)} in ` +
+          `${SUBSCRIBER_REGISTRY_TOPIC} cannot be read (${decision.problem}) and group ${groupId} has no ` +
+          'ledger, so whether it is new or lost its ledger is unknown; it does not start: say where to ' +
+          'start with --resume-from earliest|latest|<RFC 3339 time>',
+        false,
+      );
     return decision;
   }
 
   /** When the subscriber was first started, from the registry topic; null for a new one. */
-  async #registeredAt(admin: KafkaAdmin, replicationFactor: number): Promise<string | null> {
+  async #registration(admin: KafkaAdmin, replicationFactor: number): Promise<KnownRegistration> {
     await admin.ensureTopics([{ ...REGISTRY_SPEC, replicationFactor }]);
     const key = registrationKey(this.#name, this.#eventsTopic);
-    const records = await this.#readJustEnsured(key);
-    return parseRegistration(records.at(-1)?.value ?? null)?.registeredAt ?? null;
+    return latestRegistration((await this.#readJustEnsured(key)).map((r) => r.value));
   }
 
   /** Records that the subscriber exists (after its group has a ledger). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decideStart } from '../src/subscriber-registry.ts';
+import { decideStart, latestRegistration } from '../src/subscriber-registry.ts';
 
 const at = '2026-11-01T00:00:00.000Z';
 
@@ -34,5 +34,52 @@ describe('decideStart', () => {
     expect(
       decideStart({ registeredAt: at, hasLedger: false, start: 'latest', resumeFrom: { timestampMs: 5 } }),
     ).toEqual({ kind: 'start', start: { timestampMs: 5 }, registeredAt: at });
+  });
+
+  it('an unreadable registration and no ledger: new or lost is unknown, so it refuses unless told where', () => {
+    const unreadable = 'the record does not parse as a registration';
+    expect(
+      decideStart({
+        registeredAt: null,
+        unreadable,
+        hasLedger: false,
+        start: 'latest',
+        resumeFrom: undefined,
+      }),
+    ).toEqual({ kind: 'unreadable', problem: unreadable });
+    expect(
+      decideStart({
+        registeredAt: null,
+        unreadable,
+        hasLedger: false,
+        start: 'latest',
+        resumeFrom: 'earliest',
+      }),
+    ).toEqual({ kind: 'start', start: 'earliest', registeredAt: null });
+    // With a ledger the group resumes from it whatever the registry says.
+    expect(
+      decideStart({
+        registeredAt: null,
+        unreadable,
+        hasLedger: true,
+        start: 'latest',
+        resumeFrom: undefined,
+      }),
+    ).toEqual({ kind: 'start', start: 'latest', registeredAt: null });
+  });
+});
+
+describe('latestRegistration', () => {
+  const good = (registeredAt: string) =>
+    Buffer.from(JSON.stringify({ name: 'a', eventsTopic: 'e', registeredAt, lastStartedAt: registeredAt }));
+  it('keeps the last good record past a bad one, forgets at a tombstone, reports a bad one with nothing before', () => {
+    expect(latestRegistration([])).toEqual({ registeredAt: null });
+    expect(latestRegistration([good(at), Buffer.from('{')])).toEqual({ registeredAt: at });
+    expect(latestRegistration([good(at), null])).toEqual({ registeredAt: null });
+    expect(latestRegistration([good(at), null, Buffer.from('[]')])).toEqual({
+      registeredAt: null,
+      unreadable: 'the record does not parse as a registration',
+    });
+    expect(latestRegistration([Buffer.from('x'), good(at)])).toEqual({ registeredAt: at });
   });
 });

@@ -55,9 +55,15 @@ export function foldRegistry(records: Iterable<RawRegistryRecord>): CatalogSnaps
       if (r.value === null) {
         keys.splice(keys.indexOf(key), 1);
         registeredAt.delete(key);
+        problems.delete(key);
       } else {
         const at = registrationTime(r.value);
-        if (at !== null) registeredAt.set(key, at);
+        if (at !== null) {
+          registeredAt.set(key, at);
+          problems.delete(key);
+        }
+        // The last good registration (if any) still stands; a pusher with neither refuses.
+        else problems.set(key, { key, offset, error: 'the record does not parse as a registration' });
       }
       registrations.set(name, keys);
       continue;

@@ -49,6 +49,16 @@ describe('foldRegistry', () => {
     expect([...snap.subscribers.keys()]).toEqual(['a']);
   });
 
+  it('an unreadable registration is reported by key and the last good one stands', () => {
+    const bad = foldRegistry([raw('events/a', registration), raw('events/a', '{"name":')]);
+    expect(bad.registeredAt.get('events/a')).toBe(registration.registeredAt);
+    expect(bad.problems.map((p) => p.key)).toEqual(['events/a']);
+    const only = foldRegistry([raw('events/b', { not: 'a registration' })]);
+    expect(only.registeredAt.has('events/b')).toBe(false);
+    expect(only.problems[0]?.error).toMatch(/does not parse as a registration/);
+    expect(foldRegistry([raw('events/b', '{'), raw('events/b', null)]).problems).toEqual([]);
+  });
+
   it('a registration tombstone forgets it', () => {
     expect(foldRegistry([raw('events/a', registration), raw('events/a', null)]).registrations.size).toBe(0);
   });
