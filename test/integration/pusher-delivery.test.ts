@@ -113,7 +113,7 @@ describe('pusher delivery against the real stack and a real endpoint', () => {
     );
   });
 
-  it('retries a 5xx through the tiers and delivers on a later attempt, never settling before', async () => {
+  it('retries a 5xx through the tiers, each attempt no earlier than its delay, and delivers on the third; the ledger ends settled', async () => {
     const endpoint = await receivers.start({ behaviour: { failTimes: 2, failStatus: 503 } });
     const topic = await fx.topic(1);
     const [e] = [factory.event()];
