@@ -122,6 +122,8 @@ export const SubscriberDefinition = z.strictObject({
   allowPrivateNetwork: z.boolean().default(false),
   /** Plain http: to a public host sends the signed body and headers in clear; off unless true. */
   allowInsecureHttp: z.boolean().optional(),
+  /** Partition keys go to traces as a digest; true puts them there in clear. */
+  keysInTraces: z.boolean().optional(),
 });
 export type SubscriberDefinition = z.infer<typeof SubscriberDefinition>;
 

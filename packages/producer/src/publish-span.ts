@@ -1,5 +1,5 @@
 import type { RecordPosition } from '@hookstream/kafka';
-import { ATTR, injectTraceContext, MESSAGING_SYSTEM_KAFKA } from '@hookstream/telemetry';
+import { ATTR, injectTraceContext, MESSAGING_SYSTEM_KAFKA, traceKey } from '@hookstream/telemetry';
 import {
   type Context,
   context,
@@ -63,7 +63,7 @@ export function startPublishSpan(
         [ATTR.messagingOperationName]: 'send',
         [ATTR.messagingDestination]: topic,
         [ATTR.messagingMessageId]: event.id,
-        [ATTR.messagingKafkaKey]: event.key,
+        [ATTR.messagingKafkaKey]: traceKey(event.key),
         [ATTR.eventType]: event.type,
       },
     },

@@ -55,7 +55,7 @@ describe('publish spans with a tracing SDK', () => {
       'messaging.operation.type': 'send',
       'messaging.destination.name': 'events',
       'messaging.message.id': 'evt_1',
-      'messaging.kafka.message.key': 'tenant-1',
+      'messaging.kafka.message.key': 'sha256:0a96abb33b07ff0e',
       'hookstream.event.type': 'key.revoked',
       'messaging.destination.partition.id': '2',
       'messaging.kafka.offset': 41,

@@ -103,6 +103,7 @@ export class SubscriberDelivery {
       eventId,
       eventType: type,
       tier: this.#topology.tierOf(record.topic),
+      keyInClear: this.#topology.definition.keysInTraces,
     });
     const ctx: RecordContext = { record, signal, span, here, eventId, type, origin: here };
     let step: RecordStep = ABANDONED;

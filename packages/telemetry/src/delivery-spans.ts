@@ -14,6 +14,7 @@ import {
 } from '@opentelemetry/api';
 import { extractTraceContext, injectTraceContext } from './propagation.ts';
 import { ATTR, MESSAGING_SYSTEM_KAFKA } from './semconv.ts';
+import { traceKey } from './trace-key.ts';
 
 /** A consumed record as the delivery spans need it (no Kafka client types). */
 export interface ConsumedMessage {
@@ -31,6 +32,8 @@ export interface ProcessSpanOptions {
   readonly eventType: string | undefined;
   /** The retry tier the record was read from; undefined for the events topic. */
   readonly tier: number | undefined;
+  /** The partition key in clear in spans (the subscriber's `keysInTraces`); else a digest. */
+  readonly keyInClear?: boolean | undefined;
 }
 
 /** One outgoing HTTP attempt: its CLIENT span and the traceparent the request carries. */
@@ -69,7 +72,7 @@ export class ProcessSpan {
   constructor(tracer: Tracer, message: ConsumedMessage, options: ProcessSpanOptions) {
     this.#tracer = tracer;
     this.#eventId = options.eventId;
-    this.#key = message.key;
+    this.#key = message.key === null ? null : traceKey(message.key, options.keyInClear);
     this.#subscriber = options.subscriber;
     // The parent is the context the record carries: the ingress's publish span for an events
     // topic record; for a tier record, the previous attempt's `send <tier>` span (the pusher
@@ -93,7 +96,7 @@ export class ProcessSpan {
     };
     if (options.eventId !== undefined) attributes[ATTR.messagingMessageId] = options.eventId;
     if (options.eventType !== undefined) attributes[ATTR.eventType] = options.eventType;
-    if (message.key !== null) attributes[ATTR.messagingKafkaKey] = message.key;
+    if (this.#key !== null) attributes[ATTR.messagingKafkaKey] = this.#key;
     if (options.tier !== undefined) attributes[ATTR.retryTier] = options.tier;
     this.#span = tracer.startSpan(
       `process ${message.topic}`,

@@ -21,5 +21,6 @@ export { serveMetrics, startMetrics } from './metrics.ts';
 export type { KafkaHeaders } from './propagation.ts';
 export { extractTraceContext, injectTraceContext } from './propagation.ts';
 export { ATTR, MESSAGING_SYSTEM_KAFKA } from './semconv.ts';
+export { traceKey } from './trace-key.ts';
 export type { Tracing, TracingOptions } from './tracing.ts';
 export { startTracing, tracesUrl } from './tracing.ts';

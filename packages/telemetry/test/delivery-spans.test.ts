@@ -85,3 +85,21 @@ describe("the process span's trace id for log lines", () => {
     expect(span.traceId).toBeUndefined();
   });
 });
+
+describe("the process span's partition key", () => {
+  const keyOf = async (keyInClear: boolean | undefined) => {
+    const exporter = new InMemorySpanExporter();
+    const processor = new SimpleSpanProcessor({ exporter });
+    const provider = new TracerProvider({ spanProcessors: [processor] });
+    const span = new ProcessSpan(provider.getTracer('t'), record, { ...options, keyInClear });
+    span.send('hookstream.sub.a.retry.1').end('settled');
+    span.end('retry-scheduled');
+    await processor.forceFlush();
+    return exporter.getFinishedSpans().map((s) => s.attributes['messaging.kafka.message.key']);
+  };
+
+  it('is a digest by default on the process and send spans, the key itself only when the subscriber opts in', async () => {
+    expect(await keyOf(undefined)).toEqual(['sha256:8ed87faf0f2d0f17', 'sha256:8ed87faf0f2d0f17']);
+    expect(await keyOf(true)).toEqual(['ship-1', 'ship-1']);
+  });
+});

@@ -1,6 +1,12 @@
 import { formatLocation } from '@hookstream/contracts';
 import type { Replayable } from '@hookstream/replay';
-import { ATTR, extractTraceContext, injectTraceContext, MESSAGING_SYSTEM_KAFKA } from '@hookstream/telemetry';
+import {
+  ATTR,
+  extractTraceContext,
+  injectTraceContext,
+  MESSAGING_SYSTEM_KAFKA,
+  traceKey,
+} from '@hookstream/telemetry';
 import {
   isSpanContextValid,
   type Link,
@@ -43,7 +49,7 @@ export function startReplaySpan(
         [ATTR.messagingOperationName]: 'send',
         [ATTR.messagingDestination]: topic,
         [ATTR.messagingMessageId]: r.eventId,
-        [ATTR.messagingKafkaKey]: key,
+        [ATTR.messagingKafkaKey]: traceKey(key),
         [ATTR.subscriber]: r.evidence.subscriber,
         [ATTR.replayOf]: formatLocation(r.letter.location),
         [ATTR.replayId]: replayId,

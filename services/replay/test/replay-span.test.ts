@@ -88,7 +88,7 @@ describe('replay spans with a tracing SDK', () => {
       'messaging.operation.type': 'send',
       'messaging.destination.name': 'hookstream.sub.billing.retry.1',
       'messaging.message.id': 'evt_1',
-      'messaging.kafka.message.key': 'k',
+      'messaging.kafka.message.key': 'sha256:8254c329a92850f6',
       'hookstream.subscriber': 'billing',
       'hookstream.replay.of': 'hookstream.sub.billing.dlq:1:9',
       'hookstream.replay.id': 'rpl_1',
