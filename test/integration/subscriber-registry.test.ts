@@ -65,8 +65,11 @@ describe('the durable subscriber registry', () => {
     const name = uniqueName('fresh');
     const e = factory.event();
     await fx.produce(topic, factory, [e]);
-    await fx.startPusher(topic, { name, url: receiver.url, start: 'earliest' });
+    const { pusher } = await fx.startPusher(topic, { name, url: receiver.url, start: 'earliest' });
     await waitFor('the event', async () => (receiver.hasAccepted(name, e.id) ? true : undefined));
+    // Started from earliest (its setting), not refused: the one event, once, and the ledger past it.
+    expect(pusher.counts.acknowledged).toBe(1);
+    await fx.settledEverything(name, topic);
   });
 
   it('an unreadable registration does not crash the pusher: it refuses, naming the subscriber, until told where', async () => {
