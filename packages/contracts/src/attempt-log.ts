@@ -33,5 +33,7 @@ export const AttemptLogEntry = z.object({
   /** The record consumed for this step (events topic, a tier). */
   source: RecordLocation,
   policyVersion: z.string().optional(),
+  /** A replay's step: who sent the event again. */
+  operator: z.string().min(1).max(200).optional(),
 });
 export type AttemptLogEntry = z.infer<typeof AttemptLogEntry>;

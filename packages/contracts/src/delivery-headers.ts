@@ -38,6 +38,8 @@ export const HS_HEADER = {
   /** Replayed records: the DLQ record they came from, `<topic>:<partition>:<offset>`. */
   replayOf: 'hookstream_replay_of',
   replayId: 'hookstream_replay_id',
+  /** Who replayed it (`hookstream dlq replay --operator`, default the OS user). */
+  replayedBy: 'hookstream_replayed_by',
   /** How many times this event was replayed for this subscriber. */
   replays: 'hookstream_replays',
 } as const;

@@ -33,6 +33,7 @@ export interface HsFields {
   readonly source?: RecordLocation | undefined;
   readonly replayOf?: string | undefined;
   readonly replayId?: string | undefined;
+  readonly replayedBy?: string | undefined;
   readonly replays?: number | undefined;
 }
 
@@ -66,6 +67,7 @@ export function writeHsHeaders(f: HsFields): Record<string, string> {
     [h.sourceOffset, f.source?.offset],
     [h.replayOf, f.replayOf],
     [h.replayId, f.replayId],
+    [h.replayedBy, f.replayedBy],
     [h.replays, decimal(f.replays)],
   ];
   const out: Record<string, string> = {};

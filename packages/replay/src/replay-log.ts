@@ -2,7 +2,7 @@ import { EventId, formatLocation, RecordLocation, SubscriberName } from '@hookst
 import { z } from 'zod';
 import type { DeadLetter } from './dead-letter.ts';
 import type { StoredRecord } from './stored-record.ts';
-import type { Replayable } from './tier-record.ts';
+import type { Replayable, ReplayStamp } from './tier-record.ts';
 
 /**
  * One replayed DLQ record, in the subscriber's compacted replay log (key = the DLQ location,
@@ -13,6 +13,8 @@ export const ReplayLogEntry = z.object({
   eventId: EventId,
   subscriber: SubscriberName,
   replayId: z.string().min(1),
+  /** Who replayed it; absent in entries written before operators were recorded. */
+  operator: z.string().min(1).max(200).optional(),
   replayedAt: z.iso.datetime({ offset: true }),
   /** Where the replayed record landed in retry tier 1. */
   tier: RecordLocation,
@@ -93,13 +95,14 @@ export function planReplay(
 export function replayLogRecord(
   r: Replayable,
   tier: RecordLocation,
-  stamp: { readonly replayId: string; readonly nowMs: number },
+  stamp: Pick<ReplayStamp, 'replayId' | 'nowMs' | 'operator'>,
 ): { key: string; value: Buffer; entry: ReplayLogEntry } {
   const entry: ReplayLogEntry = {
     dlq: r.letter.location,
     eventId: r.eventId,
     subscriber: r.evidence.subscriber,
     replayId: stamp.replayId,
+    operator: stamp.operator,
     replayedAt: new Date(stamp.nowMs).toISOString(),
     tier,
     replays: (r.evidence.replays ?? 0) + 1,

@@ -43,6 +43,8 @@ export interface ReplayStamp {
   /** One id per replay run, so a run's records can be found together. */
   readonly replayId: string;
   readonly nowMs: number;
+  /** Who replays (recorded on the tier record and in the replay log). */
+  readonly operator: string;
   /** The traceparent of the replay's PRODUCER span; without tracing the DLQ record's stays. */
   readonly traceparent?: string;
 }
@@ -80,6 +82,7 @@ export function buildTierRecord(r: Replayable, stamp: ReplayStamp): TierRecord {
         source: dlq,
         replayOf: formatLocation(dlq),
         replayId: stamp.replayId,
+        replayedBy: stamp.operator,
         replays: (r.evidence.replays ?? 0) + 1,
       }),
     },

@@ -9,7 +9,7 @@ describe('replayAttemptEntry', () => {
   it('is a valid attempt log step: scheduled in tier 1 now, new budget, from the DLQ record', () => {
     const c = checkReplayable(readDeadLetter(dlqRecord()), 'billing');
     if (!c.ok) throw new Error(c.problem);
-    const entry = replayAttemptEntry(c.replayable, Date.parse('2026-05-02T08:00:00.000Z'));
+    const entry = replayAttemptEntry(c.replayable, Date.parse('2026-05-02T08:00:00.000Z'), 'ops-alice');
     expect(AttemptLogEntry.parse(entry)).toEqual({
       eventId: 'evt_1',
       subscriber: 'billing',
@@ -21,6 +21,7 @@ describe('replayAttemptEntry', () => {
       dueAt: '2026-05-02T08:00:00.000Z',
       origin: { topic: 'events', partition: 4, offset: '1234' },
       source: { topic: 'hookstream.sub.billing.dlq', partition: 0, offset: '7' },
+      operator: 'ops-alice',
     });
   });
 });

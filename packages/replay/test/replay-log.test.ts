@@ -17,7 +17,7 @@ function logged(offset: string, replayId = 'rpl_1') {
   const { key, value } = replayLogRecord(
     replayable(offset),
     { topic: 'hookstream.sub.billing.retry.1', partition: 2, offset: '40' },
-    { replayId, nowMs: NOW },
+    { replayId, nowMs: NOW, operator: 'ops' },
   );
   return { key, value };
 }
@@ -27,7 +27,7 @@ describe('replayLogRecord', () => {
     const { key, value, entry } = replayLogRecord(
       replayable('7'),
       { topic: 'hookstream.sub.billing.retry.1', partition: 2, offset: '40' },
-      { replayId: 'rpl_1', nowMs: NOW },
+      { replayId: 'rpl_1', nowMs: NOW, operator: 'ops-alice' },
     );
     expect(key).toBe('hookstream.sub.billing.dlq:0:7');
     expect(ReplayLogEntry.parse(JSON.parse(value.toString()))).toEqual(entry);
@@ -36,6 +36,7 @@ describe('replayLogRecord', () => {
       eventId: 'evt_1',
       subscriber: 'billing',
       replayId: 'rpl_1',
+      operator: 'ops-alice',
       replayedAt: '2026-05-02T08:00:00.000Z',
       tier: { topic: 'hookstream.sub.billing.retry.1', partition: 2, offset: '40' },
       replays: 1,

@@ -16,7 +16,11 @@ function replayable(record = dlqRecord()): Replayable {
 describe('buildTierRecord', () => {
   it('keeps key, value bytes and original headers, and writes exactly the replay retry state', () => {
     const record = dlqRecord();
-    const tier = buildTierRecord(replayable(record), { replayId: 'rpl_1', nowMs: NOW });
+    const tier = buildTierRecord(replayable(record), {
+      replayId: 'rpl_1',
+      nowMs: NOW,
+      operator: 'ops-alice',
+    });
     expect(tier.key).toBe('shp_1');
     expect(tier.value.equals(record.value ?? Buffer.alloc(0))).toBe(true);
     expect(tier.headers).toEqual({
@@ -33,12 +37,13 @@ describe('buildTierRecord', () => {
       [h.sourceOffset]: '7',
       [h.replayOf]: 'hookstream.sub.billing.dlq:0:7',
       [h.replayId]: 'rpl_1',
+      [h.replayedBy]: 'ops-alice',
       [h.replays]: '1',
     });
   });
 
   it('drops the DLQ evidence (reason, outcome, excerpt, attempt times) so the new budget starts clean', () => {
-    const tier = buildTierRecord(replayable(), { replayId: 'r', nowMs: NOW });
+    const tier = buildTierRecord(replayable(), { replayId: 'r', nowMs: NOW, operator: 'ops' });
     for (const gone of [
       h.deadLetterReason,
       h.deadLetteredAt,
@@ -56,6 +61,7 @@ describe('buildTierRecord', () => {
       {
         replayId: 'r',
         nowMs: NOW,
+        operator: 'ops',
       },
     );
     expect(tier.headers[h.replays]).toBe('3');
@@ -64,14 +70,15 @@ describe('buildTierRecord', () => {
 
   it("puts the replay span's traceparent in place of the original when given", () => {
     const traceparent = '00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01';
-    const tier = buildTierRecord(replayable(), { replayId: 'r', nowMs: NOW, traceparent });
+    const tier = buildTierRecord(replayable(), { replayId: 'r', nowMs: NOW, operator: 'ops', traceparent });
     expect(tier.headers.traceparent).toBe(traceparent);
   });
 
   it('keys a keyless record by its event id', () => {
-    expect(buildTierRecord(replayable(dlqRecord({ key: null })), { replayId: 'r', nowMs: NOW }).key).toBe(
-      'evt_1',
-    );
+    expect(
+      buildTierRecord(replayable(dlqRecord({ key: null })), { replayId: 'r', nowMs: NOW, operator: 'ops' })
+        .key,
+    ).toBe('evt_1');
   });
 
   it('goes to retry tier 1 of the subscriber', () => {

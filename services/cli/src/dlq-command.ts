@@ -1,3 +1,4 @@
+import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import { dlqTopicName, SubscriberName } from '@hookstream/contracts';
 import {
@@ -22,7 +23,7 @@ const FILTERS = `Selection (every given filter must hold; repeat --event-id, --r
   --limit <n>          at most n, oldest first`;
 
 export const DLQ_USAGE = `Usage: hookstream dlq list   --subscriber <name> [selection] [--json]
-       hookstream dlq replay --subscriber <name> [selection] [--dry-run] [--rate <n/s>] [--again] [--json]
+       hookstream dlq replay --subscriber <name> [selection] [--dry-run] [--rate <n/s>] [--again] [--operator <who>] [--json]
 
 list: what is in the subscriber's dead-letter topic (hookstream.sub.<name>.dlq): event id, type,
 reason, attempts, last status, age, and where (partition:offset).
@@ -34,6 +35,8 @@ subscriber sees them. Each replayed DLQ record is written to the replay log
   --dry-run      write nothing; list what would go
   --rate <n/s>   at most n records per second (default: as fast as Kafka acknowledges)
   --again        replay records the replay log says were already replayed
+  --operator <who>  who replays, recorded on every replayed record (hookstream_replayed_by), in
+                 the replay log and the attempt log (default: the OS user)
 
 ${FILTERS}
 
@@ -51,6 +54,7 @@ const OPTIONS = {
   'dry-run': { type: 'boolean', default: false },
   rate: { type: 'string' },
   again: { type: 'boolean', default: false },
+  operator: { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
@@ -72,7 +76,7 @@ export async function dlqCommand(argv: readonly string[]): Promise<number> {
     if (!name.success)
       throw new ReplayError('BAD_OPTION', `--subscriber: '${values.subscriber}' is not a subscriber name`);
     if (action === 'list') {
-      for (const only of ['dry-run', 'again', 'rate'] as const)
+      for (const only of ['dry-run', 'again', 'rate', 'operator'] as const)
         if (values[only] !== undefined && values[only] !== false)
           throw new ReplayError('BAD_OPTION', `--${only} only applies to dlq replay`);
     }
@@ -85,9 +89,30 @@ export async function dlqCommand(argv: readonly string[]): Promise<number> {
       json: values.json,
       dryRun: values['dry-run'],
       again: values.again,
+      operator: parseOperator(values.operator),
     });
   } catch (err) {
     return reportToolError(command, err);
+  }
+}
+
+/** Who replays: printable text of at most 200 characters, by default the OS user. */
+function parseOperator(given: string | undefined): string {
+  const operator = given ?? osUser();
+  if (!/^[\x21-\x7e][\x20-\x7e]{0,199}$/.test(operator))
+    throw new ReplayError(
+      'BAD_OPTION',
+      '--operator: 1 to 200 printable ASCII characters, not starting with a space',
+    );
+  return operator;
+}
+
+function osUser(): string {
+  try {
+    return userInfo().username || 'unknown';
+  } catch {
+    // No passwd entry for the uid (some containers).
+    return process.env.USER ?? 'unknown';
   }
 }
 
@@ -177,6 +202,7 @@ async function replay(
     json: boolean;
     dryRun: boolean;
     again: boolean;
+    operator: string;
   },
 ): Promise<number> {
   const tracing = options.dryRun ? undefined : startTracing({ serviceName: 'hookstream-replay' });
@@ -187,6 +213,7 @@ async function replay(
       subscriber,
       selection: options.selection,
       again: options.again,
+      operator: options.operator,
       dryRun: options.dryRun,
       ratePerSecond: options.rate,
       onProgress: progress,

@@ -33,6 +33,8 @@ export interface ReplayRequest {
   readonly again: boolean;
   /** Read and plan, write nothing. */
   readonly dryRun: boolean;
+  /** Who replays: recorded on each tier record, in the replay log and the attempt log. */
+  readonly operator: string;
   /** Records per second; unlimited when absent. */
   readonly ratePerSecond?: number | undefined;
   /** Called after each acknowledged chunk. */
@@ -107,7 +109,7 @@ export async function replayDeadLetters(
     alreadyReplayed: plan.alreadyReplayed.map(({ letter, entry }) => ({
       eventId: letter.eventId,
       dlq: formatLocation(letter.location),
-      detail: `replayed ${entry.replayedAt} by ${entry.replayId}`,
+      detail: `replayed ${entry.replayedAt}${entry.operator ? ` by ${entry.operator}` : ''} (${entry.replayId})`,
     })),
     unreplayable: plan.unreplayable.map(({ letter, problem }) => ({
       eventId: letter.eventId,
@@ -160,6 +162,7 @@ async function send(
         buildTierRecord(r, {
           replayId,
           nowMs,
+          operator: options.operator,
           ...(spans[j]?.traceparent === undefined ? {} : { traceparent: spans[j].traceparent }),
         }),
       );
@@ -182,14 +185,15 @@ async function send(
           throw new Error('RecordSender returned fewer positions than records');
         endReplaySpan(span.span, p.partition, p.offset);
         const tier: RecordLocation = { topic, partition: p.partition, offset: p.offset };
-        return { r, tier, log: replayLogRecord(r, tier, { replayId, nowMs }) };
+        return { r, tier, log: replayLogRecord(r, tier, { replayId, nowMs, operator: options.operator }) };
       });
       await sender.send(
         replayLogTopicName(options.subscriber),
         done.map(({ log }) => ({ key: log.key, value: log.value, headers: {} })),
       );
       attemptLog ??= await hasAttemptLog(kafka);
-      if (attemptLog) await writeAttempts(sender, chunk, nowMs, options.onWarning);
+      if (attemptLog)
+        await writeAttempts(sender, chunk, { nowMs, operator: options.operator }, options.onWarning);
       for (const { r, tier } of done)
         replayed.push({
           eventId: r.eventId,
@@ -222,7 +226,7 @@ async function hasAttemptLog(kafka: KafkaConnection): Promise<boolean> {
 async function writeAttempts(
   sender: RecordSender,
   chunk: readonly Replayable[],
-  nowMs: number,
+  stamp: { readonly nowMs: number; readonly operator: string },
   warn: ((message: string) => void) | undefined,
 ): Promise<void> {
   try {
@@ -230,7 +234,7 @@ async function writeAttempts(
       ATTEMPT_LOG_TOPIC,
       chunk.map((r) => ({
         key: r.eventId,
-        value: Buffer.from(JSON.stringify(replayAttemptEntry(r, nowMs))),
+        value: Buffer.from(JSON.stringify(replayAttemptEntry(r, stamp.nowMs, stamp.operator))),
         headers: {},
       })),
     );
