@@ -24,6 +24,7 @@ export {
   TRACEPARENT_HEADER,
   TRACESTATE_HEADER,
 } from './headers.ts';
+export { HookstreamError } from './hookstream-error.ts';
 export type { HsFields } from './hs-header-codec.ts';
 export {
   readDeadLetterEvidence,

@@ -1,3 +1,4 @@
+import { HookstreamError } from '@hookstream/contracts';
 export type DeliveryErrorCode =
   | 'BAD_SECRET'
   | 'INSECURE_DESTINATION'
@@ -5,14 +6,4 @@ export type DeliveryErrorCode =
   | 'UNRESOLVABLE_DESTINATION';
 
 /** A delivery set-up problem; `canRetry` says whether trying again later could help. */
-export class DeliveryError extends Error {
-  readonly code: DeliveryErrorCode;
-  readonly canRetry: boolean;
-
-  constructor(code: DeliveryErrorCode, message: string, canRetry: boolean) {
-    super(message);
-    this.name = 'DeliveryError';
-    this.code = code;
-    this.canRetry = canRetry;
-  }
-}
+export class DeliveryError extends HookstreamError<DeliveryErrorCode> {}

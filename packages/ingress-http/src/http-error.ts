@@ -1,14 +1,13 @@
+import { HookstreamError } from '@hookstream/contracts';
 import type { PublishErrorDetail } from '@hookstream/producer';
 import { PublishError } from '@hookstream/producer';
 
 /** An HTTP answer other than success, with the JSON body `{ error: { code, message, details? } }`. */
-export class HttpError extends Error {
+export class HttpError extends HookstreamError {
   readonly status: number;
-  readonly code: string;
   readonly details: readonly unknown[];
   /** Seconds, for 503 and 429. */
   readonly retryAfterS: number | null;
-  readonly canRetry: boolean;
 
   constructor(
     status: number,
@@ -16,13 +15,10 @@ export class HttpError extends Error {
     message: string,
     options: { details?: readonly unknown[]; retryAfterS?: number } = {},
   ) {
-    super(message);
-    this.name = 'HttpError';
+    super(code, message, status === 503 || status === 429);
     this.status = status;
-    this.code = code;
     this.details = options.details ?? [];
     this.retryAfterS = options.retryAfterS ?? null;
-    this.canRetry = status === 503 || status === 429;
   }
 
   body(): { error: { code: string; message: string; details?: readonly unknown[] } } {

@@ -1,3 +1,4 @@
+import { HookstreamError } from '@hookstream/contracts';
 export type KafkaSendErrorCode = 'KAFKA_UNAVAILABLE' | 'KAFKA_REJECTED';
 
 /**
@@ -6,14 +7,8 @@ export type KafkaSendErrorCode = 'KAFKA_UNAVAILABLE' | 'KAFKA_REJECTED';
  * the same event ids is the fix (subscribers deduplicate). KAFKA_REJECTED: the broker refused
  * the records for good (too large, no such topic).
  */
-export class KafkaSendError extends Error {
-  readonly code: KafkaSendErrorCode;
-  readonly canRetry: boolean;
-
+export class KafkaSendError extends HookstreamError<KafkaSendErrorCode> {
   constructor(code: KafkaSendErrorCode, message: string, options: { cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'KafkaSendError';
-    this.code = code;
-    this.canRetry = code === 'KAFKA_UNAVAILABLE';
+    super(code, message, code === 'KAFKA_UNAVAILABLE', options);
   }
 }

@@ -1,3 +1,4 @@
+import { HookstreamError } from '@hookstream/contracts';
 export type PublishErrorCode =
   /** The request around the data is wrong (bad id, key, occurred_at, unknown fields). */
   | 'INVALID_REQUEST'
@@ -35,9 +36,7 @@ const RETRYABLE: ReadonlySet<PublishErrorCode> = new Set([
 ]);
 
 /** Why an event was not published. canRetry: the same call may succeed later, unchanged. */
-export class PublishError extends Error {
-  readonly code: PublishErrorCode;
-  readonly canRetry: boolean;
+export class PublishError extends HookstreamError<PublishErrorCode> {
   readonly details: readonly PublishErrorDetail[];
 
   constructor(
@@ -45,10 +44,7 @@ export class PublishError extends Error {
     message: string,
     options: { details?: readonly PublishErrorDetail[]; cause?: unknown } = {},
   ) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'PublishError';
-    this.code = code;
-    this.canRetry = RETRYABLE.has(code);
+    super(code, message, RETRYABLE.has(code), options);
     this.details = options.details ?? [];
   }
 }

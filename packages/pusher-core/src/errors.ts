@@ -1,3 +1,4 @@
+import { HookstreamError } from '@hookstream/contracts';
 export type PusherErrorCode =
   | 'BAD_DEFINITION'
   | 'BAD_HEADER'
@@ -7,14 +8,4 @@ export type PusherErrorCode =
   | 'REGISTRATION_UNREADABLE';
 
 /** A start-up problem; `canRetry` says whether starting again unchanged could succeed. */
-export class PusherError extends Error {
-  readonly code: PusherErrorCode;
-  readonly canRetry: boolean;
-
-  constructor(code: PusherErrorCode, message: string, canRetry: boolean) {
-    super(message);
-    this.name = 'PusherError';
-    this.code = code;
-    this.canRetry = canRetry;
-  }
-}
+export class PusherError extends HookstreamError<PusherErrorCode> {}

@@ -1,3 +1,4 @@
+import { HookstreamError } from '@hookstream/contracts';
 export type ReplayErrorCode =
   | 'BAD_OPTION'
   | 'NO_DLQ'
@@ -9,14 +10,8 @@ export type ReplayErrorCode =
  * A dead-letter tool could not do what was asked. `canRetry`: running the same command again
  * unchanged could succeed (Kafka was away), as opposed to a wrong option or a missing topic.
  */
-export class ReplayError extends Error {
-  readonly code: ReplayErrorCode;
-  readonly canRetry: boolean;
-
+export class ReplayError extends HookstreamError<ReplayErrorCode> {
   constructor(code: ReplayErrorCode, message: string, options: { cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'ReplayError';
-    this.code = code;
-    this.canRetry = code === 'KAFKA_UNAVAILABLE';
+    super(code, message, code === 'KAFKA_UNAVAILABLE', options);
   }
 }

@@ -1,3 +1,4 @@
+import { HookstreamError } from '@hookstream/contracts';
 export type StackErrorCode =
   | 'TOOL_MISSING'
   | 'TOOL_TOO_OLD'
@@ -8,15 +9,8 @@ export type StackErrorCode =
   | 'BAD_CONFIG';
 
 /** A stack problem with a code and a hint a person can act on. */
-export class StackError extends Error {
-  readonly code: StackErrorCode;
-  /** True when running the same command again may succeed without changing anything. */
-  readonly canRetry: boolean;
-
+export class StackError extends HookstreamError<StackErrorCode> {
   constructor(code: StackErrorCode, message: string, options: { canRetry?: boolean; cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'StackError';
-    this.code = code;
-    this.canRetry = options.canRetry ?? false;
+    super(code, message, options.canRetry ?? false, options);
   }
 }

@@ -1,3 +1,4 @@
+import { HookstreamError } from '@hookstream/contracts';
 export type CatalogErrorCode =
   | 'BAD_OPTION'
   | 'BAD_DEFINITION'
@@ -11,14 +12,4 @@ export type CatalogErrorCode =
   | 'BAD_SECRET';
 
 /** A catalog problem; `canRetry` says whether doing the same thing again unchanged could succeed. */
-export class CatalogError extends Error {
-  readonly code: CatalogErrorCode;
-  readonly canRetry: boolean;
-
-  constructor(code: CatalogErrorCode, message: string, canRetry: boolean) {
-    super(message);
-    this.name = 'CatalogError';
-    this.code = code;
-    this.canRetry = canRetry;
-  }
-}
+export class CatalogError extends HookstreamError<CatalogErrorCode> {}

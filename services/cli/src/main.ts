@@ -1,4 +1,4 @@
-import { StackError } from '@hookstream/stack';
+import { HookstreamError } from '@hookstream/contracts';
 import { benchCommand } from './bench-command.ts';
 import { dlqCommand } from './dlq-command.ts';
 import { ingressCommand } from './ingress-command.ts';
@@ -8,6 +8,7 @@ import { receiverCommand } from './receiver-command.ts';
 import { stackCommand } from './stack-command.ts';
 import { startCommand } from './start-command.ts';
 import { subscribersCommand } from './subscribers-command.ts';
+import { reportToolError } from './tool-errors.ts';
 import { traceCommand } from './trace-command.ts';
 
 const USAGE = `Usage: hookstream <command> [options]
@@ -54,10 +55,8 @@ export async function main(argv: readonly string[]): Promise<number> {
   try {
     return await command(rest);
   } catch (err) {
-    if (err instanceof StackError) {
-      process.stderr.write(`hookstream: ${err.code}: ${err.message}\n`);
-      return 1;
-    }
+    // A hookstream error a command did not report itself: reported the same way as the others.
+    if (err instanceof HookstreamError) return reportToolError(name, err);
     if (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS')) {
       process.stderr.write(`hookstream ${name}: ${err.message}\n`);
       return 2;

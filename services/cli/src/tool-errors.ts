@@ -1,18 +1,19 @@
-import { ReplayError } from '@hookstream/replay';
+import { HookstreamError } from '@hookstream/contracts';
 
 /**
- * Reports a tool failure and returns the exit code: 2 for a bad option (named in the message),
- * 1 for anything else, with the error's code and whether running again could help.
+ * Reports a command's failure and returns the exit code, the one place that maps errors to
+ * messages: 2 for a bad option (named in the message), 1 for anything else, with the error's
+ * code and whether running again could help.
  */
 export function reportToolError(command: string, err: unknown): number {
-  if (err instanceof ReplayError && err.code === 'BAD_OPTION') {
+  if (err instanceof HookstreamError && err.code === 'BAD_OPTION') {
     process.stderr.write(`hookstream ${command}: ${err.message}\n`);
     return 2;
   }
-  const code = (err as { code?: unknown }).code;
-  const retry =
-    (err as { canRetry?: unknown; retriable?: unknown }).canRetry ??
-    (err as { retriable?: unknown }).retriable;
+  const known = err instanceof HookstreamError;
+  const code = known ? err.code : (err as { code?: unknown }).code;
+  // kafkajs errors say `retriable`; ours say canRetry.
+  const retry = known ? err.canRetry : (err as { retriable?: unknown }).retriable;
   const label = typeof code === 'string' ? `${code}: ` : '';
   const hint = retry === true ? ' (transient: running it again may succeed)' : '';
   process.stderr.write(

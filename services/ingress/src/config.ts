@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { DEFAULT_EVENTS_TOPIC } from '@hookstream/contracts';
+import { DEFAULT_EVENTS_TOPIC, HookstreamError } from '@hookstream/contracts';
 import { z } from 'zod';
 
 const port = z.coerce.number().int().min(0).max(65535);
@@ -91,13 +91,9 @@ export interface IngressConfig {
 }
 
 /** A setting that stops the ingress from starting; the message names the variable. */
-export class IngressConfigError extends Error {
-  readonly code = 'BAD_CONFIG';
-  readonly canRetry = false;
-
+export class IngressConfigError extends HookstreamError<'BAD_CONFIG'> {
   constructor(message: string) {
-    super(message);
-    this.name = 'IngressConfigError';
+    super('BAD_CONFIG', message, false);
   }
 }
 
