@@ -16,6 +16,8 @@ export type LedgerState =
       readonly dueAt: string | null;
       readonly attempt: number;
       readonly replayed: boolean;
+      /** Who replayed it, when it waits there because of a replay that recorded one. */
+      readonly replayedBy?: string;
     }
   | {
       readonly state: 'dead-lettered';
@@ -75,6 +77,7 @@ function fromStep(e: AttemptLogEntry): LedgerState {
         dueAt: e.dueAt ?? null,
         attempt: e.attempt,
         replayed: e.outcome === 'replayed',
+        ...(e.operator === undefined ? {} : { replayedBy: e.operator }),
       };
     case 'dead-lettered':
       return {

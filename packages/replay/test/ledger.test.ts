@@ -95,6 +95,7 @@ describe('resolveLedger', () => {
         outcome: 'replayed',
         tier: 1,
         dueAt: '2026-05-02T08:00:00.000Z',
+        operator: 'ops-alice',
       }),
     ];
     expect(resolveLedger({ entries, origin: ORIGIN, committed: committed('101') })).toMatchObject({
@@ -102,6 +103,7 @@ describe('resolveLedger', () => {
       tier: 1,
       attempt: 0,
       replayed: true,
+      replayedBy: 'ops-alice',
     });
   });
 
