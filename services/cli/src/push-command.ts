@@ -12,7 +12,7 @@ import {
   startMetrics,
   startTracing,
 } from '@hookstream/telemetry';
-import { runtimeEndpoints } from './runtime-endpoints.ts';
+import { limiterRedisUrl, runtimeEndpoints } from './runtime-endpoints.ts';
 
 export const PUSH_USAGE = `Usage: hookstream push --config <subscriber.json> | --all [--match <globs>] [--secrets-key-file <f>]
                        [--topic <events topic>] [--redis <url>]
@@ -188,7 +188,7 @@ export async function pushCommand(args: readonly string[]): Promise<number> {
   const common = {
     ...runtimeEndpoints(),
     topic: values.topic ?? process.env.HOOKSTREAM_EVENTS_TOPIC ?? DEFAULT_EVENTS_TOPIC,
-    limiterRedisUrl: values.redis ?? process.env.HOOKSTREAM_LIMITER_REDIS,
+    limiterRedisUrl: values.redis ?? limiterRedisUrl(),
     log,
     ...(metrics ? { meter: metrics.meter } : {}),
     ...(sessionTimeoutMs === undefined ? {} : { sessionTimeoutMs }),

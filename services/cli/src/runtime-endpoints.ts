@@ -1,16 +1,19 @@
-import { loadStackConfig } from '@hookstream/stack';
+import { type ConnectionSettings, loadConnectionSettings } from '@hookstream/contracts';
 
 /**
- * Where Kafka and the registry are: KAFKA_BROKERS / REGISTRY_URL when set (the same variables as the ingress)
- * (a real deployment), otherwise the local stack's ports.
+ * Where Kafka, the registry and Redis are, from the one shared schema (KAFKA_BROKERS /
+ * KAFKA_PORT, REGISTRY_URL / REGISTRY_PORT, HOOKSTREAM_LIMITER_REDIS): the same variables and
+ * defaults as the ingress. Parsed once per process; a bad value stops the command naming it.
  */
-export function runtimeEndpoints(env: NodeJS.ProcessEnv = process.env): {
-  brokers: string[];
-  registryUrl: string;
-} {
-  const stack = loadStackConfig(env);
-  return {
-    brokers: env.KAFKA_BROKERS?.split(',').map((b) => b.trim()) ?? [`${stack.host}:${stack.kafka.port}`],
-    registryUrl: env.REGISTRY_URL ?? `http://${stack.host}:${stack.registry.port}/apis/ccompat/v7`,
-  };
+let parsed: ConnectionSettings | undefined;
+
+export function runtimeEndpoints(): { brokers: string[]; registryUrl: string } {
+  parsed ??= loadConnectionSettings(process.env);
+  return { brokers: parsed.brokers, registryUrl: parsed.registryUrl };
+}
+
+/** The Redis URL shared limits go through (HOOKSTREAM_LIMITER_REDIS), if set. */
+export function limiterRedisUrl(): string | undefined {
+  parsed ??= loadConnectionSettings(process.env);
+  return parsed.limiterRedisUrl;
 }

@@ -1,5 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { DEFAULT_EVENTS_TOPIC, HookstreamError } from '@hookstream/contracts';
+import {
+  ConnectionEnv,
+  connectionSettingsOf,
+  DEFAULT_EVENTS_TOPIC,
+  HookstreamError,
+} from '@hookstream/contracts';
 import { z } from 'zod';
 
 const port = z.coerce.number().int().min(0).max(65535);
@@ -9,7 +14,7 @@ const DAY_MS = 24 * 3600 * 1000;
 const flag = z.enum(['1', '0', 'true', 'false', '']).transform((v) => v === '1' || v === 'true');
 
 /** The ingress's environment, parsed once at boot. Every setting has a default except tokens. */
-export const IngressEnv = z.object({
+export const IngressEnv = ConnectionEnv.extend({
   INGRESS_HOST: z.string().min(1).default('127.0.0.1'),
   INGRESS_PORT: port.default(8080),
   /** `token` or `token=type|type`, comma-separated. */
@@ -50,12 +55,6 @@ export const IngressEnv = z.object({
   INGRESS_RATE_LIMIT_BURST: int(1, 1_000_000).optional(),
   INGRESS_SOURCE: z.string().min(1).default('/ingress'),
   INGRESS_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  /** Comma-separated host:port; default 127.0.0.1:$KAFKA_PORT (9092). */
-  KAFKA_BROKERS: z.string().min(1).optional(),
-  KAFKA_PORT: port.default(9092),
-  /** Default http://127.0.0.1:$REGISTRY_PORT/apis/ccompat/v7. */
-  REGISTRY_URL: z.url().optional(),
-  REGISTRY_PORT: port.default(8081),
 });
 export type IngressEnv = z.infer<typeof IngressEnv>;
 
@@ -132,6 +131,7 @@ export function loadIngressConfig(env: NodeJS.ProcessEnv, overrides: { port?: nu
       'INGRESS_HEADERS_TIMEOUT_MS: must be less than INGRESS_REQUEST_TIMEOUT_MS (the headers are part of the request)',
     );
   }
+  const connection = connectionSettingsOf(e);
   return {
     host: e.INGRESS_HOST,
     port: overrides.port ?? e.INGRESS_PORT,
@@ -165,8 +165,8 @@ export function loadIngressConfig(env: NodeJS.ProcessEnv, overrides: { port?: nu
           },
     source: e.INGRESS_SOURCE,
     logLevel: e.INGRESS_LOG_LEVEL,
-    brokers: (e.KAFKA_BROKERS ?? `127.0.0.1:${e.KAFKA_PORT}`).split(',').map((b) => b.trim()),
-    registryUrl: e.REGISTRY_URL ?? `http://127.0.0.1:${e.REGISTRY_PORT}/apis/ccompat/v7`,
+    brokers: connection.brokers,
+    registryUrl: connection.registryUrl,
   };
 }
 
