@@ -50,6 +50,11 @@ export interface SubscriberConsumerOptions {
   readonly onFatal: (error: Error) => void;
   /** How long a fetch waits for data; small keeps latency low when partitions are idle. */
   readonly maxWaitTimeInMs?: number;
+  /**
+   * At most this many bytes per fetch response (kafkajs default 10 MiB, 1 MiB per partition).
+   * Every group holds its own fetched batches, so a process with many groups bounds this.
+   */
+  readonly fetchMaxBytes?: number | undefined;
   readonly sessionTimeoutMs?: number;
 }
 
@@ -83,6 +88,9 @@ export class SubscriberConsumer {
     this.#consumer = kafkaOf(options.kafka).consumer({
       groupId: options.groupId,
       maxWaitTimeInMs: options.maxWaitTimeInMs ?? 500,
+      ...(options.fetchMaxBytes === undefined
+        ? {}
+        : { maxBytes: options.fetchMaxBytes, maxBytesPerPartition: options.fetchMaxBytes }),
       sessionTimeout: options.sessionTimeoutMs ?? 30_000,
       // Short heartbeats keep rebalances quick when an instance joins or leaves.
       heartbeatInterval: 3000,

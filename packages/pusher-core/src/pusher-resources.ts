@@ -40,6 +40,11 @@ export interface PusherResourcesSettings {
    * as soon as there is data), but a tier partition that becomes due waits for the current fetch.
    */
   readonly fetchWaitMs?: number | undefined;
+  /**
+   * Bytes one group's fetch may bring back (default: kafkajs's 10 MiB). Each group holds its own
+   * batches, so a fleet of a thousand groups at the default could hold gigabytes at once.
+   */
+  readonly fetchMaxBytes?: number | undefined;
   /** Instruments go here (lag, ages, outcomes, latencies); no metrics without one. */
   readonly meter?: Meter;
 }
@@ -76,6 +81,7 @@ export class PusherResources {
   readonly limiterRedisUrl: string | undefined;
   readonly tierPartitions: number | undefined;
   readonly fetchWaitMs: number;
+  readonly fetchMaxBytes: number | undefined;
   readonly log: LogFn;
   readonly #partitions = new Map<string, number>();
   /** Topics known to exist; a miss asks the broker again (topics are never deleted under us). */
@@ -95,6 +101,7 @@ export class PusherResources {
     this.limiterRedisUrl = settings.limiterRedisUrl;
     this.tierPartitions = settings.tierPartitions;
     this.fetchWaitMs = settings.fetchWaitMs ?? 100;
+    this.fetchMaxBytes = settings.fetchMaxBytes;
     this.log = settings.log;
   }
 

@@ -215,6 +215,7 @@ export class SubscriberRunner {
       log,
       onFatal: this.#options.onFatal,
       maxWaitTimeInMs: resources.fetchWaitMs,
+      fetchMaxBytes: resources.fetchMaxBytes,
       ...(this.#options.sessionTimeoutMs === undefined
         ? {}
         : { sessionTimeoutMs: this.#options.sessionTimeoutMs }),

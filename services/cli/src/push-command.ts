@@ -68,6 +68,9 @@ OTEL_SDK_DISABLED=true turns tracing off). Logs are JSON lines on stdout.
 Stops cleanly on SIGTERM/SIGINT: takes no new work, lets in-flight attempts end, commits what
 was settled.`;
 
+/** Bytes one subscriber's fetch may bring back in a fleet (a single pusher keeps kafkajs's 10 MiB). */
+const FLEET_FETCH_MAX_BYTES = 256 * 1024;
+
 /** `hookstream push`: runs until a signal (exit 0) or a fatal consumer error (exit 1). */
 export async function pushCommand(args: readonly string[]): Promise<number> {
   const { values } = parseArgs({
@@ -214,6 +217,8 @@ export async function pushCommand(args: readonly string[]): Promise<number> {
         secretsKey,
         tierPartitions: tierPartitions ?? 1,
         fetchWaitMs: fetchWaitMs ?? 1000,
+        // A fleet's groups each hold their own fetched batches: 256 KiB each bounds the lot.
+        fetchMaxBytes: FLEET_FETCH_MAX_BYTES,
         logFor: (name) => logFn(root.child({ subscriber: name })),
       });
   const shutdown = async () => {
