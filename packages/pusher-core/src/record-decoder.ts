@@ -37,6 +37,8 @@ export class AvroRecordDecoder implements RecordDecoder {
   readonly #names: ReadonlyMap<string, string>;
   readonly #catalogNames: ReadonlySet<string>;
   readonly #known = new Map<number, KnownSchema>();
+  /** Lookups under way: records arriving together ask the registry once, and end in order. */
+  readonly #asking = new Map<number, Promise<KnownSchema | { kind: 'unavailable'; detail: string }>>();
 
   constructor(source: SchemaSource, names: ReadonlyMap<string, string> = schemaNamesOf(loadEventCatalog())) {
     this.#source = source;
@@ -68,9 +70,18 @@ export class AvroRecordDecoder implements RecordDecoder {
     }
   }
 
-  async #schema(id: number): Promise<KnownSchema | { kind: 'unavailable'; detail: string }> {
+  #schema(id: number): Promise<KnownSchema | { kind: 'unavailable'; detail: string }> {
     const known = this.#known.get(id);
-    if (known) return known;
+    if (known) return Promise.resolve(known);
+    let asking = this.#asking.get(id);
+    if (asking === undefined) {
+      asking = this.#lookup(id).finally(() => this.#asking.delete(id));
+      this.#asking.set(id, asking);
+    }
+    return asking;
+  }
+
+  async #lookup(id: number): Promise<KnownSchema | { kind: 'unavailable'; detail: string }> {
     const found = await this.#source.lookup(id);
     if (found.kind === 'unavailable') return found;
     // A 404 is not remembered: the id may be registered in a moment.

@@ -54,6 +54,21 @@ describe('AvroRecordDecoder', () => {
     expect(source.asked).toEqual([1]);
   });
 
+  it('records arriving together share one lookup and finish in the order they came', async () => {
+    const { source, decoder: d } = decoder();
+    const done: number[] = [];
+    await Promise.all(
+      [0, 1, 2, 3].map((i) =>
+        d.decode(wire(1, body), 'shipment.updated').then((r) => {
+          expect(r.kind).toBe('ok');
+          done.push(i);
+        }),
+      ),
+    );
+    expect(source.asked).toEqual([1]);
+    expect(done).toEqual([0, 1, 2, 3]);
+  });
+
   it.each<{
     name: string;
     value: Buffer | null;
