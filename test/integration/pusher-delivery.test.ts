@@ -1,11 +1,12 @@
 import { DeadLetterEvidence, dlqTopicName, HS_HEADER, readHsHeaders } from '@hookstream/contracts';
 import { deliveryIdOf } from '@hookstream/delivery';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EventFactory, newSecret } from '../support/events.ts';
 import { uniqueName } from '../support/names.ts';
 import { KafkaFixture } from '../support/pushers.ts';
 import { ReceiverPool } from '../support/receivers.ts';
+import { openForSuite } from '../support/suite.ts';
 import { waitFor } from '../support/wait.ts';
 
 const fx = new KafkaFixture();
@@ -13,14 +14,7 @@ const factory = new EventFactory();
 const receivers = new ReceiverPool();
 
 describe('pusher delivery against the real stack and a real endpoint', () => {
-  beforeAll(async () => {
-    await fx.connect();
-    await factory.init();
-  });
-  afterAll(async () => {
-    await fx.close();
-    await receivers.closeAll();
-  });
+  openForSuite(fx, factory, receivers);
 
   it('sends the contract body and headers, signed so the Standard Webhooks library verifies them', async () => {
     const secret = newSecret();

@@ -1,10 +1,11 @@
 import { CE_HEADER, dlqTopicName, readDeadLetterEvidence, TRACEPARENT_HEADER } from '@hookstream/contracts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EventFactory } from '../support/events.ts';
 import { Random } from '../support/fuzz.ts';
 import { uniqueName } from '../support/names.ts';
 import { KafkaFixture } from '../support/pushers.ts';
 import { ReceiverPool } from '../support/receivers.ts';
+import { openForSuite } from '../support/suite.ts';
 import { waitFor } from '../support/wait.ts';
 
 const fx = new KafkaFixture();
@@ -48,14 +49,7 @@ function spoil(
 }
 
 describe('pusher fuzz: hostile records straight to the events topic', () => {
-  beforeAll(async () => {
-    await fx.connect();
-    await factory.init();
-  });
-  afterAll(async () => {
-    await fx.close();
-    await receivers.closeAll();
-  });
+  openForSuite(fx, factory, receivers);
 
   it(`${HOSTILE} hostile records all end in the DLQ as poison; a control event after them is delivered`, async () => {
     const rnd = new Random(SEED);

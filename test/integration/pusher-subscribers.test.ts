@@ -1,9 +1,10 @@
 import type { SampleReceiver } from '@hookstream/receiver';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EventFactory } from '../support/events.ts';
 import { uniqueName } from '../support/names.ts';
 import { KafkaFixture } from '../support/pushers.ts';
 import { ReceiverPool } from '../support/receivers.ts';
+import { openForSuite } from '../support/suite.ts';
 import { waitFor } from '../support/wait.ts';
 
 const fx = new KafkaFixture();
@@ -13,14 +14,7 @@ const receivers = new ReceiverPool();
 const accepted = (r: SampleReceiver, n: number) => async () => (r.stats().accepted >= n ? true : undefined);
 
 describe('subscribers on one topic', () => {
-  beforeAll(async () => {
-    await fx.connect();
-    await factory.init();
-  });
-  afterAll(async () => {
-    await fx.close();
-    await receivers.closeAll();
-  });
+  openForSuite(fx, factory, receivers);
 
   it('advance independently: one endpoint down does not hold the other two back, and it catches up', async () => {
     const [a, b, c] = [await receivers.start(), await receivers.start(), await receivers.start()];

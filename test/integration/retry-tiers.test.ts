@@ -10,12 +10,13 @@ import {
   retryTopicName,
 } from '@hookstream/contracts';
 import type { ConsumedRecord } from '@hookstream/kafka';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { exited, spawnCli } from '../support/child.ts';
 import { EventFactory } from '../support/events.ts';
 import { uniqueName } from '../support/names.ts';
 import { KafkaFixture } from '../support/pushers.ts';
 import { ReceiverPool } from '../support/receivers.ts';
+import { openForSuite } from '../support/suite.ts';
 import { waitFor } from '../support/wait.ts';
 
 const fx = new KafkaFixture();
@@ -25,14 +26,7 @@ const receivers = new ReceiverPool();
 const dueAt = (r: ConsumedRecord) => Date.parse(RetryState.parse(readHsHeaders(r.headers)).dueAt);
 
 describe('retry tiers and the DLQ against the real stack', () => {
-  beforeAll(async () => {
-    await fx.connect();
-    await factory.init();
-  });
-  afterAll(async () => {
-    await fx.close();
-    await receivers.closeAll();
-  });
+  openForSuite(fx, factory, receivers);
 
   it('500, 500, then 200: delivered on attempt 3 through tiers 1 and 2, never before due', async () => {
     const endpoint = await receivers.start({ behaviour: { failTimes: 2, failStatus: 500 } });

@@ -63,12 +63,13 @@ export function startPublishSpan(
         [ATTR.messagingOperationName]: 'send',
         [ATTR.messagingDestination]: topic,
         [ATTR.messagingMessageId]: event.id,
-        [ATTR.messagingKafkaKey]: traceKey(event.key),
         [ATTR.eventType]: event.type,
       },
     },
     parent,
   );
+  // The key's digest costs a hash per event: only for spans that are recorded.
+  if (span.isRecording()) span.setAttribute(ATTR.messagingKafkaKey, traceKey(event.key));
   const headers: Record<string, string> = {};
   injectTraceContext(headers, trace.setSpan(parent, span));
   // A fresh traceparent only when nothing was injected: random ids are not free on the hot path.

@@ -16,7 +16,7 @@ import {
   deliveryIdOf,
   POLICY_VERSION,
 } from '@hookstream/delivery';
-import type { ConsumedRecord, HandlerOutcome, LogFn } from '@hookstream/kafka';
+import type { ConsumedRecord, HandlerOutcome } from '@hookstream/kafka';
 import { ATTR, deliveryTracer, ProcessSpan } from '@hookstream/telemetry';
 import type { Tracer } from '@opentelemetry/api';
 import type { DeliveryObserver } from './delivery-observer.ts';
@@ -46,7 +46,6 @@ export interface SubscriberDeliveryDeps {
   readonly limiter: AttemptLimiter;
   readonly router: OutcomeRouter;
   readonly observer: DeliveryObserver;
-  readonly log: LogFn;
   /** Injected for tests of jitter; Math.random otherwise. */
   readonly random?: () => number;
   /** Where the delivery spans go; the global tracer (a no-op until tracing starts) otherwise. */

@@ -168,7 +168,6 @@ export class SubscriberRunner {
         this.#options.router ??
         new KafkaOutcomeRouter(topology, resources.sender, log, this.#ownTopics.ensure),
       observer: this.#observer,
-      log,
     });
     if (this.#metrics)
       this.#lagPoller = new LagPoller(

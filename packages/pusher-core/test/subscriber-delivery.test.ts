@@ -26,7 +26,6 @@ function harness(definition: Partial<SubscriberDefinition> = {}) {
   const delivery = new SubscriberDelivery({
     topology: topology(definition),
     ...fakes,
-    log: () => undefined,
     random: () => 0.5,
   });
   const handle = (record: ConsumedRecord, signal = new AbortController().signal) =>

@@ -66,13 +66,16 @@ export class ProcessSpan {
   readonly #context: Context;
   readonly #eventId: string | undefined;
   readonly #key: string | null;
+  readonly #keyInClear: boolean;
   readonly #subscriber: string;
   #attempt: number | undefined;
 
   constructor(tracer: Tracer, message: ConsumedMessage, options: ProcessSpanOptions) {
     this.#tracer = tracer;
     this.#eventId = options.eventId;
-    this.#key = message.key === null ? null : traceKey(message.key, options.keyInClear);
+    // A digest costs a hash: only spans that are recorded carry the key (set just below).
+    this.#key = message.key;
+    this.#keyInClear = options.keyInClear === true;
     this.#subscriber = options.subscriber;
     // The parent is the context the record carries: the ingress's publish span for an events
     // topic record; for a tier record, the previous attempt's `send <tier>` span (the pusher
@@ -96,14 +99,21 @@ export class ProcessSpan {
     };
     if (options.eventId !== undefined) attributes[ATTR.messagingMessageId] = options.eventId;
     if (options.eventType !== undefined) attributes[ATTR.eventType] = options.eventType;
-    if (this.#key !== null) attributes[ATTR.messagingKafkaKey] = this.#key;
     if (options.tier !== undefined) attributes[ATTR.retryTier] = options.tier;
     this.#span = tracer.startSpan(
       `process ${message.topic}`,
       { kind: SpanKind.CONSUMER, attributes },
       parent,
     );
+    const key = this.#traceKey();
+    if (key !== undefined) this.#span.setAttribute(ATTR.messagingKafkaKey, key);
     this.#context = trace.setSpan(parent, this.#span);
+  }
+
+  /** The partition key as spans carry it; undefined without a key or when nothing is recorded. */
+  #traceKey(): string | undefined {
+    if (this.#key === null || !this.#span.isRecording()) return undefined;
+    return traceKey(this.#key, this.#keyInClear);
   }
 
   /** Runs fn with this span active, so log lines written meanwhile carry its trace id. */
@@ -171,7 +181,8 @@ export class ProcessSpan {
       ...attributes,
     };
     if (this.#eventId !== undefined) all[ATTR.messagingMessageId] = this.#eventId;
-    if (this.#key !== null) all[ATTR.messagingKafkaKey] = this.#key;
+    const key = this.#traceKey();
+    if (key !== undefined) all[ATTR.messagingKafkaKey] = key;
     if (this.#attempt !== undefined) all[ATTR.attempt] = this.#attempt;
     const span = this.#tracer.startSpan(
       `send ${topic}`,
