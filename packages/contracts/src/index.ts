@@ -1,8 +1,22 @@
 export { ATTEMPT_LOG_TOPIC, AttemptLogEntry, LedgerStep } from './attempt-log.ts';
 export { avroToTypeScript } from './avro-typescript.ts';
 export { avroToZod } from './avro-zod.ts';
-export type { ConnectionSettings } from './connection-settings.ts';
-export { ConnectionEnv, connectionSettingsOf, loadConnectionSettings } from './connection-settings.ts';
+export type {
+  ConnectionSettings,
+  KafkaSasl,
+  KafkaSettings,
+  KafkaTls,
+  RegistrySettings,
+} from './connection-settings.ts';
+export {
+  ConnectionEnv,
+  connectionSettingsOf,
+  describeConnection,
+  loadConnectionSettings,
+  plaintextConnection,
+  redactUrl,
+  SaslMechanism,
+} from './connection-settings.ts';
 export type { HsHeaderName } from './delivery-headers.ts';
 export {
   DeadLetterEvidence,

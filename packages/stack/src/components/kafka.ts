@@ -162,7 +162,9 @@ export class KafkaComponent implements Component {
     // A single broker is ready once it serves consumer groups too; in a cluster each node is
     // probed alone while the others may still be starting, so only metadata is asked there.
     const groupCoordinator = this.#node.replicationFactor === 1;
-    return (await probeCluster([this.endpoints.bootstrap ?? ''], 1500, { groupCoordinator })) !== null;
+    return (
+      (await probeCluster({ brokers: [this.endpoints.bootstrap ?? ''] }, 1500, { groupCoordinator })) !== null
+    );
   }
 }
 
