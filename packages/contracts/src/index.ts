@@ -55,6 +55,8 @@ export {
   InstanceSubscriberStatus,
   isInstanceStale,
 } from './instance-status.ts';
+export type { AclGrant, AclOperation, ComponentRole } from './kafka-acls.ts';
+export { componentAcls, TOOL_GROUP_PREFIX } from './kafka-acls.ts';
 export { MAX_BATCH_EVENTS, PublishBatchRequest, PublishRequest } from './publish-request.ts';
 export {
   FORBIDDEN_HEADERS,

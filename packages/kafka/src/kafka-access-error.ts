@@ -46,16 +46,21 @@ interface ErrorLike {
   readonly message?: unknown;
   readonly cause?: unknown;
   readonly originalError?: unknown;
+  /** KafkaJSAggregateError (e.g. createTopics): one error per topic. */
+  readonly errors?: unknown;
 }
 
-/** The error and what it wraps: kafkajs nests the socket's error in retries and connection errors. */
-function* chain(err: unknown): Generator<ErrorLike> {
-  const seen = new Set<unknown>();
+/**
+ * The error and what it wraps: kafkajs nests the socket's error in retries and connection
+ * errors, and a per-topic failure in an aggregate.
+ */
+function* chain(err: unknown, seen = new Set<unknown>()): Generator<ErrorLike> {
   let current: unknown = err;
   while (typeof current === 'object' && current !== null && !seen.has(current)) {
     seen.add(current);
     const e = current as ErrorLike;
     yield e;
+    if (Array.isArray(e.errors)) for (const inner of e.errors) yield* chain(inner, seen);
     current = e.originalError ?? e.cause;
   }
 }

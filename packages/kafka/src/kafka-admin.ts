@@ -1,4 +1,6 @@
+import type { AclGrant } from '@hookstream/contracts';
 import type { Admin, ConfigResourceTypes, Kafka } from 'kafkajs';
+import { createAcls } from './acls.ts';
 import {
   type CommittedOffset,
   commitGroupOffsets,
@@ -157,6 +159,14 @@ export class KafkaAdmin {
   /** The group's lag on each topic: end offsets against its committed offsets. */
   groupLag(groupId: string, topics: readonly string[]): Promise<TopicLag[]> {
     return fetchGroupLag(this.#admin, groupId, topics);
+  }
+
+  /** Allows `principal` (e.g. `User:pusher`) what the grants list; needs a principal that may ALTER the cluster. */
+  grant(principal: string, grants: readonly AclGrant[]): Promise<void> {
+    return explained(
+      () => createAcls(this.#admin, principal, grants),
+      accessOf(this.#connection, 'create ACLs'),
+    );
   }
 
   async #metadata(names: readonly string[]): Promise<{ name: string; partitions: TopicPartition[] }[]> {
