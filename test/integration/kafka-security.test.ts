@@ -2,7 +2,14 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { componentAcls, dlqTopicName, loadConnectionSettings } from '@hookstream/contracts';
-import { createKafka, type KafkaAdmin, KafkaSendError, RecordSender, readTopic } from '@hookstream/kafka';
+import {
+  createKafka,
+  createRawConsumer,
+  type KafkaAdmin,
+  KafkaSendError,
+  RecordSender,
+  readTopic,
+} from '@hookstream/kafka';
 import type { SecureKafka } from '@hookstream/stack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exited, spawnCli } from '../support/child.ts';
@@ -88,9 +95,20 @@ describe('hookstream on a SASL_SSL broker with mTLS and ACLs', () => {
     const dlq = dlqTopicName(uniqueName('sec-dlq'));
     await setup.ensureTopics([{ topic: dlq, partitions: 1, replicationFactor: 1 }]);
     const asIngress = connectionAs('ingress');
+    // Hidden from the ingress's principal: the tools' reader sees no such topic,
     await expect(readTopic(asIngress, { topic: dlq, purpose: 'security-test' })).rejects.toThrow(
-      /not authorized|does not exist/,
+      /does not exist/,
     );
+    // and a consumer naming it outright is refused by the authorizer.
+    const consumer = createRawConsumer(asIngress, { groupId: uniqueName('hookstream.tool.sec') });
+    await consumer.connect();
+    try {
+      await expect(consumer.subscribe([dlq], { fromBeginning: true })).rejects.toMatchObject({
+        type: 'TOPIC_AUTHORIZATION_FAILED',
+      });
+    } finally {
+      await consumer.disconnect();
+    }
     const sender = new RecordSender(connectionAs('pusher'));
     await sender.connect();
     try {

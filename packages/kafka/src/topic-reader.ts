@@ -43,7 +43,11 @@ export async function readTopic(
   await admin.connect();
   try {
     const ranges = await partitionRanges(admin, topic);
-    if (ranges === null) throw new KafkaReadError('NO_SUCH_TOPIC', `topic ${topic} does not exist`);
+    if (ranges === null)
+      throw new KafkaReadError(
+        'NO_SUCH_TOPIC',
+        `topic ${topic} does not exist (or, on a cluster with ACLs, this principal may not DESCRIBE it)`,
+      );
     const only = options.partitions === undefined ? undefined : new Set(options.partitions);
     const starts = new Map<number, bigint>();
     if (options.from === undefined || options.from === 'earliest') {
