@@ -21,7 +21,9 @@ describe('HealthServer', () => {
     server = new HealthServer();
     const port = await server.listen(0, '127.0.0.1');
     const both = async () =>
-      Promise.all(['/healthz', '/readyz'].map(async (p) => (await fetch(`http://127.0.0.1:${port}${p}`)).status));
+      Promise.all(
+        ['/healthz', '/readyz'].map(async (p) => (await fetch(`http://127.0.0.1:${port}${p}`)).status),
+      );
     expect(await both()).toEqual([503, 503]);
     server.healthy = true;
     expect(await both()).toEqual([200, 200]);
