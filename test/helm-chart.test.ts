@@ -43,6 +43,7 @@ interface Container {
   readinessProbe?: { httpGet?: { path: string; port: string } };
   livenessProbe?: { httpGet?: { path: string; port: string } };
   resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
+  lifecycle?: { preStop?: { exec?: { command: string[] } } };
   volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[];
 }
 interface Volume {
@@ -60,6 +61,7 @@ interface K8sObject {
 }
 interface PodSpec {
   automountServiceAccountToken?: boolean;
+  terminationGracePeriodSeconds?: number;
   securityContext?: Record<string, unknown>;
   containers: Container[];
   volumes?: Volume[];
@@ -246,6 +248,18 @@ describe('the ingress', () => {
     const [service] = find(get('default'), 'Service', 'ingress');
     expect(service?.spec.ports[0]).toMatchObject({ targetPort: 'http' });
     expect(service?.spec.selector).toEqual(deployment('default', 'ingress').object.spec.selector.matchLabels);
+  });
+
+  it('waits before it is signalled, so the Service stops routing to it first', async () => {
+    const { pod } = deployment('default', 'ingress');
+    const wait = Number(container(pod).lifecycle?.preStop?.exec?.command[1]);
+    expect(container(pod).lifecycle?.preStop?.exec?.command[0]).toBe('sleep');
+    expect(wait).toBeGreaterThan(0);
+    // The wait counts against the grace period: what is left must still cover the drain.
+    expect(pod.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(wait + 10);
+    const { objects } = await template([], ['ingress.preStopSleepSeconds=0']);
+    const [noWait] = find(objects, 'Deployment', 'ingress');
+    expect(noWait?.spec.template.spec.containers[0].lifecycle).toBeUndefined();
   });
 
   it('serves metrics on all addresses only when a metrics port is set', () => {
