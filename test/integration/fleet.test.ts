@@ -72,8 +72,8 @@ describe('a fleet hosting many subscribers in one process', () => {
       Array.from({ length: COUNT }, (_, i) => definition(i)),
     );
     fleet = new FleetProcess({
-      brokers: endpoints.brokers,
-      registryUrl: endpoints.registry,
+      kafka: endpoints.kafka,
+      registry: endpoints.registrySettings,
       topic,
       match: `${prefix}-*`,
       secretsKey: parseSecretsKey(secretsKey, 'the test key'),

@@ -14,8 +14,8 @@ describe('EventProducer against the real Kafka and registry', () => {
   beforeAll(async () => {
     await createTopic(topic, 3);
     producer = await EventProducer.start({
-      brokers: endpoints.brokers,
-      registryUrl: endpoints.registry,
+      kafka: endpoints.kafka,
+      registry: endpoints.registrySettings,
       source: '/tests/producer',
       topic,
     });

@@ -90,8 +90,8 @@ export class KafkaFixture {
         signingKey: secret ? parseSigningSecret(secret) : undefined,
       },
       {
-        brokers: endpoints.brokers,
-        registryUrl: endpoints.registry,
+        kafka: endpoints.kafka,
+        registry: endpoints.registrySettings,
         topic,
         limiterRedisUrl,
         log: (level, message, fields = {}) => logs.push({ level, message, fields }),

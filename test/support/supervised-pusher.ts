@@ -47,8 +47,8 @@ export class SupervisedPusher {
         signingKey: undefined,
       },
       {
-        brokers,
-        registryUrl: endpoints.registry,
+        kafka: { brokers, tls: null, sasl: null },
+        registry: endpoints.registrySettings,
         topic,
         replicationFactor,
         log: (level, message, fields = {}) => this.logs.push({ level, message, fields }),

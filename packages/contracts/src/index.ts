@@ -1,8 +1,22 @@
 export { ATTEMPT_LOG_TOPIC, AttemptLogEntry, LedgerStep } from './attempt-log.ts';
 export { avroToTypeScript } from './avro-typescript.ts';
 export { avroToZod } from './avro-zod.ts';
-export type { ConnectionSettings } from './connection-settings.ts';
-export { ConnectionEnv, connectionSettingsOf, loadConnectionSettings } from './connection-settings.ts';
+export type {
+  ConnectionSettings,
+  KafkaSasl,
+  KafkaSettings,
+  KafkaTls,
+  RegistrySettings,
+} from './connection-settings.ts';
+export {
+  ConnectionEnv,
+  connectionSettingsOf,
+  describeConnection,
+  loadConnectionSettings,
+  plaintextConnection,
+  redactUrl,
+  SaslMechanism,
+} from './connection-settings.ts';
 export type { HsHeaderName } from './delivery-headers.ts';
 export {
   DeadLetterEvidence,
@@ -41,6 +55,8 @@ export {
   InstanceSubscriberStatus,
   isInstanceStale,
 } from './instance-status.ts';
+export type { AclGrant, AclOperation, ComponentRole } from './kafka-acls.ts';
+export { componentAcls, TOOL_GROUP_PREFIX } from './kafka-acls.ts';
 export { MAX_BATCH_EVENTS, PublishBatchRequest, PublishRequest } from './publish-request.ts';
 export {
   FORBIDDEN_HEADERS,

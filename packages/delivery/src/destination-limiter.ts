@@ -4,6 +4,7 @@ import type { RateSettings } from '@hookstream/contracts';
 import Bottleneck from 'bottleneck';
 import { Redis } from 'ioredis';
 import { ArrivalWindow } from './arrival-window.ts';
+import { redisOptionsFromUrl } from './redis-options.ts';
 import { boundedPauseUntil } from './retry-after.ts';
 import { SharedWindow, sharedWindowSettings } from './shared-window.ts';
 import { StartSchedule } from './start-schedule.ts';
@@ -120,14 +121,13 @@ export class DestinationLimiter {
         sharedWindowSettings(options.rate),
         spacing,
       );
-      const url = new URL(options.cluster.redisUrl);
       this.#bottleneck = new Bottleneck({
         ...settings,
         id: `hookstream:${options.cluster.clusterId}`,
         datastore: 'ioredis',
         // Passed in because Bottleneck's own require('ioredis') does not exist in an ES module.
         Redis,
-        clientOptions: { host: url.hostname, port: Number(url.port || 6379) },
+        clientOptions: redisOptionsFromUrl(options.cluster.redisUrl),
         clearDatastore: false,
         // Keys of a limiter nobody has used for this long expire from Redis.
         timeout: 600_000,

@@ -47,6 +47,10 @@ export function httpErrorFor(err: unknown, retryAfterS: number): HttpError {
     case 'ID_CONFLICT':
       // Not retryable as is: the producer reused an id for a different event.
       return new HttpError(409, code, err.message, { details });
+    case 'KAFKA_NOT_AUTHORIZED':
+    case 'REGISTRY_UNAUTHORIZED':
+      // Nothing was written, and nothing will be until an operator fixes a setting or an ACL.
+      return new HttpError(503, code, err.message, { retryAfterS });
     case 'KAFKA_UNAVAILABLE':
     case 'ACK_TIMEOUT':
     case 'REGISTRY_UNAVAILABLE':

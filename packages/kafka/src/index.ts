@@ -4,6 +4,8 @@ export type { KafkaClientOptions } from './client.ts';
 export type { ConsumedRecord } from './consumed-record.ts';
 export type { CommittedOffset } from './group-offsets.ts';
 export type { GroupState } from './group-states.ts';
+export type { AccessContext, KafkaAccessErrorCode } from './kafka-access-error.ts';
+export { explainKafkaError, KafkaAccessError } from './kafka-access-error.ts';
 export type { TopicPartition } from './kafka-admin.ts';
 export { KafkaAdmin } from './kafka-admin.ts';
 export { createKafka, KafkaConnection } from './kafka-connection.ts';

@@ -1,4 +1,6 @@
+import type { AclGrant } from '@hookstream/contracts';
 import type { Admin, ConfigResourceTypes, Kafka } from 'kafkajs';
+import { createAcls } from './acls.ts';
 import {
   type CommittedOffset,
   commitGroupOffsets,
@@ -7,9 +9,10 @@ import {
   listGroupIds,
 } from './group-offsets.ts';
 import { describeGroupStates, type GroupState } from './group-states.ts';
+import { explained } from './kafka-access-error.ts';
 import type { KafkaConnection } from './kafka-connection.ts';
 import { fetchGroupLag, fetchTopicDepth, type TopicLag } from './lag.ts';
-import { kafkaOf } from './raw-client.ts';
+import { accessOf, kafkaOf } from './raw-client.ts';
 import { retryRetriable } from './retriable.ts';
 import { brokerCount, type PartitionRange, partitionRanges, topicExists } from './topic-info.ts';
 import { ensureTopics, type LeaderWait, type TopicSpec } from './topics.ts';
@@ -35,14 +38,17 @@ export interface TopicPartition {
 export class KafkaAdmin {
   readonly #admin: Admin;
   readonly #kafka: Kafka;
+  readonly #connection: KafkaConnection;
 
   constructor(connection: KafkaConnection) {
+    this.#connection = connection;
     this.#kafka = kafkaOf(connection);
     this.#admin = this.#kafka.admin();
   }
 
+  /** Connects; a refused login or certificate fails at once as a KafkaAccessError naming the setting. */
   connect(): Promise<void> {
-    return this.#admin.connect();
+    return explained(() => this.#admin.connect(), accessOf(this.#connection, 'connect'));
   }
 
   disconnect(): Promise<void> {
@@ -68,7 +74,10 @@ export class KafkaAdmin {
    * it created. Safe from several processes at once.
    */
   ensureTopics(specs: readonly TopicSpec[], wait: LeaderWait = {}): Promise<string[]> {
-    return ensureTopics(this.#admin, specs, wait);
+    return explained(
+      () => ensureTopics(this.#admin, specs, wait),
+      accessOf(this.#connection, `create topics ${specs.map((t) => t.topic).join(', ')}`),
+    );
   }
 
   /** Deletes topics; topics that do not exist are an error, as Kafka reports them. */
@@ -119,7 +128,10 @@ export class KafkaAdmin {
 
   /** The group's committed offsets on one topic, per partition. Reading them never joins the group. */
   committedOffsets(groupId: string, topic: string): Promise<CommittedOffset[]> {
-    return fetchCommittedOffsets(this.#admin, groupId, topic);
+    return explained(
+      () => fetchCommittedOffsets(this.#admin, groupId, topic),
+      accessOf(this.#connection, `describe group ${groupId}`),
+    );
   }
 
   /** Commits offsets for a group with no live member (Kafka refuses otherwise). */
@@ -128,7 +140,10 @@ export class KafkaAdmin {
     topic: string,
     partitions: readonly { readonly partition: number; readonly offset: string }[],
   ): Promise<void> {
-    return commitGroupOffsets(this.#kafka, groupId, topic, partitions);
+    return explained(
+      () => commitGroupOffsets(this.#kafka, groupId, topic, partitions),
+      accessOf(this.#connection, `commit offsets of group ${groupId}`),
+    );
   }
 
   /** Deletes groups, best effort: a group that is already gone counts as deleted. */
@@ -144,6 +159,14 @@ export class KafkaAdmin {
   /** The group's lag on each topic: end offsets against its committed offsets. */
   groupLag(groupId: string, topics: readonly string[]): Promise<TopicLag[]> {
     return fetchGroupLag(this.#admin, groupId, topics);
+  }
+
+  /** Allows `principal` (e.g. `User:pusher`) what the grants list; needs a principal that may ALTER the cluster. */
+  grant(principal: string, grants: readonly AclGrant[]): Promise<void> {
+    return explained(
+      () => createAcls(this.#admin, principal, grants),
+      accessOf(this.#connection, 'create ACLs'),
+    );
   }
 
   async #metadata(names: readonly string[]): Promise<{ name: string; partitions: TopicPartition[] }[]> {

@@ -12,7 +12,7 @@ export class KafkaConnection {
 
   constructor(options: KafkaClientOptions) {
     this.clientId = options.clientId;
-    bindKafkaClient(this, newKafkaClient(options));
+    bindKafkaClient(this, newKafkaClient(options), { tls: options.tls, sasl: options.sasl });
   }
 
   /** An admin client of its own; connect() before use, disconnect() after. */

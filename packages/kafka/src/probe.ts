@@ -1,4 +1,4 @@
-import { newKafkaClient } from './client.ts';
+import { type KafkaClientOptions, newKafkaClient } from './client.ts';
 
 export interface ClusterInfo {
   readonly clusterId: string;
@@ -8,17 +8,18 @@ export interface ClusterInfo {
 
 /**
  * Asks the cluster for its metadata once (and, with `groupCoordinator`, whether consumer groups
- * are served yet), so callers that poll for readiness decide the pace themselves. Resolves null when no broker answers within timeoutMs. The deadline is enforced
+ * are served yet), so callers that poll for readiness decide the pace themselves. Resolves null
+ * when no broker answers within timeoutMs. The deadline is enforced
  * here because kafkajs can still wait ~30 s on a socket that accepted the connection but never
  * answers (a broker half-way through start-up), whatever its own timeouts say.
  */
 export async function probeCluster(
-  brokers: readonly string[],
+  target: Pick<KafkaClientOptions, 'brokers' | 'tls' | 'sasl'>,
   timeoutMs = 2000,
   options: { readonly groupCoordinator?: boolean } = {},
 ): Promise<ClusterInfo | null> {
   const kafka = newKafkaClient({
-    brokers,
+    ...target,
     clientId: 'hookstream-probe',
     connectionTimeoutMs: timeoutMs,
     requestTimeoutMs: timeoutMs,

@@ -1,7 +1,8 @@
 import { type Message, Partitioners, type Producer, type RecordMetadata } from 'kafkajs';
+import { type AccessContext, explained, explainKafkaError } from './kafka-access-error.ts';
 import type { KafkaConnection } from './kafka-connection.ts';
 import { KafkaSendError } from './kafka-send-error.ts';
-import { kafkaOf } from './raw-client.ts';
+import { accessOf, kafkaOf } from './raw-client.ts';
 
 /**
  * One record to write. Events always have a key, so the partition follows it; a record moved on
@@ -38,8 +39,10 @@ export class RecordSender {
   readonly #producer: Producer;
   readonly #assigned = new WeakMap<Message, number>();
   readonly #ackTimeoutMs: number;
+  readonly #access: AccessContext;
 
   constructor(connection: KafkaConnection, options: RecordSenderOptions = {}) {
+    this.#access = accessOf(connection);
     this.#ackTimeoutMs = options.ackTimeoutMs ?? 5000;
     const assigned = this.#assigned;
     this.#producer = kafkaOf(connection).producer({
@@ -58,7 +61,7 @@ export class RecordSender {
   }
 
   connect(): Promise<void> {
-    return this.#producer.connect();
+    return explained(() => this.#producer.connect(), { ...this.#access, action: 'connect' });
   }
 
   disconnect(): Promise<void> {
@@ -80,7 +83,7 @@ export class RecordSender {
         topicMessages: [{ topic, messages }],
       });
     } catch (err) {
-      throw toSendError(err);
+      throw toSendError(err, { ...this.#access, action: `write to topic ${topic}` });
     }
     const base = new Map(metadata.map((m) => [m.partition, BigInt(m.baseOffset ?? m.offset ?? '-1')]));
     const next = new Map<number, bigint>();
@@ -97,7 +100,10 @@ export class RecordSender {
   }
 }
 
-function toSendError(err: unknown): KafkaSendError {
+function toSendError(err: unknown, access: AccessContext): KafkaSendError {
+  const refused = explainKafkaError(err, access);
+  if (refused !== null)
+    return new KafkaSendError('KAFKA_NOT_AUTHORIZED', refused.message, { cause: refused });
   const message = err instanceof Error ? err.message : String(err);
   // kafkajs marks transient failures retriable and wraps exhausted retries in
   // KafkaJSNumberOfRetriesExceeded (whose cause is the last retriable error).

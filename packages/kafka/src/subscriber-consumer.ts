@@ -3,9 +3,10 @@ import { Semaphore } from '@hookstream/concurrency';
 import type { Batch, Consumer, EachBatchPayload } from 'kafkajs';
 import { type ConsumedRecord, toConsumedRecord } from './consumed-record.ts';
 import { DueGate } from './due-gate.ts';
+import { explained, explainKafkaError } from './kafka-access-error.ts';
 import type { KafkaConnection } from './kafka-connection.ts';
 import { OffsetTracker } from './offset-tracker.ts';
-import { kafkaOf } from './raw-client.ts';
+import { accessOf, kafkaOf } from './raw-client.ts';
 import { prepareStart, type StartedFrom, type StartFrom } from './start-position.ts';
 
 /**
@@ -80,6 +81,8 @@ export class SubscriberConsumer {
    */
   readonly #pending = new Map<string, { topic: string; records: Map<number, number> }>();
   #stopping = false;
+  /** Rejects start() while it waits for the first fetch. */
+  #startFailed: ((error: Error) => void) | null = null;
   #draining = false;
 
   constructor(options: SubscriberConsumerOptions) {
@@ -98,7 +101,11 @@ export class SubscriberConsumer {
     const { CRASH, GROUP_JOIN, REBALANCING } = this.#consumer.events;
     this.#consumer.on(CRASH, ({ payload }) => {
       options.log('error', 'consumer crashed', { error: payload.error.message, restart: payload.restart });
-      if (!payload.restart) options.onFatal(payload.error);
+      if (payload.restart) return;
+      const action = `read topic ${options.topic} as group ${options.groupId}`;
+      const error = explainKafkaError(payload.error, accessOf(options.kafka, action)) ?? payload.error;
+      this.#startFailed?.(error);
+      options.onFatal(error);
     });
     this.#consumer.on(GROUP_JOIN, ({ payload }) =>
       options.log('info', 'joined group', { groupId: payload.groupId, assignment: payload.memberAssignment }),
@@ -127,14 +134,14 @@ export class SubscriberConsumer {
   async start(): Promise<StartedFrom> {
     const { kafka, groupId, topic, start } = this.#options;
     const admin = kafkaOf(kafka).admin();
-    await admin.connect();
+    await explained(() => admin.connect(), accessOf(kafka, 'connect'));
     let startedFrom: StartedFrom;
     try {
       startedFrom = await prepareStart(kafkaOf(kafka), admin, groupId, topic, start);
     } finally {
       await admin.disconnect();
     }
-    await this.#consumer.connect();
+    await explained(() => this.#consumer.connect(), accessOf(kafka, 'connect'));
     // Only partitions without a ledger entry use this: those added after the group began.
     await this.#consumer.subscribe({
       topics: [topic, ...(this.#options.extraTopics ?? [])],
@@ -142,7 +149,9 @@ export class SubscriberConsumer {
     });
     // The first completed fetch means the group was joined and every partition's position
     // resolved: from here on a 'latest' subscriber sees everything produced.
-    const fetched = new Promise<void>((resolve) => {
+    // A crash before then (a missing ACL, say) fails start() instead of leaving it waiting.
+    const fetched = new Promise<void>((resolve, reject) => {
+      this.#startFailed = reject;
       const remove = this.#consumer.on(this.#consumer.events.FETCH, () => {
         remove();
         resolve();
@@ -154,7 +163,11 @@ export class SubscriberConsumer {
       partitionsConsumedConcurrently: this.#options.partitionsConsumedConcurrently ?? 4,
       eachBatch: (payload) => this.#eachBatch(payload),
     });
-    await fetched;
+    try {
+      await fetched;
+    } finally {
+      this.#startFailed = null;
+    }
     return startedFrom;
   }
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { TOOL_GROUP_PREFIX } from '@hookstream/contracts';
 import type { Kafka } from 'kafkajs';
 import { type ConsumedRecord, toConsumedRecord } from './consumed-record.ts';
 import { deleteGroups } from './group-offsets.ts';
@@ -8,7 +9,7 @@ import { kafkaOf } from './raw-client.ts';
 import { partitionRanges } from './topic-info.ts';
 
 /** Prefix of the short-lived groups readers use; never a subscriber's `hookstream.sub.` prefix. */
-export const READER_GROUP_PREFIX = 'hookstream.tool.';
+export const READER_GROUP_PREFIX = TOOL_GROUP_PREFIX;
 
 export interface ReadTopicOptions {
   readonly topic: string;

@@ -6,7 +6,7 @@ import { bindKafkaClient, kafkaOf } from '../src/raw-client.ts';
 /** A connection whose kafkajs client answers with the given admin: no broker needed. */
 function connectionWith(admin: Record<string, unknown>) {
   const connection = createKafka({ brokers: ['127.0.0.1:1'], clientId: 'unit', quiet: true });
-  bindKafkaClient(connection, { admin: () => admin } as unknown as Kafka);
+  bindKafkaClient(connection, { admin: () => admin } as unknown as Kafka, {});
   return connection;
 }
 

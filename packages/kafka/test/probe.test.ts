@@ -11,7 +11,7 @@ describe('probeCluster', () => {
     const port = typeof address === 'object' && address ? address.port : 0;
     const started = Date.now();
     try {
-      expect(await probeCluster([`127.0.0.1:${port}`], 500)).toBeNull();
+      expect(await probeCluster({ brokers: [`127.0.0.1:${port}`] }, 500)).toBeNull();
     } finally {
       server.close();
     }

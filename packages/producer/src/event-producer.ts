@@ -2,10 +2,13 @@ import {
   DEFAULT_EVENTS_TOPIC,
   type EventDataByType,
   type EventSchema,
+  type KafkaSettings,
   loadEventCatalog,
+  type RegistrySettings,
 } from '@hookstream/contracts';
 import {
   createKafka,
+  KafkaAccessError,
   KafkaSendError,
   type OutgoingRecord,
   type RecordPosition,
@@ -25,13 +28,15 @@ import {
   publishParent,
   startPublishSpan,
 } from './publish-span.ts';
+import { RegistryHttp } from './registry-http.ts';
 import { registerSchemas } from './schema-ids.ts';
 import { isTraceparent } from './traceparent.ts';
 
 export interface EventProducerOptions {
-  readonly brokers: readonly string[];
-  /** Confluent-compatible registry API, e.g. http://127.0.0.1:8081/apis/ccompat/v7. */
-  readonly registryUrl: string;
+  /** Brokers, TLS and SASL (loadConnectionSettings().kafka). */
+  readonly kafka: KafkaSettings;
+  /** Confluent-compatible registry API (e.g. http://127.0.0.1:8081/apis/ccompat/v7) and its credentials. */
+  readonly registry: RegistrySettings;
   /** CloudEvents `source` of what this producer publishes, e.g. `/services/shipping`. */
   readonly source: string;
   readonly topic?: string;
@@ -94,6 +99,7 @@ export interface PublishResult {
 export class EventProducer {
   readonly #catalog: ReadonlyMap<string, EventSchema>;
   readonly #registry: SchemaRegistry;
+  readonly #registryHttp: RegistryHttp;
   readonly #schemaIds: Map<string, number>;
   readonly #sender: RecordSender;
   readonly #batcher: MicroBatcher<OutgoingRecord, RecordPosition>;
@@ -111,10 +117,12 @@ export class EventProducer {
     parts: {
       catalog: ReadonlyMap<string, EventSchema>;
       registry: SchemaRegistry;
+      registryHttp: RegistryHttp;
       schemaIds: Map<string, number>;
       sender: RecordSender;
     },
   ) {
+    this.#registryHttp = parts.registryHttp;
     this.#catalog = parts.catalog;
     this.#registry = parts.registry;
     this.#schemaIds = parts.schemaIds;
@@ -149,21 +157,23 @@ export class EventProducer {
   /** Registers the schemas (refused if incompatible) and connects to Kafka. */
   static async start(options: EventProducerOptions): Promise<EventProducer> {
     const catalog = options.catalog ?? loadEventCatalog();
-    const registry = new SchemaRegistry({ host: options.registryUrl, retry: { retries: 1 } });
-    const schemaIds = await registerSchemas(registry, catalog, options.subjectPrefix);
-    const kafka = createKafka({
-      brokers: options.brokers,
-      clientId: options.clientId ?? 'hookstream-producer',
-      requestTimeoutMs: options.ackTimeoutMs ?? 5000,
-      quiet: true,
+    const http = new RegistryHttp(options.registry);
+    const registry = new SchemaRegistry({
+      host: http.url,
+      retry: { retries: 1 },
+      agent: http.agent,
+      ...(http.auth === null ? {} : { auth: http.auth }),
     });
-    const sender = new RecordSender(kafka, { ackTimeoutMs: options.ackTimeoutMs ?? 5000 });
+    let schemaIds: Map<string, number>;
+    let sender: RecordSender;
     try {
-      await sender.connect();
+      schemaIds = await registerSchemas(registry, catalog, options.subjectPrefix);
+      sender = await connectSender(options);
     } catch (err) {
-      throw new PublishError('KAFKA_UNAVAILABLE', `cannot connect to Kafka: ${String(err)}`, { cause: err });
+      http.close();
+      throw err;
     }
-    return new EventProducer(options, { catalog, registry, schemaIds, sender });
+    return new EventProducer(options, { catalog, registry, registryHttp: http, schemaIds, sender });
   }
 
   /** Typed publish: the data type follows the event type (generated from schemas/). */
@@ -286,6 +296,7 @@ export class EventProducer {
     this.#closed = true;
     await this.#batcher.idle();
     await this.#sender.disconnect();
+    this.#registryHttp.close();
   }
 
   async #write(
@@ -366,4 +377,22 @@ async function withDeadline<T>(work: Promise<T>, ms: number, onExpire: () => Err
   } finally {
     clearTimeout(timer);
   }
+}
+
+async function connectSender(options: EventProducerOptions): Promise<RecordSender> {
+  const kafka = createKafka({
+    ...options.kafka,
+    clientId: options.clientId ?? 'hookstream-producer',
+    requestTimeoutMs: options.ackTimeoutMs ?? 5000,
+    quiet: true,
+  });
+  const sender = new RecordSender(kafka, { ackTimeoutMs: options.ackTimeoutMs ?? 5000 });
+  try {
+    await sender.connect();
+  } catch (err) {
+    if (err instanceof KafkaAccessError)
+      throw new PublishError('KAFKA_NOT_AUTHORIZED', err.message, { cause: err });
+    throw new PublishError('KAFKA_UNAVAILABLE', `cannot connect to Kafka: ${String(err)}`, { cause: err });
+  }
+  return sender;
 }

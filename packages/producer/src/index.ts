@@ -14,5 +14,7 @@ export type { PreparedEvent } from './prepare-event.ts';
 export { MAX_OCCURRED_AT_SKEW_MS, prepareEvent } from './prepare-event.ts';
 export type { PublishErrorCode, PublishErrorDetail } from './publish-error.ts';
 export { PublishError } from './publish-error.ts';
+export type { RegistryGetOptions, RegistryResponse } from './registry-http.ts';
+export { RegistryHttp } from './registry-http.ts';
 export { registerSchemas } from './schema-ids.ts';
 export { isTraceparent, newTraceparent } from './traceparent.ts';

@@ -16,6 +16,10 @@ export type PublishErrorCode =
   /** Kafka refused the record for good. */
   | 'KAFKA_REJECTED'
   | 'REGISTRY_UNAVAILABLE'
+  /** The registry refused our credentials (401/403): REGISTRY_USERNAME / REGISTRY_PASSWORD. */
+  | 'REGISTRY_UNAUTHORIZED'
+  /** Kafka refused our login, certificate or ACLs; nothing is written until a setting changes. */
+  | 'KAFKA_NOT_AUTHORIZED'
   /** The registry refused a schema (incompatible with the registered versions). */
   | 'SCHEMA_REJECTED'
   /** The id was used within the dedup window for a different event by the same producer. */

@@ -31,6 +31,13 @@ export async function registerSchemas(
 function registryError(err: unknown, subject: string): PublishError {
   const status = (err as { status?: unknown }).status;
   const message = err instanceof Error ? err.message : String(err);
+  if (status === 401 || status === 403) {
+    return new PublishError(
+      'REGISTRY_UNAUTHORIZED',
+      `REGISTRY_USERNAME / REGISTRY_PASSWORD: the registry answered ${status} registering ${subject}: check the credentials and their rights`,
+      { cause: err },
+    );
+  }
   // 409: incompatible with an earlier version; 422: not a valid schema.
   if (status === 409 || status === 422 || /compatib/i.test(message)) {
     return new PublishError('SCHEMA_REJECTED', `registry refused the schema for ${subject}: ${message}`, {

@@ -1,4 +1,4 @@
-import { ATTEMPT_LOG_TOPIC } from '@hookstream/contracts';
+import { ATTEMPT_LOG_TOPIC, type KafkaSettings, type RegistrySettings } from '@hookstream/contracts';
 import { createInFlightCap, type InFlightCap } from '@hookstream/delivery';
 import {
   createKafka,
@@ -8,6 +8,7 @@ import {
   RecordSender,
   type TopicSpec,
 } from '@hookstream/kafka';
+import { RegistryHttp } from '@hookstream/producer';
 import type { Meter } from '@opentelemetry/api';
 import { AttemptLogWriter } from './attempt-log-writer.ts';
 import { PusherError } from './errors.ts';
@@ -16,8 +17,10 @@ import { AvroRecordDecoder, type RecordDecoder } from './record-decoder.ts';
 import { RegistrySchemaSource } from './schema-source.ts';
 
 export interface PusherResourcesSettings {
-  readonly brokers: readonly string[];
-  readonly registryUrl: string;
+  /** Brokers, TLS and SASL, as loadConnectionSettings() made them. */
+  readonly kafka: KafkaSettings;
+  /** The schema registry and its credentials; records are decoded by the ids they carry. */
+  readonly registry: RegistrySettings;
   /** Names the process to the broker (client id). */
   readonly clientId: string;
   /** The process's log (subscriber-free lines: connections, shared writers). */
@@ -27,7 +30,7 @@ export interface PusherResourcesSettings {
   /** Replication factor of the topics the process creates (default 1, the local single broker). */
   readonly replicationFactor?: number;
   /**
-   * Redis URL (redis://host:port) shared by all instances of a subscriber: the destination's
+   * Redis URL (redis://[:password@]host:port, or rediss://) shared by all instances of a subscriber: the destination's
    * rate, concurrency and 429 pauses then hold across them. Unset: limits are per process.
    */
   readonly limiterRedisUrl?: string | undefined;
@@ -94,7 +97,9 @@ export class PusherResources {
     this.admin = kafka.admin();
     this.sender = new RecordSender(kafka);
     this.attemptLog = new AttemptLogWriter(this.sender, settings.log);
-    this.decoder = settings.decoder ?? new AvroRecordDecoder(new RegistrySchemaSource(settings.registryUrl));
+    this.decoder =
+      settings.decoder ??
+      new AvroRecordDecoder(new RegistrySchemaSource(new RegistryHttp(settings.registry)));
     this.inFlightCap = settings.inFlightCap ?? createInFlightCap(1000);
     this.metrics = settings.meter ? new PusherMetrics(settings.meter) : undefined;
     this.replicationFactor = settings.replicationFactor ?? 1;
@@ -107,7 +112,7 @@ export class PusherResources {
 
   /** Connects the shared clients and ensures the shared attempt-log topic. */
   static async open(settings: PusherResourcesSettings): Promise<PusherResources> {
-    const kafka = createKafka({ brokers: settings.brokers, clientId: settings.clientId });
+    const kafka = createKafka({ ...settings.kafka, clientId: settings.clientId });
     const resources = new PusherResources(settings, kafka);
     try {
       await resources.admin.connect();

@@ -1,3 +1,4 @@
+import type { RegistryHttp, RegistryResponse } from '@hookstream/producer';
 /**
  * One schema id as the registry answers it. `missing` (404) will not clear, so a record written
  * with that id is poison; `unavailable` (5xx, timeout, refused connection) may, so it waits.
@@ -19,19 +20,20 @@ const MAX_SCHEMA_BYTES = 1_000_000;
  * its own so a hung registry is an outage that waits and is counted, never a silent stall.
  */
 export class RegistrySchemaSource implements SchemaSource {
-  readonly #url: string;
+  readonly #registry: RegistryHttp;
   readonly #timeoutMs: number;
 
-  constructor(registryUrl: string, timeoutMs = 5000) {
-    this.#url = registryUrl.replace(/\/+$/, '');
+  constructor(registry: RegistryHttp, timeoutMs = 5000) {
+    this.#registry = registry;
     this.#timeoutMs = timeoutMs;
   }
 
   async lookup(id: number): Promise<SchemaLookup> {
-    let response: Response;
+    let response: RegistryResponse;
     try {
-      response = await fetch(`${this.#url}/schemas/ids/${id}`, {
-        signal: AbortSignal.timeout(this.#timeoutMs),
+      response = await this.#registry.get(`/schemas/ids/${id}`, {
+        timeoutMs: this.#timeoutMs,
+        maxBytes: MAX_SCHEMA_BYTES,
       });
     } catch (err) {
       return {
@@ -39,21 +41,19 @@ export class RegistrySchemaSource implements SchemaSource {
         detail: `schema registry: ${err instanceof Error ? err.message : String(err)}`,
       };
     }
-    if (response.status === 404) {
-      await response.body?.cancel();
-      return { kind: 'missing' };
+    if (response.status === 404) return { kind: 'missing' };
+    if (response.status === 401 || response.status === 403) {
+      return {
+        kind: 'unavailable',
+        detail: `schema registry answered ${response.status}: check REGISTRY_USERNAME / REGISTRY_PASSWORD`,
+      };
     }
-    if (!response.ok) {
-      await response.body?.cancel();
+    if (response.status < 200 || response.status >= 300) {
       return { kind: 'unavailable', detail: `schema registry answered ${response.status}` };
     }
-    const length = Number(response.headers.get('content-length') ?? 0);
-    if (length > MAX_SCHEMA_BYTES) {
-      await response.body?.cancel();
-      return { kind: 'found', schemaType: 'OVERSIZED', schema: '' };
-    }
+    if (response.oversized) return { kind: 'found', schemaType: 'OVERSIZED', schema: '' };
     try {
-      const body = (await response.json()) as { schema?: unknown; schemaType?: unknown };
+      const body = JSON.parse(response.body) as { schema?: unknown; schemaType?: unknown };
       return {
         kind: 'found',
         // The Confluent API leaves schemaType out for Avro.

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { plaintextConnection } from '@hookstream/contracts';
 import { EventProducer } from '@hookstream/producer';
 import { SampleReceiver } from '@hookstream/receiver';
 import { benchSubscriberName, withBenchTopic } from './bench-topic.ts';
@@ -102,8 +103,7 @@ export async function runLimiterBench(options: LimiterBenchOptions): Promise<Lim
 
 async function publishBacklog(options: LimiterBenchOptions, topic: string): Promise<void> {
   const producer = await EventProducer.start({
-    brokers: options.brokers,
-    registryUrl: options.registryUrl,
+    ...plaintextConnection(options.brokers, options.registryUrl),
     source: '/bench',
     topic,
     dedupWindowMs: 0,

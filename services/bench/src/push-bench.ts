@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { plaintextConnection } from '@hookstream/contracts';
 import { createKafka, createRawProducer } from '@hookstream/kafka';
 import { Pusher } from '@hookstream/pusher';
 import { startTracing } from '@hookstream/telemetry';
@@ -208,8 +209,7 @@ async function drainWithPusher(options: BenchOptions, topic: string, url: string
       signingKey: randomBytes(32),
     },
     {
-      brokers: options.brokers,
-      registryUrl: options.registryUrl,
+      ...plaintextConnection(options.brokers, options.registryUrl),
       topic,
       log: (level, message, fields) => {
         if (level === 'warn' || level === 'error')

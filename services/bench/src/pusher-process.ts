@@ -1,13 +1,15 @@
 // A pusher under test in its own process, as `hookstream push` runs it, started by the benchmark
 // with the environment it chose. Prints "started" on stdout once its group is positioned, and its
 // delivery counts as one JSON line when SIGTERM stopped it.
+import { loadConnectionSettings } from '@hookstream/contracts';
 import { loadSubscriber, Pusher } from '@hookstream/pusher';
 
 const env = process.env;
 const loaded = await loadSubscriber(env.BENCH_PUSHER_DEFINITION ?? '');
+const { kafka, registry } = loadConnectionSettings(env);
 const pusher = new Pusher(loaded, {
-  brokers: (env.KAFKA_BROKERS ?? '').split(','),
-  registryUrl: env.REGISTRY_URL ?? '',
+  kafka,
+  registry,
   topic: env.BENCH_PUSHER_TOPIC ?? '',
   limiterRedisUrl: env.BENCH_PUSHER_REDIS || undefined,
   log: (level, message, fields) => {

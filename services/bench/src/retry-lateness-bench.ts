@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { HS_HEADER, retryTopicName } from '@hookstream/contracts';
+import { HS_HEADER, plaintextConnection, retryTopicName } from '@hookstream/contracts';
 import { createKafka, createRawConsumer } from '@hookstream/kafka';
 import { Pusher } from '@hookstream/pusher';
 import { produceBacklog } from './push-bench.ts';
@@ -89,8 +89,7 @@ export async function benchRetryLateness(
       signingKey: undefined,
     },
     {
-      brokers: options.brokers,
-      registryUrl: options.registryUrl,
+      ...plaintextConnection(options.brokers, options.registryUrl),
       topic,
       log: (level, message, fields) => {
         if (level === 'error') process.stderr.write(`${JSON.stringify({ level, message, ...fields })}\n`);

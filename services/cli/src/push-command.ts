@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { DEFAULT_EVENTS_TOPIC, StartPosition } from '@hookstream/contracts';
+import { type ConnectionSettings, DEFAULT_EVENTS_TOPIC, StartPosition } from '@hookstream/contracts';
 import { FleetProcess, HealthServer, loadSubscriber, Pusher } from '@hookstream/pusher';
 import { PusherError } from '@hookstream/pusher-core';
 import { CatalogError, loadSecretsKey, type SecretsKey } from '@hookstream/subscribers';
@@ -12,7 +12,7 @@ import {
   startMetrics,
   startTracing,
 } from '@hookstream/telemetry';
-import { limiterRedisUrl, runtimeEndpoints } from './runtime-endpoints.ts';
+import { runtimeConnection } from './runtime-endpoints.ts';
 
 export const PUSH_USAGE = `Usage: hookstream push --config <subscriber.json> | --all [--match <globs>] [--secrets-key-file <f>]
                        [--topic <events topic>] [--redis <url>]
@@ -174,6 +174,13 @@ export async function pushCommand(args: readonly string[]): Promise<number> {
     );
     return 2;
   }
+  let connection: ConnectionSettings;
+  try {
+    connection = runtimeConnection();
+  } catch (err) {
+    process.stderr.write(`hookstream push: ${(err as Error).message}\n`);
+    return 2;
+  }
   const root = createLogger({ name: 'hookstream-pusher', level });
   // One subscriber: bound once, every line of this process is about it. A fleet: per subscriber.
   const logger = loaded ? root.child({ subscriber: loaded.definition.name }) : root;
@@ -189,9 +196,10 @@ export async function pushCommand(args: readonly string[]): Promise<number> {
     fatal = resolve;
   });
   const common = {
-    ...runtimeEndpoints(),
+    kafka: connection.kafka,
+    registry: connection.registry,
     topic: values.topic ?? process.env.HOOKSTREAM_EVENTS_TOPIC ?? DEFAULT_EVENTS_TOPIC,
-    limiterRedisUrl: values.redis ?? limiterRedisUrl(),
+    limiterRedisUrl: values.redis ?? connection.limiterRedisUrl,
     log,
     ...(metrics ? { meter: metrics.meter } : {}),
     ...(sessionTimeoutMs === undefined ? {} : { sessionTimeoutMs }),

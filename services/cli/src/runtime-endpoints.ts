@@ -1,19 +1,20 @@
 import { type ConnectionSettings, loadConnectionSettings } from '@hookstream/contracts';
 
 /**
- * Where Kafka, the registry and Redis are, from the one shared schema (KAFKA_BROKERS /
- * KAFKA_PORT, REGISTRY_URL / REGISTRY_PORT, HOOKSTREAM_LIMITER_REDIS): the same variables and
- * defaults as the ingress. Parsed once per process; a bad value stops the command naming it.
+ * How the tools reach Kafka, the registry and Redis, from the one shared schema (KAFKA_BROKERS /
+ * KAFKA_PORT, the KAFKA_TLS_* and KAFKA_SASL_* settings, REGISTRY_URL / REGISTRY_PORT and its
+ * credentials, HOOKSTREAM_LIMITER_REDIS): the same variables and defaults as the ingress.
+ * Parsed once per process; a bad value stops the command naming it.
  */
 let parsed: ConnectionSettings | undefined;
 
-export function runtimeEndpoints(): { brokers: string[]; registryUrl: string } {
+export function runtimeConnection(): ConnectionSettings {
   parsed ??= loadConnectionSettings(process.env);
-  return { brokers: parsed.brokers, registryUrl: parsed.registryUrl };
+  return parsed;
 }
 
-/** The Redis URL shared limits go through (HOOKSTREAM_LIMITER_REDIS), if set. */
-export function limiterRedisUrl(): string | undefined {
-  parsed ??= loadConnectionSettings(process.env);
-  return parsed.limiterRedisUrl;
+/** Brokers and registry URL only: for the benchmarks, which run against the local stack. */
+export function runtimeEndpoints(): { brokers: readonly string[]; registryUrl: string } {
+  const { kafka, registry } = runtimeConnection();
+  return { brokers: kafka.brokers, registryUrl: registry.url };
 }

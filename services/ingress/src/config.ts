@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import {
   ConnectionEnv,
+  type ConnectionSettings,
   connectionSettingsOf,
   DEFAULT_EVENTS_TOPIC,
   HookstreamError,
@@ -85,8 +86,8 @@ export interface IngressConfig {
   readonly rateLimit: { readonly perSecond: number; readonly burst: number } | null;
   readonly source: string;
   readonly logLevel: IngressEnv['INGRESS_LOG_LEVEL'];
-  readonly brokers: readonly string[];
-  readonly registryUrl: string;
+  /** Kafka (brokers, TLS, SASL), the registry and its credentials: the shared connection schema. */
+  readonly connection: ConnectionSettings;
 }
 
 /** A setting that stops the ingress from starting; the message names the variable. */
@@ -131,7 +132,12 @@ export function loadIngressConfig(env: NodeJS.ProcessEnv, overrides: { port?: nu
       'INGRESS_HEADERS_TIMEOUT_MS: must be less than INGRESS_REQUEST_TIMEOUT_MS (the headers are part of the request)',
     );
   }
-  const connection = connectionSettingsOf(e);
+  let connection: ConnectionSettings;
+  try {
+    connection = connectionSettingsOf(e);
+  } catch (err) {
+    throw new IngressConfigError((err as Error).message);
+  }
   return {
     host: e.INGRESS_HOST,
     port: overrides.port ?? e.INGRESS_PORT,
@@ -165,8 +171,7 @@ export function loadIngressConfig(env: NodeJS.ProcessEnv, overrides: { port?: nu
           },
     source: e.INGRESS_SOURCE,
     logLevel: e.INGRESS_LOG_LEVEL,
-    brokers: connection.brokers,
-    registryUrl: connection.registryUrl,
+    connection,
   };
 }
 

@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
-import { loadEventCatalog } from '@hookstream/contracts';
+import { describeConnection, loadEventCatalog } from '@hookstream/contracts';
 import { IngressHttp, TokenTable } from '@hookstream/ingress-http';
 import { createKafka, probeCluster } from '@hookstream/kafka';
-import { EventProducer } from '@hookstream/producer';
+import { EventProducer, RegistryHttp } from '@hookstream/producer';
 import {
   createLogger,
   type Logger,
@@ -45,8 +45,8 @@ export async function startIngress(
   // Its own MeterProvider (not the global one), so ingresses in one test process stay apart.
   const metrics = startMetrics({ serviceName: 'hookstream-ingress' });
   const producer = await EventProducer.start({
-    brokers: config.brokers,
-    registryUrl: config.registryUrl,
+    kafka: config.connection.kafka,
+    registry: config.connection.registry,
     source: config.source,
     topic: config.topic,
     clientId: 'hookstream-ingress',
@@ -61,12 +61,13 @@ export async function startIngress(
     await metrics.shutdown();
     throw err;
   });
+  const registryHttp = new RegistryHttp(config.connection.registry);
   const http = new IngressHttp({
     producer,
     tokens,
     maxBodyBytes: config.maxBodyBytes,
     retryAfterS: config.retryAfterS,
-    checkReady: () => checkReady(config),
+    checkReady: () => checkReady(config, registryHttp),
     ...(config.rateLimit === null ? {} : { rateLimit: config.rateLimit }),
     logger,
     metrics,
@@ -98,13 +99,20 @@ export async function startIngress(
     server.close();
     await producer.close();
     await metrics.shutdown();
+    registryHttp.close();
     throw err;
   }
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   const url = `http://${config.host}:${port}`;
   logger.info(
-    { url, metrics: metricsServer?.url ?? null, topic: config.topic, types: [...catalog.keys()] },
+    {
+      url,
+      metrics: metricsServer?.url ?? null,
+      topic: config.topic,
+      types: [...catalog.keys()],
+      connection: describeConnection(config.connection),
+    },
     'ingress listening',
   );
   let closing: Promise<void> | undefined;
@@ -120,6 +128,7 @@ export async function startIngress(
         await metricsServer?.close();
         await producer.close();
         await metrics.shutdown();
+        registryHttp.close();
         logger.info('ingress stopped');
       })();
       return closing;
@@ -129,7 +138,7 @@ export async function startIngress(
 
 async function provisionTopic(config: IngressConfig): Promise<void> {
   const admin = createKafka({
-    brokers: config.brokers,
+    ...config.connection.kafka,
     clientId: 'hookstream-ingress-admin',
     quiet: true,
   }).admin();
@@ -152,11 +161,14 @@ async function provisionTopic(config: IngressConfig): Promise<void> {
   }
 }
 
-async function checkReady(config: IngressConfig): Promise<Record<string, boolean>> {
+async function checkReady(
+  config: IngressConfig,
+  registryHttp: RegistryHttp,
+): Promise<Record<string, boolean>> {
   const [kafka, registry] = await Promise.all([
-    probeCluster(config.brokers, 1000).then((info) => info !== null),
-    fetch(`${config.registryUrl}/subjects`, { signal: AbortSignal.timeout(1000) }).then(
-      (r) => r.ok,
+    probeCluster(config.connection.kafka, 1000).then((info) => info !== null),
+    registryHttp.get('/subjects', { timeoutMs: 1000, maxBytes: 1024 * 1024 }).then(
+      (r) => r.status >= 200 && r.status < 300,
       () => false,
     ),
   ]);

@@ -29,6 +29,25 @@ export interface KafkaNodeSpec {
   readonly replicationFactor: number;
   readonly minInSyncReplicas: number;
   readonly heap: string;
+  /** A SASL_SSL listener beside the plaintext one, with ACLs enforced; absent: plaintext only. */
+  readonly secure?: SecureListenerSpec;
+}
+
+/**
+ * SASL_SSL with SCRAM users and KRaft's StandardAuthorizer. The plaintext listener stays, its
+ * (anonymous) clients super users: it is how a test sets up topics and ACLs, while components
+ * under test connect to the secure port as their own principals.
+ */
+export interface SecureListenerSpec {
+  readonly port: number;
+  /** PEM file holding the broker's private key (PKCS#8, unencrypted) and certificate chain. */
+  readonly keystorePem: string;
+  /** PEM CA bundle client certificates are checked against. */
+  readonly truststorePem: string;
+  /** required: mTLS, a client without a certificate signed by the truststore is refused. */
+  readonly clientAuth: 'required' | 'none';
+  /** Created when the storage is formatted, for SCRAM-SHA-256 and SCRAM-SHA-512. */
+  readonly scramUsers: readonly { readonly name: string; readonly password: string }[];
 }
 
 /** The local stack's single broker. */
@@ -68,7 +87,7 @@ export class KafkaComponent implements Component {
     this.#config = config;
     this.#node = node;
     this.name = node.name;
-    this.ports = [node.port, node.controllerPort];
+    this.ports = [node.port, node.controllerPort, ...(node.secure ? [node.secure.port] : [])];
     this.endpoints = { bootstrap: `${config.host}:${node.port}` };
     this.#libs = kafkaLibsDir(config);
     this.#home = dirname(this.#libs);
@@ -134,6 +153,7 @@ export class KafkaComponent implements Component {
           this.#node.clusterId ?? newClusterId(),
           '-c',
           properties,
+          ...scramFlags(this.#node.secure),
         ]);
       } catch (err) {
         throw new StackError('START_FAILED', `kafka: formatting storage failed: ${(err as Error).message}`);
@@ -162,7 +182,9 @@ export class KafkaComponent implements Component {
     // A single broker is ready once it serves consumer groups too; in a cluster each node is
     // probed alone while the others may still be starting, so only metadata is asked there.
     const groupCoordinator = this.#node.replicationFactor === 1;
-    return (await probeCluster([this.endpoints.bootstrap ?? ''], 1500, { groupCoordinator })) !== null;
+    return (
+      (await probeCluster({ brokers: [this.endpoints.bootstrap ?? ''] }, 1500, { groupCoordinator })) !== null
+    );
   }
 }
 
@@ -178,18 +200,50 @@ export function newClusterId(random: () => Buffer = () => randomBytes(16)): stri
   }
 }
 
+/** One --add-scram per user and mechanism: KRaft stores SCRAM credentials in its metadata log. */
+function scramFlags(secure: SecureListenerSpec | undefined): string[] {
+  return (secure?.scramUsers ?? []).flatMap((u) =>
+    ['SCRAM-SHA-256', 'SCRAM-SHA-512'].flatMap((m) => [
+      '--add-scram',
+      `${m}=[name=${u.name},password=${u.password}]`,
+    ]),
+  );
+}
+
+function securityProperties(host: string, secure: SecureListenerSpec): string[] {
+  const scram = 'org.apache.kafka.common.security.scram.ScramLoginModule required;';
+  return [
+    'sasl.enabled.mechanisms=SCRAM-SHA-256,SCRAM-SHA-512',
+    `listener.name.sasl_ssl.scram-sha-256.sasl.jaas.config=${scram}`,
+    `listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config=${scram}`,
+    'listener.name.sasl_ssl.ssl.keystore.type=PEM',
+    `listener.name.sasl_ssl.ssl.keystore.location=${secure.keystorePem}`,
+    'listener.name.sasl_ssl.ssl.truststore.type=PEM',
+    `listener.name.sasl_ssl.ssl.truststore.location=${secure.truststorePem}`,
+    `listener.name.sasl_ssl.ssl.client.auth=${secure.clientAuth}`,
+    'authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer',
+    // ANONYMOUS: the controller and plaintext listeners (setup, on loopback only).
+    'super.users=User:ANONYMOUS',
+    'allow.everyone.if.no.acl.found=false',
+    `# SASL_SSL on ${host}:${secure.port}`,
+  ];
+}
+
 function serverProperties(host: string, node: KafkaNodeSpec, dataDir: string): string {
   const rf = node.replicationFactor;
+  const secure = node.secure;
+  const saslSsl = secure ? `,SASL_SSL://${host}:${secure.port}` : '';
   return `${[
     '# Written by `hookstream stack up`; edits are overwritten on the next start.',
     'process.roles=broker,controller',
     `node.id=${node.nodeId}`,
     `controller.quorum.voters=${node.voters}`,
-    `listeners=PLAINTEXT://${host}:${node.port},CONTROLLER://${host}:${node.controllerPort}`,
-    `advertised.listeners=PLAINTEXT://${host}:${node.port}`,
+    `listeners=PLAINTEXT://${host}:${node.port}${saslSsl},CONTROLLER://${host}:${node.controllerPort}`,
+    `advertised.listeners=PLAINTEXT://${host}:${node.port}${saslSsl}`,
     'controller.listener.names=CONTROLLER',
     'inter.broker.listener.name=PLAINTEXT',
-    'listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
+    `listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT${secure ? ',SASL_SSL:SASL_SSL' : ''}`,
+    ...(secure ? securityProperties(host, secure) : []),
     `log.dirs=${dataDir}`,
     // hookstream provisions every topic explicitly, with its retention and partitions.
     'auto.create.topics.enable=false',

@@ -1,0 +1,97 @@
+import { ATTEMPT_LOG_TOPIC } from './attempt-log.ts';
+import { INSTANCE_STATUS_TOPIC } from './instance-status.ts';
+import { SUBSCRIBER_REGISTRY_TOPIC } from './subscriber-registry.ts';
+import {
+  dlqTopicName,
+  replayLogTopicName,
+  retryTopicName,
+  SUBSCRIBER_GROUP_PREFIX,
+  type SubscriberName,
+} from './topics.ts';
+
+export type AclOperation = 'READ' | 'WRITE' | 'CREATE' | 'DESCRIBE';
+
+/** One ALLOW rule: a principal may do these operations on a topic or group (by name or prefix). */
+export interface AclGrant {
+  readonly resource: 'topic' | 'group';
+  readonly pattern: 'literal' | 'prefixed';
+  readonly name: string;
+  readonly operations: readonly AclOperation[];
+}
+
+/** Groups the tools and the fleet's registry follower read with (random suffix, deleted after). */
+export const TOOL_GROUP_PREFIX = 'hookstream.tool.';
+
+export type ComponentRole =
+  | { readonly role: 'ingress'; readonly eventsTopic: string }
+  | { readonly role: 'pusher'; readonly eventsTopic: string }
+  | { readonly role: 'replay'; readonly subscriber: SubscriberName };
+
+/**
+ * The least a component needs, and nothing more: the ingress only writes events; a pusher reads
+ * events and owns everything under hookstream.sub. (its groups, tiers, DLQs, replay logs) plus
+ * the shared attempt log, registry and instance topics; a replay operator reads one subscriber's
+ * DLQ and writes its tier 1 and replay log. The secured-broker test grants exactly these.
+ */
+export function componentAcls(component: ComponentRole): AclGrant[] {
+  switch (component.role) {
+    case 'ingress':
+      return [
+        {
+          resource: 'topic',
+          pattern: 'literal',
+          name: component.eventsTopic,
+          operations: ['WRITE', 'DESCRIBE'],
+        },
+      ];
+    case 'pusher':
+      return [
+        {
+          resource: 'topic',
+          pattern: 'literal',
+          name: component.eventsTopic,
+          operations: ['READ', 'DESCRIBE'],
+        },
+        {
+          resource: 'topic',
+          pattern: 'prefixed',
+          name: SUBSCRIBER_GROUP_PREFIX,
+          operations: ['READ', 'WRITE', 'CREATE', 'DESCRIBE'],
+        },
+        {
+          resource: 'group',
+          pattern: 'prefixed',
+          name: SUBSCRIBER_GROUP_PREFIX,
+          operations: ['READ', 'DESCRIBE'],
+        },
+        ...[ATTEMPT_LOG_TOPIC, INSTANCE_STATUS_TOPIC, SUBSCRIBER_REGISTRY_TOPIC].map(
+          (name): AclGrant => ({
+            resource: 'topic',
+            pattern: 'literal',
+            name,
+            operations: ['READ', 'WRITE', 'CREATE', 'DESCRIBE'],
+          }),
+        ),
+        { resource: 'group', pattern: 'prefixed', name: TOOL_GROUP_PREFIX, operations: ['READ', 'DESCRIBE'] },
+      ];
+    case 'replay': {
+      const name = component.subscriber;
+      return [
+        { resource: 'topic', pattern: 'literal', name: dlqTopicName(name), operations: ['READ', 'DESCRIBE'] },
+        {
+          resource: 'topic',
+          pattern: 'literal',
+          name: retryTopicName(name, 1),
+          operations: ['WRITE', 'DESCRIBE'],
+        },
+        {
+          resource: 'topic',
+          pattern: 'literal',
+          name: replayLogTopicName(name),
+          operations: ['READ', 'WRITE', 'CREATE', 'DESCRIBE'],
+        },
+        { resource: 'group', pattern: 'prefixed', name: TOOL_GROUP_PREFIX, operations: ['READ', 'DESCRIBE'] },
+      ];
+    }
+  }
+}
