@@ -195,6 +195,7 @@ describe('the values schema', () => {
       /kafka\.sasl\.passwordSecret\.name/,
     );
     expect(await templateError(['ingress.tokens.secretName='])).toMatch(/ingress\/tokens\/secretName/);
+    expect(await templateError(['registry.caSecret.name=ca'])).toMatch(/registry\.url is not https/);
   });
 });
 

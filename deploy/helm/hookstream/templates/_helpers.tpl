@@ -83,6 +83,9 @@ Fails the render on settings that would only fail later inside a pod, with the v
 {{- if and .Values.registry.username (not .Values.registry.passwordSecret.name) }}
 {{- fail "registry.username is set: registry.passwordSecret.name (an existing Secret) is required" }}
 {{- end }}
+{{- if and .Values.registry.caSecret.name (not (hasPrefix "https://" .Values.registry.url)) }}
+{{- fail "registry.caSecret is set but registry.url is not https:// (the components refuse REGISTRY_CA_FILE without TLS)" }}
+{{- end }}
 {{- if and .Values.keda.enabled (eq (len .Values.keda.subscribers) 0) }}
 {{- fail "keda.enabled: list at least one subscriber name in keda.subscribers (their consumer lag drives the scaling)" }}
 {{- end }}
