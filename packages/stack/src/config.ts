@@ -38,6 +38,12 @@ export const VERSIONS = {
   slf4j: '2.0.17',
   apicurio: '3.0.9',
   jaeger: 'v1.76.0',
+  /** helm.sh/helm/v3, built from resources/helm-tool (its go.sum pins every dependency). */
+  helm: 'v3.22.0',
+  /** PyPI kubernetes-validate: bundles Kubernetes JSON schemas, so validation needs no network. */
+  kubernetesValidate: '1.37.0',
+  /** github.com/kedacore/keda/v2: the ScaledObject CRD's schema comes from this module's zip. */
+  keda: 'v2.21.0',
 } as const;
 
 export interface StackConfig {

@@ -6,7 +6,9 @@ export type StackErrorCode =
   | 'INSTALL_FAILED'
   | 'START_FAILED'
   | 'NOT_READY'
-  | 'BAD_CONFIG';
+  | 'BAD_CONFIG'
+  /** Manifests that could not even be read for validation (invalid ones are results, not errors). */
+  | 'BAD_MANIFEST';
 
 /** A stack problem with a code and a hint a person can act on. */
 export class StackError extends HookstreamError<StackErrorCode> {

@@ -12,6 +12,7 @@ const INSTALL_HINTS: Record<string, string> = {
   mvn: 'install Apache Maven (Debian: apt-get install maven)',
   go: 'install Go 1.24+ (https://go.dev/dl) or set HOOKSTREAM_JAEGER=off',
   tar: 'install tar',
+  python3: 'install Python 3.11+ with its venv module (Debian: apt-get install python3 python3-venv)',
 };
 
 /** Resolves the absolute path of a command on PATH, or null. */

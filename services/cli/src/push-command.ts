@@ -48,9 +48,9 @@ Options:
   --metrics-port <port>  serve GET /metrics (Prometheus text) on 127.0.0.1:<port>: lag and age
                     of the oldest unsettled record per topic, outcomes, latencies, tier and
                     DLQ depth (or HOOKSTREAM_METRICS_PORT; 0 picks a free port)
-  --health-port <n> serve GET /healthz there (200 once started; 503 before and after a fatal
-                    error), e.g. for container healthchecks (or HOOKSTREAM_PUSHER_HEALTH_PORT;
-                    unset: no HTTP server)
+  --health-port <n> serve GET /healthz and GET /readyz there (both 200 once started; 503
+                    before and after a fatal error), e.g. for container healthchecks and
+                    Kubernetes probes (or HOOKSTREAM_PUSHER_HEALTH_PORT; unset: no HTTP server)
   --health-host <a> its address (default 127.0.0.1, or HOOKSTREAM_PUSHER_HEALTH_HOST)
   --resume-from <p> where a known subscriber whose ledger is gone resumes: earliest, latest or an
                     RFC 3339 time. Without it such a pusher refuses to start (LEDGER_LOST)

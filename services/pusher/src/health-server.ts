@@ -1,9 +1,15 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+/** The paths served, both with the same answer (see the class comment). */
+const PATHS = new Set(['/healthz', '/readyz']);
+
 /**
- * GET /healthz for a pusher process: 200 once the pusher started, 503 before that and after a
- * fatal consumer error. A pusher has no HTTP side otherwise; container healthchecks need one.
+ * GET /healthz and GET /readyz for a pusher process: 200 once the pusher started, 503 before
+ * that and after a fatal consumer error. A pusher has no HTTP side otherwise; container
+ * healthchecks need one. Both paths answer the same on purpose: a pusher takes no requests, so
+ * readiness only gates rollouts (a new pod counts once it started consuming), and the two
+ * names let Kubernetes probes say which question they ask without a special case.
  */
 export class HealthServer {
   readonly #server: Server;
@@ -11,7 +17,7 @@ export class HealthServer {
 
   constructor() {
     this.#server = createServer((req, res) => {
-      const ok = req.method === 'GET' && req.url === '/healthz';
+      const ok = req.method === 'GET' && PATHS.has(req.url ?? '');
       const status = !ok ? 404 : this.#healthy ? 200 : 503;
       res.writeHead(status, { 'content-type': 'application/json' }).end(
         JSON.stringify({
