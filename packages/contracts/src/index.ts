@@ -43,6 +43,9 @@ export {
 } from './instance-status.ts';
 export { MAX_BATCH_EVENTS, PublishBatchRequest, PublishRequest } from './publish-request.ts';
 export {
+  BreakerSettings,
+  DEFAULT_BREAKER,
+  DEFAULT_DISABLE_AFTER_MS,
   FORBIDDEN_HEADERS,
   HEADER_VALUE_PATTERN,
   HeaderValue,
