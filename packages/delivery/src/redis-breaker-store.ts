@@ -64,6 +64,7 @@ export class RedisBreakerStore implements BreakerStore {
   }
 
   async stop(): Promise<void> {
+    if (this.#redis.status === 'wait') return this.#redis.disconnect();
     await this.#redis.quit().catch(() => this.#redis.disconnect());
   }
 }
