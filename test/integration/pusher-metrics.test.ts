@@ -73,6 +73,18 @@ describe('pusher /metrics while its endpoint is down, then recovers', () => {
       expect(
         sample(later.text, 'hookstream_pusher_retry_tier_depth', { subscriber: name, tier: 1 }),
       ).toBeDefined();
+      // Ten timeouts in a row open the destination's breaker; the gauge says so.
+      await waitFor(
+        'the breaker gauge to say open',
+        async () => {
+          const text = await scrape(url);
+          return sample(text, 'hookstream_pusher_breaker_state', { subscriber: name, state: 'open' }) === 1 &&
+            sample(text, 'hookstream_pusher_breaker_state', { subscriber: name, state: 'closed' }) === 0
+            ? true
+            : undefined;
+        },
+        { timeoutMs: 30_000 },
+      );
     } finally {
       clearInterval(publishing);
     }
@@ -104,6 +116,9 @@ describe('pusher /metrics while its endpoint is down, then recovers', () => {
       }),
     ).toBe(produced.length);
     expect(sample(recovered, 'hookstream_pusher_dlq_depth', { subscriber: name })).toBe(0);
+    expect(sample(recovered, 'hookstream_pusher_breaker_state', { subscriber: name, state: 'closed' })).toBe(
+      1,
+    );
     expect(
       sample(recovered, 'hookstream_pusher_attempt_duration_seconds_count', {
         subscriber: name,

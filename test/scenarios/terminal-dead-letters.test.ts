@@ -7,9 +7,10 @@ import { KafkaFixture } from '../support/pushers.ts';
 import { endOffsetTotal } from '../support/topic.ts';
 import { waitFor } from '../support/wait.ts';
 
-// Scenario: an expired subscription (the endpoint answers 410 Gone) and a revoked credential
-// (the endpoint no longer accepts our signing secret: 401). Both are terminal in the delivery
-// contract: one request per event, then the DLQ at once, never a retry tier.
+// Scenario: a removed route (the endpoint answers 404) and a revoked credential (the endpoint no
+// longer accepts our signing secret: 401). Both are terminal in the delivery contract: one
+// request per event, then the DLQ at once, never a retry tier. (410 Gone disables the whole
+// subscriber instead: test/scenarios/gone-disables.test.ts.)
 const EVENTS = 5;
 
 const fx = new KafkaFixture();
@@ -23,7 +24,7 @@ async function receiver(options: ConstructorParameters<typeof SampleReceiver>[0]
   return r;
 }
 
-describe('scenario: 410 Gone and 401 Unauthorized are dead-lettered at once', () => {
+describe('scenario: 404 Not Found and 401 Unauthorized are dead-lettered at once', () => {
   beforeAll(async () => {
     await fx.connect();
     await factory.init();
@@ -35,9 +36,9 @@ describe('scenario: 410 Gone and 401 Unauthorized are dead-lettered at once', ()
 
   const cases: [string, number, () => Promise<{ endpoint: SampleReceiver; secret?: string }>][] = [
     [
-      'an expired subscription (410)',
-      410,
-      async () => ({ endpoint: await receiver({ behaviour: { fixedStatus: 410 } }) }),
+      'a removed route (404)',
+      404,
+      async () => ({ endpoint: await receiver({ behaviour: { fixedStatus: 404 } }) }),
     ],
     [
       // The endpoint verifies signatures with a secret the pusher no longer has.

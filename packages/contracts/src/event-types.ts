@@ -28,9 +28,32 @@ export type ShipmentUpdated = {
   };
 };
 
+/** Data of `subscriber.disabled` (schemas/subscriber.disabled.avsc). */
+export type SubscriberDisabled = {
+  readonly subscriber: string;
+  readonly cause: 'gone' | 'failing';
+  readonly reason: string;
+  readonly status?: number | null;
+  readonly disabled_at: string;
+  readonly failing_since?: string | null;
+  readonly events_topic: string;
+};
+
+/** Data of `subscriber.enabled` (schemas/subscriber.enabled.avsc). */
+export type SubscriberEnabled = {
+  readonly subscriber: string;
+  readonly enabled_at: string;
+  readonly by: string;
+  readonly was_disabled_at: string;
+  readonly was_disabled_reason: string;
+  readonly events_topic: string;
+};
+
 /** Event type name -> the data a producer passes for it. */
 export interface EventDataByType {
   readonly 'enrollment.updated': EnrollmentUpdated;
   readonly 'key.revoked': KeyRevoked;
   readonly 'shipment.updated': ShipmentUpdated;
+  readonly 'subscriber.disabled': SubscriberDisabled;
+  readonly 'subscriber.enabled': SubscriberEnabled;
 }

@@ -16,6 +16,8 @@ export const InstanceSubscriberStatus = z.object({
   /** Kafka timestamp of the oldest record this instance holds unsettled; null: it holds none. */
   oldestUnsettledAt: Timestamp.nullable(),
   error: z.string().max(500).optional(),
+  /** The destination's circuit breaker as this instance sees it (absent: older instances). */
+  breaker: z.enum(['closed', 'open', 'half-open']).optional(),
 });
 export type InstanceSubscriberStatus = z.infer<typeof InstanceSubscriberStatus>;
 

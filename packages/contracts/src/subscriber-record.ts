@@ -70,11 +70,16 @@ export const SubscriberState = z.discriminatedUnion('kind', [
     by: z.string().min(1).max(200),
     at: z.iso.datetime({ offset: true }),
   }),
-  /** Stopped by hookstream itself (e.g. an endpoint failing for days); filled in by a later issue. */
+  /**
+   * Stopped by hookstream itself: the endpoint answered 410 Gone (`gone`) or failed without a
+   * success for the definition's disableAfterMs (`failing`). Its group and ledger stay; resume
+   * continues from them.
+   */
   z.strictObject({
     kind: z.literal('disabled'),
     reason: z.string().max(500),
     at: z.iso.datetime({ offset: true }),
+    cause: z.enum(['gone', 'failing']).optional(),
   }),
 ]);
 export type SubscriberState = z.infer<typeof SubscriberState>;

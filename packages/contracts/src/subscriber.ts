@@ -92,6 +92,30 @@ export const RateSettings = z.strictObject({
 });
 export type RateSettings = z.infer<typeof RateSettings>;
 
+/**
+ * The destination's circuit breaker. It opens after `consecutiveFailures` retryable failures in
+ * a row, or when at least `minAttempts` attempts in the last `windowMs` failed at `failureRatio`
+ * or more. While open, records wait in place (no attempt spent, the age ceiling still applies)
+ * and one pending record goes out as a probe every `probeIntervalMs`; its success closes it.
+ */
+export const BreakerSettings = z.strictObject({
+  /** false: never opens (every record walks its retry tiers, as before the breaker existed). */
+  enabled: z.boolean().default(true),
+  consecutiveFailures: z.number().int().min(1).max(10_000).default(10),
+  failureRatio: z.number().min(0.05).max(1).default(0.5),
+  windowMs: z.number().int().min(1000).max(3_600_000).default(60_000),
+  minAttempts: z.number().int().min(1).max(100_000).default(20),
+  /** At least 100 ms so a probe is never a flood; at most 10 min so recovery is seen in time. */
+  probeIntervalMs: z.number().int().min(100).max(600_000).default(5000),
+});
+export type BreakerSettings = z.infer<typeof BreakerSettings>;
+
+/** The breaker of a definition without a `breaker` object. */
+export const DEFAULT_BREAKER: BreakerSettings = BreakerSettings.parse({});
+
+/** How long an endpoint may fail without a success before hookstream disables it (Svix: 5 days). */
+export const DEFAULT_DISABLE_AFTER_MS = 5 * 86_400_000;
+
 /** Where a brand-new group begins; an existing group always resumes from its ledger. */
 export const StartPosition = z.union([
   z.literal('earliest'),
@@ -124,6 +148,18 @@ export const SubscriberDefinition = z.strictObject({
   allowInsecureHttp: z.boolean().optional(),
   /** Partition keys go to traces as a digest; true puts them there in clear. */
   keysInTraces: z.boolean().optional(),
+  /** The destination's circuit breaker; absent: on, with DEFAULT_BREAKER's settings. */
+  breaker: BreakerSettings.optional(),
+  /**
+   * Failure without a single success for this long disables the subscriber (absent: 5 days).
+   * At least a minute, so a short outage never disables; at most 30 days.
+   */
+  disableAfterMs: z
+    .number()
+    .int()
+    .min(60_000)
+    .max(30 * 86_400_000)
+    .optional(),
 });
 export type SubscriberDefinition = z.infer<typeof SubscriberDefinition>;
 

@@ -7,8 +7,15 @@ import { loadEventCatalog } from '../src/event-catalog.ts';
 describe('the event catalog from schemas/', () => {
   const catalog = loadEventCatalog();
 
-  it('has the three shipped types, each with its record-name subject', () => {
-    expect([...catalog.keys()]).toEqual(['enrollment.updated', 'key.revoked', 'shipment.updated']);
+  it('has the shipped types and the two operational ones, each with its record-name subject', () => {
+    expect([...catalog.keys()]).toEqual([
+      'enrollment.updated',
+      'key.revoked',
+      'shipment.updated',
+      'subscriber.disabled',
+      'subscriber.enabled',
+    ]);
+    expect(catalog.get('subscriber.disabled')?.subject).toBe('hookstream.ops.SubscriberDisabled');
     expect(catalog.get('shipment.updated')?.subject).toBe('hookstream.events.ShipmentUpdated');
   });
 

@@ -29,6 +29,37 @@ describe('subscriber definition', () => {
     expect(r.value.secret).toBeUndefined();
   });
 
+  it('a breaker object is optional; one given is filled with the defaults it leaves out', () => {
+    const absent = parseSubscriberDefinition(minimal);
+    expect(absent.ok && absent.value.breaker).toBeUndefined();
+    const r = parseSubscriberDefinition({ ...minimal, breaker: { probeIntervalMs: 500 } });
+    expect(r.ok && r.value.breaker).toEqual({
+      enabled: true,
+      consecutiveFailures: 10,
+      failureRatio: 0.5,
+      windowMs: 60_000,
+      minAttempts: 20,
+      probeIntervalMs: 500,
+    });
+  });
+
+  it.each([
+    [{ breaker: { probeIntervalMs: 50 } }, 'breaker.probeIntervalMs'],
+    [{ breaker: { probeIntervalMs: 600_001 } }, 'breaker.probeIntervalMs'],
+    [{ breaker: { failureRatio: 0 } }, 'breaker.failureRatio'],
+    [{ breaker: { failureRatio: 1.5 } }, 'breaker.failureRatio'],
+    [{ breaker: { consecutiveFailures: 0 } }, 'breaker.consecutiveFailures'],
+    [{ breaker: { windowMs: 10 } }, 'breaker.windowMs'],
+    [{ disableAfterMs: 1000 } as Record<string, unknown>, 'disableAfterMs'],
+    [{ disableAfterMs: 31 * 86_400_000 }, 'disableAfterMs'],
+  ])('bounds the health settings: %o is refused at %s', (extra, field) => {
+    expect(errorOf({ ...minimal, ...extra })).toContain(field);
+  });
+
+  it('names an unknown breaker field', () => {
+    expect(errorOf({ ...minimal, breaker: { probeEvery: 5 } })).toBe('unknown field "probeEvery" in breaker');
+  });
+
   it('accepts a full definition', () => {
     const r = parseSubscriberDefinition({
       ...minimal,

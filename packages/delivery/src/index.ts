@@ -5,6 +5,22 @@ export {
   isPrivateAddress,
   publicOnlyLookup,
 } from './address-guard.ts';
+export type {
+  Admission,
+  BreakerPhase,
+  BreakerPolicyOptions,
+  BreakerState,
+  BreakerTransition,
+  DisableCause,
+  HealthSignal,
+  SharedOpen,
+  TransitionCause,
+  WindowBucket,
+} from './breaker-policy.ts';
+export { BREAKER_POLICY_VERSION, BreakerPolicy, CLOSED_BREAKER, healthSignal } from './breaker-policy.ts';
+export type { BreakerStore } from './breaker-store.ts';
+export type { BreakerAdmission, DestinationBreakerOptions } from './destination-breaker.ts';
+export { DestinationBreaker } from './destination-breaker.ts';
 export type { InFlightCap, LimiterOptions } from './destination-limiter.ts';
 export {
   bottleneckSettings,
@@ -29,6 +45,7 @@ export type {
   OutcomeReason,
 } from './policy.ts';
 export { backoffDelayMs, checkAge, classify, decide, POLICY_VERSION, routeTier } from './policy.ts';
+export { RedisBreakerStore } from './redis-breaker-store.ts';
 export { boundedPauseUntil, MAX_RETRY_AFTER_MS, parseRetryAfter } from './retry-after.ts';
 export type { SharedSpacing, SharedWindowSettings } from './shared-window.ts';
 export {

@@ -1,4 +1,5 @@
 import type { InstanceSubscriberStatus } from '@hookstream/contracts';
+import type { BreakerPhase } from '@hookstream/delivery';
 import type { LogFn } from '@hookstream/kafka';
 import type { DeliveryCounts } from './delivery-observer.ts';
 import type { PusherResources } from './pusher-resources.ts';
@@ -38,6 +39,8 @@ export interface FleetEntry {
   readonly counts: Readonly<DeliveryCounts> | null;
   /** Kafka timestamp of the oldest record it holds unsettled; null: none. */
   readonly oldestUnsettledAt: string | null;
+  /** The destination's circuit breaker while it runs; null otherwise. */
+  readonly breaker: BreakerPhase | null;
 }
 
 interface Running {
@@ -103,6 +106,7 @@ export class Fleet {
       ...(r.error === undefined ? {} : { error: r.error }),
       counts: r.state === 'running' ? r.runner.counts : null,
       oldestUnsettledAt: r.state === 'running' ? r.runner.oldestUnsettledAt() : null,
+      breaker: r.state === 'running' ? r.runner.breaker : null,
     }));
   }
 
@@ -112,6 +116,7 @@ export class Fleet {
       name: e.name,
       state: e.state,
       oldestUnsettledAt: e.oldestUnsettledAt,
+      ...(e.breaker === null ? {} : { breaker: e.breaker }),
       ...(e.error === undefined ? {} : { error: e.error.slice(0, 500) }),
     }));
   }

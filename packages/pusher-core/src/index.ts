@@ -3,6 +3,13 @@ export type { DeliveryMetrics } from './delivery-metrics.ts';
 export { statusClass } from './delivery-metrics.ts';
 export type { DeliveryCounts, DeliveryObserver } from './delivery-observer.ts';
 export { emptyCounts } from './delivery-observer.ts';
+export type {
+  DeliveryHealth,
+  DisableVerdict,
+  EndpointHealthOptions,
+  HealthVerdict,
+} from './endpoint-health.ts';
+export { EndpointHealth } from './endpoint-health.ts';
 export type { PusherErrorCode } from './errors.ts';
 export { PusherError } from './errors.ts';
 export type { FleetEntry, FleetMember, FleetOptions } from './fleet.ts';

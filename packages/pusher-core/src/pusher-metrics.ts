@@ -1,4 +1,4 @@
-import type { OutcomeClass } from '@hookstream/delivery';
+import type { BreakerPhase, OutcomeClass } from '@hookstream/delivery';
 import type {
   BatchObservableCallback,
   Counter,
@@ -26,7 +26,11 @@ export interface PusherGaugeSources {
   dlqDepth(): number | null;
   /** Per topic, the Kafka timestamp (ms) of the oldest record held unsettled. */
   oldestUnsettled(): ReadonlyMap<string, number>;
+  /** The destination's circuit breaker; absent: the subscriber has none to report. */
+  breaker?(): BreakerPhase;
 }
+
+const BREAKER_PHASES: readonly BreakerPhase[] = ['closed', 'half-open', 'open'];
 
 /** One subscriber's view of the process's instruments; `close` stops its gauges. */
 export interface SubscriberMetrics extends DeliveryMetrics {
@@ -52,6 +56,7 @@ export class PusherMetrics {
   readonly #age: ObservableGauge;
   readonly #tierDepth: ObservableGauge;
   readonly #dlqDepth: ObservableGauge;
+  readonly #breaker: ObservableGauge;
 
   constructor(meter: Meter) {
     this.#meter = meter;
@@ -101,6 +106,11 @@ export class PusherMetrics {
       description: "Records held in the subscriber's DLQ",
       unit: '{record}',
     });
+    this.#breaker = meter.createObservableGauge('hookstream.pusher.breaker.state', {
+      description:
+        "The destination's circuit breaker as this instance sees it: 1 for its current state (closed, half-open, open), 0 for the others",
+      unit: '{state}',
+    });
   }
 
   /** Binds the instruments to one subscriber and starts its gauges. */
@@ -109,7 +119,7 @@ export class PusherMetrics {
     topics: SubscriberTopicSet,
     sources: PusherGaugeSources,
   ): SubscriberMetrics {
-    const gauges: Observable[] = [this.#lag, this.#age, this.#tierDepth, this.#dlqDepth];
+    const gauges: Observable[] = [this.#lag, this.#age, this.#tierDepth, this.#dlqDepth, this.#breaker];
     const allTopics = [topics.events, ...topics.tiers];
     const observe: BatchObservableCallback = (result) => {
       const lags = sources.lag();
@@ -130,6 +140,10 @@ export class PusherMetrics {
       });
       const dlq = sources.dlqDepth();
       if (dlq !== null) result.observe(this.#dlqDepth, dlq, { subscriber });
+      const phase = sources.breaker?.();
+      if (phase !== undefined)
+        for (const state of BREAKER_PHASES)
+          result.observe(this.#breaker, state === phase ? 1 : 0, { subscriber, state });
     };
     this.#meter.addBatchObservableCallback(observe, gauges);
     return {

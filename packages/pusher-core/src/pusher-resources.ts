@@ -8,7 +8,7 @@ import {
   RecordSender,
   type TopicSpec,
 } from '@hookstream/kafka';
-import { RegistryHttp } from '@hookstream/producer';
+import { EventProducer, RegistryHttp } from '@hookstream/producer';
 import type { Meter } from '@opentelemetry/api';
 import { AttemptLogWriter } from './attempt-log-writer.ts';
 import { PusherError } from './errors.ts';
@@ -86,6 +86,9 @@ export class PusherResources {
   readonly fetchWaitMs: number;
   readonly fetchMaxBytes: number | undefined;
   readonly log: LogFn;
+  readonly #settings: PusherResourcesSettings;
+  /** The producer of operational notices, per events topic; started at the first notice. */
+  readonly #notices = new Map<string, Promise<EventProducer>>();
   readonly #partitions = new Map<string, number>();
   /** Topics known to exist; a miss asks the broker again (topics are never deleted under us). */
   #topics: Set<string> | null = null;
@@ -93,6 +96,7 @@ export class PusherResources {
   #listing: Promise<Set<string>> | null = null;
 
   private constructor(settings: PusherResourcesSettings, kafka: KafkaConnection) {
+    this.#settings = settings;
     this.kafka = kafka;
     this.admin = kafka.admin();
     this.sender = new RecordSender(kafka);
@@ -179,7 +183,31 @@ export class PusherResources {
     return topics.every((t) => known.has(t));
   }
 
+  /**
+   * The ingress producer library, publishing operational events (subscriber.disabled) onto the
+   * events topic like any other event: validated, Avro in the registry's format, CloudEvents
+   * headers. Started on first use, since most processes never publish one.
+   */
+  noticeProducer(topic: string): Promise<EventProducer> {
+    let producer = this.#notices.get(topic);
+    if (producer === undefined) {
+      producer = EventProducer.start({
+        kafka: this.#settings.kafka,
+        registry: this.#settings.registry,
+        source: '/hookstream/pusher',
+        topic,
+        clientId: `${this.#settings.clientId}-notices`,
+      });
+      // A failed start is not kept: the next notice tries again.
+      producer.catch(() => this.#notices.delete(topic));
+      this.#notices.set(topic, producer);
+    }
+    return producer;
+  }
+
   async close(): Promise<void> {
+    for (const producer of this.#notices.values())
+      await producer.then((p) => p.close()).catch(() => undefined);
     await this.attemptLog.close();
     await this.sender.disconnect().catch(() => undefined);
     await this.admin.disconnect().catch(() => undefined);

@@ -20,6 +20,7 @@ import type { ConsumedRecord, HandlerOutcome } from '@hookstream/kafka';
 import { ATTR, deliveryTracer, ProcessSpan } from '@hookstream/telemetry';
 import type { Tracer } from '@opentelemetry/api';
 import type { DeliveryObserver } from './delivery-observer.ts';
+import type { DeliveryHealth } from './endpoint-health.ts';
 import { readEventHeaders } from './event-headers.ts';
 import type { OutcomeRouter } from './outcome-router.ts';
 import type { RecordDecoder } from './record-decoder.ts';
@@ -46,6 +47,8 @@ export interface SubscriberDeliveryDeps {
   readonly limiter: AttemptLimiter;
   readonly router: OutcomeRouter;
   readonly observer: DeliveryObserver;
+  /** The destination's breaker and auto-disable; without it every record goes (bench, tests). */
+  readonly health?: DeliveryHealth;
   /** Injected for tests of jitter; Math.random otherwise. */
   readonly random?: () => number;
   /** Where the delivery spans go; the global tracer (a no-op until tracing starts) otherwise. */
@@ -55,6 +58,13 @@ export interface SubscriberDeliveryDeps {
 /** Waits between decodes while the registry is unavailable; the last one repeats. */
 const REGISTRY_BACKOFF_MS = [1000, 2000, 5000, 10_000, 30_000] as const;
 const ABANDONED: RecordStep = { kind: 'abandoned' };
+
+/** No breaker: every record goes, every outcome as usual. */
+const ALWAYS_HEALTHY: DeliveryHealth = {
+  phase: 'closed',
+  admit: async (signal) => (signal.aborted ? 'aborted' : 'go'),
+  attempted: () => 'as-usual',
+};
 
 /** The delivery so far, from the tier record's headers (a fresh delivery has none). */
 interface Progress {
@@ -85,9 +95,11 @@ export class SubscriberDelivery {
   readonly #topology: SubscriberTopology;
   readonly #random: () => number;
   readonly #tracer: Tracer;
+  readonly #health: DeliveryHealth;
 
   constructor(deps: SubscriberDeliveryDeps) {
     this.#deps = deps;
+    this.#health = deps.health ?? ALWAYS_HEALTHY;
     this.#topology = deps.topology;
     this.#random = deps.random ?? Math.random;
     this.#tracer = deps.tracer ?? deliveryTracer();
@@ -141,7 +153,12 @@ export class SubscriberDelivery {
     return this.#deliver(ctx, event);
   }
 
-  /** One attempt through the limiter, then what the policy says about its outcome. */
+  /**
+   * One attempt through the limiter, then what the policy says about its outcome. While the
+   * destination's breaker is open the record waits in place first; a retryable failure with the
+   * breaker open (a failed probe, or the failure that opened it) waits again instead of spending
+   * an attempt, so only the age ceiling can end the wait with a dead letter.
+   */
   async #deliver(ctx: RecordContext, event: Deliverable): Promise<RecordStep> {
     const number = event.progress.attempts + 1;
     ctx.span.attempt = number;
@@ -153,14 +170,40 @@ export class SubscriberDelivery {
       occurredAt: event.occurredAt,
       attempt: number,
     });
-    const queuedAt = performance.now();
-    const attempted = await this.#deps.limiter.schedule(
-      () => this.#attempt(ctx, event.eventId, body, queuedAt),
-      ctx.signal,
-    );
-    if (attempted === null) return ABANDONED;
-    const { report, classification, now, durationMs } = attempted;
-    const attempt: AttemptSummary = { number, classification, durationMs };
+    const retry = this.#topology.definition.retry;
+    for (;;) {
+      const admission = await this.#health.admit(ctx.signal, event.occurredAtMs + retry.maxAgeMs);
+      if (admission === 'aborted') return ABANDONED;
+      if (admission === 'expired') {
+        const last = event.progress.attempts > 0 ? Date.now() : null;
+        return this.#deadLetter(ctx, this.#trail(ctx, event, event.progress.attempts, last), 'expired');
+      }
+      const probe = admission === 'probe';
+      const queuedAt = performance.now();
+      const attempted = await this.#deps.limiter.schedule(
+        () => this.#attempt(ctx, event.eventId, body, queuedAt, probe),
+        ctx.signal,
+      );
+      if (attempted === null) return ABANDONED;
+      const { classification, durationMs } = attempted;
+      const attempt: AttemptSummary = { number, classification, durationMs };
+      const verdict = this.#health.attempted(classification, probe, event.eventId);
+      // Left below the ledger: delivered again from it once the subscriber is resumed.
+      if (verdict === 'disable') return { kind: 'abandoned', attempt };
+      if (verdict === 'wait') continue;
+      return this.#settle(ctx, event, attempted, attempt);
+    }
+  }
+
+  /** What the policy says about an attempt's outcome: acknowledge, a retry tier, or the DLQ. */
+  async #settle(
+    ctx: RecordContext,
+    event: Deliverable,
+    attempted: { report: AttemptReport; classification: Classification; now: number },
+    attempt: AttemptSummary,
+  ): Promise<RecordStep> {
+    const { report, classification, now } = attempted;
+    const { number } = attempt;
     if (classification.outcome === 'ack') return { kind: 'delivered', attempt };
     const decision = decide({
       classification,
@@ -276,13 +319,20 @@ export class SubscriberDelivery {
     eventId: string,
     body: string,
     queuedAt: number,
+    probe: boolean,
   ): Promise<{ report: AttemptReport; classification: Classification; now: number; durationMs: number }> {
     const started = performance.now();
     this.#deps.observer.limiterWaited(ctx, started - queuedAt);
     // The span context is passed explicitly: the limiter may run this job from another job's
     // async context. The request carries the HTTP span's context, or with tracing off the
     // record's own, so the endpoint can still join the event's trace.
-    const http = ctx.span.http('POST', this.#topology.target);
+    const http = ctx.span.http(
+      'POST',
+      this.#topology.target,
+      probe
+        ? { [ATTR.breakerState]: 'half-open', [ATTR.breakerProbe]: true }
+        : { [ATTR.breakerState]: 'closed' },
+    );
     const report = await this.#deps.client.send({
       eventId,
       body,

@@ -1,4 +1,11 @@
-import { assertDestinationAllowed, DestinationLimiter, HttpClient } from '@hookstream/delivery';
+import type { SubscriberDefinition } from '@hookstream/contracts';
+import {
+  assertDestinationAllowed,
+  type BreakerPhase,
+  DestinationLimiter,
+  HttpClient,
+  RedisBreakerStore,
+} from '@hookstream/delivery';
 import {
   type LogFn,
   type RecordHandler,
@@ -6,8 +13,10 @@ import {
   type StartFrom,
   SubscriberConsumer,
 } from '@hookstream/kafka';
+import { SubscriberCatalog, SubscriberDisabler } from '@hookstream/subscribers';
 import type { DeliveryCounts } from './delivery-observer.ts';
 import { boundedDueAtMs } from './due-at.ts';
+import { type DisableVerdict, EndpointHealth } from './endpoint-health.ts';
 import { resolveHeaders } from './header-values.ts';
 import { LagPoller } from './lag-poller.ts';
 import { KafkaOutcomeRouter, type OutcomeRouter } from './outcome-router.ts';
@@ -48,6 +57,16 @@ export interface SubscriberRunnerOptions {
    * so a few seconds is safe; the broker bounds it (group.min.session.timeout.ms, 6 s default).
    */
   readonly sessionTimeoutMs?: number | undefined;
+  /**
+   * `push --config`: the definition as the file gives it (its secret reference included), written
+   * as the subscriber's registry record when it is disabled and the catalog has none.
+   */
+  readonly fileDefinition?: SubscriberDefinition | undefined;
+  /**
+   * Called once the subscriber's record says disabled. A fleet needs none: its registry watch
+   * stops the runner; a single pusher stops it here.
+   */
+  readonly onDisabled?: () => void;
 }
 
 const SUMMARY_EVERY_MS = 10_000;
@@ -62,6 +81,7 @@ export class SubscriberRunner {
   readonly topology: SubscriberTopology;
   readonly #options: SubscriberRunnerOptions;
   readonly #observer: RecordingObserver;
+  readonly #health: EndpointHealth;
   #consumer: SubscriberConsumer | null = null;
   #client: HttpClient | null = null;
   #limiter: DestinationLimiter | null = null;
@@ -91,14 +111,30 @@ export class SubscriberRunner {
         lag: () => this.#lagPoller?.lag ?? new Map(),
         dlqDepth: () => this.#lagPoller?.dlqDepth ?? null,
         oldestUnsettled: () => this.#consumer?.oldestUnsettled() ?? new Map(),
+        breaker: () => this.#health.phase,
       },
     );
+    const redisUrl = options.resources.limiterRedisUrl;
+    this.#health = new EndpointHealth({
+      definition: options.topology.definition,
+      log: options.log,
+      // The limiter's Redis, so the instances sharing its limits share its breaker too.
+      ...(redisUrl
+        ? { store: new RedisBreakerStore(redisUrl, `${options.topology.name}:${options.topology.origin}`) }
+        : {}),
+      disable: (verdict) => this.#disable(verdict),
+    });
     this.#observer = new RecordingObserver({
       subscriber: options.topology.name,
       log: options.log,
       attemptLog: options.resources.attemptLog,
       ...(this.#metrics ? { metrics: this.#metrics } : {}),
     });
+  }
+
+  /** The destination's circuit breaker as this instance sees it. */
+  get breaker(): BreakerPhase {
+    return this.#health.phase;
   }
 
   get counts(): Readonly<DeliveryCounts> {
@@ -159,6 +195,7 @@ export class SubscriberRunner {
         : {}),
     });
     await this.#limiter.ready();
+    await this.#health.start();
     const delivery = new SubscriberDelivery({
       topology,
       decoder: resources.decoder,
@@ -168,6 +205,7 @@ export class SubscriberRunner {
         this.#options.router ??
         new KafkaOutcomeRouter(topology, resources.sender, log, this.#ownTopics.ensure),
       observer: this.#observer,
+      health: this.#health,
     });
     if (this.#metrics)
       this.#lagPoller = new LagPoller(
@@ -264,6 +302,30 @@ export class SubscriberRunner {
       .catch((err: unknown) => this.#options.onFatal(err instanceof Error ? err : new Error(String(err))));
   }
 
+  /**
+   * Writes the subscriber's record disabled and announces it; the consumer then stops (the
+   * fleet's registry watch, or onDisabled), leaving the ledger where it is.
+   */
+  async #disable(verdict: DisableVerdict): Promise<void> {
+    const { topology, resources, log } = this.#options;
+    const disabler = new SubscriberDisabler({
+      catalog: new SubscriberCatalog(resources.kafka),
+      publisher: () => resources.noticeProducer(topology.eventsTopic),
+      eventsTopic: topology.eventsTopic,
+    });
+    const result = await disabler.disable({
+      name: topology.name,
+      ...verdict,
+      ...(this.#options.fileDefinition ? { definition: this.#options.fileDefinition } : {}),
+    });
+    log('warn', result.written ? 'subscriber disabled' : 'subscriber already not active', {
+      cause: verdict.cause,
+      reason: verdict.reason,
+      state: result.record.state.kind,
+    });
+    this.#options.onDisabled?.();
+  }
+
   /** Stops taking work, lets in-flight attempts end, commits what is settled, leaves the group. */
   async stop(): Promise<void> {
     if (this.#stopped) return;
@@ -275,6 +337,7 @@ export class SubscriberRunner {
     await this.#consumer?.stop();
     this.#metrics?.close();
     await this.#limiter?.stop();
+    await this.#health.stop();
     await this.#client?.close();
     this.#options.log('info', 'pusher stopped', { ...this.counts });
   }

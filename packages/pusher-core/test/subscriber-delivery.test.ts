@@ -1,6 +1,13 @@
-import { CE_HEADER, HS_HEADER, type SubscriberDefinition, TRACEPARENT_HEADER } from '@hookstream/contracts';
+import {
+  BreakerSettings,
+  CE_HEADER,
+  HS_HEADER,
+  type SubscriberDefinition,
+  TRACEPARENT_HEADER,
+} from '@hookstream/contracts';
 import type { ConsumedRecord } from '@hookstream/kafka';
 import { describe, expect, it, vi } from 'vitest';
+import { type DisableVerdict, EndpointHealth } from '../src/endpoint-health.ts';
 import type { DecodeResult } from '../src/record-decoder.ts';
 import { SubscriberDelivery } from '../src/subscriber-delivery.ts';
 import {
@@ -249,5 +256,120 @@ describe('SubscriberDelivery: one record to its step', () => {
     };
     await expect(h.handle(eventRecord())).rejects.toThrow('boom');
     expect(h.observer.steps.map((s) => s.step.kind)).toEqual(['abandoned']);
+  });
+});
+
+describe('SubscriberDelivery with the endpoint health: breaker and auto-disable', () => {
+  function withHealth(breaker: Partial<BreakerSettings>) {
+    const definition = { breaker: BreakerSettings.parse(breaker) };
+    const disabled: DisableVerdict[] = [];
+    const logs: string[] = [];
+    const health = new EndpointHealth({
+      definition: topology(definition).definition,
+      log: (_level, message) => logs.push(message),
+      disable: async (verdict) => {
+        disabled.push(verdict);
+      },
+    });
+    const fakes = {
+      decoder: new FakeDecoder(),
+      client: new FakeClient(),
+      limiter: new FakeLimiter(),
+      router: new FakeRouter(),
+      observer: new FakeObserver(),
+    };
+    const delivery = new SubscriberDelivery({
+      topology: topology(definition),
+      ...fakes,
+      health,
+      random: () => 0,
+    });
+    return { ...fakes, health, disabled, logs, delivery };
+  }
+
+  it('an open breaker holds the record in place: failed probes spend no attempt, the first success delivers it', async () => {
+    const h = withHealth({ consecutiveFailures: 1, probeIntervalMs: 100 });
+    h.client.reports.push(response(503), response(503), response(204));
+    const started = Date.now();
+    expect(await h.delivery.handle(eventRecord(), new AbortController().signal)).toBe('settled');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(190);
+    expect(h.observer.steps.at(-1)?.step).toMatchObject({ kind: 'delivered', attempt: { number: 1 } });
+    expect(h.client.sent.map((s) => JSON.parse(s.body).attempt)).toEqual([1, 1, 1]);
+    expect(h.router.retries).toHaveLength(0);
+    expect(h.router.deadLetters).toHaveLength(0);
+    expect(h.health.phase).toBe('closed');
+    expect(h.logs).toEqual([
+      'breaker open',
+      'breaker half-open',
+      'breaker open',
+      'breaker half-open',
+      'breaker closed',
+    ]);
+  });
+
+  it('below the threshold a failure walks the retry tiers as before', async () => {
+    const h = withHealth({ consecutiveFailures: 2 });
+    h.client.reports.push(response(503));
+    await h.delivery.handle(eventRecord(), new AbortController().signal);
+    expect(h.observer.steps.at(-1)?.step).toMatchObject({ kind: 'retry-scheduled', tier: 1 });
+    expect(h.health.phase).toBe('closed');
+  });
+
+  it('a record that outlives its age ceiling while waiting is dead-lettered as expired, not attempted', async () => {
+    const h = withHealth({ consecutiveFailures: 1, probeIntervalMs: 60_000 });
+    h.client.reports.push(response(503));
+    const first = h.delivery.handle(eventRecord(), new AbortController().signal);
+    await vi.waitFor(() => expect(h.health.phase).toBe('open'));
+    const old = eventRecord({ [CE_HEADER.time]: new Date(Date.now() - 3_600_000 + 150).toISOString() });
+    expect(await h.delivery.handle(old, new AbortController().signal)).toBe('settled');
+    expect(h.observer.steps.at(-1)?.step).toMatchObject({ kind: 'dead-lettered', reason: 'expired' });
+    expect(h.client.sent).toHaveLength(1);
+    void first;
+  });
+
+  it('a 410 disables the subscriber at once: the record is left unsettled, later records wait', async () => {
+    const h = withHealth({});
+    h.client.reports.push(response(410));
+    const gone = eventRecord();
+    expect(await h.delivery.handle(gone, new AbortController().signal)).toBe('abandoned');
+    expect(h.router.deadLetters).toHaveLength(0);
+    expect(h.disabled).toEqual([
+      expect.objectContaining({
+        cause: 'gone',
+        status: 410,
+        reason: expect.stringContaining(gone.headers[CE_HEADER.id] ?? '?'),
+      }),
+    ]);
+    const stop = new AbortController();
+    const next = h.delivery.handle(eventRecord(), stop.signal);
+    await new Promise((r) => setTimeout(r, 50));
+    stop.abort();
+    expect(await next).toBe('abandoned');
+    expect(h.client.sent).toHaveLength(1);
+  });
+
+  it('when the disable cannot be written, delivery goes on as before', async () => {
+    const h = withHealth({});
+    const failing = new EndpointHealth({
+      definition: topology().definition,
+      log: () => undefined,
+      disable: async () => {
+        throw new Error('registry unreachable');
+      },
+    });
+    const delivery = new SubscriberDelivery({
+      topology: topology(),
+      decoder: h.decoder,
+      client: h.client,
+      limiter: h.limiter,
+      router: h.router,
+      observer: h.observer,
+      health: failing,
+    });
+    h.client.reports.push(response(410));
+    expect(await delivery.handle(eventRecord(), new AbortController().signal)).toBe('abandoned');
+    await new Promise((r) => setImmediate(r));
+    expect(await delivery.handle(eventRecord(), new AbortController().signal)).toBe('settled');
+    expect(h.observer.steps.at(-1)?.step).toMatchObject({ kind: 'delivered' });
   });
 });

@@ -29,9 +29,24 @@ export {
 } from './secrets-key.ts';
 export type { ResolveOptions, SigningKeys } from './signing-keys.ts';
 export { resolveSigningKeys } from './signing-keys.ts';
-export { pausedRecord, resumedRecord, withManagedSecret } from './state-changes.ts';
+export {
+  disabledRecord,
+  pausedRecord,
+  recordOfDefinition,
+  resumedRecord,
+  withManagedSecret,
+} from './state-changes.ts';
+export type { Notice, NoticePublisher, NoticeType } from './state-notices.ts';
+export { disabledNotice, enabledNotice, publishNotice } from './state-notices.ts';
 export type { CatalogKafka, PurgeReport } from './subscriber-catalog.ts';
 export { registryTopicSpec, SubscriberCatalog } from './subscriber-catalog.ts';
+export type {
+  DisableRequest,
+  DisableResult,
+  DisablerCatalog,
+  SubscriberDisablerOptions,
+} from './subscriber-disabler.ts';
+export { SubscriberDisabler } from './subscriber-disabler.ts';
 export type { PartitionLedger, SubscriberLoad, TierStatus } from './subscriber-status.ts';
 export { subscriberDetail, subscriberLoads } from './subscriber-status.ts';
 export type { ValueChange } from './value-diff.ts';

@@ -10,7 +10,11 @@ export interface SubscriberPlacement {
   readonly failed: readonly { readonly instance: string; readonly error: string }[];
   /** The oldest unsettled record any of them holds (Kafka timestamp, ms); null: none. */
   readonly oldestUnsettledAtMs: number | null;
+  /** The worst breaker state any of them reports (open, half-open, closed); null: none reports one. */
+  readonly breaker: 'closed' | 'open' | 'half-open' | null;
 }
+
+const BREAKER_RANK = { closed: 0, 'half-open': 1, open: 2 } as const;
 
 /**
  * The live instances' latest reports: the last record per instance, without tombstoned ones
@@ -48,13 +52,18 @@ export function placements(statuses: readonly InstanceStatus[]): Map<string, Sub
   const out = new Map<string, Mutable<SubscriberPlacement>>();
   for (const status of [...statuses].sort((a, b) => a.instance.localeCompare(b.instance)))
     for (const s of status.subscribers) {
-      const p = out.get(s.name) ?? { instances: [], failed: [], oldestUnsettledAtMs: null };
+      const p = out.get(s.name) ?? { instances: [], failed: [], oldestUnsettledAtMs: null, breaker: null };
       out.set(s.name, p);
       if (s.state === 'failed') {
         p.failed.push({ instance: status.instance, error: s.error ?? 'failed' });
         continue;
       }
       p.instances.push(status.instance);
+      if (
+        s.breaker !== undefined &&
+        (p.breaker === null || BREAKER_RANK[s.breaker] > BREAKER_RANK[p.breaker])
+      )
+        p.breaker = s.breaker;
       const at = s.oldestUnsettledAt === null ? null : Date.parse(s.oldestUnsettledAt);
       if (at !== null && (p.oldestUnsettledAtMs === null || at < p.oldestUnsettledAtMs))
         p.oldestUnsettledAtMs = at;

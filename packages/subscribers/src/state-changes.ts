@@ -1,4 +1,9 @@
-import type { ManagedSecretState, SubscriberRecord } from '@hookstream/contracts';
+import {
+  type ManagedSecretState,
+  SUBSCRIBER_RECORD_VERSION,
+  type SubscriberDefinition,
+  type SubscriberRecord,
+} from '@hookstream/contracts';
 
 /** At most this much reason is kept (the contract's bound). */
 const MAX_REASON = 500;
@@ -34,4 +39,34 @@ export function withManagedSecret(
   now: Date,
 ): SubscriberRecord {
   return { ...record, secret, updatedAt: now.toISOString() };
+}
+
+/** The record disabled by hookstream itself (a 410, or failure for disableAfterMs). Pure. */
+export function disabledRecord(
+  record: SubscriberRecord,
+  disable: { readonly reason: string; readonly cause: 'gone' | 'failing'; readonly now: Date },
+): SubscriberRecord {
+  const at = disable.now.toISOString();
+  return {
+    ...record,
+    state: { kind: 'disabled', reason: disable.reason.slice(0, MAX_REASON), at, cause: disable.cause },
+    updatedAt: at,
+  };
+}
+
+/**
+ * The record of a subscriber that runs from a definition file (`push --config`) and has none in
+ * the catalog yet: its definition, its secret reference moved to the record (as apply does). Pure.
+ */
+export function recordOfDefinition(definition: SubscriberDefinition, now: Date): SubscriberRecord {
+  const { secret, ...rest } = definition;
+  const at = now.toISOString();
+  return {
+    version: SUBSCRIBER_RECORD_VERSION,
+    definition: rest,
+    ...(secret === undefined ? {} : { secret }),
+    state: { kind: 'active' },
+    createdAt: at,
+    updatedAt: at,
+  };
 }

@@ -66,12 +66,30 @@ describe('placements', () => {
       instances: ['a', 'b'],
       failed: [],
       oldestUnsettledAtMs: Date.parse('2026-12-01T11:59:40.000Z'),
+      breaker: null,
     });
     expect(where.get('y')).toEqual({
       instances: ['a'],
       failed: [{ instance: 'b', error: 'NO_EVENTS_TOPIC: gone' }],
       oldestUnsettledAtMs: null,
+      breaker: null,
     });
     expect(where.has('z')).toBe(false);
+  });
+
+  it.each([
+    [['closed', 'closed'], 'closed'],
+    [['closed', 'half-open'], 'half-open'],
+    [['open', 'half-open'], 'open'],
+    [['closed', undefined], 'closed'],
+  ] as const)('reports the worst breaker state its instances see: %o is %s', (states, worst) => {
+    const where = placements(
+      states.map((breaker, i) =>
+        status(`i${i}`, 0, [
+          { name: 'x', state: 'running', oldestUnsettledAt: null, ...(breaker ? { breaker } : {}) },
+        ]),
+      ),
+    );
+    expect(where.get('x')?.breaker).toBe(worst);
   });
 });

@@ -141,9 +141,9 @@ export class ProcessSpan {
     this.#span.setAttribute(ATTR.limiterWaitMs, Math.round(ms));
   }
 
-  /** Starts the attempt's HTTP CLIENT span, a child of this one. */
-  http(method: string, target: HttpTarget): HttpSpan {
-    const attributes: Attributes = { [ATTR.httpMethod]: method, ...target.attributes };
+  /** Starts the attempt's HTTP CLIENT span, a child of this one; `extra`: e.g. the breaker's state. */
+  http(method: string, target: HttpTarget, extra: Attributes = {}): HttpSpan {
+    const attributes: Attributes = { [ATTR.httpMethod]: method, ...target.attributes, ...extra };
     if (this.#attempt !== undefined && this.#attempt > 1)
       attributes[ATTR.httpResendCount] = this.#attempt - 1;
     const span = this.#tracer.startSpan(method, { kind: SpanKind.CLIENT, attributes }, this.#context);

@@ -32,6 +32,10 @@ export const ATTR = {
   retryTier: 'hookstream.retry.tier',
   deadLetterReason: 'hookstream.dead_letter.reason',
   limiterWaitMs: 'hookstream.limiter.wait_ms',
+  /** The destination's circuit breaker when the attempt went out: closed, or half-open for a probe. */
+  breakerState: 'hookstream.breaker.state',
+  /** True on the attempt that probes an open breaker. */
+  breakerProbe: 'hookstream.breaker.probe',
 } as const;
 
 export const MESSAGING_SYSTEM_KAFKA = 'kafka';

@@ -2,15 +2,18 @@ import { userInfo } from 'node:os';
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { DEFAULT_EVENTS_TOPIC, SubscriberName, type SubscriberRecord } from '@hookstream/contracts';
+import { EventProducer } from '@hookstream/producer';
 import {
   CatalogError,
   type CatalogSnapshot,
   DEFAULT_ROTATION_GRACE_MS,
+  enabledNotice,
   loadDefinitionFiles,
   loadSecretsKey,
   pausedRecord,
   placements,
   planApply,
+  publishNotice,
   readInstanceStatuses,
   recordsForPlan,
   requireSecretsKey,
@@ -23,6 +26,7 @@ import {
   withManagedSecret,
 } from '@hookstream/subscribers';
 import { toolKafka } from './kafka-client.ts';
+import { runtimeConnection } from './runtime-endpoints.ts';
 import {
   describeSecret,
   formatCount,
@@ -41,7 +45,7 @@ export const SUBSCRIBERS_USAGE = `Usage: hookstream subscribers apply <file.json
        hookstream subscribers list [--topic <events topic>] [--json]
        hookstream subscribers show <name> [--topic <events topic>] [--json]
        hookstream subscribers pause <name> [--reason <text>] [--by <who>] [--json]
-       hookstream subscribers resume <name> [--json]
+       hookstream subscribers resume <name> [--by <who>] [--topic <events topic>] [--json]
        hookstream subscribers delete <name> [--purge [--yes]] [--json]
        hookstream subscribers secret show <name> [--secrets-key-file <path>] [--json]
        hookstream subscribers secret rotate <name> [--grace <age>] [--secrets-key-file <path>] [--json]
@@ -55,11 +59,14 @@ apply     validates every definition first (a file, or every *.json of a directo
           per name. The state (paused…) and an existing managed secret are kept.
             --dry-run   show what would change (field by field) and write nothing
 list      state, URL host, event types, lag on the events topic, age of the oldest record its
-          pushers hold unsettled, DLQ depth, and which pusher instances run it (as they report
-          to hookstream.instances every 5 s; a killed instance drops out after 15 s)
+          pushers hold unsettled, DLQ depth, its destination's circuit breaker (closed, open,
+          half-open: the worst its instances report) and which pusher instances run it (as they
+          report to hookstream.instances every 5 s; a killed instance drops out after 15 s)
 show      the definition (secrets never shown), state, tiers, ledger position per partition
 pause     stops delivery, keeping the group and its ledger (--reason, --by: who; default $USER)
-resume    continues from the ledger
+resume    continues from the ledger; a subscriber hookstream disabled (410 Gone, failure for
+          its disableAfterMs) is enabled again and subscriber.enabled is published onto the
+          events topic (--topic; --by: who, default $USER)
 delete    removes the record (a managed secret goes with it); the group, tiers and DLQ stay.
             --purge     also deletes the group (the ledger), the tier, DLQ and replay-log
                         topics and the ledger-lost registrations; stop its pushers first.
@@ -97,7 +104,7 @@ const ALLOWED: Record<string, readonly (keyof typeof OPTIONS)[]> = {
   list: ['topic'],
   show: ['topic'],
   pause: ['reason', 'by'],
-  resume: [],
+  resume: ['by', 'topic'],
   delete: ['purge', 'yes'],
   'secret show': ['secrets-key-file'],
   'secret rotate': ['grace', 'secrets-key-file'],
@@ -183,6 +190,7 @@ async function run(action: string, target: string, values: Values): Promise<numb
     case 'pause':
     case 'resume':
       return setState(catalog, action, target, values);
+
     case 'delete':
       return remove(catalog, target, values);
     default:
@@ -241,6 +249,7 @@ async function list(
       lag: loads.get(name)?.lag ?? null,
       oldestUnsettledAgeMs: oldestAt === null ? null : Math.max(0, now - oldestAt),
       dlqDepth: loads.get(name)?.dlqDepth ?? null,
+      breaker: placement?.breaker ?? null,
       instances: placement?.instances ?? [],
       failedOn: placement?.failed ?? [],
     };
@@ -262,6 +271,7 @@ async function list(
     formatCount(r.lag),
     r.oldestUnsettledAgeMs === null ? '-' : formatAge(r.oldestUnsettledAgeMs),
     formatCount(r.dlqDepth),
+    r.breaker ?? '-',
     formatInstances(r.instances, r.failedOn.length),
   ]);
   const headers = [
@@ -272,6 +282,7 @@ async function list(
     `lag (${topic})`,
     'oldest unsettled',
     'dlq',
+    'breaker',
     'instances',
   ];
   process.stdout.write(`${formatTable(headers, table)}\n\n${records.length} subscriber(s)\n`);
@@ -341,13 +352,39 @@ async function setState(
 ): Promise<number> {
   const record = known(await catalog.read(), name);
   const now = new Date();
+  const by = values.by ?? whoAmI();
   const next =
     action === 'pause'
-      ? pausedRecord(record, { reason: values.reason ?? '', by: values.by ?? whoAmI(), now })
+      ? pausedRecord(record, { reason: values.reason ?? '', by, now })
       : resumedRecord(record, now);
   if (next !== null) await catalog.write([next]);
+  // The record first: the notice announces a change that has happened.
+  const enabled =
+    action === 'resume' && record.state.kind === 'disabled'
+      ? enabledNotice(record, { eventsTopic: eventsTopic(values), by, now })
+      : null;
+  if (enabled !== null) {
+    const producer = await EventProducer.start({
+      kafka: runtimeConnection().kafka,
+      registry: runtimeConnection().registry,
+      source: '/hookstream/cli',
+      topic: eventsTopic(values),
+      clientId: 'hookstream-subscribers',
+    });
+    try {
+      await publishNotice(producer, enabled);
+    } finally {
+      await producer.close();
+    }
+  }
   const result = next ?? record;
-  if (values.json) printJson({ name, changed: next !== null, state: result.state });
+  if (values.json)
+    printJson({
+      name,
+      changed: next !== null,
+      state: result.state,
+      ...(enabled ? { published: enabled.id } : {}),
+    });
   else
     process.stdout.write(
       next === null

@@ -1,0 +1,70 @@
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import type { SharedOpen } from './breaker-policy.ts';
+import type { BreakerStore } from './breaker-store.ts';
+
+/**
+ * An open breaker is forgotten after this long without being written again: longer than the
+ * longest disableAfterMs (30 days), so a destination failing that long is disabled first.
+ */
+const OPEN_TTL_MS = 31 * 86_400_000;
+
+/**
+ * The breaker of one destination in Redis: `hookstream:breaker:<id>` holds the open state as
+ * JSON (absent: closed), `hookstream:breaker:<id>:probe` the probe slot, taken with SET NX PX so
+ * that of all instances one sends a probe per interval.
+ */
+export class RedisBreakerStore implements BreakerStore {
+  readonly #redis: Redis;
+  readonly #key: string;
+  readonly #holder = randomBytes(6).toString('hex');
+
+  constructor(redisUrl: string, clusterId: string) {
+    this.#key = `hookstream:breaker:${clusterId}`;
+    // One try per command: a Redis outage makes the breaker per process for a while rather than
+    // holding a record's delivery behind a reconnecting client.
+    this.#redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  }
+
+  async ready(): Promise<void> {
+    if (this.#redis.status === 'wait') await this.#redis.connect();
+  }
+
+  async read(): Promise<SharedOpen | null> {
+    const raw = await this.#redis.get(this.#key);
+    if (raw === null) return null;
+    try {
+      const parsed = JSON.parse(raw) as Partial<SharedOpen>;
+      if (typeof parsed.openedAtMs !== 'number') return null;
+      return {
+        openedAtMs: parsed.openedAtMs,
+        failingSinceMs: typeof parsed.failingSinceMs === 'number' ? parsed.failingSinceMs : null,
+      };
+    } catch {
+      // Not ours to interpret: treated as closed, and the next open overwrites it.
+      return null;
+    }
+  }
+
+  async open(state: SharedOpen): Promise<void> {
+    await this.#redis.set(this.#key, JSON.stringify(state), 'PX', OPEN_TTL_MS);
+  }
+
+  async close(): Promise<void> {
+    await this.#redis.del(this.#key);
+  }
+
+  async claimProbe(ttlMs: number): Promise<true | { heldForMs: number }> {
+    const slot = `${this.#key}:probe`;
+    const set = await this.#redis.set(slot, this.#holder, 'PX', ttlMs, 'NX');
+    if (set === 'OK') return true;
+    const left = await this.#redis.pttl(slot);
+    // -2: it expired between the two calls; the caller asks again at once.
+    return { heldForMs: left > 0 ? left : 1 };
+  }
+
+  async stop(): Promise<void> {
+    if (this.#redis.status === 'wait') return this.#redis.disconnect();
+    await this.#redis.quit().catch(() => this.#redis.disconnect());
+  }
+}

@@ -1,0 +1,129 @@
+import { BreakerSettings } from '@hookstream/contracts';
+import { describe, expect, it } from 'vitest';
+import type { BreakerTransition, SharedOpen } from '../src/breaker-policy.ts';
+import type { BreakerStore } from '../src/breaker-store.ts';
+import { DestinationBreaker } from '../src/destination-breaker.ts';
+
+/** The store as another instance would see it: one open state, one probe slot. */
+class MemoryStore implements BreakerStore {
+  shared: SharedOpen | null = null;
+  slotUntil = 0;
+  claims = 0;
+
+  async read() {
+    return this.shared;
+  }
+  async open(state: SharedOpen) {
+    this.shared = state;
+  }
+  async close() {
+    this.shared = null;
+  }
+  async claimProbe(ttlMs: number): Promise<true | { heldForMs: number }> {
+    this.claims++;
+    const now = Date.now();
+    if (now < this.slotUntil) return { heldForMs: this.slotUntil - now };
+    this.slotUntil = now + ttlMs;
+    return true;
+  }
+  async stop() {}
+}
+
+const settings = BreakerSettings.parse({ consecutiveFailures: 2, probeIntervalMs: 150 });
+const far = () => Date.now() + 60_000;
+
+function breaker(store?: BreakerStore) {
+  const transitions: BreakerTransition[] = [];
+  const b = new DestinationBreaker({
+    settings,
+    disableAfterMs: 60_000,
+    ...(store ? { store, pollMs: 20 } : {}),
+    onTransition: (t) => transitions.push(t),
+  });
+  return { b, transitions };
+}
+
+describe('DestinationBreaker: waiting records, one probe, sharing', () => {
+  it('lets records go while closed; once open they wait and exactly one is let out per interval', async () => {
+    const { b, transitions } = breaker();
+    const signal = new AbortController().signal;
+    expect(await b.admit(signal, far())).toBe('go');
+    b.report('failure', false);
+    b.report('failure', false);
+    expect(b.phase).toBe('open');
+    const opened = Date.now();
+    const waiting = Array.from({ length: 5 }, () => b.admit(signal, far()));
+    const first = await Promise.race(waiting.map((p, i) => p.then((a) => ({ a, i }))));
+    expect(first.a).toBe('probe');
+    expect(Date.now() - opened).toBeGreaterThanOrEqual(140);
+    expect(b.phase).toBe('half-open');
+    b.report('failure', true);
+    expect(b.phase).toBe('open');
+    b.report('success', false);
+    const rest = await Promise.all(waiting.filter((_, i) => i !== first.i));
+    expect(rest).toEqual(['go', 'go', 'go', 'go']);
+    expect(transitions.map((t) => `${t.from}>${t.to}`)).toEqual([
+      'closed>open',
+      'open>half-open',
+      'half-open>open',
+      'open>closed',
+    ]);
+    await b.stop();
+  });
+
+  it('a waiting record whose age ceiling passes is expired; an aborted one ends at once', async () => {
+    const { b } = breaker();
+    b.report('failure', false);
+    b.report('failure', false);
+    expect(await b.admit(new AbortController().signal, Date.now() + 30)).toBe('expired');
+    const controller = new AbortController();
+    const waiting = b.admit(controller.signal, far());
+    controller.abort();
+    expect(await waiting).toBe('aborted');
+    await b.stop();
+  });
+
+  it('held, nothing goes until the record is aborted or the hold released', async () => {
+    const { b } = breaker();
+    b.hold();
+    const controller = new AbortController();
+    const held = b.admit(controller.signal, far());
+    const released = b.admit(new AbortController().signal, far());
+    controller.abort();
+    expect(await held).toBe('aborted');
+    b.release();
+    expect(await released).toBe('go');
+    await b.stop();
+  });
+
+  it('two instances on one store: one opening opens both, one probe between them, a success closes both', async () => {
+    const store = new MemoryStore();
+    const one = breaker(store);
+    const two = breaker(store);
+    await Promise.all([one.b.start(), two.b.start()]);
+    one.b.report('failure', false);
+    one.b.report('failure', false);
+    await expectEventually(() => two.b.phase === 'open');
+    const signal = new AbortController().signal;
+    const admissions: string[] = [];
+    const a = one.b.admit(signal, far()).then((x) => admissions.push(`one:${x}`));
+    const c = two.b.admit(signal, far()).then((x) => admissions.push(`two:${x}`));
+    await expectEventually(() => admissions.length === 1);
+    expect(admissions[0]).toMatch(/probe$/);
+    const prober = admissions[0]?.startsWith('one') ? one.b : two.b;
+    prober.report('success', true);
+    await Promise.all([a, c]);
+    expect(admissions[1]).toMatch(/go$/);
+    expect(store.shared).toBeNull();
+    await expectEventually(() => one.b.phase === 'closed' && two.b.phase === 'closed');
+    await Promise.all([one.b.stop(), two.b.stop()]);
+  });
+});
+
+async function expectEventually(check: () => boolean): Promise<void> {
+  const deadline = Date.now() + 2000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met within 2 s');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}

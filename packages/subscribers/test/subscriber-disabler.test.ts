@@ -1,0 +1,148 @@
+import type { EventDataByType, SubscriberRecord } from '@hookstream/contracts';
+import { describe, expect, it } from 'vitest';
+import { foldRegistry } from '../src/registry-records.ts';
+import { recordOfDefinition, resumedRecord } from '../src/state-changes.ts';
+import { enabledNotice, type NoticePublisher, type NoticeType } from '../src/state-notices.ts';
+import { SubscriberDisabler } from '../src/subscriber-disabler.ts';
+import { definition, NOW, raw, record } from './fixtures.ts';
+
+/** A catalog held in memory, folded from written records like the registry topic. */
+class MemoryCatalog {
+  readonly written: SubscriberRecord[] = [];
+  readonly initial: SubscriberRecord[];
+  constructor(initial: SubscriberRecord[]) {
+    this.initial = initial;
+  }
+  async read() {
+    return foldRegistry([...this.initial, ...this.written].map((r) => raw(r.definition.name, r)));
+  }
+  async write(records: readonly SubscriberRecord[]) {
+    this.written.push(...records);
+  }
+}
+
+class MemoryPublisher implements NoticePublisher {
+  readonly published: { type: NoticeType; data: unknown; id: string; key: string }[] = [];
+  async publish<T extends NoticeType>(
+    type: T,
+    data: EventDataByType[T],
+    options: { id: string; key: string },
+  ) {
+    this.published.push({ type, data, ...options });
+  }
+}
+
+function disabler(initial: SubscriberRecord[]) {
+  const catalog = new MemoryCatalog(initial);
+  const publisher = new MemoryPublisher();
+  const d = new SubscriberDisabler({
+    catalog,
+    publisher: async () => publisher,
+    eventsTopic: 'events',
+    now: () => NOW,
+  });
+  return { d, catalog, publisher };
+}
+
+describe('SubscriberDisabler', () => {
+  it('writes the record disabled (by hookstream, with the cause) and then publishes subscriber.disabled', async () => {
+    const { d, catalog, publisher } = disabler([record('billing')]);
+    const result = await d.disable({
+      name: 'billing',
+      cause: 'gone',
+      reason: 'the endpoint answered 410 Gone',
+      status: 410,
+      failingSinceMs: null,
+    });
+    expect(result.written).toBe(true);
+    expect(catalog.written.map((r) => r.state)).toEqual([
+      { kind: 'disabled', reason: 'the endpoint answered 410 Gone', at: NOW.toISOString(), cause: 'gone' },
+    ]);
+    expect(publisher.published).toEqual([
+      {
+        type: 'subscriber.disabled',
+        id: `subscriber.disabled:billing:${NOW.getTime()}`,
+        key: 'billing',
+        data: {
+          subscriber: 'billing',
+          cause: 'gone',
+          reason: 'the endpoint answered 410 Gone',
+          status: 410,
+          disabled_at: NOW.toISOString(),
+          failing_since: null,
+          events_topic: 'events',
+        },
+      },
+    ]);
+  });
+
+  it.each([
+    ['disabled', { kind: 'disabled', reason: 'earlier', at: NOW.toISOString() }],
+    ['paused', { kind: 'paused', reason: 'ops', by: 'ann', at: NOW.toISOString() }],
+  ] as const)('writes and announces nothing when the record is already %s', async (_kind, state) => {
+    const { d, catalog, publisher } = disabler([record('billing', { state })]);
+    const result = await d.disable({
+      name: 'billing',
+      cause: 'failing',
+      reason: 'x',
+      status: null,
+      failingSinceMs: 0,
+    });
+    expect(result.written).toBe(false);
+    expect(catalog.written).toEqual([]);
+    expect(publisher.published).toEqual([]);
+  });
+
+  it('a subscriber from a definition file without a record gets one, disabled, with its secret reference', async () => {
+    const { d, catalog } = disabler([]);
+    const def = definition('solo', { secret: { env: 'SOLO_SECRET' } });
+    await d.disable({
+      name: 'solo',
+      cause: 'failing',
+      reason: 'down for 5 days',
+      status: null,
+      failingSinceMs: 0,
+      definition: def,
+    });
+    const [written] = catalog.written;
+    expect(written?.definition.secret).toBeUndefined();
+    expect(written?.secret).toEqual({ env: 'SOLO_SECRET' });
+    expect(written?.state.kind).toBe('disabled');
+  });
+
+  it('refuses an unknown subscriber without a definition', async () => {
+    const { d } = disabler([]);
+    await expect(
+      d.disable({ name: 'ghost', cause: 'gone', reason: 'x', status: 410, failingSinceMs: null }),
+    ).rejects.toMatchObject({ code: 'UNKNOWN_SUBSCRIBER' });
+  });
+});
+
+describe('subscriber.enabled', () => {
+  it('says who resumed it and what it had been disabled for', () => {
+    const was = record('billing', {
+      state: { kind: 'disabled', reason: '410', at: '2026-05-30T00:00:00.000Z' },
+    });
+    expect(resumedRecord(was, NOW)?.state).toEqual({ kind: 'active' });
+    expect(enabledNotice(was, { eventsTopic: 'events', by: 'ann', now: NOW })).toEqual({
+      type: 'subscriber.enabled',
+      id: `subscriber.enabled:billing:${NOW.getTime()}`,
+      key: 'billing',
+      data: {
+        subscriber: 'billing',
+        enabled_at: NOW.toISOString(),
+        by: 'ann',
+        was_disabled_at: '2026-05-30T00:00:00.000Z',
+        was_disabled_reason: '410',
+        events_topic: 'events',
+      },
+    });
+    expect(() => enabledNotice(record('x'), { eventsTopic: 'e', by: 'a', now: NOW })).toThrow();
+  });
+
+  it('a record made from a definition is active and valid', () => {
+    const r = recordOfDefinition(definition('solo'), NOW);
+    expect(r.state).toEqual({ kind: 'active' });
+    expect(foldRegistry([raw('solo', r)]).problems).toEqual([]);
+  });
+});
