@@ -6,8 +6,8 @@ export const INGRESS_USAGE = `Usage: hookstream ingress [--port <port>]
 
 Serves POST /v1/events and /v1/events/batch on 127.0.0.1:8080 (INGRESS_HOST, INGRESS_PORT or --port)
 until SIGINT/SIGTERM, then finishes in-flight requests and exits. Needs bearer tokens in
-INGRESS_TOKENS or INGRESS_TOKENS_FILE (or INGRESS_DEMO=1 for a local demo). All settings: README,
-"Ingress configuration".`;
+INGRESS_TOKENS or INGRESS_TOKENS_FILE (or INGRESS_DEMO=1 for a local demo). All settings:
+docs/ingress.md; TLS, SASL and registry credentials: docs/security.md.`;
 
 /** Runs the ingress until a signal asks it to stop; returns the exit code. */
 export async function ingressCommand(argv: readonly string[]): Promise<number> {

@@ -1,6 +1,14 @@
 import { parseArgs } from 'node:util';
-import { type ConnectionSettings, DEFAULT_EVENTS_TOPIC, StartPosition } from '@hookstream/contracts';
-import { FleetProcess, HealthServer, loadSubscriber, Pusher } from '@hookstream/pusher';
+import { DEFAULT_EVENTS_TOPIC } from '@hookstream/contracts';
+import {
+  FleetProcess,
+  HealthServer,
+  loadPushConfig,
+  loadSubscriber,
+  type PushConfig,
+  PushConfigError,
+  Pusher,
+} from '@hookstream/pusher';
 import { PusherError } from '@hookstream/pusher-core';
 import { CatalogError, loadSecretsKey, type SecretsKey } from '@hookstream/subscribers';
 import {
@@ -12,7 +20,6 @@ import {
   startMetrics,
   startTracing,
 } from '@hookstream/telemetry';
-import { runtimeConnection } from './runtime-endpoints.ts';
 
 export const PUSH_USAGE = `Usage: hookstream push --config <subscriber.json> | --all [--match <globs>] [--secrets-key-file <f>]
                        [--topic <events topic>] [--redis <url>]
@@ -29,7 +36,7 @@ its URL, signed and rate-limited. Run the same command on several machines to sh
 each subscriber's group spreads its partitions over the instances.
 
 Options:
-  --config <file>   the subscriber definition (JSON; see README "Adding a subscriber")
+  --config <file>   the subscriber definition (JSON; see docs/subscribers.md)
   --all             every active subscriber of the registry topic hookstream.subscribers
   --match <globs>   with --all: only names matching one of these comma-separated globs
                     (* any run, ? one character), so several fleets can split the registry
@@ -77,7 +84,7 @@ export async function pushCommand(args: readonly string[]): Promise<number> {
     args: [...args],
     options: {
       config: { type: 'string' },
-      all: { type: 'boolean', default: false },
+      all: { type: 'boolean' },
       match: { type: 'string' },
       'secrets-key-file': { type: 'string' },
       'tier-partitions': { type: 'string' },
@@ -94,47 +101,25 @@ export async function pushCommand(args: readonly string[]): Promise<number> {
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
-  if (values.help || (!values.config && !values.all) || (values.config && values.all)) {
-    if (values.config && values.all)
-      process.stderr.write('hookstream push: --config and --all exclude each other\n');
-    (values.help ? process.stdout : process.stderr).write(`${PUSH_USAGE}\n`);
-    return values.help ? 0 : 2;
+  const { help, ...flags } = values;
+  if (help || (!flags.config && !flags.all)) {
+    (help ? process.stdout : process.stderr).write(`${PUSH_USAGE}\n`);
+    return help ? 0 : 2;
   }
-  if (values.match !== undefined && !values.all) {
-    process.stderr.write('hookstream push: --match needs --all\n');
+  let config: PushConfig;
+  try {
+    config = loadPushConfig(flags, process.env);
+  } catch (err) {
+    if (!(err instanceof PushConfigError)) throw err;
+    process.stderr.write(`hookstream push: ${err.message}\n`);
     return 2;
   }
-  if (values.instance !== undefined && !(values.all && /^[A-Za-z0-9._:-]{1,200}$/.test(values.instance))) {
-    process.stderr.write(
-      `hookstream push: --instance: with --all, 1 to 200 letters, digits, '.', '_', ':' or '-', got '${values.instance}'\n`,
-    );
-    return 2;
-  }
-  if (values['resume-from'] !== undefined && values.all) {
-    process.stderr.write(
-      'hookstream push: --resume-from takes one subscriber: run it with --config (a fleet reports such a subscriber and leaves it stopped)\n',
-    );
-    return 2;
-  }
-  const tierPartitions = boundedInt(values['tier-partitions'], 1, 1000);
-  if (tierPartitions === null) {
-    process.stderr.write(
-      `hookstream push: --tier-partitions: expected 1 to 1000, got '${values['tier-partitions']}'\n`,
-    );
-    return 2;
-  }
-  const fetchWaitMs = boundedInt(values['fetch-wait'], 10, 10_000);
-  if (fetchWaitMs === null) {
-    process.stderr.write(
-      `hookstream push: --fetch-wait: expected 10 to 10000 ms, got '${values['fetch-wait']}'\n`,
-    );
-    return 2;
-  }
+  const { mode } = config;
   let loaded: Awaited<ReturnType<typeof loadSubscriber>> | null = null;
   let secretsKey: SecretsKey | undefined;
   try {
-    if (values.config) loaded = await loadSubscriber(values.config);
-    else secretsKey = await loadSecretsKey({ keyFile: values['secrets-key-file'] });
+    if (mode.kind === 'one') loaded = await loadSubscriber(mode.configFile);
+    else secretsKey = await loadSecretsKey({ keyFile: mode.secretsKeyFile });
   } catch (err) {
     if (err instanceof PusherError || err instanceof CatalogError) {
       process.stderr.write(`hookstream push: ${err.code}: ${err.message}\n`);
@@ -142,93 +127,53 @@ export async function pushCommand(args: readonly string[]): Promise<number> {
     }
     throw err;
   }
-  const resume =
-    values['resume-from'] === undefined ? undefined : StartPosition.safeParse(values['resume-from']);
-  if (resume && !resume.success) {
-    process.stderr.write(
-      `hookstream push: --resume-from: expected earliest, latest or an RFC 3339 time, got '${values['resume-from']}'\n`,
-    );
-    return 2;
-  }
-  const metricsPort = values['metrics-port'] ?? process.env.HOOKSTREAM_METRICS_PORT;
-  const port = metricsPort === undefined ? undefined : Number(metricsPort);
-  if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) {
-    process.stderr.write(`hookstream push: --metrics-port: expected a port number, got '${metricsPort}'\n`);
-    return 2;
-  }
-  const sessionTimeout = values['session-timeout'] ?? process.env.HOOKSTREAM_SESSION_TIMEOUT_MS;
-  const sessionTimeoutMs = sessionTimeout === undefined ? undefined : Number(sessionTimeout);
-  if (
-    sessionTimeoutMs !== undefined &&
-    !(Number.isInteger(sessionTimeoutMs) && sessionTimeoutMs >= 6_000 && sessionTimeoutMs <= 300_000)
-  ) {
-    process.stderr.write(
-      `hookstream push: --session-timeout: expected milliseconds from 6000 to 300000, got '${sessionTimeout}'\n`,
-    );
-    return 2;
-  }
-  const level = values['log-level'] ?? process.env.LOG_LEVEL ?? 'info';
-  if (!['debug', 'info', 'warn', 'error'].includes(level)) {
-    process.stderr.write(
-      `hookstream push: --log-level: expected debug, info, warn or error, got '${level}'\n`,
-    );
-    return 2;
-  }
-  let connection: ConnectionSettings;
-  try {
-    connection = runtimeConnection();
-  } catch (err) {
-    process.stderr.write(`hookstream push: ${(err as Error).message}\n`);
-    return 2;
-  }
-  const root = createLogger({ name: 'hookstream-pusher', level });
+  const root = createLogger({ name: 'hookstream-pusher', level: config.logLevel });
   // One subscriber: bound once, every line of this process is about it. A fleet: per subscriber.
   const logger = loaded ? root.child({ subscriber: loaded.definition.name }) : root;
   const log = logFn(logger);
   const tracing = startTracing({ serviceName: 'hookstream-pusher' });
   const metrics: Metrics | undefined =
-    port === undefined ? undefined : startMetrics({ serviceName: 'hookstream-pusher' });
+    config.metricsPort === undefined ? undefined : startMetrics({ serviceName: 'hookstream-pusher' });
   let metricsServer: MetricsServer | undefined;
-  const healthPort = values['health-port'] ?? process.env.HOOKSTREAM_PUSHER_HEALTH_PORT;
-  const health = healthPort ? new HealthServer() : null;
+  const health = config.health ? new HealthServer() : null;
   let fatal: (error: Error) => void = () => undefined;
   const failed = new Promise<Error>((resolve) => {
     fatal = resolve;
   });
   const common = {
-    kafka: connection.kafka,
-    registry: connection.registry,
-    topic: values.topic ?? process.env.HOOKSTREAM_EVENTS_TOPIC ?? DEFAULT_EVENTS_TOPIC,
-    limiterRedisUrl: values.redis ?? connection.limiterRedisUrl,
+    kafka: config.connection.kafka,
+    registry: config.connection.registry,
+    topic: config.topic,
+    limiterRedisUrl: config.limiterRedisUrl ?? config.connection.limiterRedisUrl,
+    fetchWaitMs: config.fetchWaitMs,
     log,
     ...(metrics ? { meter: metrics.meter } : {}),
-    ...(sessionTimeoutMs === undefined ? {} : { sessionTimeoutMs }),
+    ...(config.sessionTimeoutMs === undefined ? {} : { sessionTimeoutMs: config.sessionTimeoutMs }),
   };
-  const pusher: { start(): Promise<unknown>; stop(): Promise<void> } = loaded
-    ? new Pusher(loaded, {
-        ...common,
-        ...(fetchWaitMs === undefined ? {} : { fetchWaitMs }),
-        onFatal: (error) => fatal(error),
-        ...(resume?.success
-          ? {
-              resumeFrom:
-                resume.data === 'earliest' || resume.data === 'latest'
-                  ? resume.data
-                  : { timestampMs: Date.parse(resume.data) },
-            }
-          : {}),
-      })
-    : new FleetProcess({
-        ...common,
-        match: values.match,
-        instance: values.instance,
-        secretsKey,
-        tierPartitions: tierPartitions ?? 1,
-        fetchWaitMs: fetchWaitMs ?? 1000,
-        // A fleet's groups each hold their own fetched batches: 256 KiB each bounds the lot.
-        fetchMaxBytes: FLEET_FETCH_MAX_BYTES,
-        logFor: (name) => logFn(root.child({ subscriber: name })),
-      });
+  const pusher: { start(): Promise<unknown>; stop(): Promise<void> } =
+    loaded && mode.kind === 'one'
+      ? new Pusher(loaded, {
+          ...common,
+          onFatal: (error) => fatal(error),
+          ...(mode.resumeFrom === undefined
+            ? {}
+            : {
+                resumeFrom:
+                  mode.resumeFrom === 'earliest' || mode.resumeFrom === 'latest'
+                    ? mode.resumeFrom
+                    : { timestampMs: Date.parse(mode.resumeFrom) },
+              }),
+        })
+      : new FleetProcess({
+          ...common,
+          match: mode.kind === 'fleet' ? mode.match : undefined,
+          instance: mode.kind === 'fleet' ? mode.instance : undefined,
+          secretsKey,
+          tierPartitions: mode.kind === 'fleet' ? mode.tierPartitions : 1,
+          // A fleet's groups each hold their own fetched batches: 256 KiB each bounds the lot.
+          fetchMaxBytes: FLEET_FETCH_MAX_BYTES,
+          logFor: (name) => logFn(root.child({ subscriber: name })),
+        });
   const shutdown = async () => {
     if (health) health.healthy = false;
     await pusher.stop().catch(() => undefined);
@@ -238,13 +183,13 @@ export async function pushCommand(args: readonly string[]): Promise<number> {
     await tracing.shutdown();
   };
   try {
-    if (metrics && port !== undefined) {
-      metricsServer = await serveMetrics(metrics, '127.0.0.1', port);
+    if (metrics && config.metricsPort !== undefined) {
+      metricsServer = await serveMetrics(metrics, '127.0.0.1', config.metricsPort);
       log('info', 'serving metrics', { url: metricsServer.url });
     }
-    if (health && healthPort) {
-      const host = values['health-host'] ?? (process.env.HOOKSTREAM_PUSHER_HEALTH_HOST || '127.0.0.1');
-      const bound = await health.listen(Number(healthPort), host);
+    if (health && config.health) {
+      const { host, port } = config.health;
+      const bound = await health.listen(port, host);
       log('info', 'health endpoint listening', { host, port: bound });
     }
     log('info', loaded ? 'pusher starting' : 'fleet starting', { tracing: tracing.enabled });
@@ -269,11 +214,4 @@ export async function pushCommand(args: readonly string[]): Promise<number> {
     return 1;
   }
   return 0;
-}
-
-/** An optional integer option: undefined when absent, null when out of range or not a number. */
-function boundedInt(value: string | undefined, min: number, max: number): number | undefined | null {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  return Number.isInteger(n) && n >= min && n <= max ? n : null;
 }

@@ -46,7 +46,7 @@ describe('hookstream command line', () => {
     for (const bad of ['500', '10s', '300001'])
       expect(await main(['push', '--config', file, '--session-timeout', bad])).toBe(2);
     expect(write.mock.calls.map((c) => String(c[0])).join('')).toContain(
-      "--session-timeout: expected milliseconds from 6000 to 300000, got '10s'",
+      "--session-timeout (or HOOKSTREAM_SESSION_TIMEOUT_MS): expected milliseconds from 6000 to 300000, got '10s'",
     );
     write.mockRestore();
   });

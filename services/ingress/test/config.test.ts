@@ -16,8 +16,10 @@ describe('loadIngressConfig', () => {
       topicPartitions: 6,
       maxBodyBytes: 262_144,
       demo: false,
-      brokers: ['127.0.0.1:9092'],
-      registryUrl: 'http://127.0.0.1:8081/apis/ccompat/v7',
+      connection: {
+        kafka: { brokers: ['127.0.0.1:9092'], tls: null, sasl: null },
+        registry: { url: 'http://127.0.0.1:8081/apis/ccompat/v7', auth: null },
+      },
       tokenEntries: [TOKEN],
     });
   });
