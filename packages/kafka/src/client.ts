@@ -1,6 +1,7 @@
 import type { ConnectionOptions } from 'node:tls';
 import type { KafkaSasl, KafkaTls } from '@hookstream/contracts';
 import { Kafka, logLevel, type SASLOptions } from 'kafkajs';
+import { quietKafkajsTimeoutWarning } from './quiet-warnings.ts';
 
 /**
  * How hookstream reaches Kafka. The one place client settings live, so TLS and SASL reach
@@ -39,6 +40,8 @@ function saslOptions(sasl: KafkaSasl): SASLOptions {
 
 /** Builds a kafkajs client. Internal: outside this package only KafkaConnection is seen. */
 export function newKafkaClient(options: KafkaClientOptions): Kafka {
+  // Every process with a client would print kafkajs's one spurious warning; this drops it once.
+  quietKafkajsTimeoutWarning();
   return new Kafka({
     clientId: options.clientId,
     brokers: [...options.brokers],

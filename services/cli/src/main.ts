@@ -1,16 +1,3 @@
-import { HookstreamError } from '@hookstream/contracts';
-import { benchCommand } from './bench-command.ts';
-import { dlqCommand } from './dlq-command.ts';
-import { ingressCommand } from './ingress-command.ts';
-import { ledgerCommand } from './ledger-command.ts';
-import { pushCommand } from './push-command.ts';
-import { receiverCommand } from './receiver-command.ts';
-import { stackCommand } from './stack-command.ts';
-import { startCommand } from './start-command.ts';
-import { subscribersCommand } from './subscribers-command.ts';
-import { reportToolError } from './tool-errors.ts';
-import { traceCommand } from './trace-command.ts';
-
 const USAGE = `Usage: hookstream <command> [options]
 
 Commands:
@@ -29,17 +16,19 @@ Run \`hookstream <command> --help\` for a command's options.`;
 
 type Command = (argv: readonly string[]) => Promise<number>;
 
-const COMMANDS: Record<string, Command> = {
-  stack: stackCommand,
-  start: startCommand,
-  ingress: ingressCommand,
-  push: pushCommand,
-  subscribers: subscribersCommand,
-  receiver: receiverCommand,
-  trace: traceCommand,
-  dlq: dlqCommand,
-  ledger: ledgerCommand,
-  bench: benchCommand,
+// Each command is loaded when it runs: loading them all (kafkajs, OpenTelemetry, the bench)
+// made `hookstream --help` take seconds.
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  stack: async () => (await import('./stack-command.ts')).stackCommand,
+  start: async () => (await import('./start-command.ts')).startCommand,
+  ingress: async () => (await import('./ingress-command.ts')).ingressCommand,
+  push: async () => (await import('./push-command.ts')).pushCommand,
+  subscribers: async () => (await import('./subscribers-command.ts')).subscribersCommand,
+  receiver: async () => (await import('./receiver-command.ts')).receiverCommand,
+  trace: async () => (await import('./trace-command.ts')).traceCommand,
+  dlq: async () => (await import('./dlq-command.ts')).dlqCommand,
+  ledger: async () => (await import('./ledger-command.ts')).ledgerCommand,
+  bench: async () => (await import('./bench-command.ts')).benchCommand,
 };
 
 /** Dispatches a command line to its command, which parses its own options; returns the exit code. */
@@ -47,16 +36,18 @@ export async function main(argv: readonly string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h')
     return usage(USAGE, name === undefined ? 2 : 0);
-  const command = COMMANDS[name];
-  if (!command) {
+  const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!load) {
     process.stderr.write(`hookstream: unknown command '${name}'\n\n`);
     return usage(USAGE, 2);
   }
+  const command = await load();
   try {
     return await command(rest);
   } catch (err) {
+    const { HookstreamError } = await import('@hookstream/contracts');
     // A hookstream error a command did not report itself: reported the same way as the others.
-    if (err instanceof HookstreamError) return reportToolError(name, err);
+    if (err instanceof HookstreamError) return (await import('./tool-errors.ts')).reportToolError(name, err);
     if (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS')) {
       process.stderr.write(`hookstream ${name}: ${err.message}\n`);
       return 2;
