@@ -170,6 +170,8 @@ describe('retry tiers and the DLQ against the real stack', () => {
         start: 'earliest',
         allowPrivateNetwork: true,
         retry: { delaysMs: [6000], maxAttempts: 3, jitter: 0 },
+        // Every first attempt fails on purpose: an open breaker would hold them instead of tiering.
+        breaker: { enabled: false },
       }),
     );
     const args = ['push', '--config', config, '--topic', topic];

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { dlqTopicName } from '@hookstream/contracts';
+import { DEFAULT_BREAKER, dlqTopicName } from '@hookstream/contracts';
 import { createKafka } from '@hookstream/kafka';
 import { SampleReceiver } from '@hookstream/receiver';
 import { queryLedger } from '@hookstream/replay-service';
@@ -15,7 +15,8 @@ import { waitFor } from '../support/wait.ts';
 
 // Scenario: three subscribers that must all see every `key.revoked` event; one endpoint is down
 // for 40 s. The other two get every event at once, the third catches up through its retry
-// tiers when it is back, and each receives each event exactly once. Shipment events on the same
+// tiers when it is back (its breaker off: this is the tier path), and each receives each event
+// exactly once. Shipment events on the same
 // topic are filtered out for all three.
 const KEYS = 30;
 const OUTAGE_MS = 40_000;
@@ -49,8 +50,17 @@ describe('scenario: three required consumers of key.revoked, one down for 40 s',
     const pushers = {
       a: (await fx.startPusher(topic, { name: names.a, url: a.url, eventTypes: ['key.revoked'], retry }))
         .pusher,
-      b: (await fx.startPusher(topic, { name: names.b, url: b.url, eventTypes: ['key.revoked'], retry }))
-        .pusher,
+      // The tier path under test: with its breaker on, b's records would wait in place instead
+      // (test/scenarios/endpoint-outage-breaker.test.ts covers that path).
+      b: (
+        await fx.startPusher(topic, {
+          name: names.b,
+          url: b.url,
+          eventTypes: ['key.revoked'],
+          retry,
+          breaker: { ...DEFAULT_BREAKER, enabled: false },
+        })
+      ).pusher,
       c: (await fx.startPusher(topic, { name: names.c, url: c.url, eventTypes: ['key.revoked'], retry }))
         .pusher,
     };
