@@ -1,6 +1,9 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { createConnection } from 'node:net';
 import { DestinationLimiter, SharedWindow } from '@hookstream/delivery';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { freePort } from '../support/ports.ts';
 import { redisUrl } from '../support/stack.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -107,3 +110,71 @@ describe('DestinationLimiter clustered on Redis', () => {
     }
   });
 });
+
+describe('DestinationLimiter on a Redis that requires a password', () => {
+  let server: ChildProcess | undefined;
+  afterAll(() => {
+    server?.kill('SIGTERM');
+  });
+
+  it('reaches it with the whole URL (redis://:password@host:port), both instances sharing one rate', async () => {
+    const port = await freePort();
+    const password = randomBytes(12).toString('hex');
+    server = spawn(
+      'redis-server',
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--requirepass',
+        password,
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+      ],
+      {
+        stdio: 'ignore',
+      },
+    );
+    const cluster = {
+      redisUrl: `redis://:${password}@127.0.0.1:${port}/0`,
+      clusterId: `auth-${randomBytes(4).toString('hex')}`,
+    };
+    await waitFor('the password-protected Redis to listen', () => canConnect(port));
+    const make = () =>
+      new DestinationLimiter({
+        origin: 'http://x',
+        rate: { perSecond: 20, burst: 0 },
+        concurrency: 10,
+        cluster,
+      });
+    const [a, b] = [make(), make()];
+    try {
+      await Promise.all([a.ready(), b.ready()]);
+      const starts: number[] = [];
+      const job = async () => {
+        starts.push(Date.now());
+      };
+      await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 === 0 ? a : b).schedule(job)));
+      starts.sort((x, y) => x - y);
+      expect(starts).toHaveLength(6);
+      // Shared through the protected Redis: 6 jobs at 20/s take at least 5 intervals of 50 ms.
+      expect((starts.at(-1) ?? 0) - (starts[0] ?? 0)).toBeGreaterThanOrEqual(5 * 50 - 5);
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+    }
+  });
+});
+
+function canConnect(port: number): Promise<true | undefined> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.end();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(undefined));
+  });
+}
