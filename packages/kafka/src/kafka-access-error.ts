@@ -91,7 +91,7 @@ export function explainKafkaError(err: unknown, ctx: AccessContext = {}): KafkaA
     if (typeof e.type === 'string' && AUTHORIZATION.has(e.type)) {
       return new KafkaAccessError(
         'KAFKA_NOT_AUTHORIZED',
-        `${principal(ctx)} is not authorized to ${ctx.action ?? 'do this'} (${e.type}): grant the ACLs the component needs (docs/deployment.md, "ACLs")`,
+        `${principal(ctx)} is not authorized to ${ctx.action ?? 'do this'} (${e.type}): grant the ACLs the component needs (docs/security.md, "ACLs")`,
         { cause: err },
       );
     }

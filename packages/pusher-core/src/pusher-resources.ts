@@ -146,7 +146,7 @@ export class PusherResources {
     }
     throw new PusherError(
       'NO_EVENTS_TOPIC',
-      `the events topic "${topic}" does not exist (the ingress creates it; auto-creation is off), or this principal may not DESCRIBE it (docs/deployment.md, "ACLs")`,
+      `the events topic "${topic}" does not exist (the ingress creates it; auto-creation is off), or this principal may not DESCRIBE it (docs/security.md, "ACLs")`,
       true,
     );
   }
