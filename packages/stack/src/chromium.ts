@@ -52,7 +52,10 @@ export async function ensureChromium(config: StackConfig, report: Reporter): Pro
   );
   const installed = await findChromium();
   if (installed === null)
-    throw new StackError('INSTALL_FAILED', 'chromium: apt-get installed the package but no chromium is on PATH');
+    throw new StackError(
+      'INSTALL_FAILED',
+      'chromium: apt-get installed the package but no chromium is on PATH',
+    );
   return installed;
 }
 
