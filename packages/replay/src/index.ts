@@ -14,6 +14,8 @@ export type { ReplayErrorCode } from './replay-error.ts';
 export { ReplayError } from './replay-error.ts';
 export type { ReplayedIndex, ReplayPlan } from './replay-log.ts';
 export { indexReplayLog, planReplay, ReplayLogEntry, replayLogKey, replayLogRecord } from './replay-log.ts';
+export type { ProgressStream } from './replay-progress.ts';
+export { ReplayProgress } from './replay-progress.ts';
 export {
   compareDeadLetters,
   DlqSelection,
