@@ -3,14 +3,16 @@ import type { SafeHtml } from './safe-html.ts';
 
 /**
  * Headers on every answer: no script at all (the pages are plain HTML and forms), nothing
- * framed, nothing cached, no referrer carrying event ids to Jaeger or elsewhere.
+ * framed, nothing cached, no referrer carrying event ids to Jaeger or elsewhere. Not
+ * `no-referrer`: under it Chromium sends `Origin: null` on the console's own form POSTs, which
+ * the Origin check must then refuse.
  */
 const SECURITY_HEADERS = {
   'content-security-policy':
     "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
-  'referrer-policy': 'no-referrer',
+  'referrer-policy': 'same-origin',
   'cache-control': 'no-store',
 } as const;
 

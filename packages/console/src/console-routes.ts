@@ -99,12 +99,17 @@ export class ConsoleRoutes {
   }
 
   async #subscribers(r: RouteRequest): Promise<void> {
-    const { subscribers, problems } = await this.#context.backend.overview();
+    const { subscribers: all, problems } = await this.#context.backend.overview();
+    // A big catalog is read whole (one pass over the registry) and narrowed here, by name.
+    const query = r.url.searchParams.get('q')?.trim() ?? '';
+    const subscribers = query === '' ? all : all.filter((s) => s.name.includes(query));
     sendHtml(
       r.res,
       200,
       subscribersPage({
         subscribers,
+        total: all.length,
+        query,
         problems,
         eventsTopic: this.#context.backend.eventsTopic,
         csrfToken: r.session.csrfToken,

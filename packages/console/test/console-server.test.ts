@@ -145,11 +145,21 @@ describe('the console server', () => {
     const res = await get('/');
     const page = await res.text();
     expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
+    // no-referrer would make Chromium send Origin: null on the console's own forms.
+    expect(res.headers.get('referrer-policy')).toBe('same-origin');
     expect(page).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(page).not.toContain('<script>');
     expect(page).toMatch(/<meta http-equiv="refresh" content="5">/);
     expect(page).toContain('data-field="lag">7<');
     expect(page).toContain('1m 5s');
+  });
+
+  it('narrows the subscribers to those whose name contains the query', async () => {
+    backend.subscribers = [overview('orders'), overview('billing')];
+    const page = await (await get('/?q=bill')).text();
+    expect(page).toContain('data-subscriber="billing"');
+    expect(page).not.toContain('data-subscriber="orders"');
+    expect(page).toContain('1 of 2 subscriber(s)');
   });
 
   it('shows a subscriber without its managed secret, URL password or header values', async () => {

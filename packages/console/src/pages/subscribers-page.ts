@@ -5,6 +5,10 @@ import { layout } from './layout.ts';
 
 export interface SubscribersView {
   readonly subscribers: readonly SubscriberOverview[];
+  /** Subscribers in the catalog, before the name filter. */
+  readonly total: number;
+  /** Shown are those whose name contains this; empty: all. */
+  readonly query: string;
   readonly problems: readonly RecordProblem[];
   readonly eventsTopic: string;
   readonly csrfToken: string;
@@ -31,10 +35,13 @@ export function subscribersPage(view: SubscribersView): SafeHtml {
   return layout(
     { title: 'Subscribers', refreshSeconds: view.refreshSeconds, csrfToken: view.csrfToken },
     html`<p class="muted">Lag on ${view.eventsTopic}, measured ${view.measuredAt}; this page reloads every ${view.refreshSeconds}s.</p>
+<form method="get" action="/"><label>name contains <input name="q" value="${view.query}"></label> <button type="submit">Show</button> <span class="muted">${view.subscribers.length} of ${view.total} subscriber(s)</span></form>
 ${
-  view.subscribers.length === 0
+  view.total === 0
     ? html`<p>No subscribers in the catalog (add some with <code>hookstream subscribers apply</code>).</p>`
-    : html`<table id="subscribers">
+    : view.subscribers.length === 0
+      ? html`<p>No subscriber's name contains that.</p>`
+      : html`<table id="subscribers">
 <thead><tr><th>name</th><th>state</th><th>breaker</th><th>lag</th><th>oldest unsettled</th><th>dlq</th><th>host</th><th>event types</th><th>instances</th><th>last error</th></tr></thead>
 <tbody>${rows}</tbody>
 </table>`
