@@ -1,5 +1,5 @@
-import type { AttemptLogEntry, RecordLocation, SubscriberRecord } from '@hookstream/contracts';
-import type { DeadLetter, DlqSelection, LedgerLine } from '@hookstream/replay';
+import type { AttemptLogEntry, SubscriberRecord } from '@hookstream/contracts';
+import type { DeadLetter, LedgerAnswer, ReplayRequest, ReplaySummary } from '@hookstream/replay';
 import type {
   PartitionLedger,
   RecordProblem,
@@ -7,42 +7,6 @@ import type {
   SubscriberOverview,
   TierStatus,
 } from '@hookstream/subscribers';
-
-/** A replay as the console starts it (the shape `hookstream dlq replay` hands the replayer). */
-export interface ConsoleReplayRequest {
-  readonly subscriber: string;
-  readonly selection: DlqSelection;
-  readonly again: boolean;
-  readonly dryRun: boolean;
-  readonly operator: string;
-  readonly onProgress?: (done: number, total: number) => void;
-  readonly onWarning?: (message: string) => void;
-}
-
-export interface ConsoleReplayItem {
-  readonly eventId: string | null;
-  readonly dlq: string;
-  readonly detail: string;
-}
-
-/** What a replay did (or, dry, would do). */
-export interface ConsoleReplaySummary {
-  readonly replayId: string;
-  readonly dryRun: boolean;
-  readonly topic: string;
-  readonly selected: number;
-  readonly replayed: readonly ConsoleReplayItem[];
-  readonly alreadyReplayed: readonly ConsoleReplayItem[];
-  readonly unreplayable: readonly ConsoleReplayItem[];
-}
-
-/** Where an event is for every subscriber (`hookstream ledger`). */
-export interface ConsoleLedger {
-  readonly eventId: string;
-  readonly origin: RecordLocation | null;
-  readonly foundIn: 'attempt-log' | 'events-topic' | null;
-  readonly subscribers: readonly LedgerLine[];
-}
 
 /** One subscriber's page: the record, ledger, tiers, DLQ and its latest attempts. */
 export interface SubscriberView {
@@ -81,8 +45,8 @@ export interface ConsoleBackend {
     readonly reason?: string;
   }): Promise<StateChangeResult>;
   deadLetters(name: string): Promise<DeadLetter[]>;
-  replay(request: ConsoleReplayRequest): Promise<ConsoleReplaySummary>;
-  ledger(eventId: string): Promise<ConsoleLedger>;
+  replay(request: ReplayRequest): Promise<ReplaySummary>;
+  ledger(eventId: string): Promise<LedgerAnswer>;
   /** Trace ids holding a span for the event; empty when Jaeger has none or cannot be reached. */
   traceIds(eventId: string): Promise<string[]>;
   catalogue(): Promise<CatalogueEntry[]>;

@@ -1,14 +1,6 @@
 export type { ConsoleSession } from './console-auth.ts';
 export { ConsoleAuth } from './console-auth.ts';
-export type {
-  CatalogueEntry,
-  ConsoleBackend,
-  ConsoleLedger,
-  ConsoleReplayItem,
-  ConsoleReplayRequest,
-  ConsoleReplaySummary,
-  SubscriberView,
-} from './console-backend.ts';
+export type { CatalogueEntry, ConsoleBackend, SubscriberView } from './console-backend.ts';
 export { MIN_TOKEN_LENGTH, parseConsoleTokens } from './console-config.ts';
 export type { ConsoleErrorCode } from './console-error.ts';
 export { ConsoleError } from './console-error.ts';

@@ -1,6 +1,6 @@
 import { ATTEMPT_LOG_TOPIC, AttemptLogEntry, loadEventCatalog } from '@hookstream/contracts';
 import { type KafkaConnection, KafkaReadError, readTopic } from '@hookstream/kafka';
-import type { DeadLetter } from '@hookstream/replay';
+import type { DeadLetter, LedgerAnswer, LedgerQuery, ReplayRequest, ReplaySummary } from '@hookstream/replay';
 import {
   changeSubscriberState,
   knownSubscriber,
@@ -9,14 +9,7 @@ import {
   subscriberDetail,
   subscriberOverviews,
 } from '@hookstream/subscribers';
-import type {
-  CatalogueEntry,
-  ConsoleBackend,
-  ConsoleLedger,
-  ConsoleReplayRequest,
-  ConsoleReplaySummary,
-  SubscriberView,
-} from './console-backend.ts';
+import type { CatalogueEntry, ConsoleBackend, SubscriberView } from './console-backend.ts';
 
 /**
  * The DLQ and ledger tools the CLI's `dlq` and `ledger` run (the replay service's functions),
@@ -24,11 +17,8 @@ import type {
  */
 export interface ReplayTools {
   readDeadLetters(kafka: KafkaConnection, subscriber: string): Promise<DeadLetter[]>;
-  replayDeadLetters(kafka: KafkaConnection, request: ConsoleReplayRequest): Promise<ConsoleReplaySummary>;
-  queryLedger(
-    kafka: KafkaConnection,
-    query: { readonly eventId: string; readonly eventsTopic: string },
-  ): Promise<ConsoleLedger>;
+  replayDeadLetters(kafka: KafkaConnection, request: ReplayRequest): Promise<ReplaySummary>;
+  queryLedger(kafka: KafkaConnection, query: LedgerQuery): Promise<LedgerAnswer>;
   findTraceIds(jaegerUrl: string, eventId: string): Promise<string[]>;
 }
 
@@ -100,11 +90,11 @@ export class KafkaConsoleBackend implements ConsoleBackend {
     return this.#context.tools.readDeadLetters(this.#context.kafka, name);
   }
 
-  replay(request: ConsoleReplayRequest): Promise<ConsoleReplaySummary> {
+  replay(request: ReplayRequest): Promise<ReplaySummary> {
     return this.#context.tools.replayDeadLetters(this.#context.kafka, request);
   }
 
-  ledger(eventId: string): Promise<ConsoleLedger> {
+  ledger(eventId: string): Promise<LedgerAnswer> {
     return this.#context.tools.queryLedger(this.#context.kafka, { eventId, eventsTopic: this.eventsTopic });
   }
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { DlqSelection } from '@hookstream/replay';
-import type { ConsoleBackend, ConsoleReplaySummary } from './console-backend.ts';
+import type { DlqSelection, ReplaySummary } from '@hookstream/replay';
+import type { ConsoleBackend } from './console-backend.ts';
 import { ConsoleError } from './console-error.ts';
 
 /** A replay started from the console, as its progress page shows it. */
@@ -13,7 +13,7 @@ export interface ReplayJob {
   state: 'running' | 'done' | 'failed';
   done: number;
   total: number | null;
-  summary: ConsoleReplaySummary | null;
+  summary: ReplaySummary | null;
   error: string | null;
   readonly warnings: string[];
 }

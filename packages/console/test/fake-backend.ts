@@ -1,20 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { SubscriberDefinition, type SubscriberRecord } from '@hookstream/contracts';
-import type { DeadLetter } from '@hookstream/replay';
+import type { DeadLetter, LedgerAnswer, ReplayRequest, ReplaySummary } from '@hookstream/replay';
 import {
   CatalogError,
   newManagedSecret,
   parseSecretsKey,
   type SubscriberOverview,
 } from '@hookstream/subscribers';
-import type {
-  CatalogueEntry,
-  ConsoleBackend,
-  ConsoleLedger,
-  ConsoleReplayRequest,
-  ConsoleReplaySummary,
-  SubscriberView,
-} from '../src/index.ts';
+import type { CatalogueEntry, ConsoleBackend, SubscriberView } from '../src/index.ts';
 
 export const TOKEN = 'test-token-0123456789';
 export const PLAIN_SECRET_MARK = 'whsec_';
@@ -88,7 +81,7 @@ export class FakeBackend implements ConsoleBackend {
   records = new Map<string, SubscriberRecord>([['orders', record('orders')]]);
   letters: DeadLetter[] = [deadLetter('evt-1', 0, '0'), deadLetter('evt-2', 0, '1')];
   readonly changes: { action: string; name: string; by: string }[] = [];
-  readonly replays: ConsoleReplayRequest[] = [];
+  readonly replays: ReplayRequest[] = [];
 
   async overview() {
     return { subscribers: this.subscribers, problems: [] };
@@ -118,7 +111,7 @@ export class FakeBackend implements ConsoleBackend {
     return this.letters;
   }
 
-  async replay(request: ConsoleReplayRequest): Promise<ConsoleReplaySummary> {
+  async replay(request: ReplayRequest): Promise<ReplaySummary> {
     this.replays.push(request);
     request.onProgress?.(1, 1);
     const chosen = this.letters.filter(
@@ -126,6 +119,7 @@ export class FakeBackend implements ConsoleBackend {
     );
     return {
       replayId: 'rpl_test',
+      subscriber: request.subscriber,
       dryRun: request.dryRun,
       topic: 'hookstream.sub.orders.retry.1',
       selected: chosen.length,
@@ -139,11 +133,12 @@ export class FakeBackend implements ConsoleBackend {
     };
   }
 
-  async ledger(eventId: string): Promise<ConsoleLedger> {
+  async ledger(eventId: string): Promise<LedgerAnswer> {
     return {
       eventId,
       origin: { topic: 'events', partition: 0, offset: '4' },
       foundIn: 'attempt-log',
+      otherGroups: 0,
       subscribers: [
         { subscriber: 'orders', origin: null, ledger: { state: 'delivered', at: 'now', attempt: 1 } },
       ],

@@ -1,11 +1,10 @@
-import type { LedgerLine } from '@hookstream/replay';
-import type { ConsoleLedger } from '../console-backend.ts';
+import type { LedgerAnswer, LedgerLine } from '@hookstream/replay';
 import { segment } from '../format.ts';
 import { html, type SafeHtml } from '../safe-html.ts';
 import { layout } from './layout.ts';
 
 export interface EventView {
-  readonly ledger: ConsoleLedger;
+  readonly ledger: LedgerAnswer;
   readonly traceIds: readonly string[];
   readonly jaegerUrl: string;
   readonly csrfToken: string;

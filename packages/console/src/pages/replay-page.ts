@@ -1,4 +1,4 @@
-import type { ConsoleReplayItem } from '../console-backend.ts';
+import type { ReplayItem } from '@hookstream/replay';
 import { segment } from '../format.ts';
 import type { ReplayJob } from '../replay-jobs.ts';
 import { html, type SafeHtml } from '../safe-html.ts';
@@ -8,7 +8,7 @@ import { layout } from './layout.ts';
 export function replayPage(job: ReplayJob, csrfToken: string): SafeHtml {
   const s = job.summary;
   const running = job.state === 'running';
-  const items = (title: string, list: readonly ConsoleReplayItem[], id: string) =>
+  const items = (title: string, list: readonly ReplayItem[], id: string) =>
     list.length === 0
       ? ''
       : html`<h2>${title}</h2><table id="${id}"><tr><th>event id</th><th>dlq record</th><th>detail</th></tr>${list.map(
