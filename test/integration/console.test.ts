@@ -1,13 +1,12 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { FleetProcess } from '@hookstream/pusher';
+import type { FleetProcess } from '@hookstream/pusher';
 import type { SampleReceiver } from '@hookstream/receiver';
 import { consoleReporter, ensureChromium, loadStackConfig } from '@hookstream/stack';
-import { parseSecretsKey } from '@hookstream/subscribers';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyDefinitions, catalogEnv } from '../support/catalog.ts';
+import { applyDefinitions, catalogEnv, startCatalogFleet } from '../support/catalog.ts';
 import { exited, spawnCli } from '../support/child.ts';
 import { EventFactory, type TestEvent } from '../support/events.ts';
 import { uniqueName } from '../support/names.ts';
@@ -99,18 +98,7 @@ describe('hookstream console in a real browser', () => {
         secret: { managed: true },
       },
     ]);
-    fleet = new FleetProcess({
-      kafka: endpoints.kafka,
-      registry: endpoints.registrySettings,
-      topic,
-      match: `${prefix}-*`,
-      secretsKey: parseSecretsKey(secretsKey, 'the test key'),
-      tierPartitions: 1,
-      fetchWaitMs: 100,
-      log: () => undefined,
-      logFor: () => () => undefined,
-    });
-    await fleet.start();
+    fleet = await startCatalogFleet({ topic, prefix, secretsKey });
     consoleProcess = spawnCli(['console', '--port', '0'], {
       ...env,
       CONSOLE_TOKENS: `another-token-0123456789,${TOKEN}`,
