@@ -15,8 +15,15 @@ import { ReceiverPool } from '../support/receivers.ts';
 import { endpoints } from '../support/stack.ts';
 import { waitFor } from '../support/wait.ts';
 
-/** The screenshots docs/console.md shows, retaken by every run of this file. */
-const SHOTS = resolve(import.meta.dirname, '../../docs/console');
+/**
+ * Every run takes the screenshots; HOOKSTREAM_UPDATE_SCREENSHOTS=1 writes them over the ones
+ * docs/console.md shows. Otherwise they go to a temporary folder, so a test run never leaves the
+ * work tree changed (a PNG differs byte for byte from run to run: names, ages, offsets).
+ */
+const SHOTS =
+  process.env.HOOKSTREAM_UPDATE_SCREENSHOTS === '1'
+    ? resolve(import.meta.dirname, '../../docs/console')
+    : join(tmpdir(), `hookstream-console-shots-${process.pid}`);
 const TOKEN = `console-test-${uniqueName('token')}`;
 const prefix = uniqueName('console');
 /** Its endpoint hangs, then recovers; it is paused and resumed from the page. */
