@@ -148,6 +148,7 @@ describe('hookstream console in a real browser', () => {
     await fx.close();
     await receivers.closeAll();
     if (userDataDir !== '') await rm(userDataDir, { recursive: true, force: true });
+    if (process.env.HOOKSTREAM_UPDATE_SCREENSHOTS !== '1') await rm(SHOTS, { recursive: true, force: true });
   });
 
   it('refuses a request without a session, and a POST without the CSRF token', async () => {
