@@ -9,6 +9,7 @@ import {
   BENCH_REPORT_USAGE,
   BENCH_RETRY_USAGE,
   BENCH_USAGE,
+  CONSOLE_USAGE,
   DLQ_USAGE,
   INGRESS_USAGE,
   LEDGER_USAGE,
@@ -40,6 +41,7 @@ const USAGES: Record<string, Record<string, string>> = {
   trace: { '': TRACE_USAGE },
   dlq: { list: DLQ_USAGE, replay: DLQ_USAGE },
   ledger: { '': LEDGER_USAGE },
+  console: { '': CONSOLE_USAGE },
   bench: {
     '': BENCH_REPORT_USAGE,
     ingress: BENCH_USAGE,

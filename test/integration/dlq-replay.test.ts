@@ -281,7 +281,7 @@ describe('hookstream dlq replay', () => {
     const text = await cli('dlq', 'replay', '--subscriber', subscriber, '--event-id', ids.a);
     expect(text.stdout).toMatch(/replayed 0 .*skipped 1 already replayed \(--again to force\)/);
 
-    const again = await json<Summary>(
+    const againRun = await cli(
       'dlq',
       'replay',
       '--subscriber',
@@ -289,7 +289,13 @@ describe('hookstream dlq replay', () => {
       '--event-id',
       ids.b,
       '--again',
+      '--json',
     );
+    expect(againRun.code).toBe(0);
+    // stderr is a pipe here: plain progress lines, no \r redraws; stdout stays the JSON summary.
+    expect(againRun.stderr).toContain('replayed 1/1 (100%)\n');
+    expect(againRun.stderr).not.toContain('\r');
+    const again = JSON.parse(againRun.stdout) as Summary;
     expect(again.replayed.map((r) => r.eventId)).toEqual([ids.b]);
     expect(await endOffsetTotal(tier1)).toBe(3);
   });

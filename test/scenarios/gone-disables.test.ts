@@ -1,14 +1,12 @@
 import { dlqTopicName, type SubscriberRecord } from '@hookstream/contracts';
-import { FleetProcess } from '@hookstream/pusher';
+import type { FleetProcess } from '@hookstream/pusher';
 import type { SampleReceiver } from '@hookstream/receiver';
-import { parseSecretsKey } from '@hookstream/subscribers';
 import { afterAll, describe, expect, it } from 'vitest';
-import { applyDefinitions, catalogEnv, subscribersCli } from '../support/catalog.ts';
+import { applyDefinitions, catalogEnv, startCatalogFleet, subscribersCli } from '../support/catalog.ts';
 import { EventFactory } from '../support/events.ts';
 import { uniqueName } from '../support/names.ts';
 import { KafkaFixture } from '../support/pushers.ts';
 import { ReceiverPool } from '../support/receivers.ts';
-import { endpoints } from '../support/stack.ts';
 import { openForSuite } from '../support/suite.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -42,18 +40,7 @@ describe('410 Gone disables a subscriber with notice; resume enables it and its 
       { ...common, name: victim, url: endpoint.url, eventTypes: ['shipment.updated'] },
       { ...common, name: opsHook, url: ops.url, eventTypes: ['subscriber.disabled', 'subscriber.enabled'] },
     ]);
-    fleet = new FleetProcess({
-      kafka: endpoints.kafka,
-      registry: endpoints.registrySettings,
-      topic,
-      match: `${prefix}-*`,
-      secretsKey: parseSecretsKey(secretsKey, 'the test key'),
-      tierPartitions: 1,
-      fetchWaitMs: 100,
-      log: () => undefined,
-      logFor: () => () => undefined,
-    });
-    await fleet.start();
+    fleet = await startCatalogFleet({ topic, prefix, secretsKey });
     const running = () => (fleet?.entries() ?? []).filter((e) => e.state === 'running').map((e) => e.name);
     await waitFor('both subscribers running', async () => (running().length === 2 ? true : undefined), {
       timeoutMs: 30_000,

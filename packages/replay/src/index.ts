@@ -9,11 +9,15 @@ export {
   resolveLedgers,
   subscribersFromGroups,
 } from './ledger.ts';
+export type { LedgerAnswer, LedgerQuery } from './ledger-answer.ts';
 export { replayAttemptEntry } from './replay-attempt.ts';
 export type { ReplayErrorCode } from './replay-error.ts';
 export { ReplayError } from './replay-error.ts';
 export type { ReplayedIndex, ReplayPlan } from './replay-log.ts';
 export { indexReplayLog, planReplay, ReplayLogEntry, replayLogKey, replayLogRecord } from './replay-log.ts';
+export type { ProgressStream } from './replay-progress.ts';
+export { ReplayProgress } from './replay-progress.ts';
+export type { ReplayItem, ReplayRequest, ReplaySummary } from './replay-request.ts';
 export {
   compareDeadLetters,
   DlqSelection,

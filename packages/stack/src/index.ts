@@ -1,3 +1,4 @@
+export { ensureChromium } from './chromium.ts';
 export { kafkaLibsDir } from './components/kafka.ts';
 export type { StackConfig } from './config.ts';
 export { loadStackConfig, StackEnv, VERSIONS } from './config.ts';

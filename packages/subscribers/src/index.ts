@@ -16,6 +16,7 @@ export {
   revealManagedSecret,
   rotateManagedSecret,
 } from './managed-secret.ts';
+export { describeSecret, publicRecord } from './public-record.ts';
 export type { CatalogSnapshot, RawRegistryRecord, RecordProblem } from './registry-records.ts';
 export { encodeSubscriberRecord, foldRegistry, parseSubscriberRecord } from './registry-records.ts';
 export { openSecret, sealSecret } from './secret-box.ts';
@@ -29,6 +30,8 @@ export {
 } from './secrets-key.ts';
 export type { ResolveOptions, SigningKeys } from './signing-keys.ts';
 export { resolveSigningKeys } from './signing-keys.ts';
+export type { StateChangeContext, StateChangeRequest, StateChangeResult } from './state-change.ts';
+export { changeSubscriberState, knownSubscriber } from './state-change.ts';
 export {
   disabledRecord,
   pausedRecord,
@@ -47,6 +50,8 @@ export type {
   SubscriberDisablerOptions,
 } from './subscriber-disabler.ts';
 export { SubscriberDisabler } from './subscriber-disabler.ts';
+export type { SubscriberOverview } from './subscriber-overview.ts';
+export { subscriberOverviews } from './subscriber-overview.ts';
 export type { PartitionLedger, SubscriberLoad, TierStatus } from './subscriber-status.ts';
 export { subscriberDetail, subscriberLoads } from './subscriber-status.ts';
 export type { ValueChange } from './value-diff.ts';

@@ -6,6 +6,7 @@ import {
   parseRate,
   parseSelectionFlags,
   ReplayError,
+  ReplayProgress,
   selectDeadLetters,
 } from '@hookstream/replay';
 import { type ReplaySummary, readDeadLetters, replayDeadLetters } from '@hookstream/replay-service';
@@ -206,7 +207,8 @@ async function replay(
   },
 ): Promise<number> {
   const tracing = options.dryRun ? undefined : startTracing({ serviceName: 'hookstream-replay' });
-  const progress = progressReporter();
+  // A bar redrawn with \r when stderr is a terminal, plain lines in a log; stdout (--json) untouched.
+  const progress = new ReplayProgress(process.stderr);
   let summary: ReplaySummary;
   try {
     summary = await replayDeadLetters(toolKafka('hookstream-replay'), {
@@ -216,7 +218,7 @@ async function replay(
       operator: options.operator,
       dryRun: options.dryRun,
       ratePerSecond: options.rate,
-      onProgress: progress,
+      onProgress: (done, total) => progress.update(done, total),
       onWarning: (m) => process.stderr.write(`warning: ${m}\n`),
     });
   } finally {
@@ -244,24 +246,4 @@ async function replay(
     }\n`,
   );
   return 0;
-}
-
-/** Progress on stderr: a bar on a terminal; otherwise a line per tenth, for long replays only. */
-function progressReporter(): (done: number, total: number) => void {
-  let lastTenth = 0;
-  return (done, total) => {
-    if (process.stderr.isTTY) {
-      const width = 30;
-      const filled = Math.round((done / total) * width);
-      process.stderr.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}`);
-      if (done === total) process.stderr.write('\n');
-      return;
-    }
-    if (total < 100) return;
-    const tenth = Math.floor((done / total) * 10);
-    if (tenth > lastTenth) {
-      lastTenth = tenth;
-      process.stderr.write(`replayed ${done}/${total}\n`);
-    }
-  };
 }

@@ -5,6 +5,7 @@ export { BENCH_LIMITER_USAGE } from './bench-limiter.ts';
 export { BENCH_PUSH_USAGE } from './bench-push.ts';
 export { BENCH_REPORT_USAGE } from './bench-report-command.ts';
 export { BENCH_RETRY_USAGE } from './bench-retry.ts';
+export { CONSOLE_USAGE } from './console-command.ts';
 export { DLQ_USAGE } from './dlq-command.ts';
 export { INGRESS_USAGE } from './ingress-command.ts';
 export { LEDGER_USAGE } from './ledger-command.ts';

@@ -10,6 +10,7 @@ Commands:
   trace          an event's delivery timeline from Jaeger
   dlq            list | replay a subscriber's dead letters (back into its retry tier 1)
   ledger         where an event is for every subscriber: delivered, retrying, dead, filtered, not reached
+  console        the operator console in a browser (127.0.0.1:8088, CONSOLE_TOKENS): subscribers, DLQs, replay, ledgers
   bench          the full report (bench/results/), or ingress | push | retry | limiter | fleet alone, next to raw baselines
 
 Run \`hookstream <command> --help\` for a command's options.`;
@@ -28,6 +29,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   trace: async () => (await import('./trace-command.ts')).traceCommand,
   dlq: async () => (await import('./dlq-command.ts')).dlqCommand,
   ledger: async () => (await import('./ledger-command.ts')).ledgerCommand,
+  console: async () => (await import('./console-command.ts')).consoleCommand,
   bench: async () => (await import('./bench-command.ts')).benchCommand,
 };
 

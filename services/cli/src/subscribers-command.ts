@@ -1,34 +1,30 @@
 import { userInfo } from 'node:os';
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
-import { DEFAULT_EVENTS_TOPIC, SubscriberName, type SubscriberRecord } from '@hookstream/contracts';
+import { DEFAULT_EVENTS_TOPIC, SubscriberName } from '@hookstream/contracts';
 import { EventProducer } from '@hookstream/producer';
 import {
   CatalogError,
-  type CatalogSnapshot,
+  changeSubscriberState,
   DEFAULT_ROTATION_GRACE_MS,
-  enabledNotice,
+  describeSecret,
+  knownSubscriber,
   loadDefinitionFiles,
   loadSecretsKey,
-  pausedRecord,
-  placements,
   planApply,
-  publishNotice,
-  readInstanceStatuses,
+  publicRecord,
   recordsForPlan,
   requireSecretsKey,
-  resumedRecord,
   revealManagedSecret,
   rotateManagedSecret,
   SubscriberCatalog,
   subscriberDetail,
-  subscriberLoads,
+  subscriberOverviews,
   withManagedSecret,
 } from '@hookstream/subscribers';
 import { toolKafka } from './kafka-client.ts';
 import { runtimeConnection } from './runtime-endpoints.ts';
 import {
-  describeSecret,
   formatCount,
   formatDelay,
   formatInstances,
@@ -36,7 +32,6 @@ import {
   printApply,
   printJson,
   printProblems,
-  publicRecord,
 } from './subscribers-output.ts';
 import { formatTable } from './table.ts';
 import { formatAge, reportToolError } from './tool-errors.ts';
@@ -226,40 +221,17 @@ async function list(
   values: Values,
 ): Promise<number> {
   const snapshot = await catalog.read();
-  const records = [...snapshot.subscribers.values()].sort((a, b) =>
-    a.definition.name.localeCompare(b.definition.name),
-  );
   const topic = eventsTopic(values);
-  const [loadList, statuses] = await Promise.all([
-    subscriberLoads(kafka, records, topic),
-    readInstanceStatuses(kafka),
-  ]);
-  const loads = new Map(loadList.map((l) => [l.name, l]));
-  const where = placements(statuses);
-  const now = Date.now();
-  const rows = records.map((r) => {
-    const name = r.definition.name;
-    const placement = where.get(name);
-    const oldestAt = placement?.oldestUnsettledAtMs ?? null;
-    return {
-      name,
-      state: r.state,
-      host: new URL(r.definition.url).host,
-      eventTypes: r.definition.eventTypes,
-      lag: loads.get(name)?.lag ?? null,
-      oldestUnsettledAgeMs: oldestAt === null ? null : Math.max(0, now - oldestAt),
-      dlqDepth: loads.get(name)?.dlqDepth ?? null,
-      breaker: placement?.breaker ?? null,
-      instances: placement?.instances ?? [],
-      failedOn: placement?.failed ?? [],
-    };
+  const rows = await subscriberOverviews(kafka, snapshot.subscribers.values(), {
+    eventsTopic: topic,
+    nowMs: Date.now(),
   });
   if (values.json) {
     printJson({ eventsTopic: topic, subscribers: rows, problems: snapshot.problems });
     return 0;
   }
   printProblems(snapshot);
-  if (records.length === 0) {
+  if (rows.length === 0) {
     process.stdout.write('no subscribers in the catalog (add some with hookstream subscribers apply)\n');
     return 0;
   }
@@ -285,7 +257,7 @@ async function list(
     'breaker',
     'instances',
   ];
-  process.stdout.write(`${formatTable(headers, table)}\n\n${records.length} subscriber(s)\n`);
+  process.stdout.write(`${formatTable(headers, table)}\n\n${rows.length} subscriber(s)\n`);
   return 0;
 }
 
@@ -295,7 +267,7 @@ async function show(
   name: string,
   values: Values,
 ): Promise<number> {
-  const record = known(await catalog.read(), name);
+  const record = knownSubscriber(await catalog.read(), name);
   const topic = eventsTopic(values);
   const detail = await subscriberDetail(kafka, record, topic);
   if (values.json) {
@@ -350,44 +322,31 @@ async function setState(
   name: string,
   values: Values,
 ): Promise<number> {
-  const record = known(await catalog.read(), name);
-  const now = new Date();
-  const by = values.by ?? whoAmI();
-  const next =
-    action === 'pause'
-      ? pausedRecord(record, { reason: values.reason ?? '', by, now })
-      : resumedRecord(record, now);
-  if (next !== null) await catalog.write([next]);
-  // The record first: the notice announces a change that has happened.
-  const enabled =
-    action === 'resume' && record.state.kind === 'disabled'
-      ? enabledNotice(record, { eventsTopic: eventsTopic(values), by, now })
-      : null;
-  if (enabled !== null) {
-    const producer = await EventProducer.start({
-      kafka: runtimeConnection().kafka,
-      registry: runtimeConnection().registry,
-      source: '/hookstream/cli',
-      topic: eventsTopic(values),
-      clientId: 'hookstream-subscribers',
-    });
-    try {
-      await publishNotice(producer, enabled);
-    } finally {
-      await producer.close();
-    }
-  }
-  const result = next ?? record;
+  const topic = eventsTopic(values);
+  const result = await changeSubscriberState(
+    {
+      catalog,
+      openPublisher: () =>
+        EventProducer.start({
+          kafka: runtimeConnection().kafka,
+          registry: runtimeConnection().registry,
+          source: '/hookstream/cli',
+          topic,
+          clientId: 'hookstream-subscribers',
+        }),
+    },
+    { action, name, by: values.by ?? whoAmI(), reason: values.reason, eventsTopic: topic, now: new Date() },
+  );
   if (values.json)
     printJson({
       name,
-      changed: next !== null,
-      state: result.state,
-      ...(enabled ? { published: enabled.id } : {}),
+      changed: result.changed,
+      state: result.record.state,
+      ...(result.published === null ? {} : { published: result.published }),
     });
   else
     process.stdout.write(
-      next === null
+      !result.changed
         ? `${name} is already active\n`
         : `${name}: ${action === 'pause' ? 'paused' : 'active'}\n`,
     );
@@ -397,7 +356,7 @@ async function setState(
 async function remove(catalog: SubscriberCatalog, name: string, values: Values): Promise<number> {
   if (values.yes && !values.purge) throw bad('--yes only applies with --purge');
   const snapshot = await catalog.read();
-  const record = known(snapshot, name);
+  const record = knownSubscriber(snapshot, name);
   if (values.purge && !values.yes) {
     if (!process.stdin.isTTY) throw bad('--purge deletes the ledger and topics: pass --yes to confirm');
     const rl = createInterface({ input: process.stdin, output: process.stderr });
@@ -430,7 +389,7 @@ async function secret(
   name: string,
   values: Values,
 ): Promise<number> {
-  const record = known(await catalog.read(), name);
+  const record = knownSubscriber(await catalog.read(), name);
   const graceMs =
     values.grace === undefined ? DEFAULT_ROTATION_GRACE_MS : parseDuration('--grace', values.grace);
   const state = record.secret;
@@ -465,19 +424,6 @@ async function secret(
       process.stdout.write(`previous secret, still signing until ${p.expiresAt}:\n  ${p.secret}\n`);
   }
   return 0;
-}
-
-function known(snapshot: CatalogSnapshot, name: string): SubscriberRecord {
-  const record = snapshot.subscribers.get(name);
-  if (record !== undefined) return record;
-  const problem = snapshot.problems.find((p) => p.key === name);
-  throw new CatalogError(
-    'UNKNOWN_SUBSCRIBER',
-    problem === undefined
-      ? `no subscriber "${name}" in the catalog (hookstream subscribers list)`
-      : `the record of "${name}" cannot be read: ${problem.error}`,
-    false,
-  );
 }
 
 function whoAmI(): string {

@@ -10,32 +10,12 @@ import { type KafkaAdmin, type KafkaConnection, partitionForKey, readTopic } fro
 import {
   attemptEntriesFor,
   type Committed,
-  type LedgerLine,
+  type LedgerAnswer,
+  type LedgerQuery,
   originFromEntries,
   resolveLedgers,
   subscribersFromGroups,
 } from '@hookstream/replay';
-
-export interface LedgerQuery {
-  readonly eventId: string;
-  /** Where events are published: scanned for ce_id when the attempt log knows nothing. */
-  readonly eventsTopic: string;
-  /** Only this subscriber. */
-  readonly subscriber?: string | undefined;
-  /** Read the attempt log and events topic from this time on (default: all they keep). */
-  readonly sinceMs?: number | undefined;
-}
-
-export interface LedgerAnswer {
-  readonly eventId: string;
-  /** The event's record in the events topic, when known. */
-  readonly origin: RecordLocation | null;
-  /** Where the location came from. */
-  readonly foundIn: 'attempt-log' | 'events-topic' | null;
-  readonly subscribers: readonly LedgerLine[];
-  /** Subscriber groups left out: no ledger on the event's topic and no attempt for it (they read another topic). */
-  readonly otherGroups: number;
-}
 
 /**
  * Where one event is for every subscriber. Reads only the attempt log partition the event id

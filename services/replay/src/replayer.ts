@@ -11,11 +11,13 @@ import { type KafkaConnection, KafkaReadError, RecordSender, readTopic } from '@
 import {
   buildTierRecord,
   checkReplayable,
-  type DlqSelection,
   indexReplayLog,
   planReplay,
   type Replayable,
   ReplayError,
+  type ReplayItem,
+  type ReplayRequest,
+  type ReplaySummary,
   replayAttemptEntry,
   replayLogRecord,
   replayTopic,
@@ -25,43 +27,6 @@ import { trace } from '@opentelemetry/api';
 import { readDeadLetters } from './read-dead-letters.ts';
 import { replayLogTopic } from './replay-log-topic.ts';
 import { endReplaySpan, failReplaySpan, startReplaySpan } from './replay-span.ts';
-
-export interface ReplayRequest {
-  readonly subscriber: SubscriberName;
-  readonly selection: DlqSelection;
-  /** Replay records the replay log already names. */
-  readonly again: boolean;
-  /** Read and plan, write nothing. */
-  readonly dryRun: boolean;
-  /** Who replays: recorded on each tier record, in the replay log and the attempt log. */
-  readonly operator: string;
-  /** Records per second; unlimited when absent. */
-  readonly ratePerSecond?: number | undefined;
-  /** Called after each acknowledged chunk. */
-  readonly onProgress?: (done: number, total: number) => void;
-  /** Called when writing an informational record failed (the attempt log). */
-  readonly onWarning?: (message: string) => void;
-}
-
-/** One dead letter in a replay's report. */
-export interface ReplayItem {
-  readonly eventId: string | null;
-  readonly dlq: string;
-  /** replayed/would-replay: where the copy went; skipped: the earlier replay; unreplayable: why. */
-  readonly detail: string;
-}
-
-export interface ReplaySummary {
-  readonly replayId: string;
-  readonly subscriber: string;
-  readonly dryRun: boolean;
-  readonly topic: string;
-  readonly selected: number;
-  /** Written to tier 1 (dry run: would be). */
-  readonly replayed: readonly ReplayItem[];
-  readonly alreadyReplayed: readonly ReplayItem[];
-  readonly unreplayable: readonly ReplayItem[];
-}
 
 const MAX_CHUNK = 100;
 

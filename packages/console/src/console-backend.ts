@@ -1,0 +1,53 @@
+import type { AttemptLogEntry, SubscriberRecord } from '@hookstream/contracts';
+import type { DeadLetter, LedgerAnswer, ReplayRequest, ReplaySummary } from '@hookstream/replay';
+import type {
+  PartitionLedger,
+  RecordProblem,
+  StateChangeResult,
+  SubscriberOverview,
+  TierStatus,
+} from '@hookstream/subscribers';
+
+/** One subscriber's page: the record, ledger, tiers, DLQ and its latest attempts. */
+export interface SubscriberView {
+  readonly record: SubscriberRecord;
+  readonly ledger: readonly PartitionLedger[] | null;
+  readonly tiers: readonly TierStatus[];
+  readonly dlqDepth: number | null;
+  /** Newest first. */
+  readonly attempts: readonly AttemptLogEntry[];
+  /** How far back the attempts were read. */
+  readonly attemptsSinceMs: number;
+}
+
+/** One event type of the catalogue. */
+export interface CatalogueEntry {
+  readonly type: string;
+  readonly subject: string;
+  readonly schema: Readonly<Record<string, unknown>>;
+  /** Subscribers whose eventTypes name it or '*'. */
+  readonly subscribers: readonly string[];
+}
+
+/**
+ * Everything the pages read and do, behind one interface: Kafka and Jaeger in production
+ * (KafkaConsoleBackend), fakes in the unit tests.
+ */
+export interface ConsoleBackend {
+  readonly eventsTopic: string;
+  readonly jaegerUrl: string;
+  overview(): Promise<{ subscribers: SubscriberOverview[]; problems: readonly RecordProblem[] }>;
+  subscriber(name: string): Promise<SubscriberView>;
+  changeState(request: {
+    readonly action: 'pause' | 'resume';
+    readonly name: string;
+    readonly by: string;
+    readonly reason?: string;
+  }): Promise<StateChangeResult>;
+  deadLetters(name: string): Promise<DeadLetter[]>;
+  replay(request: ReplayRequest): Promise<ReplaySummary>;
+  ledger(eventId: string): Promise<LedgerAnswer>;
+  /** Trace ids holding a span for the event; empty when Jaeger has none or cannot be reached. */
+  traceIds(eventId: string): Promise<string[]>;
+  catalogue(): Promise<CatalogueEntry[]>;
+}

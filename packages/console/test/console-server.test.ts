@@ -1,0 +1,242 @@
+import { request } from 'node:http';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ConsoleServer, SESSION_COOKIE } from '../src/index.ts';
+import { FakeBackend, overview, TOKEN } from './fake-backend.ts';
+
+let backend: FakeBackend;
+let server: ConsoleServer;
+let base: string;
+let cookie: string;
+let csrf: string;
+
+function form(fields: Record<string, string | string[]>): string {
+  const p = new URLSearchParams();
+  for (const [k, v] of Object.entries(fields)) for (const one of [v].flat()) p.append(k, one);
+  return p.toString();
+}
+
+function post(path: string, body: string, headers: Record<string, string> = {}) {
+  return fetch(`${base}${path}`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: base, cookie, ...headers },
+    body,
+  });
+}
+
+function get(path: string, headers: Record<string, string> = {}) {
+  return fetch(`${base}${path}`, { redirect: 'manual', headers: { cookie, ...headers } });
+}
+
+async function login(): Promise<{ cookie: string; csrf: string }> {
+  const res = await fetch(`${base}/login`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: base },
+    body: form({ token: TOKEN }),
+  });
+  expect(res.status).toBe(303);
+  const set = res.headers.get('set-cookie') ?? '';
+  const c = set.split(';')[0] ?? '';
+  const page = await (await fetch(`${base}/`, { headers: { cookie: c } })).text();
+  return { cookie: c, csrf: /name="csrf" value="([^"]+)"/.exec(page)?.[1] ?? '' };
+}
+
+beforeAll(async () => {
+  backend = new FakeBackend();
+  server = new ConsoleServer({ backend, tokens: [TOKEN], host: '127.0.0.1', port: 0 });
+  base = await server.start();
+  ({ cookie, csrf } = await login());
+});
+
+afterAll(async () => {
+  await server.close();
+});
+
+beforeEach(() => {
+  backend.subscribers = [overview('orders')];
+});
+
+describe('the console server', () => {
+  it('answers 401 with the login form to a browser without a session, and to a POST', async () => {
+    const page = await fetch(`${base}/`);
+    expect(page.status).toBe(401);
+    expect(await page.text()).toContain('name="token"');
+    const action = await fetch(`${base}/subscribers/orders/pause`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: base },
+      body: form({ csrf }),
+    });
+    expect(action.status).toBe(401);
+  });
+
+  it('sets an HttpOnly, SameSite=Strict session cookie on login, and refuses a wrong token', async () => {
+    const res = await fetch(`${base}/login`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: base },
+      body: form({ token: TOKEN }),
+    });
+    const set = res.headers.get('set-cookie') ?? '';
+    expect(set).toMatch(
+      new RegExp(`^${SESSION_COOKIE}=[A-Za-z0-9_-]{43}; HttpOnly; SameSite=Strict; Path=/`),
+    );
+    expect(set).not.toContain(TOKEN);
+    const wrong = await fetch(`${base}/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: base },
+      body: form({ token: `${TOKEN}x` }),
+    });
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get('set-cookie')).toBeNull();
+  });
+
+  it('refuses a POST without the CSRF token, with another one, or from another origin', async () => {
+    expect((await post('/subscribers/orders/pause', form({}))).status).toBe(403);
+    expect((await post('/subscribers/orders/pause', form({ csrf: `${csrf}x` }))).status).toBe(403);
+    expect(
+      (await post('/subscribers/orders/pause', form({ csrf }), { origin: 'http://evil.test' })).status,
+    ).toBe(403);
+    const noOrigin = await fetch(`${base}/subscribers/orders/pause`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
+      body: form({ csrf }),
+    });
+    expect(noOrigin.status).toBe(403);
+    // A login from another site's page (login CSRF) is refused too.
+    const foreignLogin = await fetch(`${base}/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://evil.test' },
+      body: form({ token: TOKEN }),
+    });
+    expect(foreignLogin.status).toBe(403);
+    expect(backend.changes).toEqual([]);
+  });
+
+  it('refuses a Host it does not serve (DNS rebinding)', async () => {
+    // fetch will not send another Host: node:http will.
+    const status = await new Promise<number | undefined>((resolve, reject) => {
+      const req = request(`${base}/`, { headers: { host: 'evil.test:8088', cookie } }, (res) => {
+        res.resume();
+        resolve(res.statusCode);
+      });
+      req.once('error', reject);
+      req.end();
+    });
+    expect(status).toBe(403);
+  });
+
+  it('pauses with a valid CSRF token, as the session’s operator, then sends the browser back', async () => {
+    const res = await post('/subscribers/orders/pause', form({ csrf, reason: 'deploy' }));
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe('/subscribers/orders');
+    expect(backend.changes.at(-1)).toEqual({
+      action: 'pause',
+      name: 'orders',
+      by: 'console-token-1',
+      reason: 'deploy',
+    });
+  });
+
+  it('escapes what it shows and sends a no-script CSP on every page', async () => {
+    backend.subscribers = [
+      overview('orders', { failedOn: [{ instance: 'p1', error: '<script>alert(1)</script>' }] }),
+    ];
+    const res = await get('/');
+    const page = await res.text();
+    expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
+    // no-referrer would make Chromium send Origin: null on the console's own forms.
+    expect(res.headers.get('referrer-policy')).toBe('same-origin');
+    expect(page).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(page).not.toContain('<script>');
+    expect(page).toMatch(/<meta http-equiv="refresh" content="5">/);
+    expect(page).toContain('data-field="lag">7<');
+    expect(page).toContain('1m 5s');
+  });
+
+  it('narrows the subscribers to those whose name contains the query', async () => {
+    backend.subscribers = [overview('orders'), overview('billing')];
+    const page = await (await get('/?q=bill')).text();
+    expect(page).toContain('data-subscriber="billing"');
+    expect(page).not.toContain('data-subscriber="orders"');
+    expect(page).toContain('1 of 2 subscriber(s)');
+  });
+
+  it('shows a subscriber without its managed secret, URL password or header values', async () => {
+    const page = await (await get('/subscribers/orders')).text();
+    const r = backend.records.get('orders');
+    if (r?.secret === undefined || !('managed' in r.secret)) throw new Error('fixture has no managed secret');
+    expect(page).toContain('managed (sealed under key');
+    expect(page).not.toContain(r.secret.current.ciphertext);
+    expect(page).not.toContain('hunter2-password');
+    expect(page).not.toContain('header-credential');
+    expect(page).toContain('&quot;authorization&quot;: &quot;(hidden)&quot;');
+    expect(page).toContain('id="pause"');
+  });
+
+  it('answers 404 for an unknown subscriber and 400 for a name that is not one', async () => {
+    expect((await get('/subscribers/nobody')).status).toBe(404);
+    expect((await get('/subscribers/%3Cscript%3E')).status).toBe(400);
+  });
+
+  it('filters dead letters, refuses a bad filter, and shows one letter’s evidence escaped', async () => {
+    const list = await (await get('/subscribers/orders/dead-letters?event-id=evt-2')).text();
+    expect(list).toContain('1 of 2 dead letter(s) match');
+    expect(list).toContain('value="evt-2"');
+    const bad = await get('/subscribers/orders/dead-letters?reason=bored');
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toContain('is not one of terminal');
+    const one = await (await get('/subscribers/orders/dead-letters/0/1')).text();
+    expect(one).toContain('&lt;b&gt;down&lt;/b&gt;');
+    expect((await get('/subscribers/orders/dead-letters/0/9')).status).toBe(404);
+  });
+
+  it('replays the picked dead letters in the background and shows the outcome', async () => {
+    const res = await post(
+      '/subscribers/orders/replay',
+      form({ csrf, mode: 'replay', pick: ['evt-1'], reason: 'exhausted' }),
+    );
+    expect(res.status).toBe(303);
+    const location = res.headers.get('location') ?? '';
+    expect(location).toMatch(/^\/replays\/job_/);
+    const request = backend.replays.at(-1);
+    expect(request?.dryRun).toBe(false);
+    expect(request?.selection.eventIds).toEqual(['evt-1']);
+    expect(request?.selection.reasons).toEqual(['exhausted']);
+    expect(request?.operator).toBe('console-token-1');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const page = await (await get(location)).text();
+    expect(page).toContain('Replayed 1 to hookstream.sub.orders.retry.1');
+    expect(page).not.toContain('http-equiv="refresh"');
+  });
+
+  it('takes a dry run when the dry-run button is pressed', async () => {
+    await post('/subscribers/orders/replay', form({ csrf, mode: 'dry-run' }));
+    expect(backend.replays.at(-1)?.dryRun).toBe(true);
+    expect(backend.replays.at(-1)?.selection.eventIds).toEqual([]);
+  });
+
+  it('shows an event’s ledger with its trace links, and the catalogue', async () => {
+    const event = await (await get('/events/evt-1')).text();
+    expect(event).toContain('href="http://jaeger.test:16686/trace/abc123"');
+    expect(event).toContain('data-field="state">delivered<');
+    const find = await get('/events?id=evt-1');
+    expect(find.headers.get('location')).toBe('/events/evt-1');
+    const catalogue = await (await get('/catalogue')).text();
+    expect(catalogue).toContain('x.OrderCreated');
+    expect(catalogue).toContain('href="/subscribers/orders"');
+  });
+
+  it('logs out: the cookie no longer opens a page', async () => {
+    const own = await login();
+    const res = await fetch(`${base}/logout`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: base, cookie: own.cookie },
+      body: form({ csrf: own.csrf }),
+    });
+    expect(res.status).toBe(303);
+    expect(res.headers.get('set-cookie')).toContain('Max-Age=0');
+    expect((await fetch(`${base}/`, { headers: { cookie: own.cookie } })).status).toBe(401);
+  });
+});

@@ -1,0 +1,162 @@
+import { randomBytes } from 'node:crypto';
+import { SubscriberDefinition, type SubscriberRecord } from '@hookstream/contracts';
+import type { DeadLetter, LedgerAnswer, ReplayRequest, ReplaySummary } from '@hookstream/replay';
+import {
+  CatalogError,
+  newManagedSecret,
+  parseSecretsKey,
+  type SubscriberOverview,
+} from '@hookstream/subscribers';
+import type { CatalogueEntry, ConsoleBackend, SubscriberView } from '../src/index.ts';
+
+export const TOKEN = 'test-token-0123456789';
+export const PLAIN_SECRET_MARK = 'whsec_';
+
+/** A record with every kind of material the console must not show. */
+export function record(
+  name: string,
+  state: SubscriberRecord['state'] = { kind: 'active' },
+): SubscriberRecord {
+  const key = parseSecretsKey(randomBytes(32).toString('base64'), 'test key');
+  return {
+    version: 1,
+    definition: SubscriberDefinition.parse({
+      name,
+      url: `https://ops:hunter2-password@${name}.example.com/hook`,
+      eventTypes: ['order.created'],
+      headers: { authorization: 'Bearer header-credential' },
+    }),
+    secret: newManagedSecret(key, name, new Date('2026-06-01T12:00:00Z')),
+    state,
+    createdAt: '2026-05-01T00:00:00.000Z',
+    updatedAt: '2026-05-01T00:00:00.000Z',
+  };
+}
+
+export function overview(name: string, extra: Partial<SubscriberOverview> = {}): SubscriberOverview {
+  return {
+    name,
+    state: { kind: 'active' },
+    host: `${name}.example.com`,
+    eventTypes: ['order.created'],
+    lag: 7,
+    oldestUnsettledAgeMs: 65_000,
+    dlqDepth: 2,
+    breaker: 'closed',
+    instances: ['pusher-a'],
+    failedOn: [],
+    ...extra,
+  };
+}
+
+export function deadLetter(eventId: string, partition: number, offset: string): DeadLetter {
+  return {
+    location: { topic: 'hookstream.sub.orders.dlq', partition, offset },
+    key: eventId,
+    value: Buffer.from([0, 1, 2]),
+    headers: { ce_id: eventId },
+    evidence: {
+      eventId,
+      subscriber: 'orders',
+      reason: 'exhausted',
+      attempts: 5,
+      deadLetteredAt: '2026-06-01T11:00:00.000Z',
+      status: 503,
+      excerpt: '<b>down</b>',
+      policyVersion: 'p1',
+      origin: { topic: 'events', partition: 0, offset: '4' },
+    },
+    problem: null,
+    eventId,
+    eventType: 'order.created',
+    deadLetteredAtMs: Date.parse('2026-06-01T11:00:00.000Z'),
+  };
+}
+
+/** The console's backend in memory: records what the pages asked it to do. */
+export class FakeBackend implements ConsoleBackend {
+  readonly eventsTopic = 'events';
+  readonly jaegerUrl = 'http://jaeger.test:16686';
+  subscribers: SubscriberOverview[] = [overview('orders')];
+  records = new Map<string, SubscriberRecord>([['orders', record('orders')]]);
+  letters: DeadLetter[] = [deadLetter('evt-1', 0, '0'), deadLetter('evt-2', 0, '1')];
+  readonly changes: { action: string; name: string; by: string }[] = [];
+  readonly replays: ReplayRequest[] = [];
+
+  async overview() {
+    return { subscribers: this.subscribers, problems: [] };
+  }
+
+  async subscriber(name: string): Promise<SubscriberView> {
+    const r = this.records.get(name);
+    if (r === undefined) throw new CatalogError('UNKNOWN_SUBSCRIBER', `no subscriber "${name}"`, false);
+    return {
+      record: r,
+      ledger: [{ partition: 0, committed: '3', end: '10', lag: 7 }],
+      tiers: [{ tier: 1, topic: `hookstream.sub.${name}.retry.1`, delayMs: 1000, exists: true, waiting: 1 }],
+      dlqDepth: this.letters.length,
+      attempts: [],
+      attemptsSinceMs: 0,
+    };
+  }
+
+  async changeState(request: { action: 'pause' | 'resume'; name: string; by: string }) {
+    this.changes.push(request);
+    const r = this.records.get(request.name);
+    if (r === undefined) throw new Error('unknown');
+    return { name: request.name, changed: true, record: r, published: null };
+  }
+
+  async deadLetters(): Promise<DeadLetter[]> {
+    return this.letters;
+  }
+
+  async replay(request: ReplayRequest): Promise<ReplaySummary> {
+    this.replays.push(request);
+    request.onProgress?.(1, 1);
+    const chosen = this.letters.filter(
+      (l) => request.selection.eventIds.length === 0 || request.selection.eventIds.includes(l.eventId ?? ''),
+    );
+    return {
+      replayId: 'rpl_test',
+      subscriber: request.subscriber,
+      dryRun: request.dryRun,
+      topic: 'hookstream.sub.orders.retry.1',
+      selected: chosen.length,
+      replayed: chosen.map((l) => ({
+        eventId: l.eventId,
+        dlq: `dlq:0:${l.location.offset}`,
+        detail: 'tier',
+      })),
+      alreadyReplayed: [],
+      unreplayable: [],
+    };
+  }
+
+  async ledger(eventId: string): Promise<LedgerAnswer> {
+    return {
+      eventId,
+      origin: { topic: 'events', partition: 0, offset: '4' },
+      foundIn: 'attempt-log',
+      otherGroups: 0,
+      subscribers: [
+        { subscriber: 'orders', origin: null, ledger: { state: 'delivered', at: 'now', attempt: 1 } },
+      ],
+    };
+  }
+
+  async traceIds(): Promise<string[]> {
+    return ['abc123'];
+  }
+
+  async catalogue(): Promise<CatalogueEntry[]> {
+    return [
+      {
+        type: 'order.created',
+        subject: 'x.OrderCreated',
+        schema: { type: 'record' },
+        subscribers: ['orders'],
+      },
+    ];
+  }
+}

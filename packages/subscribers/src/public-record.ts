@@ -1,0 +1,34 @@
+import type { SubscriberRecord } from '@hookstream/contracts';
+
+/** Where the secret comes from, never the secret. */
+export function describeSecret(record: SubscriberRecord): string {
+  const s = record.secret;
+  if (s === undefined) return 'none (requests are unsigned)';
+  if ('env' in s) return `from environment variable ${s.env}`;
+  if ('file' in s) return `from file ${s.file}`;
+  const previous =
+    s.previous.length === 0
+      ? ''
+      : `, ${s.previous.length} previous until ${s.previous.map((p) => p.expiresAt).join(', ')}`;
+  return `managed (sealed under key ${s.current.keyId}, since ${s.current.createdAt}${previous})`;
+}
+
+/**
+ * The record as tools may show it: sealed material (a managed secret's ciphertext) replaced by
+ * what describes it. An env or file reference names where the secret lives, not the secret.
+ */
+export function publicRecord(record: SubscriberRecord) {
+  const s = record.secret;
+  const secret =
+    s === undefined
+      ? null
+      : 'managed' in s
+        ? {
+            managed: true,
+            keyId: s.current.keyId,
+            createdAt: s.current.createdAt,
+            previous: s.previous.map((p) => ({ expiresAt: p.expiresAt })),
+          }
+        : s;
+  return { ...record, secret };
+}

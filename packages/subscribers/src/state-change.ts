@@ -1,0 +1,83 @@
+import type { SubscriberRecord } from '@hookstream/contracts';
+import { CatalogError } from './catalog-error.ts';
+import type { CatalogSnapshot } from './registry-records.ts';
+import { pausedRecord, resumedRecord } from './state-changes.ts';
+import { enabledNotice, type NoticePublisher, publishNotice } from './state-notices.ts';
+
+/** A pause or resume asked by an operator (the CLI's `subscribers pause|resume`, the console's buttons). */
+export interface StateChangeRequest {
+  readonly action: 'pause' | 'resume';
+  readonly name: string;
+  /** Who asks: recorded in the paused state and the subscriber.enabled notice. */
+  readonly by: string;
+  readonly reason?: string | undefined;
+  readonly eventsTopic: string;
+  readonly now: Date;
+}
+
+/** What a state change needs: the catalog, and a publisher opened only when a notice is due. */
+export interface StateChangeContext {
+  readonly catalog: {
+    read(): Promise<CatalogSnapshot>;
+    write(records: readonly SubscriberRecord[]): Promise<void>;
+  };
+  /** Opened for the subscriber.enabled notice only, and closed right after it. */
+  readonly openPublisher: () => Promise<NoticePublisher & { close(): Promise<void> }>;
+}
+
+export interface StateChangeResult {
+  readonly name: string;
+  readonly changed: boolean;
+  readonly record: SubscriberRecord;
+  /** The subscriber.enabled notice's id when one was published (a disabled subscriber resumed). */
+  readonly published: string | null;
+}
+
+/**
+ * Pauses or resumes a subscriber in the registry. Resuming one hookstream disabled publishes
+ * subscriber.enabled onto the events topic, after the record is written: the notice announces
+ * a change that has happened.
+ */
+export async function changeSubscriberState(
+  context: StateChangeContext,
+  request: StateChangeRequest,
+): Promise<StateChangeResult> {
+  const record = knownSubscriber(await context.catalog.read(), request.name);
+  const next =
+    request.action === 'pause'
+      ? pausedRecord(record, { reason: request.reason ?? '', by: request.by, now: request.now })
+      : resumedRecord(record, request.now);
+  if (next !== null) await context.catalog.write([next]);
+  const enabled =
+    request.action === 'resume' && record.state.kind === 'disabled'
+      ? enabledNotice(record, { eventsTopic: request.eventsTopic, by: request.by, now: request.now })
+      : null;
+  if (enabled !== null) {
+    const publisher = await context.openPublisher();
+    try {
+      await publishNotice(publisher, enabled);
+    } finally {
+      await publisher.close();
+    }
+  }
+  return {
+    name: request.name,
+    changed: next !== null,
+    record: next ?? record,
+    published: enabled?.id ?? null,
+  };
+}
+
+/** The subscriber's record, or an error saying why there is none. */
+export function knownSubscriber(snapshot: CatalogSnapshot, name: string): SubscriberRecord {
+  const record = snapshot.subscribers.get(name);
+  if (record !== undefined) return record;
+  const problem = snapshot.problems.find((p) => p.key === name);
+  throw new CatalogError(
+    'UNKNOWN_SUBSCRIBER',
+    problem === undefined
+      ? `no subscriber "${name}" in the catalog (hookstream subscribers list)`
+      : `the record of "${name}" cannot be read: ${problem.error}`,
+    false,
+  );
+}

@@ -1,0 +1,54 @@
+import type { SubscriberRecord, SubscriberState } from '@hookstream/contracts';
+import { placements, readInstanceStatuses } from './instance-statuses.ts';
+import type { CatalogKafka } from './subscriber-catalog.ts';
+import { subscriberLoads } from './subscriber-status.ts';
+
+/** One subscriber as `subscribers list` and the console show it: null where nothing is measured yet. */
+export interface SubscriberOverview {
+  readonly name: string;
+  readonly state: SubscriberState;
+  readonly host: string;
+  readonly eventTypes: readonly string[];
+  readonly lag: number | null;
+  readonly oldestUnsettledAgeMs: number | null;
+  readonly dlqDepth: number | null;
+  /** The worst breaker state its instances report; null: none reports one. */
+  readonly breaker: 'closed' | 'open' | 'half-open' | null;
+  readonly instances: readonly string[];
+  readonly failedOn: readonly { readonly instance: string; readonly error: string }[];
+}
+
+/**
+ * Every subscriber's state, load and placement, sorted by name: the records' lag and DLQ depth
+ * from Kafka and the pusher instances' own reports, measured once at `nowMs`.
+ */
+export async function subscriberOverviews(
+  kafka: CatalogKafka,
+  records: Iterable<SubscriberRecord>,
+  context: { readonly eventsTopic: string; readonly nowMs: number },
+): Promise<SubscriberOverview[]> {
+  const sorted = [...records].sort((a, b) => a.definition.name.localeCompare(b.definition.name));
+  const [loadList, statuses] = await Promise.all([
+    subscriberLoads(kafka, sorted, context.eventsTopic),
+    readInstanceStatuses(kafka, context.nowMs),
+  ]);
+  const loads = new Map(loadList.map((l) => [l.name, l]));
+  const where = placements(statuses);
+  return sorted.map((r) => {
+    const name = r.definition.name;
+    const placement = where.get(name);
+    const oldestAt = placement?.oldestUnsettledAtMs ?? null;
+    return {
+      name,
+      state: r.state,
+      host: new URL(r.definition.url).host,
+      eventTypes: r.definition.eventTypes,
+      lag: loads.get(name)?.lag ?? null,
+      oldestUnsettledAgeMs: oldestAt === null ? null : Math.max(0, context.nowMs - oldestAt),
+      dlqDepth: loads.get(name)?.dlqDepth ?? null,
+      breaker: placement?.breaker ?? null,
+      instances: placement?.instances ?? [],
+      failedOn: placement?.failed ?? [],
+    };
+  });
+}
