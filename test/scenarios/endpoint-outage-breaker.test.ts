@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { dlqTopicName } from '@hookstream/contracts';
 import { maxInWindow, type SampleReceiver } from '@hookstream/receiver';
 import { placements, readInstanceStatuses } from '@hookstream/subscribers';
@@ -15,6 +16,8 @@ const factory = new EventFactory();
 const receivers = new ReceiverPool();
 const PROBE_MS = 1000;
 const EVENTS = 30;
+/** How long the endpoint is down: the scenario's input, as long as the issue asks. */
+const OUTAGE_MS = 60_000;
 
 /** Arrival times of the subscriber's requests at the endpoint. */
 const times = (endpoint: SampleReceiver, name: string, from: number, to = Number.POSITIVE_INFINITY) =>
@@ -22,13 +25,14 @@ const times = (endpoint: SampleReceiver, name: string, from: number, to = Number
     .filter((a) => a.subscriptionId === name && a.atMs >= from && a.atMs < to)
     .map((a) => a.atMs);
 
-describe('an endpoint down behind an open breaker, shared by two instances through Redis', () => {
+describe('an endpoint down for 60 s behind an open breaker, shared by two instances through Redis', () => {
   openForSuite(fx, factory, receivers);
 
   it('gets at most one request per probe interval while open; after it recovers every event arrives once, none dead-lettered', async () => {
     const topic = await fx.topic(2);
     const name = uniqueName('breaker');
     const endpoint = await receivers.start({ behaviour: { fixedStatus: 503 } });
+    const downAt = Date.now();
     const definition = {
       name,
       url: endpoint.url,
@@ -62,6 +66,8 @@ describe('an endpoint down behind an open breaker, shared by two instances throu
     await waitFor('subscribers list to learn the breaker is open (hookstream.instances)', async () =>
       placements(await readInstanceStatuses(fx.kafka)).get(name)?.breaker === 'open' ? true : undefined,
     );
+    // The outage is the scenario's input, a fixed 60 s, not a wait for a condition.
+    await sleep(Math.max(0, downAt + OUTAGE_MS - Date.now()));
     const recoveredAt = Date.now();
     endpoint.setBehaviour({ fixedStatus: null });
     const whileOpen = times(endpoint, name, windowStart, recoveredAt);
@@ -87,5 +93,5 @@ describe('an endpoint down behind an open breaker, shared by two instances throu
     for (const logs of [one.logs, two.logs])
       expect(logs.some((l) => l.message === 'breaker closed')).toBe(true);
     expect([...one.logs, ...two.logs].filter((l) => l.message === 'dead-lettered')).toEqual([]);
-  }, 90_000);
+  }, 150_000);
 });

@@ -162,6 +162,17 @@ describe('the console server', () => {
     expect(page).toContain('1 of 2 subscriber(s)');
   });
 
+  it('shows the deliveries and success ratio of the last minutes, – where nothing reports them', async () => {
+    backend.subscribers = [overview('orders'), overview('idle', { recent: null })];
+    const page = await (await get('/')).text();
+    expect(page).toMatch(
+      /data-subscriber="orders"[\s\S]*?data-field="delivered">6<[\s\S]*?data-field="success">75\.0 %</,
+    );
+    expect(page).toMatch(
+      /data-subscriber="idle"[\s\S]*?data-field="delivered">–<[\s\S]*?data-field="success">–</,
+    );
+  });
+
   it('shows a subscriber without its managed secret, URL password or header values', async () => {
     const page = await (await get('/subscribers/orders')).text();
     const r = backend.records.get('orders');

@@ -43,6 +43,7 @@ export function overview(name: string, extra: Partial<SubscriberOverview> = {}):
     oldestUnsettledAgeMs: 65_000,
     dlqDepth: 2,
     breaker: 'closed',
+    recent: { windowMs: 300_000, attempts: 8, delivered: 6 },
     instances: ['pusher-a'],
     failedOn: [],
     ...extra,

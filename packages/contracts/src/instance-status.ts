@@ -18,6 +18,14 @@ export const InstanceSubscriberStatus = z.object({
   error: z.string().max(500).optional(),
   /** The destination's circuit breaker as this instance sees it (absent: older instances). */
   breaker: z.enum(['closed', 'open', 'half-open']).optional(),
+  /** HTTP attempts and 2xx answers of the last windowMs on this instance (absent: older instances). */
+  recent: z
+    .object({
+      windowMs: z.number().int().min(1000).max(3_600_000),
+      attempts: z.number().int().nonnegative(),
+      delivered: z.number().int().nonnegative(),
+    })
+    .optional(),
 });
 export type InstanceSubscriberStatus = z.infer<typeof InstanceSubscriberStatus>;
 

@@ -3,6 +3,7 @@ import type { BreakerPhase } from '@hookstream/delivery';
 import type { LogFn } from '@hookstream/kafka';
 import type { DeliveryCounts } from './delivery-observer.ts';
 import type { PusherResources } from './pusher-resources.ts';
+import type { RecentAttemptCounts } from './recent-attempts.ts';
 import type { KnownRegistration } from './subscriber-registry.ts';
 import { SubscriberRunner } from './subscriber-runner.ts';
 import type { SubscriberTopology } from './subscriber-topology.ts';
@@ -41,6 +42,8 @@ export interface FleetEntry {
   readonly oldestUnsettledAt: string | null;
   /** The destination's circuit breaker while it runs; null otherwise. */
   readonly breaker: BreakerPhase | null;
+  /** HTTP attempts and 2xx answers of the last minutes while it runs; null otherwise. */
+  readonly recent: RecentAttemptCounts | null;
 }
 
 interface Running {
@@ -107,6 +110,7 @@ export class Fleet {
       counts: r.state === 'running' ? r.runner.counts : null,
       oldestUnsettledAt: r.state === 'running' ? r.runner.oldestUnsettledAt() : null,
       breaker: r.state === 'running' ? r.runner.breaker : null,
+      recent: r.state === 'running' ? r.runner.recentAttempts() : null,
     }));
   }
 
@@ -117,6 +121,7 @@ export class Fleet {
       state: e.state,
       oldestUnsettledAt: e.oldestUnsettledAt,
       ...(e.breaker === null ? {} : { breaker: e.breaker }),
+      ...(e.recent === null ? {} : { recent: e.recent }),
       ...(e.error === undefined ? {} : { error: e.error.slice(0, 500) }),
     }));
   }

@@ -3,6 +3,7 @@ import { type OutcomeClass, POLICY_VERSION } from '@hookstream/delivery';
 import type { LogFn } from '@hookstream/kafka';
 import type { DeliveryMetrics } from './delivery-metrics.ts';
 import { type DeliveryCounts, type DeliveryObserver, emptyCounts } from './delivery-observer.ts';
+import { RecentAttempts } from './recent-attempts.ts';
 import type { AttemptSummary, RecordContext, RecordStep } from './record-step.ts';
 
 export interface RecordingObserverDeps {
@@ -17,6 +18,8 @@ export interface RecordingObserverDeps {
 /** The production observer: one record's end fans out to counts, its span, metrics and logs. */
 export class RecordingObserver implements DeliveryObserver {
   readonly counts: DeliveryCounts = emptyCounts();
+  /** Attempts and 2xx answers of the last five minutes, for the instance's status report. */
+  readonly recent = new RecentAttempts();
   readonly #deps: RecordingObserverDeps;
 
   constructor(deps: RecordingObserverDeps) {
@@ -35,6 +38,7 @@ export class RecordingObserver implements DeliveryObserver {
     durationMs: number,
   ): void {
     this.#deps.metrics?.attempted(outcomeClass, status, durationMs);
+    this.recent.record(outcomeClass === 'ack');
   }
 
   decodeWaiting(ctx: RecordContext, detail: string, waitMs: number): void {

@@ -23,6 +23,7 @@ import { KafkaOutcomeRouter, type OutcomeRouter } from './outcome-router.ts';
 import { OwnTopics } from './own-topics.ts';
 import type { SubscriberMetrics } from './pusher-metrics.ts';
 import type { PusherResources } from './pusher-resources.ts';
+import type { RecentAttemptCounts } from './recent-attempts.ts';
 import { RecordingObserver } from './recording-observer.ts';
 import { SubscriberDelivery } from './subscriber-delivery.ts';
 import { type KnownRegistration, SubscriberRegistry } from './subscriber-registry.ts';
@@ -139,6 +140,11 @@ export class SubscriberRunner {
 
   get counts(): Readonly<DeliveryCounts> {
     return this.#observer.counts;
+  }
+
+  /** HTTP attempts and 2xx answers of the last five minutes on this instance. */
+  recentAttempts(): RecentAttemptCounts {
+    return this.#observer.recent.counts();
   }
 
   /** Kafka timestamp of the oldest record this instance holds unsettled, on any of its topics. */

@@ -12,6 +12,12 @@ export interface SubscriberPlacement {
   readonly oldestUnsettledAtMs: number | null;
   /** The worst breaker state any of them reports (open, half-open, closed); null: none reports one. */
   readonly breaker: 'closed' | 'open' | 'half-open' | null;
+  /** HTTP attempts and 2xx answers of the last minutes, summed over its instances; null: none reports them. */
+  readonly recent: {
+    readonly windowMs: number;
+    readonly attempts: number;
+    readonly delivered: number;
+  } | null;
 }
 
 const BREAKER_RANK = { closed: 0, 'half-open': 1, open: 2 } as const;
@@ -52,7 +58,13 @@ export function placements(statuses: readonly InstanceStatus[]): Map<string, Sub
   const out = new Map<string, Mutable<SubscriberPlacement>>();
   for (const status of [...statuses].sort((a, b) => a.instance.localeCompare(b.instance)))
     for (const s of status.subscribers) {
-      const p = out.get(s.name) ?? { instances: [], failed: [], oldestUnsettledAtMs: null, breaker: null };
+      const p = out.get(s.name) ?? {
+        instances: [],
+        failed: [],
+        oldestUnsettledAtMs: null,
+        breaker: null,
+        recent: null,
+      };
       out.set(s.name, p);
       if (s.state === 'failed') {
         p.failed.push({ instance: status.instance, error: s.error ?? 'failed' });
@@ -64,6 +76,12 @@ export function placements(statuses: readonly InstanceStatus[]): Map<string, Sub
         (p.breaker === null || BREAKER_RANK[s.breaker] > BREAKER_RANK[p.breaker])
       )
         p.breaker = s.breaker;
+      if (s.recent !== undefined)
+        p.recent = {
+          windowMs: Math.max(p.recent?.windowMs ?? 0, s.recent.windowMs),
+          attempts: (p.recent?.attempts ?? 0) + s.recent.attempts,
+          delivered: (p.recent?.delivered ?? 0) + s.recent.delivered,
+        };
       const at = s.oldestUnsettledAt === null ? null : Date.parse(s.oldestUnsettledAt);
       if (at !== null && (p.oldestUnsettledAtMs === null || at < p.oldestUnsettledAtMs))
         p.oldestUnsettledAtMs = at;

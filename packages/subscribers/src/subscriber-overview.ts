@@ -1,5 +1,5 @@
 import type { SubscriberRecord, SubscriberState } from '@hookstream/contracts';
-import { placements, readInstanceStatuses } from './instance-statuses.ts';
+import { placements, readInstanceStatuses, type SubscriberPlacement } from './instance-statuses.ts';
 import type { CatalogKafka } from './subscriber-catalog.ts';
 import { subscriberLoads } from './subscriber-status.ts';
 
@@ -14,6 +14,8 @@ export interface SubscriberOverview {
   readonly dlqDepth: number | null;
   /** The worst breaker state its instances report; null: none reports one. */
   readonly breaker: 'closed' | 'open' | 'half-open' | null;
+  /** HTTP attempts and 2xx answers of the last minutes over its instances; null: none reports them. */
+  readonly recent: SubscriberPlacement['recent'];
   readonly instances: readonly string[];
   readonly failedOn: readonly { readonly instance: string; readonly error: string }[];
 }
@@ -47,6 +49,7 @@ export async function subscriberOverviews(
       oldestUnsettledAgeMs: oldestAt === null ? null : Math.max(0, context.nowMs - oldestAt),
       dlqDepth: loads.get(name)?.dlqDepth ?? null,
       breaker: placement?.breaker ?? null,
+      recent: placement?.recent ?? null,
       instances: placement?.instances ?? [],
       failedOn: placement?.failed ?? [],
     };

@@ -67,14 +67,26 @@ describe('placements', () => {
       failed: [],
       oldestUnsettledAtMs: Date.parse('2026-12-01T11:59:40.000Z'),
       breaker: null,
+      recent: null,
     });
     expect(where.get('y')).toEqual({
       instances: ['a'],
       failed: [{ instance: 'b', error: 'NO_EVENTS_TOPIC: gone' }],
       oldestUnsettledAtMs: null,
       breaker: null,
+      recent: null,
     });
     expect(where.has('z')).toBe(false);
+  });
+
+  it('sums the recent attempts and deliveries its instances report', () => {
+    const recent = (attempts: number, delivered: number) => ({ windowMs: 300_000, attempts, delivered });
+    const where = placements([
+      status('a', 0, [{ name: 'x', state: 'running', oldestUnsettledAt: null, recent: recent(10, 9) }]),
+      status('b', 0, [{ name: 'x', state: 'running', oldestUnsettledAt: null, recent: recent(4, 1) }]),
+      status('c', 0, [{ name: 'x', state: 'running', oldestUnsettledAt: null }]),
+    ]);
+    expect(where.get('x')?.recent).toEqual(recent(14, 10));
   });
 
   it.each([

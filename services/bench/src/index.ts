@@ -21,6 +21,8 @@ export type { ConsumerPerfResult, KafkaPerfOptions, ProducerPerfResult } from '.
 export { kafkaConsumerPerf, kafkaProducerPerf, parseConsumerPerf, parseProducerPerf } from './kafka-perf.ts';
 export type { LimiterBenchOptions, LimiterBenchResult } from './limiter-bench.ts';
 export { runLimiterBench } from './limiter-bench.ts';
+export type { OutageBenchOptions, OutageBenchResult, OutageRun } from './outage-bench.ts';
+export { benchOutage } from './outage-bench.ts';
 export type { BenchOptions, BenchResult } from './push-bench.ts';
 export { benchPush, produceBacklog } from './push-bench.ts';
 export { renderChartSvg } from './report-chart.ts';

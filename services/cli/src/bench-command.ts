@@ -3,6 +3,7 @@ import { formatIngressBench, runIngressBench } from '@hookstream/bench';
 import { benchE2eCommand } from './bench-e2e.ts';
 import { benchFleetCommand } from './bench-fleet.ts';
 import { benchLimiterCommand } from './bench-limiter.ts';
+import { benchOutageCommand } from './bench-outage.ts';
 import { benchPushCommand } from './bench-push.ts';
 import { benchReportCommand } from './bench-report-command.ts';
 import { benchRetryCommand } from './bench-retry.ts';
@@ -14,6 +15,7 @@ export const BENCH_USAGE = `Usage: hookstream bench [--quick] [--events <n>] [--
        hookstream bench retry --help
        hookstream bench limiter --help
        hookstream bench fleet --help
+       hookstream bench outage --help
 
 Measures accepted events/s and p50/p99 latency of ~1 KiB events through the HTTP ingress (one
 event per request at concurrency 8, 32, 128; batches of 50 at 4 and 16), next to a raw kafkajs
@@ -28,6 +30,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   if (argv[0] === 'e2e') return benchE2eCommand(argv.slice(1));
   if (argv[0] === 'limiter') return benchLimiterCommand(argv.slice(1));
   if (argv[0] === 'fleet') return benchFleetCommand(argv.slice(1));
+  if (argv[0] === 'outage') return benchOutageCommand(argv.slice(1));
   // No target (only options): the whole report.
   if (argv[0] === undefined || argv[0].startsWith('-')) return benchReportCommand(argv);
   const { values, positionals } = parseArgs({

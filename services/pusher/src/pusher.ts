@@ -65,6 +65,7 @@ export class Pusher {
             state: 'running',
             oldestUnsettledAt: runner.oldestUnsettledAt(),
             breaker: runner.breaker,
+            recent: runner.recentAttempts(),
           },
         ];
       },

@@ -16,7 +16,10 @@ export interface SubscribersView {
   readonly measuredAt: string;
 }
 
-/** Every subscriber: state, breaker, lag, oldest unsettled age, DLQ depth, last error; reloads itself. */
+/**
+ * Every subscriber: state, breaker, lag, oldest unsettled age, DLQ depth, deliveries and success
+ * ratio over the last minutes (from its instances' reports), last error; reloads itself.
+ */
 export function subscribersPage(view: SubscribersView): SafeHtml {
   const rows = view.subscribers.map(
     (s) => html`<tr data-subscriber="${s.name}">
@@ -26,6 +29,8 @@ export function subscribersPage(view: SubscribersView): SafeHtml {
 <td data-field="lag">${formatCount(s.lag)}</td>
 <td data-field="oldest">${s.oldestUnsettledAgeMs === null ? '–' : formatAge(s.oldestUnsettledAgeMs)}</td>
 <td data-field="dlq">${s.dlqDepth === null ? '–' : html`<a href="/subscribers/${segment(s.name)}/dead-letters">${s.dlqDepth}</a>`}</td>
+<td data-field="delivered">${s.recent === null ? '–' : s.recent.delivered}</td>
+<td data-field="success">${successRatio(s.recent)}</td>
 <td>${s.host}</td>
 <td>${s.eventTypes.join(', ')}</td>
 <td>${s.instances.length === 0 ? html`<span class="muted">none</span>` : s.instances.join(', ')}</td>
@@ -42,7 +47,7 @@ ${
     : view.subscribers.length === 0
       ? html`<p>No subscriber's name contains that.</p>`
       : html`<table id="subscribers">
-<thead><tr><th>name</th><th>state</th><th>breaker</th><th>lag</th><th>oldest unsettled</th><th>dlq</th><th>host</th><th>event types</th><th>instances</th><th>last error</th></tr></thead>
+<thead><tr><th>name</th><th>state</th><th>breaker</th><th>lag</th><th>oldest unsettled</th><th>dlq</th><th>delivered (5 min)</th><th>success</th><th>host</th><th>event types</th><th>instances</th><th>last error</th></tr></thead>
 <tbody>${rows}</tbody>
 </table>`
 }
@@ -54,6 +59,12 @@ ${
       )}</table>`
 }`,
   );
+}
+
+/** 2xx answers among the HTTP attempts of the last minutes; – before any attempt. */
+function successRatio(recent: SubscriberOverview['recent']): string {
+  if (recent === null || recent.attempts === 0) return '–';
+  return `${((recent.delivered / recent.attempts) * 100).toFixed(recent.delivered === recent.attempts ? 0 : 1)} %`;
 }
 
 /** What is known of its last failure: an instance it failed on, else why hookstream disabled it. */
