@@ -5,6 +5,7 @@ import {
   BENCH_E2E_USAGE,
   BENCH_FLEET_USAGE,
   BENCH_LIMITER_USAGE,
+  BENCH_OUTAGE_USAGE,
   BENCH_PUSH_USAGE,
   BENCH_REPORT_USAGE,
   BENCH_RETRY_USAGE,
@@ -50,6 +51,7 @@ const USAGES: Record<string, Record<string, string>> = {
     retry: BENCH_RETRY_USAGE,
     limiter: BENCH_LIMITER_USAGE,
     fleet: BENCH_FLEET_USAGE,
+    outage: BENCH_OUTAGE_USAGE,
   },
 };
 /** Commands whose first argument is their own (a subcommand, or `bench`'s target), not a value. */
