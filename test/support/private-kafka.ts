@@ -19,15 +19,7 @@ export class PrivateKafka {
   }
 
   static async start(): Promise<PrivateKafka> {
-    const stateDir = await mkdtemp(join(tmpdir(), 'hookstream-private-kafka-'));
-    const port = await freePortRange(2);
-    const config = loadStackConfig({
-      ...process.env,
-      HOOKSTREAM_STATE_DIR: stateDir,
-      KAFKA_PORT: String(port),
-      KAFKA_CONTROLLER_PORT: String(port + 1),
-      HOOKSTREAM_JAEGER: 'off',
-    });
+    const { config } = await privateKafkaConfig('private', 2);
     const kafka = new PrivateKafka(config);
     await kafka.up();
     return kafka;
@@ -46,4 +38,24 @@ export class PrivateKafka {
     await this.down();
     await rm(this.config.stateDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * A stack config of a test's own: a new state folder and `ports` consecutive free ports, Kafka's
+ * and its controller's first (the rest are the caller's), Jaeger off.
+ */
+export async function privateKafkaConfig(
+  name: string,
+  ports: number,
+): Promise<{ config: StackConfig; port: number }> {
+  const stateDir = await mkdtemp(join(tmpdir(), `hookstream-${name}-kafka-`));
+  const port = await freePortRange(ports);
+  const config = loadStackConfig({
+    ...process.env,
+    HOOKSTREAM_STATE_DIR: stateDir,
+    KAFKA_PORT: String(port),
+    KAFKA_CONTROLLER_PORT: String(port + 1),
+    HOOKSTREAM_JAEGER: 'off',
+  });
+  return { config, port };
 }

@@ -1,8 +1,6 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { loadStackConfig, SecureKafka, silentReporter } from '@hookstream/stack';
-import { freePortRange } from './ports.ts';
+import { rm } from 'node:fs/promises';
+import { SecureKafka, silentReporter } from '@hookstream/stack';
+import { privateKafkaConfig } from './private-kafka.ts';
 
 /** The SCRAM users of the secured test broker, and their passwords. */
 export const SECURE_USERS = {
@@ -14,15 +12,7 @@ export const SECURE_USERS = {
 
 /** A broker of this test file's own with SASL_SSL + mTLS and ACLs enforced (see SecureKafka). */
 export async function startSecureKafka(): Promise<{ kafka: SecureKafka; destroy: () => Promise<void> }> {
-  const stateDir = await mkdtemp(join(tmpdir(), 'hookstream-secure-kafka-'));
-  const port = await freePortRange(3);
-  const config = loadStackConfig({
-    ...process.env,
-    HOOKSTREAM_STATE_DIR: stateDir,
-    KAFKA_PORT: String(port),
-    KAFKA_CONTROLLER_PORT: String(port + 1),
-    HOOKSTREAM_JAEGER: 'off',
-  });
+  const { config, port } = await privateKafkaConfig('secure', 3);
   const kafka = await SecureKafka.start({
     config,
     securePort: port + 2,
@@ -34,7 +24,7 @@ export async function startSecureKafka(): Promise<{ kafka: SecureKafka; destroy:
     kafka,
     destroy: async () => {
       await kafka.stop();
-      await rm(stateDir, { recursive: true, force: true });
+      await rm(config.stateDir, { recursive: true, force: true });
     },
   };
 }

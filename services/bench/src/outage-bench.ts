@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DEFAULT_BREAKER, plaintextConnection } from '@hookstream/contracts';
-import { Pusher } from '@hookstream/pusher';
+import { DEFAULT_BREAKER } from '@hookstream/contracts';
+import { inProcessPusher, listenOnLoopback } from './in-process-pusher.ts';
 import { produceBacklog } from './push-bench.ts';
 
 export interface OutageBenchOptions {
@@ -80,35 +79,18 @@ async function outageRun(
   const topic = `hookstream.bench.${randomBytes(4).toString('hex')}`;
   const name = `outage-${breaker ? 'on' : 'off'}-${randomBytes(3).toString('hex')}`;
   await produceBacklog({ ...options, events: options.events, concurrency: 1, partitions: 3 }, topic);
-  const pusher = new Pusher(
-    {
-      definition: {
-        name,
-        url,
-        eventTypes: ['*'],
-        rate: { perSecond: 1000, burst: 0 },
-        concurrency: 16,
-        timeoutMs: 10_000,
-        retry: { delaysMs: TIERS_MS, maxAttempts: 1000, maxAgeMs: 3_600_000, jitter: 0.2 },
-        start: 'earliest',
-        ordering: 'none',
-        headers: {},
-        allowPrivateNetwork: true,
-        breaker: { ...DEFAULT_BREAKER, enabled: breaker, probeIntervalMs: options.probeIntervalMs },
-      },
-      signingKey: undefined,
+  const pusher = inProcessPusher({
+    ...options,
+    topic,
+    definition: {
+      name,
+      url,
+      rate: { perSecond: 1000, burst: 0 },
+      concurrency: 16,
+      retry: { delaysMs: TIERS_MS, maxAttempts: 1000, maxAgeMs: 3_600_000, jitter: 0.2 },
+      breaker: { ...DEFAULT_BREAKER, enabled: breaker, probeIntervalMs: options.probeIntervalMs },
     },
-    {
-      ...plaintextConnection(options.brokers, options.registryUrl),
-      topic,
-      log: (level, message, fields) => {
-        if (level === 'error') process.stderr.write(`${JSON.stringify({ level, message, ...fields })}\n`);
-      },
-      onFatal: (error) => {
-        throw error;
-      },
-    },
-  );
+  });
   const label = breaker ? 'with the breaker' : 'without the breaker';
   try {
     endpoint.down = true;
@@ -177,13 +159,7 @@ class OutageEndpoint {
   });
 
   listen(): Promise<string> {
-    return new Promise((resolve, reject) => {
-      this.#server.once('error', reject);
-      this.#server.listen(0, '127.0.0.1', () => {
-        const { port } = this.#server.address() as AddressInfo;
-        resolve(`http://127.0.0.1:${port}/hooks`);
-      });
-    });
+    return listenOnLoopback(this.#server);
   }
 
   close(): Promise<void> {

@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DEFAULT_BREAKER, HS_HEADER, plaintextConnection, retryTopicName } from '@hookstream/contracts';
+import { DEFAULT_BREAKER, HS_HEADER, retryTopicName } from '@hookstream/contracts';
 import { createKafka, createRawConsumer } from '@hookstream/kafka';
-import { Pusher } from '@hookstream/pusher';
+import { inProcessPusher, listenOnLoopback } from './in-process-pusher.ts';
 import { produceBacklog } from './push-bench.ts';
 import { quantile } from './stats.ts';
 
@@ -61,47 +60,30 @@ export async function benchRetryLateness(
       res.writeHead(ok ? 204 : 503).end();
     });
   });
-  const url = await listen(server);
+  const url = await listenOnLoopback(server);
   const topic = `hookstream.bench.${randomBytes(4).toString('hex')}`;
   const name = `lateness-${randomBytes(3).toString('hex')}`;
   progress(`producing ${options.records} events to ${topic}`);
   await produceBacklog({ ...options, events: options.records, concurrency: 1, partitions: 3 }, topic);
-  const pusher = new Pusher(
-    {
-      definition: {
-        name,
-        url,
-        eventTypes: ['*'],
-        rate: { perSecond: 100_000, burst: 0 },
-        concurrency: 64,
-        timeoutMs: 10_000,
-        retry: {
-          delaysMs: [...options.tiersMs],
-          maxAttempts: attemptsToAccept,
-          maxAgeMs: 3_600_000,
-          jitter: options.jitter,
-        },
-        start: 'earliest',
-        ordering: 'none',
-        headers: {},
-        allowPrivateNetwork: true,
-        // Every first attempt fails on purpose: an open breaker would hold them in place, and
-        // this measures the tiers' timing, not the breaker.
-        breaker: { ...DEFAULT_BREAKER, enabled: false },
+  const pusher = inProcessPusher({
+    ...options,
+    topic,
+    definition: {
+      name,
+      url,
+      rate: { perSecond: 100_000, burst: 0 },
+      concurrency: 64,
+      retry: {
+        delaysMs: [...options.tiersMs],
+        maxAttempts: attemptsToAccept,
+        maxAgeMs: 3_600_000,
+        jitter: options.jitter,
       },
-      signingKey: undefined,
+      // Every first attempt fails on purpose: an open breaker would hold them in place, and
+      // this measures the tiers' timing, not the breaker.
+      breaker: { ...DEFAULT_BREAKER, enabled: false },
     },
-    {
-      ...plaintextConnection(options.brokers, options.registryUrl),
-      topic,
-      log: (level, message, fields) => {
-        if (level === 'error') process.stderr.write(`${JSON.stringify({ level, message, ...fields })}\n`);
-      },
-      onFatal: (error) => {
-        throw error;
-      },
-    },
-  );
+  });
   try {
     await pusher.start();
     const deadline = Date.now() + 60_000 + options.tiersMs.reduce((a, b) => a + b, 0) * 3;
@@ -140,16 +122,6 @@ export async function benchRetryLateness(
     });
   }
   return { records: options.records, jitter: options.jitter, tiers };
-}
-
-function listen(server: Server): Promise<string> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      resolve(`http://127.0.0.1:${port}/hooks`);
-    });
-  });
 }
 
 /** Event id → due time of every record in a tier topic (the first, if an event is there twice). */

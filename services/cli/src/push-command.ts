@@ -144,7 +144,7 @@ export async function pushCommand(args: readonly string[]): Promise<number> {
     kafka: config.connection.kafka,
     registry: config.connection.registry,
     topic: config.topic,
-    limiterRedisUrl: config.limiterRedisUrl ?? config.connection.limiterRedisUrl,
+    limiterRedisUrl: config.limiterRedisUrl,
     fetchWaitMs: config.fetchWaitMs,
     log,
     ...(metrics ? { meter: metrics.meter } : {}),

@@ -1,9 +1,8 @@
 import {
-  ConnectionEnv,
   type ConnectionSettings,
-  connectionSettingsOf,
   DEFAULT_EVENTS_TOPIC,
   HookstreamError,
+  loadConnectionSettings,
   StartPosition,
 } from '@hookstream/contracts';
 import { z } from 'zod';
@@ -137,13 +136,8 @@ export function loadPushConfig(flags: PushFlags, env: NodeJS.ProcessEnv): PushCo
     );
   }
   let connection: ConnectionSettings;
-  const connectionEnv = ConnectionEnv.safeParse(env);
-  if (!connectionEnv.success) {
-    const issue = connectionEnv.error.issues[0];
-    throw new PushConfigError(`${issue?.path.join('.') ?? 'connection'}: ${issue?.message ?? 'invalid'}`);
-  }
   try {
-    connection = connectionSettingsOf(connectionEnv.data);
+    connection = loadConnectionSettings(env);
   } catch (err) {
     throw new PushConfigError((err as Error).message);
   }
