@@ -2,6 +2,9 @@
 // without touching callers.
 export type { KafkaClientOptions } from './client.ts';
 export type { ConsumedRecord } from './consumed-record.ts';
+export type { LaneMode } from './events-lane.ts';
+export type { EventsTapOptions } from './events-tap.ts';
+export { EventsTap } from './events-tap.ts';
 export type { CommittedOffset } from './group-offsets.ts';
 export type { GroupState } from './group-states.ts';
 export type { AccessContext, KafkaAccessErrorCode } from './kafka-access-error.ts';
@@ -14,6 +17,7 @@ export { KafkaReadError } from './kafka-read-error.ts';
 export type { KafkaSendErrorCode } from './kafka-send-error.ts';
 export { KafkaSendError } from './kafka-send-error.ts';
 export type { TopicLag } from './lag.ts';
+export type { LogFn } from './log.ts';
 export { OffsetTracker } from './offset-tracker.ts';
 export { partitionForKey } from './partition-for-key.ts';
 export type { ClusterInfo } from './probe.ts';
@@ -23,15 +27,11 @@ export type { RawConsumer, RawConsumerOptions } from './raw-consumer.ts';
 export { createRawConsumer } from './raw-consumer.ts';
 export type { RawAcks, RawMessage, RawProducer, RawSendResult, RawTopicMessages } from './raw-producer.ts';
 export { createRawProducer } from './raw-producer.ts';
+export type { HandlerOutcome, RecordHandler } from './record-handler.ts';
 export type { OutgoingRecord, RecordPosition, RecordSenderOptions } from './record-sender.ts';
 export { RecordSender } from './record-sender.ts';
 export type { StartedFrom, StartFrom } from './start-position.ts';
-export type {
-  HandlerOutcome,
-  LogFn,
-  RecordHandler,
-  SubscriberConsumerOptions,
-} from './subscriber-consumer.ts';
+export type { SubscriberConsumerOptions } from './subscriber-consumer.ts';
 export { SubscriberConsumer } from './subscriber-consumer.ts';
 export type { TopicFollowerOptions } from './topic-follower.ts';
 export { TopicFollower } from './topic-follower.ts';

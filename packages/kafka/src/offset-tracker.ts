@@ -52,6 +52,11 @@ export class OffsetTracker {
     return this.#committable;
   }
 
+  /** The oldest begun offset not settled (the committed prefix ends before it); null: none. */
+  get firstUnsettled(): number | null {
+    return this.#offsets[this.#head] ?? null;
+  }
+
   /** Begun and not settled. */
   get unsettled(): number {
     return this.#offsets.length - this.#head - this.#settledAhead.size;

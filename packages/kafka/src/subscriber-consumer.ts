@@ -1,28 +1,18 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Semaphore } from '@hookstream/concurrency';
-import type { Batch, Consumer, EachBatchPayload } from 'kafkajs';
+import type { Consumer, EachBatchPayload } from 'kafkajs';
+import { BatchWatchdog } from './batch-watchdog.ts';
 import { type ConsumedRecord, toConsumedRecord } from './consumed-record.ts';
 import { DueGate } from './due-gate.ts';
+import { EventsLane, type LaneMode, type LaneOwner } from './events-lane.ts';
+import type { EventsTap } from './events-tap.ts';
+import { fetchCommittedOffsets } from './group-offsets.ts';
 import { explained, explainKafkaError } from './kafka-access-error.ts';
 import type { KafkaConnection } from './kafka-connection.ts';
-import { OffsetTracker } from './offset-tracker.ts';
+import type { LogFn } from './log.ts';
 import { accessOf, kafkaOf } from './raw-client.ts';
+import type { RecordHandler } from './record-handler.ts';
 import { prepareStart, type StartedFrom, type StartFrom } from './start-position.ts';
-
-/**
- * `settled`: the record's outcome is durable (acknowledged, or handed to a retry tier or the
- * DLQ) and may enter the ledger. `abandoned`: work stopped (shutdown, rebalance) before that;
- * the record stays below the ledger and is delivered again by whoever owns the partition next.
- */
-export type HandlerOutcome = 'settled' | 'abandoned';
-
-export type RecordHandler = (record: ConsumedRecord, signal: AbortSignal) => Promise<HandlerOutcome>;
-
-export type LogFn = (
-  level: 'debug' | 'info' | 'warn' | 'error',
-  message: string,
-  fields?: Record<string, unknown>,
-) => void;
+import { runTierBatch } from './tier-batch.ts';
 
 export interface SubscriberConsumerOptions {
   readonly kafka: KafkaConnection;
@@ -57,37 +47,56 @@ export interface SubscriberConsumerOptions {
    */
   readonly fetchMaxBytes?: number | undefined;
   readonly sessionTimeoutMs?: number;
+  /**
+   * The process's shared fetch of the events topic: while this subscriber keeps up, its own
+   * fetch of the events topic stays paused and the tap hands it its records. Without one, the
+   * group member fetches everything itself.
+   */
+  readonly tap?: EventsTap | null;
+  /** Event types the subscriber wants (`*`: all); other records are passed over undecoded. */
+  readonly eventTypes?: readonly string[];
 }
 
+/** Settled records reach the committed ledger within about this long. */
 const COMMIT_EVERY_MS = 1000;
+/** A ledger moved only by passed-over records (other types) is committed this rarely. */
+const QUIET_COMMIT_MS = 10_000;
 const DRAIN_POLL_MS = 50;
-const HEARTBEAT_EVERY_MS = 1000;
 
 /**
- * One subscriber's consumer group on the events topic. Records of a partition run concurrently
- * (or one per key), and the ledger only ever moves over the contiguous settled prefix, so a crash
- * at any moment can cause redelivery but never loss.
+ * One subscriber's consumer group: its committed offsets are the subscriber's ledger, and the
+ * group protocol shares its partitions among the instances running it. Each events-topic
+ * partition it holds is an EventsLane, fed by the process's tap while it keeps up and by this
+ * member's own fetch otherwise; retry tiers are fetched by the member itself. Records run
+ * concurrently (or one per key), and the ledger only ever moves over the contiguous settled
+ * prefix, so a crash at any moment can cause redelivery but never loss.
  */
 export class SubscriberConsumer {
   readonly #options: SubscriberConsumerOptions;
   readonly #consumer: Consumer;
-  readonly #batches = new Set<AbortController>();
+  readonly #batches = new Set<Promise<void>>();
   readonly #gate: DueGate | null;
-  /**
-   * Unsettled records this instance holds, per `topic:partition`: offset → Kafka timestamp of
-   * records begun and not settled, including tier records waiting until due. Only read when
-   * metrics are scraped; entries of abandoned records stay until the record settles or the group
-   * rebalances (the partition may have moved).
-   */
-  readonly #pending = new Map<string, { topic: string; records: Map<number, number> }>();
+  readonly #types: ReadonlySet<string> | null;
+  /** The events-topic partitions this member holds, from its latest assignment. */
+  #lanes = new Map<number, EventsLane>();
+  /** Bumped at every join, so an assignment still being set up after the next one is dropped. */
+  #generation = 0;
+  #assigned: Promise<void> = Promise.resolve();
+  /** Tier partitions (`topic:partition`): records begun and not settled, and what to commit. */
+  readonly #tiers = new Map<string, TierPartition>();
+  #commitTimer: NodeJS.Timeout | undefined;
+  #committing: Promise<void> | null = null;
   #stopping = false;
   /** Rejects start() while it waits for the first fetch. */
   #startFailed: ((error: Error) => void) | null = null;
   #draining = false;
+  readonly #owner: LaneOwner;
 
   constructor(options: SubscriberConsumerOptions) {
     this.#options = options;
     this.#gate = options.dueAtMs ? new DueGate(options.dueAtMs) : null;
+    const types = options.eventTypes ?? ['*'];
+    this.#types = types.includes('*') ? null : new Set(types);
     this.#consumer = kafkaOf(options.kafka).consumer({
       groupId: options.groupId,
       maxWaitTimeInMs: options.maxWaitTimeInMs ?? 500,
@@ -98,6 +107,15 @@ export class SubscriberConsumer {
       // Short heartbeats keep rebalances quick when an instance joins or leaves.
       heartbeatInterval: 3000,
     });
+    const topic = options.topic;
+    this.#owner = {
+      readOwn: (partition, offset) => {
+        if (this.#stopping) return;
+        if (offset !== null) this.#consumer.seek({ topic, partition, offset: String(offset) });
+        this.#consumer.resume([{ topic, partitions: [partition] }]);
+      },
+      pauseOwn: (partition) => this.#consumer.pause([{ topic, partitions: [partition] }]),
+    };
     const { CRASH, GROUP_JOIN, REBALANCING } = this.#consumer.events;
     this.#consumer.on(CRASH, ({ payload }) => {
       options.log('error', 'consumer crashed', { error: payload.error.message, restart: payload.restart });
@@ -107,11 +125,12 @@ export class SubscriberConsumer {
       this.#startFailed?.(error);
       options.onFatal(error);
     });
-    this.#consumer.on(GROUP_JOIN, ({ payload }) =>
-      options.log('info', 'joined group', { groupId: payload.groupId, assignment: payload.memberAssignment }),
-    );
+    this.#consumer.on(GROUP_JOIN, ({ payload }) => {
+      options.log('info', 'joined group', { groupId: payload.groupId, assignment: payload.memberAssignment });
+      this.#assign(payload.memberAssignment[topic] ?? []);
+    });
     this.#consumer.on(REBALANCING, () => {
-      this.#pending.clear();
+      this.#revoke();
       options.log('info', 'group is rebalancing');
     });
   }
@@ -122,12 +141,24 @@ export class SubscriberConsumer {
    */
   oldestUnsettled(): Map<string, number> {
     const oldest = new Map<string, number>();
-    for (const { topic, records } of this.#pending.values())
-      for (const ts of records.values()) {
-        const seen = oldest.get(topic);
-        if (seen === undefined || ts < seen) oldest.set(topic, ts);
-      }
+    const note = (topic: string, ts: number) => {
+      const seen = oldest.get(topic);
+      if (seen === undefined || ts < seen) oldest.set(topic, ts);
+    };
+    for (const lane of this.#lanes.values()) {
+      const ts = lane.oldestUnsettled();
+      if (ts !== null) note(this.#options.topic, ts);
+    }
+    for (const { topic, held } of this.#tiers.values()) for (const ts of held.values()) note(topic, ts);
     return oldest;
+  }
+
+  /**
+   * Where each events partition this member holds gets its records: `riding` the process's
+   * tap, its `own` fetch, or `held` (stopping).
+   */
+  laneModes(): Map<number, LaneMode> {
+    return new Map([...this.#lanes].map(([partition, lane]) => [partition, lane.mode]));
   }
 
   /** Joins the group (after positioning a brand-new one) and starts consuming. */
@@ -157,17 +188,22 @@ export class SubscriberConsumer {
         resolve();
       });
     });
+    // The ledger is committed explicitly (the settled prefix only); kafkajs's own commits would
+    // commit whatever was resolved, and a lane resolves records as soon as it begins them.
     await this.#consumer.run({
+      autoCommit: false,
       eachBatchAutoResolve: false,
-      autoCommitInterval: COMMIT_EVERY_MS,
       partitionsConsumedConcurrently: this.#options.partitionsConsumedConcurrently ?? 4,
-      eachBatch: (payload) => this.#eachBatch(payload),
+      eachBatch: (payload) => this.#track(this.#eachBatch(payload)),
     });
     try {
       await fetched;
+      await this.#assigned;
     } finally {
       this.#startFailed = null;
     }
+    this.#commitTimer = setInterval(() => void this.#commit(false), COMMIT_EVERY_MS);
+    this.#commitTimer.unref();
     return startedFrom;
   }
 
@@ -178,8 +214,11 @@ export class SubscriberConsumer {
   async stop(): Promise<void> {
     this.#stopping = true;
     this.#draining = true;
+    clearInterval(this.#commitTimer);
     this.#gate?.stop();
-    for (const controller of this.#batches) controller.abort();
+    for (const lane of this.#lanes.values()) lane.hold(true);
+    await this.#settle();
+    await this.#commit(true);
     await this.#consumer.disconnect();
   }
 
@@ -190,152 +229,177 @@ export class SubscriberConsumer {
    */
   async drain(): Promise<void> {
     this.#draining = true;
+    for (const lane of this.#lanes.values()) lane.hold(false);
+    await this.#settle();
+  }
+
+  /** Waits until no batch runs and no lane has a record in flight. */
+  async #settle(): Promise<void> {
+    await Promise.all([...this.#lanes.values()].map((lane) => lane.idle()));
     while (this.#batches.size > 0) await sleep(DRAIN_POLL_MS);
   }
 
-  async #eachBatch(payload: EachBatchPayload): Promise<void> {
-    const { batch, resolveOffset, heartbeat, isRunning, isStale, commitOffsetsIfNecessary, pause } = payload;
-    const controller = new AbortController();
-    this.#batches.add(controller);
-    let failure: unknown = null;
-    const shouldStop = () => this.#stopping || failure !== null || !isRunning() || isStale();
-    let lastBeat = Date.now();
-    let beating = false;
-    // kafkajs heartbeats and commits only when eachBatch calls it, and a batch may run for long
-    // (retry delays, a slow limiter), so the watchdog does both about once a second: the ledger
-    // then trails deliveries by a second, not by a whole batch. A failed heartbeat or commit means
-    // the group is rebalancing: the batch stops and the error goes back to kafkajs, which rejoins.
-    // Waits inside handlers end as soon as the batch must stop.
-    const watchdog = setInterval(() => {
-      if (shouldStop()) controller.abort();
-      else if (!beating && Date.now() - lastBeat >= HEARTBEAT_EVERY_MS) {
-        lastBeat = Date.now();
-        beating = true;
-        heartbeat()
-          .then(() => commitOffsetsIfNecessary())
-          .catch((err: unknown) => {
-            failure ??= err;
-            controller.abort();
-          })
-          .finally(() => {
-            beating = false;
-          });
-      }
-    }, 200);
-    const tracker = new OffsetTracker();
-    const partitionKey = `${batch.topic}:${batch.partition}`;
-    let pending = this.#pending.get(partitionKey);
-    if (!pending) {
-      pending = { topic: batch.topic, records: new Map() };
-      this.#pending.set(partitionKey, pending);
-    }
-    const held = pending.records;
-    const slots = new Semaphore(this.#options.maxInFlightPerPartition);
-    const inFlight = new Set<Promise<void>>();
-    const keyTails = new Map<string, Promise<unknown>>();
-    const gate = this.#gate;
-    const ahead = gate?.settledAhead(batch.topic, batch.partition, Number(batch.firstOffset() ?? 0));
-    const settle = (offset: number) => {
-      held.delete(offset);
-      const prefix = tracker.settle(offset);
-      if (prefix !== null) resolveOffset(String(prefix));
-      if (prefix === null || prefix < offset) ahead?.add(offset);
-    };
-    let earliestWaiting: number | null = null;
-    let started = 0;
-    const horizon = gate?.horizon() ?? 0;
-    try {
-      for (const message of batch.messages) {
-        if (shouldStop() || this.#draining) break;
-        const offset = Number(message.offset);
-        const record = toConsumedRecord(batch.topic, batch.partition, message);
-        if (gate) {
-          if (ahead?.has(offset)) {
-            tracker.begin(offset);
-            settle(offset);
-            continue;
-          }
-          const dueAt = gate.dueLater(record, horizon);
-          if (dueAt !== null) {
-            // Begun and left unsettled: the committed prefix stops here until it is delivered.
-            tracker.begin(offset);
-            held.set(offset, record.timestampMs);
-            earliestWaiting = Math.min(earliestWaiting ?? dueAt, dueAt);
-            continue;
-          }
-          if (!(await gate.waitUntilDue(record, controller.signal))) break;
-        }
-        const waiting = slots.acquire();
-        if (waiting) await waiting;
-        if (shouldStop() || this.#draining) {
-          slots.release();
-          break;
-        }
-        tracker.begin(offset);
-        held.set(offset, record.timestampMs);
-        started++;
-        const task = this.#run(record, controller.signal, keyTails).then(
-          (outcome) => {
-            if (outcome === 'settled') settle(offset);
-          },
-          (err: unknown) =>
-            this.#options.log('error', 'record handler failed; the record stays unsettled', {
-              ...where(batch, offset),
-              error: err instanceof Error ? err.message : String(err),
-            }),
-        );
-        const tracked = task.finally(() => {
-          slots.release();
-          inFlight.delete(tracked);
-        });
-        inFlight.add(tracked);
-      }
-    } catch (err) {
-      failure ??= err;
-      controller.abort();
-    }
-    // Paused only when this batch started nothing: otherwise records past the end of this batch
-    // may be due already, and the next fetch (from the prefix) looks at them.
-    if (gate && earliestWaiting !== null && started === 0 && failure === null)
-      gate.pauseUntil(pause, earliestWaiting);
-    // The next fetch starts after the last resolved offset, so every begun record must end here.
-    await Promise.all(inFlight);
-    clearInterval(watchdog);
-    this.#batches.delete(controller);
-    if (tracker.unsettled > 0 && earliestWaiting === null)
-      this.#options.log('info', 'batch ended with unsettled records; they will be delivered again', {
-        topic: batch.topic,
-        partition: batch.partition,
-        unsettled: tracker.unsettled,
-        committable: tracker.committable,
-      });
-    if (failure !== null) throw failure;
+  #track(batch: Promise<void>): Promise<void> {
+    this.#batches.add(batch);
+    return batch.finally(() => this.#batches.delete(batch));
   }
 
-  #run(
-    record: ConsumedRecord,
-    signal: AbortSignal,
-    keyTails: Map<string, Promise<unknown>>,
-  ): Promise<HandlerOutcome> {
-    if (this.#options.ordering === 'none' || record.key === null) return this.#options.handle(record, signal);
-    const key = record.key;
-    const previous = keyTails.get(key);
-    // The next record of the key starts only after this one ended (settled or abandoned);
-    // once one is abandoned, later ones of the key must not overtake it.
-    const run: Promise<HandlerOutcome> = previous
-      ? previous.then((prev) =>
-          prev === 'settled' ? this.#options.handle(record, signal) : ('abandoned' as const),
-        )
-      : this.#options.handle(record, signal);
-    const tail = run.catch(() => 'abandoned' as const);
-    keyTails.set(key, tail);
-    void tail.then(() => {
-      if (keyTails.get(key) === tail) keyTails.delete(key);
-    });
-    return run;
+  /**
+   * A new assignment: the events partitions start paused, then each becomes a lane at the
+   * group's committed offset, riding the tap when it has seen that far.
+   */
+  #assign(partitions: readonly number[]): void {
+    const generation = ++this.#generation;
+    this.#revoke();
+    const { topic, groupId, kafka } = this.#options;
+    if (partitions.length === 0) return;
+    this.#consumer.pause([{ topic, partitions: [...partitions] }]);
+    this.#assigned = (async () => {
+      const committed = new Map<number, number | null>();
+      const admin = kafkaOf(kafka).admin();
+      try {
+        await admin.connect();
+        for (const c of await fetchCommittedOffsets(admin, groupId, topic))
+          committed.set(c.partition, c.offset === null ? null : Number(c.offset));
+      } catch (err) {
+        // Without the offsets every lane reads on by itself from the committed offset.
+        this.#options.log('warn', 'could not read the ledger; reading without the shared fetch', {
+          error: err instanceof Error ? err.message : String(err),
+        });
+      } finally {
+        await admin.disconnect().catch(() => undefined);
+      }
+      if (generation !== this.#generation || this.#stopping) return;
+      for (const partition of partitions) {
+        const lane = new EventsLane({
+          partition,
+          tap: this.#options.tap ?? null,
+          owner: this.#owner,
+          handle: this.#options.handle,
+          ordering: this.#options.ordering,
+          window: this.#options.maxInFlightPerPartition,
+          types: this.#types,
+          log: this.#options.log,
+        });
+        this.#lanes.set(partition, lane);
+        lane.start(committed.get(partition) ?? null);
+      }
+    })();
+  }
+
+  /** The partitions may move: every lane stops and abandons its waits; nothing more is committed for them. */
+  #revoke(): void {
+    for (const lane of this.#lanes.values()) lane.hold(true);
+    this.#lanes = new Map();
+    this.#tiers.clear();
+  }
+
+  /** Commits each partition's settled prefix that moved; `final`: everything that moved. */
+  #commit(final: boolean): Promise<void> {
+    if (this.#committing !== null)
+      return final ? this.#committing.then(() => this.#commit(true)) : this.#committing;
+    const now = Date.now();
+    const lanes = [...this.#lanes.values()];
+    const offsets: { topic: string; partition: number; offset: string; done: () => void }[] = [];
+    for (const lane of lanes) {
+      const next = lane.commitDue(now, final ? 0 : QUIET_COMMIT_MS);
+      if (next !== null)
+        offsets.push({
+          topic: this.#options.topic,
+          partition: lane.partition,
+          offset: String(next),
+          done: () => lane.committed(next, now),
+        });
+    }
+    for (const tier of this.#tiers.values()) {
+      const next = tier.next;
+      if (next !== null && next !== tier.committed)
+        offsets.push({
+          topic: tier.topic,
+          partition: tier.partition,
+          offset: String(next),
+          done: () => {
+            tier.committed = next;
+          },
+        });
+    }
+    if (offsets.length === 0) return Promise.resolve();
+    const generation = this.#generation;
+    this.#committing = this.#consumer
+      .commitOffsets(offsets.map(({ topic, partition, offset }) => ({ topic, partition, offset })))
+      .then(() => {
+        if (generation === this.#generation) for (const o of offsets) o.done();
+      })
+      .catch((err: unknown) =>
+        // The group is rebalancing or Kafka is away: the next commit tries again.
+        this.#options.log('debug', 'commit failed; trying again', {
+          error: err instanceof Error ? err.message : String(err),
+        }),
+      )
+      .finally(() => {
+        this.#committing = null;
+      });
+    return this.#committing;
+  }
+
+  async #eachBatch(payload: EachBatchPayload): Promise<void> {
+    const { batch } = payload;
+    if (batch.topic === this.#options.topic) return this.#eachEventsBatch(payload);
+    const key = `${batch.topic}:${batch.partition}`;
+    let tier = this.#tiers.get(key);
+    if (!tier) {
+      tier = { topic: batch.topic, partition: batch.partition, held: new Map(), next: null, committed: null };
+      this.#tiers.set(key, tier);
+    }
+    const partition = tier;
+    await runTierBatch(
+      {
+        gate: this.#gate,
+        handle: this.#options.handle,
+        ordering: this.#options.ordering,
+        window: this.#options.maxInFlightPerPartition,
+        log: this.#options.log,
+        held: partition.held,
+        committable: (next) => {
+          partition.next = next;
+        },
+        mustStop: () => this.#stopping || this.#draining,
+      },
+      payload,
+    );
+  }
+
+  /**
+   * The member's own fetch of an events partition (its lane fell behind, or has no tap): records
+   * are begun (or passed over) and resolved at once, so the next fetch does not wait for their
+   * deliveries; the batch ends early when the lane can ride the tap again.
+   */
+  async #eachEventsBatch(payload: EachBatchPayload): Promise<void> {
+    const { batch, resolveOffset } = payload;
+    const lane = this.#lanes.get(batch.partition);
+    if (lane === undefined || lane.mode !== 'own') return;
+    const watchdog = new BatchWatchdog(payload, () => this.#stopping || this.#draining);
+    try {
+      for (const message of batch.messages) {
+        if (watchdog.shouldStop()) break;
+        const record = toConsumedRecord(batch.topic, batch.partition, message);
+        if ((await lane.fromOwnFetch(record)) === 'stop') break;
+        resolveOffset(message.offset);
+      }
+    } catch (err) {
+      watchdog.fail(err);
+    } finally {
+      lane.afterOwnBatch();
+    }
+    watchdog.end();
   }
 }
 
-function where(batch: Batch, offset: number): Record<string, unknown> {
-  return { topic: batch.topic, partition: batch.partition, offset };
+interface TierPartition {
+  readonly topic: string;
+  readonly partition: number;
+  readonly held: Map<number, number>;
+  /** The offset to read next after the settled prefix; null until something settled. */
+  next: number | null;
+  committed: number | null;
 }

@@ -2,6 +2,7 @@ import { ATTEMPT_LOG_TOPIC, type KafkaSettings, type RegistrySettings } from '@h
 import { createInFlightCap, type InFlightCap } from '@hookstream/delivery';
 import {
   createKafka,
+  EventsTap,
   type KafkaAdmin,
   type KafkaConnection,
   type LogFn,
@@ -50,6 +51,11 @@ export interface PusherResourcesSettings {
   readonly fetchMaxBytes?: number | undefined;
   /** Instruments go here (lag, ages, outcomes, latencies); no metrics without one. */
   readonly meter?: Meter;
+  /**
+   * One fetch of each events topic for all the process's subscribers (an EventsTap), instead of
+   * one per subscriber: what lets a fleet of many subscribers cost one stream of records.
+   */
+  readonly sharedFetch?: boolean;
 }
 
 /** How often a missing topic is looked for again (another instance may have created it). */
@@ -90,6 +96,7 @@ export class PusherResources {
   /** The producer of operational notices, per events topic; started at the first notice. */
   readonly #notices = new Map<string, Promise<EventProducer>>();
   readonly #partitions = new Map<string, number>();
+  readonly #taps = new Map<string, Promise<EventsTap | null>>();
   /** Topics known to exist; a miss asks the broker again (topics are never deleted under us). */
   #topics: Set<string> | null = null;
   #listedAtMs = 0;
@@ -205,7 +212,39 @@ export class PusherResources {
     return producer;
   }
 
+  /**
+   * The process's shared fetch of an events topic, started at its first use; null without
+   * sharedFetch, or when it could not start (the subscribers then fetch for themselves).
+   */
+  tapFor(topic: string): Promise<EventsTap | null> {
+    if (!this.#settings.sharedFetch) return Promise.resolve(null);
+    let tap = this.#taps.get(topic);
+    if (tap === undefined) {
+      const created = new EventsTap({
+        kafka: this.kafka,
+        topic,
+        log: this.log,
+        tag: this.#settings.clientId.replace(/[^A-Za-z0-9._-]/g, '_'),
+        fetchWaitMs: this.fetchWaitMs,
+      });
+      tap = created.start().then(
+        () => created,
+        (err: unknown) => {
+          this.log('warn', 'the shared fetch did not start; each subscriber fetches for itself', {
+            topic,
+            error: err instanceof Error ? err.message : String(err),
+          });
+          this.#taps.delete(topic);
+          return null;
+        },
+      );
+      this.#taps.set(topic, tap);
+    }
+    return tap;
+  }
+
   async close(): Promise<void> {
+    for (const tap of this.#taps.values()) await tap.then((t) => t?.stop()).catch(() => undefined);
     for (const producer of this.#notices.values())
       await producer.then((p) => p.close()).catch(() => undefined);
     await this.attemptLog.close();

@@ -7,6 +7,7 @@ import {
   RedisBreakerStore,
 } from '@hookstream/delivery';
 import {
+  type EventsTap,
   type LogFn,
   type RecordHandler,
   type StartedFrom,
@@ -91,6 +92,7 @@ export class SubscriberRunner {
   #summary: NodeJS.Timeout | undefined;
   #ownTopics: OwnTopics | null = null;
   #handle: RecordHandler | null = null;
+  #tap: EventsTap | null = null;
   #startAt: StartFrom = 'latest';
   #rejoining: Promise<void> | undefined;
   #tierWatch: NodeJS.Timeout | undefined;
@@ -223,6 +225,7 @@ export class SubscriberRunner {
         this.#options.lagPollMs ?? 3000,
       );
     this.#handle = delivery.handle;
+    this.#tap = await resources.tapFor(topology.eventsTopic);
     this.#startAt = startAt.start;
     this.#consumer = this.#newConsumer(tiersExist);
     const startedFrom = await this.#consumer.start();
@@ -255,6 +258,8 @@ export class SubscriberRunner {
       // Enough records begun per partition to keep the destination's concurrency busy.
       maxInFlightPerPartition: Math.max(8, definition.concurrency * 2),
       handle,
+      tap: this.#tap,
+      eventTypes: definition.eventTypes,
       log,
       onFatal: this.#options.onFatal,
       maxWaitTimeInMs: resources.fetchWaitMs,

@@ -53,6 +53,7 @@ export class FleetProcess {
     this.#resources = await PusherResources.open({
       ...this.#settings,
       clientId: `hookstream-fleet-${instance.replace(/[^A-Za-z0-9._-]/g, '_')}`,
+      sharedFetch: true,
     });
     const fleet = new Fleet({
       resources: this.#resources,

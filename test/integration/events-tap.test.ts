@@ -1,0 +1,220 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  type ConsumedRecord,
+  createKafka,
+  createRawProducer,
+  EventsTap,
+  type HandlerOutcome,
+  SubscriberConsumer,
+} from '@hookstream/kafka';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { uniqueName } from '../support/names.ts';
+import { endpoints } from '../support/stack.ts';
+import { waitFor } from '../support/wait.ts';
+
+const kafka = createKafka({ brokers: endpoints.brokers, clientId: 'events-tap-test', quiet: true });
+const admin = kafka.admin();
+const producer = createRawProducer(kafka);
+const quiet = () => undefined;
+
+async function newTopic(partitions: number): Promise<string> {
+  const topic = uniqueName('tap-test');
+  await admin.ensureTopics([{ topic, partitions, replicationFactor: 1 }]);
+  return topic;
+}
+
+async function produce(topic: string, types: readonly string[], from = 0): Promise<void> {
+  await producer.send({
+    topic,
+    acks: -1,
+    messages: types.map((type, i) => ({
+      key: `k${from + i}`,
+      value: String(from + i),
+      headers: { ce_type: type },
+    })),
+  });
+}
+
+async function committedTotal(groupId: string, topic: string): Promise<number> {
+  return (await admin.committedOffsets(groupId, topic)).reduce((n, p) => n + Number(p.offset ?? 0), 0);
+}
+
+function subscriber(
+  topic: string,
+  tap: EventsTap | null,
+  eventTypes: readonly string[],
+  handle: (r: ConsumedRecord, s: AbortSignal) => Promise<HandlerOutcome>,
+  groupId: string,
+) {
+  return new SubscriberConsumer({
+    kafka,
+    groupId,
+    topic,
+    start: 'earliest',
+    ordering: 'none',
+    maxInFlightPerPartition: 8,
+    handle,
+    log: quiet,
+    onFatal: (e) => {
+      throw e;
+    },
+    maxWaitTimeInMs: 100,
+    tap,
+    eventTypes,
+  });
+}
+
+function values(records: readonly ConsumedRecord[]): number[] {
+  return records.map((r) => Number(r.value?.toString())).sort((a, b) => a - b);
+}
+
+describe('one shared fetch of the events topic (EventsTap) against the real broker', () => {
+  beforeAll(async () => {
+    await admin.connect();
+    await producer.connect();
+  });
+  afterAll(async () => {
+    await producer.disconnect();
+    await admin.disconnect();
+  });
+
+  it('hands each subscriber only its types while its own fetch stays paused, and commits each ledger', async () => {
+    const topic = await newTopic(3);
+    const tap = new EventsTap({ kafka, topic, log: quiet, tag: 'test' });
+    await tap.start();
+    const got = { a: [] as ConsumedRecord[], b: [] as ConsumedRecord[] };
+    const groups = { a: uniqueName('tap-test-a'), b: uniqueName('tap-test-b') };
+    const a = subscriber(
+      topic,
+      tap,
+      ['a.happened'],
+      async (r) => {
+        got.a.push(r);
+        return 'settled';
+      },
+      groups.a,
+    );
+    const b = subscriber(
+      topic,
+      tap,
+      ['b.happened', 'c.happened'],
+      async (r) => {
+        got.b.push(r);
+        return 'settled';
+      },
+      groups.b,
+    );
+    try {
+      await Promise.all([a.start(), b.start()]);
+      expect([...a.laneModes().values()]).toEqual(['riding', 'riding', 'riding']);
+      const types = Array.from(
+        { length: 60 },
+        (_, i) => ['a.happened', 'b.happened', 'c.happened', 'd.happened'][i % 4] ?? '',
+      );
+      await produce(topic, types);
+      await waitFor('both delivered', async () =>
+        got.a.length === 15 && got.b.length === 30 ? true : undefined,
+      );
+      expect(values(got.a)).toEqual(types.flatMap((t, i) => (t === 'a.happened' ? [i] : [])));
+      expect(values(got.b)).toEqual(
+        types.flatMap((t, i) => (t === 'b.happened' || t === 'c.happened' ? [i] : [])),
+      );
+      // Still riding: nothing of this was fetched by the subscribers' own group members.
+      expect([...b.laneModes().values()]).toEqual(['riding', 'riding', 'riding']);
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+      await tap.stop();
+    }
+    // A clean stop commits past the records of other types too: the ledgers reach the end.
+    expect(await committedTotal(groups.a, topic)).toBe(60);
+    expect(await committedTotal(groups.b, topic)).toBe(60);
+  });
+
+  it('a subscriber far behind reads on by itself, then rides the tap with nothing lost or repeated', async () => {
+    const topic = await newTopic(1);
+    await produce(
+      topic,
+      Array.from({ length: 300 }, () => 'a.happened'),
+    );
+    // The tap starts at the end and keeps only 50 recent records: the backlog is not in it.
+    const tap = new EventsTap({ kafka, topic, log: quiet, tag: 'test', recentRecords: 50 });
+    await tap.start();
+    const got: ConsumedRecord[] = [];
+    const groupId = uniqueName('tap-test-behind');
+    const c = subscriber(
+      topic,
+      tap,
+      ['*'],
+      async (r) => {
+        await sleep(1);
+        got.push(r);
+        return 'settled';
+      },
+      groupId,
+    );
+    try {
+      await c.start();
+      await produce(
+        topic,
+        Array.from({ length: 100 }, () => 'a.happened'),
+        300,
+      );
+      await waitFor('all 400', async () => (got.length >= 400 ? true : undefined));
+      await waitFor('riding again', async () => (c.laneModes().get(0) === 'riding' ? true : undefined));
+      await produce(topic, ['a.happened'], 400);
+      await waitFor('the last one', async () => (got.length >= 401 ? true : undefined));
+      expect(values(got)).toEqual(Array.from({ length: 401 }, (_, i) => i));
+    } finally {
+      await c.stop();
+      await tap.stop();
+    }
+    expect(await committedTotal(groupId, topic)).toBe(401);
+  });
+
+  it('a record produced while an earlier one is still being delivered is not held behind it', async () => {
+    for (const shared of [false, true]) {
+      const topic = await newTopic(1);
+      const tap = shared ? new EventsTap({ kafka, topic, log: quiet, tag: 'test' }) : null;
+      await tap?.start();
+      let releaseSlow: () => void = () => undefined;
+      const slowEnded = new Promise<void>((resolve) => {
+        releaseSlow = resolve;
+      });
+      const delivered: number[] = [];
+      const groupId = uniqueName('tap-test-slow');
+      const c = subscriber(
+        topic,
+        tap,
+        ['*'],
+        async (r) => {
+          const value = Number(r.value?.toString());
+          if (value === 0) await slowEnded;
+          delivered.push(value);
+          return 'settled';
+        },
+        groupId,
+      );
+      try {
+        await c.start();
+        await produce(topic, ['a.happened']);
+        await sleep(300);
+        await produce(topic, ['a.happened'], 1);
+        await waitFor(`the second record (${shared ? 'shared' : 'own'} fetch)`, async () =>
+          delivered.includes(1) ? true : undefined,
+        );
+        expect(delivered).toEqual([1]);
+        // The ledger waits for the slow one.
+        await sleep(1500);
+        expect(await committedTotal(groupId, topic)).toBe(0);
+        releaseSlow();
+        await waitFor('the ledger past both', async () =>
+          (await committedTotal(groupId, topic)) === 2 ? true : undefined,
+        );
+      } finally {
+        releaseSlow();
+        await c.stop();
+        await tap?.stop();
+      }
+    }
+  });
+});
