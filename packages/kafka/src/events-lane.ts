@@ -106,8 +106,8 @@ export class EventsLane implements TapRider {
    * A record of its own fetch. 'stop': the batch ends here (the lane rides the tap again, or
    * stopped); 'next': go on with the next record (this one was begun or passed over).
    */
-  async fromOwnFetch(record: ConsumedRecord): Promise<'next' | 'stop'> {
-    if (this.#mode !== 'own') return 'stop';
+  async fromOwnFetch(record: ConsumedRecord, signal: AbortSignal): Promise<'next' | 'stop'> {
+    if (this.#mode !== 'own' || signal.aborted) return 'stop';
     this.#inOwnBatch = true;
     const offset = Number(record.offset);
     if (offset < this.#next) return 'next';
@@ -118,8 +118,18 @@ export class EventsLane implements TapRider {
       return 'next';
     }
     while (this.#inFlight >= this.#options.window) {
-      await new Promise<void>((resolve) => this.#slotWaiters.push(resolve));
-      if (this.#mode !== 'own') return 'stop';
+      // The batch's signal aborts when the group rebalances: a record begun after that would be
+      // delivered by this member and by the partition's next owner.
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          signal.removeEventListener('abort', done);
+          this.#slotWaiters = this.#slotWaiters.filter((w) => w !== done);
+          resolve();
+        };
+        this.#slotWaiters.push(done);
+        signal.addEventListener('abort', done, { once: true });
+      });
+      if (this.#mode !== 'own' || signal.aborted) return 'stop';
     }
     this.#begin(record, offset);
     return 'next';
@@ -171,7 +181,7 @@ export class EventsLane implements TapRider {
     if (this.#mode === 'own') this.#options.owner.pauseOwn(this.partition);
     this.#mode = 'held';
     if (abort) this.#controller.abort();
-    for (const resolve of this.#slotWaiters.splice(0)) resolve();
+    for (const wake of [...this.#slotWaiters]) wake();
   }
 
   /** Settles once nothing begun is still running. */
@@ -226,7 +236,7 @@ export class EventsLane implements TapRider {
       )
       .finally(() => {
         this.#inFlight--;
-        this.#slotWaiters.shift()?.();
+        this.#slotWaiters[0]?.();
         // A lane that caught up gets no more own batches to notice it: its last records ending is when.
         this.#rideWhenRoom();
         if (this.#inFlight === 0) for (const resolve of this.#idleWaiters.splice(0)) resolve();

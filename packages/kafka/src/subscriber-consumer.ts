@@ -383,7 +383,7 @@ export class SubscriberConsumer {
       for (const message of batch.messages) {
         if (watchdog.shouldStop()) break;
         const record = toConsumedRecord(batch.topic, batch.partition, message);
-        if ((await lane.fromOwnFetch(record)) === 'stop') break;
+        if ((await lane.fromOwnFetch(record, watchdog.controller.signal)) === 'stop') break;
         resolveOffset(message.offset);
       }
     } catch (err) {

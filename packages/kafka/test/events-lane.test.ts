@@ -31,6 +31,8 @@ class Deliveries {
   }
 }
 
+const signal = new AbortController().signal;
+
 class Owner implements LaneOwner {
   readonly calls: string[] = [];
   readOwn(_partition: number, offset: number | null): void {
@@ -97,8 +99,8 @@ describe('EventsLane', () => {
     feeds.receive(0, 14, [record(14)]);
     expect(deliveries.started).toEqual([10, 11]);
     // Its own fetch: records it already began are passed, then it waits for room.
-    expect(await lane.fromOwnFetch(record(11))).toBe('next');
-    const waiting = lane.fromOwnFetch(record(12));
+    expect(await lane.fromOwnFetch(record(11), signal)).toBe('next');
+    const waiting = lane.fromOwnFetch(record(12), signal);
     await deliveries.end(10);
     expect(await waiting).toBe('next');
     expect(deliveries.started).toEqual([10, 11, 12]);
@@ -111,10 +113,10 @@ describe('EventsLane', () => {
     // 0 and 1 fell out of the tap's recent records: the lane reads them itself.
     expect(lane.mode).toBe('own');
     expect(owner.calls).toEqual(['own@0']);
-    expect(await lane.fromOwnFetch(record(0))).toBe('next');
-    expect(await lane.fromOwnFetch(record(1))).toBe('next');
+    expect(await lane.fromOwnFetch(record(0), signal)).toBe('next');
+    expect(await lane.fromOwnFetch(record(1), signal)).toBe('next');
     // 2 is still in the tap: the lane rides from there and its own batch ends.
-    expect(await lane.fromOwnFetch(record(2))).toBe('stop');
+    expect(await lane.fromOwnFetch(record(2), signal)).toBe('stop');
     expect(lane.mode).toBe('riding');
     expect(deliveries.started).toEqual([0, 1, 2, 3, 4]);
     for (const o of [0, 1, 2, 3, 4]) await deliveries.end(o);
@@ -125,8 +127,8 @@ describe('EventsLane', () => {
     const { deliveries, lane } = setup({ end: 100 });
     lane.start(0);
     expect(lane.mode).toBe('own');
-    expect(await lane.fromOwnFetch(record(0, 'student.enrolled'))).toBe('next');
-    expect(await lane.fromOwnFetch(record(1))).toBe('next');
+    expect(await lane.fromOwnFetch(record(0, 'student.enrolled'), signal)).toBe('next');
+    expect(await lane.fromOwnFetch(record(1), signal)).toBe('next');
     expect(deliveries.started).toEqual([1]);
     await deliveries.end(1);
     expect(lane.commitDue(Date.now(), 0)).toBe(2);
@@ -137,12 +139,24 @@ describe('EventsLane', () => {
     lane.start(10);
     feeds.receive(0, 10, [record(10), record(11)]);
     expect(lane.mode).toBe('own');
-    const waiting = lane.fromOwnFetch(record(11));
+    const waiting = lane.fromOwnFetch(record(11), signal);
     lane.hold(true);
     expect(await waiting).toBe('stop');
     await deliveries.end(10, 'abandoned');
     await lane.idle();
     expect(lane.commitDue(Date.now(), 0)).toBe(null);
+  });
+
+  it('a rebalance (the batch signal) ends the wait for room without beginning the record', async () => {
+    const { feeds, deliveries, lane } = setup({ window: 1, types: null });
+    lane.start(10);
+    feeds.receive(0, 10, [record(10), record(11)]);
+    const batch = new AbortController();
+    const waiting = lane.fromOwnFetch(record(11), batch.signal);
+    batch.abort();
+    expect(await waiting).toBe('stop');
+    await deliveries.end(10);
+    expect(deliveries.started).toEqual([10]);
   });
 
   it('the tap stopping sends a riding lane to its own fetch where the tap was', () => {
