@@ -110,7 +110,9 @@ export function describe(line: LedgerLine, nowMs: number): string {
     case 'dead-lettered':
       return `reason ${l.reason ?? 'unknown'}, after attempt ${l.attempt}${status}, at ${l.at}`;
     case 'filtered':
-      return `filtered out at ${l.at}`;
+      return l.at !== null
+        ? `filtered out at ${l.at}`
+        : `its eventTypes do not take ${l.eventType ?? 'the event type'} (offset ${line.origin?.offset} < committed ${l.committed ?? '?'}; no attempt log entry)`;
     case 'not-reached':
       return l.committed === null
         ? 'no committed offset on its partition yet'
