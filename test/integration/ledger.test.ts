@@ -1,6 +1,7 @@
 import { ATTEMPT_LOG_TOPIC, type AttemptLogEntry, subscriberGroupId } from '@hookstream/contracts';
 import { createKafka, RecordSender } from '@hookstream/kafka';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applyDefinitions, catalogEnv, subscribersCli } from '../support/catalog.ts';
 import { runCli } from '../support/cli.ts';
 import { uniqueName } from '../support/names.ts';
 import { endpoints } from '../support/stack.ts';
@@ -11,7 +12,10 @@ const sender = new RecordSender(kafka);
 const eventsTopic = uniqueName('events-ledger');
 const billing = uniqueName('lg-billing');
 const crm = uniqueName('lg-crm');
-const names = ['delivered', 'retrying', 'dead', 'filtered', 'ahead', 'behind'] as const;
+// In the catalog, unlike billing and crm: picky does not take shipment.updated, wide does.
+const picky = uniqueName('lg-picky');
+const wide = uniqueName('lg-wide');
+const names = ['delivered', 'retrying', 'dead', 'filtered', 'logged-late', 'ahead', 'behind'] as const;
 const ids = Object.fromEntries(names.map((n) => [n, uniqueName(`evt-${n}`)])) as Record<
   (typeof names)[number],
   string
@@ -19,6 +23,8 @@ const ids = Object.fromEntries(names.map((n) => [n, uniqueName(`evt-${n}`)])) as
 const T0 = Date.now() - 60_000;
 const at = (n: number) => new Date(T0 + n * 1000).toISOString();
 const dueLater = new Date(Date.now() + 3_600_000).toISOString();
+const { env: catalog } = catalogEnv(eventsTopic);
+let pastAll = '';
 
 interface Line {
   subscriber: string;
@@ -79,7 +85,9 @@ beforeAll(async () => {
     entry('delivered', { step: 'delivered', attempt: 2, at: at(3), status: 204, durationMs: 12 }),
     entry('retrying', { step: 'retry-scheduled', tier: 2, dueAt: dueLater, attempt: 2, at: at(4) }),
     entry('dead', { step: 'dead-lettered', deadLetterReason: 'terminal', status: 410, at: at(5) }),
-    entry('filtered', { step: 'filtered', attempt: 0, at: at(6) }),
+    // A step logged long after the record was written (clocks apart): the ledger must still find
+    // the record's type for picky, reading the partition from its start when a later start misses.
+    entry('logged-late', { step: 'delivered', at: dueLater, status: 200 }),
     // crm delivered "delivered" too: the ledger answers per subscriber.
     entry('delivered', { step: 'delivered', subscriber: crm, at: at(7), status: 200 }),
   ];
@@ -87,19 +95,26 @@ beforeAll(async () => {
     ATTEMPT_LOG_TOPIC,
     entries.map((e) => ({ key: e.eventId, value: Buffer.from(JSON.stringify(e)), headers: {} })),
   );
-  // Publishing order: delivered, retrying, dead, filtered, ahead, behind. billing has committed
-  // up to "ahead" (so "ahead" and "behind" are not reached); crm has committed past all of them.
+  // Publishing order as in names. billing has committed up to "ahead" (so "ahead" and "behind"
+  // are not reached); crm, picky and wide have committed past all of them.
+  pastAll = String(Number(origin('behind').offset) + 1);
   await admin.commitOffsets(subscriberGroupId(billing), eventsTopic, [
     { partition: 0, offset: origin('ahead').offset },
   ]);
-  await admin.commitOffsets(subscriberGroupId(crm), eventsTopic, [
-    { partition: 0, offset: String(Number(origin('behind').offset) + 1) },
-  ]);
+  for (const name of [crm, picky, wide])
+    await admin.commitOffsets(subscriberGroupId(name), eventsTopic, [{ partition: 0, offset: pastAll }]);
   await admin.disconnect();
+  // No attempt log step says picky filtered anything (pushers log none): its definition does.
+  const common = { url: 'https://ledger-test.example.com/in', start: 'latest' };
+  await applyDefinitions(catalog, [
+    { ...common, name: picky, eventTypes: ['key.revoked'] },
+    { ...common, name: wide, eventTypes: ['key.revoked', 'shipment.updated'] },
+  ]);
 });
 
 afterAll(async () => {
   await sender.disconnect();
+  for (const name of [picky, wide]) await subscribersCli(catalog, 'delete', name);
 });
 
 describe('hookstream ledger', () => {
@@ -125,15 +140,31 @@ describe('hookstream ledger', () => {
     });
   });
 
-  it('dead-lettered with its reason; filtered out', async () => {
+  it('dead-lettered with its reason', async () => {
     expect((await ledger(ids.dead, '--subscriber', billing)).subscribers[0]?.ledger).toMatchObject({
       state: 'dead-lettered',
       reason: 'terminal',
       status: 410,
     });
-    expect((await ledger(ids.filtered, '--subscriber', billing)).subscribers[0]?.ledger).toEqual({
-      state: 'filtered',
-      at: at(6),
+  });
+
+  it('filtered out without an attempt log step: past the committed offset, a type its catalog definition does not take', async () => {
+    const filtered = { state: 'filtered', at: null, eventType: 'shipment.updated', committed: pastAll };
+    // No step for anyone: the type comes from the record the events-topic scan found.
+    const scanned = await ledger(ids.filtered, '--subscriber', picky);
+    expect(scanned.foundIn).toBe('events-topic');
+    expect(scanned.subscribers[0]?.ledger).toEqual(filtered);
+    // Others' steps name the location: the type comes from reading the record there.
+    const logged = await ledger(ids.delivered, '--subscriber', picky);
+    expect(logged.foundIn).toBe('attempt-log');
+    expect(logged.subscribers[0]?.ledger).toEqual(filtered);
+    expect((await ledger(ids['logged-late'], '--subscriber', picky)).subscribers[0]?.ledger).toEqual(
+      filtered,
+    );
+    // A definition that takes the type: passed without a record, as before.
+    expect((await ledger(ids.filtered, '--subscriber', wide)).subscribers[0]?.ledger).toEqual({
+      state: 'passed-without-record',
+      committed: pastAll,
     });
   });
 
@@ -145,10 +176,13 @@ describe('hookstream ledger', () => {
 
   it('every subscriber group gets a line: one passed the event, the other has not reached it', async () => {
     const out = await ledger(ids.behind);
-    const mine = out.subscribers.filter((l) => l.subscriber === billing || l.subscriber === crm);
+    const ours = [billing, crm, picky, wide];
+    const mine = out.subscribers.filter((l) => ours.includes(l.subscriber));
     expect(mine.map((l) => [l.subscriber, l.ledger.state])).toEqual([
       [billing, 'not-reached'],
       [crm, 'passed-without-record'],
+      [picky, 'filtered'],
+      [wide, 'passed-without-record'],
     ]);
     // And one event, two subscribers, two different answers from the attempt log.
     const both = await ledger(ids.delivered);
@@ -164,6 +198,16 @@ describe('hookstream ledger', () => {
     );
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(new RegExp(`${billing}\\s+retrying\\s+in retry tier 2, due ${dueLater}`));
+    const judged = await runCli(
+      ['ledger', ids.filtered, '--topic', eventsTopic, '--subscriber', picky],
+      process.env,
+    );
+    expect(judged.code).toBe(0);
+    expect(judged.stdout).toMatch(
+      new RegExp(
+        `${picky}\\s+filtered\\s+its eventTypes do not take shipment\\.updated \\(offset \\d+ < committed ${pastAll};`,
+      ),
+    );
     const missing = await runCli(['ledger', uniqueName('evt-nowhere'), '--topic', eventsTopic], process.env);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('neither in hookstream.attempts nor in the events topic');

@@ -231,6 +231,8 @@ describe('the console server', () => {
     const event = await (await get('/events/evt-1')).text();
     expect(event).toContain('href="http://jaeger.test:16686/trace/abc123"');
     expect(event).toContain('data-field="state">delivered<');
+    // Judged from the definition: no attempt log time to show.
+    expect(event).toContain('its eventTypes do not take order.created (passed, committed 9)');
     const find = await get('/events?id=evt-1');
     expect(find.headers.get('location')).toBe('/events/evt-1');
     const catalogue = await (await get('/catalogue')).text();

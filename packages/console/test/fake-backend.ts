@@ -142,6 +142,11 @@ export class FakeBackend implements ConsoleBackend {
       otherGroups: 0,
       subscribers: [
         { subscriber: 'orders', origin: null, ledger: { state: 'delivered', at: 'now', attempt: 1 } },
+        {
+          subscriber: 'audit',
+          origin: { topic: 'events', partition: 0, offset: '4' },
+          ledger: { state: 'filtered', at: null, eventType: 'order.created', committed: '9' },
+        },
       ],
     };
   }

@@ -59,6 +59,7 @@ export type { AclGrant, AclOperation, ComponentRole } from './kafka-acls.ts';
 export { componentAcls, TOOL_GROUP_PREFIX } from './kafka-acls.ts';
 export { MAX_BATCH_EVENTS, PublishBatchRequest, PublishRequest } from './publish-request.ts';
 export {
+  acceptsEventType,
   BreakerSettings,
   DEFAULT_BREAKER,
   DEFAULT_DISABLE_AFTER_MS,

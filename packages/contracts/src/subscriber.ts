@@ -164,6 +164,17 @@ export const SubscriberDefinition = z.strictObject({
 export type SubscriberDefinition = z.infer<typeof SubscriberDefinition>;
 
 /**
+ * Whether a definition's `eventTypes` take events of this type ('*' takes all). One statement of
+ * the rule, so tools that judge a subscriber by its definition (the ledger) agree with the pusher.
+ */
+export function acceptsEventType(
+  definition: Pick<SubscriberDefinition, 'eventTypes'>,
+  type: string,
+): boolean {
+  return definition.eventTypes.some((t) => t === '*' || t === type);
+}
+
+/**
  * Validates a parsed JSON document; the error names the offending field, e.g.
  * `rate.perSecond: Too small: expected number to be >0` or `unknown field "colour"`.
  */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseSubscriberDefinition } from '../src/subscriber.ts';
+import { acceptsEventType, parseSubscriberDefinition } from '../src/subscriber.ts';
 
 const minimal = { name: 'billing', url: 'https://hooks.example.com/in' };
 
@@ -121,5 +121,18 @@ describe('subscriber definition', () => {
       'unknown field "per_second" in rate',
     );
     expect(errorOf({ ...minimal, secret: { env: 'X', value: 'whsec_x' } })).toMatch(/secret/);
+  });
+});
+
+describe('acceptsEventType', () => {
+  it.each([
+    { eventTypes: ['*'], type: 'shipment.updated', accepts: true },
+    { eventTypes: ['shipment.updated'], type: 'shipment.updated', accepts: true },
+    { eventTypes: ['key.revoked', 'shipment.updated'], type: 'shipment.updated', accepts: true },
+    { eventTypes: ['key.revoked'], type: 'shipment.updated', accepts: false },
+    // Names match exactly: no prefixes or patterns besides '*'.
+    { eventTypes: ['shipment'], type: 'shipment.updated', accepts: false },
+  ])('$eventTypes takes $type: $accepts', ({ eventTypes, type, accepts }) => {
+    expect(acceptsEventType({ eventTypes }, type)).toBe(accepts);
   });
 });

@@ -1,6 +1,6 @@
 export type { DeadLetter } from './dead-letter.ts';
 export { readDeadLetter } from './dead-letter.ts';
-export type { Committed, LedgerLine, LedgerState } from './ledger.ts';
+export type { Committed, LedgerLine, LedgerState, TypeFilter } from './ledger.ts';
 export {
   attemptEntriesFor,
   latestStep,

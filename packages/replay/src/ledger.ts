@@ -26,7 +26,15 @@ export type LedgerState =
       readonly attempt: number;
       readonly status?: number;
     }
-  | { readonly state: 'filtered'; readonly at: string }
+  | {
+      readonly state: 'filtered';
+      /** When the pusher logged it; null when judged from the definition (no attempt log step). */
+      readonly at: string | null;
+      /** Judged from the definition: the event's type, which its eventTypes do not take. */
+      readonly eventType?: string;
+      /** Judged from the definition: the group's committed offset, past the event. */
+      readonly committed?: string;
+    }
   /** Its offset is at or above the group's committed offset (or the group has none there yet). */
   | { readonly state: 'not-reached'; readonly committed: string | null }
   /** Below the committed offset but no attempt recorded: skipped by a later start position, or settled before the attempt log. */
@@ -92,15 +100,23 @@ function fromStep(e: AttemptLogEntry): LedgerState {
   }
 }
 
+/** Whether a subscriber's definition takes events of a type (from the catalog). */
+export type TypeFilter = (type: string) => boolean;
+
 /**
  * One subscriber's state for an event. The attempt log says what happened when it has a step for
  * the subscriber; otherwise the committed offset on the event's partition says whether the
- * subscriber got there yet.
+ * subscriber got there yet. Past it without a step, an event whose type the definition does not
+ * take was filtered: pushers log no step for those (one per subscriber per event is too many).
  */
 export function resolveLedger(input: {
   readonly entries: readonly AttemptLogEntry[];
   readonly origin: RecordLocation | null;
   readonly committed: Committed | null;
+  /** The event's ce_type; null or absent when unknown. */
+  readonly eventType?: string | null | undefined;
+  /** The subscriber's type filter; null or absent when its definition is unknown. */
+  readonly accepts?: TypeFilter | null | undefined;
 }): LedgerState {
   const latest = latestStep(input.entries);
   if (latest !== undefined) return fromStep(latest);
@@ -108,6 +124,9 @@ export function resolveLedger(input: {
   const committed = input.committed?.get(input.origin.partition) ?? null;
   if (committed === null || BigInt(input.origin.offset) >= BigInt(committed))
     return { state: 'not-reached', committed };
+  const { eventType, accepts } = input;
+  if (eventType != null && accepts != null && !accepts(eventType))
+    return { state: 'filtered', at: null, eventType, committed };
   return { state: 'passed-without-record', committed };
 }
 
@@ -148,6 +167,10 @@ export function resolveLedgers(input: {
   readonly entries: readonly AttemptLogEntry[];
   readonly origin: RecordLocation | null;
   readonly committed: ReadonlyMap<string, Committed | null>;
+  /** The event's ce_type, when known. */
+  readonly eventType?: string | null | undefined;
+  /** Type filters of the subscribers the catalog defines, by name. */
+  readonly filters?: ReadonlyMap<string, TypeFilter> | undefined;
 }): LedgerLine[] {
   const names = [...new Set([...input.subscribers, ...input.entries.map((e) => e.subscriber)])].sort();
   return names.map((subscriber) => {
@@ -156,7 +179,13 @@ export function resolveLedgers(input: {
     return {
       subscriber,
       origin,
-      ledger: resolveLedger({ entries, origin, committed: input.committed.get(subscriber) ?? null }),
+      ledger: resolveLedger({
+        entries,
+        origin,
+        committed: input.committed.get(subscriber) ?? null,
+        eventType: input.eventType,
+        accepts: input.filters?.get(subscriber),
+      }),
     };
   });
 }

@@ -7,6 +7,7 @@ import {
   resolveLedger,
   resolveLedgers,
   subscribersFromGroups,
+  type TypeFilter,
 } from '../src/ledger.ts';
 
 const ORIGIN = { topic: 'events', partition: 2, offset: '100' };
@@ -157,6 +158,65 @@ describe('resolveLedger', () => {
   });
 });
 
+describe('resolveLedger: filtered without an attempt log step, judged from the definition', () => {
+  const TYPE = 'shipment.updated';
+  const only =
+    (...types: string[]) =>
+    (type: string) =>
+      types.includes(type);
+  const all = () => true;
+  const filtered = { state: 'filtered', at: null, eventType: TYPE, committed: '101' };
+  const passed = { state: 'passed-without-record', committed: '101' };
+
+  it.each([
+    { why: 'past it, its eventTypes do not take the type', accepts: only('key.revoked'), expected: filtered },
+    { why: 'past it, its eventTypes take the type', accepts: only('key.revoked', TYPE), expected: passed },
+    { why: "past it, '*' takes every type", accepts: all, expected: passed },
+    { why: 'past it, not in the catalog', accepts: null, expected: passed },
+    { why: 'past it, no filter given', accepts: undefined, expected: passed },
+    { why: 'past it, the type is unknown', eventType: null, accepts: only('key.revoked'), expected: passed },
+    {
+      why: 'at the committed offset: not reached, whatever the type',
+      committed: '100',
+      accepts: only('key.revoked'),
+      expected: { state: 'not-reached', committed: '100' },
+    },
+    {
+      why: 'no commit on its partition: not reached',
+      committed: null,
+      accepts: only('key.revoked'),
+      expected: { state: 'not-reached', committed: null },
+    },
+    {
+      why: 'no location: unknown',
+      origin: null,
+      accepts: only('key.revoked'),
+      expected: { state: 'unknown' },
+    },
+    {
+      why: 'a logged step wins over the definition (which may have changed since)',
+      entries: [step({ step: 'delivered', at: '2026-05-01T10:00:00.000Z', status: 200 })],
+      accepts: only('key.revoked'),
+      expected: { state: 'delivered', at: '2026-05-01T10:00:00.000Z', attempt: 1, status: 200 },
+    },
+    {
+      why: 'a logged filtered step keeps its time',
+      entries: [step({ step: 'filtered', at: '2026-05-01T10:00:00.000Z', attempt: 0 })],
+      accepts: only('key.revoked'),
+      expected: { state: 'filtered', at: '2026-05-01T10:00:00.000Z' },
+    },
+  ])('$why', (c) => {
+    const state = resolveLedger({
+      entries: c.entries ?? [],
+      origin: c.origin === undefined ? ORIGIN : c.origin,
+      committed: committed(c.committed === undefined ? '101' : c.committed),
+      eventType: c.eventType === undefined ? TYPE : c.eventType,
+      accepts: c.accepts,
+    });
+    expect(state).toEqual(c.expected);
+  });
+});
+
 describe('latestStep', () => {
   it('takes the latest by time, whatever the input order', () => {
     const a = step({ step: 'delivered', at: '2026-05-01T10:00:05.000Z', attempt: 2 });
@@ -223,6 +283,43 @@ describe('resolveLedgers', () => {
     expect(lines).toEqual([
       { subscriber: 'billing', origin: ORIGIN, ledger: { state: 'not-reached', committed: '100' } },
     ]);
+  });
+});
+
+describe('resolveLedgers with type filters', () => {
+  it('judges each subscriber without a step by its own filter; the others as before', () => {
+    const lines = resolveLedgers({
+      subscribers: ['audit', 'billing', 'crm', 'late', 'gone'],
+      entries: [step({ step: 'delivered', at: '2026-05-01T10:00:00.000Z', subscriber: 'crm', status: 200 })],
+      origin: ORIGIN,
+      committed: new Map([
+        ['audit', committed('101')],
+        ['billing', committed('101')],
+        ['crm', committed('101')],
+        ['late', committed('50')],
+        ['gone', committed('101')],
+      ]),
+      eventType: 'shipment.updated',
+      // gone has a group but no definition in the catalog: no filter.
+      filters: new Map<string, TypeFilter>([
+        ['audit', (t: string) => t === 'key.revoked'],
+        ['billing', (t: string) => t === 'shipment.updated'],
+        ['crm', (t: string) => t === 'key.revoked'],
+        ['late', (t: string) => t === 'key.revoked'],
+      ]),
+    });
+    expect(lines.map((l) => [l.subscriber, l.ledger.state])).toEqual([
+      ['audit', 'filtered'],
+      ['billing', 'passed-without-record'],
+      ['crm', 'delivered'],
+      ['gone', 'passed-without-record'],
+      ['late', 'not-reached'],
+    ]);
+    expect(lines[0]).toEqual({
+      subscriber: 'audit',
+      origin: ORIGIN,
+      ledger: { state: 'filtered', at: null, eventType: 'shipment.updated', committed: '101' },
+    });
   });
 });
 

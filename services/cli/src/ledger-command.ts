@@ -4,6 +4,7 @@ import {
   DEFAULT_EVENTS_TOPIC,
   EventId,
   formatLocation,
+  SUBSCRIBER_REGISTRY_TOPIC,
   SubscriberName,
 } from '@hookstream/contracts';
 import { type LedgerLine, parseInstant, ReplayError } from '@hookstream/replay';
@@ -20,7 +21,9 @@ above the group's committed offset).
 
 Reads the partition of ${ATTEMPT_LOG_TOPIC} the event id hashes to, and scans the events topic for
 the event's ce_id only when no attempt names its location; then compares with each group's
-committed offsets. Nothing joins or moves a subscriber's group.
+committed offsets. A group past the event with no attempt recorded is filtered when its definition
+in ${SUBSCRIBER_REGISTRY_TOPIC} does not take the event's type (ce_type). Nothing joins or moves a
+subscriber's group.
   --subscriber <name>  only this subscriber
   --topic <name>       the events topic (default: ${DEFAULT_EVENTS_TOPIC}, or HOOKSTREAM_EVENTS_TOPIC)
   --since <time|age>   read the attempt log and events topic from then on (faster on big topics)
@@ -110,7 +113,9 @@ export function describe(line: LedgerLine, nowMs: number): string {
     case 'dead-lettered':
       return `reason ${l.reason ?? 'unknown'}, after attempt ${l.attempt}${status}, at ${l.at}`;
     case 'filtered':
-      return `filtered out at ${l.at}`;
+      return l.at !== null
+        ? `filtered out at ${l.at}`
+        : `its eventTypes do not take ${l.eventType ?? 'the event type'} (offset ${line.origin?.offset} < committed ${l.committed ?? '?'}; no attempt log entry)`;
     case 'not-reached':
       return l.committed === null
         ? 'no committed offset on its partition yet'

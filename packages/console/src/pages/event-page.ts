@@ -53,7 +53,9 @@ function detail(line: LedgerLine): string {
     case 'dead-lettered':
       return `reason ${l.reason ?? 'unknown'}, after attempt ${l.attempt}, at ${l.at}`;
     case 'filtered':
-      return `filtered out at ${l.at}`;
+      return l.at !== null
+        ? `filtered out at ${l.at}`
+        : `its eventTypes do not take ${l.eventType ?? 'the event type'} (passed, committed ${l.committed ?? 'unknown'})`;
     case 'not-reached':
       return l.committed === null
         ? 'no committed offset on its partition yet'
