@@ -1,6 +1,7 @@
 import { subscriberGroupId } from '@hookstream/contracts';
 import type { SampleReceiver } from '@hookstream/receiver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applyDefinitions } from '../support/catalog.ts';
 import { runCli } from '../support/cli.ts';
 import { EventFactory, type TestEvent } from '../support/events.ts';
 import { uniqueName } from '../support/names.ts';
@@ -60,7 +61,13 @@ describe('dead letters replayed to a real pusher, and the ledger of each state',
     await fx.produce(topic, factory, events);
     await fx.startPusher(topic, { name: names.broken, url: broken.url, retry });
     await fx.startPusher(topic, { name: names.healthy, url: healthy.url, retry });
-    await fx.startPusher(topic, { name: names.picky, url: picky.url, eventTypes: ['student.enrolled'] });
+    // In the catalog too: the ledger judges a subscriber that passed an event without a step by
+    // its catalog definition (pushers log no step for events of types they do not take).
+    const pickyDefinition = { name: names.picky, url: picky.url, eventTypes: ['student.enrolled'] };
+    await applyDefinitions({ ...process.env, HOOKSTREAM_EVENTS_TOPIC: topic }, [
+      { ...pickyDefinition, allowPrivateNetwork: true },
+    ]);
+    await fx.startPusher(topic, pickyDefinition);
     // Fails once, then waits a minute in tier 2: "retrying" for the rest of this file.
     await fx.startPusher(topic, { name: names.slow, url: flaky.url, retry });
     // A subscriber whose ledger sits before the events: it has not reached them.
@@ -71,6 +78,11 @@ describe('dead letters replayed to a real pusher, and the ledger of each state',
         : undefined,
     );
     await waitFor('healthy got all three', async () => (healthy.stats().accepted === 3 ? true : undefined));
+    // Passing over records of other types moves a ledger within 10 s, not at once.
+    const end = await fx.end(topic);
+    await waitFor('picky passed all three', async () =>
+      (await fx.ledger(names.picky, topic)) === end ? true : undefined,
+    );
     await waitFor('slow waiting in tier 2', async () => {
       const l = await ledgerOf(topic, events[0] as TestEvent);
       return l[names.slow]?.state === 'retrying' && l[names.slow]?.tier === 2 ? true : undefined;
@@ -78,6 +90,7 @@ describe('dead letters replayed to a real pusher, and the ledger of each state',
   }, 120_000);
 
   afterAll(async () => {
+    await runCli(['subscribers', 'delete', names.picky], { ...process.env, HOOKSTREAM_EVENTS_TOPIC: topic });
     await fx.close();
     await receivers.closeAll();
   });
