@@ -1,7 +1,8 @@
+import type { KeyObject } from 'node:crypto';
 import { Pool } from 'undici';
 import { publicOnlyLookup } from './address-guard.ts';
 import type { AttemptResult } from './policy.ts';
-import { signPayloadWithKeys } from './signing.ts';
+import { hmacKey, signPayloadWithKeys } from './signing.ts';
 
 export interface HttpClientOptions {
   readonly url: string;
@@ -44,16 +45,16 @@ export class HttpClient {
   readonly #path: string;
   readonly #options: HttpClientOptions;
   readonly #baseHeaders: Record<string, string>;
-  readonly #signingKeys: readonly Buffer[];
+  readonly #signingKeys: readonly KeyObject[];
 
   constructor(options: HttpClientOptions) {
     const url = new URL(options.url);
     this.#options = options;
     this.#signingKeys =
       options.signingKeys !== undefined && options.signingKeys.length > 0
-        ? [...options.signingKeys]
+        ? options.signingKeys.map(hmacKey)
         : options.signingKey
-          ? [options.signingKey]
+          ? [hmacKey(options.signingKey)]
           : [];
     this.#path = `${url.pathname}${url.search}`;
     this.#pool = new Pool(url.origin, {

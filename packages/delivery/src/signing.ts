@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import { DeliveryError } from './errors.ts';
 
 const PREFIX = 'whsec_';
@@ -18,8 +18,21 @@ export function parseSigningSecret(secret: string): Buffer {
   return key;
 }
 
+/**
+ * The key as Node's HMAC takes it fastest: createHmac with a raw Buffer re-imports the key on
+ * every call (several times the cost of the HMAC itself), with a KeyObject it does not.
+ */
+export function hmacKey(key: Buffer): KeyObject {
+  return createSecretKey(key);
+}
+
 /** `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` (Standard Webhooks, symmetric). */
-export function signPayload(key: Buffer, id: string, timestampSeconds: number, body: string): string {
+export function signPayload(
+  key: Buffer | KeyObject,
+  id: string,
+  timestampSeconds: number,
+  body: string,
+): string {
   const mac = createHmac('sha256', key).update(`${id}.${timestampSeconds}.${body}`).digest('base64');
   return `v1,${mac}`;
 }
@@ -30,7 +43,7 @@ export function signPayload(key: Buffer, id: string, timestampSeconds: number, b
  * the previous secret verifies the request. The first key is the current one.
  */
 export function signPayloadWithKeys(
-  keys: readonly Buffer[],
+  keys: readonly (Buffer | KeyObject)[],
   id: string,
   timestampSeconds: number,
   body: string,
