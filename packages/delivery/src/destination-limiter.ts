@@ -35,16 +35,21 @@ export function createInFlightCap(maxInFlight: number): InFlightCap {
 }
 
 /**
- * Bottleneck's local datastore yields to a timer on every job, which caps it near a thousand
- * jobs a second (about 400 on this machine): plenty for spacing up to 200/s, far too few for a
- * fast endpoint. So a single instance uses Bottleneck's exact minTime spacing up to 200/s without
- * burst, and an in-process token bucket and semaphore otherwise; instances sharing Redis always
- * go through clustered Bottleneck for concurrency, spacing and pauses, and claim every send in a
- * window shared through Redis (SharedWindow), which bounds what all of them send together.
+ * How a destination's limits are kept. `clustered`: instances sharing Redis go through clustered
+ * Bottleneck for concurrency, spacing and 429 pauses, and claim every send in a window shared
+ * through Redis (SharedWindow), which bounds what all of them send together. In one process,
+ * Bottleneck's per-job bookkeeping (events, async steps, a timer per job) costs more than the
+ * delivery around it once a process hosts many subscribers, and its local datastore caps near a
+ * thousand jobs a second; so `spaced` (up to 200/s without burst) starts each request on a local
+ * schedule (StartSchedule) within an arrival window, the same spacing the clustered limiter
+ * keeps at the wire, and `bucket` (faster, or with a burst) uses a token bucket; both bound
+ * concurrency with a semaphore.
  */
-export function limiterMode(options: Pick<LimiterOptions, 'rate' | 'cluster'>): 'bottleneck' | 'local' {
-  if (options.cluster) return 'bottleneck';
-  return options.rate.burst === 0 && options.rate.perSecond <= 200 ? 'bottleneck' : 'local';
+export function limiterMode(
+  options: Pick<LimiterOptions, 'rate' | 'cluster'>,
+): 'clustered' | 'spaced' | 'bucket' {
+  if (options.cluster) return 'clustered';
+  return options.rate.burst === 0 && options.rate.perSecond <= 200 ? 'spaced' : 'bucket';
 }
 
 const SLACK = 1.01;
@@ -101,8 +106,8 @@ export class DestinationLimiter {
     this.#cap = options.inFlightCap;
     const settings = bottleneckSettings(options);
     // Spaced wherever Bottleneck spaces (no burst, up to 200/s), by the rate with 1 % slack.
-    const gapMs = settings.minTime === undefined ? 0 : (1000 / options.rate.perSecond) * SLACK;
-    if (limiterMode(options) === 'local') {
+    const mode = limiterMode(options);
+    if (mode === 'bucket') {
       this.#bucket = new TokenBucket(
         options.rate.perSecond,
         Math.max(1, options.rate.burst),
@@ -111,28 +116,32 @@ export class DestinationLimiter {
       this.#concurrency = new Semaphore(options.concurrency);
       return;
     }
+    // Spaced by the rate with 1 % slack, no burst.
+    const gapMs = settings.minTime === undefined ? 0 : (1000 / options.rate.perSecond) * SLACK;
     const spacing = { gapMs, toleranceMs: Math.min(SPACING_TOLERANCE_MS, gapMs) };
     if (gapMs > 0) this.#schedule = new StartSchedule(spacing.gapMs, spacing.toleranceMs);
     this.#window = new ArrivalWindow(Math.max(1, Math.floor(options.rate.perSecond + options.rate.burst)));
-    if (options.cluster) {
-      this.#shared = new SharedWindow(
-        options.cluster.redisUrl,
-        options.cluster.clusterId,
-        sharedWindowSettings(options.rate),
-        spacing,
-      );
-      this.#bottleneck = new Bottleneck({
-        ...settings,
-        id: `hookstream:${options.cluster.clusterId}`,
-        datastore: 'ioredis',
-        // Passed in because Bottleneck's own require('ioredis') does not exist in an ES module.
-        Redis,
-        clientOptions: redisOptionsFromUrl(options.cluster.redisUrl),
-        clearDatastore: false,
-        // Keys of a limiter nobody has used for this long expire from Redis.
-        timeout: 600_000,
-      });
-    } else this.#bottleneck = new Bottleneck({ ...settings, id: `hookstream:${options.origin}` });
+    if (mode === 'spaced' || !options.cluster) {
+      this.#concurrency = new Semaphore(options.concurrency);
+      return;
+    }
+    this.#shared = new SharedWindow(
+      options.cluster.redisUrl,
+      options.cluster.clusterId,
+      sharedWindowSettings(options.rate),
+      spacing,
+    );
+    this.#bottleneck = new Bottleneck({
+      ...settings,
+      id: `hookstream:${options.cluster.clusterId}`,
+      datastore: 'ioredis',
+      // Passed in because Bottleneck's own require('ioredis') does not exist in an ES module.
+      Redis,
+      clientOptions: redisOptionsFromUrl(options.cluster.redisUrl),
+      clearDatastore: false,
+      // Keys of a limiter nobody has used for this long expire from Redis.
+      timeout: 600_000,
+    });
     // A 429 seen by any instance pauses the destination on all of them.
     this.#bottleneck.on('message', (message: string) => {
       this.#pausedUntil = Math.max(this.#pausedUntil, boundedPauseUntil(Number(message), Date.now()));
@@ -171,14 +180,14 @@ export class DestinationLimiter {
   async #scheduleLocal<T>(fn: () => Promise<T>, signal: AbortSignal | undefined): Promise<T | null> {
     const bucket = this.#bucket;
     const concurrency = this.#concurrency;
-    if (!bucket || !concurrency) throw new Error('unreachable: a local limiter has a bucket and a semaphore');
+    if (!concurrency) throw new Error('unreachable: a limiter in one process has a semaphore');
     for (;;) {
       if (signal?.aborted) return null;
       if (Date.now() < this.#pausedUntil) {
         if (!(await this.#waitForResume(signal))) return null;
         continue;
       }
-      const wait = bucket.reserve(performance.now());
+      const wait = bucket?.reserve(performance.now()) ?? 0;
       if (wait > 0 && !(await pause(Math.ceil(wait), signal))) return null;
       const slot = concurrency.acquire();
       if (slot) await slot;
@@ -188,7 +197,7 @@ export class DestinationLimiter {
         continue;
       }
       try {
-        return await this.#capped(fn);
+        return await this.#capped(this.#schedule ? () => this.#spaced(fn, signal) : fn);
       } finally {
         concurrency.release();
       }
@@ -219,7 +228,7 @@ export class DestinationLimiter {
    * by a busy event loop (beyond the schedule's tolerance) pushes the next one back instead of
    * letting them go together.
    */
-  async #spaced<T>(fn: () => Promise<T>): Promise<T> {
+  async #spaced<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T | null> {
     const window = this.#window;
     const shared = this.#shared;
     const schedule = this.#schedule;
@@ -236,7 +245,7 @@ export class DestinationLimiter {
       await previous;
       for (;;) {
         // Timers are set against the event loop's cached clock and can fire a little early.
-        for (let ms = left(); ms > 0; ms = left()) await sleep(Math.ceil(ms));
+        for (let ms = left(); ms > 0; ms = left()) if (!(await pause(Math.ceil(ms), signal))) return null;
         if (!shared) break;
         const claim = await shared.claim();
         if ('id' in claim) {

@@ -43,17 +43,17 @@ describe('bottleneckSettings', () => {
 });
 
 describe('limiterMode', () => {
-  it('uses Bottleneck for exact spacing up to 200/s and for every clustered limiter', () => {
+  it('spaces up to 200/s without burst, uses a token bucket otherwise, and Bottleneck only when clustered', () => {
     const cluster = { redisUrl: 'redis://127.0.0.1:6379', clusterId: 'x' };
-    expect(limiterMode({ rate: { perSecond: 200, burst: 0 } })).toBe('bottleneck');
-    expect(limiterMode({ rate: { perSecond: 201, burst: 0 } })).toBe('local');
-    expect(limiterMode({ rate: { perSecond: 5, burst: 2 } })).toBe('local');
-    expect(limiterMode({ rate: { perSecond: 5000, burst: 0 }, cluster })).toBe('bottleneck');
+    expect(limiterMode({ rate: { perSecond: 200, burst: 0 } })).toBe('spaced');
+    expect(limiterMode({ rate: { perSecond: 201, burst: 0 } })).toBe('bucket');
+    expect(limiterMode({ rate: { perSecond: 5, burst: 2 } })).toBe('bucket');
+    expect(limiterMode({ rate: { perSecond: 5000, burst: 0 }, cluster })).toBe('clustered');
   });
 });
 
 describe('DestinationLimiter', () => {
-  it('in local mode keeps the rate and the concurrency too', async () => {
+  it('with a token bucket keeps the rate and the concurrency too', async () => {
     const limiter = new DestinationLimiter({
       origin: 'http://l',
       rate: { perSecond: 400, burst: 0 },
@@ -99,8 +99,8 @@ describe('DestinationLimiter', () => {
       ),
     );
     await limiter.stop();
-    // Bottleneck spaces jobs by their scheduled times: one started late (a busy event loop) can
-    // be followed sooner than 50 ms, but the k-th job never starts before k × 50 ms.
+    // Starts follow a schedule: one started late (a busy event loop) can be followed sooner than
+    // 50 ms, but the k-th job never starts before k × 50 ms.
     const first = starts[0] ?? 0;
     for (const [k, s] of starts.entries()) expect(s - first).toBeGreaterThanOrEqual(k * 50 - 2);
     expect(peak).toBeLessThanOrEqual(2);
