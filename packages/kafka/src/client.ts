@@ -1,6 +1,7 @@
 import type { ConnectionOptions } from 'node:tls';
 import type { KafkaSasl, KafkaTls } from '@hookstream/contracts';
 import { Kafka, logLevel, type SASLOptions } from 'kafkajs';
+import { patchKafkajsIdleLoop } from './idle-loop-patch.ts';
 import { quietKafkajsTimeoutWarning } from './quiet-warnings.ts';
 
 /**
@@ -42,6 +43,7 @@ function saslOptions(sasl: KafkaSasl): SASLOptions {
 export function newKafkaClient(options: KafkaClientOptions): Kafka {
   // Every process with a client would print kafkajs's one spurious warning; this drops it once.
   quietKafkajsTimeoutWarning();
+  patchKafkajsIdleLoop();
   return new Kafka({
     clientId: options.clientId,
     brokers: [...options.brokers],
