@@ -131,9 +131,9 @@ export async function pushCommand(args: readonly string[]): Promise<number> {
   // One subscriber: bound once, every line of this process is about it. A fleet: per subscriber.
   const logger = loaded ? root.child({ subscriber: loaded.definition.name }) : root;
   const log = logFn(logger);
-  const tracing = startTracing({ serviceName: 'hookstream-pusher' });
+  const tracing = await startTracing({ serviceName: 'hookstream-pusher' });
   const metrics: Metrics | undefined =
-    config.metricsPort === undefined ? undefined : startMetrics({ serviceName: 'hookstream-pusher' });
+    config.metricsPort === undefined ? undefined : await startMetrics({ serviceName: 'hookstream-pusher' });
   let metricsServer: MetricsServer | undefined;
   const health = config.health ? new HealthServer() : null;
   let fatal: (error: Error) => void = () => undefined;
