@@ -13,7 +13,7 @@ interface JaegerTrace {
 describe('startTracing', () => {
   it('exports spans to Jaeger, and a context carried in Kafka headers joins the producer trace', async () => {
     const service = uniqueName('hookstream-telemetry-test');
-    const tracing = startTracing({
+    const tracing = await startTracing({
       serviceName: service,
       env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: endpoints.otlpTraces },
     });

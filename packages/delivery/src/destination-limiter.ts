@@ -2,8 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type CapShare, FairShareCap, Semaphore } from '@hookstream/concurrency';
 import type { RateSettings } from '@hookstream/contracts';
 import Bottleneck from 'bottleneck';
-import { Redis } from 'ioredis';
 import { ArrivalWindow } from './arrival-window.ts';
+import { redisClass } from './redis-client.ts';
 import { redisOptionsFromUrl } from './redis-options.ts';
 import { boundedPauseUntil } from './retry-after.ts';
 import { SharedWindow, sharedWindowSettings } from './shared-window.ts';
@@ -136,7 +136,7 @@ export class DestinationLimiter {
       id: `hookstream:${options.cluster.clusterId}`,
       datastore: 'ioredis',
       // Passed in because Bottleneck's own require('ioredis') does not exist in an ES module.
-      Redis,
+      Redis: redisClass(),
       clientOptions: redisOptionsFromUrl(options.cluster.redisUrl),
       clearDatastore: false,
       // Keys of a limiter nobody has used for this long expire from Redis.

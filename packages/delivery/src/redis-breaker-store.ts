@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { SharedOpen } from './breaker-policy.ts';
 import type { BreakerStore } from './breaker-store.ts';
+import { redisClass } from './redis-client.ts';
 
 /**
  * An open breaker is forgotten after this long without being written again: longer than the
@@ -23,7 +24,7 @@ export class RedisBreakerStore implements BreakerStore {
     this.#key = `hookstream:breaker:${clusterId}`;
     // One try per command: a Redis outage makes the breaker per process for a while rather than
     // holding a record's delivery behind a reconnecting client.
-    this.#redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    this.#redis = new (redisClass())(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
   }
 
   async ready(): Promise<void> {

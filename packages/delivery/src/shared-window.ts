@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { RateSettings } from '@hookstream/contracts';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { redisClass } from './redis-client.ts';
 
 /**
  * How much longer than one second the shared window counts. Instances claim a send at Redis's
@@ -121,7 +122,7 @@ export class SharedWindow {
     this.#settings = settings;
     this.#spacing = spacing;
     this.#key = `hookstream:window:${clusterId}`;
-    const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: null });
+    const redis = new (redisClass())(redisUrl, { lazyConnect: true, maxRetriesPerRequest: null });
     redis.defineCommand('hookstreamWindowClaim', { numberOfKeys: 2, lua: CLAIM });
     redis.defineCommand('hookstreamWindowDone', { numberOfKeys: 1, lua: DONE });
     this.#redis = redis as Redis & WindowCommands;

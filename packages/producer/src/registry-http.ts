@@ -1,6 +1,10 @@
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import type { Agent as HttpAgent, IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { RegistrySettings } from '@hookstream/contracts';
+
+// Not an ESM import of node:http: that evaluates its lazy WebSocket exports, which load Node's
+// bundled undici (~8 MB RSS) into every process using the registry, none of which needs it.
+const http = process.getBuiltinModule('node:http');
 
 /** One registry answer, its body read whole (bounded). */
 export interface RegistryResponse {
@@ -35,7 +39,7 @@ export class RegistryHttp {
     this.#https = this.url.startsWith('https:');
     this.agent = this.#https
       ? new HttpsAgent({ keepAlive: true, ...(settings.ca === undefined ? {} : { ca: settings.ca }) })
-      : new HttpAgent({ keepAlive: true });
+      : new http.Agent({ keepAlive: true });
     this.#authorization =
       settings.auth === null
         ? undefined
@@ -44,7 +48,7 @@ export class RegistryHttp {
 
   /** GET `path` (relative to the registry URL); rejects on a network failure or the timeout. */
   get(path: string, options: RegistryGetOptions): Promise<RegistryResponse> {
-    const request = this.#https ? httpsRequest : httpRequest;
+    const request = this.#https ? httpsRequest : http.request;
     return new Promise((resolve, reject) => {
       const req = request(
         `${this.url}${path}`,

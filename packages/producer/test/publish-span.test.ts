@@ -32,7 +32,7 @@ describe('publish spans with a tracing SDK', () => {
   const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
   const tracer = provider.getTracer('test');
   beforeAll(() => {
-    // What startTracing's NodeSDK registers: W3C propagation and an async-hooks context manager.
+    // What startTracing registers: W3C propagation and an async-hooks context manager.
     propagation.setGlobalPropagator(new W3CTraceContextPropagator());
     context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   });

@@ -1,9 +1,6 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Meter } from '@opentelemetry/api';
-import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { MeterProvider } from '@opentelemetry/sdk-metrics';
 
 export type { Meter } from '@opentelemetry/api';
 
@@ -15,8 +12,17 @@ export interface Metrics {
   shutdown(): Promise<void>;
 }
 
-/** OpenTelemetry metrics read out in Prometheus text format at scrape time (pull, no push). */
-export function startMetrics(options: { readonly serviceName: string }): Metrics {
+/**
+ * OpenTelemetry metrics read out in Prometheus text format at scrape time (pull, no push). The
+ * metrics SDK is loaded here, not when the package is: a pusher without --metrics-port never
+ * holds it.
+ */
+export async function startMetrics(options: { readonly serviceName: string }): Promise<Metrics> {
+  const [{ PrometheusExporter }, { resourceFromAttributes }, { MeterProvider }] = await Promise.all([
+    import('@opentelemetry/exporter-prometheus'),
+    import('@opentelemetry/resources'),
+    import('@opentelemetry/sdk-metrics'),
+  ]);
   const exporter = new PrometheusExporter({ preventServerStart: true });
   const provider = new MeterProvider({
     resource: resourceFromAttributes({ 'service.name': options.serviceName }),
@@ -36,6 +42,9 @@ export interface MetricsServer {
 
 /** A tiny HTTP server with GET /metrics, for processes (pushers) that serve nothing else. */
 export async function serveMetrics(metrics: Metrics, host: string, port: number): Promise<MetricsServer> {
+  // Not an ESM import of node:http: that evaluates its lazy WebSocket exports, which load Node's
+  // bundled undici (~8 MB RSS) into a process that never uses it.
+  const { createServer } = process.getBuiltinModule('node:http');
   const server: Server = createServer((req, res) => {
     if (req.method === 'GET' && req.url?.split('?')[0] === '/metrics') return metrics.handle(req, res);
     res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');

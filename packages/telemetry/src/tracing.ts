@@ -1,13 +1,4 @@
-import { context, logs, propagation, trace } from '@opentelemetry/api';
-import { OTLPTraceExporter as OTLPJsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { NodeSDK } from '@opentelemetry/sdk-node';
-import {
-  BatchSpanProcessor,
-  ParentBasedSampler,
-  type SpanProcessor,
-  TraceIdRatioBasedSampler,
-} from '@opentelemetry/sdk-trace';
-import { OtlpProtobufSpanProcessor } from './otlp-span-processor.ts';
+import { context, propagation, trace } from '@opentelemetry/api';
 
 export interface TracingOptions {
   /** hookstream-ingress, hookstream-pusher, hookstream-replay, … */
@@ -42,40 +33,23 @@ export function tracesUrl(env: Record<string, string | undefined>): string {
  * environment: OTEL_EXPORTER_OTLP_ENDPOINT / OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, the sampler
  * (OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG; default parent-based always-on), the encoding
  * (OTEL_EXPORTER_OTLP_[TRACES_]PROTOCOL: http/protobuf by default, or http/json) and
- * OTEL_SDK_DISABLED=true to turn tracing off.
+ * OTEL_SDK_DISABLED=true to turn tracing off. The SDK is loaded here, only when tracing is on: a
+ * process with tracing off never holds it.
  */
-export function startTracing(options: TracingOptions): Tracing {
+export async function startTracing(options: TracingOptions): Promise<Tracing> {
   const env = options.env ?? process.env;
   if (env.OTEL_SDK_DISABLED === 'true') return { enabled: false, shutdown: async () => undefined };
   // OTLP's default encoding is protobuf, which also costs the exporting process less than JSON;
   // OTEL_EXPORTER_OTLP_[TRACES_]PROTOCOL=http/json switches to JSON.
   const protocol =
     env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf';
-  // Batching keeps export off the delivery path; a short delay keeps traces fresh in Jaeger;
-  // large batches mean fewer requests (a busy pusher ends thousands of spans a second).
-  const batching = { scheduledDelayMillis: 500, maxQueueSize: 8192, maxExportBatchSize: 1024 };
-  const url = tracesUrl(env);
-  // Protobuf: hookstream's own processor, which encodes each span as it ends (the same bytes as
-  // the SDK's exporter, at a fraction of its cost: tracing's largest cost in the pusher was the
-  // SDK serializing batches). JSON: the SDK's exporter as it is.
-  const processor: SpanProcessor =
-    protocol === 'http/json'
-      ? new BatchSpanProcessor({ exporter: new OTLPJsonTraceExporter({ url }), ...batching })
-      : new OtlpProtobufSpanProcessor({ url, ...batching });
-  const sdk = new NodeSDK({
+  const { startSdk } = await import('./tracing-sdk.ts');
+  const sdk = await startSdk({
     serviceName: options.serviceName,
-    spanProcessors: [processor],
-    // Spans are created explicitly where hookstream's semantics are known; no auto-instrumentation.
-    instrumentations: [],
-    // Traces only: metrics are scraped from /metrics (startMetrics) and logs are pino lines, so
-    // the SDK's default OTLP metric and log exporters would only send empty batches.
-    metricReaders: [],
-    logRecordProcessors: [],
-    ...(options.sampleRatio === undefined
-      ? {}
-      : { sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(options.sampleRatio) }) }),
+    protocol,
+    url: tracesUrl(env),
+    sampleRatio: options.sampleRatio,
   });
-  sdk.start();
   return {
     enabled: true,
     shutdown: async () => {
@@ -85,7 +59,6 @@ export function startTracing(options: TracingOptions): Tracing {
       trace.disable();
       context.disable();
       propagation.disable();
-      logs.disable();
     },
   };
 }

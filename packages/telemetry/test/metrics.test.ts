@@ -6,7 +6,7 @@ describe('metrics', () => {
   afterEach(() => server?.close());
 
   it('serves counters and histograms in Prometheus text format over real HTTP', async () => {
-    const metrics = startMetrics({ serviceName: 'hookstream-test' });
+    const metrics = await startMetrics({ serviceName: 'hookstream-test' });
     const deliveries = metrics.meter.createCounter('hookstream_deliveries', {
       description: 'Delivery attempts',
     });

@@ -166,7 +166,7 @@ async function compareTracing(
   diag.setLogger(new DiagConsoleLogger(), DiagLogLevel.WARN);
   for (let round = 1; round <= TRACING_ROUNDS; round++) {
     progress(`pusher with tracing (100 % sampling), round ${round}`);
-    const tracing = startTracing({ serviceName: 'hookstream-pusher', sampleRatio: 1 });
+    const tracing = await startTracing({ serviceName: 'hookstream-pusher', sampleRatio: 1 });
     try {
       on.push(await drainWithPusher(options, topic, url));
     } finally {

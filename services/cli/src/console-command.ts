@@ -58,7 +58,7 @@ export async function consoleCommand(args: readonly string[]): Promise<number> {
       `http://${stack.host}:${stack.jaeger.queryPort}`
     ).replace(/\/+$/, '');
     // Replays from the console are traced like `dlq replay`'s.
-    const tracing = startTracing({ serviceName: 'hookstream-replay' });
+    const tracing = await startTracing({ serviceName: 'hookstream-replay' });
     const backend = new KafkaConsoleBackend({
       kafka: toolKafka('hookstream-console'),
       eventsTopic,

@@ -206,7 +206,7 @@ async function replay(
     operator: string;
   },
 ): Promise<number> {
-  const tracing = options.dryRun ? undefined : startTracing({ serviceName: 'hookstream-replay' });
+  const tracing = options.dryRun ? undefined : await startTracing({ serviceName: 'hookstream-replay' });
   // A bar redrawn with \r when stderr is a terminal, plain lines in a log; stdout (--json) untouched.
   const progress = new ReplayProgress(process.stderr);
   let summary: ReplaySummary;

@@ -1,3 +1,4 @@
+import { flushCompileCache } from 'node:module';
 import { parseArgs } from 'node:util';
 import { DEFAULT_EVENTS_TOPIC } from '@hookstream/contracts';
 import {
@@ -20,6 +21,7 @@ import {
   startMetrics,
   startTracing,
 } from '@hookstream/telemetry';
+import { releaseStartupHeap } from './release-startup-heap.ts';
 
 export const PUSH_USAGE = `Usage: hookstream push --config <subscriber.json> | --all [--match <globs>] [--secrets-key-file <f>]
                        [--topic <events topic>] [--redis <url>]
@@ -131,9 +133,9 @@ export async function pushCommand(args: readonly string[]): Promise<number> {
   // One subscriber: bound once, every line of this process is about it. A fleet: per subscriber.
   const logger = loaded ? root.child({ subscriber: loaded.definition.name }) : root;
   const log = logFn(logger);
-  const tracing = startTracing({ serviceName: 'hookstream-pusher' });
+  const tracing = await startTracing({ serviceName: 'hookstream-pusher' });
   const metrics: Metrics | undefined =
-    config.metricsPort === undefined ? undefined : startMetrics({ serviceName: 'hookstream-pusher' });
+    config.metricsPort === undefined ? undefined : await startMetrics({ serviceName: 'hookstream-pusher' });
   let metricsServer: MetricsServer | undefined;
   const health = config.health ? new HealthServer() : null;
   let fatal: (error: Error) => void = () => undefined;
@@ -203,6 +205,10 @@ export async function pushCommand(args: readonly string[]): Promise<number> {
     return 1;
   }
   if (health) health.healthy = true;
+  // Writes what this start compiled (the lazily loaded tracing SDK too) now, not at exit: a
+  // pusher that is killed, or never stops, still leaves the next start a warm cache.
+  flushCompileCache();
+  releaseStartupHeap();
   const signalled = new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGTERM', () => resolve('SIGTERM'));
     process.once('SIGINT', () => resolve('SIGINT'));

@@ -13,7 +13,7 @@ export async function bootIngress(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<RunningIngress> {
   const logger = createLogger({ name: 'hookstream-ingress', level: config.logLevel });
-  const tracing = startTracing({ serviceName: 'hookstream-ingress', env });
+  const tracing = await startTracing({ serviceName: 'hookstream-ingress', env });
   logger.info({ tracing: tracing.enabled }, 'ingress starting');
   let ingress: RunningIngress;
   try {

@@ -43,7 +43,7 @@ export async function startIngress(
   }
   await provisionTopic(config);
   // Its own MeterProvider (not the global one), so ingresses in one test process stay apart.
-  const metrics = startMetrics({ serviceName: 'hookstream-ingress' });
+  const metrics = await startMetrics({ serviceName: 'hookstream-ingress' });
   const producer = await EventProducer.start({
     kafka: config.connection.kafka,
     registry: config.connection.registry,

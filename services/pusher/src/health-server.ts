@@ -1,5 +1,9 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+
+// Not an ESM import of node:http: that evaluates its lazy WebSocket exports, which load Node's
+// bundled undici (~8 MB RSS) into every pusher, none of which needs it.
+const { createServer } = process.getBuiltinModule('node:http');
 
 /** The paths served, both with the same answer (see the class comment). */
 const PATHS = new Set(['/healthz', '/readyz']);
