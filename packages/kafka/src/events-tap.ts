@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { TOOL_GROUP_PREFIX } from '@hookstream/contracts';
 import type { Consumer, EachBatchPayload } from 'kafkajs';
 import { toConsumedRecord } from './consumed-record.ts';
 import { explained } from './kafka-access-error.ts';
@@ -11,15 +12,19 @@ export interface EventsTapOptions {
   readonly kafka: KafkaConnection;
   readonly topic: string;
   readonly log: LogFn;
-  /** Names the tap's own group, which never commits (`hookstream.tap.<tag>.<uuid>`). */
+  /**
+   * Names the tap's own group, which never commits (`hookstream.tool.tap.<tag>.<uuid>`: under the
+   * tools' prefix, so the pusher's documented ACLs already cover it).
+   */
   readonly tag: string;
-  readonly fetchWaitMs?: number;
   /** Records kept per partition, so a lane a little behind can join without its own fetch. */
   readonly recentRecords?: number;
 }
 
-export const TAP_GROUP_PREFIX = 'hookstream.tap.';
+const TAP_GROUP_PREFIX = `${TOOL_GROUP_PREFIX}tap.`;
 const DEFAULT_RECENT = 2048;
+const TAP_MIN_BYTES = 64 * 1024;
+const TAP_FETCH_WAIT_MS = 20;
 
 /**
  * One fetch of the events topic for every subscriber of a process. Each subscriber keeps its own
@@ -42,7 +47,11 @@ export class EventsTap implements TapFeed {
     this.#feeds = new TapFeeds(options.recentRecords ?? DEFAULT_RECENT);
     this.#consumer = kafkaOf(options.kafka).consumer({
       groupId: `${TAP_GROUP_PREFIX}${options.tag}.${randomUUID()}`,
-      maxWaitTimeInMs: options.fetchWaitMs ?? 100,
+      // A fetch returns once it holds this much or after the wait: under load one fetch carries
+      // many records instead of a handful (every request is a round trip and a socket write),
+      // idle the tap asks a few dozen times a second, one consumer for the whole process.
+      minBytes: TAP_MIN_BYTES,
+      maxWaitTimeInMs: TAP_FETCH_WAIT_MS,
     });
     this.#consumer.on(this.#consumer.events.CRASH, ({ payload }) => {
       if (payload.restart) return;

@@ -225,7 +225,6 @@ export class PusherResources {
         topic,
         log: this.log,
         tag: this.#settings.clientId.replace(/[^A-Za-z0-9._-]/g, '_'),
-        fetchWaitMs: this.fetchWaitMs,
       });
       tap = created.start().then(
         () => created,
