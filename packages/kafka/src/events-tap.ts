@@ -49,7 +49,7 @@ export class EventsTap implements TapFeed {
       groupId: `${TAP_GROUP_PREFIX}${options.tag}.${randomUUID()}`,
       // A fetch returns once it holds this much or after the wait: under load one fetch carries
       // many records instead of a handful (every request is a round trip and a socket write),
-      // idle the tap asks a few dozen times a second, one consumer for the whole process.
+      // idle the tap asks fifty times a second, one consumer for the whole process.
       minBytes: TAP_MIN_BYTES,
       maxWaitTimeInMs: TAP_FETCH_WAIT_MS,
     });

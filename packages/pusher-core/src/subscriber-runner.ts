@@ -234,7 +234,14 @@ export class SubscriberRunner {
     await registry.register(resources.sender, startAt.registeredAt);
     await this.#lagPoller?.start();
     log('info', 'pusher started', { groupId: topology.groupId, topic: topology.eventsTopic, startedFrom });
-    this.#summary = setInterval(() => log('info', 'delivery summary', { ...this.counts }), SUMMARY_EVERY_MS);
+    // Only when something happened since the last one: a fleet of idle subscribers stays quiet.
+    let summarized = '';
+    this.#summary = setInterval(() => {
+      const counts = JSON.stringify(this.counts);
+      if (counts === summarized) return;
+      summarized = counts;
+      log('info', 'delivery summary', { ...this.counts });
+    }, SUMMARY_EVERY_MS);
     this.#summary.unref();
     return startedFrom;
   }
