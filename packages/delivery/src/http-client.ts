@@ -1,6 +1,5 @@
 import type { KeyObject } from 'node:crypto';
-import { Pool } from 'undici';
-import { publicOnlyLookup } from './address-guard.ts';
+import { newPool, type OriginPools, type PoolLease } from './origin-pools.ts';
 import type { AttemptResult } from './policy.ts';
 import { hmacKey, signPayloadWithKeys } from './signing.ts';
 
@@ -22,6 +21,11 @@ export interface HttpClientOptions {
   readonly excerptBytes?: number;
   /** Bytes read from a response body at most; past it the connection is dropped. */
   readonly maxBodyBytes?: number;
+  /**
+   * The process's shared pools (a fleet): the client leases its origin's pool instead of opening
+   * its own; `connections` then only bounds a pool of its own.
+   */
+  readonly pools?: OriginPools;
 }
 
 export interface OutgoingDelivery {
@@ -41,7 +45,7 @@ export type AttemptReport = AttemptResult & {
  * only follows them with a redirect interceptor, which this pool does not have).
  */
 export class HttpClient {
-  readonly #pool: Pool;
+  readonly #lease: PoolLease;
   readonly #path: string;
   readonly #options: HttpClientOptions;
   readonly #baseHeaders: Record<string, string>;
@@ -57,16 +61,16 @@ export class HttpClient {
           ? [hmacKey(options.signingKey)]
           : [];
     this.#path = `${url.pathname}${url.search}`;
-    this.#pool = new Pool(url.origin, {
-      connections: options.connections,
-      keepAliveTimeout: 30_000,
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.timeoutMs,
-      connect: {
-        timeout: Math.min(options.timeoutMs, 10_000),
-        ...(options.allowPrivateNetwork ? {} : { lookup: publicOnlyLookup }),
-      },
-    });
+    const key = {
+      origin: url.origin,
+      allowPrivateNetwork: options.allowPrivateNetwork,
+      connectTimeoutMs: Math.min(options.timeoutMs, 10_000),
+    };
+    if (options.pools) this.#lease = options.pools.lease(key);
+    else {
+      const pool = newPool(key, options.connections);
+      this.#lease = { pool, release: () => pool.close() };
+    }
     this.#baseHeaders = {
       'user-agent': 'hookstream-pusher/0.1',
       ...options.extraHeaders,
@@ -94,12 +98,14 @@ export class HttpClient {
     if (delivery.traceparent) headers.traceparent = delivery.traceparent;
     const signal = AbortSignal.timeout(this.#options.timeoutMs);
     try {
-      const response = await this.#pool.request({
+      const response = await this.#lease.pool.request({
         method: 'POST',
         path: this.#path,
         headers,
         body: delivery.body,
         signal,
+        headersTimeout: this.#options.timeoutMs,
+        bodyTimeout: this.#options.timeoutMs,
       });
       const excerpt = await this.#readBounded(response.body);
       const retryAfter = response.headers['retry-after'];
@@ -141,7 +147,7 @@ export class HttpClient {
   }
 
   async close(): Promise<void> {
-    await this.#pool.close();
+    await this.#lease.release();
   }
 }
 

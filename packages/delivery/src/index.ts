@@ -34,6 +34,8 @@ export type { DeliveryTrail, TraceHeaders } from './evidence.ts';
 export { deadLetterHeaders, retryHeaders } from './evidence.ts';
 export type { AttemptReport, HttpClientOptions, OutgoingDelivery } from './http-client.ts';
 export { HttpClient } from './http-client.ts';
+export type { PoolKey, PoolLease } from './origin-pools.ts';
+export { OriginPools } from './origin-pools.ts';
 export type { DeliveryMeta } from './payload.ts';
 export { buildBody, deliveryIdOf } from './payload.ts';
 export type {

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient } from '../src/http-client.ts';
+import { OriginPools } from '../src/origin-pools.ts';
 import { parseSigningSecret } from '../src/signing.ts';
 
 type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void;
@@ -169,5 +170,26 @@ describe('HttpClient against a real local server', () => {
     await c.close();
     expect(report).toMatchObject({ kind: 'connection-error', code: 'EPRIVATEADDR' });
     expect(seen.length).toBe(before);
+  });
+
+  it('clients of one process share one pool per origin, closed with its last client', async () => {
+    handler = (_req, _body, res) => res.writeHead(204).end();
+    const pools = new OriginPools();
+    const a = client('/a', 2000, { pools });
+    const b = client('/b', 2000, { pools });
+    const guarded = client('/c', 2000, { pools, allowPrivateNetwork: false });
+    expect(pools.size).toBe(2);
+    const reports = await Promise.all([
+      a.send({ eventId: 'evt_pool_a', body: '{}' }),
+      b.send({ eventId: 'evt_pool_b', body: '{}' }),
+    ]);
+    expect(reports.map((r) => r.kind === 'response' && r.status)).toEqual([204, 204]);
+    await a.close();
+    await a.close(); // twice is once
+    expect(pools.size).toBe(2);
+    expect((await b.send({ eventId: 'evt_pool_b2', body: '{}' })).kind).toBe('response');
+    await b.close();
+    await guarded.close();
+    expect(pools.size).toBe(0);
   });
 });

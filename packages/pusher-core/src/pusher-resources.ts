@@ -1,5 +1,5 @@
 import { ATTEMPT_LOG_TOPIC, type KafkaSettings, type RegistrySettings } from '@hookstream/contracts';
-import { createInFlightCap, type InFlightCap } from '@hookstream/delivery';
+import { createInFlightCap, type InFlightCap, OriginPools } from '@hookstream/delivery';
 import {
   createKafka,
   EventsTap,
@@ -85,6 +85,8 @@ export class PusherResources {
   readonly attemptLog: AttemptLogWriter;
   readonly decoder: RecordDecoder;
   readonly inFlightCap: InFlightCap;
+  /** Keep-alive pools per destination origin, shared by every subscriber of the process. */
+  readonly httpPools = new OriginPools();
   readonly metrics: PusherMetrics | undefined;
   readonly replicationFactor: number;
   readonly limiterRedisUrl: string | undefined;

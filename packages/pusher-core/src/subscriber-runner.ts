@@ -187,6 +187,7 @@ export class SubscriberRunner {
       allowPrivateNetwork: definition.allowPrivateNetwork,
       signingKeys: this.#options.signingKeys,
       extraHeaders,
+      pools: resources.httpPools,
     });
     this.#limiter = new DestinationLimiter({
       origin: topology.origin,

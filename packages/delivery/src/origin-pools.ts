@@ -1,0 +1,68 @@
+import { Pool } from 'undici';
+import { publicOnlyLookup } from './address-guard.ts';
+
+/** What a pool is shared by: the origin and the rules its connections are made under. */
+export interface PoolKey {
+  readonly origin: string;
+  readonly allowPrivateNetwork: boolean;
+  readonly connectTimeoutMs: number;
+}
+
+/** A client's use of a shared pool; release it once, when the client closes. */
+export interface PoolLease {
+  readonly pool: Pool;
+  release(): Promise<void>;
+}
+
+/** An idle keep-alive connection is closed after this long. */
+const KEEP_ALIVE_MS = 30_000;
+
+/**
+ * Keep-alive pools shared by all the HTTP clients of one process: one per origin (and address
+ * rule and connect timeout), however many subscribers deliver there, so a fleet holds one set
+ * of connections per destination instead of one per subscriber. Each subscriber's limiter still
+ * bounds its own requests in flight; a pool closes when its last client does.
+ */
+export class OriginPools {
+  readonly #pools = new Map<string, { pool: Pool; users: number }>();
+
+  lease(key: PoolKey): PoolLease {
+    const id = `${key.allowPrivateNetwork ? 'private' : 'public'} ${key.connectTimeoutMs} ${key.origin}`;
+    let entry = this.#pools.get(id);
+    if (entry === undefined) {
+      entry = { pool: newPool(key, null), users: 0 };
+      this.#pools.set(id, entry);
+    }
+    entry.users++;
+    const held = entry;
+    let released = false;
+    return {
+      pool: held.pool,
+      release: async () => {
+        if (released) return;
+        released = true;
+        held.users--;
+        if (held.users > 0 || this.#pools.get(id) !== held) return;
+        this.#pools.delete(id);
+        await held.pool.close();
+      },
+    };
+  }
+
+  /** Pools open now (for tests and metrics). */
+  get size(): number {
+    return this.#pools.size;
+  }
+}
+
+/** A pool of `connections` at most (null: as many as requests in flight) under the key's rules. */
+export function newPool(key: PoolKey, connections: number | null): Pool {
+  return new Pool(key.origin, {
+    connections,
+    keepAliveTimeout: KEEP_ALIVE_MS,
+    connect: {
+      timeout: key.connectTimeoutMs,
+      ...(key.allowPrivateNetwork ? {} : { lookup: publicOnlyLookup }),
+    },
+  });
+}
