@@ -196,11 +196,15 @@ export class DestinationLimiter {
         if (signal?.aborted) return null;
         continue;
       }
+      let result: T | null | typeof DEFERRED;
       try {
-        return await this.#capped(this.#schedule ? () => this.#spaced(fn, signal) : fn);
+        // The process-wide cap is taken once the start is due, not while waiting for it: a slow
+        // destination's queue must not hold the slots of everyone else.
+        result = this.#schedule ? await this.#spaced(() => this.#capped(fn), signal) : await this.#capped(fn);
       } finally {
         concurrency.release();
       }
+      if (result !== DEFERRED) return result;
     }
   }
 
@@ -228,7 +232,7 @@ export class DestinationLimiter {
    * by a busy event loop (beyond the schedule's tolerance) pushes the next one back instead of
    * letting them go together.
    */
-  async #spaced<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T | null> {
+  async #spaced<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T | null | typeof DEFERRED> {
     const window = this.#window;
     const shared = this.#shared;
     const schedule = this.#schedule;
@@ -246,6 +250,8 @@ export class DestinationLimiter {
       for (;;) {
         // Timers are set against the event loop's cached clock and can fire a little early.
         for (let ms = left(); ms > 0; ms = left()) if (!(await pause(Math.ceil(ms), signal))) return null;
+        // A 429 may have paused the destination while this job waited its turn.
+        if (Date.now() < this.#pausedUntil) return DEFERRED;
         if (!shared) break;
         const claim = await shared.claim();
         if ('id' in claim) {

@@ -122,6 +122,31 @@ describe('DestinationLimiter', () => {
     expect(ran.map((r) => r?.n)).toEqual([1, 2, 3]);
   });
 
+  it('spaced: a job waiting its turn when a 429 pauses the destination does not send into the pause', async () => {
+    const limiter = new DestinationLimiter({
+      origin: 'http://spaced-pause',
+      rate: { perSecond: 20, burst: 0 },
+      concurrency: 3,
+    });
+    let pausedAt = 0;
+    const starts: number[] = [];
+    await Promise.all(
+      [0, 1, 2].map((n) =>
+        limiter.schedule(async () => {
+          starts.push(Date.now());
+          if (n === 0) {
+            limiter.pauseFor(300);
+            pausedAt = Date.now();
+          }
+        }),
+      ),
+    );
+    await limiter.stop();
+    expect(starts).toHaveLength(3);
+    // The second and third were spaced 50 ms behind the first, inside the pause: they wait it out.
+    for (const at of starts.slice(1)) expect(at - pausedAt).toBeGreaterThanOrEqual(295);
+  });
+
   it('a pause from outside (a 429 of year 9999, a message on Redis) holds at most MAX_RETRY_AFTER_MS', async () => {
     const limiter = new DestinationLimiter({
       origin: 'http://c',

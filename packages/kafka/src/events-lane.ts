@@ -6,8 +6,8 @@ import type { TapFeed, TapRider } from './tap-feeds.ts';
 
 /** What a lane needs of the consumer group member that owns its partition. */
 export interface LaneOwner {
-  /** Its own fetch reads the partition from `offset` (null: from the committed offset). */
-  readOwn(partition: number, offset: number | null): void;
+  /** Its own fetch reads the partition from `offset`. */
+  readOwn(partition: number, offset: number): void;
   /** Its own fetch stops reading the partition: the tap feeds the lane. */
   pauseOwn(partition: number): void;
 }
@@ -72,13 +72,9 @@ export class EventsLane implements TapRider {
   }
 
   /** Starts from the group's committed offset: riding when the tap has seen that far. */
-  start(committed: number | null): void {
+  start(committed: number): void {
     this.#committed = committed;
     this.#mode = 'own';
-    if (committed === null) {
-      this.#options.owner.readOwn(this.partition, null);
-      return;
-    }
     this.#next = committed;
     if (!this.#tryRide(committed)) this.#options.owner.readOwn(this.partition, committed);
   }

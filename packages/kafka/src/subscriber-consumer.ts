@@ -5,8 +5,8 @@ import { type ConsumedRecord, toConsumedRecord } from './consumed-record.ts';
 import { DueGate } from './due-gate.ts';
 import { EventsLane, type LaneMode, type LaneOwner } from './events-lane.ts';
 import type { EventsTap } from './events-tap.ts';
-import { fetchCommittedOffsets } from './group-offsets.ts';
 import { explained, explainKafkaError } from './kafka-access-error.ts';
+import type { KafkaAdmin } from './kafka-admin.ts';
 import type { KafkaConnection } from './kafka-connection.ts';
 import type { LogFn } from './log.ts';
 import { accessOf, kafkaOf } from './raw-client.ts';
@@ -55,6 +55,8 @@ export interface SubscriberConsumerOptions {
   readonly tap?: EventsTap | null;
   /** Event types the subscriber wants (`*`: all); other records are passed over undecoded. */
   readonly eventTypes?: readonly string[];
+  /** A connected admin shared by the process, for the ledger's offsets at every join; else one of its own each time. */
+  readonly admin?: KafkaAdmin;
 }
 
 /** Settled records reach the committed ledger within about this long. */
@@ -62,6 +64,10 @@ const COMMIT_EVERY_MS = 1000;
 /** A ledger moved only by passed-over records (other types) is committed this rarely. */
 const QUIET_COMMIT_MS = 10_000;
 const DRAIN_POLL_MS = 50;
+/** A stop's last commit waits at most this long (kafkajs retries a failing commit for seconds). */
+const FINAL_COMMIT_MS = 5000;
+/** Reads of the ledger at a join, a second apart, before the member gives up. */
+const LEDGER_READS = 3;
 
 /**
  * One subscriber's consumer group: its committed offsets are the subscriber's ledger, and the
@@ -79,6 +85,8 @@ export class SubscriberConsumer {
   readonly #types: ReadonlySet<string> | null;
   /** The events-topic partitions this member holds, from its latest assignment. */
   #lanes = new Map<number, EventsLane>();
+  /** Lanes of earlier assignments whose records have not all ended yet. */
+  readonly #revoked = new Set<EventsLane>();
   /** Bumped at every join, so an assignment still being set up after the next one is dropped. */
   #generation = 0;
   #assigned: Promise<void> = Promise.resolve();
@@ -108,17 +116,31 @@ export class SubscriberConsumer {
       heartbeatInterval: 3000,
     });
     const topic = options.topic;
+    // kafkajs refuses seek/pause/resume while it restarts a crashed member: the lanes then stop
+    // (the next join makes new ones) rather than let an error escape into the tap's dispatch.
     this.#owner = {
       readOwn: (partition, offset) => {
         if (this.#stopping) return;
-        if (offset !== null) this.#consumer.seek({ topic, partition, offset: String(offset) });
-        this.#consumer.resume([{ topic, partitions: [partition] }]);
+        try {
+          this.#consumer.seek({ topic, partition, offset: String(offset) });
+          this.#consumer.resume([{ topic, partitions: [partition] }]);
+        } catch (err) {
+          this.#lost('could not read a partition itself', err);
+        }
       },
-      pauseOwn: (partition) => this.#consumer.pause([{ topic, partitions: [partition] }]),
+      pauseOwn: (partition) => {
+        try {
+          this.#consumer.pause([{ topic, partitions: [partition] }]);
+        } catch {
+          // Not running: it fetches nothing anyway.
+        }
+      },
     };
     const { CRASH, GROUP_JOIN, REBALANCING } = this.#consumer.events;
     this.#consumer.on(CRASH, ({ payload }) => {
       options.log('error', 'consumer crashed', { error: payload.error.message, restart: payload.restart });
+      // Restarted or not, the member leaves the group: its partitions may go elsewhere.
+      this.#revoke();
       if (payload.restart) return;
       const action = `read topic ${options.topic} as group ${options.groupId}`;
       const error = explainKafkaError(payload.error, accessOf(options.kafka, action)) ?? payload.error;
@@ -218,7 +240,7 @@ export class SubscriberConsumer {
     this.#gate?.stop();
     for (const lane of this.#lanes.values()) lane.hold(true);
     await this.#settle();
-    await this.#commit(true);
+    await Promise.race([this.#commit(true), sleep(FINAL_COMMIT_MS)]);
     await this.#consumer.disconnect();
   }
 
@@ -235,7 +257,7 @@ export class SubscriberConsumer {
 
   /** Waits until no batch runs and no lane has a record in flight. */
   async #settle(): Promise<void> {
-    await Promise.all([...this.#lanes.values()].map((lane) => lane.idle()));
+    await Promise.all([...this.#lanes.values(), ...this.#revoked].map((lane) => lane.idle()));
     while (this.#batches.size > 0) await sleep(DRAIN_POLL_MS);
   }
 
@@ -246,30 +268,25 @@ export class SubscriberConsumer {
 
   /**
    * A new assignment: the events partitions start paused, then each becomes a lane at the
-   * group's committed offset, riding the tap when it has seen that far.
+   * group's committed offset (a partition without one: its earliest), riding the tap when it has
+   * seen that far. Lanes of the previous assignment end first, so a record still in flight there
+   * is never begun again beside itself. Every lane's own fetch starts from an explicit seek.
    */
   #assign(partitions: readonly number[]): void {
     const generation = ++this.#generation;
     this.#revoke();
-    const { topic, groupId, kafka } = this.#options;
+    const { topic } = this.#options;
     if (partitions.length === 0) return;
     this.#consumer.pause([{ topic, partitions: [...partitions] }]);
+    const revoked = [...this.#revoked];
     this.#assigned = (async () => {
-      const committed = new Map<number, number | null>();
-      const admin = kafkaOf(kafka).admin();
-      try {
-        await admin.connect();
-        for (const c of await fetchCommittedOffsets(admin, groupId, topic))
-          committed.set(c.partition, c.offset === null ? null : Number(c.offset));
-      } catch (err) {
-        // Without the offsets every lane reads on by itself from the committed offset.
-        this.#options.log('warn', 'could not read the ledger; reading without the shared fetch', {
-          error: err instanceof Error ? err.message : String(err),
-        });
-      } finally {
-        await admin.disconnect().catch(() => undefined);
+      await Promise.all(revoked.map((lane) => lane.idle()));
+      const starts = await this.#startOffsets();
+      if (generation !== this.#generation || this.#stopping || this.#draining) return;
+      if (starts === null) {
+        this.#options.onFatal(new Error(`could not read the ledger of group ${this.#options.groupId}`));
+        return;
       }
-      if (generation !== this.#generation || this.#stopping) return;
       for (const partition of partitions) {
         const lane = new EventsLane({
           partition,
@@ -282,16 +299,58 @@ export class SubscriberConsumer {
           log: this.#options.log,
         });
         this.#lanes.set(partition, lane);
-        lane.start(committed.get(partition) ?? null);
+        lane.start(starts.get(partition) ?? 0);
       }
-    })();
+    })().catch((err: unknown) => this.#lost('could not set up the assignment', err));
+  }
+
+  /** Per partition, the committed offset, or the earliest offset where the group has none; null: unreadable. */
+  async #startOffsets(): Promise<Map<number, number> | null> {
+    const { topic, groupId, kafka } = this.#options;
+    for (let attempt = 1; attempt <= LEDGER_READS; attempt++) {
+      const own = this.#options.admin ? null : kafka.admin();
+      const admin = this.#options.admin ?? own;
+      try {
+        if (own) await own.connect();
+        if (!admin) return null;
+        const [committed, ranges] = await Promise.all([
+          admin.committedOffsets(groupId, topic),
+          admin.topicOffsets(topic),
+        ]);
+        const starts = new Map<number, number>();
+        for (const r of ranges ?? []) starts.set(r.partition, Number(r.low));
+        for (const c of committed) if (c.offset !== null) starts.set(c.partition, Number(c.offset));
+        return starts;
+      } catch (err) {
+        this.#options.log('warn', 'could not read the ledger; trying again', {
+          attempt,
+          error: err instanceof Error ? err.message : String(err),
+        });
+        if (attempt < LEDGER_READS) await sleep(1000);
+      } finally {
+        await own?.disconnect().catch(() => undefined);
+      }
+    }
+    return null;
   }
 
   /** The partitions may move: every lane stops and abandons its waits; nothing more is committed for them. */
   #revoke(): void {
-    for (const lane of this.#lanes.values()) lane.hold(true);
+    for (const lane of this.#lanes.values()) {
+      lane.hold(true);
+      this.#revoked.add(lane);
+      void lane.idle().then(() => this.#revoked.delete(lane));
+    }
     this.#lanes = new Map();
     this.#tiers.clear();
+  }
+
+  /** The member cannot go on with its lanes; the next join (or a restart) makes new ones. */
+  #lost(what: string, err: unknown): void {
+    this.#options.log('warn', `${what}; its lanes stop until the group is joined again`, {
+      error: err instanceof Error ? err.message : String(err),
+    });
+    this.#revoke();
   }
 
   /** Commits each partition's settled prefix that moved; `final`: everything that moved. */

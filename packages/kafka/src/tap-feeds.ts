@@ -133,14 +133,31 @@ export class TapFeeds implements TapFeed {
     // A record without a type goes to everyone: the delivery dead-letters it as poison.
     const groups = type === undefined ? [allRiders(feed)] : [feed.byType.get(type), feed.anyType];
     for (const riders of groups)
-      if (riders) for (const rider of riders) if (!rider.offer(record)) this.detach(partition, rider);
+      if (riders)
+        for (const rider of riders) {
+          let taken = false;
+          try {
+            taken = rider.offer(record);
+          } catch {
+            // A rider that fails must not cost the riders after it this record: it goes alone.
+            this.#release(partition, rider, Number(record.offset));
+            continue;
+          }
+          if (!taken) this.detach(partition, rider);
+        }
+  }
+
+  #release(partition: number, rider: TapRider, cursor: number): void {
+    this.detach(partition, rider);
+    try {
+      rider.released(cursor);
+    } catch {
+      // Nothing more the tap can do for it; it is no longer a rider.
+    }
   }
 
   #releaseAll(partition: number, feed: PartitionFeed): void {
-    for (const rider of allRiders(feed)) {
-      this.detach(partition, rider);
-      rider.released(feed.cursor);
-    }
+    for (const rider of allRiders(feed)) this.#release(partition, rider, feed.cursor);
   }
 }
 

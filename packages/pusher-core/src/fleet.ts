@@ -156,6 +156,8 @@ export class Fleet {
   }
 
   async #startOne(member: FleetMember): Promise<void> {
+    // A stop while a large reconcile is starting subscribers: the rest are not started at all.
+    if (this.#stopped) return;
     const { topology } = member;
     const log = this.#options.logFor(topology.name);
     let entry: Running | undefined;

@@ -268,6 +268,7 @@ export class SubscriberRunner {
       handle,
       tap: this.#tap,
       eventTypes: definition.eventTypes,
+      admin: resources.admin,
       log,
       onFatal: this.#options.onFatal,
       maxWaitTimeInMs: resources.fetchWaitMs,
