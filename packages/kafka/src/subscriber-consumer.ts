@@ -245,13 +245,14 @@ export class SubscriberConsumer {
   }
 
   /**
-   * Starts no more records and waits until every record begun has ended on its own (nothing is
-   * aborted), so a stop right after abandons nothing: for leaving the group to rejoin it with
-   * other topics without repeating work. Records not begun are fetched again after the rejoin.
+   * Starts no more records, abandons those still waiting for their turn (limiter, breaker: no
+   * attempt made, so nothing is repeated when they are fetched again) and waits until every
+   * attempt in flight has ended and its outcome is written: for leaving the group to rejoin it
+   * with other topics. A window of records waiting behind a slow endpoint does not hold the rejoin.
    */
   async drain(): Promise<void> {
     this.#draining = true;
-    for (const lane of this.#lanes.values()) lane.hold(false);
+    for (const lane of this.#lanes.values()) lane.hold(true);
     await this.#settle();
   }
 
