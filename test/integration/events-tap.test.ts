@@ -181,6 +181,10 @@ describe('one shared fetch of the events topic (EventsTap) against the real brok
         releaseSlow = resolve;
       });
       const delivered: number[] = [];
+      let slowStarted: () => void = () => undefined;
+      const slowBegun = new Promise<void>((resolve) => {
+        slowStarted = resolve;
+      });
       const groupId = uniqueName('tap-test-slow');
       const c = subscriber(
         topic,
@@ -188,7 +192,10 @@ describe('one shared fetch of the events topic (EventsTap) against the real brok
         ['*'],
         async (r) => {
           const value = Number(r.value?.toString());
-          if (value === 0) await slowEnded;
+          if (value === 0) {
+            slowStarted();
+            await slowEnded;
+          }
           delivered.push(value);
           return 'settled';
         },
@@ -197,7 +204,8 @@ describe('one shared fetch of the events topic (EventsTap) against the real brok
       try {
         await c.start();
         await produce(topic, ['a.happened']);
-        await sleep(300);
+        // The second record is produced only once the first one's delivery is under way.
+        await slowBegun;
         await produce(topic, ['a.happened'], 1);
         await waitFor(`the second record (${shared ? 'shared' : 'own'} fetch)`, async () =>
           delivered.includes(1) ? true : undefined,

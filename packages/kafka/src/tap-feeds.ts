@@ -75,7 +75,9 @@ export class TapFeeds implements TapFeed {
       if (offset < feed.cursor) continue;
       feed.cursor = offset + 1;
       feed.recent.push(record);
-      if (feed.recent.length > this.#recentMax) {
+      // Trimmed in bulk once half as many again have piled up: dropping one record from the
+      // front of the array for every record received would move the whole array each time.
+      if (feed.recent.length > this.#recentMax * 1.5) {
         const dropped = feed.recent.splice(0, feed.recent.length - this.#recentMax);
         const last = dropped[dropped.length - 1];
         if (last) feed.base = Number(last.offset) + 1;
