@@ -32,13 +32,22 @@ class MemoryStore implements BreakerStore {
 const settings = BreakerSettings.parse({ consecutiveFailures: 2, probeIntervalMs: 150 });
 const far = () => Date.now() + 60_000;
 
+type Seen = BreakerTransition & { readonly atMs: number };
+
+/** When the breaker last opened, as its transition callback saw it. */
+function openedAt(transitions: readonly Seen[]): number {
+  const open = transitions.findLast((t) => t.to === 'open');
+  if (!open) throw new Error('the breaker never opened');
+  return open.atMs;
+}
+
 function breaker(store?: BreakerStore) {
-  const transitions: BreakerTransition[] = [];
+  const transitions: Seen[] = [];
   const b = new DestinationBreaker({
     settings,
     disableAfterMs: 60_000,
     ...(store ? { store, pollMs: 20 } : {}),
-    onTransition: (t) => transitions.push(t),
+    onTransition: (t) => transitions.push({ ...t, atMs: Date.now() }),
   });
   return { b, transitions };
 }
@@ -51,7 +60,9 @@ describe('DestinationBreaker: waiting records, one probe, sharing', () => {
     b.report('failure', false);
     b.report('failure', false);
     expect(b.phase).toBe('open');
-    const opened = Date.now();
+    // The probe interval runs from the failure that opened it: measured after the reports, a
+    // pause of a loaded machine in between would shorten the wait the test sees.
+    const opened = openedAt(transitions);
     const waiting = Array.from({ length: 5 }, () => b.admit(signal, far()));
     const first = await Promise.race(waiting.map((p, i) => p.then((a) => ({ a, i }))));
     expect(first.a).toBe('probe');
