@@ -7,7 +7,8 @@ import {
   retryHeaders,
   type TraceHeaders,
 } from '@hookstream/delivery';
-import type { ConsumedRecord, LogFn, RecordSender } from '@hookstream/kafka';
+import type { ConsumedRecord, LogFn, OutgoingRecord, RecordPosition, RecordSender } from '@hookstream/kafka';
+import { MicroBatcher } from '@hookstream/producer';
 import type { SubscriberTopology } from './subscriber-topology.ts';
 
 export type RetryDecision = Extract<Decision, { action: 'retry' }>;
@@ -41,18 +42,23 @@ export interface OutcomeRouter {
 }
 
 const BACKOFF_MS = [200, 500, 1000, 2000, 5000] as const;
+/** Under Kafka's 1 MiB record-batch limit with room for headers. */
+const MAX_WRITE_BYTES = 512 * 1024;
 
 /**
  * Hands failed records to the subscriber's retry tier topics and DLQ with the original key,
  * value and headers plus the delivery trail, and settles only after Kafka acknowledged the
  * write (acks=all). While Kafka cannot take the write it keeps trying; the record stays
  * unsettled, so a crash meanwhile means the attempt is repeated, never that the event is lost.
+ * Concurrent failures to one topic share a write: a broker answers one request per connection
+ * at a time, so a burst of single-record writes (retries falling due together) would queue.
  */
 export class KafkaOutcomeRouter implements OutcomeRouter {
   readonly #topology: SubscriberTopology;
   readonly #sender: RecordSender;
   readonly #log: LogFn;
   readonly #ensureTopics: () => Promise<void>;
+  readonly #writers = new Map<string, MicroBatcher<OutgoingRecord, RecordPosition>>();
 
   /**
    * `ensureTopics` makes sure the tier and DLQ topics exist before a write: they are created at
@@ -108,7 +114,7 @@ export class KafkaOutcomeRouter implements OutcomeRouter {
       if (failures > 0 && signal.aborted) return 'abandoned';
       try {
         await this.#ensureTopics();
-        await this.#sender.send(topic, [{ key: record.key, value: record.value, headers }]);
+        await this.#writer(topic).submit([{ key: record.key, value: record.value, headers }]);
         return 'settled';
       } catch (err) {
         const wait = BACKOFF_MS[Math.min(failures, BACKOFF_MS.length - 1)] ?? 5000;
@@ -125,5 +131,19 @@ export class KafkaOutcomeRouter implements OutcomeRouter {
         }
       }
     }
+  }
+
+  #writer(topic: string): MicroBatcher<OutgoingRecord, RecordPosition> {
+    let writer = this.#writers.get(topic);
+    if (!writer) {
+      const sender = this.#sender;
+      writer = new MicroBatcher({
+        flush: (records) => sender.send(topic, records),
+        sizeOf: (r) => (r.value?.length ?? 0) + (r.key?.length ?? 0) + 512,
+        maxBatchBytes: MAX_WRITE_BYTES,
+      });
+      this.#writers.set(topic, writer);
+    }
+    return writer;
   }
 }
