@@ -2,6 +2,7 @@ import type { ConsumedRecord } from './consumed-record.ts';
 import type { LogFn } from './log.ts';
 import { OffsetTracker } from './offset-tracker.ts';
 import { type HandlerOutcome, type RecordHandler, runInKeyOrder } from './record-handler.ts';
+import type { SettledOffsets } from './settled-offsets.ts';
 import type { TapFeed, TapRider } from './tap-feeds.ts';
 
 /** What a lane needs of the consumer group member that owns its partition. */
@@ -45,7 +46,6 @@ export class EventsLane implements TapRider {
   readonly #keyTails = new Map<string, Promise<HandlerOutcome>>();
   /** Offset → Kafka timestamp of records begun and not settled. */
   readonly #held = new Map<number, number>();
-  #slotWaiters: (() => void)[] = [];
   #idleWaiters: (() => void)[] = [];
   #mode: LaneMode = 'held';
   /** The next offset neither begun nor passed over by this lane; -1 while unknown. */
@@ -53,6 +53,10 @@ export class EventsLane implements TapRider {
   #inFlight = 0;
   /** An own batch is handing records over; only it may move the lane back onto the tap then. */
   #inOwnBatch = false;
+  /** Its own fetch is paused until the window has room. */
+  #waitingForRoom = false;
+  /** Offsets settled by an earlier lane of the partition, beyond where this one starts. */
+  #settledBefore = new Set<number>();
   #settledSinceCommit = false;
   #committed: number | null = null;
   #committedAtMs = Date.now();
@@ -71,12 +75,19 @@ export class EventsLane implements TapRider {
     return this.#inFlight;
   }
 
-  /** Starts from the group's committed offset: riding when the tap has seen that far. */
-  start(committed: number): void {
-    this.#committed = committed;
+  /**
+   * Starts at the group's committed offset (`ledger`), or past it and over the offsets the
+   * group's previous consumer in this process settled and had not committed (the ledger is
+   * committed about once a second). Rides the tap when it has seen that far.
+   */
+  start(ledger: number, settled: SettledOffsets | null = null): void {
+    const from = Math.max(ledger, settled?.before ?? ledger);
+    this.#committed = ledger;
+    this.#settledSinceCommit = from > ledger;
+    this.#settledBefore = new Set(settled?.ahead.filter((o) => o >= from));
     this.#mode = 'own';
-    this.#next = committed;
-    if (!this.#tryRide(committed)) this.#options.owner.readOwn(this.partition, committed);
+    this.#next = from;
+    if (!this.#tryRide(from)) this.#options.owner.readOwn(this.partition, from);
   }
 
   readonly accepts = (type: string): boolean => this.types === null || this.types.has(type);
@@ -86,6 +97,7 @@ export class EventsLane implements TapRider {
     if (this.#mode !== 'riding') return false;
     const offset = Number(record.offset);
     if (offset < this.#next) return true;
+    if (this.#passSettled(offset)) return true;
     if (this.#inFlight >= this.#options.window) {
       this.#goOwn(offset);
       return false;
@@ -99,33 +111,27 @@ export class EventsLane implements TapRider {
   }
 
   /**
-   * A record of its own fetch. 'stop': the batch ends here (the lane rides the tap again, or
-   * stopped); 'next': go on with the next record (this one was begun or passed over).
+   * A record of its own fetch. 'stop': the batch ends here (the lane rides the tap again, its
+   * window is full, or it stopped); 'next': go on with the next record (this one was begun or
+   * passed over). A full window pauses the own fetch instead of waiting inside the batch, which
+   * would hold kafkajs's next fetch of every other partition of the member (its retry tiers too);
+   * it reads on from this record once half the window is free.
    */
-  async fromOwnFetch(record: ConsumedRecord, signal: AbortSignal): Promise<'next' | 'stop'> {
-    if (this.#mode !== 'own' || signal.aborted) return 'stop';
+  fromOwnFetch(record: ConsumedRecord): 'next' | 'stop' {
+    if (this.#mode !== 'own') return 'stop';
     this.#inOwnBatch = true;
     const offset = Number(record.offset);
     if (offset < this.#next) return 'next';
     if (this.#inFlight * 2 <= this.#options.window && this.#tryRide(offset)) return 'stop';
     const type = record.headers[TYPE_HEADER];
-    if (type !== undefined && !this.accepts(type)) {
+    if ((type !== undefined && !this.accepts(type)) || this.#passSettled(offset)) {
       this.#next = offset + 1;
       return 'next';
     }
-    while (this.#inFlight >= this.#options.window) {
-      // The batch's signal aborts when the group rebalances: a record begun after that would be
-      // delivered by this member and by the partition's next owner.
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          signal.removeEventListener('abort', done);
-          this.#slotWaiters = this.#slotWaiters.filter((w) => w !== done);
-          resolve();
-        };
-        this.#slotWaiters.push(done);
-        signal.addEventListener('abort', done, { once: true });
-      });
-      if (this.#mode !== 'own' || signal.aborted) return 'stop';
+    if (this.#inFlight >= this.#options.window) {
+      this.#waitingForRoom = true;
+      this.#options.owner.pauseOwn(this.partition);
+      return 'stop';
     }
     this.#begin(record, offset);
     return 'next';
@@ -137,10 +143,15 @@ export class EventsLane implements TapRider {
     this.#rideWhenRoom();
   }
 
-  /** Own fetch, no batch in hand and room in the window: ride if the tap has seen this far. */
+  /**
+   * Own fetch, no batch in hand and half the window free: ride if the tap has seen this far,
+   * else read on where a full window paused the own fetch.
+   */
   #rideWhenRoom(): void {
-    if (this.#mode === 'own' && !this.#inOwnBatch && this.#inFlight * 2 <= this.#options.window)
-      this.#tryRide(this.#next);
+    if (this.#mode !== 'own' || this.#inOwnBatch || this.#inFlight * 2 > this.#options.window) return;
+    if (this.#tryRide(this.#next) || !this.#waitingForRoom) return;
+    this.#waitingForRoom = false;
+    this.#options.owner.readOwn(this.partition, this.#next);
   }
 
   /**
@@ -152,6 +163,14 @@ export class EventsLane implements TapRider {
     if (target === null || (this.#committed !== null && target <= this.#committed)) return null;
     if (!this.#settledSinceCommit && nowMs - this.#committedAtMs < quietMs) return null;
     return target;
+  }
+
+  /** What this lane settled (or passed over); null: nothing seen. */
+  settled(): SettledOffsets | null {
+    const before = this.#commitTarget();
+    if (before === null) return null;
+    const ahead = [...this.#tracker.settledAhead, ...this.#settledBefore].filter((o) => o > before);
+    return { before, ahead };
   }
 
   /** The group committed `offset` (asked for at `atMs`). */
@@ -176,8 +195,8 @@ export class EventsLane implements TapRider {
     }
     if (this.#mode === 'own') this.#options.owner.pauseOwn(this.partition);
     this.#mode = 'held';
+    this.#waitingForRoom = false;
     if (abort) this.#controller.abort();
-    for (const wake of [...this.#slotWaiters]) wake();
   }
 
   /** Settles once nothing begun is still running. */
@@ -197,6 +216,7 @@ export class EventsLane implements TapRider {
     if (tap === null || !tap.covers(this.partition, from)) return false;
     this.#options.owner.pauseOwn(this.partition);
     this.#mode = 'riding';
+    this.#waitingForRoom = false;
     this.#next = Math.max(this.#next, from);
     // A full window while the tap offers its recent records already sent the lane back to its
     // own fetch; either way the caller's own batch ends here.
@@ -206,8 +226,18 @@ export class EventsLane implements TapRider {
 
   #goOwn(from: number): void {
     this.#mode = 'own';
+    this.#waitingForRoom = false;
     this.#next = from;
     this.#options.owner.readOwn(this.partition, from);
+  }
+
+  /** An offset an earlier lane settled: counted settled here too, never begun again. */
+  #passSettled(offset: number): boolean {
+    if (!this.#settledBefore.delete(offset)) return false;
+    this.#tracker.begin(offset);
+    this.#tracker.settle(offset);
+    this.#next = offset + 1;
+    return true;
   }
 
   #begin(record: ConsumedRecord, offset: number): void {
@@ -232,7 +262,6 @@ export class EventsLane implements TapRider {
       )
       .finally(() => {
         this.#inFlight--;
-        this.#slotWaiters[0]?.();
         // A lane that caught up gets no more own batches to notice it: its last records ending is when.
         this.#rideWhenRoom();
         if (this.#inFlight === 0) for (const resolve of this.#idleWaiters.splice(0)) resolve();

@@ -30,6 +30,7 @@ export { createRawProducer } from './raw-producer.ts';
 export type { HandlerOutcome, RecordHandler } from './record-handler.ts';
 export type { OutgoingRecord, RecordPosition, RecordSenderOptions } from './record-sender.ts';
 export { RecordSender } from './record-sender.ts';
+export type { SettledOffsets } from './settled-offsets.ts';
 export type { StartedFrom, StartFrom } from './start-position.ts';
 export type { SubscriberConsumerOptions } from './subscriber-consumer.ts';
 export { SubscriberConsumer } from './subscriber-consumer.ts';

@@ -57,6 +57,11 @@ export class OffsetTracker {
     return this.#offsets[this.#head] ?? null;
   }
 
+  /** Settled offsets beyond the settled prefix (ascending). */
+  get settledAhead(): number[] {
+    return [...this.#settledAhead].sort((a, b) => a - b);
+  }
+
   /** Begun and not settled. */
   get unsettled(): number {
     return this.#offsets.length - this.#head - this.#settledAhead.size;

@@ -1,8 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Consumer, EachBatchPayload } from 'kafkajs';
-import { BatchWatchdog } from './batch-watchdog.ts';
 import { type ConsumedRecord, toConsumedRecord } from './consumed-record.ts';
-import { DueGate } from './due-gate.ts';
 import { EventsLane, type LaneMode, type LaneOwner } from './events-lane.ts';
 import type { EventsTap } from './events-tap.ts';
 import { explained, explainKafkaError } from './kafka-access-error.ts';
@@ -11,8 +9,9 @@ import type { KafkaConnection } from './kafka-connection.ts';
 import type { LogFn } from './log.ts';
 import { accessOf, kafkaOf } from './raw-client.ts';
 import type { RecordHandler } from './record-handler.ts';
+import { mergeSettled, type SettledOffsets } from './settled-offsets.ts';
 import { prepareStart, type StartedFrom, type StartFrom } from './start-position.ts';
-import { runTierBatch } from './tier-batch.ts';
+import { TierLane } from './tier-lane.ts';
 
 export interface SubscriberConsumerOptions {
   readonly kafka: KafkaConnection;
@@ -25,8 +24,8 @@ export interface SubscriberConsumerOptions {
    */
   readonly extraTopics?: readonly string[];
   /**
-   * When a record may be handed over (ms since epoch), or null for at once. A partition whose
-   * next record is not due yet is paused until it is, so waiting never holds a fetch slot.
+   * When a record of a retry tier may be handed over (ms since epoch), or null for at once. Each
+   * waits in its tier's lane on a timer, so waiting never holds a fetch.
    */
   readonly dueAtMs?: (record: ConsumedRecord) => number | null;
   readonly start: StartFrom;
@@ -57,6 +56,11 @@ export interface SubscriberConsumerOptions {
   readonly eventTypes?: readonly string[];
   /** A connected admin shared by the process, for the ledger's offsets at every join; else one of its own each time. */
   readonly admin?: KafkaAdmin;
+  /**
+   * What an earlier consumer of the group in this process settled and may not have committed
+   * (`settledOffsets()` after its drain), by `topic:partition`: passed over, not delivered again.
+   */
+  readonly settled?: ReadonlyMap<string, SettledOffsets>;
 }
 
 /** Settled records reach the committed ledger within about this long. */
@@ -66,6 +70,8 @@ const QUIET_COMMIT_MS = 10_000;
 const DRAIN_POLL_MS = 50;
 /** A stop's last commit waits at most this long (kafkajs retries a failing commit for seconds). */
 const FINAL_COMMIT_MS = 5000;
+/** A retry-tier lane holds at least this many records waiting for their due time (or in flight). */
+const TIER_CAPACITY_MIN = 512;
 /** Reads of the ledger at a join, a second apart, before the member gives up. */
 const LEDGER_READS = 3;
 
@@ -81,17 +87,18 @@ export class SubscriberConsumer {
   readonly #options: SubscriberConsumerOptions;
   readonly #consumer: Consumer;
   readonly #batches = new Set<Promise<void>>();
-  readonly #gate: DueGate | null;
   readonly #types: ReadonlySet<string> | null;
   /** The events-topic partitions this member holds, from its latest assignment. */
   #lanes = new Map<number, EventsLane>();
   /** Lanes of earlier assignments whose records have not all ended yet. */
-  readonly #revoked = new Set<EventsLane>();
+  readonly #revoked = new Set<EventsLane | TierLane>();
   /** Bumped at every join, so an assignment still being set up after the next one is dropped. */
   #generation = 0;
   #assigned: Promise<void> = Promise.resolve();
-  /** Tier partitions (`topic:partition`): records begun and not settled, and what to commit. */
-  readonly #tiers = new Map<string, TierPartition>();
+  /** Retry-tier partitions this member holds (`topic:partition`), made at their first batch. */
+  #tiers = new Map<string, TierLane>();
+  /** From `options.settled`, until a lane of the partition takes it. */
+  readonly #inherited: Map<string, SettledOffsets>;
   #commitTimer: NodeJS.Timeout | undefined;
   #committing: Promise<void> | null = null;
   #stopping = false;
@@ -102,7 +109,7 @@ export class SubscriberConsumer {
 
   constructor(options: SubscriberConsumerOptions) {
     this.#options = options;
-    this.#gate = options.dueAtMs ? new DueGate(options.dueAtMs) : null;
+    this.#inherited = new Map(options.settled ?? []);
     const types = options.eventTypes ?? ['*'];
     this.#types = types.includes('*') ? null : new Set(types);
     this.#consumer = kafkaOf(options.kafka).consumer({
@@ -149,7 +156,7 @@ export class SubscriberConsumer {
     });
     this.#consumer.on(GROUP_JOIN, ({ payload }) => {
       options.log('info', 'joined group', { groupId: payload.groupId, assignment: payload.memberAssignment });
-      this.#assign(payload.memberAssignment[topic] ?? []);
+      this.#assign(payload.memberAssignment);
     });
     this.#consumer.on(REBALANCING, () => {
       this.#revoke();
@@ -171,7 +178,10 @@ export class SubscriberConsumer {
       const ts = lane.oldestUnsettled();
       if (ts !== null) note(this.#options.topic, ts);
     }
-    for (const { topic, held } of this.#tiers.values()) for (const ts of held.values()) note(topic, ts);
+    for (const tier of this.#tiers.values()) {
+      const ts = tier.oldestUnsettled();
+      if (ts !== null) note(tier.topic, ts);
+    }
     return oldest;
   }
 
@@ -237,8 +247,8 @@ export class SubscriberConsumer {
     this.#stopping = true;
     this.#draining = true;
     clearInterval(this.#commitTimer);
-    this.#gate?.stop();
     for (const lane of this.#lanes.values()) lane.hold(true);
+    for (const tier of this.#tiers.values()) tier.hold(true);
     await this.#settle();
     await Promise.race([this.#commit(true), sleep(FINAL_COMMIT_MS)]);
     await this.#consumer.disconnect();
@@ -253,12 +263,14 @@ export class SubscriberConsumer {
   async drain(): Promise<void> {
     this.#draining = true;
     for (const lane of this.#lanes.values()) lane.hold(true);
+    for (const tier of this.#tiers.values()) tier.hold(true);
     await this.#settle();
   }
 
   /** Waits until no batch runs and no lane has a record in flight. */
   async #settle(): Promise<void> {
-    await Promise.all([...this.#lanes.values(), ...this.#revoked].map((lane) => lane.idle()));
+    const lanes = [...this.#lanes.values(), ...this.#tiers.values(), ...this.#revoked];
+    await Promise.all(lanes.map((lane) => lane.idle()));
     while (this.#batches.size > 0) await sleep(DRAIN_POLL_MS);
   }
 
@@ -273,10 +285,11 @@ export class SubscriberConsumer {
    * seen that far. Lanes of the previous assignment end first, so a record still in flight there
    * is never begun again beside itself. Every lane's own fetch starts from an explicit seek.
    */
-  #assign(partitions: readonly number[]): void {
+  #assign(assignment: Readonly<Record<string, readonly number[]>>): void {
     const generation = ++this.#generation;
     this.#revoke();
     const { topic } = this.#options;
+    const partitions = assignment[topic] ?? [];
     if (partitions.length === 0) return;
     this.#consumer.pause([{ topic, partitions: [...partitions] }]);
     const revoked = [...this.#revoked];
@@ -300,7 +313,7 @@ export class SubscriberConsumer {
           log: this.#options.log,
         });
         this.#lanes.set(partition, lane);
-        lane.start(starts.get(partition) ?? 0);
+        lane.start(starts.get(partition) ?? 0, this.#inheritedFor(topic, partition));
       }
     })().catch((err: unknown) => this.#lost('could not set up the assignment', err));
   }
@@ -337,13 +350,40 @@ export class SubscriberConsumer {
 
   /** The partitions may move: every lane stops and abandons its waits; nothing more is committed for them. */
   #revoke(): void {
-    for (const lane of this.#lanes.values()) {
+    for (const lane of [...this.#lanes.values(), ...this.#tiers.values()]) {
       lane.hold(true);
       this.#revoked.add(lane);
       void lane.idle().then(() => this.#revoked.delete(lane));
     }
     this.#lanes = new Map();
-    this.#tiers.clear();
+    this.#tiers = new Map();
+  }
+
+  /**
+   * What the consumer before this one settled of the partition (`options.settled`), once. Lanes
+   * of an earlier assignment of this consumer pass on nothing: a rebalance starts from the
+   * ledger, as every other member of the group does.
+   */
+  #inheritedFor(topic: string, partition: number): SettledOffsets | null {
+    const key = `${topic}:${partition}`;
+    const settled = this.#inherited.get(key) ?? null;
+    this.#inherited.delete(key);
+    return settled;
+  }
+
+  /** What the lanes settled, by `topic:partition`; after drain(), for the consumer that follows. */
+  settledOffsets(): Map<string, SettledOffsets> {
+    const settled = new Map(this.#inherited);
+    for (const lane of this.#lanes.values()) {
+      const key = `${this.#options.topic}:${lane.partition}`;
+      const s = mergeSettled(settled.get(key) ?? null, lane.settled());
+      if (s) settled.set(key, s);
+    }
+    for (const [key, tier] of this.#tiers) {
+      const s = mergeSettled(settled.get(key) ?? null, tier.settled());
+      if (s) settled.set(key, s);
+    }
+    return settled;
   }
 
   /** The member cannot go on with its lanes; the next join (or a restart) makes new ones. */
@@ -372,15 +412,13 @@ export class SubscriberConsumer {
         });
     }
     for (const tier of this.#tiers.values()) {
-      const next = tier.next;
-      if (next !== null && next !== tier.committed)
+      const next = tier.commitDue();
+      if (next !== null)
         offsets.push({
           topic: tier.topic,
           partition: tier.partition,
           offset: String(next),
-          done: () => {
-            tier.committed = next;
-          },
+          done: () => tier.committed(next),
         });
     }
     if (offsets.length === 0) return Promise.resolve();
@@ -403,63 +441,88 @@ export class SubscriberConsumer {
   }
 
   async #eachBatch(payload: EachBatchPayload): Promise<void> {
-    const { batch } = payload;
+    const { batch, resolveOffset, isRunning, isStale } = payload;
     if (batch.topic === this.#options.topic) return this.#eachEventsBatch(payload);
-    const key = `${batch.topic}:${batch.partition}`;
-    let tier = this.#tiers.get(key);
-    if (!tier) {
-      tier = { topic: batch.topic, partition: batch.partition, held: new Map(), next: null, committed: null };
-      this.#tiers.set(key, tier);
+    const tier = await this.#tierLane(batch.topic, batch.partition);
+    if (tier === null || !isRunning() || isStale()) return;
+    for (const message of batch.messages) {
+      if (this.#stopping || this.#draining) return;
+      if (tier.offer(toConsumedRecord(batch.topic, batch.partition, message)) !== 'taken') return;
+      resolveOffset(message.offset);
     }
-    const partition = tier;
-    await runTierBatch(
-      {
-        gate: this.#gate,
+  }
+
+  /**
+   * The lane of a tier partition, made at its first batch of an assignment once the previous
+   * assignment's records of the partition have ended, so none is started twice here at once.
+   */
+  async #tierLane(topic: string, partition: number): Promise<TierLane | null> {
+    const key = `${topic}:${partition}`;
+    const lane = this.#tiers.get(key);
+    if (lane) return lane;
+    const generation = this.#generation;
+    const earlier = [...this.#revoked].filter(
+      (l) => l instanceof TierLane && l.topic === topic && l.partition === partition,
+    );
+    await Promise.all(earlier.map((l) => l.idle()));
+    if (generation !== this.#generation || this.#stopping || this.#draining) return null;
+    const settled = this.#inheritedFor(topic, partition);
+    const made =
+      this.#tiers.get(key) ??
+      new TierLane({
+        topic,
+        partition,
+        dueAtMs: this.#options.dueAtMs ?? (() => null),
         handle: this.#options.handle,
         ordering: this.#options.ordering,
         window: this.#options.maxInFlightPerPartition,
-        log: this.#options.log,
-        held: partition.held,
-        committable: (next) => {
-          partition.next = next;
+        capacity: Math.max(TIER_CAPACITY_MIN, this.#options.maxInFlightPerPartition * 4),
+        fetch: {
+          pause: () => this.#pauseFetch(topic, partition),
+          resume: () => this.#resumeFetch(topic, partition),
         },
-        mustStop: () => this.#stopping || this.#draining,
-      },
-      payload,
-    );
+        log: this.#options.log,
+        settled,
+      });
+    this.#tiers.set(key, made);
+    return made;
+  }
+
+  #pauseFetch(topic: string, partition: number): void {
+    try {
+      this.#consumer.pause([{ topic, partitions: [partition] }]);
+    } catch {
+      // Not running: it fetches nothing anyway.
+    }
+  }
+
+  #resumeFetch(topic: string, partition: number): void {
+    try {
+      this.#consumer.resume([{ topic, partitions: [partition] }]);
+    } catch {
+      // Not running: the next run starts unpaused.
+    }
   }
 
   /**
    * The member's own fetch of an events partition (its lane fell behind, or has no tap): records
    * are begun (or passed over) and resolved at once, so the next fetch does not wait for their
-   * deliveries; the batch ends early when the lane can ride the tap again.
+   * deliveries; the batch ends early when the lane can ride the tap again or its window is full.
+   * Nothing here waits: kafkajs fetches again only once every batch of a fetch has returned.
    */
-  async #eachEventsBatch(payload: EachBatchPayload): Promise<void> {
-    const { batch, resolveOffset } = payload;
+  #eachEventsBatch(payload: EachBatchPayload): void {
+    const { batch, resolveOffset, isRunning, isStale } = payload;
     const lane = this.#lanes.get(batch.partition);
     if (lane === undefined || lane.mode !== 'own') return;
-    const watchdog = new BatchWatchdog(payload, () => this.#stopping || this.#draining);
     try {
       for (const message of batch.messages) {
-        if (watchdog.shouldStop()) break;
+        if (this.#stopping || this.#draining || !isRunning() || isStale()) break;
         const record = toConsumedRecord(batch.topic, batch.partition, message);
-        if ((await lane.fromOwnFetch(record, watchdog.controller.signal)) === 'stop') break;
+        if (lane.fromOwnFetch(record) === 'stop') break;
         resolveOffset(message.offset);
       }
-    } catch (err) {
-      watchdog.fail(err);
     } finally {
       lane.afterOwnBatch();
     }
-    watchdog.end();
   }
-}
-
-interface TierPartition {
-  readonly topic: string;
-  readonly partition: number;
-  readonly held: Map<number, number>;
-  /** The offset to read next after the settled prefix; null until something settled. */
-  next: number | null;
-  committed: number | null;
 }

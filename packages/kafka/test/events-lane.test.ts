@@ -31,8 +31,6 @@ class Deliveries {
   }
 }
 
-const signal = new AbortController().signal;
-
 class Owner implements LaneOwner {
   readonly calls: string[] = [];
   readOwn(_partition: number, offset: number | null): void {
@@ -98,12 +96,33 @@ describe('EventsLane', () => {
     // The tap let it go: later records are not offered again.
     feeds.receive(0, 14, [record(14)]);
     expect(deliveries.started).toEqual([10, 11]);
-    // Its own fetch: records it already began are passed, then it waits for room.
-    expect(await lane.fromOwnFetch(record(11), signal)).toBe('next');
-    const waiting = lane.fromOwnFetch(record(12), signal);
+    // Its own fetch: records it already began are passed; a full window pauses the fetch.
+    expect(lane.fromOwnFetch(record(11))).toBe('next');
+    expect(lane.fromOwnFetch(record(12))).toBe('stop');
+    lane.afterOwnBatch();
+    expect(owner.calls).toEqual(['pause', 'own@12', 'pause']);
+    // One of two ended: half the window is free and the tap still holds 12, so it rides from
+    // there, takes 12, and its full window sends it back to its own fetch at 13.
     await deliveries.end(10);
-    expect(await waiting).toBe('next');
+    expect(owner.calls).toEqual(['pause', 'own@12', 'pause', 'pause', 'own@13']);
     expect(deliveries.started).toEqual([10, 11, 12]);
+  });
+
+  it('a full window pauses its own fetch, which reads on from the record not taken once half the window is free', async () => {
+    const { feeds, owner, deliveries, lane } = setup({ window: 2, end: 0, recent: 1 });
+    feeds.receive(0, 0, [record(0), record(1), record(2), record(3), record(4), record(5)]);
+    lane.start(0);
+    expect(owner.calls).toEqual(['own@0']);
+    expect(lane.fromOwnFetch(record(0))).toBe('next');
+    expect(lane.fromOwnFetch(record(1))).toBe('next');
+    expect(lane.fromOwnFetch(record(2))).toBe('stop');
+    lane.afterOwnBatch();
+    expect(owner.calls).toEqual(['own@0', 'pause']);
+    await deliveries.end(0);
+    // The tap holds only 5 now: the lane reads 2 onwards itself.
+    expect(owner.calls).toEqual(['own@0', 'pause', 'own@2']);
+    expect(lane.fromOwnFetch(record(2))).toBe('next');
+    expect(deliveries.started).toEqual([0, 1, 2]);
   });
 
   it('rides again once its own fetch reaches records the tap still holds', async () => {
@@ -113,10 +132,10 @@ describe('EventsLane', () => {
     // 0 and 1 fell out of the tap's recent records: the lane reads them itself.
     expect(lane.mode).toBe('own');
     expect(owner.calls).toEqual(['own@0']);
-    expect(await lane.fromOwnFetch(record(0), signal)).toBe('next');
-    expect(await lane.fromOwnFetch(record(1), signal)).toBe('next');
+    expect(lane.fromOwnFetch(record(0))).toBe('next');
+    expect(lane.fromOwnFetch(record(1))).toBe('next');
     // 2 is still in the tap: the lane rides from there and its own batch ends.
-    expect(await lane.fromOwnFetch(record(2), signal)).toBe('stop');
+    expect(lane.fromOwnFetch(record(2))).toBe('stop');
     expect(lane.mode).toBe('riding');
     expect(deliveries.started).toEqual([0, 1, 2, 3, 4]);
     for (const o of [0, 1, 2, 3, 4]) await deliveries.end(o);
@@ -127,36 +146,52 @@ describe('EventsLane', () => {
     const { deliveries, lane } = setup({ end: 100 });
     lane.start(0);
     expect(lane.mode).toBe('own');
-    expect(await lane.fromOwnFetch(record(0, 'student.enrolled'), signal)).toBe('next');
-    expect(await lane.fromOwnFetch(record(1), signal)).toBe('next');
+    expect(lane.fromOwnFetch(record(0, 'student.enrolled'))).toBe('next');
+    expect(lane.fromOwnFetch(record(1))).toBe('next');
     expect(deliveries.started).toEqual([1]);
     await deliveries.end(1);
     expect(lane.commitDue(Date.now(), 0)).toBe(2);
   });
 
-  it('an abandoned record holds the ledger, and hold() ends the waits', async () => {
-    const { feeds, deliveries, lane } = setup({ window: 1, types: null });
+  it('an abandoned record holds the ledger', async () => {
+    const { feeds, owner, deliveries, lane } = setup({ window: 1, types: null });
     lane.start(10);
     feeds.receive(0, 10, [record(10), record(11)]);
     expect(lane.mode).toBe('own');
-    const waiting = lane.fromOwnFetch(record(11), signal);
     lane.hold(true);
-    expect(await waiting).toBe('stop');
     await deliveries.end(10, 'abandoned');
     await lane.idle();
     expect(lane.commitDue(Date.now(), 0)).toBe(null);
+    // Held: its own fetch stays paused, and ending records does not resume it.
+    expect(owner.calls.at(-1)).toBe('pause');
   });
 
-  it('a rebalance (the batch signal) ends the wait for room without beginning the record', async () => {
-    const { feeds, deliveries, lane } = setup({ window: 1, types: null });
+  it('starts past what the previous consumer settled and passes over what it settled beyond, delivering only the rest', async () => {
+    const { feeds, deliveries, lane } = setup({ end: 10, types: null });
+    lane.start(10, { before: 12, ahead: [13, 15] });
+    feeds.receive(0, 10, [
+      record(10),
+      record(11),
+      record(12),
+      record(13),
+      record(14),
+      record(15),
+      record(16),
+    ]);
+    expect(deliveries.started).toEqual([12, 14, 16]);
+    for (const o of [12, 14, 16]) await deliveries.end(o);
+    // The ledger (10) moves over all of it, and the lane reports what it settled.
+    expect(lane.commitDue(Date.now(), 10_000)).toBe(17);
+    expect(lane.settled()).toEqual({ before: 17, ahead: [] });
+  });
+
+  it('reports what it settled beyond a record still unsettled', async () => {
+    const { feeds, deliveries, lane } = setup({ types: null });
     lane.start(10);
-    feeds.receive(0, 10, [record(10), record(11)]);
-    const batch = new AbortController();
-    const waiting = lane.fromOwnFetch(record(11), batch.signal);
-    batch.abort();
-    expect(await waiting).toBe('stop');
-    await deliveries.end(10);
-    expect(deliveries.started).toEqual([10]);
+    feeds.receive(0, 10, [record(10), record(11), record(12)]);
+    await deliveries.end(12);
+    await deliveries.end(10, 'abandoned');
+    expect(lane.settled()).toEqual({ before: 10, ahead: [12] });
   });
 
   it('the tap stopping sends a riding lane to its own fetch where the tap was', () => {

@@ -10,6 +10,7 @@ import {
   type EventsTap,
   type LogFn,
   type RecordHandler,
+  type SettledOffsets,
   type StartedFrom,
   type StartFrom,
   SubscriberConsumer,
@@ -247,7 +248,7 @@ export class SubscriberRunner {
     return startedFrom;
   }
 
-  #newConsumer(withTiers: boolean): SubscriberConsumer {
+  #newConsumer(withTiers: boolean, settled?: ReadonlyMap<string, SettledOffsets>): SubscriberConsumer {
     this.#tiersRead = withTiers;
     const { topology, resources, log } = this.#options;
     const { definition } = topology;
@@ -269,6 +270,7 @@ export class SubscriberRunner {
       tap: this.#tap,
       eventTypes: definition.eventTypes,
       admin: resources.admin,
+      ...(settled === undefined ? {} : { settled }),
       log,
       onFatal: this.#options.onFatal,
       maxWaitTimeInMs: resources.fetchWaitMs,
@@ -309,9 +311,12 @@ export class SubscriberRunner {
       if (this.#stopped || this.#consumer === null) return;
       const old = this.#consumer;
       await old.drain();
+      // Records settled behind one the drain abandoned are not committed; the next consumer
+      // passes over them instead of delivering them again.
+      const settled = old.settledOffsets();
       await old.stop();
       if (this.#stopped) return;
-      this.#consumer = this.#newConsumer(true);
+      this.#consumer = this.#newConsumer(true, settled);
       await this.#consumer.start();
       this.#options.log('info', 'rejoined the group with the retry tiers', {
         tiers: this.#options.topology.tierTopics.length,
