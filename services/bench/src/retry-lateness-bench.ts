@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DEFAULT_BREAKER, HS_HEADER, retryTopicName } from '@hookstream/contracts';
+import { DEFAULT_BREAKER, dlqTopicName, HS_HEADER, retryTopicName } from '@hookstream/contracts';
 import { createKafka, createRawConsumer } from '@hookstream/kafka';
 import { inProcessPusher, listenOnLoopback } from './in-process-pusher.ts';
 import { produceBacklog } from './push-bench.ts';
@@ -31,6 +31,8 @@ export interface TierLateness {
 export interface RetryLatenessResult {
   readonly records: number;
   readonly jitter: number;
+  /** Attempts the endpoint saw again (same event, same attempt number). */
+  readonly redeliveries: number;
   readonly tiers: TierLateness[];
 }
 
@@ -46,6 +48,7 @@ export async function benchRetryLateness(
   const attemptsToAccept = options.tiersMs.length + 1;
   const arrivals = new Map<string, number[]>();
   let accepted = 0;
+  let redeliveries = 0;
   const server = createServer((req, res) => {
     const at = Date.now();
     const chunks: Buffer[] = [];
@@ -53,10 +56,13 @@ export async function benchRetryLateness(
     req.on('end', () => {
       const body = JSON.parse(Buffer.concat(chunks).toString()) as { event_id: string; attempt: number };
       const seen = arrivals.get(body.event_id) ?? [];
-      seen[body.attempt] = at;
+      const first = seen[body.attempt] === undefined;
+      // The first arrival of each attempt counts; a redelivery must not end the wait early.
+      if (first) seen[body.attempt] = at;
+      else redeliveries++;
       arrivals.set(body.event_id, seen);
       const ok = body.attempt >= attemptsToAccept;
-      if (ok) accepted++;
+      if (ok && first) accepted++;
       res.writeHead(ok ? 204 : 503).end();
     });
   });
@@ -65,6 +71,7 @@ export async function benchRetryLateness(
   const name = `lateness-${randomBytes(3).toString('hex')}`;
   progress(`producing ${options.records} events to ${topic}`);
   await produceBacklog({ ...options, events: options.records, concurrency: 1, partitions: 3 }, topic);
+  await createOwnTopics(options.brokers, name, options.tiersMs.length);
   const pusher = inProcessPusher({
     ...options,
     topic,
@@ -121,7 +128,23 @@ export async function benchRetryLateness(
       maxMs: lateness.at(-1) ?? 0,
     });
   }
-  return { records: options.records, jitter: options.jitter, tiers };
+  return { records: options.records, jitter: options.jitter, redeliveries, tiers };
+}
+
+/**
+ * The subscriber's tiers and DLQ, made before it starts, as they are for any subscriber that has
+ * failed before: this measures how late retries start, not the one rejoin at a subscriber's very
+ * first failure (which creates them and has its group read them too).
+ */
+async function createOwnTopics(brokers: readonly string[], name: string, tiers: number): Promise<void> {
+  const admin = createKafka({ brokers, clientId: 'hookstream-bench', quiet: true }).admin();
+  await admin.connect();
+  try {
+    const topics = [...Array.from({ length: tiers }, (_, i) => retryTopicName(name, i + 1)), dlqTopicName(name)];
+    await admin.ensureTopics(topics.map((topic) => ({ topic, partitions: 3, replicationFactor: 1 })));
+  } finally {
+    await admin.disconnect();
+  }
 }
 
 /** Event id → due time of every record in a tier topic (the first, if an event is there twice). */
