@@ -1,5 +1,8 @@
 // The package's whole surface. No kafkajs type is exported: the client can be replaced here
 // without touching callers.
+// First, before any module that loads kafkajs (see the file).
+import './kafkajs-preload.ts';
+
 export type { KafkaClientOptions } from './client.ts';
 export type { ConsumedRecord } from './consumed-record.ts';
 export type { LaneMode } from './events-lane.ts';

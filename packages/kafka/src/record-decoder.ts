@@ -1,0 +1,129 @@
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+
+/** The parts of kafkajs's Decoder a record needs. */
+interface RecordDecoderInput {
+  readInt8(): number;
+  readVarInt(): number;
+  readVarLong(): KafkajsLong;
+  readVarIntBytes(): Buffer | null;
+  readVarIntArray<T>(reader: (decoder: RecordDecoderInput) => T): T[];
+}
+
+interface KafkajsLong {
+  add(other: KafkajsLong | number): KafkajsLong;
+  toString(): string;
+}
+
+interface LongStatics {
+  fromValue(value: unknown): KafkajsLong;
+}
+
+/** What kafkajs's batch decoder passes with every record of a batch (one object per batch). */
+interface BatchContext {
+  readonly firstOffset?: unknown;
+  readonly firstTimestamp?: unknown;
+  readonly magicByte?: unknown;
+  readonly isControlBatch?: boolean;
+  readonly timestampType?: unknown;
+  readonly maxTimestamp?: unknown;
+}
+
+type HeaderValue = Buffer | null;
+type Headers = Record<string, HeaderValue | HeaderValue[]>;
+
+const KAFKAJS = 'kafkajs/src/protocol/recordBatch';
+const Long = require('kafkajs/src/utils/long.js') as LongStatics;
+const readHeader = require(`${KAFKAJS}/header/v0/decoder.js`) as (d: RecordDecoderInput) => {
+  key: string;
+  value: HeaderValue;
+};
+const { LOG_APPEND_TIME } = require('kafkajs/src/protocol/timestampTypes.js') as { LOG_APPEND_TIME: number };
+
+/** The batch's first offset and timestamp, parsed once per batch instead of once per record. */
+const bases = new WeakMap<object, { offset: KafkajsLong; timestamp: KafkajsLong }>();
+
+/**
+ * kafkajs 2.2.4's record decoder (recordBatch/record/v0/decoder.js) with the same result, made
+ * cheaper: it built the headers object by spreading it once per header (quadratic in the headers
+ * a record has; a CloudEvents record has seven or more) and parsed the batch's base offset and
+ * timestamp from strings for every record. Repeated header names, and names that an object
+ * inherits (`toString`, `__proto__`), come out exactly as kafkajs's own decoder makes them;
+ * the package's tests compare the two on many records.
+ */
+export function decodeRecord(decoder: RecordDecoderInput, batchContext: BatchContext = {}) {
+  const {
+    firstOffset,
+    firstTimestamp,
+    magicByte,
+    isControlBatch = false,
+    timestampType,
+    maxTimestamp,
+  } = batchContext;
+  let base = bases.get(batchContext);
+  if (base === undefined) {
+    base = { offset: Long.fromValue(firstOffset), timestamp: Long.fromValue(firstTimestamp) };
+    bases.set(batchContext, base);
+  }
+  const attributes = decoder.readInt8();
+  const timestampDelta = decoder.readVarLong();
+  const timestamp =
+    timestampType === LOG_APPEND_TIME && maxTimestamp
+      ? maxTimestamp
+      : base.timestamp.add(timestampDelta).toString();
+  const offset = base.offset.add(decoder.readVarInt()).toString();
+  const key = decoder.readVarIntBytes();
+  const value = decoder.readVarIntBytes();
+  const headers: Headers = {};
+  for (const header of decoder.readVarIntArray(readHeader)) {
+    // Read as kafkajs does, inherited names included: a name already there becomes an array.
+    const prev = (headers as Record<string, unknown>)[header.key];
+    const next =
+      prev === undefined
+        ? header.value
+        : Array.isArray(prev)
+          ? prev.concat([header.value])
+          : [prev as HeaderValue, header.value];
+    // kafkajs's object literal defines an own property even for `__proto__`.
+    if (header.key === '__proto__')
+      Object.defineProperty(headers, header.key, {
+        value: next,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    else headers[header.key] = next;
+  }
+  return {
+    magicByte,
+    attributes,
+    timestamp,
+    offset,
+    key,
+    value,
+    headers,
+    isControlRecord: isControlBatch,
+    batchContext,
+  };
+}
+
+/** The record decoder's path, and the batch decoder's, which captures it when it loads. */
+export const KAFKAJS_RECORD_DECODER = require.resolve(`${KAFKAJS}/record/v0/decoder.js`);
+const KAFKAJS_BATCH_DECODER = require.resolve(`${KAFKAJS}/v0/decoder.js`);
+
+/**
+ * Makes kafkajs use `decodeRecord`: the replacement must be in Node's module cache before
+ * kafkajs's batch decoder loads. True when kafkajs uses it; false when the batch decoder had
+ * loaded already (records then decode correctly, only slower).
+ */
+export function preloadRecordDecoder(): boolean {
+  const batchLoaded = require.cache[KAFKAJS_BATCH_DECODER] !== undefined;
+  if (require.cache[KAFKAJS_RECORD_DECODER] === undefined) require(KAFKAJS_RECORD_DECODER);
+  const record = require.cache[KAFKAJS_RECORD_DECODER];
+  if (record === undefined) return false;
+  if (record.exports === decodeRecord) return true;
+  if (batchLoaded) return false;
+  record.exports = decodeRecord;
+  return true;
+}
