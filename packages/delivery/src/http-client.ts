@@ -1,4 +1,5 @@
 import type { KeyObject } from 'node:crypto';
+import { dispatchAttempt } from './attempt-dispatch.ts';
 import { newPool, type OriginPools, type PoolLease } from './origin-pools.ts';
 import type { AttemptResult } from './policy.ts';
 import { hmacKey, signPayloadWithKeys } from './signing.ts';
@@ -79,8 +80,7 @@ export class HttpClient {
   }
 
   /** Sends one attempt; never throws, every failure is an AttemptResult. */
-  async send(delivery: OutgoingDelivery): Promise<AttemptReport> {
-    const started = performance.now();
+  send(delivery: OutgoingDelivery): Promise<AttemptReport> {
     const timestamp = Math.floor(Date.now() / 1000);
     const headers: Record<string, string> = {
       ...this.#baseHeaders,
@@ -96,78 +96,26 @@ export class HttpClient {
         delivery.body,
       );
     if (delivery.traceparent) headers.traceparent = delivery.traceparent;
-    const signal = AbortSignal.timeout(this.#options.timeoutMs);
-    try {
-      const response = await this.#lease.pool.request({
+    const { timeoutMs } = this.#options;
+    return dispatchAttempt(
+      this.#lease.pool,
+      {
         method: 'POST',
         path: this.#path,
         headers,
         body: delivery.body,
-        signal,
-        headersTimeout: this.#options.timeoutMs,
-        bodyTimeout: this.#options.timeoutMs,
-      });
-      const excerpt = await this.#readBounded(response.body);
-      const retryAfter = response.headers['retry-after'];
-      return {
-        kind: 'response',
-        status: response.statusCode,
-        retryAfter: typeof retryAfter === 'string' ? retryAfter : null,
-        durationMs: performance.now() - started,
-        excerpt,
-      };
-    } catch (err) {
-      const durationMs = performance.now() - started;
-      if (signal.aborted || isTimeout(err)) return { kind: 'timeout', durationMs, excerpt: '' };
-      return { kind: 'connection-error', code: errorCode(err), durationMs, excerpt: '' };
-    }
-  }
-
-  /**
-   * Keeps a short excerpt, discards the rest, and drops the connection rather than read past
-   * maxBodyBytes: an endpoint cannot make the pusher buffer or stream an unbounded answer.
-   */
-  async #readBounded(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string> {
-    const keep = this.#options.excerptBytes ?? 256;
-    const max = this.#options.maxBodyBytes ?? 64 * 1024;
-    let excerpt: Buffer | null = null;
-    let read = 0;
-    for await (const chunk of body) {
-      if (read < keep)
-        excerpt = excerpt
-          ? Buffer.concat([excerpt, chunk.subarray(0, keep - read)])
-          : chunk.subarray(0, keep);
-      read += chunk.length;
-      if (read > max) {
-        body.destroy();
-        break;
-      }
-    }
-    return excerpt ? excerpt.toString('utf8') : '';
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      },
+      {
+        timeoutMs,
+        excerptBytes: this.#options.excerptBytes ?? 256,
+        maxBodyBytes: this.#options.maxBodyBytes ?? 64 * 1024,
+      },
+    );
   }
 
   async close(): Promise<void> {
     await this.#lease.release();
   }
-}
-
-function isTimeout(err: unknown): boolean {
-  const code = errorCode(err);
-  return (
-    code === 'UND_ERR_HEADERS_TIMEOUT' ||
-    code === 'UND_ERR_BODY_TIMEOUT' ||
-    code === 'UND_ERR_CONNECT_TIMEOUT'
-  );
-}
-
-function errorCode(err: unknown): string {
-  if (typeof err === 'object' && err !== null) {
-    const code = (err as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    const cause = (err as { cause?: unknown }).cause;
-    if (cause !== undefined && cause !== err) return errorCode(cause);
-    const name = (err as { name?: unknown }).name;
-    if (typeof name === 'string') return name;
-  }
-  return 'UNKNOWN';
 }

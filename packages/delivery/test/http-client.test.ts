@@ -140,6 +140,27 @@ describe('HttpClient against a real local server', () => {
     expect(report.durationMs).toBeLessThan(1400);
   });
 
+  it('counts the wait for a connection within the timeout, and that request is never sent', async () => {
+    let arrived = 0;
+    handler = (_req, _body, res) => {
+      arrived++;
+      setTimeout(() => res.writeHead(204).end(), 1000).unref();
+    };
+    // One connection: the second attempt waits behind the first, past its deadline.
+    const c = client('/hook', 300, { connections: 1 });
+    const [first, second] = await Promise.all([
+      c.send({ eventId: 'a', body: '{}' }),
+      c.send({ eventId: 'b', body: '{}' }),
+    ]);
+    expect(first.kind).toBe('timeout');
+    expect(second.kind).toBe('timeout');
+    handler = (_req, _body, res) => res.writeHead(204).end();
+    // The pool still works, and the queued attempt was dropped, not sent late.
+    expect((await c.send({ eventId: 'c', body: '{}' })).kind).toBe('response');
+    await c.close();
+    expect(arrived).toBe(1);
+  });
+
   it('turns a refused connection into a connection error', async () => {
     const probe = createServer();
     await new Promise<void>((ok) => probe.listen(0, '127.0.0.1', ok));
