@@ -4,11 +4,11 @@ const require = createRequire(import.meta.url);
 
 /** The parts of kafkajs's Decoder a record needs. */
 interface RecordDecoderInput {
+  buffer: Buffer;
+  offset: number;
   readInt8(): number;
-  readVarInt(): number;
   readVarLong(): KafkajsLong;
   readVarIntBytes(): Buffer | null;
-  readVarIntArray<T>(reader: (decoder: RecordDecoderInput) => T): T[];
 }
 
 interface KafkajsLong {
@@ -35,11 +35,21 @@ type Headers = Record<string, HeaderValue | HeaderValue[]>;
 
 const KAFKAJS = 'kafkajs/src/protocol/recordBatch';
 const Long = require('kafkajs/src/utils/long.js') as LongStatics;
-const readHeader = require(`${KAFKAJS}/header/v0/decoder.js`) as (d: RecordDecoderInput) => {
-  key: string;
-  value: HeaderValue;
-};
 const { LOG_APPEND_TIME } = require('kafkajs/src/protocol/timestampTypes.js') as { LOG_APPEND_TIME: number };
+
+/** kafkajs's zigzag varint, read the same way. */
+function readVarInt(decoder: RecordDecoderInput): number {
+  const { buffer } = decoder;
+  let result = 0;
+  let shift = 0;
+  let byte: number;
+  do {
+    byte = buffer[decoder.offset++] ?? 0;
+    result += (byte & 0x7f) << shift;
+    shift += 7;
+  } while (byte >= 0x80);
+  return (result >>> 1) ^ -(result & 1);
+}
 
 /** The batch's first offset and timestamp, parsed once per batch instead of once per record. */
 const bases = new WeakMap<object, { offset: KafkajsLong; timestamp: KafkajsLong }>();
@@ -72,28 +82,40 @@ export function decodeRecord(decoder: RecordDecoderInput, batchContext: BatchCon
     timestampType === LOG_APPEND_TIME && maxTimestamp
       ? maxTimestamp
       : base.timestamp.add(timestampDelta).toString();
-  const offset = base.offset.add(decoder.readVarInt()).toString();
+  const offset = base.offset.add(readVarInt(decoder)).toString();
   const key = decoder.readVarIntBytes();
   const value = decoder.readVarIntBytes();
   const headers: Headers = {};
-  for (const header of decoder.readVarIntArray(readHeader)) {
+  // Read in place: kafkajs made an array of {key, value} objects and sliced each key's bytes
+  // into a Buffer before turning them into a string.
+  const count = readVarInt(decoder);
+  for (let i = 0; i < count; i++) {
+    const keyLength = readVarInt(decoder);
+    // A null name becomes the property "null", as kafkajs's object literal makes it.
+    let name = 'null';
+    if (keyLength !== -1) {
+      name = decoder.buffer.toString('utf8', decoder.offset, decoder.offset + keyLength);
+      decoder.offset += keyLength;
+    }
+    const valueLength = readVarInt(decoder);
+    let value: HeaderValue = null;
+    if (valueLength !== -1) {
+      value = decoder.buffer.subarray(decoder.offset, decoder.offset + valueLength);
+      decoder.offset += valueLength;
+    }
     // Read as kafkajs does, inherited names included: a name already there becomes an array.
-    const prev = (headers as Record<string, unknown>)[header.key];
+    const prev = (headers as Record<string, unknown>)[name];
     const next =
-      prev === undefined
-        ? header.value
-        : Array.isArray(prev)
-          ? prev.concat([header.value])
-          : [prev as HeaderValue, header.value];
+      prev === undefined ? value : Array.isArray(prev) ? prev.concat([value]) : [prev as HeaderValue, value];
     // kafkajs's object literal defines an own property even for `__proto__`.
-    if (header.key === '__proto__')
-      Object.defineProperty(headers, header.key, {
+    if (name === '__proto__')
+      Object.defineProperty(headers, name, {
         value: next,
         enumerable: true,
         writable: true,
         configurable: true,
       });
-    else headers[header.key] = next;
+    else headers[name] = next;
   }
   return {
     magicByte,
