@@ -33,5 +33,8 @@ describe('request body', () => {
     expect(deliveryIdOf('billing', 'evt-1')).not.toBe(deliveryIdOf('crm', 'evt-1'));
     expect(deliveryIdOf('billing', 'evt-1')).not.toBe(deliveryIdOf('billing', 'evt-2'));
     expect(deliveryIdOf('a', 'b\0c')).not.toBe(deliveryIdOf('a\0b', 'c'));
+    // The value itself is part of the contract (stable across versions too): the one earlier
+    // releases computed.
+    expect(deliveryIdOf('billing', 'evt-123')).toBe('P7_GwP7Nd4XfA5fqMHfUNtHpgz');
   });
 });
