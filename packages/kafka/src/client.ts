@@ -3,6 +3,7 @@ import type { KafkaSasl, KafkaTls } from '@hookstream/contracts';
 import { Kafka, logLevel, type SASLOptions } from 'kafkajs';
 import { patchKafkajsIdleLoop } from './idle-loop-patch.ts';
 import { quietKafkajsTimeoutWarning } from './quiet-warnings.ts';
+import { patchKafkajsRecordEncoder } from './record-encoder-patch.ts';
 
 /**
  * How hookstream reaches Kafka. The one place client settings live, so TLS and SASL reach
@@ -44,6 +45,7 @@ export function newKafkaClient(options: KafkaClientOptions): Kafka {
   // Every process with a client would print kafkajs's one spurious warning; this drops it once.
   quietKafkajsTimeoutWarning();
   patchKafkajsIdleLoop();
+  patchKafkajsRecordEncoder();
   return new Kafka({
     clientId: options.clientId,
     brokers: [...options.brokers],

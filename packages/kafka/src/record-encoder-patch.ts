@@ -1,0 +1,226 @@
+import { createRequire } from 'node:module';
+
+/** What kafkajs's produce request passes to its record encoder for each message. */
+export interface RecordInput {
+  readonly offsetDelta?: unknown;
+  readonly timestampDelta?: unknown;
+  readonly key?: unknown;
+  readonly value?: unknown;
+  readonly headers?: unknown;
+}
+
+/** The part of kafkajs's Encoder the record batch reads from a record: its bytes. */
+export interface EncoderLike {
+  buf: Buffer;
+  offset: number;
+  /** kafkajs's getter: the bytes written. */
+  readonly buffer: Buffer;
+}
+
+type RecordEncoder = ((input: RecordInput) => EncoderLike) & { hookstreamOriginal?: RecordEncoder };
+
+// Deep paths: kafkajs does not export its protocol. Checked by this package's tests against the
+// installed kafkajs, so an upgrade that moves or changes them fails there rather than silently.
+const RECORD_MODULE = 'kafkajs/src/protocol/recordBatch/record/v0/index.js';
+const ENCODER_MODULE = 'kafkajs/src/protocol/encoder.js';
+/** The produce requests that bind the record encoder when they are first loaded (v4–v7 wrap v3). */
+const PRODUCE_REQUESTS = [3, 4, 5, 6, 7].map((v) => `kafkajs/src/protocol/requests/produce/v${v}/request.js`);
+
+const require = createRequire(import.meta.url);
+
+/** A field value the fast path writes the way kafkajs does (null, a Buffer, or a string). */
+type Bytes = Buffer | string | null;
+
+/**
+ * kafkajs 2.2.4 encodes each record with a fresh 512-byte zeroed Encoder, plus one more per
+ * header, a temporary Buffer per varint and Long arithmetic per timestamp, then copies each
+ * header into the record and the record into the batch: with the ingress's seven headers that
+ * was most of the produce path's CPU. This encodes the same bytes into one buffer of the exact
+ * size. Inputs outside what it handles (a header value that is neither a string nor a Buffer, a
+ * timestamp that is not a safe integer...) go to kafkajs's own encoder, so behaviour, including
+ * kafkajs's errors, stays kafkajs's.
+ */
+export function encodeRecord(input: RecordInput, fallback: RecordEncoder): EncoderLike {
+  const { offsetDelta = 0, timestampDelta = 0, key, value, headers = {} } = input;
+  if (
+    !isInt32(offsetDelta) ||
+    !isVarLong(timestampDelta) ||
+    !isBytes(key) ||
+    !isBytes(value) ||
+    typeof headers !== 'object' ||
+    headers === null
+  ) {
+    return fallback(input);
+  }
+  // Flattened as kafkajs does: an array value is one header per element, in order.
+  const headerKeys: string[] = [];
+  const headerValues: (Buffer | string)[] = [];
+  for (const name of Object.keys(headers)) {
+    const v = (headers as Record<string, unknown>)[name];
+    if (Array.isArray(v)) {
+      for (const item of v) {
+        if (!isHeaderValue(item)) return fallback(input);
+        headerKeys.push(name);
+        headerValues.push(item);
+      }
+    } else {
+      if (!isHeaderValue(v)) return fallback(input);
+      headerKeys.push(name);
+      headerValues.push(v);
+    }
+  }
+  const keyLength = bytesLength(key as Bytes);
+  const valueLength = bytesLength(value as Bytes);
+  let headersSize = sizeOfVarInt(headerKeys.length);
+  const headerKeyLengths = new Array<number>(headerKeys.length);
+  const headerValueLengths = new Array<number>(headerKeys.length);
+  for (let i = 0; i < headerKeys.length; i++) {
+    const k = Buffer.byteLength(headerKeys[i] as string, 'utf8');
+    const v = bytesLength(headerValues[i] as Buffer | string);
+    headerKeyLengths[i] = k;
+    headerValueLengths[i] = v;
+    headersSize += sizeOfVarInt(k) + k + sizeOfVarInt(v) + v;
+  }
+  const bodySize =
+    1 +
+    sizeOfVarLong(timestampDelta as number) +
+    sizeOfVarInt(offsetDelta as number) +
+    sizeOfVarIntBytes(keyLength) +
+    sizeOfVarIntBytes(valueLength) +
+    headersSize;
+  const buf = Buffer.allocUnsafe(sizeOfVarInt(bodySize) + bodySize);
+  let at = writeVarInt(buf, 0, bodySize);
+  buf[at++] = 0; // attributes: none used
+  at = writeVarLong(buf, at, timestampDelta as number);
+  at = writeVarInt(buf, at, offsetDelta as number);
+  at = writeBytes(buf, at, key as Bytes, keyLength);
+  at = writeBytes(buf, at, value as Bytes, valueLength);
+  at = writeVarInt(buf, at, headerKeys.length);
+  for (let i = 0; i < headerKeys.length; i++) {
+    at = writeBytes(buf, at, headerKeys[i] as string, headerKeyLengths[i] as number);
+    at = writeBytes(buf, at, headerValues[i] as Buffer | string, headerValueLengths[i] as number);
+  }
+  if (at !== buf.length) return fallback(input);
+  const encoder = Object.create(kafkajsEncoderPrototype()) as EncoderLike;
+  encoder.buf = buf;
+  encoder.offset = at;
+  return encoder;
+}
+
+/** kafkajs's own record encoder (as loaded, before any patch). */
+export function kafkajsRecordEncoder(): (input: RecordInput) => EncoderLike {
+  const current = require(RECORD_MODULE) as RecordEncoder;
+  return current.hookstreamOriginal ?? current;
+}
+
+/**
+ * Installs encodeRecord as kafkajs's record encoder. kafkajs's produce request binds the encoder
+ * when its module is first loaded (on the first send), so this replaces the cached module's
+ * export and, if a produce request was loaded already, drops it so the next send loads it again
+ * with the new encoder. Idempotent.
+ */
+export function patchKafkajsRecordEncoder(): void {
+  const path = require.resolve(RECORD_MODULE);
+  const original = require(path) as RecordEncoder;
+  if (original.hookstreamOriginal !== undefined) return;
+  const fast: RecordEncoder = (input) => encodeRecord(input, original);
+  fast.hookstreamOriginal = original;
+  const cached = require.cache[path];
+  if (cached === undefined) throw new Error(`kafkajs record encoder not loaded from ${path}`);
+  cached.exports = fast;
+  for (const request of PRODUCE_REQUESTS) delete require.cache[require.resolve(request)];
+}
+
+let encoderPrototype: object | undefined;
+function kafkajsEncoderPrototype(): object {
+  encoderPrototype ??= (require(ENCODER_MODULE) as { prototype: object }).prototype;
+  return encoderPrototype;
+}
+
+function isInt32(v: unknown): v is number {
+  return typeof v === 'number' && (v | 0) === v;
+}
+
+/** Integers whose zigzag (2|v|) stays exact in a double; timestamp deltas are far smaller. */
+function isVarLong(v: unknown): v is number {
+  return Number.isInteger(v) && Math.abs(v as number) <= 2 ** 52;
+}
+
+function isBytes(v: unknown): boolean {
+  return v === null || v === undefined || typeof v === 'string' || Buffer.isBuffer(v);
+}
+
+/** kafkajs sizes header values with Buffer.byteLength, which throws for null and numbers. */
+function isHeaderValue(v: unknown): v is Buffer | string {
+  return typeof v === 'string' || Buffer.isBuffer(v);
+}
+
+/** Bytes of a nullable field; -1 for null (kafkajs writes a length of -1 and nothing else). */
+function bytesLength(v: Bytes | undefined): number {
+  if (v === null || v === undefined) return -1;
+  return typeof v === 'string' ? Buffer.byteLength(v, 'utf8') : v.length;
+}
+
+function sizeOfVarIntBytes(length: number): number {
+  return length < 0 ? sizeOfVarInt(-1) : sizeOfVarInt(length) + length;
+}
+
+function writeBytes(buf: Buffer, at: number, v: Bytes, length: number): number {
+  const start = writeVarInt(buf, at, length);
+  if (v === null || length < 0) return start;
+  if (typeof v === 'string') buf.write(v, start, length, 'utf8');
+  else v.copy(buf, start);
+  return start + length;
+}
+
+// Varints as kafkajs's Encoder writes them: 32-bit zigzag, then 7 bits a byte.
+function zigZag(value: number): number {
+  return (value << 1) ^ (value >> 31);
+}
+
+function sizeOfVarInt(value: number): number {
+  let v = zigZag(value);
+  let bytes = 1;
+  while ((v & 0xffffff80) !== 0) {
+    bytes += 1;
+    v >>>= 7;
+  }
+  return bytes;
+}
+
+function writeVarInt(buf: Buffer, at: number, value: number): number {
+  let v = zigZag(value);
+  let i = at;
+  while ((v & 0xffffff80) !== 0) {
+    buf[i++] = (v & 0x7f) | 0x80;
+    v >>>= 7;
+  }
+  buf[i++] = v & 0x7f;
+  return i;
+}
+
+// Varlongs: 64-bit zigzag of a safe integer, in plain arithmetic (exact below 2^53).
+function zigZag64(value: number): number {
+  return value >= 0 ? value * 2 : -value * 2 - 1;
+}
+
+function sizeOfVarLong(value: number): number {
+  let v = zigZag64(value);
+  let bytes = 1;
+  while (v >= 0x80) {
+    bytes += 1;
+    v = Math.floor(v / 0x80);
+  }
+  return bytes;
+}
+
+function writeVarLong(buf: Buffer, at: number, value: number): number {
+  let v = zigZag64(value);
+  let i = at;
+  while (v >= 0x80) {
+    buf[i++] = (v % 0x80) | 0x80;
+    v = Math.floor(v / 0x80);
+  }
+  buf[i++] = v;
+  return i;
+}
