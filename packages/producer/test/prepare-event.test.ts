@@ -1,6 +1,6 @@
 import { loadEventCatalog } from '@hookstream/contracts';
 import { describe, expect, it } from 'vitest';
-import { prepareEvent } from '../src/prepare-event.ts';
+import { canonicalJson, prepareEvent } from '../src/prepare-event.ts';
 import { PublishError } from '../src/publish-error.ts';
 
 const catalog = loadEventCatalog();
@@ -77,5 +77,44 @@ describe('prepareEvent', () => {
     for (const occurred_at of ['2026-11-30T10:14:00Z', '2020-01-01T00:00:00Z']) {
       expect(prepareEvent(catalog, { ...shipment, occurred_at }, now).time).toBe(occurred_at);
     }
+  });
+});
+
+/** The first implementation, kept as the reference: fingerprints must not change. */
+function referenceCanonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(referenceCanonicalJson).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${referenceCanonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+describe('canonicalJson', () => {
+  it('gives the text the reference implementation gives (so fingerprints stay as they were)', () => {
+    const values: unknown[] = [
+      null,
+      0,
+      -0,
+      1.5e300,
+      'text',
+      '',
+      'ü 😀 \ud800 "quoted" \\ \n',
+      true,
+      undefined,
+      [],
+      {},
+      [1, undefined, null, 'a', { b: 1, a: [2, { d: undefined, c: 3 }] }],
+      { z: 1, a: 2, é: 3, E: 4, '😀': 5, '': 6, '10': 7, '9': 8, skip: undefined },
+      { shipment: { id: 's1', status: 'in_transit', carrier: null, tracking_number: 'T'.repeat(960) } },
+      { nested: { deeper: { deepest: [[], [{}], [{ y: 'y', x: 'x' }]] } } },
+    ];
+    for (const value of values) expect(canonicalJson(value)).toBe(referenceCanonicalJson(value));
+  });
+
+  it('ignores key order', () => {
+    expect(canonicalJson({ a: 1, b: { c: 2, d: 3 } })).toBe(canonicalJson({ b: { d: 3, c: 2 }, a: 1 }));
   });
 });
