@@ -1,12 +1,13 @@
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
+import { crc32c } from '../src/crc32c.ts';
 import {
   type EncoderLike,
   encodeRecord,
   kafkajsRecordEncoder,
-  patchKafkajsRecordEncoder,
+  patchKafkajsProduceEncoding,
   type RecordInput,
-} from '../src/record-encoder-patch.ts';
+} from '../src/produce-encoding-patch.ts';
 
 const require = createRequire(import.meta.url);
 type Encoded = { buffer: Buffer };
@@ -161,8 +162,8 @@ describe('encodeRecord', () => {
   });
 });
 
-describe('patchKafkajsRecordEncoder', () => {
-  it('makes produce requests (v7, over v3) encode byte-identical requests with the fast encoder', async () => {
+describe('patchKafkajsProduceEncoding', () => {
+  it('makes produce requests (v7, over v3) encode byte-identical requests, checksum included, with the fast encoder', async () => {
     const rnd = random(7);
     const topicData = [
       {
@@ -180,8 +181,8 @@ describe('patchKafkajsRecordEncoder', () => {
     ];
     const args = { acks: -1, timeout: 5000, compression: 0, topicData };
     const before = (await shippedProduce(args).encode()).buffer;
-    patchKafkajsRecordEncoder();
-    patchKafkajsRecordEncoder();
+    patchKafkajsProduceEncoding();
+    patchKafkajsProduceEncoding();
     const patched = require(RECORD_MODULE) as { hookstreamOriginal?: unknown };
     expect(patched.hookstreamOriginal).toBe(shippedRecord);
     expect(kafkajsRecordEncoder()).toBe(shippedRecord);
@@ -198,6 +199,8 @@ describe('patchKafkajsRecordEncoder', () => {
     // Reloaded once more so the counting wrapper is the one bound; the bytes must not change.
     for (const v of [3, 4, 5, 6, 7])
       delete require.cache[require.resolve(`kafkajs/src/protocol/requests/produce/v${v}/request.js`)];
+    delete require.cache[require.resolve('kafkajs/src/protocol/recordBatch/v0/index.js')];
+    expect(require('kafkajs/src/protocol/recordBatch/crc32C/index.js')).toBe(crc32c);
     const after = (await (require(PRODUCE_V7) as ProduceRequest)(args).encode()).buffer;
     spy.exports = patched;
     expect(calls).toBe(120);

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { crc32c } from './crc32c.ts';
 
 /** What kafkajs's produce request passes to its record encoder for each message. */
 export interface RecordInput {
@@ -23,8 +24,16 @@ type RecordEncoder = ((input: RecordInput) => EncoderLike) & { hookstreamOrigina
 // installed kafkajs, so an upgrade that moves or changes them fails there rather than silently.
 const RECORD_MODULE = 'kafkajs/src/protocol/recordBatch/record/v0/index.js';
 const ENCODER_MODULE = 'kafkajs/src/protocol/encoder.js';
-/** The produce requests that bind the record encoder when they are first loaded (v4–v7 wrap v3). */
-const PRODUCE_REQUESTS = [3, 4, 5, 6, 7].map((v) => `kafkajs/src/protocol/requests/produce/v${v}/request.js`);
+const CRC_MODULE = 'kafkajs/src/protocol/recordBatch/crc32C/index.js';
+const RECORD_BATCH_MODULE = 'kafkajs/src/protocol/recordBatch/v0/index.js';
+/**
+ * The modules that bind the record encoder or the checksum when they are first loaded: the
+ * record batch, and the produce requests (v4–v7 wrap v3).
+ */
+const BINDING_MODULES = [
+  RECORD_BATCH_MODULE,
+  ...[3, 4, 5, 6, 7].map((v) => `kafkajs/src/protocol/requests/produce/v${v}/request.js`),
+];
 
 const require = createRequire(import.meta.url);
 
@@ -114,21 +123,24 @@ export function kafkajsRecordEncoder(): (input: RecordInput) => EncoderLike {
 }
 
 /**
- * Installs encodeRecord as kafkajs's record encoder. kafkajs's produce request binds the encoder
- * when its module is first loaded (on the first send), so this replaces the cached module's
- * export and, if a produce request was loaded already, drops it so the next send loads it again
- * with the new encoder. Idempotent.
+ * Installs encodeRecord as kafkajs's record encoder and crc32c as its record batch checksum.
+ * kafkajs binds both when its record batch and produce request modules are first loaded (on the
+ * first send), so this replaces the cached modules' exports and, if those modules were loaded
+ * already, drops them so the next send loads them again with the new functions. Idempotent.
  */
-export function patchKafkajsRecordEncoder(): void {
+export function patchKafkajsProduceEncoding(): void {
   const path = require.resolve(RECORD_MODULE);
   const original = require(path) as RecordEncoder;
   if (original.hookstreamOriginal !== undefined) return;
   const fast: RecordEncoder = (input) => encodeRecord(input, original);
   fast.hookstreamOriginal = original;
-  const cached = require.cache[path];
-  if (cached === undefined) throw new Error(`kafkajs record encoder not loaded from ${path}`);
-  cached.exports = fast;
-  for (const request of PRODUCE_REQUESTS) delete require.cache[require.resolve(request)];
+  require(CRC_MODULE);
+  const record = require.cache[path];
+  const crc = require.cache[require.resolve(CRC_MODULE)];
+  if (record === undefined || crc === undefined) throw new Error('kafkajs protocol modules not cached');
+  record.exports = fast;
+  crc.exports = crc32c;
+  for (const module of BINDING_MODULES) delete require.cache[require.resolve(module)];
 }
 
 let encoderPrototype: object | undefined;
