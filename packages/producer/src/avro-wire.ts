@@ -1,8 +1,10 @@
 import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 
-/** What the producer needs of an Avro type: avsc's encoder. */
+/** What the producer needs of an Avro type: avsc's encoders. */
 export interface AvroWriter {
   toBuffer(value: unknown): Buffer;
+  /** Writes at pos; returns the end, or minus the bytes missing when buf is too small. */
+  encode(value: unknown, buf: Buffer, pos: number): number;
 }
 
 /**
@@ -16,7 +18,8 @@ export async function avroWriters(
   const writers = new Map<number, AvroWriter>();
   for (const id of new Set(schemaIds.values())) {
     const schema = (await registry.getSchema(id).catch(() => undefined)) as Partial<AvroWriter> | undefined;
-    if (typeof schema?.toBuffer === 'function') writers.set(id, schema as AvroWriter);
+    if (typeof schema?.toBuffer === 'function' && typeof schema.encode === 'function')
+      writers.set(id, schema as AvroWriter);
   }
   return writers;
 }
@@ -27,5 +30,27 @@ export function wireFormat(schemaId: number, avro: Buffer): Buffer {
   framed[0] = 0;
   framed.writeInt32BE(schemaId, 1);
   avro.copy(framed, 5);
+  return framed;
+}
+
+/** Where values are encoded before they are copied out at their exact size; grows as needed. */
+let scratch = Buffer.allocUnsafe(64 * 1024);
+
+/**
+ * wireFormat(schemaId, writer.toBuffer(value)) in one allocation: the value is encoded after
+ * the framing in a reused buffer, then copied out once (toBuffer zero-fills a buffer of its
+ * own, which wireFormat then copies again). Throws what toBuffer throws for invalid values.
+ */
+export function encodeWire(writer: AvroWriter, schemaId: number, value: unknown): Buffer {
+  let end = writer.encode(value, scratch, 5);
+  if (end < 0) {
+    scratch = Buffer.allocUnsafe(Math.max(scratch.length * 2, scratch.length - end));
+    end = writer.encode(value, scratch, 5);
+    if (end < 0) return wireFormat(schemaId, writer.toBuffer(value));
+  }
+  const framed = Buffer.allocUnsafe(end);
+  scratch.copy(framed, 0, 0, end);
+  framed[0] = 0;
+  framed.writeInt32BE(schemaId, 1);
   return framed;
 }

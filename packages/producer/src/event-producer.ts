@@ -16,7 +16,7 @@ import {
 } from '@hookstream/kafka';
 import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import { type Histogram, type Meter, type Tracer, trace } from '@opentelemetry/api';
-import { type AvroWriter, avroWriters, wireFormat } from './avro-wire.ts';
+import { type AvroWriter, avroWriters, encodeWire } from './avro-wire.ts';
 import { cloudEventHeaders } from './cloud-event-headers.ts';
 import { DedupWindow } from './dedup-window.ts';
 import { MicroBatcher } from './micro-batcher.ts';
@@ -365,7 +365,7 @@ export class EventProducer {
       let value: Buffer | undefined;
       if (id !== undefined && writer !== undefined) {
         try {
-          value = wireFormat(id, writer.toBuffer(event.data));
+          value = encodeWire(writer, id, event.data);
         } catch {
           value = undefined;
         }
