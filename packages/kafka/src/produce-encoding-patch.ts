@@ -123,7 +123,8 @@ export function kafkajsRecordEncoder(): (input: RecordInput) => EncoderLike {
 }
 
 /**
- * Installs encodeRecord as kafkajs's record encoder and crc32c as its record batch checksum.
+ * Installs encodeRecord as kafkajs's record encoder, crc32c as its record batch checksum, and
+ * an Encoder growth that does not zero-fill.
  * kafkajs binds both when its record batch and produce request modules are first loaded (on the
  * first send), so this replaces the cached modules' exports and, if those modules were loaded
  * already, drops them so the next send loads them again with the new functions. Idempotent.
@@ -140,7 +141,31 @@ export function patchKafkajsProduceEncoding(): void {
   if (record === undefined || crc === undefined) throw new Error('kafkajs protocol modules not cached');
   record.exports = fast;
   crc.exports = crc32c;
+  const encoder = kafkajsEncoderPrototype() as EncoderGrowth;
+  encoder.hookstreamZeroFilledGrowth = encoder.ensureAvailable;
+  encoder.ensureAvailable = ensureAvailable;
   for (const module of BINDING_MODULES) delete require.cache[require.resolve(module)];
+}
+
+interface EncoderGrowth {
+  ensureAvailable(this: EncoderLike, length: number): void;
+  hookstreamZeroFilledGrowth?: (this: EncoderLike, length: number) => void;
+}
+
+/**
+ * kafkajs's Encoder.ensureAvailable with an uninitialised new buffer: kafkajs zero-fills each
+ * doubling, and a produce request's bytes are copied into a growing encoder at every level of
+ * the request (batch, partition, topic, request). Only bytes below `offset` are ever read (the
+ * `buffer` getter slices there, and every write lands below it before it moves), so the output
+ * is the same.
+ */
+function ensureAvailable(this: EncoderLike, length: number): void {
+  if (this.offset + length > this.buf.length) {
+    // kafkajs's growth: the next power of two above the size needed.
+    const grown = Buffer.allocUnsafe(1 << (31 - Math.clz32(this.offset + length) + 1));
+    this.buf.copy(grown, 0, 0, this.offset);
+    this.buf = grown;
+  }
 }
 
 let encoderPrototype: object | undefined;

@@ -206,4 +206,46 @@ describe('patchKafkajsProduceEncoding', () => {
     expect(calls).toBe(120);
     expect(after.equals(before)).toBe(true);
   });
+
+  it('grows encoders without zero-filling, writing the same bytes', () => {
+    patchKafkajsProduceEncoding();
+    type Writer = {
+      writeInt32(v: number): Writer;
+      writeVarIntString(v: string): Writer;
+      writeBytes(v: Buffer | string | null): Writer;
+      writeEncoder(v: unknown): Writer;
+      buffer: Buffer;
+      buf: Buffer;
+    };
+    const Encoder = require('kafkajs/src/protocol/encoder.js') as {
+      new (size?: number): Writer;
+      prototype: { ensureAvailable: unknown; hookstreamZeroFilledGrowth?: unknown };
+    };
+    const write = () => {
+      const rnd = random(3);
+      const outer = new Encoder();
+      for (let i = 0; i < 400; i++) {
+        const inner = new Encoder(1);
+        inner
+          .writeInt32(i)
+          .writeVarIntString(pick(rnd, SAMPLES))
+          .writeBytes(bytesOrNull(rnd) ?? null);
+        outer.writeEncoder(inner).writeInt32(-i);
+      }
+      return outer;
+    };
+    const patched = Encoder.prototype.ensureAvailable;
+    expect(Encoder.prototype.hookstreamZeroFilledGrowth).toBeTypeOf('function');
+    const fast = write();
+    Encoder.prototype.ensureAvailable = Encoder.prototype.hookstreamZeroFilledGrowth;
+    let zeroFilled: Writer;
+    try {
+      zeroFilled = write();
+    } finally {
+      Encoder.prototype.ensureAvailable = patched;
+    }
+    expect(fast.buffer.length).toBeGreaterThan(1_000_000);
+    expect(fast.buf.length).toBe(zeroFilled.buf.length);
+    expect(fast.buffer.equals(zeroFilled.buffer)).toBe(true);
+  });
 });
