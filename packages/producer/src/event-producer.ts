@@ -279,14 +279,17 @@ export class EventProducer {
       void this.#write(fresh, producer, claims, spans, write);
     }
     // Later copies of an id inside the same call are duplicates of its first copy.
-    const firstIndex = new Map<string, number>();
-    const all = Promise.all(
-      events.map(async (e, i) => {
-        const result = await (results.get(e.id) as Promise<PublishResult>);
-        const first = firstIndex.get(e.id) ?? i;
-        firstIndex.set(e.id, first);
-        return first === i ? result : { ...result, duplicate: true };
-      }),
+    // One promise per call rather than an async step per event (50 of them per batch request).
+    const all = Promise.all(events.map((e) => results.get(e.id) as Promise<PublishResult>)).then(
+      (settled) => {
+        const firstIndex = new Map<string, number>();
+        return settled.map((result, i) => {
+          const id = (events[i] as PreparedEvent).id;
+          const first = firstIndex.get(id) ?? i;
+          firstIndex.set(id, first);
+          return first === i ? result : { ...result, duplicate: true };
+        });
+      },
     );
     return withDeadline(all, this.#ackTimeoutMs, () => {
       write.expired = true;
