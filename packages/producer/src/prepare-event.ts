@@ -1,6 +1,7 @@
 import { hash, randomUUID } from 'node:crypto';
 import { type EventSchema, PublishRequest, RESERVED_DATA_FIELDS } from '@hookstream/contracts';
 import type { z } from 'zod';
+import { plainData } from './data-check.ts';
 import { PublishError, type PublishErrorDetail } from './publish-error.ts';
 
 /**
@@ -68,7 +69,11 @@ export function prepareEvent(
       details: reserved.map((k) => ({ path: `data.${k}`, message: 'reserved for the delivery envelope' })),
     });
   }
-  const data = schema.validator.safeParse(request.data);
+  const plainValue = plainData(schema, request.data);
+  const data =
+    plainValue === undefined
+      ? schema.validator.safeParse(request.data)
+      : { success: true as const, data: plainValue.value };
   if (!data.success) {
     const issues = data.error.issues.map((i) => ({ ...i, path: ['data', ...i.path] }));
     throw new PublishError('INVALID_DATA', `data does not match ${request.type}: ${summary(issues)}`, {
