@@ -33,8 +33,10 @@ export function wireFormat(schemaId: number, avro: Buffer): Buffer {
   return framed;
 }
 
-/** Where values are encoded before they are copied out at their exact size; grows as needed. */
+/** Where values are encoded before they are copied out at their exact size. */
 let scratch = Buffer.allocUnsafe(64 * 1024);
+/** The scratch buffer grows up to this; a larger value is encoded by toBuffer, so none is kept. */
+const MAX_SCRATCH_BYTES = 1024 * 1024;
 
 /**
  * wireFormat(schemaId, writer.toBuffer(value)) in one allocation: the value is encoded after
@@ -44,7 +46,9 @@ let scratch = Buffer.allocUnsafe(64 * 1024);
 export function encodeWire(writer: AvroWriter, schemaId: number, value: unknown): Buffer {
   let end = writer.encode(value, scratch, 5);
   if (end < 0) {
-    scratch = Buffer.allocUnsafe(Math.max(scratch.length * 2, scratch.length - end));
+    const needed = scratch.length - end;
+    if (needed > MAX_SCRATCH_BYTES) return wireFormat(schemaId, writer.toBuffer(value));
+    scratch = Buffer.allocUnsafe(Math.min(MAX_SCRATCH_BYTES, Math.max(scratch.length * 2, needed)));
     end = writer.encode(value, scratch, 5);
     if (end < 0) return wireFormat(schemaId, writer.toBuffer(value));
   }

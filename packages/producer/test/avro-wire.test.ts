@@ -21,7 +21,7 @@ describe('wireFormat', () => {
 });
 
 describe('encodeWire', () => {
-  it('gives the bytes of wireFormat(id, toBuffer(value)), small and beyond its scratch buffer', () => {
+  it('gives the bytes of wireFormat(id, toBuffer(value)), small, beyond its scratch buffer and beyond its cap', () => {
     const catalog = loadEventCatalog();
     const shipment = avsc.Type.forSchema(catalog.get('shipment.updated')?.avro);
     const values = [
@@ -45,6 +45,17 @@ describe('encodeWire', () => {
         },
       },
       { shipment: { id: 's', status: 'x', carrier: null, tracking_number: 'a', updated_at: null } },
+      // Beyond the scratch buffer's cap: encoded by toBuffer.
+      {
+        shipment: {
+          id: 's',
+          status: 'x',
+          carrier: null,
+          tracking_number: 'L'.repeat(1_500_000),
+          updated_at: null,
+        },
+      },
+      { shipment: { id: 'after', status: 'x', carrier: null, tracking_number: 'b', updated_at: null } },
     ];
     for (const value of values) {
       expect(encodeWire(shipment, 42, value).equals(encode(42, shipment.toBuffer(value)))).toBe(true);
