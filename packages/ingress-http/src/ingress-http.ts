@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { PublishBatchRequest } from '@hookstream/contracts';
+import { MAX_BATCH_EVENTS, PublishBatchRequest } from '@hookstream/contracts';
 import {
   type EventProducer,
   type PreparedEvent,
@@ -153,16 +153,34 @@ export class IngressHttp {
     results: readonly PublishResult[],
     state: RequestState,
   ): void {
-    this.#metrics?.produced(state.route, (performance.now() - state.receivedAt) / 1000);
+    const metrics = this.#metrics;
+    metrics?.produced(state.route, (performance.now() - state.receivedAt) / 1000);
     const log = this.#options.logger?.isLevelEnabled('debug') ? this.#options.logger : undefined;
+    // Counted per type and outcome, one add each: the SDK hashes the attributes on every add.
+    let counts: Map<string, { accepted: number; duplicate: number }> | undefined;
     results.forEach((r, i) => {
       const type = prepared[i]?.type ?? 'unknown';
-      this.#metrics?.accepted(type, r.duplicate);
+      if (metrics !== undefined) {
+        counts ??= new Map();
+        let count = counts.get(type);
+        if (count === undefined) {
+          count = { accepted: 0, duplicate: 0 };
+          counts.set(type, count);
+        }
+        if (r.duplicate) count.duplicate += 1;
+        else count.accepted += 1;
+      }
       log?.debug(
         { event_id: r.eventId, type, duplicate: r.duplicate, partition: r.partition, offset: r.offset },
         'accepted',
       );
     });
+    if (metrics !== undefined && counts !== undefined) {
+      for (const [type, count] of counts) {
+        if (count.accepted > 0) metrics.accepted(type, false, count.accepted);
+        if (count.duplicate > 0) metrics.accepted(type, true, count.duplicate);
+      }
+    }
   }
 
   async #route(req: IncomingMessage, res: ServerResponse, path: string, state: RequestState): Promise<void> {
@@ -239,7 +257,7 @@ export class IngressHttp {
     body: unknown,
     state: RequestState,
   ): Promise<void> {
-    const batch = PublishBatchRequest.safeParse(body);
+    const batch = plainBatch(body) ?? PublishBatchRequest.safeParse(body);
     if (!batch.success) {
       const issue = batch.error.issues[0];
       throw new HttpError(
@@ -301,6 +319,19 @@ export class IngressHttp {
   }
 }
 
+/**
+ * The batch as PublishBatchRequest would parse it, when it plainly passes (a JSON object whose
+ * only member is an array of 1 to MAX_BATCH_EVENTS items); anything else goes to the zod
+ * schema, which keeps the rules and the messages. Each item is checked on its own later.
+ */
+function plainBatch(body: unknown): { success: true; data: { events: unknown[] } } | undefined {
+  if (typeof body !== 'object' || body === null || Object.getPrototypeOf(body) !== Object.prototype) return;
+  for (const name in body) if (name !== 'events') return;
+  const events = (body as { events?: unknown }).events;
+  if (!Array.isArray(events) || events.length < 1 || events.length > MAX_BATCH_EVENTS) return;
+  return { success: true, data: { events } };
+}
+
 function allow(req: IncomingMessage, method: string): void {
   if (req.method !== method) throw new HttpError(405, 'method_not_allowed', `use ${method}`);
 }
@@ -332,13 +363,17 @@ function send(
 ): void {
   if (res.headersSent) return;
   const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(text),
-    ...(retryAfterS === null ? {} : { 'retry-after': String(retryAfterS) }),
-    ...(status === 401 ? { 'www-authenticate': 'Bearer' } : {}),
-    // An unread body would be taken for the next request on this connection.
-    ...(close ? { connection: 'close' } : {}),
-  });
+  // A flat list of names and values: node takes it as is, without walking an object.
+  const headers: string[] = [
+    'content-type',
+    'application/json',
+    'content-length',
+    String(Buffer.byteLength(text)),
+  ];
+  if (retryAfterS !== null) headers.push('retry-after', String(retryAfterS));
+  if (status === 401) headers.push('www-authenticate', 'Bearer');
+  // An unread body would be taken for the next request on this connection.
+  if (close) headers.push('connection', 'close');
+  res.writeHead(status, headers);
   res.end(text);
 }

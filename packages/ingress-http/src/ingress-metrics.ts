@@ -33,8 +33,9 @@ export class IngressMetrics {
     });
   }
 
-  accepted(eventType: string, duplicate: boolean): void {
-    (duplicate ? this.#duplicates : this.#accepted).add(1, { 'hookstream.event.type': eventType });
+  /** `count` events of one type were accepted (or answered as duplicates). */
+  accepted(eventType: string, duplicate: boolean, count = 1): void {
+    (duplicate ? this.#duplicates : this.#accepted).add(count, { 'hookstream.event.type': eventType });
   }
 
   rejected(code: string, status: number): void {

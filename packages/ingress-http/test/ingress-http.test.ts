@@ -84,4 +84,64 @@ describe('IngressHttp', () => {
     const url = await serve(http);
     expect((await fetch(`${url}/metrics`)).status).toBe(404);
   });
+
+  it('refuses a malformed batch with the schema message, before the producer is reached', async () => {
+    const http = new IngressHttp({
+      producer: noProducer,
+      tokens: null,
+      maxBodyBytes: 1024 * 1024,
+      retryAfterS: 1,
+      checkReady: async () => ({}),
+    });
+    const url = await serve(http);
+    const post = async (body: unknown) => {
+      const res = await fetch(`${url}/v1/events/batch`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return [res.status, ((await res.json()) as { error: { code: string; message: string } }).error];
+    };
+    const event = { type: 'key.revoked', data: {} };
+    expect(await post({ events: [] })).toEqual([
+      400,
+      { code: 'invalid_request', message: expect.stringMatching(/^invalid batch: events: /) },
+    ]);
+    expect(await post({ events: Array.from({ length: 501 }, () => event) })).toEqual([
+      400,
+      { code: 'invalid_request', message: expect.stringMatching(/^invalid batch: events: /) },
+    ]);
+    expect(await post({ events: 'x' })).toEqual([
+      400,
+      { code: 'invalid_request', message: expect.stringMatching(/^invalid batch: events: /) },
+    ]);
+    expect(await post({ events: [event], extra: 1 })).toEqual([
+      400,
+      { code: 'invalid_request', message: expect.stringMatching(/^invalid batch: /) },
+    ]);
+    expect(await post([event])).toEqual([
+      400,
+      { code: 'invalid_request', message: expect.stringMatching(/^invalid batch: \(root\): /) },
+    ]);
+  });
+
+  it('answers errors as JSON with their headers (401: WWW-Authenticate)', async () => {
+    const http = new IngressHttp({
+      producer: noProducer,
+      tokens: TokenTable.parse([TOKEN], new Set(['key.revoked'])),
+      maxBodyBytes: 1024,
+      retryAfterS: 1,
+      checkReady: async () => ({}),
+    });
+    const url = await serve(http);
+    const res = await fetch(`${url}/v1/events`, { method: 'POST', body: '{}' });
+    const text = await res.text();
+    expect([res.status, res.headers.get('www-authenticate'), res.headers.get('content-type')]).toEqual([
+      401,
+      'Bearer',
+      'application/json',
+    ]);
+    expect(res.headers.get('content-length')).toBe(String(Buffer.byteLength(text)));
+    expect(JSON.parse(text)).toMatchObject({ error: { code: 'unauthorized' } });
+  });
 });

@@ -2,6 +2,7 @@ import type { ConnectionOptions } from 'node:tls';
 import type { KafkaSasl, KafkaTls } from '@hookstream/contracts';
 import { Kafka, logLevel, type SASLOptions } from 'kafkajs';
 import { patchKafkajsIdleLoop } from './idle-loop-patch.ts';
+import { patchKafkajsProduceEncoding } from './produce-encoding-patch.ts';
 import { quietKafkajsTimeoutWarning } from './quiet-warnings.ts';
 
 /**
@@ -44,6 +45,7 @@ export function newKafkaClient(options: KafkaClientOptions): Kafka {
   // Every process with a client would print kafkajs's one spurious warning; this drops it once.
   quietKafkajsTimeoutWarning();
   patchKafkajsIdleLoop();
+  patchKafkajsProduceEncoding();
   return new Kafka({
     clientId: options.clientId,
     brokers: [...options.brokers],

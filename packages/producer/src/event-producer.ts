@@ -16,6 +16,7 @@ import {
 } from '@hookstream/kafka';
 import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import { type Histogram, type Meter, type Tracer, trace } from '@opentelemetry/api';
+import { type AvroWriter, avroWriters, encodeWire } from './avro-wire.ts';
 import { cloudEventHeaders } from './cloud-event-headers.ts';
 import { DedupWindow } from './dedup-window.ts';
 import { MicroBatcher } from './micro-batcher.ts';
@@ -101,6 +102,8 @@ export class EventProducer {
   readonly #registry: SchemaRegistry;
   readonly #registryHttp: RegistryHttp;
   readonly #schemaIds: Map<string, number>;
+  /** Schema id -> the registry client's own Avro type for it, fetched once at start. */
+  readonly #writers: Map<number, AvroWriter>;
   readonly #sender: RecordSender;
   readonly #batcher: MicroBatcher<OutgoingRecord, RecordPosition>;
   readonly #dedup: DedupWindow<PublishResult>;
@@ -119,9 +122,11 @@ export class EventProducer {
       registry: SchemaRegistry;
       registryHttp: RegistryHttp;
       schemaIds: Map<string, number>;
+      writers: Map<number, AvroWriter>;
       sender: RecordSender;
     },
   ) {
+    this.#writers = parts.writers;
     this.#registryHttp = parts.registryHttp;
     this.#catalog = parts.catalog;
     this.#registry = parts.registry;
@@ -165,15 +170,24 @@ export class EventProducer {
       ...(http.auth === null ? {} : { auth: http.auth }),
     });
     let schemaIds: Map<string, number>;
+    let writers: Map<number, AvroWriter>;
     let sender: RecordSender;
     try {
       schemaIds = await registerSchemas(registry, catalog, options.subjectPrefix);
+      writers = await avroWriters(registry, schemaIds);
       sender = await connectSender(options);
     } catch (err) {
       http.close();
       throw err;
     }
-    return new EventProducer(options, { catalog, registry, registryHttp: http, schemaIds, sender });
+    return new EventProducer(options, {
+      catalog,
+      registry,
+      registryHttp: http,
+      schemaIds,
+      writers,
+      sender,
+    });
   }
 
   /** Typed publish: the data type follows the event type (generated from schemas/). */
@@ -265,14 +279,17 @@ export class EventProducer {
       void this.#write(fresh, producer, claims, spans, write);
     }
     // Later copies of an id inside the same call are duplicates of its first copy.
-    const firstIndex = new Map<string, number>();
-    const all = Promise.all(
-      events.map(async (e, i) => {
-        const result = await (results.get(e.id) as Promise<PublishResult>);
-        const first = firstIndex.get(e.id) ?? i;
-        firstIndex.set(e.id, first);
-        return first === i ? result : { ...result, duplicate: true };
-      }),
+    // One promise per call rather than an async step per event (50 of them per batch request).
+    const all = Promise.all(events.map((e) => results.get(e.id) as Promise<PublishResult>)).then(
+      (settled) => {
+        const firstIndex = new Map<string, number>();
+        return settled.map((result, i) => {
+          const id = (events[i] as PreparedEvent).id;
+          const first = firstIndex.get(id) ?? i;
+          firstIndex.set(id, first);
+          return first === i ? result : { ...result, duplicate: true };
+        });
+      },
     );
     return withDeadline(all, this.#ackTimeoutMs, () => {
       write.expired = true;
@@ -307,9 +324,7 @@ export class EventProducer {
     control: WriteControl,
   ): Promise<void> {
     try {
-      const records = await Promise.all(
-        fresh.map((e, i) => this.#encode(e, (spans[i] as PublishSpan).traceparent)),
-      );
+      const records = await this.#encodeAll(fresh, spans);
       if (control.expired) throw new PublishError('ACK_TIMEOUT', 'not written: the deadline passed');
       const submission = this.#batcher.submitCancellable(records);
       control.cancel = (reason) => submission.cancel(reason);
@@ -334,6 +349,38 @@ export class EventProducer {
         claims[i]?.reject(err);
       });
     }
+  }
+
+  /**
+   * Avro in the registry's wire format, synchronously with the registry client's own type (the
+   * bytes registry.encode writes, without its promise and copies per event). Any failure goes
+   * through registry.encode, so its error is the one reported.
+   */
+  async #encodeAll(
+    fresh: readonly PreparedEvent[],
+    spans: readonly PublishSpan[],
+  ): Promise<OutgoingRecord[]> {
+    const records: OutgoingRecord[] = [];
+    for (let i = 0; i < fresh.length; i++) {
+      const event = fresh[i] as PreparedEvent;
+      const id = this.#schemaIds.get(event.type);
+      const writer = id === undefined ? undefined : this.#writers.get(id);
+      let value: Buffer | undefined;
+      if (id !== undefined && writer !== undefined) {
+        try {
+          value = encodeWire(writer, id, event.data);
+        } catch {
+          value = undefined;
+        }
+      }
+      const traceparent = (spans[i] as PublishSpan).traceparent;
+      records.push(
+        value === undefined
+          ? await this.#encode(event, traceparent)
+          : { key: event.key, value, headers: cloudEventHeaders(event, this.#source, traceparent) },
+      );
+    }
+    return records;
   }
 
   async #encode(event: PreparedEvent, traceparent: string): Promise<OutgoingRecord> {

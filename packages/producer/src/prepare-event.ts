@@ -1,6 +1,7 @@
 import { hash, randomUUID } from 'node:crypto';
 import { type EventSchema, PublishRequest, RESERVED_DATA_FIELDS } from '@hookstream/contracts';
 import type { z } from 'zod';
+import { plainData } from './data-check.ts';
 import { PublishError, type PublishErrorDetail } from './publish-error.ts';
 
 /**
@@ -38,7 +39,9 @@ export function prepareEvent(
   input: unknown,
   now: () => Date = () => new Date(),
 ): PreparedEvent {
-  const parsed = PublishRequest.safeParse(input);
+  const plain = plainRequest(input);
+  const parsed =
+    plain === undefined ? PublishRequest.safeParse(input) : { success: true as const, data: plain };
   if (!parsed.success) {
     // A type name that is a string but not a valid name cannot be a known type.
     const badTypeName =
@@ -66,7 +69,11 @@ export function prepareEvent(
       details: reserved.map((k) => ({ path: `data.${k}`, message: 'reserved for the delivery envelope' })),
     });
   }
-  const data = schema.validator.safeParse(request.data);
+  const plainValue = plainData(schema, request.data);
+  const data =
+    plainValue === undefined
+      ? schema.validator.safeParse(request.data)
+      : { success: true as const, data: plainValue.value };
   if (!data.success) {
     const issues = data.error.issues.map((i) => ({ ...i, path: ['data', ...i.path] }));
     throw new PublishError('INVALID_DATA', `data does not match ${request.type}: ${summary(issues)}`, {
@@ -91,28 +98,93 @@ export function prepareEvent(
     time: request.occurred_at ?? at.toISOString(),
     data: data.data,
     schema,
-    fingerprint: hash(
-      'sha256',
-      canonicalJson({
-        type: request.type,
-        key: request.key ?? null,
-        occurred_at: request.occurred_at ?? null,
-        data: data.data,
-      }),
-    ),
+    fingerprint: hash('sha256', fingerprintText(schema, request, data.data)),
   };
 }
 
-/** JSON with object keys sorted, so equal values give equal text whatever their key order. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (typeof value === 'object' && value !== null) {
-    const entries = Object.entries(value)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+/**
+ * What the fingerprint digests: the request as given, with equal values giving equal text
+ * whatever their key order. The validator's output lists a record's fields in schema order, so
+ * for schemas without Avro maps (whose keys keep the producer's order) plain JSON already is
+ * that text; only the others need sorted keys.
+ */
+function fingerprintText(schema: EventSchema, request: PublishRequest, data: unknown): string {
+  const fields = { type: request.type, key: request.key ?? null, occurred_at: request.occurred_at ?? null };
+  return hasMaps(schema) ? canonicalJson({ ...fields, data }) : JSON.stringify([fields, data]);
+}
+
+const mapsBySchema = new WeakMap<EventSchema, boolean>();
+function hasMaps(schema: EventSchema): boolean {
+  let maps = mapsBySchema.get(schema);
+  if (maps === undefined) {
+    maps = usesAvroMap(schema.avro);
+    mapsBySchema.set(schema, maps);
   }
-  return JSON.stringify(value) ?? 'null';
+  return maps;
+}
+
+/** Whether an Avro schema has a map anywhere (named references point at types already seen). */
+function usesAvroMap(avro: unknown): boolean {
+  if (Array.isArray(avro)) return avro.some(usesAvroMap);
+  if (typeof avro !== 'object' || avro === null) return false;
+  const s = avro as { type?: unknown; fields?: unknown; items?: unknown };
+  if (s.type === 'map') return true;
+  if (typeof s.type === 'object' && usesAvroMap(s.type)) return true;
+  if (Array.isArray(s.fields) && s.fields.some((f: { type?: unknown }) => usesAvroMap(f.type))) return true;
+  return s.items !== undefined && usesAvroMap(s.items);
+}
+
+const TYPE_NAME = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/;
+const EVENT_ID = /^[A-Za-z0-9._:-]+$/;
+const PLAIN_MEMBERS = new Set(['type', 'data', 'id', 'key']);
+
+/**
+ * The request as PublishRequest would parse it, when it plainly passes: a JSON object with only
+ * the envelope's members, a valid type name, an object as data, a valid id and key, no
+ * occurred_at. Anything else (every error, and occurred_at) goes to the zod schema, which
+ * stays the one source of the rules and of their error messages; this only spares valid
+ * requests its cost.
+ */
+export function plainRequest(input: unknown): PublishRequest | undefined {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return undefined;
+  if (Object.getPrototypeOf(input) !== Object.prototype) return undefined;
+  for (const name in input) if (!PLAIN_MEMBERS.has(name)) return undefined;
+  const { type, data, id, key } = input as Record<string, unknown>;
+  if (typeof type !== 'string' || !TYPE_NAME.test(type)) return undefined;
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return undefined;
+  if (Object.getPrototypeOf(data) !== Object.prototype || Object.hasOwn(data, '__proto__')) return undefined;
+  if (id !== undefined && (typeof id !== 'string' || id.length > 200 || !EVENT_ID.test(id))) return undefined;
+  if (key !== undefined && (typeof key !== 'string' || key.length < 1 || key.length > 1024)) return undefined;
+  return {
+    type,
+    data: data as Record<string, unknown>,
+    ...(id === undefined ? {} : { id }),
+    ...(key === undefined ? {} : { key }),
+  };
+}
+
+/**
+ * JSON with object keys sorted, so equal values give equal text whatever their key order
+ * (members whose value is undefined are left out, as JSON.stringify does). One string built
+ * in place: it runs for every event.
+ */
+export function canonicalJson(value: unknown): string {
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) {
+    let text = '[';
+    for (let i = 0; i < value.length; i++) text += (i === 0 ? '' : ',') + canonicalJson(value[i]);
+    return `${text}]`;
+  }
+  const keys = Object.keys(value).sort();
+  let text = '{';
+  let first = true;
+  for (const key of keys) {
+    const member = (value as Record<string, unknown>)[key];
+    if (member === undefined) continue;
+    text += `${first ? '' : ','}${JSON.stringify(key)}:${canonicalJson(member)}`;
+    first = false;
+  }
+  return `${text}}`;
 }
 
 type Issue = Pick<z.core.$ZodIssue, 'message'> & { readonly path: readonly PropertyKey[] };

@@ -70,6 +70,9 @@ export function startPublishSpan(
   );
   // The key's digest costs a hash per event: only for spans that are recorded.
   if (span.isRecording()) span.setAttribute(ATTR.messagingKafkaKey, traceKey(event.key));
+  // No context to carry (no tracing SDK, no parent): nothing would be injected, so skip it.
+  else if (!isSpanContextValid(span.spanContext()))
+    return { span, traceparent: fallback ?? newTraceparent() };
   const headers: Record<string, string> = {};
   injectTraceContext(headers, trace.setSpan(parent, span));
   // A fresh traceparent only when nothing was injected: random ids are not free on the hot path.

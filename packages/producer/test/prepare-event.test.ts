@@ -1,6 +1,6 @@
-import { loadEventCatalog } from '@hookstream/contracts';
+import { loadEventCatalog, PublishRequest } from '@hookstream/contracts';
 import { describe, expect, it } from 'vitest';
-import { prepareEvent } from '../src/prepare-event.ts';
+import { canonicalJson, plainRequest, prepareEvent } from '../src/prepare-event.ts';
 import { PublishError } from '../src/publish-error.ts';
 
 const catalog = loadEventCatalog();
@@ -77,5 +77,131 @@ describe('prepareEvent', () => {
     for (const occurred_at of ['2026-11-30T10:14:00Z', '2020-01-01T00:00:00Z']) {
       expect(prepareEvent(catalog, { ...shipment, occurred_at }, now).time).toBe(occurred_at);
     }
+  });
+});
+
+/** The first implementation, kept as the reference: fingerprints must not change. */
+function referenceCanonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(referenceCanonicalJson).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${referenceCanonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+describe('canonicalJson', () => {
+  it('gives the text the reference implementation gives (so fingerprints stay as they were)', () => {
+    const values: unknown[] = [
+      null,
+      0,
+      -0,
+      1.5e300,
+      'text',
+      '',
+      'ü 😀 \ud800 "quoted" \\ \n',
+      true,
+      undefined,
+      [],
+      {},
+      [1, undefined, null, 'a', { b: 1, a: [2, { d: undefined, c: 3 }] }],
+      { z: 1, a: 2, é: 3, E: 4, '😀': 5, '': 6, '10': 7, '9': 8, skip: undefined },
+      { shipment: { id: 's1', status: 'in_transit', carrier: null, tracking_number: 'T'.repeat(960) } },
+      { nested: { deeper: { deepest: [[], [{}], [{ y: 'y', x: 'x' }]] } } },
+    ];
+    for (const value of values) expect(canonicalJson(value)).toBe(referenceCanonicalJson(value));
+  });
+
+  it('ignores key order', () => {
+    expect(canonicalJson({ a: 1, b: { c: 2, d: 3 } })).toBe(canonicalJson({ b: { d: 3, c: 2 }, a: 1 }));
+  });
+});
+
+describe('plainRequest (the fast path past the zod envelope schema)', () => {
+  const data = { shipment: { id: 's1', status: 'in_transit' } };
+  const variants: unknown[] = [
+    { type: 'shipment.updated', data },
+    { type: 'shipment.updated', data, id: 'evt-1', key: 'k' },
+    { type: 'shipment.updated', data, id: 'a'.repeat(200) },
+    { type: 'shipment.updated', data, id: 'a'.repeat(201) },
+    { type: 'shipment.updated', data, id: '' },
+    { type: 'shipment.updated', data, id: 'with space' },
+    { type: 'shipment.updated', data, id: 'ünï' },
+    { type: 'shipment.updated', data, id: 7 },
+    { type: 'shipment.updated', data, key: '' },
+    { type: 'shipment.updated', data, key: 'k'.repeat(1024) },
+    { type: 'shipment.updated', data, key: 'k'.repeat(1025) },
+    { type: 'shipment.updated', data, key: '😀' },
+    { type: 'shipment.updated', data, occurred_at: '2026-01-01T00:00:00Z' },
+    { type: 'shipment.updated', data, extra: 1 },
+    { type: 'shipment.updated', data, id: undefined },
+    { type: 'Shipment.updated', data },
+    { type: 'shipment', data },
+    { type: 'shipment.updated', data: [] },
+    { type: 'shipment.updated', data: null },
+    { type: 'shipment.updated', data: 'text' },
+    { type: 'shipment.updated', data: {} },
+    { type: 'shipment.updated', data: JSON.parse('{"__proto__": {"x": 1}}') },
+    { data },
+    [],
+    null,
+    'text',
+    Object.create({ type: 'shipment.updated', data }),
+  ];
+
+  it('accepts only what PublishRequest accepts, and gives what it gives', () => {
+    for (const input of variants) {
+      const fast = plainRequest(input);
+      const zod = PublishRequest.safeParse(input);
+      if (fast !== undefined) {
+        expect([input, zod.success]).toEqual([input, true]);
+        expect(fast).toEqual(zod.data);
+      }
+    }
+    expect(plainRequest({ type: 'shipment.updated', data, id: 'evt-1', key: 'k' })).toBeDefined();
+  });
+
+  it('leaves every refused request to zod, so its messages stay as they were', () => {
+    const err = failure({ ...shipment, id: 'with space' });
+    expect(err.message).toMatch(/^invalid event: id: /);
+    expect(failure({ ...shipment, extra: 1 }).code).toBe('INVALID_REQUEST');
+  });
+});
+
+describe('fingerprints', () => {
+  it('are equal for the same event whatever its key order, and differ when anything differs', () => {
+    const a = prepareEvent(catalog, { ...shipment, id: 'e1', key: 's1' }, now);
+    const b = prepareEvent(
+      catalog,
+      {
+        key: 's1',
+        id: 'e1',
+        data: { shipment: { status: 'in_transit', id: 's1' } },
+        type: 'shipment.updated',
+      },
+      now,
+    );
+    expect(b.fingerprint).toBe(a.fingerprint);
+    // Defaults filled in by the schema are the same event as the values written out.
+    const c = prepareEvent(
+      catalog,
+      {
+        ...shipment,
+        id: 'e1',
+        key: 's1',
+        data: { shipment: { id: 's1', status: 'in_transit', carrier: null, tracking_number: null } },
+      },
+      now,
+    );
+    expect(c.fingerprint).toBe(a.fingerprint);
+    const different = [
+      { ...shipment, id: 'e1' },
+      { ...shipment, id: 'e1', key: 's2' },
+      { ...shipment, id: 'e1', key: 's1', occurred_at: '2026-01-01T00:00:00Z' },
+      { ...shipment, id: 'e1', key: 's1', data: { shipment: { id: 's1', status: 'delivered' } } },
+    ].map((input) => prepareEvent(catalog, input, now).fingerprint);
+    expect(new Set([a.fingerprint, ...different]).size).toBe(5);
   });
 });

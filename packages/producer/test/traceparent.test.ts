@@ -9,6 +9,17 @@ describe('traceparent', () => {
     expect(newTraceparent()).not.toBe(a);
   });
 
+  it('stays valid and distinct across refills of its random pool', () => {
+    const seen = new Set<string>();
+    for (let i = 0; i < 1000; i++) {
+      const value = newTraceparent();
+      expect(isTraceparent(value)).toBe(true);
+      seen.add(value.slice(3, 35));
+      seen.add(value.slice(36, 52));
+    }
+    expect(seen.size).toBe(2000);
+  });
+
   it.each([
     'garbage',
     '00-00000000000000000000000000000000-0123456789abcdef-01',
