@@ -140,7 +140,10 @@ async function createOwnTopics(brokers: readonly string[], name: string, tiers: 
   const admin = createKafka({ brokers, clientId: 'hookstream-bench', quiet: true }).admin();
   await admin.connect();
   try {
-    const topics = [...Array.from({ length: tiers }, (_, i) => retryTopicName(name, i + 1)), dlqTopicName(name)];
+    const topics = [
+      ...Array.from({ length: tiers }, (_, i) => retryTopicName(name, i + 1)),
+      dlqTopicName(name),
+    ];
     await admin.ensureTopics(topics.map((topic) => ({ topic, partitions: 3, replicationFactor: 1 })));
   } finally {
     await admin.disconnect();
