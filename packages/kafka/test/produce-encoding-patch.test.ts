@@ -116,7 +116,7 @@ describe('encodeRecord', () => {
       const expected = original(record).buffer;
       if (!fast.buffer.equals(expected)) expect.fail(`input ${n} differs: ${JSON.stringify(record)}`);
     }
-  });
+  }, 60_000);
 
   it('writes kafkajs defaults: no headers, no deltas', () => {
     const original = kafkajsRecordEncoder() as Encode;
