@@ -57,6 +57,7 @@ export interface SdkOptions {
 }
 
 export interface StartedSdk {
+  flush(): Promise<void>;
   shutdown(): Promise<void>;
 }
 
@@ -90,7 +91,7 @@ export async function startSdk(options: SdkOptions): Promise<StartedSdk> {
     ...(sampler === undefined ? {} : { sampler }),
   });
   trace.setGlobalTracerProvider(provider);
-  return { shutdown: () => provider.shutdown() };
+  return { flush: () => provider.forceFlush(), shutdown: () => provider.shutdown() };
 }
 
 async function spanProcessor(options: SdkOptions): Promise<SpanProcessor> {
