@@ -5,6 +5,7 @@ import {
   INVALID_SPANID,
   INVALID_TRACEID,
   isSpanContextValid,
+  ROOT_CONTEXT,
   type Span,
   SpanKind,
   SpanStatusCode,
@@ -12,6 +13,7 @@ import {
   type Tracer,
   trace,
 } from '@opentelemetry/api';
+import { DELIVERY_TRACER_NAME, type LiteTracer, liteTracerFor } from './lite-tracer.ts';
 import { extractTraceContext, injectTraceContext } from './propagation.ts';
 import { ATTR, MESSAGING_SYSTEM_KAFKA } from './semconv.ts';
 import { traceKey } from './trace-key.ts';
@@ -62,8 +64,11 @@ export interface SendSpan {
  */
 export class ProcessSpan {
   readonly #tracer: Tracer;
+  /** Set when the tracer has a lite stand-in: spans then skip the SDK's span objects and Contexts. */
+  readonly #lite: LiteTracer | undefined;
   readonly #span: Span;
-  readonly #context: Context;
+  /** The context with this span active; built on first use with the lite tracer. */
+  #context: Context | undefined;
   readonly #eventId: string | undefined;
   readonly #key: string | null;
   readonly #keyInClear: boolean;
@@ -86,7 +91,6 @@ export class ProcessSpan {
     // shows the wait plainly as the gap between the send span and this one. The alternative, a
     // link to the previous attempt, adds nothing here because that attempt is the parent's
     // parent already.
-    const parent = extractTraceContext(message.headers);
     const attributes: Attributes = {
       [ATTR.messagingSystem]: MESSAGING_SYSTEM_KAFKA,
       [ATTR.messagingOperationType]: 'process',
@@ -100,14 +104,27 @@ export class ProcessSpan {
     if (options.eventId !== undefined) attributes[ATTR.messagingMessageId] = options.eventId;
     if (options.eventType !== undefined) attributes[ATTR.eventType] = options.eventType;
     if (options.tier !== undefined) attributes[ATTR.retryTier] = options.tier;
-    this.#span = tracer.startSpan(
-      `process ${message.topic}`,
-      { kind: SpanKind.CONSUMER, attributes },
-      parent,
-    );
+    const lite = liteTracerFor(tracer);
+    const remote = lite?.remoteParent(message.headers);
+    if (lite !== undefined && remote !== null) {
+      this.#lite = lite;
+      this.#span = lite.startSpan(`process ${message.topic}`, SpanKind.CONSUMER, attributes, remote);
+    } else {
+      const parent = extractTraceContext(message.headers);
+      this.#span = tracer.startSpan(
+        `process ${message.topic}`,
+        { kind: SpanKind.CONSUMER, attributes },
+        parent,
+      );
+      this.#context = trace.setSpan(parent, this.#span);
+    }
     const key = this.#traceKey();
     if (key !== undefined) this.#span.setAttribute(ATTR.messagingKafkaKey, key);
-    this.#context = trace.setSpan(parent, this.#span);
+  }
+
+  get #ctx(): Context {
+    this.#context ??= trace.setSpan(ROOT_CONTEXT, this.#span);
+    return this.#context;
   }
 
   /** The partition key as spans carry it; undefined without a key or when nothing is recorded. */
@@ -118,7 +135,7 @@ export class ProcessSpan {
 
   /** Runs fn with this span active, so log lines written meanwhile carry its trace id. */
   run<T>(fn: () => T): T {
-    return context.with(this.#context, fn);
+    return context.with(this.#ctx, fn);
   }
 
   /**
@@ -146,7 +163,10 @@ export class ProcessSpan {
     const attributes: Attributes = { [ATTR.httpMethod]: method, ...target.attributes, ...extra };
     if (this.#attempt !== undefined && this.#attempt > 1)
       attributes[ATTR.httpResendCount] = this.#attempt - 1;
-    const span = this.#tracer.startSpan(method, { kind: SpanKind.CLIENT, attributes }, this.#context);
+    const span =
+      this.#lite !== undefined
+        ? this.#lite.startSpan(method, SpanKind.CLIENT, attributes, this.#span.spanContext())
+        : this.#tracer.startSpan(method, { kind: SpanKind.CLIENT, attributes }, this.#ctx);
     return {
       traceparent: traceparentOf(span),
       responded: (status) => {
@@ -184,13 +204,16 @@ export class ProcessSpan {
     const key = this.#traceKey();
     if (key !== undefined) all[ATTR.messagingKafkaKey] = key;
     if (this.#attempt !== undefined) all[ATTR.attempt] = this.#attempt;
-    const span = this.#tracer.startSpan(
-      `send ${topic}`,
-      { kind: SpanKind.PRODUCER, attributes: all },
-      this.#context,
-    );
-    const traceHeaders: Record<string, string> = {};
-    injectTraceContext(traceHeaders, trace.setSpan(this.#context, span));
+    let span: Span;
+    let traceHeaders: Record<string, string>;
+    if (this.#lite !== undefined) {
+      span = this.#lite.startSpan(`send ${topic}`, SpanKind.PRODUCER, all, this.#span.spanContext());
+      traceHeaders = this.#lite.traceHeaders(span);
+    } else {
+      span = this.#tracer.startSpan(`send ${topic}`, { kind: SpanKind.PRODUCER, attributes: all }, this.#ctx);
+      traceHeaders = {};
+      injectTraceContext(traceHeaders, trace.setSpan(this.#ctx, span));
+    }
     return {
       traceHeaders,
       end: (result) => {
@@ -254,5 +277,5 @@ export function redactUrl(url: URL): string {
 
 /** The tracer the delivery spans come from; a no-op until a tracing SDK is started. */
 export function deliveryTracer(): Tracer {
-  return trace.getTracer('hookstream-pusher');
+  return trace.getTracer(DELIVERY_TRACER_NAME);
 }
