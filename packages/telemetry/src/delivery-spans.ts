@@ -91,15 +91,16 @@ export class ProcessSpan {
     // shows the wait plainly as the gap between the send span and this one. The alternative, a
     // link to the previous attempt, adds nothing here because that attempt is the parent's
     // parent already.
+    // Literal keys (the ATTR names), which V8 builds from one template instead of key by key.
     const attributes: Attributes = {
-      [ATTR.messagingSystem]: MESSAGING_SYSTEM_KAFKA,
-      [ATTR.messagingOperationType]: 'process',
-      [ATTR.messagingOperationName]: 'process',
-      [ATTR.messagingDestination]: message.topic,
-      [ATTR.messagingPartition]: String(message.partition),
-      [ATTR.messagingKafkaOffset]: Number(message.offset),
-      [ATTR.messagingConsumerGroup]: options.consumerGroup,
-      [ATTR.subscriber]: options.subscriber,
+      'messaging.system': MESSAGING_SYSTEM_KAFKA,
+      'messaging.operation.type': 'process',
+      'messaging.operation.name': 'process',
+      'messaging.destination.name': message.topic,
+      'messaging.destination.partition.id': String(message.partition),
+      'messaging.kafka.offset': Number(message.offset),
+      'messaging.consumer.group.name': options.consumerGroup,
+      'hookstream.subscriber': options.subscriber,
     };
     if (options.eventId !== undefined) attributes[ATTR.messagingMessageId] = options.eventId;
     if (options.eventType !== undefined) attributes[ATTR.eventType] = options.eventType;
@@ -123,7 +124,7 @@ export class ProcessSpan {
   }
 
   get #ctx(): Context {
-    this.#context ??= trace.setSpan(ROOT_CONTEXT, this.#span);
+    this.#context ??= new SpanContextOnly(this.#span);
     return this.#context;
   }
 
@@ -232,6 +233,33 @@ export class ProcessSpan {
     if (reason !== undefined) this.#span.setAttribute(ATTR.outcomeReason, reason);
     if (error) this.#span.setStatus({ code: SpanStatusCode.ERROR, message: reason ?? outcome });
     this.#span.end();
+  }
+}
+
+/** The API's key of the active span (`trace.setSpan` stores it under this key). */
+const SPAN_KEY = Symbol.for('OpenTelemetry Context Key SPAN');
+
+/**
+ * A Context holding only a span, as `trace.setSpan(ROOT_CONTEXT, span)` would, without copying a
+ * Map per record; setting anything else goes back to the API's own contexts.
+ */
+class SpanContextOnly implements Context {
+  readonly #span: Span;
+
+  constructor(span: Span) {
+    this.#span = span;
+  }
+
+  getValue(key: symbol): unknown {
+    return key === SPAN_KEY ? this.#span : undefined;
+  }
+
+  setValue(key: symbol, value: unknown): Context {
+    return trace.setSpan(ROOT_CONTEXT, this.#span).setValue(key, value);
+  }
+
+  deleteValue(key: symbol): Context {
+    return key === SPAN_KEY ? ROOT_CONTEXT : this;
   }
 }
 

@@ -8,6 +8,8 @@
  * test compares the OTLP bytes). Only configurations it reproduces exactly get one (see
  * liteTracerOptions in tracing-sdk.ts); the rest keep the SDK tracer.
  */
+
+import { randomBytes } from 'node:crypto';
 import {
   type Attributes,
   type AttributeValue,
@@ -78,13 +80,14 @@ export class LiteTracerImpl implements LiteTracer {
     // As W3CTraceContextPropagator.extract, then the tracer's validity check.
     const header = headers.traceparent;
     if (!header) return undefined;
-    const parsed = parseTraceParent(header);
-    if (parsed === null) return undefined;
-    const parent: SpanContext = parsed;
+    const plain = plainTraceparent(header);
+    const parent: SpanContext | null = plain ?? parseTraceParent(header);
+    if (parent === null) return undefined;
     parent.isRemote = true;
     const state = headers.tracestate;
     if (state) parent.traceState = new TraceState(state);
-    return isSpanContextValid(parent) ? parent : undefined;
+    // A plain traceparent's ids are valid already.
+    return plain !== null || isSpanContextValid(parent) ? parent : undefined;
   }
 
   startSpan(name: string, kind: SpanKind, attributes: Attributes, parent: SpanContext | undefined): Span {
@@ -140,6 +143,67 @@ export class LiteTracerImpl implements LiteTracer {
     const ctx = parent === undefined ? ROOT_CONTEXT : trace.setSpanContext(ROOT_CONTEXT, parent);
     return sampler.shouldSample(ctx, traceId, name, kind, attributes, []);
   }
+}
+
+/**
+ * A version-00 traceparent in its only valid form, parsed without parseTraceParent's regular
+ * expression (a visible share of a delivery's tracing); null for anything else, which then goes
+ * through parseTraceParent. Both agree on every header this accepts: 00, lower-case hex ids that
+ * are not all zeros, two hex flag digits, nothing around them.
+ */
+export function plainTraceparent(header: string): SpanContext | null {
+  if (
+    header.length !== 55 ||
+    header.charCodeAt(0) !== 48 ||
+    header.charCodeAt(1) !== 48 ||
+    header.charCodeAt(2) !== 45 ||
+    header.charCodeAt(35) !== 45 ||
+    header.charCodeAt(52) !== 45
+  )
+    return null;
+  let traceZero = true;
+  let spanZero = true;
+  for (let i = 3; i < 55; i++) {
+    if (i === 35 || i === 52) continue;
+    const c = header.charCodeAt(i);
+    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) return null;
+    if (c !== 48) {
+      if (i < 35) traceZero = false;
+      else if (i < 52) spanZero = false;
+    }
+  }
+  if (traceZero || spanZero) return null;
+  return {
+    traceId: header.slice(3, 35),
+    spanId: header.slice(36, 52),
+    traceFlags: Number.parseInt(header.slice(53, 55), 16),
+  };
+}
+
+/**
+ * Random trace and span ids, as lower-case hex never all zeros like the SDK's RandomIdGenerator,
+ * sliced from a pool of random bytes hex-encoded at once rather than one Buffer write and
+ * hex conversion per id.
+ */
+export function pooledIdGenerator(): IdGenerator {
+  const POOL_BYTES = 4096;
+  let pool = '';
+  let at = 0;
+  const take = (chars: number, zero: string, one: string): string => {
+    if (at + chars > pool.length) {
+      pool = randomBytes(POOL_BYTES).toString('hex');
+      at = 0;
+    }
+    const id = pool.slice(at, at + chars);
+    at += chars;
+    return id === zero ? one : id;
+  };
+  const zero16 = '0'.repeat(16);
+  const zero32 = '0'.repeat(32);
+  return {
+    generateTraceId: () => take(32, zero32, `${'0'.repeat(31)}1`),
+    generateSpanId: () => take(16, zero16, `${'0'.repeat(15)}1`),
+  };
 }
 
 /** Valid attribute values only, and within the count limit: nothing for cleanAttributes to do. */

@@ -33,7 +33,6 @@ import {
   AlwaysOffSampler,
   AlwaysOnSampler,
   BatchSpanProcessor,
-  type IdGenerator,
   ParentBasedSampler,
   type Sampler,
   type SpanLimits,
@@ -41,7 +40,7 @@ import {
   TraceIdRatioBasedSampler,
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
-import { LiteTracerImpl } from './lite-spans.ts';
+import { LiteTracerImpl, pooledIdGenerator } from './lite-spans.ts';
 import { DELIVERY_TRACER_NAME, installLiteTracer, uninstallLiteTracer } from './lite-tracer.ts';
 import { OtlpProtobufSpanProcessor } from './otlp-span-processor.ts';
 
@@ -136,20 +135,19 @@ function installLite(
   const valueLimit = limits.attributeValueLengthLimit;
   if (!w3c || (valueLimit !== undefined && valueLimit !== Infinity)) return;
   const sdkTracer = provider.getTracer(DELIVERY_TRACER_NAME);
-  // The SDK tracer's own resource, scope and id generator, so its spans and the lite ones share
-  // a batch group and look alike.
+  // The SDK tracer's own resource and scope (the same objects), so its spans and the lite ones
+  // share a batch group and look alike.
   const internals = sdkTracer as unknown as {
     instrumentationScope?: InstrumentationScope;
     _resource?: Resource;
-    _idGenerator?: IdGenerator;
   };
-  const { instrumentationScope: scope, _resource: resource, _idGenerator: idGenerator } = internals;
-  if (scope === undefined || resource === undefined || idGenerator === undefined) return;
+  const { instrumentationScope: scope, _resource: resource } = internals;
+  if (scope === undefined || resource === undefined) return;
   const lite = new LiteTracerImpl({
     resource,
     scope,
     processor,
-    idGenerator,
+    idGenerator: pooledIdGenerator(),
     attributeCountLimit: limits.attributeCountLimit ?? 128,
     ...(sampling.sampler === undefined
       ? { parentBasedRoot: new AlwaysOnSampler() }

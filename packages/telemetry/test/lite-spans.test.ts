@@ -1,5 +1,5 @@
 import { type HrTime, propagation, type Sampler, type Tracer } from '@opentelemetry/api';
-import { type InstrumentationScope, W3CTraceContextPropagator } from '@opentelemetry/core';
+import { type InstrumentationScope, parseTraceParent, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { type Resource, resourceFromAttributes } from '@opentelemetry/resources';
 import {
@@ -22,7 +22,7 @@ import {
   ProcessSpan,
   type ProcessSpanOptions,
 } from '../src/delivery-spans.ts';
-import { LiteTracerImpl } from '../src/lite-spans.ts';
+import { LiteTracerImpl, plainTraceparent, pooledIdGenerator } from '../src/lite-spans.ts';
 import { installLiteTracer, liteTracerFor, uninstallLiteTracer } from '../src/lite-tracer.ts';
 import { OtlpProtobufEncoder } from '../src/otlp-protobuf.ts';
 import { ProtoWriter } from '../src/proto-writer.ts';
@@ -318,5 +318,50 @@ describe('delivery spans from the lite tracer', () => {
     expect(liteTracerFor(provider.getTracer('other'))).toBeUndefined();
     uninstallLiteTracer();
     expect(liteTracerFor(sdkTracer)).toBeUndefined();
+  });
+});
+
+describe('the plain traceparent parser', () => {
+  const id = '0af7651916cd43dd8448eb211c80319c';
+  const span = 'b7ad6b7169203331';
+  it('agrees with parseTraceParent on every header it accepts, and leaves the rest to it', () => {
+    const headers = [
+      `00-${id}-${span}-01`,
+      `00-${id}-${span}-00`,
+      `00-${id}-${span}-ff`,
+      `00-${id}-${span}-1a`,
+      `00-${'0'.repeat(32)}-${span}-01`,
+      `00-${id}-${'0'.repeat(16)}-01`,
+      `00-${id.toUpperCase()}-${span}-01`,
+      `01-${id}-${span}-01`,
+      `ff-${id}-${span}-01`,
+      `00-${id}-${span}-01-extra`,
+      ` 00-${id}-${span}-01`,
+      `00-${id}-${span}-0g`,
+      `00_${id}-${span}-01`,
+      `00-${id.slice(1)}x-${span}-01`,
+      '',
+    ];
+    for (const header of headers) {
+      const plain = plainTraceparent(header);
+      if (plain !== null) expect(plain, header).toEqual(parseTraceParent(header));
+    }
+    expect(plainTraceparent(`00-${id}-${span}-01`)).toEqual({ traceId: id, spanId: span, traceFlags: 1 });
+    expect(plainTraceparent(`00-${'0'.repeat(32)}-${span}-01`)).toBeNull();
+  });
+});
+
+describe('pooled ids', () => {
+  it('are lower-case hex of the W3C lengths and do not repeat', () => {
+    const ids = pooledIdGenerator();
+    const seen = new Set<string>();
+    for (let i = 0; i < 1000; i++) {
+      const traceId = ids.generateTraceId();
+      const spanId = ids.generateSpanId();
+      expect(traceId).toMatch(/^[0-9a-f]{32}$/);
+      expect(spanId).toMatch(/^[0-9a-f]{16}$/);
+      seen.add(traceId).add(spanId);
+    }
+    expect(seen.size).toBe(2000);
   });
 });
