@@ -146,7 +146,8 @@ export class ProcessSpan {
   get traceId(): string | undefined {
     const ctx = this.#span.spanContext();
     const sampled = (ctx.traceFlags & TraceFlags.SAMPLED) !== 0;
-    return sampled && isSpanContextValid(ctx) ? ctx.traceId : undefined;
+    // The lite tracer's ids are valid by construction; its parent was checked when read.
+    return sampled && (this.#lite !== undefined || isSpanContextValid(ctx)) ? ctx.traceId : undefined;
   }
 
   set attempt(attempt: number) {
@@ -161,7 +162,7 @@ export class ProcessSpan {
 
   /** Starts the attempt's HTTP CLIENT span, a child of this one; `extra`: e.g. the breaker's state. */
   http(method: string, target: HttpTarget, extra: Attributes = {}): HttpSpan {
-    const attributes: Attributes = { [ATTR.httpMethod]: method, ...target.attributes, ...extra };
+    const attributes: Attributes = { 'http.request.method': method, ...target.attributes, ...extra };
     if (this.#attempt !== undefined && this.#attempt > 1)
       attributes[ATTR.httpResendCount] = this.#attempt - 1;
     const span =

@@ -107,15 +107,17 @@ export class LiteTracerImpl implements LiteTracer {
     if (result.decision === SamplingDecision.NOT_RECORD) return trace.wrapSpanContext(context);
     let attrs = result.attributes ? Object.assign(attributes, result.attributes) : attributes;
     let dropped = 0;
-    if (!allValid(attrs, o.attributeCountLimit)) {
+    let count = validCount(attrs);
+    if (count < 0 || count > o.attributeCountLimit) {
       const cleaned = cleanAttributes(attrs, {
         attributeCountLimit: o.attributeCountLimit,
         attributeValueLengthLimit: Infinity,
       });
       attrs = cleaned.attributes ?? {};
       dropped = cleaned.droppedAttributesCount ?? 0;
+      count = Object.keys(attrs).length;
     }
-    return new LiteSpan(o, context, name, kind, parent, attrs, dropped);
+    return new LiteSpan(o, context, name, kind, parent, attrs, count, dropped);
   }
 
   traceHeaders(span: Span): Record<string, string> {
@@ -206,15 +208,21 @@ export function pooledIdGenerator(): IdGenerator {
   };
 }
 
-/** Valid attribute values only, and within the count limit: nothing for cleanAttributes to do. */
-function allValid(attributes: Attributes, limit: number): boolean {
+/** How many attributes, all valid; -1 when one is not (cleanAttributes then drops it, as the SDK). */
+function validCount(attributes: Attributes): number {
   let count = 0;
   for (const key in attributes) {
-    const value = attributes[key];
-    if (value === undefined || value === null || !isAttributeValue(value)) return false;
+    if (!valid(attributes[key])) return -1;
     count++;
   }
-  return count <= limit;
+  return count;
+}
+
+/** isAttributeValue, with the primitives every delivery attribute is checked first. */
+function valid(value: unknown): value is AttributeValue {
+  const type = typeof value;
+  if (type === 'string' || type === 'number' || type === 'boolean') return true;
+  return value !== undefined && value !== null && isAttributeValue(value);
 }
 
 /** A recorded span: the API's Span for the code that writes it, ReadableSpan for the processor. */
@@ -245,6 +253,7 @@ class LiteSpan implements Span, ReadableSpan {
     kind: SpanKind,
     parent: SpanContext | undefined,
     attributes: Attributes,
+    count: number,
     dropped: number,
   ) {
     // The SDK's clock: the start in whole milliseconds, the end that plus the elapsed
@@ -258,7 +267,7 @@ class LiteSpan implements Span, ReadableSpan {
     if (parent !== undefined) this.parentSpanContext = parent;
     this.startTime = o.clock ? o.clock() : millisToHrTime(now);
     this.attributes = attributes;
-    this.#count = Object.keys(attributes).length;
+    this.#count = count;
     this.droppedAttributesCount = dropped;
     o.processor.onStart(this, ROOT_CONTEXT);
   }
@@ -276,8 +285,7 @@ class LiteSpan implements Span, ReadableSpan {
   }
 
   setAttribute(key: string, value: AttributeValue): this {
-    if (this.ended || key.length === 0 || value === undefined || value === null || !isAttributeValue(value))
-      return this;
+    if (this.ended || key.length === 0 || !valid(value)) return this;
     if (!Object.hasOwn(this.attributes, key)) {
       if (this.#count >= this.#o.attributeCountLimit) {
         this.droppedAttributesCount++;
