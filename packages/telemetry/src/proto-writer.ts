@@ -169,7 +169,7 @@ export class ProtoWriter {
   raw(value: Uint8Array): void {
     const length = value.length;
     this.ensure(length);
-    if (length > 64) this.buffer.set(value, this.pos);
+    if (length > 16) this.buffer.set(value, this.pos);
     else {
       // A loop beats set() (a native call) for the short pieces written per attribute.
       const b = this.buffer;
