@@ -236,7 +236,6 @@ class LiteSpan implements Span, ReadableSpan {
   readonly parentSpanContext?: SpanContext;
   readonly startTime: HrTime;
   endTime: HrTime = [0, 0];
-  duration: HrTime = [-1, -1];
   status: SpanStatus = { code: SpanStatusCode.UNSET };
   readonly attributes: Attributes;
   links: Link[] = NO_LINKS;
@@ -270,6 +269,11 @@ class LiteSpan implements Span, ReadableSpan {
     this.#count = count;
     this.droppedAttributesCount = dropped;
     o.processor.onStart(this, ROOT_CONTEXT);
+  }
+
+  /** Worked out when asked: the OTLP encoders never ask. */
+  get duration(): HrTime {
+    return this.ended ? hrTimeDuration(this.startTime, this.endTime) : [-1, -1];
   }
 
   get resource(): Resource {
@@ -349,13 +353,10 @@ class LiteSpan implements Span, ReadableSpan {
     let end = this.#o.clock
       ? this.#o.clock()
       : addHrTimes(this.startTime, millisToHrTime(performance.now() - this.#startPerf));
-    let duration = hrTimeDuration(this.startTime, end);
-    if (duration[0] < 0) {
-      end = [this.startTime[0], this.startTime[1]];
-      duration = [0, 0];
-    }
+    const start = this.startTime;
+    // As the SDK: an end before the start becomes the start.
+    if (end[0] < start[0] || (end[0] === start[0] && end[1] < start[1])) end = [start[0], start[1]];
     this.endTime = end;
-    this.duration = duration;
     this.ended = true;
     this.#o.processor.onEnd(this);
   }

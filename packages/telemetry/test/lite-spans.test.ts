@@ -265,6 +265,20 @@ describe('delivery spans from the lite tracer', () => {
           expect(lite.result).toEqual(sdk.result);
           expect(lite.traceId).toBe(sdk.traceId);
           if (sdk.spans.length === 0) return;
+          // What the JSON exporter reads too.
+          const fields = (spans: ReadableSpan[]) =>
+            spans.map((x) => ({
+              kind: x.kind,
+              context: x.spanContext(),
+              parent: x.parentSpanContext,
+              times: [x.startTime, x.endTime, x.duration],
+              status: x.status,
+              attributes: x.attributes,
+              dropped: [x.droppedAttributesCount, x.droppedEventsCount, x.droppedLinksCount],
+              ended: x.ended,
+              resource: x.resource === resource,
+            }));
+          expect(fields(lite.spans)).toEqual(fields(sdk.spans));
           const expected = sdkBytes(sdk.spans);
           expect(sdkBytes(lite.spans)).toBe(expected);
           expect(ownBytes(lite.spans)).toBe(expected);
