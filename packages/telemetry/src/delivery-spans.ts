@@ -162,7 +162,10 @@ export class ProcessSpan {
 
   /** Starts the attempt's HTTP CLIENT span, a child of this one; `extra`: e.g. the breaker's state. */
   http(method: string, target: HttpTarget, extra: Attributes = {}): HttpSpan {
-    const attributes: Attributes = { 'http.request.method': method, ...target.attributes, ...extra };
+    // A copy of the method's template for this target (a plain clone is V8's fast path; two
+    // spreads after a property were a runtime call each, per attempt), then `extra`.
+    const attributes: Attributes = { ...requestTemplate(target, method) };
+    for (const key in extra) if (Object.hasOwn(extra, key)) attributes[key] = extra[key];
     if (this.#attempt !== undefined && this.#attempt > 1)
       attributes[ATTR.httpResendCount] = this.#attempt - 1;
     const span =
@@ -275,6 +278,23 @@ function traceparentOf(span: Span): string | undefined {
   // context, what a tracer without an SDK hands out, is left to rule out.
   if (ctx.traceId === INVALID_TRACEID || ctx.spanId === INVALID_SPANID) return undefined;
   return `00-${ctx.traceId}-${ctx.spanId}-0${(ctx.traceFlags || 0).toString(16)}`;
+}
+
+/** Per target and method: the method, then the target's attributes, in the order spans list them. */
+const templates = new WeakMap<HttpTarget, Map<string, Attributes>>();
+
+function requestTemplate(target: HttpTarget, method: string): Attributes {
+  let byMethod = templates.get(target);
+  if (byMethod === undefined) {
+    byMethod = new Map();
+    templates.set(target, byMethod);
+  }
+  let template = byMethod.get(method);
+  if (template === undefined) {
+    template = { 'http.request.method': method, ...target.attributes };
+    byMethod.set(method, template);
+  }
+  return template;
 }
 
 /** An endpoint's span attributes, worked out once rather than per attempt. */

@@ -62,6 +62,8 @@ export interface LiteTracerOptions {
   readonly clock?: () => HrTime;
 }
 
+/** Shared: setStatus replaces a span's status, never changes it. */
+const UNSET: SpanStatus = Object.freeze({ code: SpanStatusCode.UNSET });
 const NO_LINKS: Link[] = [];
 const NO_EVENTS: TimedEvent[] = [];
 const SAMPLED: SamplingResult = { decision: SamplingDecision.RECORD_AND_SAMPLED };
@@ -236,7 +238,7 @@ class LiteSpan implements Span, ReadableSpan {
   readonly parentSpanContext?: SpanContext;
   readonly startTime: HrTime;
   endTime: HrTime = [0, 0];
-  status: SpanStatus = { code: SpanStatusCode.UNSET };
+  status: SpanStatus = UNSET;
   readonly attributes: Attributes;
   links: Link[] = NO_LINKS;
   events: TimedEvent[] = NO_EVENTS;
