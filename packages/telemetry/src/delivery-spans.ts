@@ -284,6 +284,9 @@ function traceparentOf(span: Span): string | undefined {
 const templates = new WeakMap<HttpTarget, Map<string, Attributes>>();
 
 function requestTemplate(target: HttpTarget, method: string): Attributes {
+  // httpTarget's targets carry their POST template: a property read instead of two lookups.
+  const own = (target as { post?: Attributes }).post;
+  if (method === 'POST' && own !== undefined) return own;
   let byMethod = templates.get(target);
   if (byMethod === undefined) {
     byMethod = new Map();
@@ -302,14 +305,13 @@ export interface HttpTarget {
   readonly attributes: Readonly<Attributes>;
 }
 
-export function httpTarget(url: URL): HttpTarget {
-  return {
-    attributes: {
-      [ATTR.urlFull]: redactUrl(url),
-      [ATTR.serverAddress]: url.hostname,
-      [ATTR.serverPort]: Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
-    },
+export function httpTarget(url: URL): HttpTarget & { readonly post: Attributes } {
+  const attributes: Attributes = {
+    [ATTR.urlFull]: redactUrl(url),
+    [ATTR.serverAddress]: url.hostname,
+    [ATTR.serverPort]: Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
   };
+  return { attributes, post: { [ATTR.httpMethod]: 'POST', ...attributes } };
 }
 
 /**

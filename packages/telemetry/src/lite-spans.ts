@@ -200,7 +200,8 @@ export function pooledIdGenerator(): IdGenerator {
     }
     const id = pool.slice(at, at + chars);
     at += chars;
-    return id === zero ? one : id;
+    // All zeros is invalid; comparing the whole id only when it starts with one is cheaper.
+    return id.charCodeAt(0) === 48 && id === zero ? one : id;
   };
   const zero16 = '0'.repeat(16);
   const zero32 = '0'.repeat(32);
