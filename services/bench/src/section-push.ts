@@ -15,8 +15,8 @@ export const pushSection = defineSection<BenchResult>({
     'body size against the same endpoint, and `kafka-consumer-perf-test` (how fast the broker hands out records). ' +
     'Tracing: the pusher then drains a smaller backlog again with new subscribers, with tracing at 100 % ' +
     'sampling (spans exported over OTLP/HTTP protobuf to the local Jaeger) and without, interleaved ' +
-    '(on off, off on, …), after one traced warm-up drain that is listed but not counted (it compiles the ' +
-    'tracing code once); CPU per delivery is `process.cpuUsage()` (user + system, every thread of the ' +
+    '(on off, off on, …), after a traced and an untraced warm-up drain that are listed but not counted (the first ' +
+    'compiles the tracing code, the second re-optimizes the code both modes share); CPU per delivery is `process.cpuUsage()` (user + system, every thread of the ' +
     "benchmark's process: the pusher's event loop, its garbage collection, the libuv pool and the span " +
     "export, not the endpoint's or Jaeger's processes) from the group's first fetch until the last delivery " +
     'and, when traced, the last spans handed to the exporter, divided by the deliveries. Medians of the runs.',
