@@ -295,6 +295,34 @@ describe('delivery spans from the lite tracer', () => {
     expect(unsampled.result.traceparent).toMatch(/-00$/);
   });
 
+  it('makes the process span the active one inside run(), as log lines read it', async () => {
+    const { AsyncLocalStorageContextManager } = await import('@opentelemetry/context-async-hooks');
+    const { context, trace } = await import('@opentelemetry/api');
+    const manager = new AsyncLocalStorageContextManager().enable();
+    context.setGlobalContextManager(manager);
+    try {
+      const lite = new LiteTracerImpl({
+        resource,
+        scope: { name: 'hookstream-pusher' },
+        processor: new ClockRecorder(),
+        idGenerator: ids(),
+        attributeCountLimit: 128,
+        parentBasedRoot: new AlwaysOnSampler(),
+      });
+      const standIn = { startSpan: () => undefined } as unknown as Tracer;
+      installLiteTracer(lite, standIn, 'hookstream-pusher');
+      const span = new ProcessSpan(standIn, RECORDS['no parent'] as ConsumedMessage, options);
+      const seen = await span.run(async () => {
+        await new Promise((resolve) => setImmediate(resolve));
+        return trace.getActiveSpan()?.spanContext().traceId;
+      });
+      expect(seen).toBe(span.traceId);
+      expect(seen).toMatch(/^[0-9a-f]{32}$/);
+    } finally {
+      context.disable();
+    }
+  });
+
   it('leaves a record carrying baggage to the SDK tracer, which propagates it', () => {
     const lite = new LiteTracerImpl({
       resource,
