@@ -5,6 +5,7 @@ import {
   INVALID_SPANID,
   INVALID_TRACEID,
   isSpanContextValid,
+  ROOT_CONTEXT,
   type Span,
   SpanKind,
   SpanStatusCode,
@@ -12,6 +13,7 @@ import {
   type Tracer,
   trace,
 } from '@opentelemetry/api';
+import { DELIVERY_TRACER_NAME, type LiteTracer, liteTracerFor } from './lite-tracer.ts';
 import { extractTraceContext, injectTraceContext } from './propagation.ts';
 import { ATTR, MESSAGING_SYSTEM_KAFKA } from './semconv.ts';
 import { traceKey } from './trace-key.ts';
@@ -62,8 +64,11 @@ export interface SendSpan {
  */
 export class ProcessSpan {
   readonly #tracer: Tracer;
+  /** Set when the tracer has a lite stand-in: spans then skip the SDK's span objects and Contexts. */
+  readonly #lite: LiteTracer | undefined;
   readonly #span: Span;
-  readonly #context: Context;
+  /** The context with this span active; built on first use with the lite tracer. */
+  #context: Context | undefined;
   readonly #eventId: string | undefined;
   readonly #key: string | null;
   readonly #keyInClear: boolean;
@@ -86,28 +91,41 @@ export class ProcessSpan {
     // shows the wait plainly as the gap between the send span and this one. The alternative, a
     // link to the previous attempt, adds nothing here because that attempt is the parent's
     // parent already.
-    const parent = extractTraceContext(message.headers);
+    // Literal keys (the ATTR names), which V8 builds from one template instead of key by key.
     const attributes: Attributes = {
-      [ATTR.messagingSystem]: MESSAGING_SYSTEM_KAFKA,
-      [ATTR.messagingOperationType]: 'process',
-      [ATTR.messagingOperationName]: 'process',
-      [ATTR.messagingDestination]: message.topic,
-      [ATTR.messagingPartition]: String(message.partition),
-      [ATTR.messagingKafkaOffset]: Number(message.offset),
-      [ATTR.messagingConsumerGroup]: options.consumerGroup,
-      [ATTR.subscriber]: options.subscriber,
+      'messaging.system': MESSAGING_SYSTEM_KAFKA,
+      'messaging.operation.type': 'process',
+      'messaging.operation.name': 'process',
+      'messaging.destination.name': message.topic,
+      'messaging.destination.partition.id': String(message.partition),
+      'messaging.kafka.offset': Number(message.offset),
+      'messaging.consumer.group.name': options.consumerGroup,
+      'hookstream.subscriber': options.subscriber,
     };
     if (options.eventId !== undefined) attributes[ATTR.messagingMessageId] = options.eventId;
     if (options.eventType !== undefined) attributes[ATTR.eventType] = options.eventType;
     if (options.tier !== undefined) attributes[ATTR.retryTier] = options.tier;
-    this.#span = tracer.startSpan(
-      `process ${message.topic}`,
-      { kind: SpanKind.CONSUMER, attributes },
-      parent,
-    );
+    const lite = liteTracerFor(tracer);
+    const remote = lite?.remoteParent(message.headers);
+    if (lite !== undefined && remote !== null) {
+      this.#lite = lite;
+      this.#span = lite.startSpan(`process ${message.topic}`, SpanKind.CONSUMER, attributes, remote);
+    } else {
+      const parent = extractTraceContext(message.headers);
+      this.#span = tracer.startSpan(
+        `process ${message.topic}`,
+        { kind: SpanKind.CONSUMER, attributes },
+        parent,
+      );
+      this.#context = trace.setSpan(parent, this.#span);
+    }
     const key = this.#traceKey();
     if (key !== undefined) this.#span.setAttribute(ATTR.messagingKafkaKey, key);
-    this.#context = trace.setSpan(parent, this.#span);
+  }
+
+  get #ctx(): Context {
+    this.#context ??= new SpanContextOnly(this.#span);
+    return this.#context;
   }
 
   /** The partition key as spans carry it; undefined without a key or when nothing is recorded. */
@@ -118,7 +136,7 @@ export class ProcessSpan {
 
   /** Runs fn with this span active, so log lines written meanwhile carry its trace id. */
   run<T>(fn: () => T): T {
-    return context.with(this.#context, fn);
+    return context.with(this.#ctx, fn);
   }
 
   /**
@@ -128,7 +146,8 @@ export class ProcessSpan {
   get traceId(): string | undefined {
     const ctx = this.#span.spanContext();
     const sampled = (ctx.traceFlags & TraceFlags.SAMPLED) !== 0;
-    return sampled && isSpanContextValid(ctx) ? ctx.traceId : undefined;
+    // The lite tracer's ids are valid by construction; its parent was checked when read.
+    return sampled && (this.#lite !== undefined || isSpanContextValid(ctx)) ? ctx.traceId : undefined;
   }
 
   set attempt(attempt: number) {
@@ -143,10 +162,16 @@ export class ProcessSpan {
 
   /** Starts the attempt's HTTP CLIENT span, a child of this one; `extra`: e.g. the breaker's state. */
   http(method: string, target: HttpTarget, extra: Attributes = {}): HttpSpan {
-    const attributes: Attributes = { [ATTR.httpMethod]: method, ...target.attributes, ...extra };
+    // A copy of the method's template for this target (a plain clone is V8's fast path; two
+    // spreads after a property were a runtime call each, per attempt), then `extra`.
+    const attributes: Attributes = { ...requestTemplate(target, method) };
+    for (const key in extra) if (Object.hasOwn(extra, key)) attributes[key] = extra[key];
     if (this.#attempt !== undefined && this.#attempt > 1)
       attributes[ATTR.httpResendCount] = this.#attempt - 1;
-    const span = this.#tracer.startSpan(method, { kind: SpanKind.CLIENT, attributes }, this.#context);
+    const span =
+      this.#lite !== undefined
+        ? this.#lite.startSpan(method, SpanKind.CLIENT, attributes, this.#span.spanContext())
+        : this.#tracer.startSpan(method, { kind: SpanKind.CLIENT, attributes }, this.#ctx);
     return {
       traceparent: traceparentOf(span),
       responded: (status) => {
@@ -184,13 +209,16 @@ export class ProcessSpan {
     const key = this.#traceKey();
     if (key !== undefined) all[ATTR.messagingKafkaKey] = key;
     if (this.#attempt !== undefined) all[ATTR.attempt] = this.#attempt;
-    const span = this.#tracer.startSpan(
-      `send ${topic}`,
-      { kind: SpanKind.PRODUCER, attributes: all },
-      this.#context,
-    );
-    const traceHeaders: Record<string, string> = {};
-    injectTraceContext(traceHeaders, trace.setSpan(this.#context, span));
+    let span: Span;
+    let traceHeaders: Record<string, string>;
+    if (this.#lite !== undefined) {
+      span = this.#lite.startSpan(`send ${topic}`, SpanKind.PRODUCER, all, this.#span.spanContext());
+      traceHeaders = this.#lite.traceHeaders(span);
+    } else {
+      span = this.#tracer.startSpan(`send ${topic}`, { kind: SpanKind.PRODUCER, attributes: all }, this.#ctx);
+      traceHeaders = {};
+      injectTraceContext(traceHeaders, trace.setSpan(this.#ctx, span));
+    }
     return {
       traceHeaders,
       end: (result) => {
@@ -212,6 +240,33 @@ export class ProcessSpan {
   }
 }
 
+/** The API's key of the active span (`trace.setSpan` stores it under this key). */
+const SPAN_KEY = Symbol.for('OpenTelemetry Context Key SPAN');
+
+/**
+ * A Context holding only a span, as `trace.setSpan(ROOT_CONTEXT, span)` would, without copying a
+ * Map per record; setting anything else goes back to the API's own contexts.
+ */
+class SpanContextOnly implements Context {
+  readonly #span: Span;
+
+  constructor(span: Span) {
+    this.#span = span;
+  }
+
+  getValue(key: symbol): unknown {
+    return key === SPAN_KEY ? this.#span : undefined;
+  }
+
+  setValue(key: symbol, value: unknown): Context {
+    return trace.setSpan(ROOT_CONTEXT, this.#span).setValue(key, value);
+  }
+
+  deleteValue(key: symbol): Context {
+    return key === SPAN_KEY ? ROOT_CONTEXT : this;
+  }
+}
+
 /**
  * The W3C traceparent of `span`, as the W3C propagator writes it, or undefined for the API's
  * invalid context (tracing off). Written directly because the request needs only this header:
@@ -225,19 +280,38 @@ function traceparentOf(span: Span): string | undefined {
   return `00-${ctx.traceId}-${ctx.spanId}-0${(ctx.traceFlags || 0).toString(16)}`;
 }
 
+/** Per target and method: the method, then the target's attributes, in the order spans list them. */
+const templates = new WeakMap<HttpTarget, Map<string, Attributes>>();
+
+function requestTemplate(target: HttpTarget, method: string): Attributes {
+  // httpTarget's targets carry their POST template: a property read instead of two lookups.
+  const own = (target as { post?: Attributes }).post;
+  if (method === 'POST' && own !== undefined) return own;
+  let byMethod = templates.get(target);
+  if (byMethod === undefined) {
+    byMethod = new Map();
+    templates.set(target, byMethod);
+  }
+  let template = byMethod.get(method);
+  if (template === undefined) {
+    template = { 'http.request.method': method, ...target.attributes };
+    byMethod.set(method, template);
+  }
+  return template;
+}
+
 /** An endpoint's span attributes, worked out once rather than per attempt. */
 export interface HttpTarget {
   readonly attributes: Readonly<Attributes>;
 }
 
-export function httpTarget(url: URL): HttpTarget {
-  return {
-    attributes: {
-      [ATTR.urlFull]: redactUrl(url),
-      [ATTR.serverAddress]: url.hostname,
-      [ATTR.serverPort]: Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
-    },
+export function httpTarget(url: URL): HttpTarget & { readonly post: Attributes } {
+  const attributes: Attributes = {
+    [ATTR.urlFull]: redactUrl(url),
+    [ATTR.serverAddress]: url.hostname,
+    [ATTR.serverPort]: Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
   };
+  return { attributes, post: { [ATTR.httpMethod]: 'POST', ...attributes } };
 }
 
 /**
@@ -254,5 +328,5 @@ export function redactUrl(url: URL): string {
 
 /** The tracer the delivery spans come from; a no-op until a tracing SDK is started. */
 export function deliveryTracer(): Tracer {
-  return trace.getTracer('hookstream-pusher');
+  return trace.getTracer(DELIVERY_TRACER_NAME);
 }

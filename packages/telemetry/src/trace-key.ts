@@ -7,5 +7,16 @@ import { createHash } from 'node:crypto';
  */
 export function traceKey(key: string, inClear = false): string {
   if (inClear) return key;
-  return `sha256:${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
+  // Keys repeat (a shipment, a tenant), and a hash per span was a visible share of tracing.
+  let digest = digests.get(key);
+  if (digest === undefined) {
+    digest = `sha256:${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
+    if (digests.size >= MAX_DIGESTS) digests.clear();
+    digests.set(key, digest);
+  }
+  return digest;
 }
+
+/** Bounds the digest cache; clearing it all when full is simpler than an LRU and rarely hit. */
+const MAX_DIGESTS = 4096;
+const digests = new Map<string, string>();

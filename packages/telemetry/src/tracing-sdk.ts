@@ -13,6 +13,7 @@ import {
   getNumberFromEnv,
   getStringFromEnv,
   getStringListFromEnv,
+  type InstrumentationScope,
   W3CBaggagePropagator,
   W3CTraceContextPropagator,
 } from '@opentelemetry/core';
@@ -23,6 +24,7 @@ import {
   hostDetector,
   osDetector,
   processDetector,
+  type Resource,
   type ResourceDetector,
   resourceFromAttributes,
   serviceInstanceIdDetector,
@@ -38,6 +40,8 @@ import {
   TraceIdRatioBasedSampler,
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
+import { LiteTracerImpl, pooledIdGenerator } from './lite-spans.ts';
+import { DELIVERY_TRACER_NAME, installLiteTracer, uninstallLiteTracer } from './lite-tracer.ts';
 import { OtlpProtobufSpanProcessor } from './otlp-span-processor.ts';
 
 /*
@@ -57,6 +61,7 @@ export interface SdkOptions {
 }
 
 export interface StartedSdk {
+  flush(): Promise<void>;
   shutdown(): Promise<void>;
 }
 
@@ -79,18 +84,78 @@ export async function startSdk(options: SdkOptions): Promise<StartedSdk> {
   const resource = defaultResource()
     .merge(detectResources({ detectors: resourceDetectorsFromEnv() }))
     .merge(resourceFromAttributes({ 'service.name': options.serviceName }));
-  const sampler =
+  const sampling =
     options.sampleRatio === undefined
-      ? samplerFromEnv()
-      : new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(options.sampleRatio) });
+      ? samplingFromEnv()
+      : parentBased(new TraceIdRatioBasedSampler(options.sampleRatio));
+  const spanLimits = spanLimitsFromEnv();
   const provider = new TracerProvider({
     resource,
     spanProcessors: [processor],
-    spanLimits: spanLimitsFromEnv(),
-    ...(sampler === undefined ? {} : { sampler }),
+    spanLimits,
+    ...(sampling.sampler === undefined ? {} : { sampler: sampling.sampler }),
   });
   trace.setGlobalTracerProvider(provider);
-  return { shutdown: () => provider.shutdown() };
+  installLite(provider, processor, sampling, spanLimits);
+  return {
+    flush: () => provider.forceFlush(),
+    shutdown: () => {
+      uninstallLiteTracer();
+      return provider.shutdown();
+    },
+  };
+}
+
+/** The sampler given to the provider (undefined: its default) and, when parent-based, its root. */
+interface Sampling {
+  readonly sampler: Sampler | undefined;
+  readonly parentBasedRoot: Sampler | undefined;
+}
+
+function parentBased(root: Sampler): Sampling {
+  return { sampler: new ParentBasedSampler({ root }), parentBasedRoot: root };
+}
+
+/**
+ * The delivery spans' lite tracer (lite-spans.ts), standing in for the SDK's tracer of that name
+ * where it exports exactly what that tracer would: the W3C propagators (others read and write
+ * headers it does not) and no attribute value length limit (it does not truncate).
+ */
+function installLite(
+  provider: TracerProvider,
+  processor: SpanProcessor,
+  sampling: Sampling,
+  limits: SpanLimits,
+): void {
+  const propagators = getStringListFromEnv('OTEL_PROPAGATORS');
+  const w3c =
+    propagators === undefined ||
+    (propagators.includes('tracecontext') &&
+      propagators.every((p) => p === 'tracecontext' || p === 'baggage'));
+  const valueLimit = limits.attributeValueLengthLimit;
+  if (!w3c || (valueLimit !== undefined && valueLimit !== Infinity)) return;
+  const sdkTracer = provider.getTracer(DELIVERY_TRACER_NAME);
+  // The SDK tracer's own resource and scope (the same objects), so its spans and the lite ones
+  // share a batch group and look alike.
+  const internals = sdkTracer as unknown as {
+    instrumentationScope?: InstrumentationScope;
+    _resource?: Resource;
+  };
+  const { instrumentationScope: scope, _resource: resource } = internals;
+  if (scope === undefined || resource === undefined) return;
+  const lite = new LiteTracerImpl({
+    resource,
+    scope,
+    processor,
+    idGenerator: pooledIdGenerator(),
+    attributeCountLimit: limits.attributeCountLimit ?? 128,
+    ...(sampling.sampler === undefined
+      ? { parentBasedRoot: new AlwaysOnSampler() }
+      : sampling.parentBasedRoot !== undefined
+        ? { parentBasedRoot: sampling.parentBasedRoot }
+        : { sampler: sampling.sampler }),
+  });
+  installLiteTracer(lite, sdkTracer, DELIVERY_TRACER_NAME);
 }
 
 async function spanProcessor(options: SdkOptions): Promise<SpanProcessor> {
@@ -149,27 +214,28 @@ async function propagatorFromEnv(): Promise<TextMapPropagator | null> {
   return unique.length === 1 && propagators[0] ? propagators[0] : new CompositePropagator({ propagators });
 }
 
-/** OTEL_TRACES_SAMPLER[_ARG]; undefined leaves the SDK's default (parent-based, always on). */
-function samplerFromEnv(): Sampler | undefined {
+/** OTEL_TRACES_SAMPLER[_ARG]; an undefined sampler leaves the SDK's default (parent-based, always on). */
+function samplingFromEnv(): Sampling {
   const name = getStringFromEnv('OTEL_TRACES_SAMPLER');
+  const plain = (sampler: Sampler): Sampling => ({ sampler, parentBasedRoot: undefined });
   switch (name) {
     case undefined:
-      return undefined;
+      return { sampler: undefined, parentBasedRoot: undefined };
     case 'always_on':
-      return new AlwaysOnSampler();
+      return plain(new AlwaysOnSampler());
     case 'always_off':
-      return new AlwaysOffSampler();
+      return plain(new AlwaysOffSampler());
     case 'parentbased_always_on':
-      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+      return parentBased(new AlwaysOnSampler());
     case 'parentbased_always_off':
-      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
+      return parentBased(new AlwaysOffSampler());
     case 'traceidratio':
-      return new TraceIdRatioBasedSampler(samplerRatioFromEnv());
+      return plain(new TraceIdRatioBasedSampler(samplerRatioFromEnv()));
     case 'parentbased_traceidratio':
-      return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(samplerRatioFromEnv()) });
+      return parentBased(new TraceIdRatioBasedSampler(samplerRatioFromEnv()));
     default:
       diag.error(`unknown OTEL_TRACES_SAMPLER value "${name}", using default`);
-      return undefined;
+      return { sampler: undefined, parentBasedRoot: undefined };
   }
 }
 

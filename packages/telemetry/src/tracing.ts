@@ -13,6 +13,8 @@ export interface TracingOptions {
 
 export interface Tracing {
   readonly enabled: boolean;
+  /** Exports the spans ended so far. */
+  flush(): Promise<void>;
   /** Exports what is buffered, then stops; call once on shutdown. */
   shutdown(): Promise<void>;
 }
@@ -38,7 +40,8 @@ export function tracesUrl(env: Record<string, string | undefined>): string {
  */
 export async function startTracing(options: TracingOptions): Promise<Tracing> {
   const env = options.env ?? process.env;
-  if (env.OTEL_SDK_DISABLED === 'true') return { enabled: false, shutdown: async () => undefined };
+  if (env.OTEL_SDK_DISABLED === 'true')
+    return { enabled: false, flush: async () => undefined, shutdown: async () => undefined };
   // OTLP's default encoding is protobuf, which also costs the exporting process less than JSON;
   // OTEL_EXPORTER_OTLP_[TRACES_]PROTOCOL=http/json switches to JSON.
   const protocol =
@@ -52,6 +55,7 @@ export async function startTracing(options: TracingOptions): Promise<Tracing> {
   });
   return {
     enabled: true,
+    flush: () => sdk.flush(),
     shutdown: async () => {
       await sdk.shutdown();
       // Back to the API's no-op globals, so tracing can be started again in this process (the

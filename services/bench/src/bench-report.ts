@@ -4,6 +4,8 @@ import type { BenchContext, BenchScale, Figure, RunnableSection, SectionOutcome 
 export const FULL_SCALE: BenchScale = {
   ingressEvents: 20_000,
   pushEvents: 20_000,
+  tracingEvents: 5000,
+  tracingRounds: 4,
   e2eEvents: 20_000,
   halfLoadSeconds: 10,
   perfRecords: 200_000,
@@ -18,6 +20,8 @@ export const FULL_SCALE: BenchScale = {
 export const QUICK_SCALE: BenchScale = {
   ingressEvents: 200,
   pushEvents: 200,
+  tracingEvents: 100,
+  tracingRounds: 1,
   e2eEvents: 300,
   halfLoadSeconds: 1,
   perfRecords: 2000,
@@ -32,7 +36,14 @@ export const QUICK_SCALE: BenchScale = {
 export function scaleFor(quick: boolean, events?: number): BenchScale {
   const base = quick ? QUICK_SCALE : FULL_SCALE;
   if (events === undefined) return base;
-  return { ...base, ingressEvents: events, pushEvents: events, e2eEvents: events, perfRecords: events * 10 };
+  return {
+    ...base,
+    ingressEvents: events,
+    pushEvents: events,
+    tracingEvents: Math.max(100, Math.round(events / 4)),
+    e2eEvents: events,
+    perfRecords: events * 10,
+  };
 }
 
 export interface BenchReport {

@@ -5,10 +5,17 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { plaintextConnection } from '@hookstream/contracts';
 import { createKafka, createRawProducer } from '@hookstream/kafka';
 import { Pusher } from '@hookstream/pusher';
-import { startTracing } from '@hookstream/telemetry';
-import { DiagConsoleLogger, DiagLogLevel, diag } from '@opentelemetry/api';
 import { Pool } from 'undici';
 import { BenchEventCodec } from './bench-events.ts';
+import {
+  compareTracing,
+  cpuWindow,
+  type Drain,
+  type DrainMeasure,
+  type TracingComparison,
+} from './tracing-cost.ts';
+
+export type { TracingComparison, TracingRun } from './tracing-cost.ts';
 
 export interface BenchOptions {
   readonly brokers: readonly string[];
@@ -18,15 +25,13 @@ export interface BenchOptions {
   readonly partitions: number;
   /** Also drain with tracing at 100 % sampling, alternating with runs without, in this run. */
   readonly tracing?: boolean;
-}
-
-/** Pusher throughput with and without tracing, each the mean of its runs. */
-export interface TracingComparison {
-  readonly runs: number;
-  readonly offPerSecond: number;
-  readonly onPerSecond: number;
-  /** 1 − on/off: the share of throughput tracing costs. */
-  readonly slowdown: number;
+  /**
+   * The backlog the tracing comparison drains; the main backlog when unset, else a smaller
+   * topic of its own (the full report keeps the comparison short).
+   */
+  readonly tracingEvents?: number;
+  /** Traced and untraced runs each; 3 when unset. */
+  readonly tracingRounds?: number;
 }
 
 export interface BenchResult {
@@ -71,8 +76,9 @@ export async function benchPush(
     const raw = await rawUndici(url, options.events, options.concurrency);
 
     progress(`pusher: draining the backlog, concurrency ${options.concurrency}, no rate limit`);
-    const pushed = await drainWithPusher(options, topic, url);
-    const tracing = options.tracing ? await compareTracing(options, topic, url, pushed, progress) : undefined;
+    const first = await drainWithPusher(options, topic, url);
+    const pushed = first.deliveries / first.seconds;
+    const tracing = options.tracing ? await tracingComparison(options, topic, url, progress) : undefined;
     return {
       events: options.events,
       concurrency: options.concurrency,
@@ -149,48 +155,37 @@ async function rawUndici(url: string, count: number, concurrency: number): Promi
 }
 
 /**
- * Drains the same backlog again with new subscribers, alternating tracing at 100 % sampling
- * (exported over OTLP/HTTP to the configured collector, the local Jaeger by default) with
- * tracing off; the first untraced drain counts as an untraced run.
+ * Drains a backlog again with new subscribers (the main one, or a smaller one of its own),
+ * alternating tracing at 100 % sampling with tracing off; the first drain above is not one of
+ * the runs: it warmed the code both modes share.
  */
-async function compareTracing(
+async function tracingComparison(
+  options: BenchOptions,
+  mainTopic: string,
+  url: string,
+  progress: (line: string) => void,
+): Promise<TracingComparison> {
+  const events = options.tracingEvents ?? options.events;
+  let topic = mainTopic;
+  if (events !== options.events) {
+    topic = `${mainTopic}.tracing`;
+    progress(`producing a backlog of ${events} events to ${topic} for the tracing comparison`);
+    await produceBacklog({ ...options, events }, topic);
+  }
+  const drain: Drain = (flush) => drainWithPusher({ ...options, events }, topic, url, flush);
+  return compareTracing(drain, events, options.tracingRounds ?? TRACING_ROUNDS, progress);
+}
+
+/**
+ * Drains the whole backlog with a new subscriber; times and CPU from the moment the group is
+ * positioned until the last delivery (and `flush`, when given), minus what was delivered before.
+ */
+async function drainWithPusher(
   options: BenchOptions,
   topic: string,
   url: string,
-  firstOff: number,
-  progress: (line: string) => void,
-): Promise<TracingComparison> {
-  const off = [firstOff];
-  const on: number[] = [];
-  // Dropped spans (a full export queue) would flatter the traced figure; say so if it happens.
-  diag.setLogger(new DiagConsoleLogger(), DiagLogLevel.WARN);
-  for (let round = 1; round <= TRACING_ROUNDS; round++) {
-    progress(`pusher with tracing (100 % sampling), round ${round}`);
-    const tracing = await startTracing({ serviceName: 'hookstream-pusher', sampleRatio: 1 });
-    try {
-      on.push(await drainWithPusher(options, topic, url));
-    } finally {
-      // Also restores the API's no-op globals: the next untraced run really has no SDK.
-      await tracing.shutdown();
-    }
-    if (round < TRACING_ROUNDS) {
-      progress(`pusher without tracing, round ${round + 1}`);
-      off.push(await drainWithPusher(options, topic, url));
-    }
-  }
-  diag.disable();
-  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-  const offPerSecond = mean(off);
-  const onPerSecond = mean(on);
-  return {
-    runs: on.length,
-    offPerSecond: Math.round(offPerSecond),
-    onPerSecond: Math.round(onPerSecond),
-    slowdown: Math.round((1 - onPerSecond / offPerSecond) * 1000) / 1000,
-  };
-}
-
-async function drainWithPusher(options: BenchOptions, topic: string, url: string): Promise<number> {
+  flush?: () => Promise<void>,
+): Promise<DrainMeasure> {
   const pusher = new Pusher(
     {
       definition: {
@@ -222,12 +217,12 @@ async function drainWithPusher(options: BenchOptions, topic: string, url: string
   );
   try {
     await pusher.start();
-    // Timed from the moment the group is positioned; what was delivered before is subtracted.
-    const started = performance.now();
+    const window = cpuWindow();
     const before = pusher.counts.acknowledged;
     while (pusher.counts.acknowledged < options.events) await sleep(5);
-    const seconds = (performance.now() - started) / 1000;
-    return (options.events - before) / seconds;
+    await flush?.();
+    const { seconds, cpuMicros } = window.end();
+    return { deliveries: options.events - before, seconds, cpuMicros };
   } finally {
     await pusher.stop();
   }

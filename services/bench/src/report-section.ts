@@ -2,6 +2,9 @@
 export interface BenchScale {
   readonly ingressEvents: number;
   readonly pushEvents: number;
+  /** The backlog of each traced and untraced drain in the push section, and the rounds of them. */
+  readonly tracingEvents: number;
+  readonly tracingRounds: number;
   readonly e2eEvents: number;
   readonly halfLoadSeconds: number;
   readonly perfRecords: number;

@@ -7,7 +7,8 @@ export const BENCH_PUSH_USAGE = `Usage: hookstream bench push [--events <n>] [--
 Deliveries per second of one pusher draining a backlog to a local no-op endpoint (no rate
 limit), next to a raw undici POST loop against the same endpoint in the same run, and the ratio.
 --tracing also drains the backlog with tracing at 100 % sampling (exported to OTLP/HTTP, the
-stack's Jaeger by default), alternating with untraced runs, and prints the slowdown.
+stack's Jaeger by default), alternating with untraced runs, and prints the slowdown and the
+CPU per delivery (process CPU over each drain ÷ deliveries) with tracing on and off.
 Needs the local stack (npx hookstream stack up). Loopback only; bounded by --events.`;
 
 /** \`hookstream bench push\`: a measurement, not a test; prints figures, asserts nothing. */
@@ -48,7 +49,9 @@ export async function benchPushCommand(args: readonly string[]): Promise<number>
         `raw undici  ${result.rawUndiciPerSecond} POSTs/s\n` +
         `ratio       ${(result.ratio * 100).toFixed(1)} %  (${result.events} events, concurrency ${result.concurrency}, ${result.partitions} partitions)\n` +
         (result.tracing
-          ? `tracing     off ${result.tracing.offPerSecond}/s, on (100 % sampled) ${result.tracing.onPerSecond}/s: ${(result.tracing.slowdown * 100).toFixed(1)} % slower (mean of ${result.tracing.runs} runs each, alternating)\n`
+          ? `tracing     off ${result.tracing.offPerSecond}/s, on (100 % sampled) ${result.tracing.onPerSecond}/s: ${(result.tracing.slowdown * 100).toFixed(1)} % slower (mean of ${result.tracing.runs} runs each, alternating)\n` +
+            `tracing CPU off ${result.tracing.offCpuMicros} µs, on ${result.tracing.onCpuMicros} µs per delivery: ${(result.tracing.cpuOverhead * 100).toFixed(1)} % more (medians)\n` +
+            `runs        ${result.tracing.all.map((r) => `${r.traced ? 'on' : 'off'} ${r.cpuMicrosPerDelivery}`).join(', ')}\n`
           : ''),
     );
   return 0;

@@ -1,0 +1,409 @@
+import { type HrTime, propagation, type Sampler, type Tracer } from '@opentelemetry/api';
+import { type InstrumentationScope, parseTraceParent, W3CTraceContextPropagator } from '@opentelemetry/core';
+import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import { type Resource, resourceFromAttributes } from '@opentelemetry/resources';
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  type IdGenerator,
+  InMemorySpanExporter,
+  ParentBasedSampler,
+  type ReadableSpan,
+  SimpleSpanProcessor,
+  type Span,
+  type SpanProcessor,
+  TraceIdRatioBasedSampler,
+  TracerProvider,
+} from '@opentelemetry/sdk-trace';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type ConsumedMessage,
+  httpTarget,
+  ProcessSpan,
+  type ProcessSpanOptions,
+} from '../src/delivery-spans.ts';
+import { LiteTracerImpl, plainTraceparent, pooledIdGenerator } from '../src/lite-spans.ts';
+import { installLiteTracer, liteTracerFor, uninstallLiteTracer } from '../src/lite-tracer.ts';
+import { OtlpProtobufEncoder } from '../src/otlp-protobuf.ts';
+import { ProtoWriter } from '../src/proto-writer.ts';
+
+/*
+ * The lite tracer must export exactly what the SDK tracer exports for the same delivery. Both
+ * run the same scenario with the same ids; the lite spans replay the SDK spans' clock readings,
+ * in the order the SDK took them. Then the OTLP bytes and the propagated headers must be equal.
+ */
+
+const resource = resourceFromAttributes({ 'service.name': 'hookstream-pusher', 'process.pid': 4242 });
+const target = httpTarget(new URL('http://user:pw@127.0.0.1:8080/hooks?sig=abc'));
+const options: ProcessSpanOptions = {
+  consumerGroup: 'hookstream.sub.a',
+  subscriber: 'a',
+  eventId: 'evt_1',
+  eventType: 'shipment.updated',
+  tier: undefined,
+};
+
+/** Ids 1, 2, 3, … in hex: the same sequence for both tracers. */
+function ids(): IdGenerator {
+  let next = 1;
+  return {
+    generateTraceId: () => (next++).toString(16).padStart(32, 'a'),
+    generateSpanId: () => (next++).toString(16).padStart(16, 'b'),
+  };
+}
+
+/** What one delivery does to its spans: the four ways a record ends in the pusher. */
+type Scenario = (span: ProcessSpan) => {
+  traceparent: string | undefined;
+  sendHeaders?: Record<string, string>;
+};
+
+const SCENARIOS: Record<string, Scenario> = {
+  delivered: (span) => {
+    span.attempt = 1;
+    span.limiterWait(0.4);
+    const http = span.http('POST', target, { 'hookstream.breaker.state': 'closed' });
+    http.responded(204);
+    span.end('delivered', 'ack');
+    return { traceparent: http.traceparent };
+  },
+  'retry after a timeout': (span) => {
+    span.attempt = 2;
+    const http = span.http('POST', target, {
+      'hookstream.breaker.state': 'half-open',
+      'hookstream.breaker.probe': true,
+    });
+    http.failed('timeout');
+    const send = span.send('hookstream.sub.a.retry.2', { 'hookstream.retry.tier': 2 });
+    send.end('settled');
+    span.end('retry-scheduled', 'timeout');
+    return { traceparent: http.traceparent, sendHeaders: send.traceHeaders };
+  },
+  'dead-lettered, the hand-off abandoned': (span) => {
+    span.attempt = 1;
+    const http = span.http('POST', target);
+    http.responded(422);
+    const send = span.send('hookstream.sub.a.dlq', { 'hookstream.dead_letter.reason': 'terminal' });
+    send.end('abandoned');
+    span.end('dead-lettered', 'terminal', true);
+    return { traceparent: http.traceparent, sendHeaders: send.traceHeaders };
+  },
+  filtered: (span) => {
+    span.end('filtered');
+    return { traceparent: undefined };
+  },
+};
+
+const RECORDS: Record<string, ConsumedMessage> = {
+  'a sampled remote parent with trace state': {
+    topic: 'hookstream.events',
+    partition: 3,
+    offset: '123456',
+    key: 'ship-1',
+    headers: {
+      traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+      tracestate: 'vendor=value,other=1',
+    },
+  },
+  'an unsampled remote parent': {
+    topic: 'hookstream.sub.a.retry.1',
+    partition: 0,
+    offset: '7',
+    key: null,
+    headers: { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00' },
+  },
+  'no parent': { topic: 'hookstream.events', partition: 1, offset: '9', key: 'ship-2', headers: {} },
+  'an invalid parent': {
+    topic: 'hookstream.events',
+    partition: 1,
+    offset: '10',
+    key: 'ship-2',
+    headers: { traceparent: '00-00000000000000000000000000000000-b7ad6b7169203331-01' },
+  },
+};
+
+/** Records every clock reading of the SDK's spans, in the order they were taken. */
+class ClockRecorder implements SpanProcessor {
+  readonly times: HrTime[] = [];
+  onStart(span: Span): void {
+    this.times.push((span as unknown as ReadableSpan).startTime);
+  }
+  onEnd(span: ReadableSpan): void {
+    this.times.push(span.endTime);
+  }
+  forceFlush = async () => undefined;
+  shutdown = async () => undefined;
+}
+
+/** Forwards to several processors (the SDK tracer fans out the same way). */
+function both(a: SpanProcessor, b: SpanProcessor): SpanProcessor {
+  return {
+    onStart: (span, ctx) => {
+      a.onStart(span, ctx);
+      b.onStart(span, ctx);
+    },
+    onEnd: (span) => {
+      a.onEnd(span);
+      b.onEnd(span);
+    },
+    forceFlush: async () => undefined,
+    shutdown: async () => undefined,
+  };
+}
+
+interface Run {
+  readonly spans: ReadableSpan[];
+  readonly result: ReturnType<Scenario>;
+  readonly traceId: string | undefined;
+}
+
+function sdkRun(record: ConsumedMessage, scenario: Scenario, sampler?: Sampler): Run & { times: HrTime[] } {
+  const exporter = new InMemorySpanExporter();
+  const clock = new ClockRecorder();
+  const provider = new TracerProvider({
+    resource,
+    idGenerator: ids(),
+    spanProcessors: [clock, new SimpleSpanProcessor({ exporter })],
+    ...(sampler ? { sampler } : {}),
+  });
+  const span = new ProcessSpan(provider.getTracer('hookstream-pusher'), record, options);
+  const result = scenario(span);
+  return { spans: exporter.getFinishedSpans(), result, traceId: span.traceId, times: clock.times };
+}
+
+function liteRun(
+  record: ConsumedMessage,
+  scenario: Scenario,
+  scope: InstrumentationScope,
+  times: HrTime[],
+  sampling: { parentBasedRoot?: Sampler; sampler?: Sampler },
+): Run {
+  const exporter = new InMemorySpanExporter();
+  const replay = [...times];
+  const lite = new LiteTracerImpl({
+    resource,
+    scope,
+    processor: both(new SimpleSpanProcessor({ exporter }), new ClockRecorder()),
+    idGenerator: ids(),
+    attributeCountLimit: 128,
+    clock: () => {
+      const next = replay.shift();
+      if (!next) throw new Error('the lite tracer read the clock more often than the SDK');
+      return next;
+    },
+    ...sampling,
+  });
+  // A stand-in tracer object: ProcessSpan finds the lite tracer installed for it.
+  const standIn = { startSpan: () => undefined, startActiveSpan: () => undefined } as unknown as Tracer;
+  installLiteTracer(lite, standIn, 'hookstream-pusher');
+  try {
+    const span = new ProcessSpan(standIn, record, options);
+    const result = scenario(span);
+    return { spans: exporter.getFinishedSpans(), result, traceId: span.traceId };
+  } finally {
+    uninstallLiteTracer();
+  }
+}
+
+function sdkBytes(spans: ReadableSpan[]): string {
+  const bytes = ProtobufTraceSerializer.serializeRequest(spans);
+  if (!bytes) throw new Error('the SDK serialized nothing');
+  return Buffer.from(bytes).toString('hex');
+}
+
+/** hookstream's own encoder, span by span as its processor does. */
+function ownBytes(spans: ReadableSpan[]): string {
+  if (spans.length === 0) return '';
+  const encoder = new OtlpProtobufEncoder();
+  const writer = new ProtoWriter(16);
+  for (const s of spans) encoder.span(writer, s);
+  const first = spans[0] as ReadableSpan;
+  const request = encoder.request([
+    {
+      resource: first.resource as Resource,
+      scope: first.instrumentationScope,
+      spans: writer.buffer.slice(0, writer.pos),
+    },
+  ]);
+  return Buffer.from(request).toString('hex');
+}
+
+describe('delivery spans from the lite tracer', () => {
+  beforeAll(() => propagation.setGlobalPropagator(new W3CTraceContextPropagator()));
+  afterEach(() => uninstallLiteTracer());
+
+  const samplers: Record<
+    string,
+    () => { sdk?: Sampler; lite: { parentBasedRoot?: Sampler; sampler?: Sampler } }
+  > = {
+    'the default sampler': () => ({ lite: { parentBasedRoot: new AlwaysOnSampler() } }),
+    'a parent-based ratio sampler': () => {
+      const root = new TraceIdRatioBasedSampler(0.5);
+      return { sdk: new ParentBasedSampler({ root }), lite: { parentBasedRoot: root } };
+    },
+    'parent-based, never sampling new traces': () => {
+      const root = new AlwaysOffSampler();
+      return { sdk: new ParentBasedSampler({ root }), lite: { parentBasedRoot: root } };
+    },
+    'always on, not parent-based': () => ({
+      sdk: new AlwaysOnSampler(),
+      lite: { sampler: new AlwaysOnSampler() },
+    }),
+  };
+
+  for (const [samplerName, makeSampler] of Object.entries(samplers))
+    for (const [recordName, record] of Object.entries(RECORDS))
+      for (const [scenarioName, scenario] of Object.entries(SCENARIOS))
+        it(`export the SDK's bytes and propagate its headers: ${samplerName}, ${recordName}, ${scenarioName}`, () => {
+          const sampling = makeSampler();
+          const sdk = sdkRun(record, scenario, sampling.sdk);
+          const scope = (sdk.spans[0]?.instrumentationScope ?? {
+            name: 'hookstream-pusher',
+          }) as InstrumentationScope;
+          const lite = liteRun(record, scenario, scope, sdk.times, sampling.lite);
+          expect(lite.spans.map((s) => s.name)).toEqual(sdk.spans.map((s) => s.name));
+          expect(lite.result).toEqual(sdk.result);
+          expect(lite.traceId).toBe(sdk.traceId);
+          if (sdk.spans.length === 0) return;
+          // What the JSON exporter reads too.
+          const fields = (spans: ReadableSpan[]) =>
+            spans.map((x) => ({
+              kind: x.kind,
+              context: x.spanContext(),
+              parent: x.parentSpanContext,
+              times: [x.startTime, x.endTime, x.duration],
+              status: x.status,
+              attributes: x.attributes,
+              dropped: [x.droppedAttributesCount, x.droppedEventsCount, x.droppedLinksCount],
+              ended: x.ended,
+              resource: x.resource === resource,
+            }));
+          expect(fields(lite.spans)).toEqual(fields(sdk.spans));
+          const expected = sdkBytes(sdk.spans);
+          expect(sdkBytes(lite.spans)).toBe(expected);
+          expect(ownBytes(lite.spans)).toBe(expected);
+        });
+
+  it('covers sampled and unsampled runs alike', () => {
+    const sampled = sdkRun(RECORDS['no parent'] as ConsumedMessage, SCENARIOS.delivered as Scenario);
+    expect(sampled.spans).toHaveLength(2);
+    const unsampled = sdkRun(
+      RECORDS['an unsampled remote parent'] as ConsumedMessage,
+      SCENARIOS.delivered as Scenario,
+    );
+    expect(unsampled.spans).toHaveLength(0);
+    expect(unsampled.result.traceparent).toMatch(/-00$/);
+  });
+
+  it('makes the process span the active one inside run(), as log lines read it', async () => {
+    const { AsyncLocalStorageContextManager } = await import('@opentelemetry/context-async-hooks');
+    const { context, trace } = await import('@opentelemetry/api');
+    const manager = new AsyncLocalStorageContextManager().enable();
+    context.setGlobalContextManager(manager);
+    try {
+      const lite = new LiteTracerImpl({
+        resource,
+        scope: { name: 'hookstream-pusher' },
+        processor: new ClockRecorder(),
+        idGenerator: ids(),
+        attributeCountLimit: 128,
+        parentBasedRoot: new AlwaysOnSampler(),
+      });
+      const standIn = { startSpan: () => undefined } as unknown as Tracer;
+      installLiteTracer(lite, standIn, 'hookstream-pusher');
+      const span = new ProcessSpan(standIn, RECORDS['no parent'] as ConsumedMessage, options);
+      const seen = await span.run(async () => {
+        await new Promise((resolve) => setImmediate(resolve));
+        return trace.getActiveSpan()?.spanContext().traceId;
+      });
+      expect(seen).toBe(span.traceId);
+      expect(seen).toMatch(/^[0-9a-f]{32}$/);
+    } finally {
+      context.disable();
+    }
+  });
+
+  it('leaves a record carrying baggage to the SDK tracer, which propagates it', () => {
+    const lite = new LiteTracerImpl({
+      resource,
+      scope: { name: 'hookstream-pusher' },
+      processor: new ClockRecorder(),
+      idGenerator: ids(),
+      attributeCountLimit: 128,
+      parentBasedRoot: new AlwaysOnSampler(),
+    });
+    expect(
+      lite.remoteParent({
+        traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+        baggage: 'a=1',
+      }),
+    ).toBeNull();
+  });
+
+  it('stands in for the SDK tracer it was installed for, and for the API proxy of its name', async () => {
+    const { ProxyTracerProvider } = await import('@opentelemetry/api');
+    const lite = new LiteTracerImpl({
+      resource,
+      scope: { name: 'hookstream-pusher' },
+      processor: new ClockRecorder(),
+      idGenerator: ids(),
+      attributeCountLimit: 128,
+      parentBasedRoot: new AlwaysOnSampler(),
+    });
+    const provider = new TracerProvider({});
+    const sdkTracer = provider.getTracer('hookstream-pusher');
+    installLiteTracer(lite, sdkTracer, 'hookstream-pusher');
+    const proxies = new ProxyTracerProvider();
+    expect(liteTracerFor(sdkTracer)).toBe(lite);
+    expect(liteTracerFor(proxies.getTracer('hookstream-pusher'))).toBe(lite);
+    expect(liteTracerFor(proxies.getTracer('other'))).toBeUndefined();
+    expect(liteTracerFor(provider.getTracer('other'))).toBeUndefined();
+    uninstallLiteTracer();
+    expect(liteTracerFor(sdkTracer)).toBeUndefined();
+  });
+});
+
+describe('the plain traceparent parser', () => {
+  const id = '0af7651916cd43dd8448eb211c80319c';
+  const span = 'b7ad6b7169203331';
+  it('agrees with parseTraceParent on every header it accepts, and leaves the rest to it', () => {
+    const headers = [
+      `00-${id}-${span}-01`,
+      `00-${id}-${span}-00`,
+      `00-${id}-${span}-ff`,
+      `00-${id}-${span}-1a`,
+      `00-${'0'.repeat(32)}-${span}-01`,
+      `00-${id}-${'0'.repeat(16)}-01`,
+      `00-${id.toUpperCase()}-${span}-01`,
+      `01-${id}-${span}-01`,
+      `ff-${id}-${span}-01`,
+      `00-${id}-${span}-01-extra`,
+      ` 00-${id}-${span}-01`,
+      `00-${id}-${span}-0g`,
+      `00_${id}-${span}-01`,
+      `00-${id.slice(1)}x-${span}-01`,
+      '',
+    ];
+    for (const header of headers) {
+      const plain = plainTraceparent(header);
+      if (plain !== null) expect(plain, header).toEqual(parseTraceParent(header));
+    }
+    expect(plainTraceparent(`00-${id}-${span}-01`)).toEqual({ traceId: id, spanId: span, traceFlags: 1 });
+    expect(plainTraceparent(`00-${'0'.repeat(32)}-${span}-01`)).toBeNull();
+  });
+});
+
+describe('pooled ids', () => {
+  it('are lower-case hex of the W3C lengths and do not repeat', () => {
+    const ids = pooledIdGenerator();
+    const seen = new Set<string>();
+    for (let i = 0; i < 1000; i++) {
+      const traceId = ids.generateTraceId();
+      const spanId = ids.generateSpanId();
+      expect(traceId).toMatch(/^[0-9a-f]{32}$/);
+      expect(spanId).toMatch(/^[0-9a-f]{16}$/);
+      seen.add(traceId).add(spanId);
+    }
+    expect(seen.size).toBe(2000);
+  });
+});
