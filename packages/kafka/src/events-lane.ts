@@ -30,6 +30,8 @@ export interface EventsLaneOptions {
 export type LaneMode = 'own' | 'riding' | 'held';
 
 const TYPE_HEADER = 'ce_type';
+/** An own fetch queues at most this many windows of records; the rest of a batch is fetched again. */
+const QUEUED_WINDOWS = 8;
 
 /**
  * One subscriber's share of one events-topic partition: the records begun, the ledger rule (only
@@ -55,6 +57,8 @@ export class EventsLane implements TapRider {
   #inOwnBatch = false;
   /** Its own fetch is paused until the window has room. */
   #waitingForRoom = false;
+  /** Fetched by its own fetch with the window full: taken (the ledger stops before them), not begun. */
+  #queued: ConsumedRecord[] = [];
   /** Offsets settled by an earlier lane of the partition, beyond where this one starts. */
   #settledBefore = new Set<number>();
   #settledSinceCommit = false;
@@ -112,28 +116,35 @@ export class EventsLane implements TapRider {
 
   /**
    * A record of its own fetch. 'stop': the batch ends here (the lane rides the tap again, its
-   * window is full, or it stopped); 'next': go on with the next record (this one was begun or
-   * passed over). A full window pauses the own fetch instead of waiting inside the batch, which
-   * would hold kafkajs's next fetch of every other partition of the member (its retry tiers too);
-   * it reads on from this record once half the window is free.
+   * queue is full, or it stopped); 'next': go on with the next record (begun, queued or passed
+   * over). With its window full the lane queues the rest of the batch and pauses its own fetch
+   * rather than wait inside the batch, which would hold kafkajs's next fetch of the member's
+   * other partitions and retry tiers, or drop the rest, which would fetch and decode it again.
    */
   fromOwnFetch(record: ConsumedRecord): 'next' | 'stop' {
     if (this.#mode !== 'own') return 'stop';
     this.#inOwnBatch = true;
     const offset = Number(record.offset);
     if (offset < this.#next) return 'next';
-    if (this.#inFlight * 2 <= this.#options.window && this.#tryRide(offset)) return 'stop';
+    if (this.#queued.length === 0 && this.#inFlight * 2 <= this.#options.window && this.#tryRide(offset))
+      return 'stop';
     const type = record.headers[TYPE_HEADER];
     if ((type !== undefined && !this.accepts(type)) || this.#passSettled(offset)) {
       this.#next = offset + 1;
       return 'next';
     }
-    if (this.#inFlight >= this.#options.window) {
+    if (this.#inFlight < this.#options.window && this.#queued.length === 0) {
+      this.#take(record, offset);
+      this.#launch(record, offset);
+      return 'next';
+    }
+    if (!this.#waitingForRoom) {
       this.#waitingForRoom = true;
       this.#options.owner.pauseOwn(this.partition);
-      return 'stop';
     }
-    this.#begin(record, offset);
+    if (this.#queued.length >= this.#options.window * QUEUED_WINDOWS) return 'stop';
+    this.#take(record, offset);
+    this.#queued.push(record);
     return 'next';
   }
 
@@ -144,11 +155,12 @@ export class EventsLane implements TapRider {
   }
 
   /**
-   * Own fetch, no batch in hand and half the window free: ride if the tap has seen this far,
-   * else read on where a full window paused the own fetch.
+   * Own fetch, no batch in hand, nothing queued and half the window free: ride if the tap has
+   * seen this far, else read on where a full window paused the own fetch.
    */
   #rideWhenRoom(): void {
-    if (this.#mode !== 'own' || this.#inOwnBatch || this.#inFlight * 2 > this.#options.window) return;
+    if (this.#mode !== 'own' || this.#inOwnBatch || this.#queued.length > 0) return;
+    if (this.#inFlight * 2 > this.#options.window) return;
     if (this.#tryRide(this.#next) || !this.#waitingForRoom) return;
     this.#waitingForRoom = false;
     this.#options.owner.readOwn(this.partition, this.#next);
@@ -196,6 +208,8 @@ export class EventsLane implements TapRider {
     if (this.#mode === 'own') this.#options.owner.pauseOwn(this.partition);
     this.#mode = 'held';
     this.#waitingForRoom = false;
+    // Never begun: they stay unsettled, below the ledger, for whoever reads the partition next.
+    this.#queued = [];
     if (abort) this.#controller.abort();
   }
 
@@ -241,10 +255,19 @@ export class EventsLane implements TapRider {
   }
 
   #begin(record: ConsumedRecord, offset: number): void {
+    this.#take(record, offset);
+    this.#launch(record, offset);
+  }
+
+  /** Counted against the ledger from here: the committed prefix stops before it until it settles. */
+  #take(record: ConsumedRecord, offset: number): void {
     this.#tracker.begin(offset);
     this.#next = offset + 1;
-    this.#inFlight++;
     this.#held.set(offset, record.timestampMs);
+  }
+
+  #launch(record: ConsumedRecord, offset: number): void {
+    this.#inFlight++;
     this.#run(record)
       .then(
         (outcome) => {
@@ -262,10 +285,20 @@ export class EventsLane implements TapRider {
       )
       .finally(() => {
         this.#inFlight--;
+        this.#launchQueued();
         // A lane that caught up gets no more own batches to notice it: its last records ending is when.
         this.#rideWhenRoom();
         if (this.#inFlight === 0) for (const resolve of this.#idleWaiters.splice(0)) resolve();
       });
+  }
+
+  /** Queued records start, oldest first, as the window has room. */
+  #launchQueued(): void {
+    while (this.#mode !== 'held' && this.#inFlight < this.#options.window) {
+      const next = this.#queued.shift();
+      if (next === undefined) return;
+      this.#launch(next, Number(next.offset));
+    }
   }
 
   #run(record: ConsumedRecord): Promise<HandlerOutcome> {

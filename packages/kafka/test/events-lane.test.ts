@@ -96,33 +96,35 @@ describe('EventsLane', () => {
     // The tap let it go: later records are not offered again.
     feeds.receive(0, 14, [record(14)]);
     expect(deliveries.started).toEqual([10, 11]);
-    // Its own fetch: records it already began are passed; a full window pauses the fetch.
+    // Its own fetch: records it already began are passed; with the window full the rest of the
+    // batch is queued (taken, not begun) and the own fetch pauses.
     expect(lane.fromOwnFetch(record(11))).toBe('next');
-    expect(lane.fromOwnFetch(record(12))).toBe('stop');
+    expect(lane.fromOwnFetch(record(12))).toBe('next');
     lane.afterOwnBatch();
     expect(owner.calls).toEqual(['pause', 'own@12', 'pause']);
-    // One of two ended: half the window is free and the tap still holds 12, so it rides from
-    // there, takes 12, and its full window sends it back to its own fetch at 13.
-    await deliveries.end(10);
-    expect(owner.calls).toEqual(['pause', 'own@12', 'pause', 'pause', 'own@13']);
+    expect(deliveries.started).toEqual([10, 11]);
+    // The queued record holds the ledger like one in flight.
+    await deliveries.end(11);
     expect(deliveries.started).toEqual([10, 11, 12]);
+    expect(lane.commitDue(Date.now(), 0)).toBe(null);
   });
 
-  it('a full window pauses its own fetch, which reads on from the record not taken once half the window is free', async () => {
-    const { feeds, owner, deliveries, lane } = setup({ window: 2, end: 0, recent: 1 });
-    feeds.receive(0, 0, [record(0), record(1), record(2), record(3), record(4), record(5)]);
+  it('queues at most eight windows of its own fetch, then reads on from the first record not taken', async () => {
+    const { feeds, owner, deliveries, lane } = setup({ window: 1, end: 0, recent: 1 });
+    const batch = Array.from({ length: 12 }, (_, o) => record(o));
+    feeds.receive(0, 0, batch);
     lane.start(0);
     expect(owner.calls).toEqual(['own@0']);
-    expect(lane.fromOwnFetch(record(0))).toBe('next');
-    expect(lane.fromOwnFetch(record(1))).toBe('next');
-    expect(lane.fromOwnFetch(record(2))).toBe('stop');
+    // 0 begins, 1..8 are queued, 9 ends the batch.
+    expect(batch.slice(0, 10).map((r) => lane.fromOwnFetch(r))).toEqual([...Array(9).fill('next'), 'stop']);
     lane.afterOwnBatch();
     expect(owner.calls).toEqual(['own@0', 'pause']);
-    await deliveries.end(0);
-    // The tap holds only 5 now: the lane reads 2 onwards itself.
-    expect(owner.calls).toEqual(['own@0', 'pause', 'own@2']);
-    expect(lane.fromOwnFetch(record(2))).toBe('next');
-    expect(deliveries.started).toEqual([0, 1, 2]);
+    for (let o = 0; o < 8; o++) await deliveries.end(o);
+    expect(deliveries.started).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    // The queue ran dry with half the window free: its own fetch reads on from 9.
+    await deliveries.end(8);
+    expect(owner.calls).toEqual(['own@0', 'pause', 'own@9']);
+    expect(lane.commitDue(Date.now(), 0)).toBe(9);
   });
 
   it('rides again once its own fetch reaches records the tap still holds', async () => {
