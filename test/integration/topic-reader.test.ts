@@ -53,6 +53,18 @@ describe('readTopic', () => {
     expect(left.filter((g) => g.startsWith(`${READER_GROUP_PREFIX}test.`))).toEqual([]);
   });
 
+  it('reads only the newest records of each partition when bounded', async () => {
+    const topic = uniqueName('reader-last');
+    await createTopic(topic, 1);
+    await sender.send(topic, records(10, 'b'));
+    const read = await readTopic(kafka, { topic, lastPerPartition: 3, purpose: 'test' });
+    expect(read.map((r) => r.value?.toString())).toEqual(['b-7', 'b-8', 'b-9']);
+    // A later start (a timestamp past them all) still wins over the bound.
+    expect(
+      await readTopic(kafka, { topic, lastPerPartition: 3, from: { timestampMs: Date.now() + 60_000 } }),
+    ).toEqual([]);
+  });
+
   it('returns nothing from an empty topic without joining a group', async () => {
     const topic = uniqueName('reader-empty');
     await createTopic(topic, 2);

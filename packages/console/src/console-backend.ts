@@ -8,6 +8,12 @@ import type {
   TierStatus,
 } from '@hookstream/subscribers';
 
+/**
+ * The attempt log holds every subscriber's attempts: a subscriber's page reads only the newest
+ * records of each partition (within the hour), or a busy platform's hour would take minutes.
+ */
+export const ATTEMPT_LOG_SCAN_PER_PARTITION = 5000;
+
 /** One subscriber's page: the record, ledger, tiers, DLQ and its latest attempts. */
 export interface SubscriberView {
   readonly record: SubscriberRecord;

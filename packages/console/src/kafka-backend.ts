@@ -9,7 +9,12 @@ import {
   subscriberDetail,
   subscriberOverviews,
 } from '@hookstream/subscribers';
-import type { CatalogueEntry, ConsoleBackend, SubscriberView } from './console-backend.ts';
+import {
+  ATTEMPT_LOG_SCAN_PER_PARTITION,
+  type CatalogueEntry,
+  type ConsoleBackend,
+  type SubscriberView,
+} from './console-backend.ts';
 
 /**
  * The DLQ and ledger tools the CLI's `dlq` and `ledger` run (the replay service's functions),
@@ -134,6 +139,7 @@ export class KafkaConsoleBackend implements ConsoleBackend {
       records = await readTopic(this.#context.kafka, {
         topic: ATTEMPT_LOG_TOPIC,
         from: { timestampMs: sinceMs },
+        lastPerPartition: ATTEMPT_LOG_SCAN_PER_PARTITION,
         purpose: 'console-attempts',
       });
     } catch (err) {

@@ -17,6 +17,11 @@ export interface ReadTopicOptions {
   readonly partitions?: readonly number[];
   /** The first record to read: the earliest kept (default), or the first at/after a timestamp. */
   readonly from?: 'earliest' | { readonly timestampMs: number };
+  /**
+   * At most this many records per partition, the newest: the start moves up to `end − n`. A
+   * bound for reads of a busy topic that only need its recent part.
+   */
+  readonly lastPerPartition?: number;
   /** Keeps only matching records, so a scan of a large topic holds only what it needs. */
   readonly keep?: (record: ConsumedRecord) => boolean;
   /** Gives up after this long (default 60 s). */
@@ -65,6 +70,10 @@ export async function readTopic(
       let start = starts.get(r.partition) ?? low;
       // -1 (no record at/after the timestamp) and offsets below the log start both clamp.
       if (start < low || start > high) start = start < 0n ? high : low;
+      if (options.lastPerPartition !== undefined) {
+        const floor = high - BigInt(Math.max(0, Math.floor(options.lastPerPartition)));
+        if (start < floor) start = floor;
+      }
       const wanted = only === undefined || only.has(r.partition);
       if (wanted && start < high) pending.set(r.partition, { start, end: high });
       else idle.push(r.partition);

@@ -1,6 +1,6 @@
 import type { SubscriberState } from '@hookstream/contracts';
 import { describeSecret } from '@hookstream/subscribers';
-import type { SubscriberView } from '../console-backend.ts';
+import { ATTEMPT_LOG_SCAN_PER_PARTITION, type SubscriberView } from '../console-backend.ts';
 import { formatCount, segment } from '../format.ts';
 import { publicDefinition } from '../public-definition.ts';
 import { html, type SafeHtml } from '../safe-html.ts';
@@ -41,7 +41,7 @@ ${
       )}</table>`
 }
 <h2>Recent attempts</h2>
-<p class="muted">From ${new Date(view.attemptsSinceMs).toISOString()} on, newest first (at most 50).</p>
+<p class="muted">From ${new Date(view.attemptsSinceMs).toISOString()} on, newest first (at most 50; among the attempt log's newest ${ATTEMPT_LOG_SCAN_PER_PARTITION} entries per partition).</p>
 ${
   view.attempts.length === 0
     ? html`<p>No attempt recorded in that time.</p>`
