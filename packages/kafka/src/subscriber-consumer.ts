@@ -67,7 +67,6 @@ export interface SubscriberConsumerOptions {
 const COMMIT_EVERY_MS = 1000;
 /** A ledger moved only by passed-over records (other types) is committed this rarely. */
 const QUIET_COMMIT_MS = 10_000;
-const DRAIN_POLL_MS = 50;
 /** A stop's last commit waits at most this long (kafkajs retries a failing commit for seconds). */
 const FINAL_COMMIT_MS = 5000;
 /** A retry-tier lane holds at least this many records waiting for their due time (or in flight). */
@@ -86,7 +85,6 @@ const LEDGER_READS = 3;
 export class SubscriberConsumer {
   readonly #options: SubscriberConsumerOptions;
   readonly #consumer: Consumer;
-  readonly #batches = new Set<Promise<void>>();
   readonly #types: ReadonlySet<string> | null;
   /** The events-topic partitions this member holds, from its latest assignment. */
   #lanes = new Map<number, EventsLane>();
@@ -226,7 +224,7 @@ export class SubscriberConsumer {
       autoCommit: false,
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: this.#options.partitionsConsumedConcurrently ?? 4,
-      eachBatch: (payload) => this.#track(this.#eachBatch(payload)),
+      eachBatch: async (payload) => this.#eachBatch(payload),
     });
     try {
       await fetched;
@@ -267,74 +265,107 @@ export class SubscriberConsumer {
     await this.#settle();
   }
 
-  /** Waits until no batch runs and no lane has a record in flight. */
+  /** Waits until no lane has a record in flight (batches never wait: they only hand records over). */
   async #settle(): Promise<void> {
     const lanes = [...this.#lanes.values(), ...this.#tiers.values(), ...this.#revoked];
     await Promise.all(lanes.map((lane) => lane.idle()));
-    while (this.#batches.size > 0) await sleep(DRAIN_POLL_MS);
-  }
-
-  #track(batch: Promise<void>): Promise<void> {
-    this.#batches.add(batch);
-    return batch.finally(() => this.#batches.delete(batch));
   }
 
   /**
-   * A new assignment: the events partitions start paused, then each becomes a lane at the
-   * group's committed offset (a partition without one: its earliest), riding the tap when it has
-   * seen that far. Lanes of the previous assignment end first, so a record still in flight there
-   * is never begun again beside itself. Every lane's own fetch starts from an explicit seek.
+   * A new assignment: every partition starts paused, then each becomes a lane at the group's
+   * committed offset (a partition without one: its earliest), or past what the consumer before
+   * this one settled. Events lanes ride the tap when it has seen that far; tier lanes read from an
+   * explicit seek. Lanes of the previous assignment end first, so a record still in flight there
+   * is never begun again beside itself, and no lane trusts kafkajs's fetch position: it moves
+   * past records a lane took and had not settled.
    */
   #assign(assignment: Readonly<Record<string, readonly number[]>>): void {
     const generation = ++this.#generation;
     this.#revoke();
-    const { topic } = this.#options;
-    const partitions = assignment[topic] ?? [];
-    if (partitions.length === 0) return;
-    this.#consumer.pause([{ topic, partitions: [...partitions] }]);
+    const held = Object.entries(assignment).filter(([, partitions]) => partitions.length > 0);
+    if (held.length === 0) return;
+    this.#consumer.pause(held.map(([topic, partitions]) => ({ topic, partitions: [...partitions] })));
     const revoked = [...this.#revoked];
     this.#assigned = (async () => {
       await Promise.all(revoked.map((lane) => lane.idle()));
-      const starts = await this.#startOffsets();
+      const ledgers = await this.#ledgers(held.map(([topic]) => topic));
       if (generation !== this.#generation || this.#stopping || this.#draining) return;
-      if (starts === null) {
+      if (ledgers === null) {
         this.#options.onFatal(new Error(`could not read the ledger of group ${this.#options.groupId}`));
         return;
       }
-      for (const partition of partitions) {
-        const lane = new EventsLane({
-          partition,
-          tap: this.#options.tap ?? null,
-          owner: this.#owner,
-          handle: this.#options.handle,
-          ordering: this.#options.ordering,
-          window: this.#options.maxInFlightPerPartition,
-          types: this.#types,
-          log: this.#options.log,
-        });
-        this.#lanes.set(partition, lane);
-        lane.start(starts.get(partition) ?? 0, this.#inheritedFor(topic, partition));
-      }
+      for (const [topic, partitions] of held)
+        for (const partition of partitions) {
+          const ledger = ledgers.get(topic)?.get(partition) ?? 0;
+          const settled = this.#inheritedFor(topic, partition);
+          if (topic === this.#options.topic) this.#startEventsLane(partition, ledger, settled);
+          else this.#startTierLane(topic, partition, ledger, settled);
+        }
     })().catch((err: unknown) => this.#lost('could not set up the assignment', err));
   }
 
-  /** Per partition, the committed offset, or the earliest offset where the group has none; null: unreadable. */
-  async #startOffsets(): Promise<Map<number, number> | null> {
-    const { topic, groupId, kafka } = this.#options;
+  #startEventsLane(partition: number, ledger: number, settled: SettledOffsets | null): void {
+    const lane = new EventsLane({
+      partition,
+      tap: this.#options.tap ?? null,
+      owner: this.#owner,
+      handle: this.#options.handle,
+      ordering: this.#options.ordering,
+      window: this.#options.maxInFlightPerPartition,
+      types: this.#types,
+      log: this.#options.log,
+    });
+    this.#lanes.set(partition, lane);
+    lane.start(ledger, settled);
+  }
+
+  #startTierLane(topic: string, partition: number, ledger: number, settled: SettledOffsets | null): void {
+    const lane = new TierLane({
+      topic,
+      partition,
+      ledger,
+      settled,
+      dueAtMs: this.#options.dueAtMs ?? (() => null),
+      handle: this.#options.handle,
+      ordering: this.#options.ordering,
+      window: this.#options.maxInFlightPerPartition,
+      capacity: Math.max(TIER_CAPACITY_MIN, this.#options.maxInFlightPerPartition * 4),
+      fetch: {
+        pause: () => this.#pauseFetch(topic, partition),
+        resume: () => this.#resumeFetch(topic, partition),
+      },
+      log: this.#options.log,
+    });
+    this.#tiers.set(`${topic}:${partition}`, lane);
+    this.#consumer.seek({ topic, partition, offset: String(lane.from) });
+    this.#consumer.resume([{ topic, partitions: [partition] }]);
+  }
+
+  /**
+   * Per topic and partition, the committed offset, or the earliest offset where the group has
+   * none; null: unreadable.
+   */
+  async #ledgers(topics: readonly string[]): Promise<Map<string, Map<number, number>> | null> {
+    const { groupId, kafka } = this.#options;
     for (let attempt = 1; attempt <= LEDGER_READS; attempt++) {
       const own = this.#options.admin ? null : kafka.admin();
       const admin = this.#options.admin ?? own;
       try {
         if (own) await own.connect();
         if (!admin) return null;
-        const [committed, ranges] = await Promise.all([
-          admin.committedOffsets(groupId, topic),
-          admin.topicOffsets(topic),
-        ]);
-        const starts = new Map<number, number>();
-        for (const r of ranges ?? []) starts.set(r.partition, Number(r.low));
-        for (const c of committed) if (c.offset !== null) starts.set(c.partition, Number(c.offset));
-        return starts;
+        const read = await Promise.all(
+          topics.map(async (topic) => {
+            const [committed, ranges] = await Promise.all([
+              admin.committedOffsets(groupId, topic),
+              admin.topicOffsets(topic),
+            ]);
+            const starts = new Map<number, number>();
+            for (const r of ranges ?? []) starts.set(r.partition, Number(r.low));
+            for (const c of committed) if (c.offset !== null) starts.set(c.partition, Number(c.offset));
+            return [topic, starts] as const;
+          }),
+        );
+        return new Map(read);
       } catch (err) {
         this.#options.log('warn', 'could not read the ledger; trying again', {
           attempt,
@@ -440,52 +471,18 @@ export class SubscriberConsumer {
     return this.#committing;
   }
 
-  async #eachBatch(payload: EachBatchPayload): Promise<void> {
+  #eachBatch(payload: EachBatchPayload): void {
     const { batch, resolveOffset, isRunning, isStale } = payload;
     if (batch.topic === this.#options.topic) return this.#eachEventsBatch(payload);
-    const tier = await this.#tierLane(batch.topic, batch.partition);
-    if (tier === null || !isRunning() || isStale()) return;
+    // No lane: the assignment is being set up (its partitions are paused and seeked when their
+    // lanes start) or was lost; nothing is taken.
+    const tier = this.#tiers.get(`${batch.topic}:${batch.partition}`);
+    if (tier === undefined || !isRunning() || isStale()) return;
     for (const message of batch.messages) {
       if (this.#stopping || this.#draining) return;
       if (tier.offer(toConsumedRecord(batch.topic, batch.partition, message)) !== 'taken') return;
       resolveOffset(message.offset);
     }
-  }
-
-  /**
-   * The lane of a tier partition, made at its first batch of an assignment once the previous
-   * assignment's records of the partition have ended, so none is started twice here at once.
-   */
-  async #tierLane(topic: string, partition: number): Promise<TierLane | null> {
-    const key = `${topic}:${partition}`;
-    const lane = this.#tiers.get(key);
-    if (lane) return lane;
-    const generation = this.#generation;
-    const earlier = [...this.#revoked].filter(
-      (l) => l instanceof TierLane && l.topic === topic && l.partition === partition,
-    );
-    await Promise.all(earlier.map((l) => l.idle()));
-    if (generation !== this.#generation || this.#stopping || this.#draining) return null;
-    const settled = this.#inheritedFor(topic, partition);
-    const made =
-      this.#tiers.get(key) ??
-      new TierLane({
-        topic,
-        partition,
-        dueAtMs: this.#options.dueAtMs ?? (() => null),
-        handle: this.#options.handle,
-        ordering: this.#options.ordering,
-        window: this.#options.maxInFlightPerPartition,
-        capacity: Math.max(TIER_CAPACITY_MIN, this.#options.maxInFlightPerPartition * 4),
-        fetch: {
-          pause: () => this.#pauseFetch(topic, partition),
-          resume: () => this.#resumeFetch(topic, partition),
-        },
-        log: this.#options.log,
-        settled,
-      });
-    this.#tiers.set(key, made);
-    return made;
   }
 
   #pauseFetch(topic: string, partition: number): void {

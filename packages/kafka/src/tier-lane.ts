@@ -27,6 +27,8 @@ export interface TierLaneOptions {
   readonly capacity: number;
   readonly fetch: TierFetch;
   readonly log: LogFn;
+  /** The group's committed offset for the partition (its earliest where it has none). */
+  readonly ledger: number;
   /** What the group's previous consumer in this process settled of the partition. */
   readonly settled?: SettledOffsets | null;
 }
@@ -63,23 +65,22 @@ export class TierLane {
   #timer: NodeJS.Timeout | undefined;
   #timerAt = Number.POSITIVE_INFINITY;
   #idleWaiters: (() => void)[] = [];
-  /** The next offset not taken; -1 until the first record. */
-  #next = -1;
+  /** The next offset not taken. */
+  #next: number;
   #inFlight = 0;
   #paused = false;
   #stopped = false;
-  #committed: number | null = null;
-  /** Offsets settled by an earlier lane of the partition, beyond where this one starts. */
-  #settledBefore = new Set<number>();
+  #committed: number;
+  /** Offsets the consumer before this one settled, beyond where this lane starts. */
+  #settledBefore: Set<number>;
 
   constructor(options: TierLaneOptions) {
     this.#options = options;
     this.topic = options.topic;
     this.partition = options.partition;
-    if (options.settled) {
-      this.#next = options.settled.before;
-      this.#settledBefore = new Set(options.settled.ahead);
-    }
+    this.#committed = options.ledger;
+    this.#next = Math.max(options.ledger, options.settled?.before ?? options.ledger);
+    this.#settledBefore = new Set(options.settled?.ahead.filter((o) => o >= this.#next));
   }
 
   /**
@@ -95,8 +96,6 @@ export class TierLane {
       this.#pause();
       return 'full';
     }
-    // The first fetch of an assignment starts at the group's ledger: nothing to commit yet.
-    if (this.#next < 0) this.#committed = offset;
     this.#tracker.begin(offset);
     this.#next = offset + 1;
     if (this.#settledBefore.delete(offset)) {
@@ -112,19 +111,23 @@ export class TierLane {
   /** The offset the group should read next when it moved since the last commit, else null. */
   commitDue(): number | null {
     const target = this.#prefix();
-    return target === null || target === this.#committed ? null : target;
+    return target === this.#committed ? null : target;
   }
 
-  /** What this lane settled; null: nothing seen. */
-  settled(): SettledOffsets | null {
+  /** Where its fetch starts: the ledger, or past what the consumer before this one settled. */
+  get from(): number {
+    return this.#tracker.firstUnsettled ?? this.#next;
+  }
+
+  /** What this lane settled. */
+  settled(): SettledOffsets {
     const before = this.#prefix();
-    if (before === null) return null;
     const ahead = [...this.#tracker.settledAhead, ...this.#settledBefore].filter((o) => o > before);
     return { before, ahead };
   }
 
-  #prefix(): number | null {
-    return this.#tracker.firstUnsettled ?? (this.#next < 0 ? null : this.#next);
+  #prefix(): number {
+    return this.#tracker.firstUnsettled ?? this.#next;
   }
 
   committed(offset: number): void {
@@ -140,8 +143,9 @@ export class TierLane {
 
   /**
    * Takes and starts nothing more; records not started are dropped (unsettled, so the ledger
-   * stays before them), and `abort` ends the waits of those in flight. A paused fetch is resumed:
-   * kafkajs keeps a partition paused across rebalances, and its next owner here is a new lane.
+   * stays before them), and `abort` ends the waits of those in flight. The partition's fetch is
+   * paused: a held lane takes nothing, and a fetch that went on would read the same records again
+   * and again; the next assignment seeks and resumes it.
    */
   hold(abort: boolean): void {
     this.#stopped = true;
@@ -150,10 +154,8 @@ export class TierLane {
     this.#waiting = [];
     this.#keyDue.clear();
     if (abort) this.#controller.abort();
-    if (this.#paused) {
-      this.#paused = false;
-      this.#options.fetch.resume();
-    }
+    this.#paused = true;
+    this.#options.fetch.pause();
   }
 
   /** Settles once nothing started is still running. */

@@ -34,7 +34,9 @@ class Deliveries {
   }
 }
 
-function setup(options: { window?: number; capacity?: number; ordering?: 'none' | 'key' } = {}) {
+function setup(
+  options: { window?: number; capacity?: number; ordering?: 'none' | 'key'; ledger?: number } = {},
+) {
   const deliveries = new Deliveries();
   const fetch = {
     calls: [] as string[],
@@ -51,6 +53,7 @@ function setup(options: { window?: number; capacity?: number; ordering?: 'none' 
     capacity: options.capacity ?? 16,
     fetch,
     log: () => undefined,
+    ledger: options.ledger ?? 0,
   });
   return { deliveries, fetch, lane };
 }
@@ -81,7 +84,7 @@ describe('TierLane', () => {
   });
 
   it('commits only the settled prefix: a record waiting for its due time holds the ledger', async () => {
-    const { deliveries, lane } = setup();
+    const { deliveries, lane } = setup({ ledger: 5 });
     lane.offer(record(5, T0 + 1000));
     lane.offer(record(6, null));
     await deliveries.end(6);
@@ -132,13 +135,14 @@ describe('TierLane', () => {
     expect(deliveries.started).toEqual([2, 0, 1]);
   });
 
-  it('hold() drops waiting records (they stay unsettled), aborts those in flight and resumes a paused fetch', async () => {
+  it('hold() drops waiting records (they stay unsettled), aborts those in flight and keeps the fetch paused', async () => {
     const { deliveries, fetch, lane } = setup({ window: 1, capacity: 2 });
     lane.offer(record(0, null));
     lane.offer(record(1, T0 + 500));
     expect(lane.offer(record(2, null))).toBe('full');
     lane.hold(true);
-    expect(fetch.calls).toEqual(['pause', 'resume']);
+    // Held: its fetch stays paused (the next assignment seeks and resumes it).
+    expect(fetch.calls).toEqual(['pause', 'pause']);
     expect(lane.offer(record(2, null))).toBe('stopped');
     await vi.advanceTimersByTimeAsync(1000);
     expect(deliveries.started).toEqual([0]);
@@ -159,6 +163,7 @@ describe('TierLane', () => {
       capacity: 16,
       fetch: { pause: () => undefined, resume: () => undefined },
       log: () => undefined,
+      ledger: 1,
       settled: { before: 3, ahead: [4] },
     });
     for (const o of [1, 2, 3, 4, 5]) expect(lane.offer(record(o, null))).toBe('taken');

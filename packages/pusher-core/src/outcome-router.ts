@@ -139,11 +139,18 @@ export class KafkaOutcomeRouter implements OutcomeRouter {
       const sender = this.#sender;
       writer = new MicroBatcher({
         flush: (records) => sender.send(topic, records),
-        sizeOf: (r) => (r.value?.length ?? 0) + (r.key?.length ?? 0) + 512,
+        sizeOf: recordBytes,
         maxBatchBytes: MAX_WRITE_BYTES,
       });
       this.#writers.set(topic, writer);
     }
     return writer;
   }
+}
+
+/** About what a record weighs in a batch: a tier or DLQ record carries a score of headers. */
+function recordBytes(record: OutgoingRecord): number {
+  let bytes = (record.value?.length ?? 0) + (record.key?.length ?? 0) + 64;
+  for (const name in record.headers) bytes += name.length + (record.headers[name]?.length ?? 0) + 8;
+  return bytes;
 }
