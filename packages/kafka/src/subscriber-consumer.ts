@@ -473,7 +473,10 @@ export class SubscriberConsumer {
 
   #eachBatch(payload: EachBatchPayload): void {
     const { batch, resolveOffset, isRunning, isStale } = payload;
-    if (batch.topic === this.#options.topic) return this.#eachEventsBatch(payload);
+    if (batch.topic === this.#options.topic) {
+      this.#eachEventsBatch(payload);
+      return;
+    }
     // No lane: the assignment is being set up (its partitions are paused and seeked when their
     // lanes start) or was lost; nothing is taken.
     const tier = this.#tiers.get(`${batch.topic}:${batch.partition}`);
