@@ -2,7 +2,7 @@ import type { ConsumedRecord } from './consumed-record.ts';
 import type { LogFn } from './log.ts';
 import { OffsetTracker } from './offset-tracker.ts';
 import { type HandlerOutcome, type RecordHandler, runInKeyOrder } from './record-handler.ts';
-import type { SettledOffsets } from './settled-offsets.ts';
+import { type SettledOffsets, settledFrom } from './settled-offsets.ts';
 import type { TapFeed, TapRider } from './tap-feeds.ts';
 
 /** What a lane needs of the consumer group member that owns its partition. */
@@ -181,8 +181,7 @@ export class EventsLane implements TapRider {
   settled(): SettledOffsets | null {
     const before = this.#commitTarget();
     if (before === null) return null;
-    const ahead = [...this.#tracker.settledAhead, ...this.#settledBefore].filter((o) => o > before);
-    return { before, ahead };
+    return settledFrom(before, [...this.#tracker.settledAhead, ...this.#settledBefore]);
   }
 
   /** The group committed `offset` (asked for at `atMs`). */

@@ -9,6 +9,11 @@ export interface SettledOffsets {
   readonly ahead: readonly number[];
 }
 
+/** What a lane settled: its prefix, and the settled offsets beyond it from `ahead`. */
+export function settledFrom(before: number, ahead: Iterable<number>): SettledOffsets {
+  return { before, ahead: [...ahead].filter((o) => o > before).sort((x, y) => x - y) };
+}
+
 /** Both together: the later `before`, and what either settled beyond it. */
 export function mergeSettled(a: SettledOffsets | null, b: SettledOffsets | null): SettledOffsets | null {
   if (a === null || b === null) return a ?? b;

@@ -2,7 +2,7 @@ import type { ConsumedRecord } from './consumed-record.ts';
 import type { LogFn } from './log.ts';
 import { OffsetTracker } from './offset-tracker.ts';
 import { type HandlerOutcome, type RecordHandler, runInKeyOrder } from './record-handler.ts';
-import type { SettledOffsets } from './settled-offsets.ts';
+import { type SettledOffsets, settledFrom } from './settled-offsets.ts';
 
 /** The longest a Node timer can wait (2^31 - 1 ms, 24.8 days); past it a timer fires at once. */
 const MAX_TIMER_MS = 2_147_483_647;
@@ -122,8 +122,7 @@ export class TierLane {
   /** What this lane settled. */
   settled(): SettledOffsets {
     const before = this.#prefix();
-    const ahead = [...this.#tracker.settledAhead, ...this.#settledBefore].filter((o) => o > before);
-    return { before, ahead };
+    return settledFrom(before, [...this.#tracker.settledAhead, ...this.#settledBefore]);
   }
 
   #prefix(): number {

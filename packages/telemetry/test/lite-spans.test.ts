@@ -228,6 +228,18 @@ function ownBytes(spans: ReadableSpan[]): string {
   return Buffer.from(request).toString('hex');
 }
 
+/** A lite tracer as the pusher gets one: sampled, recording into a clock recorder only. */
+function pusherLiteTracer(): LiteTracerImpl {
+  return new LiteTracerImpl({
+    resource,
+    scope: { name: 'hookstream-pusher' },
+    processor: new ClockRecorder(),
+    idGenerator: ids(),
+    attributeCountLimit: 128,
+    parentBasedRoot: new AlwaysOnSampler(),
+  });
+}
+
 describe('delivery spans from the lite tracer', () => {
   beforeAll(() => propagation.setGlobalPropagator(new W3CTraceContextPropagator()));
   afterEach(() => uninstallLiteTracer());
@@ -301,14 +313,7 @@ describe('delivery spans from the lite tracer', () => {
     const manager = new AsyncLocalStorageContextManager().enable();
     context.setGlobalContextManager(manager);
     try {
-      const lite = new LiteTracerImpl({
-        resource,
-        scope: { name: 'hookstream-pusher' },
-        processor: new ClockRecorder(),
-        idGenerator: ids(),
-        attributeCountLimit: 128,
-        parentBasedRoot: new AlwaysOnSampler(),
-      });
+      const lite = pusherLiteTracer();
       const standIn = { startSpan: () => undefined } as unknown as Tracer;
       installLiteTracer(lite, standIn, 'hookstream-pusher');
       const span = new ProcessSpan(standIn, RECORDS['no parent'] as ConsumedMessage, options);
@@ -324,14 +329,7 @@ describe('delivery spans from the lite tracer', () => {
   });
 
   it('leaves a record carrying baggage to the SDK tracer, which propagates it', () => {
-    const lite = new LiteTracerImpl({
-      resource,
-      scope: { name: 'hookstream-pusher' },
-      processor: new ClockRecorder(),
-      idGenerator: ids(),
-      attributeCountLimit: 128,
-      parentBasedRoot: new AlwaysOnSampler(),
-    });
+    const lite = pusherLiteTracer();
     expect(
       lite.remoteParent({
         traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
@@ -342,14 +340,7 @@ describe('delivery spans from the lite tracer', () => {
 
   it('stands in for the SDK tracer it was installed for, and for the API proxy of its name', async () => {
     const { ProxyTracerProvider } = await import('@opentelemetry/api');
-    const lite = new LiteTracerImpl({
-      resource,
-      scope: { name: 'hookstream-pusher' },
-      processor: new ClockRecorder(),
-      idGenerator: ids(),
-      attributeCountLimit: 128,
-      parentBasedRoot: new AlwaysOnSampler(),
-    });
+    const lite = pusherLiteTracer();
     const provider = new TracerProvider({});
     const sdkTracer = provider.getTracer('hookstream-pusher');
     installLiteTracer(lite, sdkTracer, 'hookstream-pusher');
