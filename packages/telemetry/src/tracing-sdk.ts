@@ -42,7 +42,11 @@ import {
 } from '@opentelemetry/sdk-trace';
 import { LiteTracerImpl, pooledIdGenerator } from './lite-spans.ts';
 import { DELIVERY_TRACER_NAME, installLiteTracer, uninstallLiteTracer } from './lite-tracer.ts';
-import { OtlpProtobufSpanProcessor } from './otlp-span-processor.ts';
+import {
+  type CollectorState,
+  OtlpProtobufSpanProcessor,
+  type SpanExportStats,
+} from './otlp-span-processor.ts';
 
 /*
  * The tracing SDK, loaded by startTracing only when tracing is on. It registers what NodeSDK
@@ -58,9 +62,11 @@ export interface SdkOptions {
   readonly protocol: string;
   readonly url: string;
   readonly sampleRatio: number | undefined;
+  readonly onCollectorState: ((state: CollectorState) => void) | undefined;
 }
 
 export interface StartedSdk {
+  stats(): SpanExportStats | null;
   flush(): Promise<void>;
   shutdown(): Promise<void>;
 }
@@ -98,6 +104,7 @@ export async function startSdk(options: SdkOptions): Promise<StartedSdk> {
   trace.setGlobalTracerProvider(provider);
   installLite(provider, processor, sampling, spanLimits);
   return {
+    stats: () => (processor instanceof OtlpProtobufSpanProcessor ? processor.stats() : null),
     flush: () => provider.forceFlush(),
     shutdown: () => {
       uninstallLiteTracer();
@@ -163,7 +170,13 @@ async function spanProcessor(options: SdkOptions): Promise<SpanProcessor> {
   // Protobuf: hookstream's own processor, which encodes each span as it ends (the same bytes as
   // the SDK's exporter, at a fraction of its cost: tracing's largest cost in the pusher was the
   // SDK serializing batches). JSON: the SDK's exporter as it is, loaded only then.
-  if (protocol !== 'http/json') return new OtlpProtobufSpanProcessor({ url, ...BATCHING });
+  if (protocol !== 'http/json') {
+    return new OtlpProtobufSpanProcessor({
+      url,
+      ...BATCHING,
+      ...(options.onCollectorState === undefined ? {} : { onCollectorState: options.onCollectorState }),
+    });
+  }
   const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-http');
   return new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url }), ...BATCHING });
 }

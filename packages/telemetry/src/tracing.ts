@@ -1,4 +1,5 @@
-import { context, propagation, trace } from '@opentelemetry/api';
+import { context, type Meter, propagation, trace } from '@opentelemetry/api';
+import type { CollectorState, SpanExportStats } from './otlp-span-processor.ts';
 
 export interface TracingOptions {
   /** hookstream-ingress, hookstream-pusher, hookstream-replay, … */
@@ -9,10 +10,17 @@ export interface TracingOptions {
    * follow their parent's decision. For measurements that must not depend on the environment.
    */
   readonly sampleRatio?: number;
+  /**
+   * Told when the OTLP collector stops answering (spans are then held, up to a bound) and when
+   * it answers again (held spans sent): for the process's log. http/protobuf only.
+   */
+  readonly onCollectorState?: (state: CollectorState) => void;
 }
 
 export interface Tracing {
   readonly enabled: boolean;
+  /** Held and dropped spans (http/protobuf); null when tracing is off or exports JSON. */
+  stats(): SpanExportStats | null;
   /** Exports the spans ended so far. */
   flush(): Promise<void>;
   /** Exports what is buffered, then stops; call once on shutdown. */
@@ -41,7 +49,12 @@ export function tracesUrl(env: Record<string, string | undefined>): string {
 export async function startTracing(options: TracingOptions): Promise<Tracing> {
   const env = options.env ?? process.env;
   if (env.OTEL_SDK_DISABLED === 'true')
-    return { enabled: false, flush: async () => undefined, shutdown: async () => undefined };
+    return {
+      enabled: false,
+      stats: () => null,
+      flush: async () => undefined,
+      shutdown: async () => undefined,
+    };
   // OTLP's default encoding is protobuf, which also costs the exporting process less than JSON;
   // OTEL_EXPORTER_OTLP_[TRACES_]PROTOCOL=http/json switches to JSON.
   const protocol =
@@ -52,9 +65,11 @@ export async function startTracing(options: TracingOptions): Promise<Tracing> {
     protocol,
     url: tracesUrl(env),
     sampleRatio: options.sampleRatio,
+    onCollectorState: options.onCollectorState,
   });
   return {
     enabled: true,
+    stats: () => sdk.stats(),
     flush: () => sdk.flush(),
     shutdown: async () => {
       await sdk.shutdown();
@@ -64,5 +79,47 @@ export async function startTracing(options: TracingOptions): Promise<Tracing> {
       context.disable();
       propagation.disable();
     },
+  };
+}
+
+/**
+ * The span export's counts as metrics: `hookstream.tracing.spans.held` (waiting for the
+ * collector) and `hookstream.tracing.spans.dropped` (since start: queue full, past the held
+ * bound, refused by the collector, or still held at shutdown).
+ */
+export function observeSpanExport(meter: Meter, tracing: Tracing): void {
+  const held = meter.createObservableGauge('hookstream.tracing.spans.held', {
+    description: 'Spans held in this process while the OTLP collector does not answer',
+  });
+  const dropped = meter.createObservableCounter('hookstream.tracing.spans.dropped', {
+    description: 'Spans this process dropped instead of exporting them',
+  });
+  meter.addBatchObservableCallback(
+    (result) => {
+      const stats = tracing.stats();
+      if (stats === null) return;
+      result.observe(held, stats.heldSpans);
+      result.observe(dropped, stats.droppedSpans);
+    },
+    [held, dropped],
+  );
+}
+
+/** A log line for each change of the collector's state, for startTracing's onCollectorState. */
+export function collectorStateLogger(
+  log: (level: 'warn' | 'info', message: string, fields: Record<string, unknown>) => void,
+): (state: CollectorState) => void {
+  return (state) => {
+    if (state.state === 'unreachable') {
+      log('warn', 'tracing: the OTLP collector does not answer; holding spans until it does', {
+        error: state.error,
+        maxHeldBytes: state.maxHeldBytes,
+      });
+    } else {
+      log('info', 'tracing: the OTLP collector answers again; held spans sent', {
+        sentSpans: state.sentHeldSpans,
+        droppedSpans: state.droppedSpans,
+      });
+    }
   };
 }

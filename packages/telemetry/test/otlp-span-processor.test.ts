@@ -92,4 +92,149 @@ describe('OtlpProtobufSpanProcessor', () => {
       ),
     );
   });
+
+  it('counts the spans it drops past maxQueueSize', async () => {
+    const processor = new OtlpProtobufSpanProcessor({
+      url,
+      scheduledDelayMillis: 10_000,
+      maxQueueSize: 3,
+      maxExportBatchSize: 100,
+    });
+    for (let i = 1; i <= 5; i++) processor.onEnd(span(i));
+    expect(processor.stats()).toEqual({ heldSpans: 0, heldBytes: 0, droppedSpans: 2 });
+    await processor.shutdown();
+  });
 });
+
+/** A collector that is not there yet: a free port, on which a server starts when the test says. */
+async function lateCollector(answer: number) {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  const bodies: Buffer[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      bodies.push(Buffer.concat(chunks));
+      res.writeHead(answer, { 'content-type': 'application/x-protobuf' });
+      res.end();
+    });
+  });
+  return {
+    url: `http://127.0.0.1:${port}/v1/traces`,
+    bodies,
+    start: () => new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve)),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+async function until(what: string, condition: () => boolean, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('OtlpProtobufSpanProcessor while the collector does not answer', () => {
+  // A short export timeout: each failed export (with the transport's own retries) ends in ~1 s.
+  const settings = {
+    scheduledDelayMillis: 50,
+    maxQueueSize: 1000,
+    maxExportBatchSize: 2,
+    timeoutMillis: 1000,
+  };
+
+  it('holds the spans and sends each once, when the collector answers', async () => {
+    const collector = await lateCollector(200);
+    const states: string[] = [];
+    const processor = new OtlpProtobufSpanProcessor({
+      url: collector.url,
+      ...settings,
+      onCollectorState: (s) => states.push(JSON.stringify(s)),
+    });
+    const spans = [1, 2, 3, 4, 5].map((i) => span(i));
+    for (const s of spans) processor.onEnd(s);
+    await until('every span to be held', () => processor.stats().heldSpans === 5);
+    expect(states).toHaveLength(1);
+    expect(JSON.parse(states[0] ?? '{}')).toMatchObject({
+      state: 'unreachable',
+      maxHeldBytes: 16 * 1024 * 1024,
+    });
+
+    await collector.start();
+    await until('the held spans to be sent', () => processor.stats().heldSpans === 0);
+    // Each span once; requests held by concurrent exports may arrive in either order.
+    const received = collector.bodies.flatMap((b) => spanIdsIn(b, spans));
+    expect(received.sort()).toEqual(spans.map((s) => s.spanContext().spanId));
+    expect(JSON.parse(states[1] ?? '{}')).toEqual({ state: 'answering', sentHeldSpans: 5, droppedSpans: 0 });
+    expect(processor.stats().droppedSpans).toBe(0);
+    await processor.shutdown();
+    await collector.close();
+  }, 60_000);
+
+  it('drops and counts what does not fit in the bound, and never blocks the code ending spans', async () => {
+    const collector = await lateCollector(200);
+    const one = span(1);
+    const processor = new OtlpProtobufSpanProcessor({
+      url: collector.url,
+      ...settings,
+      maxExportBatchSize: 1,
+      // Room for two one-span requests.
+      maxHeldBytes: 2 * requestBytes([one]) + 10,
+    });
+    const started = performance.now();
+    for (let i = 1; i <= 6; i++) processor.onEnd(span(i));
+    expect(performance.now() - started).toBeLessThan(1000);
+    await until('the requests to be held or dropped', () => {
+      const stats = processor.stats();
+      return stats.heldSpans + stats.droppedSpans === 6;
+    });
+    expect(processor.stats()).toMatchObject({ heldSpans: 2, droppedSpans: 4 });
+    await collector.start();
+    await until('the held spans to be sent', () => processor.stats().heldSpans === 0);
+    expect(
+      collector.bodies.flatMap((b) =>
+        spanIdsIn(
+          b,
+          [1, 2, 3, 4, 5, 6].map((i) => span(i)),
+        ),
+      ),
+    ).toHaveLength(2);
+    await processor.shutdown();
+    await collector.close();
+  }, 60_000);
+
+  it('drops a request the collector refuses (4xx) instead of holding it', async () => {
+    const collector = await lateCollector(400);
+    await collector.start();
+    const processor = new OtlpProtobufSpanProcessor({ url: collector.url, ...settings });
+    processor.onEnd(span(1));
+    processor.onEnd(span(2));
+    await until('the refusal', () => processor.stats().droppedSpans === 2);
+    expect(processor.stats().heldSpans).toBe(0);
+    await processor.shutdown();
+    await collector.close();
+  });
+
+  it('counts the spans still held at shutdown as dropped', async () => {
+    const collector = await lateCollector(200);
+    const processor = new OtlpProtobufSpanProcessor({ url: collector.url, ...settings });
+    processor.onEnd(span(1));
+    processor.onEnd(span(2));
+    await until('the spans to be held', () => processor.stats().heldSpans === 2);
+    await processor.shutdown();
+    expect(processor.stats()).toEqual({ heldSpans: 0, heldBytes: 0, droppedSpans: 2 });
+  }, 60_000);
+});
+
+/** The ids of those spans whose 8 id bytes an encoded request carries. */
+function spanIdsIn(body: Buffer, spans: ReadableSpan[]): string[] {
+  return spans.map((s) => s.spanContext().spanId).filter((id) => body.includes(Buffer.from(id, 'hex')));
+}
+
+function requestBytes(spans: ReadableSpan[]): number {
+  return (ProtobufTraceSerializer.serializeRequest(spans) ?? new Uint8Array()).byteLength;
+}

@@ -13,10 +13,12 @@ import {
 import { PusherError } from '@hookstream/pusher-core';
 import { CatalogError, loadSecretsKey, type SecretsKey } from '@hookstream/subscribers';
 import {
+  collectorStateLogger,
   createLogger,
   logFn,
   type Metrics,
   type MetricsServer,
+  observeSpanExport,
   serveMetrics,
   startMetrics,
   startTracing,
@@ -133,9 +135,13 @@ export async function pushCommand(args: readonly string[]): Promise<number> {
   // One subscriber: bound once, every line of this process is about it. A fleet: per subscriber.
   const logger = loaded ? root.child({ subscriber: loaded.definition.name }) : root;
   const log = logFn(logger);
-  const tracing = await startTracing({ serviceName: 'hookstream-pusher' });
+  const tracing = await startTracing({
+    serviceName: 'hookstream-pusher',
+    onCollectorState: collectorStateLogger(log),
+  });
   const metrics: Metrics | undefined =
     config.metricsPort === undefined ? undefined : await startMetrics({ serviceName: 'hookstream-pusher' });
+  if (metrics) observeSpanExport(metrics.meter, tracing);
   let metricsServer: MetricsServer | undefined;
   const health = config.health ? new HealthServer() : null;
   let fatal: (error: Error) => void = () => undefined;

@@ -1,4 +1,4 @@
-import { createLogger, startTracing } from '@hookstream/telemetry';
+import { collectorStateLogger, createLogger, startTracing } from '@hookstream/telemetry';
 import type { IngressConfig } from './config.ts';
 import { type RunningIngress, startIngress } from './start-ingress.ts';
 
@@ -13,11 +13,15 @@ export async function bootIngress(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<RunningIngress> {
   const logger = createLogger({ name: 'hookstream-ingress', level: config.logLevel });
-  const tracing = await startTracing({ serviceName: 'hookstream-ingress', env });
+  const tracing = await startTracing({
+    serviceName: 'hookstream-ingress',
+    env,
+    onCollectorState: collectorStateLogger((level, message, fields) => logger[level](fields, message)),
+  });
   logger.info({ tracing: tracing.enabled }, 'ingress starting');
   let ingress: RunningIngress;
   try {
-    ingress = await startIngress(config, logger);
+    ingress = await startIngress(config, logger, tracing);
   } catch (err) {
     await tracing.shutdown();
     throw err;

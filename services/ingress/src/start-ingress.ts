@@ -7,8 +7,10 @@ import {
   createLogger,
   type Logger,
   type MetricsServer,
+  observeSpanExport,
   serveMetrics,
   startMetrics,
+  type Tracing,
 } from '@hookstream/telemetry';
 import { type IngressConfig, IngressConfigError } from './config.ts';
 
@@ -29,6 +31,8 @@ const SHUTDOWN_GRACE_MS = 10_000;
 export async function startIngress(
   config: IngressConfig,
   logger: Logger = createLogger({ name: 'hookstream-ingress', level: config.logLevel }),
+  /** The process's tracing, whose held and dropped spans /metrics then shows. */
+  tracing?: Tracing,
 ): Promise<RunningIngress> {
   const catalog = loadEventCatalog();
   let tokens: TokenTable | null = null;
@@ -44,6 +48,7 @@ export async function startIngress(
   await provisionTopic(config);
   // Its own MeterProvider (not the global one), so ingresses in one test process stay apart.
   const metrics = await startMetrics({ serviceName: 'hookstream-ingress' });
+  if (tracing) observeSpanExport(metrics.meter, tracing);
   const producer = await EventProducer.start({
     kafka: config.connection.kafka,
     registry: config.connection.registry,
