@@ -9,11 +9,12 @@ const port = z.coerce.number().int().min(1).max(65535);
 const repoRoot = resolve(import.meta.dirname, '../../..');
 
 export const StackEnv = z.object({
-  HOOKSTREAM_STATE_DIR: z.string().min(1).default(join(repoRoot, '.hookstream')),
-  HOOKSTREAM_CACHE_DIR: z
-    .string()
-    .min(1)
-    .default(join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'hookstream')),
+  /** Machine-wide by default, so every checkout finds the one running stack (see stateDir). */
+  HOOKSTREAM_STATE_DIR: z.string().min(1).optional(),
+  HOOKSTREAM_CACHE_DIR: z.string().min(1).optional(),
+  XDG_STATE_HOME: z.string().min(1).optional(),
+  XDG_CACHE_HOME: z.string().min(1).optional(),
+  HOME: z.string().min(1).optional(),
   KAFKA_PORT: port.default(9092),
   KAFKA_CONTROLLER_PORT: port.default(9093),
   REGISTRY_PORT: port.default(8081),
@@ -27,7 +28,14 @@ export const StackEnv = z.object({
   /** auto: run Redis where redis-server is installed; on: install it if needed (root, apt-get). */
   HOOKSTREAM_REDIS: z.enum(['auto', 'on', 'off']).default('auto'),
   /** Seconds a component may take from spawn to ready before `stack up` gives up. */
-  HOOKSTREAM_READY_TIMEOUT_S: z.coerce.number().int().positive().default(180),
+  HOOKSTREAM_READY_TIMEOUT_S: z.coerce.number().int().positive().max(3600).default(180),
+  /** Minutes a background build (Jaeger) may take before a waiter gives up on it. */
+  HOOKSTREAM_BUILD_TIMEOUT_MIN: z.coerce.number().int().positive().max(120).default(20),
+  /**
+   * refuse: a running component of another version than this checkout pins stops `stack up`;
+   * use: it is used anyway, with a warning.
+   */
+  HOOKSTREAM_STACK_MISMATCH: z.enum(['refuse', 'use']).default('refuse'),
 });
 export type StackEnv = z.infer<typeof StackEnv>;
 
@@ -47,7 +55,14 @@ export const VERSIONS = {
 } as const;
 
 export interface StackConfig {
+  /**
+   * The stack's pid files, holders, logs and data. One per machine by default
+   * (`$XDG_STATE_HOME/hookstream`, else `~/.local/state/hookstream`): any checkout's `stack up`,
+   * `npm start` or `npm test` finds the stack another one started there.
+   */
   readonly stateDir: string;
+  /** This checkout's own files (npm start's service logs and sample definition): `.hookstream/`. */
+  readonly workDir: string;
   readonly cacheDir: string;
   readonly host: '127.0.0.1';
   readonly kafka: { readonly port: number; readonly controllerPort: number };
@@ -61,6 +76,8 @@ export interface StackConfig {
   };
   readonly redis: { readonly mode: 'auto' | 'on' | 'off'; readonly port: number };
   readonly readyTimeoutMs: number;
+  readonly buildTimeoutMs: number;
+  readonly onVersionMismatch: 'refuse' | 'use';
 }
 
 /** Parses the environment once; a bad value fails naming the variable. */
@@ -74,9 +91,13 @@ export function loadStackConfig(env: Record<string, string | undefined> = proces
     );
   }
   const e = parsed.data;
+  const home = e.HOME ?? homedir();
   return {
-    stateDir: resolve(e.HOOKSTREAM_STATE_DIR),
-    cacheDir: resolve(e.HOOKSTREAM_CACHE_DIR),
+    stateDir: resolve(
+      e.HOOKSTREAM_STATE_DIR ?? join(e.XDG_STATE_HOME ?? join(home, '.local', 'state'), 'hookstream'),
+    ),
+    workDir: join(repoRoot, '.hookstream'),
+    cacheDir: resolve(e.HOOKSTREAM_CACHE_DIR ?? join(e.XDG_CACHE_HOME ?? join(home, '.cache'), 'hookstream')),
     host: '127.0.0.1',
     kafka: { port: e.KAFKA_PORT, controllerPort: e.KAFKA_CONTROLLER_PORT },
     registry: { port: e.REGISTRY_PORT },
@@ -89,5 +110,7 @@ export function loadStackConfig(env: Record<string, string | undefined> = proces
     },
     redis: { mode: e.HOOKSTREAM_REDIS, port: e.REDIS_PORT },
     readyTimeoutMs: e.HOOKSTREAM_READY_TIMEOUT_S * 1000,
+    buildTimeoutMs: e.HOOKSTREAM_BUILD_TIMEOUT_MIN * 60_000,
+    onVersionMismatch: e.HOOKSTREAM_STACK_MISMATCH,
   };
 }

@@ -7,6 +7,10 @@ export type StackErrorCode =
   | 'START_FAILED'
   | 'NOT_READY'
   | 'BAD_CONFIG'
+  /** Another process kept the stack's lock past the timeout. */
+  | 'STACK_BUSY'
+  /** A running component is of another version than this checkout pins (HOOKSTREAM_STACK_MISMATCH). */
+  | 'VERSION_MISMATCH'
   /** Manifests that could not even be read for validation (invalid ones are results, not errors). */
   | 'BAD_MANIFEST';
 

@@ -1,4 +1,5 @@
 export { ensureChromium } from './chromium.ts';
+export type { Component, LaunchSpec, PrepareOptions } from './component.ts';
 export { kafkaLibsDir } from './components/kafka.ts';
 export type { StackConfig } from './config.ts';
 export { loadStackConfig, StackEnv, VERSIONS } from './config.ts';
@@ -15,6 +16,25 @@ export type { Reporter } from './progress.ts';
 export { consoleReporter, silentReporter } from './progress.ts';
 export type { SecureKafkaOptions } from './secure-kafka.ts';
 export { SecureKafka } from './secure-kafka.ts';
-export type { ComponentReport, ComponentState, StackOptions } from './stack.ts';
-export { stackComponents, stackDown, stackStatus, stackUp } from './stack.ts';
+export type {
+  ComponentReport,
+  ComponentState,
+  LeaveResult,
+  StackOptions,
+  StackSession,
+  StackStatus,
+} from './stack.ts';
+export {
+  describeHolders,
+  joinStack,
+  leaveStack,
+  releaseAndStop,
+  stackComponents,
+  stackDown,
+  stackStatus,
+  stackUp,
+  waitForComponent,
+} from './stack.ts';
+export type { HoldRequest } from './stack-holders.ts';
+export { describeHolder, StackHolder } from './stack-holders.ts';
 export { whichCommand } from './tools.ts';

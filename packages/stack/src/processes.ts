@@ -10,6 +10,14 @@ export interface PidRecord {
   readonly startedAt: string;
   /** A string that must appear in the process's command line for it to count as ours. */
   readonly marker: string;
+  /** The version the starting checkout pinned (absent: unpinned, or written before versions were kept). */
+  readonly version?: string;
+  /** Who started it: a holder's command and checkout, for `stack status`. */
+  readonly startedBy?: string;
+  /** Stop it when the last holder leaves (it was started by a run that stops what it starts). */
+  readonly stopWhenIdle?: boolean;
+  /** Folders of this start only (a test run's Kafka data), removed when it is stopped. */
+  readonly scratchDirs?: readonly string[];
 }
 
 export interface SpawnSpec {
@@ -72,7 +80,25 @@ export async function isOurProcess(record: PidRecord): Promise<boolean> {
   }
 }
 
-/** SIGTERM, then SIGKILL if the process has not gone after graceMs. */
+/**
+ * The process's start time in clock ticks since boot (/proc/<pid>/stat, field 22), or null when
+ * it is not running: with the pid, it names one process, never a later one given the same pid.
+ */
+export async function processStartTime(pid: number): Promise<string | null> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) is in parentheses and may hold spaces; fields follow the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return fields[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * SIGTERM, then SIGKILL if the process has not gone after graceMs. Signals go to the process
+ * group the detached start made, so a build's children (a background `go build`) stop with it.
+ */
 export async function stopProcess(
   record: PidRecord,
   graceMs: number,
@@ -91,9 +117,14 @@ export async function stopProcess(
 
 function signal(pid: number, sig: NodeJS.Signals): void {
   try {
-    process.kill(pid, sig);
+    process.kill(-pid, sig);
   } catch {
-    // already gone
+    try {
+      // Not a group leader (started by something other than spawnDetached).
+      process.kill(pid, sig);
+    } catch {
+      // already gone
+    }
   }
 }
 

@@ -9,7 +9,21 @@ describe('loadStackConfig', () => {
     expect(config.kafka).toEqual({ port: 9092, controllerPort: 9093 });
     expect(config.registry.port).toBe(8081);
     expect(config.jaeger).toMatchObject({ mode: 'auto', otlpHttpPort: 4318, queryPort: 16686 });
-    expect(config.stateDir.endsWith('/.hookstream')).toBe(true);
+    // One stack per machine: the state is the user's, not a checkout's.
+    expect(config.stateDir).toBe('/home/u/.local/state/hookstream');
+    expect(config.cacheDir).toBe('/home/u/.cache/hookstream');
+    expect(config.workDir.endsWith('/.hookstream')).toBe(true);
+    expect(config.onVersionMismatch).toBe('refuse');
+  });
+
+  it('follows XDG_STATE_HOME and XDG_CACHE_HOME', () => {
+    const config = loadStackConfig({
+      HOME: '/home/u',
+      XDG_STATE_HOME: '/x/state',
+      XDG_CACHE_HOME: '/x/cache',
+    });
+    expect(config.stateDir).toBe('/x/state/hookstream');
+    expect(config.cacheDir).toBe('/x/cache/hookstream');
   });
 
   it('reads ports and folders from the environment', () => {
@@ -32,6 +46,8 @@ describe('loadStackConfig', () => {
     ['REGISTRY_PORT', '70000'],
     ['HOOKSTREAM_JAEGER', 'maybe'],
     ['HOOKSTREAM_READY_TIMEOUT_S', '-1'],
+    ['HOOKSTREAM_BUILD_TIMEOUT_MIN', '100000'],
+    ['HOOKSTREAM_STACK_MISMATCH', 'sometimes'],
   ])('fails naming %s when it is %s', (name, value) => {
     let caught: unknown;
     try {

@@ -1,30 +1,48 @@
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, rename } from 'node:fs/promises';
+import { copyFile, mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Component, LaunchSpec } from '../component.ts';
 import { type StackConfig, VERSIONS } from '../config.ts';
-import { StackError } from '../errors.ts';
 import { httpOk } from '../http-probe.ts';
-import { runInstallStep } from '../install-step.ts';
 import type { Reporter } from '../progress.ts';
 import { requireCommand, whichCommand } from '../tools.ts';
 
 const RESOURCES = join(import.meta.dirname, '../../resources');
 const MAIN_PACKAGE = 'github.com/jaegertracing/jaeger/cmd/jaeger';
 
+/** `go build -v` lines: modules fetched, then each package as it compiles. */
+const BUILD_PROGRESS = /^go: downloading |^[\w.-]+\.[a-z]+\/\S+$|^[a-z]+(\/[\w.-]+)*$/;
+
+/**
+ * Builds Jaeger, then runs it in the same process (exec), so one pid and one marker cover the
+ * build and the server: $1 go, $2 partial binary, $3 binary, $4 config, $5 build log. The build
+ * runs at a lower CPU priority, so the pipeline it no longer holds back gets the cores first.
+ */
+const BUILD_THEN_RUN = `set -u
+if ! nice -n 10 "$1" build -v -o "$2" ${MAIN_PACKAGE} >"$5" 2>&1; then
+  echo "jaeger: building Jaeger failed; last lines of $5:"; tail -n 20 "$5"; exit 1
+fi
+mv "$2" "$3"
+exec "$3" --config "$4"`;
+
 /**
  * Jaeger v2 built from the Go module proxy. `go install` refuses the module (it has replace
  * directives), so it is built from a small tool module whose go.mod and go.sum are committed
- * under resources/jaeger-tool: the build is pinned and checksummed.
+ * under resources/jaeger-tool: the build is pinned and checksummed. The first start builds it
+ * for minutes, in the background: nothing waits for Jaeger, and spans wait in each process's
+ * bounded buffer until it answers (docs/deployment.md).
  */
 export class JaegerComponent implements Component {
   readonly name = 'jaeger';
   readonly required: boolean;
+  readonly background = true;
+  readonly version = VERSIONS.jaeger;
   readonly ports: readonly number[];
   readonly endpoints: Readonly<Record<string, string>>;
   readonly logFile: string;
   readonly #config: StackConfig;
   readonly #binary: string;
+  readonly #build: string;
   readonly #dir: string;
 
   constructor(config: StackConfig) {
@@ -38,8 +56,13 @@ export class JaegerComponent implements Component {
       query: `http://${config.host}:${queryPort}`,
     };
     this.#binary = join(config.cacheDir, 'bin', `jaeger-${VERSIONS.jaeger}`);
+    this.#build = join(config.cacheDir, 'build', `jaeger-${VERSIONS.jaeger}`);
     this.#dir = join(config.stateDir, 'jaeger');
     this.logFile = join(config.stateDir, 'logs', 'jaeger.log');
+  }
+
+  get #buildLog(): string {
+    return join(this.#build, 'build.log');
   }
 
   async skipReason(): Promise<string | null> {
@@ -50,57 +73,70 @@ export class JaegerComponent implements Component {
     return null;
   }
 
-  async install(report: Reporter): Promise<void> {
-    if (existsSync(this.#binary)) return;
-    const go = await requireCommand('go', 'Building Jaeger');
-    const build = join(this.#config.cacheDir, 'build', `jaeger-${VERSIONS.jaeger}`);
-    await mkdir(build, { recursive: true });
-    await mkdir(join(this.#config.cacheDir, 'bin'), { recursive: true });
-    for (const file of ['go.mod', 'go.sum']) {
-      await copyFile(join(RESOURCES, 'jaeger-tool', file), join(build, file));
-    }
-    const partial = `${this.#binary}.partial`;
-    await runInstallStep(
-      {
-        component: this.name,
-        label: `building Jaeger ${VERSIONS.jaeger} from the Go module proxy (first run only, several minutes)`,
-        command: go,
-        args: ['build', '-v', '-o', partial, MAIN_PACKAGE],
-        cwd: build,
-        logFile: join(build, 'build.log'),
-        // Modules are fetched first ("go: downloading …"), then `go build -v` prints each
-        // package as it compiles it; both count as progress.
-        progressLine: /^go: downloading |^[\w.-]+\.[a-z]+\/\S+$|^[a-z]+(\/[\w.-]+)*$/,
-        progressNoun: 'modules fetched or packages compiled',
-        // The committed go.sum pins every module; never let the build rewrite it.
-        env: { GOFLAGS: '-mod=readonly' },
-      },
-      report,
-    );
-    await rename(partial, this.#binary);
-  }
+  /** The build is part of the launch (BUILD_THEN_RUN), so that it runs in the background. */
+  async install(): Promise<void> {}
 
-  async prepare(): Promise<LaunchSpec> {
-    if (!existsSync(this.#binary)) {
-      throw new StackError('START_FAILED', `jaeger: binary missing at ${this.#binary}`);
-    }
+  async prepare(report: Reporter): Promise<LaunchSpec> {
     const config = join(this.#dir, 'config.yaml');
     await mkdir(this.#dir, { recursive: true });
     await copyFile(join(RESOURCES, 'jaeger-config.yaml'), config);
     const { otlpGrpcPort, otlpHttpPort, queryPort, queryGrpcPort } = this.#config.jaeger;
+    const env = {
+      JAEGER_OTLP_GRPC_PORT: String(otlpGrpcPort),
+      JAEGER_OTLP_HTTP_PORT: String(otlpHttpPort),
+      JAEGER_QUERY_PORT: String(queryPort),
+      JAEGER_QUERY_GRPC_PORT: String(queryGrpcPort),
+    };
+    if (existsSync(this.#binary)) {
+      return {
+        command: this.#binary,
+        args: ['--config', config],
+        cwd: this.#dir,
+        logFile: this.logFile,
+        marker: config,
+        env,
+      };
+    }
+    const go = await requireCommand('go', 'Building Jaeger');
+    await mkdir(this.#build, { recursive: true });
+    await mkdir(join(this.#config.cacheDir, 'bin'), { recursive: true });
+    for (const file of ['go.mod', 'go.sum']) {
+      await copyFile(join(RESOURCES, 'jaeger-tool', file), join(this.#build, file));
+    }
+    report(
+      this.name,
+      `building Jaeger ${VERSIONS.jaeger} from the Go module proxy in the background (first run only, ` +
+        `several minutes; log: ${this.#buildLog})`,
+    );
     return {
-      command: this.#binary,
-      args: ['--config', config],
-      cwd: this.#dir,
+      command: '/bin/sh',
+      args: [
+        '-c',
+        BUILD_THEN_RUN,
+        'jaeger-build',
+        go,
+        `${this.#binary}.partial`,
+        this.#binary,
+        config,
+        this.#buildLog,
+      ],
+      cwd: this.#build,
       logFile: this.logFile,
       marker: config,
-      env: {
-        JAEGER_OTLP_GRPC_PORT: String(otlpGrpcPort),
-        JAEGER_OTLP_HTTP_PORT: String(otlpHttpPort),
-        JAEGER_QUERY_PORT: String(queryPort),
-        JAEGER_QUERY_GRPC_PORT: String(queryGrpcPort),
-      },
+      // The committed go.sum pins every module; never let the build rewrite it.
+      env: { ...env, GOFLAGS: '-mod=readonly' },
     };
+  }
+
+  async progress(): Promise<string | null> {
+    if (existsSync(this.#binary)) return null;
+    try {
+      const lines = (await readFile(this.#buildLog, 'utf8')).split('\n');
+      const done = lines.filter((line) => BUILD_PROGRESS.test(line)).length;
+      return `building (${done} modules fetched or packages compiled; log: ${this.#buildLog})`;
+    } catch {
+      return 'building';
+    }
   }
 
   async isReady(): Promise<boolean> {

@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { probeCluster } from '@hookstream/kafka';
-import type { Component, LaunchSpec } from '../component.ts';
+import type { Component, LaunchSpec, PrepareOptions } from '../component.ts';
 import { type StackConfig, VERSIONS } from '../config.ts';
 import { StackError } from '../errors.ts';
 import { runInstallStep } from '../install-step.ts';
@@ -74,6 +74,8 @@ export function kafkaLibsDir(config: StackConfig): string {
 export class KafkaComponent implements Component {
   readonly name: string;
   readonly required = true;
+  readonly background = false;
+  readonly version = VERSIONS.kafka;
   readonly ports: readonly number[];
   readonly endpoints: Readonly<Record<string, string>>;
   readonly logFile: string;
@@ -131,9 +133,11 @@ export class KafkaComponent implements Component {
     await writeFile(complete, `${new Date().toISOString()}\n`);
   }
 
-  async prepare(report: Reporter): Promise<LaunchSpec> {
+  async prepare(report: Reporter, options: PrepareOptions): Promise<LaunchSpec> {
     const java = await requireJava(17, 'Kafka');
-    const dataDir = join(this.#dir, 'data');
+    // A test run's scratch data sits beside the kept data, which it never touches.
+    const dataDir = join(this.#dir, options.scratchData ? 'scratch-data' : 'data');
+    if (options.scratchData) await rm(dataDir, { recursive: true, force: true });
     const properties = join(this.#dir, 'server.properties');
     const log4j = join(this.#dir, 'log4j2.properties');
     await mkdir(dataDir, { recursive: true });
@@ -175,6 +179,7 @@ export class KafkaComponent implements Component {
       cwd: this.#dir,
       logFile: join(this.#config.stateDir, 'logs', `${this.#node.name}.stdout.log`),
       marker: properties,
+      ...(options.scratchData ? { scratchDirs: [dataDir] } : {}),
     };
   }
 

@@ -16,6 +16,9 @@ import { whichCommand } from '../tools.ts';
 export class RedisComponent implements Component {
   readonly name = 'redis';
   readonly required: boolean;
+  readonly background = false;
+  /** Debian's package: whatever version the machine has. */
+  readonly version = null;
   readonly ports: readonly number[];
   readonly endpoints: Readonly<Record<string, string>>;
   readonly logFile: string;

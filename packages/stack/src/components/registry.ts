@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Component, LaunchSpec } from '../component.ts';
+import type { Component, LaunchSpec, PrepareOptions } from '../component.ts';
 import { type StackConfig, VERSIONS } from '../config.ts';
 import { httpOk } from '../http-probe.ts';
 import { runInstallStep } from '../install-step.ts';
@@ -14,6 +14,8 @@ const ARTIFACT = `io.apicurio:apicurio-registry-app:${VERSIONS.apicurio}:tar.gz:
 export class RegistryComponent implements Component {
   readonly name = 'registry';
   readonly required = true;
+  readonly background = false;
+  readonly version = VERSIONS.apicurio;
   readonly ports: readonly number[];
   readonly endpoints: Readonly<Record<string, string>>;
   readonly logFile: string;
@@ -86,10 +88,13 @@ export class RegistryComponent implements Component {
     await writeFile(complete, `${new Date().toISOString()}\n`);
   }
 
-  async prepare(): Promise<LaunchSpec> {
+  async prepare(_report: Reporter, options: PrepareOptions): Promise<LaunchSpec> {
     const java = await requireJava(17, 'Apicurio Registry');
-    const db = join(this.#dir, 'db', 'registry');
-    await mkdir(join(this.#dir, 'db'), { recursive: true });
+    // Schema ids in a test run's scratch Kafka data point into a scratch database of its own.
+    const dbDir = join(this.#dir, options.scratchData ? 'scratch-db' : 'db');
+    const db = join(dbDir, 'registry');
+    if (options.scratchData) await rm(dbDir, { recursive: true, force: true });
+    await mkdir(dbDir, { recursive: true });
     return {
       command: java,
       args: [
@@ -109,6 +114,7 @@ export class RegistryComponent implements Component {
       cwd: this.#dir,
       logFile: this.logFile,
       marker: db,
+      ...(options.scratchData ? { scratchDirs: [dbDir] } : {}),
     };
   }
 
