@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import JaegerLastSequencer from './test/jaeger-last-sequencer.ts';
 
 // Integration tests against the real local stack. Each package runs its own unit tests
 // (`turbo run test`); this config covers test/ at the repository root.
@@ -11,5 +12,7 @@ export default defineConfig({
     hookTimeout: 120_000,
     // The stack is shared and the machine has two cores: files run one after another.
     fileParallelism: false,
+    // Files that read traces last, while Jaeger may still be building (global-setup.ts).
+    sequence: { sequencer: JaegerLastSequencer },
   },
 });

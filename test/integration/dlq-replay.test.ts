@@ -12,7 +12,11 @@ import { deadLetterRecord, randomTraceparent } from '../support/dead-letters.ts'
 import { uniqueName } from '../support/names.ts';
 import { endpoints } from '../support/stack.ts';
 import { createTopic, endOffsetTotal } from '../support/topic.ts';
+import { TRACING_BACKEND_WAIT_MS, tracingBackend } from '../support/tracing-backend.ts';
 import { waitFor } from '../support/wait.ts';
+
+// Reads traces: waits for Jaeger, which may still be building on a fresh machine.
+beforeAll(tracingBackend, TRACING_BACKEND_WAIT_MS);
 
 const kafka = createKafka({ brokers: endpoints.brokers, clientId: 'test-dlq-replay', quiet: true });
 const sender = new RecordSender(kafka);

@@ -7,7 +7,11 @@ import { type IngressProcess, spawnIngressCli } from '../support/ingress-process
 import { uniqueName } from '../support/names.ts';
 import { endpoints } from '../support/stack.ts';
 import { createTopic, readRecords } from '../support/topic.ts';
+import { TRACING_BACKEND_WAIT_MS, tracingBackend } from '../support/tracing-backend.ts';
 import { waitFor } from '../support/wait.ts';
+
+// Reads traces: waits for Jaeger, which may still be building on a fresh machine.
+beforeAll(tracingBackend, TRACING_BACKEND_WAIT_MS);
 
 function tag(span: JaegerSpan, key: string): unknown {
   return span.tags.find((t) => t.key === key)?.value;

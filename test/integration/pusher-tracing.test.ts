@@ -10,7 +10,11 @@ import { uniqueName } from '../support/names.ts';
 import { type PusherProcess, spawnPusherCli } from '../support/pusher-process.ts';
 import { endpoints } from '../support/stack.ts';
 import { createTopic } from '../support/topic.ts';
+import { TRACING_BACKEND_WAIT_MS, tracingBackend } from '../support/tracing-backend.ts';
 import { waitFor } from '../support/wait.ts';
+
+// Reads traces: waits for Jaeger, which may still be building on a fresh machine.
+beforeAll(tracingBackend, TRACING_BACKEND_WAIT_MS);
 
 const tag = (span: JaegerSpan | undefined, key: string): unknown =>
   span?.tags.find((t) => t.key === key)?.value;

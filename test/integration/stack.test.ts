@@ -3,10 +3,14 @@ import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '../support/names.ts';
 import { endpoints } from '../support/stack.ts';
+import { TRACING_BACKEND_WAIT_MS, tracingBackend } from '../support/tracing-backend.ts';
 import { waitFor } from '../support/wait.ts';
+
+// Reads traces: waits for Jaeger, which may still be building on a fresh machine.
+beforeAll(tracingBackend, TRACING_BACKEND_WAIT_MS);
 
 // These prove the local stack is made of the real servers: each test talks to one of them
 // over its real protocol and reads back what it wrote.

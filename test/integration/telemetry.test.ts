@@ -1,9 +1,13 @@
 import { ATTR, extractTraceContext, injectTraceContext, startTracing } from '@hookstream/telemetry';
 import { context, SpanKind, trace } from '@opentelemetry/api';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '../support/names.ts';
 import { endpoints } from '../support/stack.ts';
+import { TRACING_BACKEND_WAIT_MS, tracingBackend } from '../support/tracing-backend.ts';
 import { waitFor } from '../support/wait.ts';
+
+// Reads traces: waits for Jaeger, which may still be building on a fresh machine.
+beforeAll(tracingBackend, TRACING_BACKEND_WAIT_MS);
 
 interface JaegerTrace {
   traceID: string;

@@ -3,10 +3,14 @@ import { context, SpanKind, trace } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.ts';
 import { endpoints } from '../support/stack.ts';
+import { TRACING_BACKEND_WAIT_MS, tracingBackend } from '../support/tracing-backend.ts';
 import { waitFor } from '../support/wait.ts';
+
+// Reads traces: waits for Jaeger, which may still be building on a fresh machine.
+beforeAll(tracingBackend, TRACING_BACKEND_WAIT_MS);
 
 function provider(service: string): TracerProvider {
   return new TracerProvider({

@@ -3,7 +3,14 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { loadStackConfig, stackUp } from '@hookstream/stack';
+import {
+  type ComponentReport,
+  joinStack,
+  leaveStack,
+  loadStackConfig,
+  type StackConfig,
+  waitForComponent,
+} from '@hookstream/stack';
 import { ServiceProcess } from './service-process.ts';
 import { renderReports } from './stack-command.ts';
 import { subscribersCommand } from './subscribers-command.ts';
@@ -11,10 +18,12 @@ import { formatTable } from './table.ts';
 
 export const START_USAGE = `Usage: hookstream start [--once] [--ingress-port <n>] [--receiver-port <n>] [--topic <name>]
 
-Runs the whole pipeline locally: the stack (Kafka, registry, Jaeger, Redis), an ingress, the
-sample receiver, and a pusher fleet (hookstream push --all) running the sample subscriber
-(examples/subscribers/sample.json, registered with hookstream subscribers apply), then publishes
-one event of each type through the ingress and shows them arrive at the receiver.
+Runs the whole pipeline locally: the stack (Kafka, registry, Jaeger, Redis; joined if another
+checkout runs it), an ingress, the sample receiver, and a pusher fleet (hookstream push --all)
+running the sample subscriber (examples/subscribers/sample.json, registered with hookstream
+subscribers apply), then publishes one event of each type through the ingress and shows them
+arrive at the receiver. The pipeline does not wait for Jaeger (its first build takes minutes):
+spans wait in each process until it answers, and a line says when tracing joins.
 Runs until Ctrl-C; --once stops everything (but the stack) after the sample events arrived.`;
 
 const EXAMPLE = resolve(import.meta.dirname, '../../../examples/subscribers/sample.json');
@@ -57,14 +66,38 @@ export async function startCommand(argv: readonly string[]): Promise<number> {
     return 0;
   }
   const config = loadStackConfig({ HOOKSTREAM_REDIS: 'on', ...process.env });
-  process.stdout.write(`${renderReports(await stackUp({ config }))}\n\n`);
+  const started = Date.now();
+  const session = await joinStack({ command: 'npm start' }, { config });
+  process.stdout.write(`${renderReports(session.reports)}\n\n`);
+  try {
+    return await runPipeline(config, values, session.reports, started);
+  } finally {
+    await leaveStack(session.holder.id, { config });
+  }
+}
+
+interface StartFlags {
+  readonly once: boolean;
+  readonly 'ingress-port': string;
+  readonly 'receiver-port': string;
+  readonly topic: string;
+}
+
+async function runPipeline(
+  config: StackConfig,
+  values: StartFlags,
+  reports: readonly ComponentReport[],
+  started: number,
+): Promise<number> {
+  const jaeger = reports.find((r) => r.name === 'jaeger');
+  if (jaeger?.state === 'starting' && !values.once) void announceTracing(config, started);
 
   const ingressUrl = `http://127.0.0.1:${values['ingress-port']}`;
   const receiverUrl = `http://127.0.0.1:${values['receiver-port']}`;
   const token = randomBytes(24).toString('base64url');
   const secret = `whsec_${randomBytes(24).toString('base64')}`;
-  const demoDir = join(config.stateDir, 'demo');
-  const logs = join(config.stateDir, 'logs');
+  const demoDir = join(config.workDir, 'demo');
+  const logs = join(config.workDir, 'logs');
   await mkdir(demoDir, { recursive: true });
   // The committed example, pointed at this run's receiver.
   const definition = { ...JSON.parse(await readFile(EXAMPLE, 'utf8')), url: `${receiverUrl}/` };
@@ -155,6 +188,20 @@ export async function startCommand(argv: readonly string[]): Promise<number> {
   });
   await stopAll();
   return 0;
+}
+
+/** Says when Jaeger, started in the background, answers: from then on traces are collected. */
+async function announceTracing(config: StackConfig, started: number): Promise<void> {
+  try {
+    const jaeger = await waitForComponent('jaeger', { config });
+    const after = Math.round((Date.now() - started) / 1000);
+    process.stdout.write(
+      `tracing joined: Jaeger answers at ${jaeger.endpoints.query} (${after} s after start); the spans each ` +
+        'process held until now are being sent\n',
+    );
+  } catch (err) {
+    process.stdout.write(`tracing did not join: ${(err as Error).message}\n`);
+  }
 }
 
 interface Stats {
