@@ -128,6 +128,9 @@ describe('pusher /metrics while its endpoint is down, then recovers', () => {
     expect(
       sample(recovered, 'hookstream_pusher_limiter_wait_seconds_count', { subscriber: name }),
     ).toBeGreaterThan(produced.length);
+    // The span export's own counts: nothing dropped (Jaeger may still be building: spans held).
+    expect(recovered).toMatch(/^hookstream_tracing_spans_held(\{[^}]*\})? \d+/m);
+    expect(recovered).toMatch(/^hookstream_tracing_spans_dropped_total(\{[^}]*\})? 0$/m);
     // Labels stay bounded: no event id anywhere in the exposition.
     for (const e of produced) expect(recovered).not.toContain(e.id);
     expect(await pusher.stop()).toBe(0);

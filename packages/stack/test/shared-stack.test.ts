@@ -25,24 +25,32 @@ import { StackHolders } from '../src/stack-holders.ts';
  * what is tested is the bookkeeping around processes: holders, versions, the lock, scratch data.
  */
 class HttpServerComponent implements Component {
+  readonly name = 'server';
   readonly required = true;
+  readonly port: number;
+  readonly version: string | null;
+  readonly background: boolean;
   readonly ports: readonly number[];
   readonly endpoints: Readonly<Record<string, string>>;
   readonly logFile: string;
   readonly #dir: string;
+  readonly #listenAfterMs: number;
 
-  constructor(
-    readonly name: string,
-    readonly port: number,
-    dir: string,
-    readonly version: string | null = '1.0',
-    readonly background = false,
-    readonly listenAfterMs = 0,
-  ) {
-    this.ports = [port];
-    this.endpoints = { url: `http://127.0.0.1:${port}` };
-    this.#dir = join(dir, name);
-    this.logFile = join(dir, 'logs', `${name}.log`);
+  constructor(options: {
+    port: number;
+    dir: string;
+    version?: string | null;
+    background?: boolean;
+    listenAfterMs?: number;
+  }) {
+    this.port = options.port;
+    this.version = options.version === undefined ? '1.0' : options.version;
+    this.background = options.background ?? false;
+    this.#listenAfterMs = options.listenAfterMs ?? 0;
+    this.ports = [this.port];
+    this.endpoints = { url: `http://127.0.0.1:${this.port}` };
+    this.#dir = join(options.dir, this.name);
+    this.logFile = join(options.dir, 'logs', `${this.name}.log`);
   }
 
   async skipReason(): Promise<string | null> {
@@ -56,7 +64,7 @@ class HttpServerComponent implements Component {
     await mkdir(data, { recursive: true });
     await writeFile(join(data, 'written'), 'x');
     const marker = join(this.#dir, 'marker');
-    const script = `setTimeout(() => require('node:http').createServer((q, r) => r.end('ok')).listen(${this.port}, '127.0.0.1'), ${this.listenAfterMs})`;
+    const script = `setTimeout(() => require('node:http').createServer((q, r) => r.end('ok')).listen(${this.port}, '127.0.0.1'), ${this.#listenAfterMs})`;
     return {
       command: process.execPath,
       args: ['-e', script, marker],
@@ -97,14 +105,7 @@ afterEach(async () => {
 async function fixture(options: { version?: string; background?: boolean; listenAfterMs?: number } = {}) {
   const dir = await mkdtemp(join(tmpdir(), 'hookstream-shared-'));
   const config: StackConfig = loadStackConfig({ HOOKSTREAM_STATE_DIR: dir, HOME: dir });
-  const server = new HttpServerComponent(
-    'server',
-    await freePort(),
-    dir,
-    options.version ?? '1.0',
-    options.background ?? false,
-    options.listenAfterMs ?? 0,
-  );
+  const server = new HttpServerComponent({ port: await freePort(), dir, ...options });
   const stack: StackOptions = { config, components: [server], report: silentReporter, graceMs: 2000 };
   cleanups.push(async () => {
     await releaseAndStop({ ...stack, force: true });
@@ -162,6 +163,7 @@ describe('one stack, several holders', () => {
     const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
     const holders = new StackHolders(config.stateDir);
     // A holder file as a crashed run leaves it: its pid, then the process is gone.
+    await mkdir(join(config.stateDir, 'holders'), { recursive: true });
     const file = join(config.stateDir, 'holders', 'crashed.json');
     const holder = {
       id: 'crashed',
@@ -187,7 +189,7 @@ describe('one stack, several holders', () => {
   it('refuses a running component of another version, or uses it when told to', async () => {
     const { config, server, stack } = await fixture({ version: '1.0' });
     const started = await joinStack({ command: 'stack up', untilDown: true }, stack);
-    const newer = new HttpServerComponent('server', server.port, join(config.stateDir), '2.0');
+    const newer = new HttpServerComponent({ port: server.port, dir: config.stateDir, version: '2.0' });
     const joining = joinStack({ command: 'npm test' }, { ...stack, components: [newer] });
     await expect(joining).rejects.toMatchObject({ code: 'VERSION_MISMATCH' });
     await expect(joining).rejects.toThrow(/server 1\.0 is running .* but this checkout pins 2\.0/);

@@ -211,7 +211,7 @@ async function measureIdle(
   const { progress } = options;
   const brokerPid = await localBrokerPid();
   if (brokerPid === null)
-    progress('the broker is not the local stack of this checkout (HOOKSTREAM_STATE_DIR): no broker CPU');
+    progress('the broker is not one the local stack in HOOKSTREAM_STATE_DIR started: no broker CPU');
   progress(
     `idle for ${options.idleSeconds} s: CPU of the fleet${brokerPid === null ? '' : ' and the broker'}`,
   );

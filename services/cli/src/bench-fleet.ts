@@ -22,8 +22,8 @@ receiver. Measures, against issue 11's targets:
      endpoint that died (connection refused): the others' delivered rate before and after.
 Then deletes its subscriber records, groups and topics, also when it fails or is interrupted.
 Progress goes to stderr; --json prints the result for scripts. Tracing is off in the fleet.
-Needs the stack (npx hookstream stack up); run from the checkout that started it, or set
-HOOKSTREAM_STATE_DIR, for the broker's CPU. Loopback only; every phase is bounded in time.`;
+Needs the stack (npx hookstream stack up); the broker's CPU is read from the machine's stack
+(HOOKSTREAM_STATE_DIR names another). Loopback only; every phase is bounded in time.`;
 
 /** Options bounded here, so a typo never reaches Kafka. */
 const LIMITS = {
