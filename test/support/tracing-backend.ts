@@ -12,6 +12,10 @@ let ready: Promise<unknown> | undefined;
  * (test/jaeger-last-sequencer.ts). Fails at once if Jaeger is not running or its build failed.
  */
 export function tracingBackend(): Promise<unknown> {
-  ready ??= waitForComponent('jaeger', { report: consoleReporter });
+  const started = Date.now();
+  ready ??= waitForComponent('jaeger', { report: consoleReporter }).then((jaeger) => {
+    consoleReporter('jaeger', `answers (waited ${Math.round((Date.now() - started) / 1000)} s)`);
+    return jaeger;
+  });
   return ready;
 }

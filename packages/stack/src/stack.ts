@@ -282,7 +282,10 @@ async function upOne(
   await writePidFile(pidFile(config, component), record);
   if (component.background) {
     report(component.name, `started (pid ${pid}) in the background; nothing waits for it`);
-    return { ...runningReport(component, record, true), state: 'starting' };
+    return {
+      ...runningReport(component, record, true, (await component.progress?.()) ?? undefined),
+      state: 'starting',
+    };
   }
   report(component.name, `started (pid ${pid}), waiting until ready…`);
   await waitReady(config, component, record, report, config.readyTimeoutMs);

@@ -19,10 +19,12 @@ const BUILD_PROGRESS = /^go: downloading |^[\w.-]+\.[a-z]+\/\S+$|^[a-z]+(\/[\w.-
  * runs at a lower CPU priority, so the pipeline it no longer holds back gets the cores first.
  */
 const BUILD_THEN_RUN = `set -u
+started=$(date +%s)
 if ! nice -n 10 "$1" build -v -o "$2" ${MAIN_PACKAGE} >"$5" 2>&1; then
   echo "jaeger: building Jaeger failed; last lines of $5:"; tail -n 20 "$5"; exit 1
 fi
 mv "$2" "$3"
+echo "jaeger: built in $(( $(date +%s) - started )) s"
 exec "$3" --config "$4"`;
 
 /**
