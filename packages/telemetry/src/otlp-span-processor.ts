@@ -1,4 +1,4 @@
-import { diag, TraceFlags } from '@opentelemetry/api';
+import { context, diag, ROOT_CONTEXT, TraceFlags } from '@opentelemetry/api';
 import { globalErrorHandler, type InstrumentationScope } from '@opentelemetry/core';
 import type { IOtlpExportDelegate } from '@opentelemetry/otlp-exporter-base';
 import {
@@ -242,11 +242,7 @@ export class OtlpProtobufSpanProcessor implements SpanProcessor {
       }
       if (this.#held.length === 0) {
         this.#outage = { sent: 0, dropped: 0 };
-        this.#options.onCollectorState?.({
-          state: 'unreachable',
-          error: result.error.message,
-          maxHeldBytes: this.#maxHeldBytes,
-        });
+        this.#tell({ state: 'unreachable', error: result.error.message, maxHeldBytes: this.#maxHeldBytes });
       }
       this.#hold(batch);
     });
@@ -304,6 +300,12 @@ export class OtlpProtobufSpanProcessor implements SpanProcessor {
       this.#retrying = undefined;
     });
     return this.#retrying;
+  }
+
+  /** Outside any span: the news is the process's, not the trace's whose export happened to fail. */
+  #tell(state: CollectorState): void {
+    const listener = this.#options.onCollectorState;
+    if (listener) context.with(ROOT_CONTEXT, () => listener(state));
   }
 
   #retryLater(): void {
