@@ -74,7 +74,7 @@ export async function startCommand(argv: readonly string[]): Promise<number> {
   const env = {
     ...process.env,
     INGRESS_TOKENS: token,
-    HOOKSTREAM_SAMPLE_SECRET: secret,
+    HOOKSTREAM_SECRET_SAMPLE: secret,
     HOOKSTREAM_RECEIVER_SECRET: secret,
   };
   const receiver = new ServiceProcess(
