@@ -88,7 +88,10 @@ describe('SubscriberDelivery: one record to its step', () => {
     expect(h.lastStep()).toEqual({ kind: 'filtered' });
     // The first copy read again (a rejoin re-reads from the ledger) is still delivered.
     expect(await h.handle(first)).toBe('settled');
-    expect(h.client.sent.map((s) => s.eventId)).toEqual(['subscriber.disabled:crm:1', 'subscriber.disabled:crm:1']);
+    expect(h.client.sent.map((s) => s.eventId)).toEqual([
+      'subscriber.disabled:crm:1',
+      'subscriber.disabled:crm:1',
+    ]);
     // Ordinary types do not come from the notices topic.
     expect(await h.handle(eventRecord({}, notices))).toBe('settled');
     expect(h.client.sent).toHaveLength(2);
