@@ -47,8 +47,8 @@ export const SUBSCRIBERS_USAGE = `Usage: hookstream subscribers apply <file.json
        hookstream subscribers secret show <name> [--secrets-key-file <path>] [--json]
        hookstream subscribers secret rotate <name> [--grace <age>] [--secrets-key-file <path>] [--json]
        hookstream subscribers header set <name> <header> [--value-file <path>] [--secrets-key-file <path>] [--json]
-       hookstream subscribers check [--secrets-key-file <path>] [--json]
-       hookstream subscribers reseal (<name> | --all) [--dry-run] [--secrets-key-file <path>] [--json]
+       hookstream subscribers check [--match <globs>] [--secrets-key-file <path>] [--json]
+       hookstream subscribers reseal (<name> | --all [--match <globs>]) [--dry-run] [--secrets-key-file <path>] [--json]
 
 The subscriber catalog: one record per subscriber in the compacted topic hookstream.subscribers
 (its definition, its state, how its requests are signed), which a pusher fleet runs.
@@ -81,6 +81,7 @@ check     lists the records today's rules refuse (an {"env": …} reference with
           HOOKSTREAM_HEADER_ / HOOKSTREAM_SECRET_ prefix, …) or that a fleet skips (a seal made
           by an earlier version, a managed header without a value; with the secrets key, a seal
           that does not open), and why. Exit code 1 when it lists any
+            --match     only the names matching these globs (as push --all --match)
 reseal    moves the seals of earlier versions (bound to the name only) to today's binding (the
           name, the URL's origin and what each seal is) and rewrites older records as today's
           version; --all: every record. Fleets refuse the old seals
@@ -104,6 +105,7 @@ const OPTIONS = {
   yes: { type: 'boolean', default: false },
   grace: { type: 'string' },
   'value-file': { type: 'string' },
+  match: { type: 'string' },
   all: { type: 'boolean', default: false },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
@@ -122,8 +124,8 @@ const ALLOWED: Record<string, readonly (keyof typeof OPTIONS)[]> = {
   'secret show': ['secrets-key-file'],
   'secret rotate': ['grace', 'secrets-key-file'],
   'header set': ['value-file', 'secrets-key-file'],
-  check: ['secrets-key-file'],
-  reseal: ['all', 'dry-run', 'secrets-key-file'],
+  check: ['match', 'secrets-key-file'],
+  reseal: ['all', 'match', 'dry-run', 'secrets-key-file'],
 };
 
 function parse(args: readonly string[]) {

@@ -1,7 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import type { SubscriberRecord } from '@hookstream/contracts';
+import { nameMatcher } from '@hookstream/pusher-core';
 import {
   CatalogError,
+  type CatalogSnapshot,
   checkCatalog,
   knownSubscriber,
   loadSecretsKey,
@@ -20,7 +22,19 @@ export interface SealOptions {
   readonly 'value-file'?: string | undefined;
   readonly 'dry-run'?: boolean;
   readonly all?: boolean;
+  readonly match?: string | undefined;
   readonly json?: boolean;
+}
+
+/** The snapshot of only the names --match takes (all without it): fleets split by --match may hold other keys. */
+function matching(snapshot: CatalogSnapshot, match: string | undefined): CatalogSnapshot {
+  if (match === undefined) return snapshot;
+  const takes = nameMatcher(match);
+  return {
+    ...snapshot,
+    subscribers: new Map([...snapshot.subscribers].filter(([name]) => takes(name))),
+    problems: snapshot.problems.filter((p) => takes(p.key)),
+  };
 }
 
 /**
@@ -30,7 +44,7 @@ export interface SealOptions {
  */
 export async function checkCommand(catalog: SubscriberCatalog, values: SealOptions): Promise<number> {
   const secretsKey = await loadSecretsKey({ keyFile: values['secrets-key-file'] });
-  const check = checkCatalog(await catalog.read(), { secretsKey, now: new Date() });
+  const check = checkCatalog(matching(await catalog.read(), values.match), { secretsKey, now: new Date() });
   if (values.json) printJson(check);
   else {
     const versions = Object.entries(check.versions)
@@ -73,11 +87,13 @@ export async function resealCommand(
 ): Promise<number> {
   if ((target === undefined) === !values.all)
     throw new CatalogError('BAD_OPTION', 'give one <name>, or --all', false);
+  if (values.match !== undefined && !values.all)
+    throw new CatalogError('BAD_OPTION', '--match only applies with --all', false);
   const key = requireSecretsKey(
     await loadSecretsKey({ keyFile: values['secrets-key-file'] }),
     'subscribers reseal',
   );
-  const snapshot = await catalog.read();
+  const snapshot = matching(await catalog.read(), values.match);
   const records: SubscriberRecord[] =
     target === undefined ? [...snapshot.subscribers.values()] : [knownSubscriber(snapshot, target)];
   const now = new Date();
