@@ -3,6 +3,7 @@ import type { SubscriberRecord } from '@hookstream/contracts';
 import { describe, expect, it } from 'vitest';
 import { openManagedHeaders, sealHeaderValue, withHeaderValue } from '../src/header-seals.ts';
 import { newManagedSecret, revealManagedSecret } from '../src/managed-secret.ts';
+import { publicRecord } from '../src/public-record.ts';
 import { checkCatalog, resealRecord } from '../src/record-upgrade.ts';
 import { foldRegistry } from '../src/registry-records.ts';
 import type { SecretsKey } from '../src/secrets-key.ts';
@@ -136,9 +137,13 @@ describe('managed headers', () => {
   it('are sealed for the subscriber, its origin and the header name, and opened for requests', () => {
     const set = withHeaderValue(withHeader, key, 'Authorization', 'Bearer abc', NOW);
     expect(JSON.stringify(set)).not.toContain('Bearer abc');
-    expect(openManagedHeaders(set, key)).toEqual({ Authorization: 'Bearer abc' });
     const seal = set.sealedHeaders?.Authorization;
     if (seal === undefined) throw new Error('expected a sealed header');
+    // What tools show: which key sealed it and when, never the ciphertext.
+    expect(publicRecord(set).sealedHeaders).toEqual({
+      Authorization: { keyId: key.id, createdAt: NOW.toISOString() },
+    });
+    expect(openManagedHeaders(set, key)).toEqual({ Authorization: 'Bearer abc' });
     // The same seal under another header name does not open: a value cannot change header.
     const renamed = {
       ...set,
