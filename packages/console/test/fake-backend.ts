@@ -86,6 +86,8 @@ export class FakeBackend implements ConsoleBackend {
   records = new Map<string, SubscriberRecord>([['orders', record('orders')]]);
   letters: DeadLetter[] = [deadLetter('evt-1', 0, '0'), deadLetter('evt-2', 0, '1')];
   readonly changes: { action: string; name: string; by: string }[] = [];
+  /** What the next state change says of its notice (null: published, or none due). */
+  noticeError: string | null = null;
   readonly replays: ReplayRequest[] = [];
 
   async overview() {
@@ -109,7 +111,7 @@ export class FakeBackend implements ConsoleBackend {
     this.changes.push(request);
     const r = this.records.get(request.name);
     if (r === undefined) throw new Error('unknown');
-    return { name: request.name, changed: true, record: r, published: null, noticeError: null };
+    return { name: request.name, changed: true, record: r, published: null, noticeError: this.noticeError };
   }
 
   async deadLetters(): Promise<DeadLetter[]> {
