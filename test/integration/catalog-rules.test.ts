@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SUBSCRIBER_REGISTRY_TOPIC, SubscriberDefinition } from '@hookstream/contracts';
 import { RecordSender, readTopic } from '@hookstream/kafka';
-import { readInstanceStatuses } from '@hookstream/subscribers';
-import { describe, expect, it } from 'vitest';
+import { FleetProcess } from '@hookstream/pusher';
+import { parseSecretsKey, readInstanceStatuses } from '@hookstream/subscribers';
+import { afterAll, describe, expect, it } from 'vitest';
 import { applyDefinitions, catalogEnv } from '../support/catalog.ts';
 import { exited, spawnCli } from '../support/child.ts';
 import { runCli } from '../support/cli.ts';
@@ -12,8 +13,9 @@ import { EventFactory } from '../support/events.ts';
 import { uniqueName } from '../support/names.ts';
 import { freePort } from '../support/ports.ts';
 import { sample, scrape } from '../support/prometheus.ts';
-import { KafkaFixture } from '../support/pushers.ts';
+import { KafkaFixture, type LogLine } from '../support/pushers.ts';
 import { ReceiverPool } from '../support/receivers.ts';
+import { endpoints } from '../support/stack.ts';
 import { openForSuite } from '../support/suite.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -23,6 +25,7 @@ import { waitFor } from '../support/wait.ts';
 const fx = new KafkaFixture();
 const factory = new EventFactory();
 const receivers = new ReceiverPool();
+let fleet: FleetProcess | undefined;
 
 /** Every record of the registry topic under these keys. */
 function registryRecords(...keys: string[]) {
@@ -50,6 +53,9 @@ function handMadeRecord(definition: Record<string, unknown>, version = 2) {
 
 describe('definitions never read the fleet’s own secrets', () => {
   openForSuite(fx, factory, receivers);
+  afterAll(async () => {
+    await fleet?.stop();
+  });
 
   it.each([
     [
@@ -183,4 +189,66 @@ describe('definitions never read the fleet’s own secrets', () => {
       await done;
     }
   }, 120_000);
+
+  it('a managed header waits for its sealed value, then goes out with every request, and is never shown', async () => {
+    const topic = await fx.topic(1);
+    const { env, secretsKey } = catalogEnv(topic);
+    const prefix = uniqueName('rules-hdr');
+    const name = `${prefix}-api`;
+    const endpoint = await receivers.start();
+    const dir = await mkdtemp(join(tmpdir(), 'hookstream-hdr-'));
+    const file = join(dir, `${name}.json`);
+    await writeFile(
+      file,
+      JSON.stringify({
+        name,
+        url: endpoint.url,
+        start: 'earliest',
+        allowPrivateNetwork: true,
+        headers: { 'X-Api-Key': { managed: true } },
+      }),
+    );
+    const applied = await runCli(['subscribers', 'apply', file], env);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stdout).toContain(
+      `header X-Api-Key is managed and has no value yet: hookstream subscribers header set ${name} X-Api-Key`,
+    );
+    const logs: LogLine[] = [];
+    fleet = new FleetProcess({
+      kafka: endpoints.kafka,
+      registry: endpoints.registrySettings,
+      topic,
+      match: `${prefix}-*`,
+      secretsKey: parseSecretsKey(secretsKey, 'the test key'),
+      tierPartitions: 1,
+      fetchWaitMs: 100,
+      log: (level, message, fields = {}) => logs.push({ level, message, fields }),
+      logFor: () => () => undefined,
+    });
+    await fleet.start();
+    await waitFor('the fleet to report the missing value', async () =>
+      logs.some((l) => l.fields.subscriber === name && String(l.fields.error).startsWith('NO_HEADER_VALUE'))
+        ? true
+        : undefined,
+    );
+    const event = factory.event('shipment.updated');
+    await fx.produce(topic, factory, [event]);
+    const valueFile = join(dir, 'api-key.txt');
+    await writeFile(valueFile, 'k-0123456789\n');
+    const set = await runCli(
+      ['subscribers', 'header', 'set', name, 'X-Api-Key', '--value-file', valueFile],
+      env,
+    );
+    expect(set.code, set.stderr).toBe(0);
+    const arrival = await waitFor('the event with its header', async () =>
+      endpoint.arrivals.find((a) => a.eventId === event.id && a.status === 204),
+    );
+    expect(arrival.headers?.['x-api-key']).toBe('k-0123456789');
+    const shown = await runCli(['subscribers', 'show', name, '--json'], env);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).not.toContain('k-0123456789');
+    expect(JSON.parse(shown.stdout).sealedHeaders).toEqual({
+      'X-Api-Key': expect.objectContaining({ keyId: expect.any(String) }),
+    });
+  }, 90_000);
 });

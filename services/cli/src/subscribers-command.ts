@@ -145,7 +145,7 @@ export async function subscribersCommand(argv: readonly string[]): Promise<numbe
   if (action === 'secret' || action === 'header') {
     const [sub, ...more] = rest;
     if (sub === '--help' || sub === '-h') return help(0);
-    action = `secret ${sub ?? ''}`;
+    action = `${action} ${sub ?? ''}`;
     args = more;
   }
   if (!(action in ALLOWED)) {
