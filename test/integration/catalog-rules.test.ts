@@ -1,12 +1,12 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SUBSCRIBER_REGISTRY_TOPIC, SubscriberDefinition } from '@hookstream/contracts';
-import { RecordSender, readTopic } from '@hookstream/kafka';
+import { SUBSCRIBER_REGISTRY_TOPIC } from '@hookstream/contracts';
+import { readTopic } from '@hookstream/kafka';
 import { FleetProcess } from '@hookstream/pusher';
 import { parseSecretsKey, readInstanceStatuses } from '@hookstream/subscribers';
 import { afterAll, describe, expect, it } from 'vitest';
-import { applyDefinitions, catalogEnv } from '../support/catalog.ts';
+import { applyDefinitions, catalogEnv, handMadeRecord, produceRegistryRecords } from '../support/catalog.ts';
 import { exited, spawnCli } from '../support/child.ts';
 import { runCli } from '../support/cli.ts';
 import { EventFactory } from '../support/events.ts';
@@ -34,21 +34,6 @@ function registryRecords(...keys: string[]) {
     keep: (r) => r.key !== null && keys.includes(r.key),
     purpose: 'test-catalog-rules',
   });
-}
-
-/** A version-2 record as the catalog holds one, with this definition: what a hand-made produce writes. */
-function handMadeRecord(definition: Record<string, unknown>, version = 2) {
-  const at = new Date().toISOString();
-  return {
-    version,
-    definition: {
-      ...SubscriberDefinition.parse({ ...definition, headers: {} }),
-      headers: definition.headers,
-    },
-    state: { kind: 'active' },
-    createdAt: at,
-    updatedAt: at,
-  };
 }
 
 describe('definitions never read the fleet’s own secrets', () => {
@@ -111,24 +96,10 @@ describe('definitions never read the fleet’s own secrets', () => {
       allowPrivateNetwork: true,
       headers: { 'X-Leak': { env: 'HOOKSTREAM_SECRETS_KEY' } },
     };
-    const sender = new RecordSender(fx.kafka);
-    await sender.connect();
-    try {
-      await sender.send(SUBSCRIBER_REGISTRY_TOPIC, [
-        {
-          key: leak,
-          value: Buffer.from(JSON.stringify(handMadeRecord({ ...leaky, name: leak }))),
-          headers: {},
-        },
-        {
-          key: oldLeak,
-          value: Buffer.from(JSON.stringify(handMadeRecord({ ...leaky, name: oldLeak }, 1))),
-          headers: {},
-        },
-      ]);
-    } finally {
-      await sender.disconnect();
-    }
+    await produceRegistryRecords(fx.kafka, [
+      { key: leak, value: handMadeRecord({ ...leaky, name: leak }) },
+      { key: oldLeak, value: handMadeRecord({ ...leaky, name: oldLeak }, { version: 1 }) },
+    ]);
 
     const metricsPort = await freePort();
     const instance = `${prefix}-fleet`;

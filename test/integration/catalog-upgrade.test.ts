@@ -1,11 +1,11 @@
 import { createCipheriv, randomBytes } from 'node:crypto';
-import { SUBSCRIBER_REGISTRY_TOPIC, SubscriberDefinition } from '@hookstream/contracts';
-import { RecordSender, readTopic } from '@hookstream/kafka';
+import { SUBSCRIBER_REGISTRY_TOPIC } from '@hookstream/contracts';
+import { readTopic } from '@hookstream/kafka';
 import { FleetProcess } from '@hookstream/pusher';
 import { parseSecretsKey } from '@hookstream/subscribers';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
-import { catalogEnv } from '../support/catalog.ts';
+import { catalogEnv, handMadeRecord, produceRegistryRecords } from '../support/catalog.ts';
 import { runCli } from '../support/cli.ts';
 import { EventFactory } from '../support/events.ts';
 import { uniqueName } from '../support/names.ts';
@@ -40,32 +40,6 @@ function v1Seal(key: Buffer, keyId: string, name: string, plaintext: string) {
   };
 }
 
-/** A record of the previous version: version 1, its definition with defaults filled in. */
-function v1Record(definition: Record<string, unknown>, extra: Record<string, unknown> = {}) {
-  const { headers, ...rest } = definition;
-  return {
-    version: 1,
-    definition: { ...SubscriberDefinition.parse(rest), headers: headers ?? {} },
-    state: { kind: 'active' },
-    createdAt: '2026-05-01T00:00:00.000Z',
-    updatedAt: '2026-05-01T00:00:00.000Z',
-    ...extra,
-  };
-}
-
-async function produceRecords(records: readonly { key: string; value: unknown }[]): Promise<void> {
-  const sender = new RecordSender(fx.kafka);
-  await sender.connect();
-  try {
-    await sender.send(
-      SUBSCRIBER_REGISTRY_TOPIC,
-      records.map((r) => ({ key: r.key, value: Buffer.from(JSON.stringify(r.value)), headers: {} })),
-    );
-  } finally {
-    await sender.disconnect();
-  }
-}
-
 describe('subscribers check and reseal on records the previous version wrote', () => {
   openForSuite(fx, factory, receivers);
   afterAll(async () => {
@@ -85,16 +59,23 @@ describe('subscribers check and reseal on records the previous version wrote', (
     const endpoint = await receivers.start();
     const attacker = await receivers.start();
     const common = { url: endpoint.url, start: 'earliest', allowPrivateNetwork: true };
-    const oldManaged = v1Record(
+    const oldManaged = handMadeRecord(
       { ...common, name: managed },
-      { secret: { managed: true, current: v1Seal(key.key, key.id, managed, SECRET), previous: [] } },
+      {
+        version: 1,
+        secret: { managed: true, current: v1Seal(key.key, key.id, managed, SECRET), previous: [] },
+      },
     );
-    await produceRecords([
+    await produceRegistryRecords(fx.kafka, [
       { key: managed, value: oldManaged },
-      { key: plain, value: v1Record({ ...common, name: plain }) },
+      { key: plain, value: handMadeRecord({ ...common, name: plain }, { version: 1 }) },
       {
         key: leaky,
-        value: v1Record({ ...common, name: leaky, headers: { Authorization: { env: 'BILLING_TOKEN' } } }),
+        value: handMadeRecord({
+          ...common,
+          name: leaky,
+          headers: { Authorization: { env: 'BILLING_TOKEN' } },
+        }),
       },
     ]);
     const cli = (...args: string[]) =>
@@ -185,7 +166,7 @@ describe('subscribers check and reseal on records the previous version wrote', (
       [oldManaged, 'OLD_SEAL'],
       [redirected, 'SECRET_UNREADABLE'],
     ] as const) {
-      await produceRecords([{ key: managed, value: record }]);
+      await produceRegistryRecords(fx.kafka, [{ key: managed, value: record }]);
       await waitFor(`the fleet to report ${code}`, async () =>
         logs.some(
           (l) =>
