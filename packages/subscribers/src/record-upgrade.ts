@@ -4,11 +4,9 @@ import {
   SUBSCRIBER_RECORD_VERSION,
   type SubscriberRecord,
 } from '@hookstream/contracts';
-import { CatalogError } from './catalog-error.ts';
-import { openManagedHeaders } from './header-seals.ts';
 import { resealManagedSecret, revealManagedSecret } from './managed-secret.ts';
 import type { CatalogSnapshot } from './registry-records.ts';
-import { sealBindingOf } from './secret-box.ts';
+import { openSecret, requireCurrentBinding, sealBindingOf } from './secret-box.ts';
 import type { SecretsKey } from './secrets-key.ts';
 
 /**
@@ -98,18 +96,28 @@ export function checkCatalog(
   };
 }
 
-/** Opens every seal of a current record; throws the first that does not open. */
+/** Opens every seal a current record holds; throws the first that does not open. */
 function openSeals(record: SubscriberRecord, key: SecretsKey, now: Date): void {
+  const binding = requireCurrentBinding(sealBindingOf(record));
   if (record.secret !== undefined && 'managed' in record.secret)
-    revealManagedSecret(key, sealBindingOf(record), record.secret, now);
-  openManagedHeaders(record, key);
+    revealManagedSecret(key, binding, record.secret, now);
+  for (const [name, seal] of Object.entries(record.sealedHeaders ?? {}))
+    openSecret(key, binding, { kind: 'header', name }, seal);
 }
 
 export interface ResealOutcome {
   readonly name: string;
+  /**
+   * The URL origin its seals are bound to. A version-1 seal never bound one, so `reseal` binds
+   * the record's URL as it finds it: what to look at before writing (`--dry-run`).
+   */
+  readonly origin: string;
   /** The version the record had. */
   readonly from: number;
-  /** `resealed`: its seals moved to the new binding; `rewritten`: a version 1 without seals, rewritten as the current version; `current`: nothing to do. */
+  /**
+   * `resealed`: its seals moved to the new binding; `rewritten`: a version 1 without seals,
+   * rewritten as the current version; `current`: nothing to do.
+   */
   readonly action: 'resealed' | 'rewritten' | 'current';
   /** The record to write; null when current. */
   readonly record: SubscriberRecord | null;
@@ -118,22 +126,15 @@ export interface ResealOutcome {
 /**
  * A record moved to the current version: a version-1 managed secret (bound to the name only)
  * sealed again for the name, the URL's origin and each seal's role. A current record's seals
- * are opened, to be sure they hold. Throws (a coded CatalogError) when a seal does not open.
+ * are opened, to be sure they hold (a managed header without a value has none to move: check
+ * lists it). Throws (a coded CatalogError) when a seal does not open.
  */
 export function resealRecord(record: SubscriberRecord, key: SecretsKey, now: Date): ResealOutcome {
   const name = record.definition.name;
+  const origin = sealBindingOf(record).origin;
   if (record.version === SUBSCRIBER_RECORD_VERSION) {
-    const missing = managedHeaderNames(record.definition).filter(
-      (h) => record.sealedHeaders?.[h] === undefined,
-    );
-    if (missing.length > 0)
-      throw new CatalogError(
-        'NO_HEADER_VALUE',
-        `"${name}": header ${missing.join(', ')} has no value yet: hookstream subscribers header set`,
-        false,
-      );
     openSeals(record, key, now);
-    return { name, from: record.version, action: 'current', record: null };
+    return { name, origin, from: record.version, action: 'current', record: null };
   }
   const to = { ...sealBindingOf(record), version: SUBSCRIBER_RECORD_VERSION } as const;
   const secret = record.secret;
@@ -144,5 +145,5 @@ export function resealRecord(record: SubscriberRecord, key: SecretsKey, now: Dat
     ...(resealed ? { secret: resealManagedSecret(key, sealBindingOf(record), to, secret, now) } : {}),
     updatedAt: now.toISOString(),
   };
-  return { name, from: record.version, action: resealed ? 'resealed' : 'rewritten', record: next };
+  return { name, origin, from: record.version, action: resealed ? 'resealed' : 'rewritten', record: next };
 }

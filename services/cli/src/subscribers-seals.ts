@@ -97,13 +97,17 @@ export async function resealCommand(
   const records: SubscriberRecord[] =
     target === undefined ? [...snapshot.subscribers.values()] : [knownSubscriber(snapshot, target)];
   const now = new Date();
-  const outcomes: (ResealOutcome | { name: string; from: number; action: 'failed'; error: string })[] = [];
+  const outcomes: (
+    | ResealOutcome
+    | { name: string; origin: string; from: number; action: 'failed'; error: string }
+  )[] = [];
   for (const record of records) {
     try {
       outcomes.push(resealRecord(record, key, now));
     } catch (err) {
       const error = err instanceof Error ? err.message : String(err);
-      outcomes.push({ name: record.definition.name, from: record.version, action: 'failed', error });
+      const origin = new URL(record.definition.url).origin;
+      outcomes.push({ name: record.definition.name, origin, from: record.version, action: 'failed', error });
     }
   }
   const writes = outcomes.flatMap((o) => ('record' in o && o.record !== null ? [o.record] : []));
@@ -114,8 +118,9 @@ export async function resealCommand(
     printJson({
       dryRun,
       written: dryRun ? 0 : writes.length,
-      subscribers: outcomes.map(({ name, from, action, ...rest }) => ({
+      subscribers: outcomes.map(({ name, origin, from, action, ...rest }) => ({
         name,
+        origin,
         from,
         action,
         ...('error' in rest ? { error: rest.error } : {}),
@@ -124,8 +129,13 @@ export async function resealCommand(
   else
     process.stdout.write(
       `${formatTable(
-        ['name', 'version', 'action'],
-        outcomes.map((o) => [o.name, String(o.from), 'error' in o ? `failed: ${o.error}` : o.action]),
+        ['name', 'version', 'sealed for', 'action'],
+        outcomes.map((o) => [
+          o.name,
+          String(o.from),
+          o.origin,
+          'error' in o ? `failed: ${o.error}` : o.action,
+        ]),
       )}\n\n${writes.length} record(s) ${dryRun ? 'would be ' : ''}written, ${failed} failed${
         dryRun ? ' (dry run: nothing written)' : ''
       }\n`,
