@@ -98,11 +98,12 @@ export function checkCatalog(
 
 /** Opens every seal a current record holds; throws the first that does not open. */
 function openSeals(record: SubscriberRecord, key: SecretsKey, now: Date): void {
+  const managed = record.secret !== undefined && 'managed' in record.secret ? record.secret : null;
+  const headers = Object.entries(record.sealedHeaders ?? {});
+  if (managed === null && headers.length === 0) return;
   const binding = requireCurrentBinding(sealBindingOf(record));
-  if (record.secret !== undefined && 'managed' in record.secret)
-    revealManagedSecret(key, binding, record.secret, now);
-  for (const [name, seal] of Object.entries(record.sealedHeaders ?? {}))
-    openSecret(key, binding, { kind: 'header', name }, seal);
+  if (managed !== null) revealManagedSecret(key, binding, managed, now);
+  for (const [name, seal] of headers) openSecret(key, binding, { kind: 'header', name }, seal);
 }
 
 export interface ResealOutcome {

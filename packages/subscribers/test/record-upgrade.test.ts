@@ -75,6 +75,14 @@ describe('checkCatalog', () => {
     });
   });
 
+  it('with the key, lists nothing more of a version-1 record without seals', () => {
+    const check = checkCatalog(foldRegistry([raw('plain-v1', record('plain-v1', { version: 1 }))]), {
+      secretsKey: key,
+      now: NOW,
+    });
+    expect(check).toMatchObject({ checked: 1, sealsOpened: true, findings: [] });
+  });
+
   it('with the key, also opens every seal and lists those that do not open', () => {
     const moved = record('moved', { secret: newManagedSecret(key, binding('moved'), NOW) });
     const byHand = { ...moved, definition: { ...moved.definition, url: 'https://attacker.example/' } };
