@@ -68,7 +68,7 @@ export async function runE2eBench(options: E2eBenchOptions): Promise<E2eBenchRes
         ...options,
         topic,
         dir,
-        secretEnv: { BENCH_E2E_SECRET: secret },
+        secretEnv: { HOOKSTREAM_SECRET_BENCH_E2E: secret },
         definition: {
           name,
           url: `${url}/`,
@@ -77,7 +77,7 @@ export async function runE2eBench(options: E2eBenchOptions): Promise<E2eBenchRes
           timeoutMs: 10_000,
           start: 'earliest',
           ordering: 'none',
-          secret: { env: 'BENCH_E2E_SECRET' },
+          secret: { env: 'HOOKSTREAM_SECRET_BENCH_E2E' },
           allowPrivateNetwork: true,
         },
       });

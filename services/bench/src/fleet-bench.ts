@@ -73,7 +73,7 @@ export interface FleetBenchResult {
 }
 
 /** The variable the fleet reads the subscribers' signing secret from (`"secret": {"env": …}`). */
-const SECRET_ENV = 'HOOKSTREAM_BENCH_FLEET_SECRET';
+const SECRET_ENV = 'HOOKSTREAM_SECRET_BENCH_FLEET';
 type Measured = Omit<FleetBenchResult, 'cleanup' | 'targets'>;
 
 /**

@@ -107,7 +107,7 @@ async function runPipeline(
   const env = {
     ...process.env,
     INGRESS_TOKENS: token,
-    HOOKSTREAM_SAMPLE_SECRET: secret,
+    HOOKSTREAM_SECRET_SAMPLE: secret,
     HOOKSTREAM_RECEIVER_SECRET: secret,
   };
   const receiver = new ServiceProcess(
