@@ -8,6 +8,7 @@ import {
   isOurProcess,
   isPortOpen,
   type PidRecord,
+  processStartTime,
   readPidFile,
   removePidFile,
   spawnDetached,
@@ -141,6 +142,16 @@ async function upOne(
   return runningReport(component, record, true);
 }
 
+/** A child shows its parent's command line until its exec is done; on a busy machine, a while. */
+const EXEC_GRACE_MS = 10_000;
+
+/** True while a just-spawned process lives but does not show its marker yet. */
+async function stillExecing(record: PidRecord): Promise<boolean> {
+  return (
+    Date.now() - Date.parse(record.startedAt) < EXEC_GRACE_MS && (await processStartTime(record.pid)) !== null
+  );
+}
+
 /** Throws VERSION_MISMATCH, or with HOOKSTREAM_STACK_MISMATCH=use warns and returns a note. */
 function checkVersion(
   config: StackConfig,
@@ -190,11 +201,12 @@ export async function waitReady(
   const deadline = Date.now() + timeoutMs;
   let lastNotice = Date.now();
   while (!(await c.isReady())) {
-    if (!(await isOurProcess(record))) {
+    if (!(await isOurProcess(record)) && !(await stillExecing(record))) {
       await removePidFile(pidFile(config, c));
       throw new StackError(
         'START_FAILED',
-        `${c.name} exited during start-up; last lines of ${c.logFile}:\n${await logTail(c.logFile)}`,
+        `${c.name} exited during start-up (pid ${record.pid}: ${await whatRuns(record.pid)}); last lines of ` +
+          `${c.logFile}:\n${await logTail(c.logFile)}`,
       );
     }
     if (Date.now() > deadline) {
@@ -265,6 +277,16 @@ function describe(c: Component): string {
   return Object.entries(c.endpoints)
     .map(([k, v]) => `${k} ${v}`)
     .join(', ');
+}
+
+/** What /proc says of a pid, for an error that claims it is not our process. */
+async function whatRuns(pid: number): Promise<string> {
+  try {
+    const cmdline = (await readFile(`/proc/${pid}/cmdline`, 'utf8')).replaceAll('\0', ' ').trim();
+    return cmdline === '' ? 'no command line (exited)' : `now runs ${cmdline.slice(0, 160)}`;
+  } catch (err) {
+    return `gone (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`;
+  }
 }
 
 async function logTail(file: string, lines = 20): Promise<string> {
