@@ -22,6 +22,7 @@ import {
   subscriberOverviews,
   withManagedSecret,
 } from '@hookstream/subscribers';
+import { formatTable } from '@hookstream/terminal';
 import { toolKafka } from './kafka-client.ts';
 import { runtimeConnection } from './runtime-endpoints.ts';
 import {
@@ -33,7 +34,6 @@ import {
   printJson,
   printProblems,
 } from './subscribers-output.ts';
-import { formatTable } from './table.ts';
 import { formatAge, reportToolError } from './tool-errors.ts';
 
 export const SUBSCRIBERS_USAGE = `Usage: hookstream subscribers apply <file.json|dir> [--dry-run] [--secrets-key-file <path>] [--json]

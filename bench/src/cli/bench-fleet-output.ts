@@ -1,5 +1,5 @@
-import type { FleetBenchResult } from '@hookstream/bench';
-import { formatTable } from './table.ts';
+import { formatTable } from '@hookstream/terminal';
+import type { FleetBenchResult } from '../fleet-bench.ts';
 
 type Load = FleetBenchResult['load'];
 type Latency = Load['all']['latency'];

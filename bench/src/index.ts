@@ -2,6 +2,17 @@ export type { ArrivalGaps } from './arrival-gaps.ts';
 export { arrivalGaps } from './arrival-gaps.ts';
 export type { BenchReport } from './bench-report.ts';
 export { FULL_SCALE, QUICK_SCALE, runBenchReport, scaleFor } from './bench-report.ts';
+export {
+  BENCH_USAGE,
+  benchCommand,
+} from './cli/bench-command.ts';
+export { BENCH_E2E_USAGE } from './cli/bench-e2e.ts';
+export { BENCH_FLEET_USAGE } from './cli/bench-fleet.ts';
+export { BENCH_LIMITER_USAGE } from './cli/bench-limiter.ts';
+export { BENCH_OUTAGE_USAGE } from './cli/bench-outage.ts';
+export { BENCH_PUSH_USAGE } from './cli/bench-push.ts';
+export { BENCH_REPORT_USAGE } from './cli/bench-report-command.ts';
+export { BENCH_RETRY_USAGE } from './cli/bench-retry.ts';
 export { DEFAULT_SECTIONS } from './default-sections.ts';
 export type { E2eBenchOptions, E2eBenchResult } from './e2e-bench.ts';
 export { runE2eBench } from './e2e-bench.ts';

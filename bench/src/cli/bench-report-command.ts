@@ -1,11 +1,13 @@
 import { connect } from 'node:net';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DEFAULT_SECTIONS, runBenchReport, scaleFor, writeBenchReport } from '@hookstream/bench';
 import { kafkaLibsDir, loadStackConfig } from '@hookstream/stack';
-import { runtimeEndpoints } from './runtime-endpoints.ts';
+import { runBenchReport, scaleFor } from '../bench-report.ts';
+import { DEFAULT_SECTIONS } from '../default-sections.ts';
+import { writeBenchReport } from '../write-report.ts';
+import { benchEndpoints } from './bench-endpoints.ts';
 
-const RESULTS = resolve(import.meta.dirname, '../../../bench/results');
+const RESULTS = resolve(import.meta.dirname, '../../results');
 
 export const BENCH_REPORT_USAGE = `Usage: hookstream bench [--quick] [--events <n>] [--only <ids>] [--out <dir>] [--json]
 
@@ -55,7 +57,7 @@ export async function benchReportCommand(args: readonly string[]): Promise<numbe
   const redisUrl = process.env.HOOKSTREAM_LIMITER_REDIS ?? `redis://${stack.host}:${stack.redis.port}`;
   const progress = (line: string) => process.stderr.write(`[bench] ${line}\n`);
   const report = await runBenchReport(sections, {
-    ...runtimeEndpoints(),
+    ...benchEndpoints(),
     redisUrl: (await reachable(redisUrl)) ? redisUrl : undefined,
     kafkaLibsDir: kafkaLibsDir(stack),
     scale: scaleFor(values.quick, events),

@@ -1,8 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { type FleetBenchOptions, type FleetBenchResult, runFleetBench } from '@hookstream/bench';
+import { type FleetBenchOptions, type FleetBenchResult, runFleetBench } from '../fleet-bench.ts';
+import { benchEndpoints } from './bench-endpoints.ts';
 import { formatFleetBench } from './bench-fleet-output.ts';
-import { runtimeEndpoints } from './runtime-endpoints.ts';
 
 export const BENCH_FLEET_USAGE = `Usage: hookstream bench fleet [--subscribers <n>] [--active <n>] [--dead <n>] [--rate <n>]
                              [--idle-seconds <s>] [--load-seconds <s>] [--join-timeout <s>] [--json]
@@ -124,9 +124,10 @@ export async function benchFleetCommand(args: readonly string[]): Promise<number
   let result: FleetBenchResult;
   try {
     result = await runFleetBench({
-      ...runtimeEndpoints(),
+      ...benchEndpoints(),
       ...parsed.settings,
-      hookstreamBin: fileURLToPath(new URL('../bin/hookstream.js', import.meta.url)),
+      // The product's own command (the `hookstream` package, which the bench measures).
+      hookstreamBin: fileURLToPath(new URL('../bin/hookstream.js', import.meta.resolve('hookstream'))),
       progress,
       signal: interrupt.signal,
     });

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
-import { formatIngressBench, runIngressBench } from '@hookstream/bench';
+import { formatIngressBench } from '../format.ts';
+import { runIngressBench } from '../ingress-bench.ts';
 import { benchE2eCommand } from './bench-e2e.ts';
 import { benchFleetCommand } from './bench-fleet.ts';
 import { benchLimiterCommand } from './bench-limiter.ts';

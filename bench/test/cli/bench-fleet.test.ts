@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { parseBenchFleetArgs } from '../src/bench-fleet.ts';
-import { main } from '../src/main.ts';
+import { benchCommand } from '../../src/cli/bench-command.ts';
+import { parseBenchFleetArgs } from '../../src/cli/bench-fleet.ts';
 
 describe('hookstream bench fleet (argument handling)', () => {
   it('defaults to issue 11: 1000 subscribers, 100 active at 10/s, 10 dead, 60 s idle, 30 s loads', () => {
@@ -50,7 +50,7 @@ describe('hookstream bench fleet (argument handling)', () => {
     const write = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     // Pointing at a closed port: a Kafka call would fail with 1, not 2.
     vi.stubEnv('KAFKA_BROKERS', '127.0.0.1:1');
-    expect(await main(['bench', 'fleet', '--rate', '0'])).toBe(2);
+    expect(await benchCommand(['fleet', '--rate', '0'])).toBe(2);
     const text = write.mock.calls.map((c) => String(c[0])).join('');
     expect(text).toContain('--rate must be an integer from 1 to 100');
     expect(text).toContain('Usage: hookstream bench fleet');
