@@ -1,5 +1,12 @@
-import { AVRO_CONTENT_TYPE, CE_HEADER, CE_SPECVERSION, CONTENT_TYPE_HEADER } from '@hookstream/contracts';
+import {
+  AVRO_CONTENT_TYPE,
+  CE_HEADER,
+  CE_SPECVERSION,
+  CONTENT_TYPE_HEADER,
+  type RegistrySettings,
+} from '@hookstream/contracts';
 import type { OutgoingRecord } from '@hookstream/kafka';
+import { RegistryHttp } from '@hookstream/producer';
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 
 /** A small record schema of the benchmarks' own, so they need no event catalog. */
@@ -39,8 +46,14 @@ export class BenchEventCodec {
   }
 
   /** Registers the schema for the topic (idempotent) and returns a codec that encodes with it. */
-  static async forTopic(registryUrl: string, topic: string): Promise<BenchEventCodec> {
-    const registry = new SchemaRegistry({ host: registryUrl });
+  static async forTopic(settings: RegistrySettings, topic: string): Promise<BenchEventCodec> {
+    // The registry client as the producer makes it: credentials and a private CA included.
+    const http = new RegistryHttp(settings);
+    const registry = new SchemaRegistry({
+      host: http.url,
+      agent: http.agent,
+      ...(http.auth === null ? {} : { auth: http.auth }),
+    });
     const { id } = await registry.register(
       { type: SchemaType.AVRO, schema: JSON.stringify(BENCH_EVENT_SCHEMA) },
       { subject: `${topic}-value` },

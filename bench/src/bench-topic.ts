@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { subscriberGroupId } from '@hookstream/contracts';
+import { type KafkaSettings, subscriberGroupId } from '@hookstream/contracts';
 import { createKafka, type KafkaAdmin } from '@hookstream/kafka';
 
 /**
@@ -8,13 +8,13 @@ import { createKafka, type KafkaAdmin } from '@hookstream/kafka';
  * benchmark's subscribers left on the shared broker: their retry/DLQ topics and groups.
  */
 export async function withBenchTopic<T>(
-  brokers: readonly string[],
+  kafka: KafkaSettings,
   partitions: number,
   subscribers: readonly string[],
   fn: (topic: string) => Promise<T>,
 ): Promise<T> {
   const topic = `hookstream-bench-${randomUUID().slice(0, 8)}`;
-  const admin = createKafka({ brokers, clientId: 'hookstream-bench', quiet: true }).admin();
+  const admin = createKafka({ ...kafka, clientId: 'hookstream-bench', quiet: true }).admin();
   await admin.connect();
   try {
     await admin.ensureTopics([

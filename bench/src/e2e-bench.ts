@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ConnectionSettings } from '@hookstream/contracts';
 import { SampleReceiver } from '@hookstream/receiver';
 import { ArrivalWatch, waitForArrivals } from './arrival-watch.ts';
 import { benchSubscriberName, withBenchTopic } from './bench-topic.ts';
@@ -12,8 +13,8 @@ import { spawnPusher } from './pusher-child.ts';
 import { type LatencySummary, summarizeLatencies } from './stats.ts';
 
 export interface E2eBenchOptions {
-  readonly brokers: readonly string[];
-  readonly registryUrl: string;
+  /** Kafka and the registry, as every component takes them (TLS and SASL included). */
+  readonly connection: ConnectionSettings;
   /** Events of the maximum-load run. */
   readonly events: number;
   /** Length of the paced run. */
@@ -62,7 +63,7 @@ export async function runE2eBench(options: E2eBenchOptions): Promise<E2eBenchRes
   const url = await receiver.listen(0);
   const dir = await mkdtemp(join(tmpdir(), 'hookstream-bench-'));
   try {
-    return await withBenchTopic(options.brokers, 6, [name], async (topic) => {
+    return await withBenchTopic(options.connection.kafka, 6, [name], async (topic) => {
       const ingress = await spawnIngress({ ...options, topic, token });
       const pusher = await spawnPusher({
         ...options,

@@ -1,11 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { subscriberGroupId } from '@hookstream/contracts';
+import { type ConnectionSettings, subscriberGroupId } from '@hookstream/contracts';
 import { createKafka, type KafkaAdmin } from '@hookstream/kafka';
 import { SampleReceiver } from '@hookstream/receiver';
 import { ArrivalWatch } from './arrival-watch.ts';
 import { withBenchTopic } from './bench-topic.ts';
 import { localBrokerPid } from './broker-process.ts';
+import { connectionEnv } from './child-env.ts';
 import { FleetChild, type HeapFigures } from './fleet-child.ts';
 import { type CleanupReport, stopFleet, whatIsLeft } from './fleet-cleanup.ts';
 import { type LoadFigures, runLoadPhase } from './fleet-load.ts';
@@ -24,8 +25,8 @@ import type { TargetCheck } from './report-section.ts';
 import type { RunControl } from './run-control.ts';
 
 export interface FleetBenchOptions extends RunControl {
-  readonly brokers: readonly string[];
-  readonly registryUrl: string;
+  /** Kafka and the registry, as every component takes them (TLS and SASL included). */
+  readonly connection: ConnectionSettings;
   /** The hookstream command's script: the fleet runs as `<node> <bin> push --all …`. */
   readonly hookstreamBin: string;
   readonly subscribers: number;
@@ -86,7 +87,7 @@ export async function runFleetBench(options: FleetBenchOptions): Promise<FleetBe
   const prefix = `bench-fleet-${randomUUID().slice(0, 8)}`;
   const subscribers = benchFleetSubscribers(prefix, options.subscribers, options.active, options.dead);
   const names = subscribers.map((s) => s.name);
-  const kafka = createKafka({ brokers: options.brokers, clientId: 'hookstream-bench-fleet', quiet: true });
+  const kafka = createKafka({ ...options.connection.kafka, clientId: 'hookstream-bench-fleet', quiet: true });
   const secret = `whsec_${randomBytes(24).toString('base64')}`;
   const receiver = new SampleReceiver({ secret, record: true });
   const doomed = new SampleReceiver({ secret, record: true });
@@ -99,7 +100,7 @@ export async function runFleetBench(options: FleetBenchOptions): Promise<FleetBe
   let measured: Measured;
   try {
     const urls = { url: `${await receiver.listen(0)}/`, doomedUrl: `${await doomed.listen(0)}/` };
-    measured = await withBenchTopic(options.brokers, 6, names, async (topic) => {
+    measured = await withBenchTopic(options.connection.kafka, 6, names, async (topic) => {
       const admin = kafka.admin();
       await admin.connect();
       let sink: KafkaEventSink | null = null;
@@ -107,7 +108,7 @@ export async function runFleetBench(options: FleetBenchOptions): Promise<FleetBe
       try {
         options.progress(`registering ${names.length} subscribers ${prefix}-* for events topic ${topic}`);
         await registerSubscribers(kafka, subscribers, { ...urls, secretEnv: SECRET_ENV });
-        sink = await KafkaEventSink.open(kafka, options.registryUrl, topic);
+        sink = await KafkaEventSink.open(kafka, options.connection.registry, topic);
         const run = { prefix, topic, admin, subscribers, receiver, doomed };
         const started = startFleet(options, run.prefix, topic, secret);
         fleet = started.fleet;
@@ -149,8 +150,7 @@ function startFleet(
   const since = performance.now();
   const fleet = FleetChild.spawn(options.hookstreamBin, args, {
     ...process.env,
-    KAFKA_BROKERS: options.brokers.join(','),
-    REGISTRY_URL: options.registryUrl,
+    ...connectionEnv(options.connection),
     [SECRET_ENV]: secret,
     // Tracing is measured by `bench push --tracing`; here it would only add an exporter's noise.
     OTEL_SDK_DISABLED: 'true',

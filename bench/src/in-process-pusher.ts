@@ -1,11 +1,11 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { plaintextConnection, type SubscriberDefinition } from '@hookstream/contracts';
+import type { ConnectionSettings, SubscriberDefinition } from '@hookstream/contracts';
 import { Pusher } from '@hookstream/pusher';
 
 export interface InProcessPusherOptions {
-  readonly brokers: readonly string[];
-  readonly registryUrl: string;
+  /** Kafka and the registry, as every component takes them (TLS and SASL included). */
+  readonly connection: ConnectionSettings;
   readonly topic: string;
   /** What the benchmark sets; the rest is a plain unsigned subscriber of every type from the start. */
   readonly definition: Pick<
@@ -33,7 +33,7 @@ export function inProcessPusher(options: InProcessPusherOptions): Pusher {
       signingKey: undefined,
     },
     {
-      ...plaintextConnection(options.brokers, options.registryUrl),
+      ...options.connection,
       topic: options.topic,
       log: (level, message, fields) => {
         if (level === 'error') process.stderr.write(`${JSON.stringify({ level, message, ...fields })}\n`);

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { ConnectionSettings } from '@hookstream/contracts';
 import { createKafka } from '@hookstream/kafka';
 import { httpLoad } from './http-load.ts';
 import { spawnIngress } from './ingress-child.ts';
@@ -6,8 +7,8 @@ import { rawKafkaBench } from './raw-kafka.ts';
 import type { BenchRow } from './stats.ts';
 
 export interface IngressBenchOptions {
-  readonly brokers: readonly string[];
-  readonly registryUrl: string;
+  /** Kafka and the registry, as every component takes them (TLS and SASL included). */
+  readonly connection: ConnectionSettings;
   /** Events per measured run (each concurrency level, and the raw loop). */
   readonly events: number;
   /** Hard cap per run, whatever `events` says. */
@@ -44,7 +45,11 @@ export async function runIngressBench(options: IngressBenchOptions): Promise<Ing
   const deadline = options.runDeadlineMs ?? 20_000;
   const batchSize = options.batchSize ?? 50;
   const topic = `hookstream-bench-${randomUUID().slice(0, 8)}`;
-  const admin = createKafka({ brokers: options.brokers, clientId: 'hookstream-bench', quiet: true }).admin();
+  const admin = createKafka({
+    ...options.connection.kafka,
+    clientId: 'hookstream-bench',
+    quiet: true,
+  }).admin();
   await admin.connect();
   try {
     // Created here (6 partitions, 1 h retention) so the ingress finds it and the bench can delete it.
@@ -81,7 +86,15 @@ async function measure(
     deadlineMs: deadline,
   });
   report('raw kafkajs sendBatch (500 per batch, 2 in flight)…');
-  const rawBefore = await rawKafkaBench(options.brokers, topic, options.events, 500, 2, deadline, false);
+  const rawBefore = await rawKafkaBench(
+    options.connection.kafka,
+    topic,
+    options.events,
+    500,
+    2,
+    deadline,
+    false,
+  );
   const rows: BenchRow[] = [];
   for (const concurrency of options.singleConcurrency ?? [8, 32, 128]) {
     report(`HTTP ingress, one event per request, concurrency ${concurrency}…`);
@@ -110,11 +123,27 @@ async function measure(
     );
   }
   report('raw kafkajs sendBatch (500 per batch, 2 in flight), second run…');
-  const rawAfter = await rawKafkaBench(options.brokers, topic, options.events, 500, 2, deadline, false);
+  const rawAfter = await rawKafkaBench(
+    options.connection.kafka,
+    topic,
+    options.events,
+    500,
+    2,
+    deadline,
+    false,
+  );
   // The better of two runs (one before, one after the HTTP runs): the ratio errs low, not high.
   const raw = rawAfter.eventsPerSecond > rawBefore.eventsPerSecond ? rawAfter : rawBefore;
   report('raw kafkajs sendBatch with CloudEvents-sized headers…');
-  const rawWithHeaders = await rawKafkaBench(options.brokers, topic, options.events, 500, 2, deadline, true);
+  const rawWithHeaders = await rawKafkaBench(
+    options.connection.kafka,
+    topic,
+    options.events,
+    500,
+    2,
+    deadline,
+    true,
+  );
   const best = (list: BenchRow[]) => Math.max(0, ...list.map((r) => r.eventsPerSecond));
   const ratio = (rate: number, base: BenchRow) =>
     base.eventsPerSecond > 0 ? Math.round((rate / base.eventsPerSecond) * 100) / 100 : 0;

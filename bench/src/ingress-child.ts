@@ -1,8 +1,10 @@
 import { spawn } from 'node:child_process';
+import type { ConnectionSettings } from '@hookstream/contracts';
+import { connectionEnv } from './child-env.ts';
 
 export interface IngressChildOptions {
-  readonly brokers: readonly string[];
-  readonly registryUrl: string;
+  /** Kafka and the registry, as every component takes them (TLS and SASL included). */
+  readonly connection: ConnectionSettings;
   readonly topic: string;
   readonly token: string;
 }
@@ -20,8 +22,7 @@ export async function spawnIngress(options: IngressChildOptions): Promise<ChildS
       INGRESS_TOKENS: options.token,
       INGRESS_TOPIC: options.topic,
       INGRESS_LOG_LEVEL: 'warn',
-      KAFKA_BROKERS: options.brokers.join(','),
-      REGISTRY_URL: options.registryUrl,
+      ...connectionEnv(options.connection),
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

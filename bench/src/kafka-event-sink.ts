@@ -1,3 +1,4 @@
+import type { RegistrySettings } from '@hookstream/contracts';
 import {
   type KafkaConnection,
   type OutgoingRecord,
@@ -26,8 +27,12 @@ export class KafkaEventSink {
     });
   }
 
-  static async open(kafka: KafkaConnection, registryUrl: string, topic: string): Promise<KafkaEventSink> {
-    const codec = await BenchEventCodec.forTopic(registryUrl, topic);
+  static async open(
+    kafka: KafkaConnection,
+    registry: RegistrySettings,
+    topic: string,
+  ): Promise<KafkaEventSink> {
+    const codec = await BenchEventCodec.forTopic(registry, topic);
     const sender = new RecordSender(kafka);
     await sender.connect();
     return new KafkaEventSink(sender, codec, topic);

@@ -3,15 +3,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { plaintextConnection } from '@hookstream/contracts';
+import type { ConnectionSettings } from '@hookstream/contracts';
 import { EventProducer } from '@hookstream/producer';
 import { SampleReceiver } from '@hookstream/receiver';
 import { benchSubscriberName, withBenchTopic } from './bench-topic.ts';
 import { type PusherChild, spawnPusher } from './pusher-child.ts';
 
 export interface LimiterBenchOptions {
-  readonly brokers: readonly string[];
-  readonly registryUrl: string;
+  /** Kafka and the registry, as every component takes them (TLS and SASL included). */
+  readonly connection: ConnectionSettings;
   /** The subscriber's declared rate, requests per second. */
   readonly rate: number;
   /** Backlog size: the run lasts about events / rate seconds. */
@@ -50,7 +50,7 @@ export async function runLimiterBench(options: LimiterBenchOptions): Promise<Lim
   const dir = await mkdtemp(join(tmpdir(), 'hookstream-bench-'));
   const pushers: PusherChild[] = [];
   try {
-    return await withBenchTopic(options.brokers, 4, [name], async (topic) => {
+    return await withBenchTopic(options.connection.kafka, 4, [name], async (topic) => {
       try {
         for (let i = 0; i < options.instances; i++)
           pushers.push(
@@ -103,7 +103,7 @@ export async function runLimiterBench(options: LimiterBenchOptions): Promise<Lim
 
 async function publishBacklog(options: LimiterBenchOptions, topic: string): Promise<void> {
   const producer = await EventProducer.start({
-    ...plaintextConnection(options.brokers, options.registryUrl),
+    ...options.connection,
     source: '/bench',
     topic,
     dedupWindowMs: 0,

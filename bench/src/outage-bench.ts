@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DEFAULT_BREAKER } from '@hookstream/contracts';
+import { type ConnectionSettings, DEFAULT_BREAKER } from '@hookstream/contracts';
 import { inProcessPusher, listenOnLoopback } from './in-process-pusher.ts';
 import { produceBacklog } from './push-bench.ts';
 
 export interface OutageBenchOptions {
-  readonly brokers: readonly string[];
-  readonly registryUrl: string;
+  /** Kafka and the registry, as every component takes them (TLS and SASL included). */
+  readonly connection: ConnectionSettings;
   /** Events waiting when the outage begins. */
   readonly events: number;
   /** How long the endpoint answers 503 before it recovers. */

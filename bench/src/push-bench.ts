@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { plaintextConnection } from '@hookstream/contracts';
+import type { ConnectionSettings } from '@hookstream/contracts';
 import { createKafka, createRawProducer } from '@hookstream/kafka';
 import { Pusher } from '@hookstream/pusher';
 import { Pool } from 'undici';
@@ -18,8 +18,8 @@ import {
 export type { TracingComparison, TracingRun } from './tracing-cost.ts';
 
 export interface BenchOptions {
-  readonly brokers: readonly string[];
-  readonly registryUrl: string;
+  /** Kafka and the registry, as every component takes them (TLS and SASL included). */
+  readonly connection: ConnectionSettings;
   readonly events: number;
   readonly concurrency: number;
   readonly partitions: number;
@@ -94,7 +94,7 @@ export async function benchPush(
 }
 
 export async function produceBacklog(options: BenchOptions, topic: string): Promise<void> {
-  const kafka = createKafka({ brokers: options.brokers, clientId: 'hookstream-bench', quiet: true });
+  const kafka = createKafka({ ...options.connection.kafka, clientId: 'hookstream-bench', quiet: true });
   const admin = kafka.admin();
   const producer = createRawProducer(kafka);
   await Promise.all([admin.connect(), producer.connect()]);
@@ -102,7 +102,7 @@ export async function produceBacklog(options: BenchOptions, topic: string): Prom
     await admin.ensureTopics([
       { topic, partitions: options.partitions, replicationFactor: 1, config: { 'retention.ms': '3600000' } },
     ]);
-    const codec = await BenchEventCodec.forTopic(options.registryUrl, topic);
+    const codec = await BenchEventCodec.forTopic(options.connection.registry, topic);
     const time = new Date().toISOString();
     for (let i = 0; i < options.events; i += 1000) {
       const messages = await Promise.all(
@@ -204,7 +204,7 @@ async function drainWithPusher(
       signingKey: randomBytes(32),
     },
     {
-      ...plaintextConnection(options.brokers, options.registryUrl),
+      ...options.connection,
       topic,
       log: (level, message, fields) => {
         if (level === 'warn' || level === 'error')

@@ -2,10 +2,12 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { ConnectionSettings } from '@hookstream/contracts';
+import { connectionEnv } from './child-env.ts';
 
 export interface PusherChildOptions {
-  readonly brokers: readonly string[];
-  readonly registryUrl: string;
+  /** Kafka and the registry, as every component takes them (TLS and SASL included). */
+  readonly connection: ConnectionSettings;
   readonly topic: string;
   /** A subscriber definition as `hookstream push --config` reads it. */
   readonly definition: Record<string, unknown>;
@@ -32,8 +34,7 @@ export async function spawnPusher(options: PusherChildOptions, index = 0): Promi
       BENCH_PUSHER_DEFINITION: file,
       BENCH_PUSHER_TOPIC: options.topic,
       BENCH_PUSHER_REDIS: options.redisUrl ?? '',
-      KAFKA_BROKERS: options.brokers.join(','),
-      REGISTRY_URL: options.registryUrl,
+      ...connectionEnv(options.connection),
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

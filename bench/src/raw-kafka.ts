@@ -1,3 +1,4 @@
+import type { KafkaSettings } from '@hookstream/contracts';
 import { createKafka, createRawProducer } from '@hookstream/kafka';
 import { kibValue } from './payload.ts';
 import { type BenchRow, summarize } from './stats.ts';
@@ -10,7 +11,7 @@ import { type BenchRow, summarize } from './stats.ts';
  * variant isolates what HTTP, validation and Avro add.
  */
 export async function rawKafkaBench(
-  brokers: readonly string[],
+  settings: KafkaSettings,
   topic: string,
   events: number,
   batchSize: number,
@@ -18,7 +19,9 @@ export async function rawKafkaBench(
   deadlineMs: number,
   withHeaders: boolean,
 ): Promise<BenchRow> {
-  const producer = createRawProducer(createKafka({ brokers, clientId: 'hookstream-bench-raw', quiet: true }));
+  const producer = createRawProducer(
+    createKafka({ ...settings, clientId: 'hookstream-bench-raw', quiet: true }),
+  );
   await producer.connect();
   const value = kibValue();
   const latencies: number[] = [];

@@ -1,3 +1,5 @@
+import type { ConnectionSettings } from '@hookstream/contracts';
+
 /** How big each benchmark's load is; `--quick` and `--events` shrink it. */
 export interface BenchScale {
   readonly ingressEvents: number;
@@ -18,8 +20,8 @@ export interface BenchScale {
 }
 
 export interface BenchContext {
-  readonly brokers: readonly string[];
-  readonly registryUrl: string;
+  /** Kafka and the registry, as every component takes them (TLS and SASL included). */
+  readonly connection: ConnectionSettings;
   /** Redis for the clustered-limiter case; without it that case is skipped. */
   readonly redisUrl?: string | undefined;
   /** Kafka's jars, for the perf-test classes. */

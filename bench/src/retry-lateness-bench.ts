@@ -1,15 +1,22 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DEFAULT_BREAKER, dlqTopicName, HS_HEADER, retryTopicName } from '@hookstream/contracts';
+import {
+  type ConnectionSettings,
+  DEFAULT_BREAKER,
+  dlqTopicName,
+  HS_HEADER,
+  type KafkaSettings,
+  retryTopicName,
+} from '@hookstream/contracts';
 import { createKafka, createRawConsumer } from '@hookstream/kafka';
 import { inProcessPusher, listenOnLoopback } from './in-process-pusher.ts';
 import { produceBacklog } from './push-bench.ts';
 import { quantile } from './stats.ts';
 
 export interface RetryLatenessOptions {
-  readonly brokers: readonly string[];
-  readonly registryUrl: string;
+  /** Kafka and the registry, as every component takes them (TLS and SASL included). */
+  readonly connection: ConnectionSettings;
   readonly records: number;
   /** One tier per entry; every event fails once per tier before it is accepted. */
   readonly tiersMs: readonly number[];
@@ -71,7 +78,7 @@ export async function benchRetryLateness(
   const name = `lateness-${randomBytes(3).toString('hex')}`;
   progress(`producing ${options.records} events to ${topic}`);
   await produceBacklog({ ...options, events: options.records, concurrency: 1, partitions: 3 }, topic);
-  await createOwnTopics(options.brokers, name, options.tiersMs.length);
+  await createOwnTopics(options.connection.kafka, name, options.tiersMs.length);
   const pusher = inProcessPusher({
     ...options,
     topic,
@@ -110,7 +117,7 @@ export async function benchRetryLateness(
   progress('reading due times from the tier topics');
   const tiers: TierLateness[] = [];
   for (const [i, delayMs] of options.tiersMs.entries()) {
-    const due = await readDueTimes(options.brokers, retryTopicName(name, i + 1), options.records);
+    const due = await readDueTimes(options.connection.kafka, retryTopicName(name, i + 1), options.records);
     const lateness: number[] = [];
     for (const [eventId, dueAt] of due) {
       const at = arrivals.get(eventId)?.[i + 2];
@@ -136,8 +143,8 @@ export async function benchRetryLateness(
  * failed before: this measures how late retries start, not the one rejoin at a subscriber's very
  * first failure (which creates them and has its group read them too).
  */
-async function createOwnTopics(brokers: readonly string[], name: string, tiers: number): Promise<void> {
-  const admin = createKafka({ brokers, clientId: 'hookstream-bench', quiet: true }).admin();
+async function createOwnTopics(kafka: KafkaSettings, name: string, tiers: number): Promise<void> {
+  const admin = createKafka({ ...kafka, clientId: 'hookstream-bench', quiet: true }).admin();
   await admin.connect();
   try {
     const topics = [
@@ -152,11 +159,11 @@ async function createOwnTopics(brokers: readonly string[], name: string, tiers: 
 
 /** Event id → due time of every record in a tier topic (the first, if an event is there twice). */
 async function readDueTimes(
-  brokers: readonly string[],
+  settings: KafkaSettings,
   topic: string,
   count: number,
 ): Promise<Map<string, number>> {
-  const kafka = createKafka({ brokers, clientId: 'hookstream-bench', quiet: true });
+  const kafka = createKafka({ ...settings, clientId: 'hookstream-bench', quiet: true });
   const consumer = createRawConsumer(kafka, {
     groupId: `hookstream.bench.reader.${randomBytes(4).toString('hex')}`,
   });

@@ -14,8 +14,7 @@ export const e2eSection = defineSection<E2eBenchResult>({
     'next publish); latency = arrival at the receiver − scheduled publish time.',
   run: (ctx) =>
     runE2eBench({
-      brokers: ctx.brokers,
-      registryUrl: ctx.registryUrl,
+      connection: ctx.connection,
       events: ctx.scale.e2eEvents,
       halfLoadSeconds: ctx.scale.halfLoadSeconds,
       progress: ctx.progress,

@@ -23,8 +23,7 @@ export const ingressSection = defineSection<IngressBenchResult>({
     'the better of a run before and after the HTTP runs) and `kafka-producer-perf-test`.',
   run: (ctx) =>
     runIngressBench({
-      brokers: ctx.brokers,
-      registryUrl: ctx.registryUrl,
+      connection: ctx.connection,
       events: ctx.scale.ingressEvents,
       runDeadlineMs: ctx.scale.runDeadlineMs,
       report: ctx.progress,

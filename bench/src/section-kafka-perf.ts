@@ -22,10 +22,10 @@ export const kafkaPerfSection = defineSection<KafkaPerfSectionResult>({
     'with acks=all on a 6-partition topic of the same broker: the ceiling the broker offers on this ' +
     'machine, without Node, HTTP or Avro. Producer latency is per record (the Java client batches).',
   async run(ctx) {
-    return withBenchTopic(ctx.brokers, 6, [], async (topic) => {
+    return withBenchTopic(ctx.connection.kafka, 6, [], async (topic) => {
       const options = {
         libsDir: ctx.kafkaLibsDir,
-        bootstrap: ctx.brokers[0] ?? '',
+        bootstrap: ctx.connection.kafka.brokers[0] ?? '',
         topic,
         records: ctx.scale.perfRecords,
         recordSize: 1024,

@@ -18,8 +18,7 @@ export const limiterSection = defineSection<LimiterBenchResult[]>({
   async run(ctx) {
     const { limiterRate: rate, limiterEvents: events } = ctx.scale;
     const common = {
-      brokers: ctx.brokers,
-      registryUrl: ctx.registryUrl,
+      connection: ctx.connection,
       rate,
       events,
       progress: ctx.progress,

@@ -23,8 +23,7 @@ export const pushSection = defineSection<BenchResult>({
   run: (ctx) =>
     benchPush(
       {
-        brokers: ctx.brokers,
-        registryUrl: ctx.registryUrl,
+        connection: ctx.connection,
         events: ctx.scale.pushEvents,
         concurrency: CONCURRENCY,
         partitions: 6,

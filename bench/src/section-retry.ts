@@ -15,8 +15,7 @@ export const retrySection = defineSection<RetryLatenessResult>({
   run: (ctx) =>
     benchRetryLateness(
       {
-        brokers: ctx.brokers,
-        registryUrl: ctx.registryUrl,
+        connection: ctx.connection,
         records: ctx.scale.retryRecords,
         tiersMs: ctx.scale.retryTiersMs,
         jitter: JITTER,

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { formatIngressBench } from '../format.ts';
 import { runIngressBench } from '../ingress-bench.ts';
+import { benchConnection } from './bench-connection.ts';
 import { benchE2eCommand } from './bench-e2e.ts';
 import { benchFleetCommand } from './bench-fleet.ts';
 import { benchLimiterCommand } from './bench-limiter.ts';
@@ -54,13 +55,10 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     process.stderr.write(`${BENCH_USAGE}\n`);
     return 2;
   }
-  const kafkaPort = process.env.KAFKA_PORT ?? '9092';
-  const registryPort = process.env.REGISTRY_PORT ?? '8081';
   let result: Awaited<ReturnType<typeof runIngressBench>>;
   try {
     result = await runIngressBench({
-      brokers: [`127.0.0.1:${kafkaPort}`],
-      registryUrl: `http://127.0.0.1:${registryPort}/apis/ccompat/v7`,
+      connection: benchConnection(),
       events: count,
       report: (line) => process.stderr.write(`[bench] ${line}\n`),
     });

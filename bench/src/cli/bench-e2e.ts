@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { formatTable } from '@hookstream/terminal';
 import { runE2eBench } from '../e2e-bench.ts';
-import { benchEndpoints } from './bench-endpoints.ts';
+import { benchConnection } from './bench-connection.ts';
 
 export const BENCH_E2E_USAGE = `Usage: hookstream bench e2e [--rate <n>] [--seconds <n>] [--events <n>] [--concurrency <n>] [--json]
 
@@ -41,7 +41,7 @@ export async function benchE2eCommand(args: readonly string[]): Promise<number> 
     return bad('--concurrency must be 1..1024');
   const progress = values.json ? () => undefined : (line: string) => process.stderr.write(`bench: ${line}\n`);
   const result = await runE2eBench({
-    ...benchEndpoints(),
+    connection: benchConnection(),
     events,
     halfLoadSeconds: seconds,
     concurrency,

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type FleetBenchOptions, type FleetBenchResult, runFleetBench } from '../fleet-bench.ts';
-import { benchEndpoints } from './bench-endpoints.ts';
+import { benchConnection } from './bench-connection.ts';
 import { formatFleetBench } from './bench-fleet-output.ts';
 
 export const BENCH_FLEET_USAGE = `Usage: hookstream bench fleet [--subscribers <n>] [--active <n>] [--dead <n>] [--rate <n>]
@@ -38,7 +38,7 @@ const LIMITS = {
 /** Events per second in all, whatever the split into subscribers × rate. */
 const MAX_TOTAL_RATE = 10_000;
 
-type Settings = Omit<FleetBenchOptions, 'brokers' | 'registryUrl' | 'hookstreamBin' | 'progress' | 'signal'>;
+type Settings = Omit<FleetBenchOptions, 'connection' | 'hookstreamBin' | 'progress' | 'signal'>;
 
 export type ParsedBenchFleet =
   | { readonly kind: 'help' }
@@ -124,7 +124,7 @@ export async function benchFleetCommand(args: readonly string[]): Promise<number
   let result: FleetBenchResult;
   try {
     result = await runFleetBench({
-      ...benchEndpoints(),
+      connection: benchConnection(),
       ...parsed.settings,
       // The product's own command (the `hookstream` package, which the bench measures).
       hookstreamBin: fileURLToPath(new URL('../bin/hookstream.js', import.meta.resolve('hookstream'))),

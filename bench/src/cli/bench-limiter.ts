@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { loadStackConfig } from '@hookstream/stack';
 import { type ArrivalGaps, arrivalGaps } from '../arrival-gaps.ts';
 import { runLimiterBench } from '../limiter-bench.ts';
-import { benchEndpoints } from './bench-endpoints.ts';
+import { benchConnection } from './bench-connection.ts';
 import { reachable } from './bench-report-command.ts';
 
 export const BENCH_LIMITER_USAGE = `Usage: hookstream bench limiter [--rate <n>] [--events <n>] [--instances 1|2] [--json]
@@ -51,7 +51,7 @@ export async function benchLimiterCommand(args: readonly string[]): Promise<numb
   const progress = values.json ? () => undefined : (line: string) => process.stderr.write(`bench: ${line}\n`);
   let gaps: ArrivalGaps = arrivalGaps([], 1000 / rate);
   const result = await runLimiterBench({
-    ...benchEndpoints(),
+    connection: benchConnection(),
     rate,
     events,
     instances,

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { formatTable } from '@hookstream/terminal';
 import { benchOutage, type OutageRun } from '../outage-bench.ts';
-import { benchEndpoints } from './bench-endpoints.ts';
+import { benchConnection } from './bench-connection.ts';
 
 export const BENCH_OUTAGE_USAGE = `Usage: hookstream bench outage [--events <n>] [--outage-ms <ms>] [--probe-ms <ms>] [--json]
 
@@ -37,7 +37,10 @@ export async function benchOutageCommand(args: readonly string[]): Promise<numbe
   if (!Number.isInteger(probeIntervalMs) || probeIntervalMs < 100 || probeIntervalMs > 600_000)
     return bad('--probe-ms must be 100..600000');
   const progress = values.json ? () => undefined : (line: string) => process.stderr.write(`bench: ${line}\n`);
-  const result = await benchOutage({ ...benchEndpoints(), events, outageMs, probeIntervalMs }, progress);
+  const result = await benchOutage(
+    { connection: benchConnection(), events, outageMs, probeIntervalMs },
+    progress,
+  );
   if (values.json) {
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { benchPush } from '../push-bench.ts';
-import { benchEndpoints } from './bench-endpoints.ts';
+import { benchConnection } from './bench-connection.ts';
 
 export const BENCH_PUSH_USAGE = `Usage: hookstream bench push [--events <n>] [--concurrency <n>] [--partitions <n>] [--tracing] [--json]
 
@@ -39,7 +39,7 @@ export async function benchPushCommand(args: readonly string[]): Promise<number>
   }
   const progress = values.json ? () => undefined : (line: string) => process.stderr.write(`bench: ${line}\n`);
   const result = await benchPush(
-    { ...benchEndpoints(), events, concurrency, partitions, tracing: values.tracing },
+    { connection: benchConnection(), events, concurrency, partitions, tracing: values.tracing },
     progress,
   );
   if (values.json) process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -5,7 +5,7 @@ import { kafkaLibsDir, loadStackConfig } from '@hookstream/stack';
 import { runBenchReport, scaleFor } from '../bench-report.ts';
 import { DEFAULT_SECTIONS } from '../default-sections.ts';
 import { writeBenchReport } from '../write-report.ts';
-import { benchEndpoints } from './bench-endpoints.ts';
+import { benchConnection } from './bench-connection.ts';
 
 const RESULTS = resolve(import.meta.dirname, '../../results');
 
@@ -57,7 +57,7 @@ export async function benchReportCommand(args: readonly string[]): Promise<numbe
   const redisUrl = process.env.HOOKSTREAM_LIMITER_REDIS ?? `redis://${stack.host}:${stack.redis.port}`;
   const progress = (line: string) => process.stderr.write(`[bench] ${line}\n`);
   const report = await runBenchReport(sections, {
-    ...benchEndpoints(),
+    connection: benchConnection(),
     redisUrl: (await reachable(redisUrl)) ? redisUrl : undefined,
     kafkaLibsDir: kafkaLibsDir(stack),
     scale: scaleFor(values.quick, events),

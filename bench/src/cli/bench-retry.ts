@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { formatTable } from '@hookstream/terminal';
 import { benchRetryLateness } from '../retry-lateness-bench.ts';
-import { benchEndpoints } from './bench-endpoints.ts';
+import { benchConnection } from './bench-connection.ts';
 
 export const BENCH_RETRY_USAGE = `Usage: hookstream bench retry [--records <n>] [--tiers <ms,ms>] [--jitter <0..1>] [--json]
 
@@ -35,7 +35,10 @@ export async function benchRetryCommand(args: readonly string[]): Promise<number
     return bad('--tiers must be positive integers (ms)');
   if (!(jitter >= 0 && jitter <= 1)) return bad('--jitter must be between 0 and 1');
   const progress = values.json ? () => undefined : (line: string) => process.stderr.write(`bench: ${line}\n`);
-  const result = await benchRetryLateness({ ...benchEndpoints(), records, tiersMs, jitter }, progress);
+  const result = await benchRetryLateness(
+    { connection: benchConnection(), records, tiersMs, jitter },
+    progress,
+  );
   if (values.json) {
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
