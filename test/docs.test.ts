@@ -10,6 +10,8 @@ import {
   BENCH_REPORT_USAGE,
   BENCH_RETRY_USAGE,
   BENCH_USAGE,
+} from '@hookstream/bench';
+import {
   CONSOLE_USAGE,
   DLQ_USAGE,
   INGRESS_USAGE,

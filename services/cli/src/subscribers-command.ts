@@ -23,6 +23,7 @@ import {
   subscriberOverviews,
   withManagedSecret,
 } from '@hookstream/subscribers';
+import { formatTable } from '@hookstream/terminal';
 import { toolKafka } from './kafka-client.ts';
 import { runtimeConnection } from './runtime-endpoints.ts';
 import {
@@ -35,7 +36,6 @@ import {
   printProblems,
 } from './subscribers-output.ts';
 import { checkCommand, headerSetCommand, resealCommand } from './subscribers-seals.ts';
-import { formatTable } from './table.ts';
 import { formatAge, reportToolError } from './tool-errors.ts';
 
 export const SUBSCRIBERS_USAGE = `Usage: hookstream subscribers apply <file.json|dir> [--dry-run] [--secrets-key-file <path>] [--json]

@@ -4,7 +4,7 @@ import {
   formatChange,
   type PlannedSubscriber,
 } from '@hookstream/subscribers';
-import { formatTable } from './table.ts';
+import { formatTable } from '@hookstream/terminal';
 
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);

@@ -13,8 +13,8 @@ import {
   type SubscriberCatalog,
   withHeaderValue,
 } from '@hookstream/subscribers';
+import { formatTable } from '@hookstream/terminal';
 import { printJson } from './subscribers-output.ts';
-import { formatTable } from './table.ts';
 
 /** What these actions read of the command line. */
 export interface SealOptions {
