@@ -119,6 +119,7 @@ export {
 export {
   DEFAULT_EVENTS_TOPIC,
   dlqTopicName,
+  EventsTopicName,
   replayLogTopicName,
   retryTopicName,
   SUBSCRIBER_GROUP_PREFIX,

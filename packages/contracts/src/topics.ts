@@ -3,6 +3,11 @@ import { z } from 'zod';
 /** Where every published event goes unless configured otherwise. */
 export const DEFAULT_EVENTS_TOPIC = 'events';
 
+/** An events topic's name: what Kafka allows in a topic name. */
+export const EventsTopicName = z
+  .string()
+  .regex(/^[A-Za-z0-9._-]{1,249}$/, "1 to 249 letters, digits, '.', '_' or '-' (a Kafka topic name)");
+
 /**
  * A subscriber's name: part of its consumer group and topic names, so restricted to characters
  * Kafka allows in topic names and short enough for the longest derived name.

@@ -4,10 +4,10 @@ import { ConsoleError, ConsoleServer, KafkaConsoleBackend, parseConsoleTokens } 
 import { DEFAULT_EVENTS_TOPIC } from '@hookstream/contracts';
 import { startNoticeProducer } from '@hookstream/producer';
 import { queryLedger, readDeadLetters, replayDeadLetters } from '@hookstream/replay-service';
-import { loadStackConfig } from '@hookstream/stack';
 import { findEventTraces, startTracing } from '@hookstream/telemetry';
 import { toolKafka } from './kafka-client.ts';
 import { runtimeConnection } from './runtime-endpoints.ts';
+import { jaegerQueryUrl, toolEnv } from './tool-env.ts';
 import { reportToolError } from './tool-errors.ts';
 
 export const CONSOLE_USAGE = `Usage: hookstream console [--port <n>] [--host <address>] [--topic <events topic>] [--jaeger <url>] [--public-origin <url>]
@@ -49,14 +49,10 @@ export async function consoleCommand(args: readonly string[]): Promise<number> {
     const port = Number(values.port);
     if (!Number.isInteger(port) || port < 0 || port > 65_535)
       throw new ConsoleError('BAD_OPTION', `--port: '${values.port}' is not a port`, false);
-    const tokens = parseConsoleTokens(process.env.CONSOLE_TOKENS);
-    const eventsTopic = values.topic ?? process.env.HOOKSTREAM_EVENTS_TOPIC ?? DEFAULT_EVENTS_TOPIC;
-    const stack = loadStackConfig();
-    const jaegerUrl = (
-      values.jaeger ??
-      process.env.JAEGER_QUERY_URL ??
-      `http://${stack.host}:${stack.jaeger.queryPort}`
-    ).replace(/\/+$/, '');
+    const env = toolEnv();
+    const tokens = parseConsoleTokens(env.CONSOLE_TOKENS);
+    const eventsTopic = values.topic ?? env.HOOKSTREAM_EVENTS_TOPIC;
+    const jaegerUrl = (values.jaeger ?? jaegerQueryUrl()).replace(/\/+$/, '');
     // Replays from the console are traced like `dlq replay`'s.
     const tracing = await startTracing({ serviceName: 'hookstream-replay' });
     const backend = new KafkaConsoleBackend({

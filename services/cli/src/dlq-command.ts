@@ -1,4 +1,3 @@
-import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import { dlqTopicName, SubscriberName } from '@hookstream/contracts';
 import {
@@ -13,6 +12,7 @@ import { type ReplaySummary, readDeadLetters, replayDeadLetters } from '@hookstr
 import { startTracing } from '@hookstream/telemetry';
 import { formatTable } from '@hookstream/terminal';
 import { toolKafka } from './kafka-client.ts';
+import { operatorName } from './tool-env.ts';
 import { formatAge, reportToolError } from './tool-errors.ts';
 
 const FILTERS = `Selection (every given filter must hold; repeat --event-id, --reason, --status for several):
@@ -99,22 +99,13 @@ export async function dlqCommand(argv: readonly string[]): Promise<number> {
 
 /** Who replays: printable text of at most 200 characters, by default the OS user. */
 function parseOperator(given: string | undefined): string {
-  const operator = given ?? osUser();
+  const operator = given ?? operatorName();
   if (!/^[\x21-\x7e][\x20-\x7e]{0,199}$/.test(operator))
     throw new ReplayError(
       'BAD_OPTION',
       '--operator: 1 to 200 printable ASCII characters, not starting with a space',
     );
   return operator;
-}
-
-function osUser(): string {
-  try {
-    return userInfo().username || 'unknown';
-  } catch {
-    // No passwd entry for the uid (some containers).
-    return process.env.USER ?? 'unknown';
-  }
 }
 
 function help(code: number): number {

@@ -11,6 +11,7 @@ import { type LedgerLine, parseInstant, ReplayError } from '@hookstream/replay';
 import { queryLedger } from '@hookstream/replay-service';
 import { formatTable } from '@hookstream/terminal';
 import { toolKafka } from './kafka-client.ts';
+import { toolEnv } from './tool-env.ts';
 import { reportToolError } from './tool-errors.ts';
 
 export const LEDGER_USAGE = `Usage: hookstream ledger <event-id> [--subscriber <name>] [--topic <events topic>] [--since <time|age>] [--json]
@@ -60,7 +61,7 @@ export async function ledgerCommand(argv: readonly string[]): Promise<number> {
     const sinceMs = values.since === undefined ? undefined : parseInstant('since', values.since, Date.now());
     const answer = await queryLedger(toolKafka('hookstream-ledger'), {
       eventId,
-      eventsTopic: values.topic ?? process.env.HOOKSTREAM_EVENTS_TOPIC ?? DEFAULT_EVENTS_TOPIC,
+      eventsTopic: values.topic ?? toolEnv().HOOKSTREAM_EVENTS_TOPIC,
       subscriber: values.subscriber,
       sinceMs,
     });

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
 import { SampleReceiver } from '@hookstream/receiver';
+import { toolEnv } from './tool-env.ts';
 
 export const RECEIVER_USAGE = `Usage: hookstream receiver [options]
 
@@ -55,7 +56,7 @@ export async function receiverCommand(args: readonly string[]): Promise<number> 
   );
   const secret = process.env[values['secret-env']];
   const receiver = new SampleReceiver({ secret, behaviour });
-  const host = values.host ?? (process.env.HOOKSTREAM_RECEIVER_HOST || '127.0.0.1');
+  const host = values.host ?? toolEnv().HOOKSTREAM_RECEIVER_HOST;
   const url = await receiver.listen(Number(values.port), host);
   process.stdout.write(
     `receiver listening on ${url}${host === '127.0.0.1' ? '' : ` (bound to ${host})`} (signatures ${secret ? 'verified' : 'NOT checked: no secret'}); stats at ${url}/stats\n`,

@@ -1,4 +1,3 @@
-import { userInfo } from 'node:os';
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { DEFAULT_EVENTS_TOPIC, SubscriberName } from '@hookstream/contracts';
@@ -36,6 +35,7 @@ import {
   printProblems,
 } from './subscribers-output.ts';
 import { checkCommand, headerSetCommand, resealCommand } from './subscribers-seals.ts';
+import { operatorName, toolEnv } from './tool-env.ts';
 import { formatAge, reportToolError } from './tool-errors.ts';
 
 export const SUBSCRIBERS_USAGE = `Usage: hookstream subscribers apply <file.json|dir> [--dry-run] [--secrets-key-file <path>] [--json]
@@ -211,7 +211,7 @@ function help(code: number): number {
 }
 
 function eventsTopic(values: Values): string {
-  return values.topic ?? process.env.HOOKSTREAM_EVENTS_TOPIC ?? DEFAULT_EVENTS_TOPIC;
+  return values.topic ?? toolEnv().HOOKSTREAM_EVENTS_TOPIC;
 }
 
 async function run(action: string, target: string, values: Values): Promise<number> {
@@ -379,7 +379,14 @@ async function setState(
           clientId: 'hookstream-subscribers',
         }),
     },
-    { action, name, by: values.by ?? whoAmI(), reason: values.reason, eventsTopic: topic, now: new Date() },
+    {
+      action,
+      name,
+      by: values.by ?? operatorName(),
+      reason: values.reason,
+      eventsTopic: topic,
+      now: new Date(),
+    },
   );
   if (values.json)
     printJson({
@@ -474,12 +481,4 @@ async function secret(
       process.stdout.write(`previous secret, still signing until ${p.expiresAt}:\n  ${p.secret}\n`);
   }
   return 0;
-}
-
-function whoAmI(): string {
-  try {
-    return process.env.USER ?? userInfo().username;
-  } catch {
-    return 'unknown';
-  }
 }

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
-import { loadStackConfig } from '@hookstream/stack';
 import { findEventTraces, traceTimeline } from '@hookstream/telemetry';
 import { formatTable } from '@hookstream/terminal';
+import { jaegerQueryUrl } from './tool-env.ts';
 
 export const TRACE_USAGE = `Usage: hookstream trace <event-id> [--json] [--jaeger <query url>]
 
@@ -28,9 +28,7 @@ export async function traceCommand(argv: readonly string[]): Promise<number> {
     process.stderr.write(`${TRACE_USAGE}\n`);
     return 2;
   }
-  const config = loadStackConfig();
-  const queryUrl =
-    values.jaeger ?? process.env.JAEGER_QUERY_URL ?? `http://${config.host}:${config.jaeger.queryPort}`;
+  const queryUrl = values.jaeger ?? jaegerQueryUrl();
   const traces = await findEventTraces(queryUrl, eventId);
   const timeline = traceTimeline(traces);
   if (values.json) {

@@ -1,6 +1,7 @@
 import {
   type ConnectionSettings,
   DEFAULT_EVENTS_TOPIC,
+  EventsTopicName,
   HookstreamError,
   loadConnectionSettings,
   StartPosition,
@@ -32,10 +33,7 @@ const SETTINGS = {
   'fetch-wait': { schema: int(10, 10_000).optional(), expected: '10 to 10000 ms' },
   topic: {
     env: 'HOOKSTREAM_EVENTS_TOPIC',
-    schema: z
-      .string()
-      .regex(/^[A-Za-z0-9._-]{1,249}$/)
-      .default(DEFAULT_EVENTS_TOPIC),
+    schema: EventsTopicName.default(DEFAULT_EVENTS_TOPIC),
     expected: 'a Kafka topic name',
   },
   redis: {
