@@ -1,5 +1,5 @@
 import type { OutcomeClass } from '@hookstream/delivery';
-import type { RecordOutcome } from './record-step.ts';
+import type { DeliveryOutcomeKind } from './delivery-outcome.ts';
 
 /** What a subscriber's observer reports for metrics; every value it passes is from a bounded set. */
 export interface DeliveryMetrics {
@@ -8,7 +8,7 @@ export interface DeliveryMetrics {
   /** How long an attempt waited for the destination's limiter. */
   limiterWaited(ms: number): void;
   /** What became of a consumed record; `deadLetterReason` for dead-lettered ones. */
-  ended(outcome: RecordOutcome, deadLetterReason?: string): void;
+  ended(outcome: DeliveryOutcomeKind, deadLetterReason?: string): void;
   /** A record waited because the schema registry could not be asked. */
   registryWaited(): void;
 }

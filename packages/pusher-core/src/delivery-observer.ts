@@ -1,5 +1,5 @@
 import type { OutcomeClass } from '@hookstream/delivery';
-import type { RecordContext, RecordStep } from './record-step.ts';
+import type { DeliveryOutcome, RecordContext } from './delivery-outcome.ts';
 
 /** Running totals of what a subscriber's records became. */
 export interface DeliveryCounts {
@@ -28,5 +28,5 @@ export interface DeliveryObserver {
   /** The record cannot be decoded yet (the registry is unavailable); it waits waitMs and tries again. */
   decodeWaiting(ctx: RecordContext, detail: string, waitMs: number): void;
   /** The record's end, exactly once per handled record (also when handling threw). */
-  recorded(ctx: RecordContext, step: RecordStep): void;
+  recorded(ctx: RecordContext, step: DeliveryOutcome): void;
 }

@@ -4,6 +4,12 @@ export { statusClass } from './delivery-metrics.ts';
 export type { DeliveryCounts, DeliveryObserver } from './delivery-observer.ts';
 export { emptyCounts } from './delivery-observer.ts';
 export type {
+  AttemptSummary,
+  DeliveryOutcome,
+  DeliveryOutcomeKind,
+  RecordContext,
+} from './delivery-outcome.ts';
+export type {
   DeliveryHealth,
   DisableVerdict,
   EndpointHealthOptions,
@@ -12,6 +18,8 @@ export type {
 export { EndpointHealth } from './endpoint-health.ts';
 export type { PusherErrorCode } from './errors.ts';
 export { PusherError } from './errors.ts';
+export type { DecodeResult, EventDecoder } from './event-decoder.ts';
+export { AvroEventDecoder, schemaNamesOf } from './event-decoder.ts';
 export type { FleetEntry, FleetMember, FleetOptions } from './fleet.ts';
 export { Fleet } from './fleet.ts';
 export type { FleetSelection, MemberProblem } from './fleet-members.ts';
@@ -28,9 +36,6 @@ export type { PusherGaugeSources, SubscriberMetrics, SubscriberTopicSet } from '
 export { PusherMetrics } from './pusher-metrics.ts';
 export type { PusherResourcesSettings } from './pusher-resources.ts';
 export { PusherResources } from './pusher-resources.ts';
-export type { DecodeResult, RecordDecoder } from './record-decoder.ts';
-export { AvroRecordDecoder, schemaNamesOf } from './record-decoder.ts';
-export type { AttemptSummary, RecordContext, RecordOutcome, RecordStep } from './record-step.ts';
 export type { RecordingObserverDeps } from './recording-observer.ts';
 export { RecordingObserver } from './recording-observer.ts';
 export type { SchemaLookup, SchemaSource } from './schema-source.ts';

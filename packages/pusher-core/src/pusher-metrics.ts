@@ -8,7 +8,7 @@ import type {
   ObservableGauge,
 } from '@opentelemetry/api';
 import { type DeliveryMetrics, statusClass } from './delivery-metrics.ts';
-import type { RecordOutcome } from './record-step.ts';
+import type { DeliveryOutcomeKind } from './delivery-outcome.ts';
 
 /** The subscriber's topics as the gauges label them. */
 export interface SubscriberTopicSet {
@@ -168,7 +168,7 @@ export class PusherMetrics {
         this.#attemptDuration.record(durationMs / 1000, { subscriber, status_class });
       },
       limiterWaited: (ms: number) => this.#limiterWait.record(ms / 1000, { subscriber }),
-      ended: (outcome: RecordOutcome, deadLetterReason?: string) => {
+      ended: (outcome: DeliveryOutcomeKind, deadLetterReason?: string) => {
         this.#records.add(1, { subscriber, outcome });
         if (deadLetterReason !== undefined)
           this.#deadLetters.add(1, { subscriber, reason: deadLetterReason });

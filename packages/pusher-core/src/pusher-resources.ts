@@ -13,8 +13,8 @@ import { type EventProducer, RegistryHttp, startNoticeProducer } from '@hookstre
 import type { Meter } from '@opentelemetry/api';
 import { AttemptLogWriter } from './attempt-log-writer.ts';
 import { PusherError } from './errors.ts';
+import { AvroEventDecoder, type EventDecoder } from './event-decoder.ts';
 import { PusherMetrics } from './pusher-metrics.ts';
-import { AvroRecordDecoder, type RecordDecoder } from './record-decoder.ts';
 import { RegistrySchemaSource } from './schema-source.ts';
 
 export interface PusherResourcesSettings {
@@ -35,7 +35,7 @@ export interface PusherResourcesSettings {
    * rate, concurrency and 429 pauses then hold across them. Unset: limits are per process.
    */
   readonly limiterRedisUrl?: string | undefined;
-  readonly decoder?: RecordDecoder;
+  readonly decoder?: EventDecoder;
   /** Partitions of each subscriber's tiers and DLQ (default: as many as the events topic). */
   readonly tierPartitions?: number | undefined;
   /**
@@ -83,7 +83,7 @@ export class PusherResources {
   readonly admin: KafkaAdmin;
   readonly sender: RecordSender;
   readonly attemptLog: AttemptLogWriter;
-  readonly decoder: RecordDecoder;
+  readonly decoder: EventDecoder;
   readonly inFlightCap: InFlightCap;
   /** Keep-alive pools per destination origin, shared by every subscriber of the process. */
   readonly httpPools = new OriginPools();
@@ -111,8 +111,7 @@ export class PusherResources {
     this.sender = new RecordSender(kafka);
     this.attemptLog = new AttemptLogWriter(this.sender, settings.log);
     this.decoder =
-      settings.decoder ??
-      new AvroRecordDecoder(new RegistrySchemaSource(new RegistryHttp(settings.registry)));
+      settings.decoder ?? new AvroEventDecoder(new RegistrySchemaSource(new RegistryHttp(settings.registry)));
     this.inFlightCap = settings.inFlightCap ?? createInFlightCap(1000);
     this.metrics = settings.meter ? new PusherMetrics(settings.meter) : undefined;
     this.replicationFactor = settings.replicationFactor ?? 1;

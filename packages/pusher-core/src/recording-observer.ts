@@ -3,8 +3,8 @@ import { type OutcomeClass, POLICY_VERSION } from '@hookstream/delivery';
 import type { LogFn } from '@hookstream/kafka';
 import type { DeliveryMetrics } from './delivery-metrics.ts';
 import { type DeliveryCounts, type DeliveryObserver, emptyCounts } from './delivery-observer.ts';
+import type { AttemptSummary, DeliveryOutcome, RecordContext } from './delivery-outcome.ts';
 import { RecentAttempts } from './recent-attempts.ts';
-import type { AttemptSummary, RecordContext, RecordStep } from './record-step.ts';
 
 export interface RecordingObserverDeps {
   readonly subscriber: string;
@@ -51,7 +51,7 @@ export class RecordingObserver implements DeliveryObserver {
     });
   }
 
-  recorded(ctx: RecordContext, step: RecordStep): void {
+  recorded(ctx: RecordContext, step: DeliveryOutcome): void {
     this.#count(step);
     const reason =
       step.kind === 'dead-lettered'
@@ -64,7 +64,7 @@ export class RecordingObserver implements DeliveryObserver {
     this.#logStep(ctx, step);
   }
 
-  #count(step: RecordStep): void {
+  #count(step: DeliveryOutcome): void {
     const counts = this.counts;
     if (step.kind === 'filtered') counts.filtered++;
     else if (step.kind === 'delivered') counts.acknowledged++;
@@ -77,7 +77,7 @@ export class RecordingObserver implements DeliveryObserver {
   }
 
   /** The log line and attempt-log entry of a step; abandoned records leave neither. */
-  #logStep(ctx: RecordContext, step: RecordStep): void {
+  #logStep(ctx: RecordContext, step: DeliveryOutcome): void {
     const { log } = this.#deps;
     const traceId = ctx.span.traceId;
     const eventId = ctx.eventId;

@@ -21,12 +21,12 @@ import type { ConsumedRecord, HandlerOutcome } from '@hookstream/kafka';
 import { ATTR, deliveryTracer, ProcessSpan } from '@hookstream/telemetry';
 import type { Tracer } from '@opentelemetry/api';
 import type { DeliveryObserver } from './delivery-observer.ts';
+import type { AttemptSummary, DeliveryOutcome, RecordContext } from './delivery-outcome.ts';
 import type { DeliveryHealth } from './endpoint-health.ts';
+import type { EventDecoder } from './event-decoder.ts';
 import { readEventHeaders } from './event-headers.ts';
 import type { OutcomeRouter } from './outcome-router.ts';
 import { RecentIds } from './recent-ids.ts';
-import type { RecordDecoder } from './record-decoder.ts';
-import type { AttemptSummary, RecordContext, RecordStep } from './record-step.ts';
 import type { SubscriberTopology } from './subscriber-topology.ts';
 
 /** The destination's limiter as the handler uses it (DestinationLimiter in production). */
@@ -44,7 +44,7 @@ export interface DeliveryClient {
 
 export interface SubscriberDeliveryDeps {
   readonly topology: SubscriberTopology;
-  readonly decoder: RecordDecoder;
+  readonly decoder: EventDecoder;
   readonly client: DeliveryClient;
   readonly limiter: AttemptLimiter;
   readonly router: OutcomeRouter;
@@ -59,7 +59,7 @@ export interface SubscriberDeliveryDeps {
 
 /** Waits between decodes while the registry is unavailable; the last one repeats. */
 const REGISTRY_BACKOFF_MS = [1000, 2000, 5000, 10_000, 30_000] as const;
-const ABANDONED: RecordStep = { kind: 'abandoned' };
+const ABANDONED: DeliveryOutcome = { kind: 'abandoned' };
 /**
  * Notice ids remembered, to pass over the copies other replicas published: they follow the first
  * within moments on the notices topic's one partition, so far fewer than this lie between.
@@ -95,7 +95,7 @@ interface Deliverable {
  * limiter, classify, and act on the policy's decision: settle on an ACK, hand the record to a
  * retry tier or the DLQ through the outcome router otherwise. One attempt per consumed record:
  * a retry is a new record in a tier, consumed again when due. What happened goes to the
- * observer once, as a RecordStep.
+ * observer once, as a DeliveryOutcome.
  */
 export class SubscriberDelivery {
   readonly #deps: SubscriberDeliveryDeps;
@@ -125,7 +125,7 @@ export class SubscriberDelivery {
       keyInClear: this.#topology.definition.keysInTraces,
     });
     const ctx: RecordContext = { record, signal, span, here, eventId, type, origin: here };
-    let step: RecordStep = ABANDONED;
+    let step: DeliveryOutcome = ABANDONED;
     try {
       // Active while the record is handled, so every log line about it carries its trace id.
       step = await span.run(() => this.#handle(ctx, problem));
@@ -136,7 +136,7 @@ export class SubscriberDelivery {
   };
 
   /** `headerProblem`: why the record's CloudEvents headers cannot be trusted (see readEventHeaders). */
-  async #handle(ctx: RecordContext, headerProblem: string | null): Promise<RecordStep> {
+  async #handle(ctx: RecordContext, headerProblem: string | null): Promise<DeliveryOutcome> {
     const progress = this.#progress(ctx.record);
     if (progress === null) return this.#poison(ctx, 'unreadable retry headers');
     ctx.origin = progress.origin;
@@ -173,7 +173,7 @@ export class SubscriberDelivery {
    * breaker open (a failed probe, or the failure that opened it) waits again instead of spending
    * an attempt, so only the age ceiling can end the wait with a dead letter.
    */
-  async #deliver(ctx: RecordContext, event: Deliverable): Promise<RecordStep> {
+  async #deliver(ctx: RecordContext, event: Deliverable): Promise<DeliveryOutcome> {
     const number = event.progress.attempts + 1;
     ctx.span.attempt = number;
     const body = buildBody(event.data, {
@@ -215,7 +215,7 @@ export class SubscriberDelivery {
     event: Deliverable,
     attempted: { report: AttemptReport; classification: Classification; now: number },
     attempt: AttemptSummary,
-  ): Promise<RecordStep> {
+  ): Promise<DeliveryOutcome> {
     const { report, classification, now } = attempted;
     const { number } = attempt;
     if (classification.outcome === 'ack') return { kind: 'delivered', attempt };
@@ -287,7 +287,7 @@ export class SubscriberDelivery {
   }
 
   /** The contract table's last row: an undecodable record is dead-lettered at once. */
-  #poison(ctx: RecordContext, detail: string): Promise<RecordStep> {
+  #poison(ctx: RecordContext, detail: string): Promise<DeliveryOutcome> {
     const trail: DeliveryTrail = {
       eventId: ctx.eventId ?? null,
       subscriber: this.#topology.name,
@@ -308,7 +308,7 @@ export class SubscriberDelivery {
     trail: DeliveryTrail,
     reason: DeadLetterReason,
     attempt?: AttemptSummary,
-  ): Promise<RecordStep> {
+  ): Promise<DeliveryOutcome> {
     const send = ctx.span.send(this.#topology.dlqTopic, { [ATTR.deadLetterReason]: reason });
     const routed = await this.#deps.router.deadLetter(
       ctx.record,

@@ -7,9 +7,9 @@ import {
 import type { AttemptReport, DeliveryTrail } from '@hookstream/delivery';
 import type { ConsumedRecord } from '@hookstream/kafka';
 import type { DeliveryObserver } from '../src/delivery-observer.ts';
+import type { DeliveryOutcome, RecordContext } from '../src/delivery-outcome.ts';
+import type { DecodeResult, EventDecoder } from '../src/event-decoder.ts';
 import type { OutcomeRouter, RetryDecision } from '../src/outcome-router.ts';
-import type { DecodeResult, RecordDecoder } from '../src/record-decoder.ts';
-import type { RecordContext, RecordStep } from '../src/record-step.ts';
 import type { AttemptLimiter, DeliveryClient } from '../src/subscriber-delivery.ts';
 import { SubscriberTopology } from '../src/subscriber-topology.ts';
 
@@ -76,7 +76,7 @@ export function tierRecord(attempts: number, topic = 'hookstream.sub.billing.ret
   };
 }
 
-export class FakeDecoder implements RecordDecoder {
+export class FakeDecoder implements EventDecoder {
   results: DecodeResult[] = [];
   calls = 0;
 
@@ -144,7 +144,7 @@ export class FakeRouter implements OutcomeRouter {
 }
 
 export class FakeObserver implements DeliveryObserver {
-  readonly steps: { ctx: RecordContext; step: RecordStep }[] = [];
+  readonly steps: { ctx: RecordContext; step: DeliveryOutcome }[] = [];
   readonly attempts: { outcomeClass: string; status: number | null }[] = [];
   waits = 0;
   readonly decodeWaits: { detail: string; waitMs: number }[] = [];
@@ -161,7 +161,7 @@ export class FakeObserver implements DeliveryObserver {
     this.attempts.push({ outcomeClass, status });
   }
 
-  recorded(ctx: RecordContext, step: RecordStep): void {
+  recorded(ctx: RecordContext, step: DeliveryOutcome): void {
     this.steps.push({ ctx, step });
   }
 }

@@ -3,7 +3,7 @@ import { classify, type DeliveryTrail, POLICY_VERSION } from '@hookstream/delive
 import { deliveryTracer, ProcessSpan } from '@hookstream/telemetry';
 import { describe, expect, it } from 'vitest';
 import type { DeliveryMetrics } from '../src/delivery-metrics.ts';
-import type { AttemptSummary, RecordContext, RecordStep } from '../src/record-step.ts';
+import type { AttemptSummary, DeliveryOutcome, RecordContext } from '../src/delivery-outcome.ts';
 import { RecordingObserver } from '../src/recording-observer.ts';
 import { eventRecord } from './fakes.ts';
 
@@ -65,7 +65,7 @@ function harness() {
 }
 
 describe('RecordingObserver: one step fans out to counts, metrics, the attempt log and logs', () => {
-  it.each<{ step: RecordStep; count: string; entry: string | null; line: [string, string] | null }>([
+  it.each<{ step: DeliveryOutcome; count: string; entry: string | null; line: [string, string] | null }>([
     { step: { kind: 'filtered' }, count: 'filtered', entry: 'filtered', line: null },
     {
       step: { kind: 'delivered', attempt: attempt(200) },

@@ -8,7 +8,7 @@ import {
 import type { ConsumedRecord } from '@hookstream/kafka';
 import { describe, expect, it, vi } from 'vitest';
 import { type DisableVerdict, EndpointHealth } from '../src/endpoint-health.ts';
-import type { DecodeResult } from '../src/record-decoder.ts';
+import type { DecodeResult } from '../src/event-decoder.ts';
 import { SubscriberDelivery } from '../src/subscriber-delivery.ts';
 import {
   eventRecord,

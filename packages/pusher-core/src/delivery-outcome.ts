@@ -16,7 +16,7 @@ export interface AttemptSummary {
  * record's span, metrics, log lines and the attempt log. `abandoned` means work stopped before
  * the outcome was durable; the record stays below the ledger and comes again.
  */
-export type RecordStep =
+export type DeliveryOutcome =
   | { readonly kind: 'filtered' }
   | { readonly kind: 'delivered'; readonly attempt: AttemptSummary }
   | {
@@ -34,7 +34,7 @@ export type RecordStep =
     }
   | { readonly kind: 'abandoned'; readonly attempt?: AttemptSummary };
 
-export type RecordOutcome = RecordStep['kind'];
+export type DeliveryOutcomeKind = DeliveryOutcome['kind'];
 
 /** One record while it is handled: created when it arrives, passed instead of its parts. */
 export interface RecordContext {

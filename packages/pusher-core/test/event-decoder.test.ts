@@ -1,6 +1,6 @@
 import avro from 'avsc';
 import { describe, expect, it } from 'vitest';
-import { AvroRecordDecoder } from '../src/record-decoder.ts';
+import { AvroEventDecoder } from '../src/event-decoder.ts';
 import type { SchemaLookup, SchemaSource } from '../src/schema-source.ts';
 
 const shipment: avro.schema.RecordType = {
@@ -43,10 +43,10 @@ const body = avro.Type.forSchema(shipment).toBuffer({ id: 'shp_1' });
 
 function decoder(answers: Record<number, SchemaLookup> = {}) {
   const source = new FakeSource({ 1: avroSchema(shipment), 2: avroSchema(revoked), ...answers });
-  return { source, decoder: new AvroRecordDecoder(source, names) };
+  return { source, decoder: new AvroEventDecoder(source, names) };
 }
 
-describe('AvroRecordDecoder', () => {
+describe('AvroEventDecoder', () => {
   it('decodes a value written with a schema of its type, asking the registry once per id', async () => {
     const { source, decoder: d } = decoder();
     expect(await d.decode(wire(1, body), 'shipment.updated')).toEqual({ kind: 'ok', data: { id: 'shp_1' } });

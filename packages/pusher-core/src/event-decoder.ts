@@ -13,7 +13,7 @@ export type DecodeResult =
   | { readonly kind: 'poison'; readonly detail: string }
   | { readonly kind: 'unavailable'; readonly detail: string };
 
-export interface RecordDecoder {
+export interface EventDecoder {
   /** `type` is the record's ce_type: the schema id must not be a catalog schema of another type. */
   decode(value: Buffer | null, type: string): Promise<DecodeResult>;
 }
@@ -32,7 +32,7 @@ export function schemaNamesOf(catalog: ReadonlyMap<string, EventSchema>): Readon
 }
 
 /** Avro in the Confluent wire format: magic byte 0, 4-byte schema id, Avro body. */
-export class AvroRecordDecoder implements RecordDecoder {
+export class AvroEventDecoder implements EventDecoder {
   readonly #source: SchemaSource;
   readonly #names: ReadonlyMap<string, string>;
   readonly #catalogNames: ReadonlySet<string>;
