@@ -295,7 +295,7 @@ describe('the pusher fleet', () => {
     expect(ctr.ports).toEqual([{ name: 'health', containerPort: 8081, protocol: 'TCP' }]);
     expect(ctr.livenessProbe?.httpGet).toEqual({ path: '/healthz', port: 'health' });
     expect(ctr.readinessProbe?.httpGet).toEqual({ path: '/readyz', port: 'health' });
-    // Subscribers come from the registry topic: nothing but /tmp is mounted by default.
+    // Subscribers come from the catalog topic: nothing but /tmp is mounted by default.
     expect(ctr.volumeMounts?.map((m) => m.mountPath)).toEqual(['/tmp']);
     expect(container(deployment('keda', 'pusher').pod).args).toEqual([
       'push',

@@ -79,7 +79,7 @@ type Measured = Omit<FleetBenchResult, 'cleanup' | 'targets'>;
 
 /**
  * One pusher fleet process (`hookstream push --all`) hosting `subscribers` subscribers of the
- * registry topic, each its own group on an events topic of the run's own: how long until all
+ * catalog topic, each its own group on an events topic of the run's own: how long until all
  * joined, its memory and idle CPU (and the broker's), then latency under load and how healthy
  * subscribers fare once some endpoints die. Deletes what it created, also when it fails.
  */

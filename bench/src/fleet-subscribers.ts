@@ -12,7 +12,7 @@ export interface BenchSubscriber {
   readonly role: BenchRole;
 }
 
-/** Records per write to the registry topic, well under a broker's 1 MiB batch. */
+/** Records per write to the catalog topic, well under a broker's 1 MiB batch. */
 const WRITE_CHUNK = 200;
 
 /**
@@ -42,7 +42,7 @@ export interface RegisterOptions {
 }
 
 /**
- * Writes their records to the registry topic as `hookstream subscribers apply` does (validated
+ * Writes their records to the catalog topic as `hookstream subscribers apply` does (validated
  * specs, planned against an empty catalog: the names are new), in a few batches.
  */
 export async function registerSubscribers(

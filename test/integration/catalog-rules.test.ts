@@ -1,7 +1,7 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SUBSCRIBER_REGISTRY_TOPIC } from '@hookstream/contracts';
+import { CATALOG_TOPIC } from '@hookstream/contracts';
 import { readTopic } from '@hookstream/kafka';
 import { FleetProcess } from '@hookstream/pusher';
 import { parseSecretsKey, readInstanceStatuses } from '@hookstream/subscribers';
@@ -27,10 +27,10 @@ const factory = new EventFactory();
 const receivers = new ReceiverPool();
 let fleet: FleetProcess | undefined;
 
-/** Every record of the registry topic under these keys. */
+/** Every record of the catalog topic under these keys. */
 function registryRecords(...keys: string[]) {
   return readTopic(fx.kafka, {
-    topic: SUBSCRIBER_REGISTRY_TOPIC,
+    topic: CATALOG_TOPIC,
     keep: (r) => r.key !== null && keys.includes(r.key),
     purpose: 'test-catalog-rules',
   });

@@ -1,5 +1,5 @@
 import { createCipheriv, randomBytes } from 'node:crypto';
-import { SUBSCRIBER_REGISTRY_TOPIC } from '@hookstream/contracts';
+import { CATALOG_TOPIC } from '@hookstream/contracts';
 import { readTopic } from '@hookstream/kafka';
 import { FleetProcess } from '@hookstream/pusher';
 import { parseSecretsKey } from '@hookstream/subscribers';
@@ -155,7 +155,7 @@ describe('subscribers check and reseal on records the previous version wrote', (
     // neither opens any more. The fleet reports it and keeps running what it had.
     const [current] = (
       await readTopic(fx.kafka, {
-        topic: SUBSCRIBER_REGISTRY_TOPIC,
+        topic: CATALOG_TOPIC,
         keep: (r) => r.key === managed,
         purpose: 'test-upgrade',
       })

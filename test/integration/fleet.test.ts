@@ -1,4 +1,4 @@
-import { SUBSCRIBER_REGISTRY_TOPIC } from '@hookstream/contracts';
+import { CATALOG_TOPIC } from '@hookstream/contracts';
 import { createKafka, RecordSender, readTopic } from '@hookstream/kafka';
 import { FleetProcess } from '@hookstream/pusher';
 import type { SampleReceiver } from '@hookstream/receiver';
@@ -178,7 +178,7 @@ describe('a fleet hosting many subscribers in one process', () => {
     expect(accepted(endpoint, moved)).not.toContain(event.id);
   });
 
-  it('a registry record that does not parse or decrypt is reported; the subscriber keeps its last good definition', async () => {
+  it('a catalog record that does not parse or decrypt is reported; the subscriber keeps its last good definition', async () => {
     const victim = nameOf(7);
     const managed = nameOf(8);
     await applyDefinitions(env, [{ ...definition(8), secret: { managed: true } }]);
@@ -191,7 +191,7 @@ describe('a fleet hosting many subscribers in one process', () => {
     );
     const kafka = createKafka({ brokers: endpoints.brokers, clientId: 'fleet-test', quiet: true });
     const [stored] = await readTopic(kafka, {
-      topic: SUBSCRIBER_REGISTRY_TOPIC,
+      topic: CATALOG_TOPIC,
       keep: (r) => r.key === managed,
       purpose: 'fleet-test',
     }).then((rs) => rs.slice(-1));
@@ -199,7 +199,7 @@ describe('a fleet hosting many subscribers in one process', () => {
     tampered.secret.current.ciphertext = Buffer.from('not the secret').toString('base64');
     const sender = new RecordSender(kafka);
     await sender.connect();
-    await sender.send(SUBSCRIBER_REGISTRY_TOPIC, [
+    await sender.send(CATALOG_TOPIC, [
       { key: victim, value: Buffer.from('{ not json'), headers: {} },
       { key: managed, value: Buffer.from(JSON.stringify(tampered)), headers: {} },
     ]);

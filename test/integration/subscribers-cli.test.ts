@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SUBSCRIBER_REGISTRY_TOPIC } from '@hookstream/contracts';
+import { CATALOG_TOPIC } from '@hookstream/contracts';
 import { parseSigningSecret, signPayloadWithKeys } from '@hookstream/delivery';
 import { createKafka, readTopic } from '@hookstream/kafka';
 import { Webhook } from 'standardwebhooks';
@@ -27,10 +27,10 @@ async function json<T>(...args: string[]): Promise<T> {
   return JSON.parse(run.stdout) as T;
 }
 
-/** Every record of the registry topic under these keys, raw. */
+/** Every record of the catalog topic under these keys, raw. */
 async function registryRecords(...keys: string[]) {
   return readTopic(kafka, {
-    topic: SUBSCRIBER_REGISTRY_TOPIC,
+    topic: CATALOG_TOPIC,
     keep: (r) => r.key !== null && keys.includes(r.key),
     purpose: 'test-subscribers-cli',
   });

@@ -49,7 +49,7 @@ describe('410 Gone disables a subscriber with notice; resume enables it and its 
     const before = Array.from({ length: 5 }, () => factory.event('shipment.updated'));
     await fx.produce(topic, factory, before);
     const shown = () => subscribersCli<SubscriberRecord>(env, 'show', victim, '--json');
-    const disabled = await waitFor('the victim disabled in the registry', async () => {
+    const disabled = await waitFor('the victim disabled in the catalog', async () => {
       const { state } = await shown();
       return state.kind === 'disabled' ? state : undefined;
     });

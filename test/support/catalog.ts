@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SUBSCRIBER_REGISTRY_TOPIC, SubscriberDefinition } from '@hookstream/contracts';
+import { CATALOG_TOPIC, SubscriberDefinition } from '@hookstream/contracts';
 import { type KafkaConnection, RecordSender } from '@hookstream/kafka';
 import { FleetProcess } from '@hookstream/pusher';
 import { parseSecretsKey } from '@hookstream/subscribers';
@@ -79,7 +79,7 @@ export function handMadeRecord(
   };
 }
 
-/** Produces records onto the registry topic directly, as any principal with WRITE on it can. */
+/** Produces records onto the catalog topic directly, as any principal with WRITE on it can. */
 export async function produceRegistryRecords(
   kafka: KafkaConnection,
   records: readonly { readonly key: string; readonly value: unknown }[],
@@ -88,7 +88,7 @@ export async function produceRegistryRecords(
   await sender.connect();
   try {
     await sender.send(
-      SUBSCRIBER_REGISTRY_TOPIC,
+      CATALOG_TOPIC,
       records.map((r) => ({ key: r.key, value: Buffer.from(JSON.stringify(r.value)), headers: {} })),
     );
   } finally {

@@ -8,7 +8,7 @@ export const BENCH_FLEET_USAGE = `Usage: hookstream bench fleet [--subscribers <
                              [--idle-seconds <s>] [--load-seconds <s>] [--join-timeout <s>] [--json]
 
 One pusher fleet process (hookstream push --all) hosting --subscribers subscribers (default
-1000), registered in the registry topic as \`subscribers apply\` writes them, each with an event
+1000), registered in the catalog topic as \`subscribers apply\` writes them, each with an event
 type of its own on an events topic of the run's own (6 partitions), all delivering to a local
 receiver. Measures, against issue 11's targets:
   1. the time from the fleet's start until every group joined (Stable, with a member), its RSS

@@ -1,6 +1,12 @@
 export { ATTEMPT_LOG_TOPIC, AttemptLogEntry, LedgerStep } from './attempt-log.ts';
 export { avroToTypeScript } from './avro-typescript.ts';
 export { avroToZod } from './avro-zod.ts';
+export {
+  CATALOG_TOPIC,
+  isRegistrationKey,
+  registrationKey,
+  SubscriberRegistration,
+} from './catalog-registration.ts';
 export type {
   ConnectionSettings,
   KafkaSasl,
@@ -110,12 +116,6 @@ export {
   SubscriberSpec,
   SubscriberState,
 } from './subscriber-record.ts';
-export {
-  isRegistrationKey,
-  registrationKey,
-  SUBSCRIBER_REGISTRY_TOPIC,
-  SubscriberRegistration,
-} from './subscriber-registry.ts';
 export {
   DEFAULT_EVENTS_TOPIC,
   dlqTopicName,

@@ -1,7 +1,7 @@
 import { ATTEMPT_LOG_TOPIC } from './attempt-log.ts';
+import { CATALOG_TOPIC } from './catalog-registration.ts';
 import { INSTANCE_STATUS_TOPIC } from './instance-status.ts';
 import { noticesTopicName } from './notices.ts';
-import { SUBSCRIBER_REGISTRY_TOPIC } from './subscriber-registry.ts';
 import {
   dlqTopicName,
   replayLogTopicName,
@@ -20,7 +20,7 @@ export interface AclGrant {
   readonly operations: readonly AclOperation[];
 }
 
-/** Groups the tools and the fleet's registry follower read with (random suffix, deleted after). */
+/** Groups the tools and the fleet's catalog follower read with (random suffix, deleted after). */
 export const TOOL_GROUP_PREFIX = 'hookstream.tool.';
 
 export type ComponentRole =
@@ -70,7 +70,7 @@ export function componentAcls(component: ComponentRole): AclGrant[] {
         ...[
           ATTEMPT_LOG_TOPIC,
           INSTANCE_STATUS_TOPIC,
-          SUBSCRIBER_REGISTRY_TOPIC,
+          CATALOG_TOPIC,
           noticesTopicName(component.eventsTopic),
         ].map(
           (name): AclGrant => ({

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { managedHeaderNames, SecretSource, SubscriberDefinition } from './subscriber.ts';
 
 /**
- * The catalog's side of the registry topic: one record per subscriber, keyed by its name, that
+ * The catalog's side of the catalog topic: one record per subscriber, keyed by its name, that
  * says what it is (its definition), whether it runs (its state) and how its requests are signed.
  * A tombstone (null value) means deleted. Secrets never appear in clear text: a managed secret is
  * stored AES-256-GCM encrypted under a key the registry never holds.

@@ -15,7 +15,7 @@ export interface TopicFollowerOptions {
 }
 
 /**
- * Follows a small topic (the subscriber registry) from its beginning for as long as it runs:
+ * Follows a small topic (the subscriber catalog) from its beginning for as long as it runs:
  * the record-by-record counterpart of readTopic, for readers that must see changes within a
  * moment. Its group is throwaway (never commits, deleted at stop), so no ledger is touched.
  */

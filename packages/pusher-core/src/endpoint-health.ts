@@ -43,7 +43,7 @@ export interface EndpointHealthOptions {
   /** Shared with the subscriber's other instances (Redis); per process without it. */
   readonly store?: BreakerStore;
   /**
-   * Disables the subscriber (its registry record, the notice). Records are held meanwhile; when
+   * Disables the subscriber (its catalog record, the notice). Records are held meanwhile; when
    * it throws, they go on as before and a later verdict tries again.
    */
   readonly disable: (verdict: DisableVerdict) => Promise<void>;

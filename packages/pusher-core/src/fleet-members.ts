@@ -7,7 +7,7 @@ import {
   type SecretsKey,
 } from '@hookstream/subscribers';
 import type { FleetMember } from './fleet.ts';
-import type { KnownRegistration } from './subscriber-registry.ts';
+import type { KnownRegistration } from './ledger-registrations.ts';
 import { SubscriberTopology } from './subscriber-topology.ts';
 
 export interface FleetSelection {

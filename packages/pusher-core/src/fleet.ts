@@ -2,13 +2,13 @@ import type { InstanceSubscriberStatus } from '@hookstream/contracts';
 import type { BreakerPhase } from '@hookstream/delivery';
 import type { LogFn } from '@hookstream/kafka';
 import type { DeliveryCounts } from './delivery-observer.ts';
+import type { KnownRegistration } from './ledger-registrations.ts';
 import type { PusherResources } from './pusher-resources.ts';
 import type { RecentAttemptCounts } from './recent-attempts.ts';
-import type { KnownRegistration } from './subscriber-registry.ts';
 import { SubscriberRunner } from './subscriber-runner.ts';
 import type { SubscriberTopology } from './subscriber-topology.ts';
 
-/** One subscriber the fleet should be running, as the registry says right now. */
+/** One subscriber the fleet should be running, as the catalog says right now. */
 export interface FleetMember {
   readonly topology: SubscriberTopology;
   /** The current key first; empty: unsigned. */

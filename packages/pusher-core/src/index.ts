@@ -30,6 +30,13 @@ export {
   INSTANCE_STATUS_SPEC,
   InstanceStatusPublisher,
 } from './instance-status-publisher.ts';
+export type { KnownRegistration, StartDecision } from './ledger-registrations.ts';
+export {
+  decideStart,
+  LedgerRegistrations,
+  latestRegistration,
+  parseRegistration,
+} from './ledger-registrations.ts';
 export type { OutcomeRouter, RetryDecision } from './outcome-router.ts';
 export { KafkaOutcomeRouter } from './outcome-router.ts';
 export type { PusherGaugeSources, SubscriberMetrics, SubscriberTopicSet } from './pusher-metrics.ts';
@@ -46,13 +53,6 @@ export type {
   SubscriberDeliveryDeps,
 } from './subscriber-delivery.ts';
 export { SubscriberDelivery } from './subscriber-delivery.ts';
-export type { KnownRegistration, StartDecision } from './subscriber-registry.ts';
-export {
-  decideStart,
-  latestRegistration,
-  parseRegistration,
-  SubscriberRegistry,
-} from './subscriber-registry.ts';
 export type { SubscriberRunnerOptions } from './subscriber-runner.ts';
 export { SubscriberRunner } from './subscriber-runner.ts';
 export { DLQ_RETENTION_MS, subscriberTopics } from './subscriber-topics.ts';

@@ -22,6 +22,7 @@ import { boundedDueAtMs } from './due-at.ts';
 import { type DisableVerdict, EndpointHealth } from './endpoint-health.ts';
 import { resolveHeaders } from './header-values.ts';
 import { LagPoller } from './lag-poller.ts';
+import { type KnownRegistration, LedgerRegistrations } from './ledger-registrations.ts';
 import { KafkaOutcomeRouter, type OutcomeRouter } from './outcome-router.ts';
 import { OwnTopics } from './own-topics.ts';
 import type { SubscriberMetrics } from './pusher-metrics.ts';
@@ -29,7 +30,6 @@ import type { PusherResources } from './pusher-resources.ts';
 import type { RecentAttemptCounts } from './recent-attempts.ts';
 import { RecordingObserver } from './recording-observer.ts';
 import { SubscriberDelivery } from './subscriber-delivery.ts';
-import { type KnownRegistration, SubscriberRegistry } from './subscriber-registry.ts';
 import type { SubscriberTopology } from './subscriber-topology.ts';
 
 export interface SubscriberRunnerOptions {
@@ -47,11 +47,11 @@ export interface SubscriberRunnerOptions {
   /** Called when the consumer cannot continue; a process exits so its supervisor restarts it. */
   readonly onFatal: (error: Error) => void;
   /**
-   * Where to resume a known subscriber whose ledger is gone (see SubscriberRegistry); without
+   * Where to resume a known subscriber whose ledger is gone (see LedgerRegistrations); without
    * it such a subscriber refuses to start. Ignored while the group has a ledger.
    */
   readonly resumeFrom?: StartFrom | undefined;
-  /** What the caller already read of the registry topic; the runner reads it itself without. */
+  /** What the caller already read of the catalog topic; the runner reads it itself without. */
   readonly registration?: KnownRegistration | undefined;
   /** Replaces the Kafka router (tests). */
   readonly router?: OutcomeRouter;
@@ -65,7 +65,7 @@ export interface SubscriberRunnerOptions {
   readonly sessionTimeoutMs?: number | undefined;
   /**
    * `push --config`: the definition as the file gives it (its secret reference included), written
-   * as the subscriber's registry record when it is disabled and the catalog has none.
+   * as the subscriber's catalog record when it is disabled and the catalog has none.
    */
   readonly fileDefinition?: SubscriberDefinition | undefined;
   /**
@@ -183,7 +183,7 @@ export class SubscriberRunner {
     });
     // Existing tiers are read from now on; missing ones are created at the first failure.
     const tiersExist = await this.#ownTopics.exist();
-    const registry = new SubscriberRegistry(resources.kafka, topology.name, topology.eventsTopic);
+    const registry = new LedgerRegistrations(resources.kafka, topology.name, topology.eventsTopic);
     const startAt = await registry.check(
       resources.admin,
       resources.replicationFactor,

@@ -1,6 +1,6 @@
-import { SUBSCRIBER_REGISTRY_TOPIC } from '@hookstream/contracts';
+import { CATALOG_TOPIC } from '@hookstream/contracts';
 import { type KafkaConnection, type LogFn, TopicFollower } from '@hookstream/kafka';
-import { type CatalogSnapshot, foldRegistry, type RawRegistryRecord } from './registry-records.ts';
+import { type CatalogSnapshot, foldRegistry, type RawRegistryRecord } from './catalog-records.ts';
 import { SubscriberCatalog } from './subscriber-catalog.ts';
 
 export interface CatalogWatcherOptions {
@@ -13,7 +13,7 @@ export interface CatalogWatcherOptions {
 const SETTLE_MS = 50;
 
 /**
- * Follows the registry topic record by record and hands on a fresh snapshot shortly after each
+ * Follows the catalog topic record by record and hands on a fresh snapshot shortly after each
  * change: a write reaches `onSnapshot` within a fetch, not a poll interval plus a full read.
  */
 export class CatalogWatcher {
@@ -30,7 +30,7 @@ export class CatalogWatcher {
     this.#catalog = new SubscriberCatalog(kafka);
     this.#options = options;
     this.#follower = new TopicFollower(kafka, {
-      topic: SUBSCRIBER_REGISTRY_TOPIC,
+      topic: CATALOG_TOPIC,
       purpose: 'catalog-watch',
       onRecord: (r) => {
         this.#records.push({ key: r.key, value: r.value, offset: `${r.partition}:${r.offset}` });
@@ -67,7 +67,7 @@ export class CatalogWatcher {
     try {
       await this.#options.onSnapshot(snapshot);
     } catch (err) {
-      this.#options.log('warn', 'a subscriber registry change could not be applied', {
+      this.#options.log('warn', 'a catalog change could not be applied', {
         error: err instanceof Error ? err.message : String(err),
       });
     }

@@ -2,6 +2,8 @@ export type { ApplyAction, PlannedSubscriber } from './apply-plan.ts';
 export { planApply, recordsForPlan } from './apply-plan.ts';
 export type { CatalogErrorCode } from './catalog-error.ts';
 export { CatalogError } from './catalog-error.ts';
+export type { CatalogSnapshot, RawRegistryRecord, RecordProblem } from './catalog-records.ts';
+export { encodeSubscriberRecord, foldRegistry, parseSubscriberRecord } from './catalog-records.ts';
 export type { CatalogWatcherOptions } from './catalog-watcher.ts';
 export { CatalogWatcher } from './catalog-watcher.ts';
 export type { DefinitionFile, DefinitionProblem } from './definition-files.ts';
@@ -21,8 +23,6 @@ export {
 export { describeSecret, publicRecord } from './public-record.ts';
 export type { CatalogCheck, CheckFinding, CheckVerdict, ResealOutcome } from './record-upgrade.ts';
 export { checkCatalog, resealRecord } from './record-upgrade.ts';
-export type { CatalogSnapshot, RawRegistryRecord, RecordProblem } from './registry-records.ts';
-export { encodeSubscriberRecord, foldRegistry, parseSubscriberRecord } from './registry-records.ts';
 export type { SealBinding, SealRole } from './secret-box.ts';
 export { openSecret, requireCurrentBinding, SIGNING, sealBindingOf, sealSecret } from './secret-box.ts';
 export type { SecretsKey } from './secrets-key.ts';

@@ -4,8 +4,8 @@ import {
   SUBSCRIBER_RECORD_VERSION,
   type SubscriberRecord,
 } from '@hookstream/contracts';
+import type { CatalogSnapshot } from './catalog-records.ts';
 import { resealManagedSecret, revealManagedSecret } from './managed-secret.ts';
-import type { CatalogSnapshot } from './registry-records.ts';
 import { openSecret, requireCurrentBinding, sealBindingOf } from './secret-box.ts';
 import type { SecretsKey } from './secrets-key.ts';
 

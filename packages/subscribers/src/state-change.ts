@@ -1,6 +1,6 @@
 import type { SubscriberRecord } from '@hookstream/contracts';
 import { CatalogError } from './catalog-error.ts';
-import type { CatalogSnapshot } from './registry-records.ts';
+import type { CatalogSnapshot } from './catalog-records.ts';
 import { pausedRecord, resumedRecord } from './state-changes.ts';
 import { enabledNotice, type NoticePublisher, publishNotice } from './state-notices.ts';
 
@@ -36,7 +36,7 @@ export interface StateChangeResult {
 }
 
 /**
- * Pauses or resumes a subscriber in the registry. Resuming one hookstream disabled publishes
+ * Pauses or resumes a subscriber in the catalog. Resuming one hookstream disabled publishes
  * subscriber.enabled onto the notices topic, after the record is written: the notice announces
  * a change that has happened, and one that cannot be published is reported, not thrown.
  */

@@ -1,14 +1,14 @@
-import { SUBSCRIBER_REGISTRY_TOPIC, type SubscriberRecord, subscriberNames } from '@hookstream/contracts';
+import { CATALOG_TOPIC, type SubscriberRecord, subscriberNames } from '@hookstream/contracts';
 import { type KafkaConnection, KafkaReadError, RecordSender, readTopic } from '@hookstream/kafka';
-import { type CatalogSnapshot, encodeSubscriberRecord, foldRegistry } from './registry-records.ts';
+import { type CatalogSnapshot, encodeSubscriberRecord, foldRegistry } from './catalog-records.ts';
 
 /** The Kafka connection the catalog reads and writes through. */
 export type CatalogKafka = KafkaConnection;
 
-/** The registry topic: one partition (tiny, ordered), compacted, never deleted by time (as the pusher creates it). */
+/** The catalog topic: one partition (tiny, ordered), compacted, never deleted by time (as the pusher creates it). */
 export function registryTopicSpec(replicationFactor: number) {
   return {
-    topic: SUBSCRIBER_REGISTRY_TOPIC,
+    topic: CATALOG_TOPIC,
     partitions: 1,
     replicationFactor,
     config: { 'cleanup.policy': 'compact', 'retention.ms': '-1' },
@@ -22,7 +22,7 @@ export interface PurgeReport {
   readonly registrations: readonly string[];
 }
 
-/** Reads and writes subscriber records in the registry topic `hookstream.subscribers`. */
+/** Reads and writes subscriber records in the catalog topic `hookstream.subscribers`. */
 export class SubscriberCatalog {
   readonly #kafka: CatalogKafka;
 
@@ -33,7 +33,7 @@ export class SubscriberCatalog {
   /** Every subscriber's latest record; an absent topic is an empty catalog. */
   async read(): Promise<CatalogSnapshot> {
     try {
-      const records = await readTopic(this.#kafka, { topic: SUBSCRIBER_REGISTRY_TOPIC, purpose: 'catalog' });
+      const records = await readTopic(this.#kafka, { topic: CATALOG_TOPIC, purpose: 'catalog' });
       return foldRegistry(
         records.map((r) => ({ key: r.key, value: r.value, offset: `${r.partition}:${r.offset}` })),
       );
@@ -43,7 +43,7 @@ export class SubscriberCatalog {
     }
   }
 
-  /** Creates the registry topic when missing (replication: up to 3, as many as there are brokers). */
+  /** Creates the catalog topic when missing (replication: up to 3, as many as there are brokers). */
   async ensureTopic(): Promise<void> {
     const admin = this.#kafka.admin();
     await admin.connect();
@@ -76,7 +76,7 @@ export class SubscriberCatalog {
     const sender = new RecordSender(this.#kafka);
     await sender.connect();
     try {
-      await sender.send(SUBSCRIBER_REGISTRY_TOPIC, records);
+      await sender.send(CATALOG_TOPIC, records);
     } finally {
       await sender.disconnect();
     }

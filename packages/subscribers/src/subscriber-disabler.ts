@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SubscriberDefinition, SubscriberRecord } from '@hookstream/contracts';
 import { CatalogError } from './catalog-error.ts';
-import type { CatalogSnapshot } from './registry-records.ts';
+import type { CatalogSnapshot } from './catalog-records.ts';
 import { disabledRecord, recordOfDefinition } from './state-changes.ts';
 import { disabledNotice, type NoticePublisher, publishNotice } from './state-notices.ts';
 
@@ -58,7 +58,7 @@ export interface DisableResult {
 }
 
 /**
- * Disables a subscriber the way an operator's pause does, through its registry record (state
+ * Disables a subscriber the way an operator's pause does, through its catalog record (state
  * `disabled`, by hookstream, with the reason), so every instance's fleet stops its consumer and
  * the ledger stays; then publishes `subscriber.disabled` onto the notices topic. The record
  * comes first: a notice without the state change would announce something untrue. A failed

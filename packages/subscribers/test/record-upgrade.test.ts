@@ -1,11 +1,11 @@
 import { createCipheriv, randomBytes } from 'node:crypto';
 import type { SubscriberRecord } from '@hookstream/contracts';
 import { describe, expect, it } from 'vitest';
+import { foldRegistry } from '../src/catalog-records.ts';
 import { openManagedHeaders, sealHeaderValue, withHeaderValue } from '../src/header-seals.ts';
 import { newManagedSecret, revealManagedSecret } from '../src/managed-secret.ts';
 import { publicRecord } from '../src/public-record.ts';
 import { checkCatalog, resealRecord } from '../src/record-upgrade.ts';
-import { foldRegistry } from '../src/registry-records.ts';
 import type { SecretsKey } from '../src/secrets-key.ts';
 import { resolveSigningKeys } from '../src/signing-keys.ts';
 import { binding, definition, NOW, newKey, raw, record } from './fixtures.ts';

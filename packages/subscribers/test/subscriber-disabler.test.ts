@@ -1,12 +1,12 @@
 import type { EventDataByType, NoticeType, SubscriberRecord } from '@hookstream/contracts';
 import { describe, expect, it } from 'vitest';
-import { foldRegistry } from '../src/registry-records.ts';
+import { foldRegistry } from '../src/catalog-records.ts';
 import { recordOfDefinition, resumedRecord } from '../src/state-changes.ts';
 import { enabledNotice, type NoticePublisher } from '../src/state-notices.ts';
 import { SubscriberDisabler } from '../src/subscriber-disabler.ts';
 import { definition, NOW, raw, record } from './fixtures.ts';
 
-/** A catalog held in memory, folded from written records like the registry topic. */
+/** A catalog held in memory, folded from written records like the catalog topic. */
 class MemoryCatalog {
   readonly written: SubscriberRecord[] = [];
   readonly initial: SubscriberRecord[];

@@ -1,10 +1,10 @@
 import { parseArgs } from 'node:util';
 import {
   ATTEMPT_LOG_TOPIC,
+  CATALOG_TOPIC,
   DEFAULT_EVENTS_TOPIC,
   EventId,
   formatLocation,
-  SUBSCRIBER_REGISTRY_TOPIC,
   SubscriberName,
 } from '@hookstream/contracts';
 import { type LedgerLine, parseInstant, ReplayError } from '@hookstream/replay';
@@ -23,7 +23,7 @@ above the group's committed offset).
 Reads the partition of ${ATTEMPT_LOG_TOPIC} the event id hashes to, and scans the events topic for
 the event's ce_id only when no attempt names its location; then compares with each group's
 committed offsets. A group past the event with no attempt recorded is filtered when its definition
-in ${SUBSCRIBER_REGISTRY_TOPIC} does not take the event's type (ce_type). Nothing joins or moves a
+in ${CATALOG_TOPIC} does not take the event's type (ce_type). Nothing joins or moves a
 subscriber's group.
   --subscriber <name>  only this subscriber
   --topic <name>       the events topic (default: ${DEFAULT_EVENTS_TOPIC}, or HOOKSTREAM_EVENTS_TOPIC)

@@ -41,7 +41,7 @@ each subscriber's group spreads its partitions over the instances.
 
 Options:
   --config <file>   the subscriber definition (JSON; see docs/subscribers.md)
-  --all             every active subscriber of the registry topic hookstream.subscribers
+  --all             every active subscriber of the catalog topic hookstream.subscribers
   --match <globs>   with --all: only names matching one of these comma-separated globs
                     (* any run, ? one character), so several fleets can split the registry
   --instance <name> with --all: the name this instance reports under (hookstream subscribers

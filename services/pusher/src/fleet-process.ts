@@ -119,7 +119,7 @@ export class FleetProcess {
   }
 
   /**
-   * Registry records and secrets that cannot be used, logged once each until they change; the
+   * Catalog records and secrets that cannot be used, logged once each until they change; the
    * subscribers among them that this fleet would run are also reported in its instance status
    * (as failed, with the error) and counted by a gauge. None of them stops the others.
    */

@@ -5,7 +5,7 @@ import {
   SubscriberRegistration,
 } from '@hookstream/contracts';
 
-/** A record of the registry topic as read: key and value only (tests build these by hand). */
+/** A record of the catalog topic as read: key and value only (tests build these by hand). */
 export interface RawRegistryRecord {
   readonly key: string | null;
   readonly value: Buffer | null;
@@ -20,7 +20,7 @@ export interface RecordProblem {
   readonly error: string;
 }
 
-/** What the registry topic says now: name → latest record, and what could not be read. */
+/** What the catalog topic says now: name → latest record, and what could not be read. */
 export interface CatalogSnapshot {
   readonly subscribers: ReadonlyMap<string, SubscriberRecord>;
   readonly problems: readonly RecordProblem[];
@@ -31,7 +31,7 @@ export interface CatalogSnapshot {
 }
 
 /**
- * Folds the registry topic, oldest first, into the latest record per subscriber: a tombstone
+ * Folds the catalog topic, oldest first, into the latest record per subscriber: a tombstone
  * deletes, a record that fails to parse is reported with its key and does not replace the last
  * good one (a later good record or tombstone clears the report). Registration keys are collected
  * apart. Never throws.

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
+  CATALOG_TOPIC,
   registrationKey,
-  SUBSCRIBER_REGISTRY_TOPIC,
   SubscriberRegistration,
   subscriberGroupId,
 } from '@hookstream/contracts';
@@ -48,7 +48,7 @@ export function decideStart(input: {
   return { kind: 'refuse', registeredAt };
 }
 
-/** What a caller that already read the registry topic (a fleet) knows of this subscriber. */
+/** What a caller that already read the catalog topic (a fleet) knows of this subscriber. */
 export interface KnownRegistration {
   /** When it first started; null when it never did (or its record cannot be read). */
   readonly registeredAt: string | null;
@@ -85,15 +85,15 @@ export function latestRegistration(values: readonly (Buffer | null)[]): KnownReg
   return known;
 }
 
-/** The registry topic: one partition (tiny, ordered), compacted, never deleted by time. */
+/** The catalog topic: one partition (tiny, ordered), compacted, never deleted by time. */
 const REGISTRY_SPEC = {
-  topic: SUBSCRIBER_REGISTRY_TOPIC,
+  topic: CATALOG_TOPIC,
   partitions: 1,
   config: { 'cleanup.policy': 'compact', 'retention.ms': '-1' },
 };
 
-/** Reads and writes the durable subscriber registry around a pusher's start. */
-export class SubscriberRegistry {
+/** Reads and writes the catalog's registrations around a pusher's start. */
+export class LedgerRegistrations {
   readonly #kafka: KafkaConnection;
   readonly #name: string;
   readonly #eventsTopic: string;
@@ -105,7 +105,7 @@ export class SubscriberRegistry {
   }
 
   /**
-   * The registry's records of this subscriber. The topic was just ensured, but on a cluster of
+   * The catalog's registrations of this subscriber. The topic was just ensured, but on a cluster of
    * several brokers the broker readTopic asks may not list a topic created a moment ago yet
    * (seen in the broker-loss scenario): NO_SUCH_TOPIC then means "not yet", for a few seconds.
    */
@@ -114,9 +114,9 @@ export class SubscriberRegistry {
     for (;;) {
       try {
         return await readTopic(this.#kafka, {
-          topic: SUBSCRIBER_REGISTRY_TOPIC,
+          topic: CATALOG_TOPIC,
           keep: (r) => r.key === key,
-          purpose: 'registry',
+          purpose: 'catalog',
         });
       } catch (err) {
         if (!(err instanceof KafkaReadError && err.code === 'NO_SUCH_TOPIC') || Date.now() > deadline)
@@ -158,7 +158,7 @@ export class SubscriberRegistry {
       throw new PusherError(
         'REGISTRATION_UNREADABLE',
         `subscriber "${this.#name}": its registration ${registrationKey(this.#name, this.#eventsTopic)} in ` +
-          `${SUBSCRIBER_REGISTRY_TOPIC} cannot be read (${decision.problem}) and group ${groupId} has no ` +
+          `${CATALOG_TOPIC} cannot be read (${decision.problem}) and group ${groupId} has no ` +
           'ledger, so whether it is new or lost its ledger is unknown; it does not start: say where to ' +
           'start with --resume-from earliest|latest|<RFC 3339 time>',
         false,
@@ -166,7 +166,7 @@ export class SubscriberRegistry {
     return decision;
   }
 
-  /** When the subscriber was first started, from the registry topic; null for a new one. */
+  /** When the subscriber was first started, from the catalog topic; null for a new one. */
   async #registration(admin: KafkaAdmin, replicationFactor: number): Promise<KnownRegistration> {
     await admin.ensureTopics([{ ...REGISTRY_SPEC, replicationFactor }]);
     const key = registrationKey(this.#name, this.#eventsTopic);
@@ -182,7 +182,7 @@ export class SubscriberRegistry {
       registeredAt: registeredAt ?? now,
       lastStartedAt: now,
     };
-    await sender.send(SUBSCRIBER_REGISTRY_TOPIC, [
+    await sender.send(CATALOG_TOPIC, [
       {
         key: registrationKey(this.#name, this.#eventsTopic),
         value: Buffer.from(JSON.stringify(value)),

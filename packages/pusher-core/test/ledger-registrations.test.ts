@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decideStart, latestRegistration } from '../src/subscriber-registry.ts';
+import { decideStart, latestRegistration } from '../src/ledger-registrations.ts';
 
 const at = '2026-11-01T00:00:00.000Z';
 
@@ -56,7 +56,7 @@ describe('decideStart', () => {
         resumeFrom: 'earliest',
       }),
     ).toEqual({ kind: 'start', start: 'earliest', registeredAt: null });
-    // With a ledger the group resumes from it whatever the registry says.
+    // With a ledger the group resumes from it whatever the catalog says.
     expect(
       decideStart({
         registeredAt: null,

@@ -1,7 +1,7 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { registrationKey, SUBSCRIBER_REGISTRY_TOPIC, subscriberGroupId } from '@hookstream/contracts';
+import { CATALOG_TOPIC, registrationKey, subscriberGroupId } from '@hookstream/contracts';
 import { SampleReceiver } from '@hookstream/receiver';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.ts';
@@ -15,7 +15,7 @@ const fx = new KafkaFixture();
 const factory = new EventFactory();
 const receiver = new SampleReceiver({ record: true });
 
-describe('the durable subscriber registry', () => {
+describe("the catalog's registrations of subscribers", () => {
   openForSuite(fx, factory, receiver);
 
   it('a known subscriber whose ledger vanished refuses to start until told where to resume', async () => {
@@ -80,7 +80,7 @@ describe('the durable subscriber registry', () => {
     const e = factory.event();
     await fx.produce(topic, factory, [e]);
     await fx.producer.send({
-      topic: SUBSCRIBER_REGISTRY_TOPIC,
+      topic: CATALOG_TOPIC,
       acks: -1,
       messages: [{ key: registrationKey(name, topic), value: Buffer.from('{"name": not json') }],
     });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { encodeSubscriberRecord, foldRegistry, parseSubscriberRecord } from '../src/registry-records.ts';
+import { encodeSubscriberRecord, foldRegistry, parseSubscriberRecord } from '../src/catalog-records.ts';
 import { raw, record } from './fixtures.ts';
 
 const registration = {

@@ -7,7 +7,7 @@ import { SubscriberName } from './topics.ts';
  * is registered here but has no offsets any more lost its ledger, and must not silently restart
  * from its `start` position. Compacted, keyed by `registrationKey`.
  */
-export const SUBSCRIBER_REGISTRY_TOPIC = 'hookstream.subscribers';
+export const CATALOG_TOPIC = 'hookstream.subscribers';
 
 export const SubscriberRegistration = z.object({
   name: SubscriberName,
