@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConsoleError } from './console-error.ts';
+import { ConsoleError } from './errors.ts';
 
 /** Tokens shorter than this are refused: the login form is the only thing between a browser and the actions. */
 export const MIN_TOKEN_LENGTH = 16;

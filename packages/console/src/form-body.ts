@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { ConsoleError } from './console-error.ts';
+import { ConsoleError } from './errors.ts';
 
 /** Forms are small (a token, a few ids); anything larger is refused before it is buffered. */
 const MAX_FORM_BYTES = 64 * 1024;

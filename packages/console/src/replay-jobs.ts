@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { DlqSelection, ReplaySummary } from '@hookstream/replay';
 import type { ConsoleBackend } from './console-backend.ts';
-import { ConsoleError } from './console-error.ts';
+import { ConsoleError } from './errors.ts';
 
 /** A replay started from the console, as its progress page shows it. */
 export interface ReplayJob {

@@ -1,4 +1,4 @@
-export { HttpError, httpErrorFor } from './http-error.ts';
+export { HttpError, httpErrorFor } from './errors.ts';
 export type { IngressHttpOptions } from './ingress-http.ts';
 export { IngressHttp } from './ingress-http.ts';
 export { readBody } from './read-body.ts';

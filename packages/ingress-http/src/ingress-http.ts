@@ -18,7 +18,7 @@ import {
   SpanStatusCode,
   trace,
 } from '@opentelemetry/api';
-import { HttpError, httpErrorFor } from './http-error.ts';
+import { HttpError, httpErrorFor } from './errors.ts';
 import { IngressMetrics } from './ingress-metrics.ts';
 import { readBody } from './read-body.ts';
 import { ReadinessCache } from './readiness-cache.ts';

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { HttpError } from './http-error.ts';
+import { HttpError } from './errors.ts';
 
 /**
  * Reads the request body, refusing (413) as soon as it passes the limit, whether the client

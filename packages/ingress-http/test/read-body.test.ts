@@ -1,6 +1,6 @@
 import { createServer, request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpError } from '../src/http-error.ts';
+import { HttpError } from '../src/errors.ts';
 import { readBody } from '../src/read-body.ts';
 
 describe('readBody', () => {

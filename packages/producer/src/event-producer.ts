@@ -19,9 +19,9 @@ import { type Histogram, type Meter, type Tracer, trace } from '@opentelemetry/a
 import { type AvroWriter, avroWriters, encodeWire } from './avro-wire.ts';
 import { cloudEventHeaders } from './cloud-event-headers.ts';
 import { DedupWindow } from './dedup-window.ts';
+import { PublishError, type PublishErrorDetail } from './errors.ts';
 import { MicroBatcher } from './micro-batcher.ts';
 import { type PreparedEvent, type PublishChannel, prepareEvent } from './prepare-event.ts';
-import { PublishError, type PublishErrorDetail } from './publish-error.ts';
 import {
   endPublishSpan,
   failPublishSpan,

@@ -1,6 +1,8 @@
 export { cloudEventHeaders } from './cloud-event-headers.ts';
 export type { DedupWindowOptions } from './dedup-window.ts';
 export { DedupWindow } from './dedup-window.ts';
+export type { PublishErrorCode, PublishErrorDetail } from './errors.ts';
+export { PublishError } from './errors.ts';
 export type {
   EventProducerOptions,
   PublishOptions,
@@ -14,8 +16,6 @@ export type { NoticeProducerOptions } from './notice-producer.ts';
 export { noticesTopicSpec, startNoticeProducer } from './notice-producer.ts';
 export type { PreparedEvent, PublishChannel } from './prepare-event.ts';
 export { MAX_OCCURRED_AT_SKEW_MS, prepareEvent } from './prepare-event.ts';
-export type { PublishErrorCode, PublishErrorDetail } from './publish-error.ts';
-export { PublishError } from './publish-error.ts';
 export type { RegistryGetOptions, RegistryResponse } from './registry-http.ts';
 export { RegistryHttp } from './registry-http.ts';
 export { registerSchemas } from './schema-ids.ts';

@@ -1,4 +1,4 @@
-import { PublishError } from './publish-error.ts';
+import { PublishError } from './errors.ts';
 
 export interface MicroBatcherOptions<T, R> {
   /** Writes one batch; resolves with one result per item, in order. */

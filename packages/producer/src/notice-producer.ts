@@ -1,7 +1,7 @@
 import { noticesTopicName } from '@hookstream/contracts';
 import { createKafka, KafkaAccessError, type TopicSpec } from '@hookstream/kafka';
+import { PublishError } from './errors.ts';
 import { EventProducer, type EventProducerOptions } from './event-producer.ts';
-import { PublishError } from './publish-error.ts';
 
 /** Notices are few; a week lets a subscriber that was stopped for days still receive them. */
 const NOTICE_RETENTION_MS = 7 * 86_400_000;

@@ -2,7 +2,7 @@ import { hash, randomUUID } from 'node:crypto';
 import { type EventSchema, isNoticeType, PublishRequest, RESERVED_DATA_FIELDS } from '@hookstream/contracts';
 import type { z } from 'zod';
 import { plainData } from './data-check.ts';
-import { PublishError, type PublishErrorDetail } from './publish-error.ts';
+import { PublishError, type PublishErrorDetail } from './errors.ts';
 
 /**
  * How far ahead of this host's clock `occurred_at` may be. Subscribers expire events by age

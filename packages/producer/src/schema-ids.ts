@@ -1,6 +1,6 @@
 import type { EventSchema } from '@hookstream/contracts';
 import { type SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
-import { PublishError } from './publish-error.ts';
+import { PublishError } from './errors.ts';
 
 /**
  * Registers every event schema under its subject (idempotent: an unchanged schema gets its

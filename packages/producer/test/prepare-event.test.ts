@@ -1,7 +1,7 @@
 import { loadEventCatalog, PublishRequest } from '@hookstream/contracts';
 import { describe, expect, it } from 'vitest';
+import { PublishError } from '../src/errors.ts';
 import { canonicalJson, plainRequest, prepareEvent } from '../src/prepare-event.ts';
-import { PublishError } from '../src/publish-error.ts';
 
 const catalog = loadEventCatalog();
 const now = () => new Date('2026-11-30T10:00:00.000Z');

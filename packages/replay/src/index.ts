@@ -1,5 +1,7 @@
 export type { DeadLetter } from './dead-letter.ts';
 export { readDeadLetter } from './dead-letter.ts';
+export type { ReplayErrorCode } from './errors.ts';
+export { ReplayError } from './errors.ts';
 export type { Committed, LedgerLine, LedgerState, TypeFilter } from './ledger.ts';
 export {
   attemptEntriesFor,
@@ -11,8 +13,6 @@ export {
 } from './ledger.ts';
 export type { LedgerAnswer, LedgerQuery } from './ledger-answer.ts';
 export { replayAttemptEntry } from './replay-attempt.ts';
-export type { ReplayErrorCode } from './replay-error.ts';
-export { ReplayError } from './replay-error.ts';
 export type { ReplayedIndex, ReplayPlan } from './replay-log.ts';
 export { indexReplayLog, planReplay, ReplayLogEntry, replayLogKey, replayLogRecord } from './replay-log.ts';
 export type { ProgressStream } from './replay-progress.ts';

@@ -1,5 +1,5 @@
 import { DeadLetterReason, EventId } from '@hookstream/contracts';
-import { ReplayError } from './replay-error.ts';
+import { ReplayError } from './errors.ts';
 import { type DlqSelection, StatusMatch } from './selection.ts';
 
 /** The selection flags as `node:util` parseArgs hands them over. */

@@ -4,7 +4,7 @@ import {
   managedHeaderNames,
   type SubscriberRecord,
 } from '@hookstream/contracts';
-import { CatalogError } from './catalog-error.ts';
+import { CatalogError } from './errors.ts';
 import {
   openSecret,
   opens,

@@ -1,13 +1,13 @@
 export type { ApplyAction, PlannedSubscriber } from './apply-plan.ts';
 export { planApply, recordsForPlan } from './apply-plan.ts';
-export type { CatalogErrorCode } from './catalog-error.ts';
-export { CatalogError } from './catalog-error.ts';
 export type { CatalogSnapshot, RawRegistryRecord, RecordProblem } from './catalog-records.ts';
 export { encodeSubscriberRecord, foldRegistry, parseSubscriberRecord } from './catalog-records.ts';
 export type { CatalogWatcherOptions } from './catalog-watcher.ts';
 export { CatalogWatcher } from './catalog-watcher.ts';
 export type { DefinitionFile, DefinitionProblem } from './definition-files.ts';
 export { loadDefinitionFiles } from './definition-files.ts';
+export type { CatalogErrorCode } from './errors.ts';
+export { CatalogError } from './errors.ts';
 export { openManagedHeaders, sealHeaderValue, withHeaderValue } from './header-seals.ts';
 export type { SubscriberPlacement } from './instance-statuses.ts';
 export { foldInstanceStatuses, placements, readInstanceStatuses } from './instance-statuses.ts';

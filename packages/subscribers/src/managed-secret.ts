@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ManagedSecretState } from '@hookstream/contracts';
 import { parseSigningSecret } from '@hookstream/delivery';
-import { CatalogError } from './catalog-error.ts';
+import { CatalogError } from './errors.ts';
 import {
   openSecret,
   opens,

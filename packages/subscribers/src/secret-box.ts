@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { EncryptedSecret, SubscriberRecord, SubscriberRecordVersion } from '@hookstream/contracts';
-import { CatalogError } from './catalog-error.ts';
+import { CatalogError } from './errors.ts';
 import type { SecretsKey } from './secrets-key.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { CatalogError } from './catalog-error.ts';
+import { CatalogError } from './errors.ts';
 
 /** The key that seals managed secrets, and its fingerprint (stored next to what it sealed). */
 export interface SecretsKey {

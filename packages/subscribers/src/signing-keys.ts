@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import type { SubscriberRecord } from '@hookstream/contracts';
 import { parseSigningSecret } from '@hookstream/delivery';
-import { CatalogError } from './catalog-error.ts';
+import { CatalogError } from './errors.ts';
 import { revealManagedSecret } from './managed-secret.ts';
 import { sealBindingOf } from './secret-box.ts';
 import { requireSecretsKey, type SecretsKey } from './secrets-key.ts';

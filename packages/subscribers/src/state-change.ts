@@ -1,6 +1,6 @@
 import type { SubscriberRecord } from '@hookstream/contracts';
-import { CatalogError } from './catalog-error.ts';
 import type { CatalogSnapshot } from './catalog-records.ts';
+import { CatalogError } from './errors.ts';
 import { pausedRecord, resumedRecord } from './state-changes.ts';
 import { enabledNotice, type NoticePublisher, publishNotice } from './state-notices.ts';
 

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SubscriberDefinition, SubscriberRecord } from '@hookstream/contracts';
-import { CatalogError } from './catalog-error.ts';
 import type { CatalogSnapshot } from './catalog-records.ts';
+import { CatalogError } from './errors.ts';
 import { disabledRecord, recordOfDefinition } from './state-changes.ts';
 import { disabledNotice, type NoticePublisher, publishNotice } from './state-notices.ts';
 

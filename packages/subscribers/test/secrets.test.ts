@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseSigningSecret } from '@hookstream/delivery';
 import { describe, expect, it } from 'vitest';
-import { CatalogError } from '../src/catalog-error.ts';
+import { CatalogError } from '../src/errors.ts';
 import {
   generateSigningSecret,
   newManagedSecret,

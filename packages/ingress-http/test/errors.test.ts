@@ -1,6 +1,6 @@
 import { PublishError } from '@hookstream/producer';
 import { describe, expect, it } from 'vitest';
-import { HttpError, httpErrorFor } from '../src/http-error.ts';
+import { HttpError, httpErrorFor } from '../src/errors.ts';
 
 describe('httpErrorFor (the error table)', () => {
   it.each([
