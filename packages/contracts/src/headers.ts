@@ -20,3 +20,14 @@ export const AVRO_CONTENT_TYPE = 'application/avro';
 /** W3C trace context, carried from the ingress through every topic an event passes. */
 export const TRACEPARENT_HEADER = 'traceparent';
 export const TRACESTATE_HEADER = 'tracestate';
+
+/**
+ * The HTTP headers of a delivery request (Standard Webhooks, plus the idempotency key), as the
+ * delivery contract names them (docs/contract.md).
+ */
+export const WEBHOOK_HEADER = {
+  id: 'webhook-id',
+  timestamp: 'webhook-timestamp',
+  signature: 'webhook-signature',
+  idempotencyKey: 'idempotency-key',
+} as const;

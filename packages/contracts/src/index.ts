@@ -53,6 +53,7 @@ export {
   CONTENT_TYPE_HEADER,
   TRACEPARENT_HEADER,
   TRACESTATE_HEADER,
+  WEBHOOK_HEADER,
 } from './headers.ts';
 export { HookstreamError } from './hookstream-error.ts';
 export type { HsFields } from './hs-header-codec.ts';

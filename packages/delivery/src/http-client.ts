@@ -1,4 +1,5 @@
 import type { KeyObject } from 'node:crypto';
+import { TRACEPARENT_HEADER, WEBHOOK_HEADER } from '@hookstream/contracts';
 import { dispatchAttempt } from './attempt-dispatch.ts';
 import { newPool, type OriginPools, type PoolLease } from './origin-pools.ts';
 import type { AttemptResult } from './policy.ts';
@@ -84,18 +85,18 @@ export class HttpClient {
     const timestamp = Math.floor(Date.now() / 1000);
     const headers: Record<string, string> = {
       ...this.#baseHeaders,
-      'webhook-id': delivery.eventId,
-      'webhook-timestamp': String(timestamp),
-      'idempotency-key': delivery.eventId,
+      [WEBHOOK_HEADER.id]: delivery.eventId,
+      [WEBHOOK_HEADER.timestamp]: String(timestamp),
+      [WEBHOOK_HEADER.idempotencyKey]: delivery.eventId,
     };
     if (this.#signingKeys.length > 0)
-      headers['webhook-signature'] = signPayloadWithKeys(
+      headers[WEBHOOK_HEADER.signature] = signPayloadWithKeys(
         this.#signingKeys,
         delivery.eventId,
         timestamp,
         delivery.body,
       );
-    if (delivery.traceparent) headers.traceparent = delivery.traceparent;
+    if (delivery.traceparent) headers[TRACEPARENT_HEADER] = delivery.traceparent;
     const { timeoutMs } = this.#options;
     return dispatchAttempt(
       this.#lease.pool,
