@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DEFAULT_BREAKER, dlqTopicName } from '@hookstream/contracts';
+import { queryLedger } from '@hookstream/dead-letter-tools';
 import { createKafka } from '@hookstream/kafka';
 import { SampleReceiver } from '@hookstream/receiver';
-import { queryLedger } from '@hookstream/replay-service';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { okAnswersByEvent } from '../support/arrivals.ts';
 import { post, TOKENS } from '../support/ingress.ts';

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { dlqTopicName, SubscriberName } from '@hookstream/contracts';
+import { type ReplaySummary, readDeadLetters, replayDeadLetters } from '@hookstream/dead-letter-tools';
 import {
   type DeadLetter,
   parseRate,
@@ -8,7 +9,6 @@ import {
   ReplayProgress,
   selectDeadLetters,
 } from '@hookstream/replay';
-import { type ReplaySummary, readDeadLetters, replayDeadLetters } from '@hookstream/replay-service';
 import { startTracing } from '@hookstream/telemetry';
 import { formatTable } from '@hookstream/terminal';
 import { toolKafka } from './kafka-client.ts';

@@ -7,8 +7,8 @@ import {
   formatLocation,
   SubscriberName,
 } from '@hookstream/contracts';
+import { queryLedger } from '@hookstream/dead-letter-tools';
 import { type LedgerLine, parseInstant, ReplayError } from '@hookstream/replay';
-import { queryLedger } from '@hookstream/replay-service';
 import { formatTable } from '@hookstream/terminal';
 import { toolKafka } from './kafka-client.ts';
 import { toolEnv } from './tool-env.ts';
