@@ -41,3 +41,18 @@ export class KafkaSendError extends HookstreamError<KafkaSendErrorCode> {
     super(code, message, code === 'KAFKA_UNAVAILABLE', options);
   }
 }
+
+export type KafkajsPatchErrorCode = 'KAFKAJS_VERSION_UNSUPPORTED' | 'KAFKAJS_PATCH_LOST';
+
+/**
+ * hookstream's replacements of kafkajs internals could not be put in place.
+ * KAFKAJS_VERSION_UNSUPPORTED: the installed kafkajs is not the release they were written for,
+ * and one of them is needed for correctness. KAFKAJS_PATCH_LOST: kafkajs had already loaded the
+ * module a replacement swaps out (something made a kafkajs client before @hookstream/kafka was
+ * imported). Neither goes away by retrying: the install or the import order has to change.
+ */
+export class KafkajsPatchError extends HookstreamError<KafkajsPatchErrorCode> {
+  constructor(code: KafkajsPatchErrorCode, message: string) {
+    super(code, message, false);
+  }
+}

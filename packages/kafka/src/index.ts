@@ -1,6 +1,7 @@
 // The package's whole surface. No kafkajs type is exported: the client can be replaced here
 // without touching callers.
-// First, before any module that loads kafkajs (see the file).
+// First, before any module that uses kafkajs: the patches replace modules kafkajs captures as
+// it loads them (see kafkajs-patches/README.md).
 import './kafkajs-patches/install.ts';
 
 export type { CommittedOffset } from './admin/group-offsets.ts';
@@ -28,9 +29,13 @@ export type { SubscriberConsumerOptions } from './consume/subscriber-consumer.ts
 export { SubscriberConsumer } from './consume/subscriber-consumer.ts';
 export type { EventsTapOptions } from './consume/tap/events-tap.ts';
 export { EventsTap } from './consume/tap/events-tap.ts';
-export type { KafkaAccessErrorCode, KafkaReadErrorCode, KafkaSendErrorCode } from './errors.ts';
-export { KafkaAccessError, KafkaReadError, KafkaSendError } from './errors.ts';
-export { quietKafkajsTimeoutWarning } from './kafkajs-patches/quiet-warnings.ts';
+export type {
+  KafkaAccessErrorCode,
+  KafkajsPatchErrorCode,
+  KafkaReadErrorCode,
+  KafkaSendErrorCode,
+} from './errors.ts';
+export { KafkaAccessError, KafkajsPatchError, KafkaReadError, KafkaSendError } from './errors.ts';
 export type { LogFn } from './log.ts';
 export { partitionForKey } from './produce/partition-for-key.ts';
 export type {

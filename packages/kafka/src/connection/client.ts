@@ -1,9 +1,6 @@
 import type { ConnectionOptions } from 'node:tls';
 import type { KafkaSasl, KafkaTls } from '@hookstream/contracts';
 import { Kafka, logLevel, type SASLOptions } from 'kafkajs';
-import { patchKafkajsIdleLoop } from '../kafkajs-patches/idle-loop.ts';
-import { patchKafkajsProduceEncoding } from '../kafkajs-patches/produce-encoding.ts';
-import { quietKafkajsTimeoutWarning } from '../kafkajs-patches/quiet-warnings.ts';
 
 /**
  * How hookstream reaches Kafka. The one place client settings live, so TLS and SASL reach
@@ -40,12 +37,11 @@ function saslOptions(sasl: KafkaSasl): SASLOptions {
   return { mechanism: sasl.mechanism, username: sasl.username, password: sasl.password } as SASLOptions;
 }
 
-/** Builds a kafkajs client. Internal: outside this package only KafkaConnection is seen. */
+/**
+ * Builds a kafkajs client. Internal: outside this package only KafkaConnection is seen. The
+ * package's index installed hookstream's kafkajs patches before this module loaded.
+ */
 export function newKafkaClient(options: KafkaClientOptions): Kafka {
-  // Every process with a client would print kafkajs's one spurious warning; this drops it once.
-  quietKafkajsTimeoutWarning();
-  patchKafkajsIdleLoop();
-  patchKafkajsProduceEncoding();
   return new Kafka({
     clientId: options.clientId,
     brokers: [...options.brokers],

@@ -20,7 +20,7 @@ interface RequestQueueLike {
  * while requests wait (every 10 ms, kafkajs's interval) or a broker's throttle is in force; a
  * request that has to wait schedules its own check when it is queued, as before.
  */
-export function patchKafkajsIdleLoop(): void {
+export function patchKafkajsIdleLoop(): true {
   const require = createRequire(import.meta.url);
   // Deep path: the class is not exported. Checked by this package's tests against the installed
   // kafkajs, so an upgrade that moves or changes it fails there rather than silently.
@@ -28,7 +28,7 @@ export function patchKafkajsIdleLoop(): void {
     prototype: RequestQueueLike & { scheduleCheckPendingRequests(): void; hookstreamPatched?: true };
   };
   const proto = RequestQueue.prototype;
-  if (proto.hookstreamPatched) return;
+  if (proto.hookstreamPatched) return true;
   proto.scheduleCheckPendingRequests = function scheduleCheckPendingRequests(this: RequestQueueLike) {
     if (this.throttleCheckTimeoutId) return;
     const untilUnthrottled = this.throttledUntil - Date.now();
@@ -42,4 +42,5 @@ export function patchKafkajsIdleLoop(): void {
     }, delay);
   };
   proto.hookstreamPatched = true;
+  return true;
 }

@@ -129,10 +129,10 @@ export function kafkajsRecordEncoder(): (input: RecordInput) => EncoderLike {
  * first send), so this replaces the cached modules' exports and, if those modules were loaded
  * already, drops them so the next send loads them again with the new functions. Idempotent.
  */
-export function patchKafkajsProduceEncoding(): void {
+export function patchKafkajsProduceEncoding(): true {
   const path = require.resolve(RECORD_MODULE);
   const original = require(path) as RecordEncoder;
-  if (original.hookstreamOriginal !== undefined) return;
+  if (original.hookstreamOriginal !== undefined) return true;
   const fast: RecordEncoder = (input) => encodeRecord(input, original);
   fast.hookstreamOriginal = original;
   require(CRC_MODULE);
@@ -145,6 +145,7 @@ export function patchKafkajsProduceEncoding(): void {
   encoder.hookstreamZeroFilledGrowth = encoder.ensureAvailable;
   encoder.ensureAvailable = ensureAvailable;
   for (const module of BINDING_MODULES) delete require.cache[require.resolve(module)];
+  return true;
 }
 
 interface EncoderGrowth {

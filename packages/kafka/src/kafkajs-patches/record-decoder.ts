@@ -34,8 +34,24 @@ type HeaderValue = Buffer | null;
 type Headers = Record<string, HeaderValue | HeaderValue[]>;
 
 const KAFKAJS = 'kafkajs/src/protocol/recordBatch';
-const Long = require('kafkajs/src/utils/long.js') as LongStatics;
-const { LOG_APPEND_TIME } = require('kafkajs/src/protocol/timestampTypes.js') as { LOG_APPEND_TIME: number };
+
+/**
+ * What the decoder takes from kafkajs, loaded at the first use rather than at import: on another
+ * kafkajs release the patch is skipped, and these paths may not exist there.
+ */
+interface KafkajsParts {
+  readonly Long: LongStatics;
+  readonly LOG_APPEND_TIME: number;
+}
+let kafkajs: KafkajsParts | undefined;
+function kafkajsParts(): KafkajsParts {
+  kafkajs ??= {
+    Long: require('kafkajs/src/utils/long.js') as LongStatics,
+    LOG_APPEND_TIME: (require('kafkajs/src/protocol/timestampTypes.js') as { LOG_APPEND_TIME: number })
+      .LOG_APPEND_TIME,
+  };
+  return kafkajs;
+}
 
 /** kafkajs's zigzag varint, read the same way. */
 function readVarInt(decoder: RecordDecoderInput): number {
@@ -71,6 +87,7 @@ export function decodeRecord(decoder: RecordDecoderInput, batchContext: BatchCon
     timestampType,
     maxTimestamp,
   } = batchContext;
+  const { Long, LOG_APPEND_TIME } = kafkajs ?? kafkajsParts();
   let base = bases.get(batchContext);
   if (base === undefined) {
     base = { offset: Long.fromValue(firstOffset), timestamp: Long.fromValue(firstTimestamp) };
@@ -130,19 +147,21 @@ export function decodeRecord(decoder: RecordDecoderInput, batchContext: BatchCon
   };
 }
 
-/** The record decoder's path, and the batch decoder's, which captures it when it loads. */
-export const KAFKAJS_RECORD_DECODER = require.resolve(`${KAFKAJS}/record/v0/decoder.js`);
-const KAFKAJS_BATCH_DECODER = require.resolve(`${KAFKAJS}/v0/decoder.js`);
+/** The record decoder's path (the module replaced). */
+export function kafkajsRecordDecoderPath(): string {
+  return require.resolve(`${KAFKAJS}/record/v0/decoder.js`);
+}
 
 /**
  * Makes kafkajs use `decodeRecord`: the replacement must be in Node's module cache before
- * kafkajs's batch decoder loads. True when kafkajs uses it; false when the batch decoder had
- * loaded already (records then decode correctly, only slower).
+ * kafkajs's batch decoder loads, which captures the record decoder then. True when kafkajs uses
+ * it; false when the batch decoder had loaded already (records then decode correctly, only slower).
  */
 export function preloadRecordDecoder(): boolean {
-  const batchLoaded = require.cache[KAFKAJS_BATCH_DECODER] !== undefined;
-  if (require.cache[KAFKAJS_RECORD_DECODER] === undefined) require(KAFKAJS_RECORD_DECODER);
-  const record = require.cache[KAFKAJS_RECORD_DECODER];
+  const recordPath = kafkajsRecordDecoderPath();
+  const batchLoaded = require.cache[require.resolve(`${KAFKAJS}/v0/decoder.js`)] !== undefined;
+  if (require.cache[recordPath] === undefined) require(recordPath);
+  const record = require.cache[recordPath];
   if (record === undefined) return false;
   if (record.exports === decodeRecord) return true;
   if (batchLoaded) return false;

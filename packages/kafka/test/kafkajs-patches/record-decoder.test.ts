@@ -1,8 +1,9 @@
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { decodeRecord, KAFKAJS_RECORD_DECODER } from '../../src/kafkajs-patches/record-decoder.ts';
+import { decodeRecord, kafkajsRecordDecoderPath } from '../../src/kafkajs-patches/record-decoder.ts';
 
 const require = createRequire(import.meta.url);
+const KAFKAJS_RECORD_DECODER = kafkajsRecordDecoderPath();
 type Decode = typeof decodeRecord;
 type HeaderInput = Record<string, string | Buffer | (string | Buffer)[]>;
 
