@@ -8,9 +8,9 @@ import type { LogFn } from '../log.ts';
 import { type ConsumedRecord, toConsumedRecord } from './consumed-record.ts';
 import { prepareStart, type StartedFrom, type StartFrom } from './group/start-position.ts';
 import { EventsLane, type LaneMode, type LaneOwner } from './lanes/events-lane.ts';
-import type { RecordHandler } from './lanes/record-handler.ts';
 import { TierLane } from './lanes/tier-lane.ts';
 import { mergeSettled, type SettledOffsets } from './ledger/settled-offsets.ts';
+import type { RecordHandler } from './record-handler.ts';
 import type { EventsTap } from './tap/events-tap.ts';
 
 export interface SubscriberConsumerOptions {
@@ -306,7 +306,10 @@ export class SubscriberConsumer {
 
   #startEventsLane(partition: number, ledger: number, settled: SettledOffsets | null): void {
     const lane = new EventsLane({
+      topic: this.#options.topic,
       partition,
+      ledger,
+      settled,
       tap: this.#options.tap ?? null,
       owner: this.#owner,
       handle: this.#options.handle,
@@ -316,7 +319,7 @@ export class SubscriberConsumer {
       log: this.#options.log,
     });
     this.#lanes.set(partition, lane);
-    lane.start(ledger, settled);
+    lane.start();
   }
 
   #startTierLane(topic: string, partition: number, ledger: number, settled: SettledOffsets | null): void {
@@ -443,13 +446,13 @@ export class SubscriberConsumer {
         });
     }
     for (const tier of this.#tiers.values()) {
-      const next = tier.commitDue();
+      const next = tier.commitDue(now);
       if (next !== null)
         offsets.push({
           topic: tier.topic,
           partition: tier.partition,
           offset: String(next),
-          done: () => tier.committed(next),
+          done: () => tier.committed(next, now),
         });
     }
     if (offsets.length === 0) return Promise.resolve();

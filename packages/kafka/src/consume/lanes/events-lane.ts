@@ -1,9 +1,10 @@
 import type { LogFn } from '../../log.ts';
 import type { ConsumedRecord } from '../consumed-record.ts';
-import { OffsetTracker } from '../ledger/offset-tracker.ts';
-import { type SettledOffsets, settledFrom } from '../ledger/settled-offsets.ts';
+import { PartitionLedger } from '../ledger/partition-ledger.ts';
+import type { SettledOffsets } from '../ledger/settled-offsets.ts';
+import type { RecordHandler } from '../record-handler.ts';
 import type { TapFeed, TapRider } from '../tap/tap-feeds.ts';
-import { type HandlerOutcome, type RecordHandler, runInKeyOrder } from './record-handler.ts';
+import type { Lane } from './lane.ts';
 
 /** What a lane needs of the consumer group member that owns its partition. */
 export interface LaneOwner {
@@ -14,7 +15,12 @@ export interface LaneOwner {
 }
 
 export interface EventsLaneOptions {
+  readonly topic: string;
   readonly partition: number;
+  /** The group's committed offset for the partition (its log start where it has none). */
+  readonly ledger: number;
+  /** What the group's previous consumer in this process settled of the partition. */
+  readonly settled?: SettledOffsets | null;
   readonly tap: TapFeed | null;
   readonly owner: LaneOwner;
   readonly handle: RecordHandler;
@@ -34,41 +40,44 @@ const TYPE_HEADER = 'ce_type';
 const QUEUED_WINDOWS = 8;
 
 /**
- * One subscriber's share of one events-topic partition: the records begun, the ledger rule (only
- * the contiguous settled prefix is committable) and where the records come from: the process's
- * tap while the lane keeps up, its own fetch when it falls behind. Records whose type the
- * subscriber does not want are passed over before anything decodes them.
+ * One subscriber's share of one events-topic partition: where its records come from (the
+ * process's tap while the lane keeps up, its own fetch when it falls behind) and how many may
+ * run; its ledger keeps the rest. Records whose type the subscriber does not want are passed
+ * over before anything decodes them.
  */
-export class EventsLane implements TapRider {
+export class EventsLane implements TapRider, Lane {
+  readonly topic: string;
   readonly partition: number;
   readonly types: ReadonlySet<string> | null;
   readonly #options: EventsLaneOptions;
-  readonly #tracker = new OffsetTracker();
-  readonly #controller = new AbortController();
-  readonly #keyTails = new Map<string, Promise<HandlerOutcome>>();
-  /** Offset → Kafka timestamp of records begun and not settled. */
-  readonly #held = new Map<number, number>();
-  #idleWaiters: (() => void)[] = [];
+  readonly #ledger: PartitionLedger;
   #mode: LaneMode = 'held';
-  /** The next offset neither begun nor passed over by this lane; -1 while unknown. */
-  #next = -1;
-  #inFlight = 0;
   /** An own batch is handing records over; only it may move the lane back onto the tap then. */
   #inOwnBatch = false;
   /** Its own fetch is paused until the window has room. */
   #waitingForRoom = false;
   /** Fetched by its own fetch with the window full: taken (the ledger stops before them), not begun. */
   #queued: ConsumedRecord[] = [];
-  /** Offsets settled by an earlier lane of the partition, beyond where this one starts. */
-  #settledBefore = new Set<number>();
-  #settledSinceCommit = false;
-  #committed: number | null = null;
-  #committedAtMs = Date.now();
 
   constructor(options: EventsLaneOptions) {
     this.#options = options;
+    this.topic = options.topic;
     this.partition = options.partition;
     this.types = options.types;
+    this.#ledger = new PartitionLedger({
+      topic: options.topic,
+      partition: options.partition,
+      ledger: options.ledger,
+      settled: options.settled ?? null,
+      handle: options.handle,
+      ordering: options.ordering,
+      log: options.log,
+      ended: () => {
+        this.#launchQueued();
+        // A lane that caught up gets no more own batches to notice it: its last records ending is when.
+        this.#rideWhenRoom();
+      },
+    });
   }
 
   get mode(): LaneMode {
@@ -76,21 +85,16 @@ export class EventsLane implements TapRider {
   }
 
   get inFlight(): number {
-    return this.#inFlight;
+    return this.#ledger.inFlight;
   }
 
   /**
-   * Starts at the group's committed offset (`ledger`), or past it and over the offsets the
-   * group's previous consumer in this process settled and had not committed (the ledger is
-   * committed about once a second). Rides the tap when it has seen that far.
+   * Starts at the group's committed offset, or past it and over the offsets the group's previous
+   * consumer in this process settled and had not committed. Rides the tap when it has seen that far.
    */
-  start(ledger: number, settled: SettledOffsets | null = null): void {
-    const from = Math.max(ledger, settled?.before ?? ledger);
-    this.#committed = ledger;
-    this.#settledSinceCommit = from > ledger;
-    this.#settledBefore = new Set(settled?.ahead.filter((o) => o >= from));
+  start(): void {
+    const from = this.#ledger.next;
     this.#mode = 'own';
-    this.#next = from;
     if (!this.#tryRide(from)) this.#options.owner.readOwn(this.partition, from);
   }
 
@@ -100,18 +104,19 @@ export class EventsLane implements TapRider {
   offer(record: ConsumedRecord): boolean {
     if (this.#mode !== 'riding') return false;
     const offset = Number(record.offset);
-    if (offset < this.#next) return true;
-    if (this.#passSettled(offset)) return true;
-    if (this.#inFlight >= this.#options.window) {
+    if (offset < this.#ledger.next) return true;
+    if (this.#ledger.passSettled(offset)) return true;
+    if (this.#ledger.inFlight >= this.#options.window) {
       this.#goOwn(offset);
       return false;
     }
-    this.#begin(record, offset);
+    this.#ledger.begin(offset, record.timestampMs);
+    this.#ledger.run(record, offset);
     return true;
   }
 
   released(cursor: number): void {
-    if (this.#mode === 'riding') this.#goOwn(Math.max(this.#next, cursor));
+    if (this.#mode === 'riding') this.#goOwn(cursor);
   }
 
   /**
@@ -124,18 +129,19 @@ export class EventsLane implements TapRider {
   fromOwnFetch(record: ConsumedRecord): 'next' | 'stop' {
     if (this.#mode !== 'own') return 'stop';
     this.#inOwnBatch = true;
+    const ledger = this.#ledger;
     const offset = Number(record.offset);
-    if (offset < this.#next) return 'next';
-    if (this.#queued.length === 0 && this.#inFlight * 2 <= this.#options.window && this.#tryRide(offset))
+    if (offset < ledger.next) return 'next';
+    if (this.#queued.length === 0 && ledger.inFlight * 2 <= this.#options.window && this.#tryRide(offset))
       return 'stop';
     const type = record.headers[TYPE_HEADER];
-    if ((type !== undefined && !this.accepts(type)) || this.#passSettled(offset)) {
-      this.#next = offset + 1;
+    if ((type !== undefined && !this.accepts(type)) || ledger.passSettled(offset)) {
+      ledger.skipTo(offset + 1);
       return 'next';
     }
-    if (this.#inFlight < this.#options.window && this.#queued.length === 0) {
-      this.#take(record, offset);
-      this.#launch(record, offset);
+    if (ledger.inFlight < this.#options.window && this.#queued.length === 0) {
+      ledger.begin(offset, record.timestampMs);
+      ledger.run(record, offset);
       return 'next';
     }
     if (!this.#waitingForRoom) {
@@ -143,7 +149,7 @@ export class EventsLane implements TapRider {
       this.#options.owner.pauseOwn(this.partition);
     }
     if (this.#queued.length >= this.#options.window * QUEUED_WINDOWS) return 'stop';
-    this.#take(record, offset);
+    ledger.begin(offset, record.timestampMs);
     this.#queued.push(record);
     return 'next';
   }
@@ -160,68 +166,48 @@ export class EventsLane implements TapRider {
    */
   #rideWhenRoom(): void {
     if (this.#mode !== 'own' || this.#inOwnBatch || this.#queued.length > 0) return;
-    if (this.#inFlight * 2 > this.#options.window) return;
-    if (this.#tryRide(this.#next) || !this.#waitingForRoom) return;
+    if (this.#ledger.inFlight * 2 > this.#options.window) return;
+    if (this.#tryRide(this.#ledger.next) || !this.#waitingForRoom) return;
     this.#waitingForRoom = false;
-    this.#options.owner.readOwn(this.partition, this.#next);
+    this.#options.owner.readOwn(this.partition, this.#ledger.next);
   }
 
-  /**
-   * The offset to commit (the next record the group should read) when it moved since the last
-   * commit; `quietMs` since then is enough when only passed-over records moved it.
-   */
   commitDue(nowMs: number, quietMs: number): number | null {
-    const target = this.#commitTarget();
-    if (target === null || (this.#committed !== null && target <= this.#committed)) return null;
-    if (!this.#settledSinceCommit && nowMs - this.#committedAtMs < quietMs) return null;
-    return target;
+    return this.#ledger.commitDue(nowMs, quietMs, this.#seen());
   }
 
-  /** What this lane settled (or passed over); null: nothing seen. */
-  settled(): SettledOffsets | null {
-    const before = this.#commitTarget();
-    if (before === null) return null;
-    return settledFrom(before, [...this.#tracker.settledAhead, ...this.#settledBefore]);
+  settled(): SettledOffsets {
+    return this.#ledger.settled(this.#seen());
   }
 
-  /** The group committed `offset` (asked for at `atMs`). */
   committed(offset: number, atMs: number): void {
-    if (this.#committed === null || offset > this.#committed) this.#committed = offset;
-    this.#committedAtMs = atMs;
-    this.#settledSinceCommit = false;
+    this.#ledger.committed(offset, atMs);
   }
 
-  /** Kafka timestamp of the oldest record begun and not settled; null when none. */
   oldestUnsettled(): number | null {
-    let oldest: number | null = null;
-    for (const ts of this.#held.values()) if (oldest === null || ts < oldest) oldest = ts;
-    return oldest;
+    return this.#ledger.oldestUnsettled();
   }
 
-  /** Takes nothing more; records begun end on their own (`abort`: their waits end now). */
   hold(abort: boolean): void {
     if (this.#mode === 'riding') {
       this.#options.tap?.detach(this.partition, this);
-      this.#next = Math.max(this.#next, this.#options.tap?.cursor(this.partition) ?? this.#next);
+      this.#ledger.skipTo(this.#options.tap?.cursor(this.partition) ?? 0);
     }
     if (this.#mode === 'own') this.#options.owner.pauseOwn(this.partition);
     this.#mode = 'held';
     this.#waitingForRoom = false;
     // Never begun: they stay unsettled, below the ledger, for whoever reads the partition next.
     this.#queued = [];
-    if (abort) this.#controller.abort();
+    if (abort) this.#ledger.abort();
   }
 
-  /** Settles once nothing begun is still running. */
-  async idle(): Promise<void> {
-    while (this.#inFlight > 0) await new Promise<void>((resolve) => this.#idleWaiters.push(resolve));
+  idle(): Promise<void> {
+    return this.#ledger.idle();
   }
 
-  #commitTarget(): number | null {
-    const first = this.#tracker.firstUnsettled;
-    if (first !== null) return first;
-    if (this.#mode === 'riding') return Math.max(this.#next, this.#options.tap?.cursor(this.partition) ?? 0);
-    return this.#next < 0 ? null : this.#next;
+  /** Riding, everything below the tap's cursor was offered to it: passed over unless taken. */
+  #seen(): number | undefined {
+    return this.#mode === 'riding' ? (this.#options.tap?.cursor(this.partition) ?? 0) : undefined;
   }
 
   #tryRide(from: number): boolean {
@@ -230,78 +216,26 @@ export class EventsLane implements TapRider {
     this.#options.owner.pauseOwn(this.partition);
     this.#mode = 'riding';
     this.#waitingForRoom = false;
-    this.#next = Math.max(this.#next, from);
+    this.#ledger.skipTo(from);
     // A full window while the tap offers its recent records already sent the lane back to its
     // own fetch; either way the caller's own batch ends here.
-    if (!tap.attach(this.partition, this, from) && this.#mode === 'riding') this.#goOwn(this.#next);
+    if (!tap.attach(this.partition, this, from) && this.#mode === 'riding') this.#goOwn(this.#ledger.next);
     return true;
   }
 
   #goOwn(from: number): void {
     this.#mode = 'own';
     this.#waitingForRoom = false;
-    this.#next = from;
-    this.#options.owner.readOwn(this.partition, from);
-  }
-
-  /** An offset an earlier lane settled: counted settled here too, never begun again. */
-  #passSettled(offset: number): boolean {
-    if (!this.#settledBefore.delete(offset)) return false;
-    this.#tracker.begin(offset);
-    this.#tracker.settle(offset);
-    this.#next = offset + 1;
-    return true;
-  }
-
-  #begin(record: ConsumedRecord, offset: number): void {
-    this.#take(record, offset);
-    this.#launch(record, offset);
-  }
-
-  /** Counted against the ledger from here: the committed prefix stops before it until it settles. */
-  #take(record: ConsumedRecord, offset: number): void {
-    this.#tracker.begin(offset);
-    this.#next = offset + 1;
-    this.#held.set(offset, record.timestampMs);
-  }
-
-  #launch(record: ConsumedRecord, offset: number): void {
-    this.#inFlight++;
-    this.#run(record)
-      .then(
-        (outcome) => {
-          if (outcome !== 'settled') return;
-          this.#held.delete(offset);
-          this.#tracker.settle(offset);
-          this.#settledSinceCommit = true;
-        },
-        (err: unknown) =>
-          this.#options.log('error', 'record handler failed; the record stays unsettled', {
-            partition: this.partition,
-            offset,
-            error: err instanceof Error ? err.message : String(err),
-          }),
-      )
-      .finally(() => {
-        this.#inFlight--;
-        this.#launchQueued();
-        // A lane that caught up gets no more own batches to notice it: its last records ending is when.
-        this.#rideWhenRoom();
-        if (this.#inFlight === 0) for (const resolve of this.#idleWaiters.splice(0)) resolve();
-      });
+    this.#ledger.skipTo(from);
+    this.#options.owner.readOwn(this.partition, this.#ledger.next);
   }
 
   /** Queued records start, oldest first, as the window has room. */
   #launchQueued(): void {
-    while (this.#mode !== 'held' && this.#inFlight < this.#options.window) {
+    while (this.#mode !== 'held' && this.#ledger.inFlight < this.#options.window) {
       const next = this.#queued.shift();
       if (next === undefined) return;
-      this.#launch(next, Number(next.offset));
+      this.#ledger.run(next, Number(next.offset));
     }
-  }
-
-  #run(record: ConsumedRecord): Promise<HandlerOutcome> {
-    const { handle, ordering } = this.#options;
-    return runInKeyOrder(handle, ordering, record, this.#controller.signal, this.#keyTails);
   }
 }

@@ -1,8 +1,9 @@
 import type { LogFn } from '../../log.ts';
 import type { ConsumedRecord } from '../consumed-record.ts';
-import { OffsetTracker } from '../ledger/offset-tracker.ts';
-import { type SettledOffsets, settledFrom } from '../ledger/settled-offsets.ts';
-import { type HandlerOutcome, type RecordHandler, runInKeyOrder } from './record-handler.ts';
+import { PartitionLedger } from '../ledger/partition-ledger.ts';
+import type { SettledOffsets } from '../ledger/settled-offsets.ts';
+import type { RecordHandler } from '../record-handler.ts';
+import type { Lane } from './lane.ts';
 
 /** The longest a Node timer can wait (2^31 - 1 ms, 24.8 days); past it a timer fires at once. */
 const MAX_TIMER_MS = 2_147_483_647;
@@ -46,41 +47,37 @@ interface Waiting {
  * due times within a tier out of order; records start in due order (with ordering `key`, never
  * before an earlier record of the key). The lane holds at most `capacity` records: when full,
  * the partition's fetch pauses, and the records beyond are fetched again once half are done.
- * The ledger rule is the events lanes': only the contiguous settled prefix is committed, so a
- * record waiting for its due time holds the ledger, and a restart fetches it again.
+ * Its ledger is the events lanes' (PartitionLedger): only the contiguous settled prefix is
+ * committed, so a record waiting for its due time holds the ledger, and a restart fetches it again.
  */
-export class TierLane {
+export class TierLane implements Lane {
   readonly topic: string;
   readonly partition: number;
   readonly #options: TierLaneOptions;
-  readonly #tracker = new OffsetTracker();
-  readonly #controller = new AbortController();
-  readonly #keyTails = new Map<string, Promise<HandlerOutcome>>();
-  /** Offset → Kafka timestamp of records taken and not settled. */
-  readonly #held = new Map<number, number>();
+  readonly #ledger: PartitionLedger;
   /** Not started yet, by due time then offset. */
   #waiting: Waiting[] = [];
   /** With ordering `key`: the latest due time given to a waiting record of each key. */
   readonly #keyDue = new Map<string, number>();
   #timer: NodeJS.Timeout | undefined;
   #timerAt = Number.POSITIVE_INFINITY;
-  #idleWaiters: (() => void)[] = [];
-  /** The next offset not taken. */
-  #next: number;
-  #inFlight = 0;
   #paused = false;
   #stopped = false;
-  #committed: number;
-  /** Offsets the consumer before this one settled, beyond where this lane starts. */
-  #settledBefore: Set<number>;
 
   constructor(options: TierLaneOptions) {
     this.#options = options;
     this.topic = options.topic;
     this.partition = options.partition;
-    this.#committed = options.ledger;
-    this.#next = Math.max(options.ledger, options.settled?.before ?? options.ledger);
-    this.#settledBefore = new Set(options.settled?.ahead.filter((o) => o >= this.#next));
+    this.#ledger = new PartitionLedger({
+      topic: options.topic,
+      partition: options.partition,
+      ledger: options.ledger,
+      settled: options.settled ?? null,
+      handle: options.handle,
+      ordering: options.ordering,
+      log: options.log,
+      ended: () => this.#ended(),
+    });
   }
 
   /**
@@ -91,53 +88,38 @@ export class TierLane {
   offer(record: ConsumedRecord): 'taken' | 'full' | 'stopped' {
     if (this.#stopped) return 'stopped';
     const offset = Number(record.offset);
-    if (offset < this.#next) return 'taken';
-    if (this.#waiting.length + this.#inFlight >= this.#options.capacity) {
+    if (offset < this.#ledger.next) return 'taken';
+    if (this.#waiting.length + this.#ledger.inFlight >= this.#options.capacity) {
       this.#pause();
       return 'full';
     }
-    this.#tracker.begin(offset);
-    this.#next = offset + 1;
-    if (this.#settledBefore.delete(offset)) {
-      this.#tracker.settle(offset);
-      return 'taken';
-    }
-    this.#held.set(offset, record.timestampMs);
+    if (this.#ledger.passSettled(offset)) return 'taken';
+    this.#ledger.begin(offset, record.timestampMs);
     this.#insert({ record, offset, dueAt: this.#dueAt(record) });
     this.#pump();
     return 'taken';
   }
 
-  /** The offset the group should read next when it moved since the last commit, else null. */
-  commitDue(): number | null {
-    const target = this.#prefix();
-    return target === this.#committed ? null : target;
+  /** A tier passes nothing over by type: every move of its ledger is committed at once. */
+  commitDue(nowMs: number): number | null {
+    return this.#ledger.commitDue(nowMs, 0);
   }
 
   /** Where its fetch starts: the ledger, or past what the consumer before this one settled. */
   get from(): number {
-    return this.#tracker.firstUnsettled ?? this.#next;
+    return this.#ledger.commitTarget();
   }
 
-  /** What this lane settled. */
   settled(): SettledOffsets {
-    const before = this.#prefix();
-    return settledFrom(before, [...this.#tracker.settledAhead, ...this.#settledBefore]);
+    return this.#ledger.settled();
   }
 
-  #prefix(): number {
-    return this.#tracker.firstUnsettled ?? this.#next;
+  committed(offset: number, atMs: number): void {
+    this.#ledger.committed(offset, atMs);
   }
 
-  committed(offset: number): void {
-    this.#committed = offset;
-  }
-
-  /** Kafka timestamp of the oldest record taken and not settled; null when none. */
   oldestUnsettled(): number | null {
-    let oldest: number | null = null;
-    for (const ts of this.#held.values()) if (oldest === null || ts < oldest) oldest = ts;
-    return oldest;
+    return this.#ledger.oldestUnsettled();
   }
 
   /**
@@ -152,14 +134,13 @@ export class TierLane {
     this.#timerAt = Number.POSITIVE_INFINITY;
     this.#waiting = [];
     this.#keyDue.clear();
-    if (abort) this.#controller.abort();
+    if (abort) this.#ledger.abort();
     this.#paused = true;
     this.#options.fetch.pause();
   }
 
-  /** Settles once nothing started is still running. */
-  async idle(): Promise<void> {
-    while (this.#inFlight > 0) await new Promise<void>((resolve) => this.#idleWaiters.push(resolve));
+  idle(): Promise<void> {
+    return this.#ledger.idle();
   }
 
   #dueAt(record: ConsumedRecord): number {
@@ -189,14 +170,14 @@ export class TierLane {
   #pump(): void {
     if (this.#stopped) return;
     const now = Date.now();
-    while (this.#inFlight < this.#options.window) {
+    while (this.#ledger.inFlight < this.#options.window) {
       const first = this.#waiting[0];
       if (first === undefined || first.dueAt > now) break;
       this.#waiting.shift();
       this.#start(first);
     }
     const first = this.#waiting[0];
-    if (first === undefined || this.#inFlight >= this.#options.window) return;
+    if (first === undefined || this.#ledger.inFlight >= this.#options.window) return;
     if (first.dueAt >= this.#timerAt) return;
     clearTimeout(this.#timer);
     this.#timerAt = first.dueAt;
@@ -212,46 +193,23 @@ export class TierLane {
   }
 
   #start({ record, offset }: Waiting): void {
-    this.#inFlight++;
     const key = record.key;
     if (this.#options.ordering === 'key' && key !== null && !this.#waiting.some((w) => w.record.key === key))
       this.#keyDue.delete(key);
-    runInKeyOrder(
-      this.#options.handle,
-      this.#options.ordering,
-      record,
-      this.#controller.signal,
-      this.#keyTails,
-    )
-      .then(
-        (outcome) => {
-          if (outcome !== 'settled') return;
-          this.#held.delete(offset);
-          this.#tracker.settle(offset);
-        },
-        (err: unknown) =>
-          this.#options.log('error', 'record handler failed; the record stays unsettled', {
-            topic: this.topic,
-            partition: this.partition,
-            offset,
-            error: err instanceof Error ? err.message : String(err),
-          }),
-      )
-      .finally(() => this.#ended());
+    this.#ledger.run(record, offset);
   }
 
+  /** A record ended: the next due one starts, and a fetch paused by a full lane resumes at half. */
   #ended(): void {
-    this.#inFlight--;
     this.#pump();
     if (
       this.#paused &&
       !this.#stopped &&
-      (this.#waiting.length + this.#inFlight) * 2 <= this.#options.capacity
+      (this.#waiting.length + this.#ledger.inFlight) * 2 <= this.#options.capacity
     ) {
       this.#paused = false;
       this.#options.fetch.resume();
     }
-    if (this.#inFlight === 0) for (const resolve of this.#idleWaiters.splice(0)) resolve();
   }
 
   #pause(): void {

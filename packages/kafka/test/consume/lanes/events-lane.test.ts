@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ConsumedRecord } from '../../../src/consume/consumed-record.ts';
 import { EventsLane, type LaneOwner } from '../../../src/consume/lanes/events-lane.ts';
-import type { HandlerOutcome } from '../../../src/consume/lanes/record-handler.ts';
+import type { SettledOffsets } from '../../../src/consume/ledger/settled-offsets.ts';
+import type { HandlerOutcome } from '../../../src/consume/record-handler.ts';
 import { TapFeeds } from '../../../src/consume/tap/tap-feeds.ts';
 
 function record(offset: number, type = 'shipment.updated', key: string | null = null): ConsumedRecord {
@@ -46,23 +47,31 @@ function setup(options: { window?: number; types?: string[] | null; recent?: num
   feeds.open(0, options.end ?? 10);
   const owner = new Owner();
   const deliveries = new Deliveries();
-  const lane = new EventsLane({
-    partition: 0,
-    tap: feeds,
-    owner,
-    handle: deliveries.handle,
-    ordering: 'none',
-    window: options.window ?? 4,
-    types: options.types === null ? null : new Set(options.types ?? ['shipment.updated']),
-    log: () => undefined,
-  });
-  return { feeds, owner, deliveries, lane };
+  /** A lane at the group's committed offset `ledger`, started. */
+  const start = (ledger: number, settled: SettledOffsets | null = null) => {
+    const lane = new EventsLane({
+      topic: 'events',
+      partition: 0,
+      ledger,
+      settled,
+      tap: feeds,
+      owner,
+      handle: deliveries.handle,
+      ordering: 'none',
+      window: options.window ?? 4,
+      types: options.types === null ? null : new Set(options.types ?? ['shipment.updated']),
+      log: () => undefined,
+    });
+    lane.start();
+    return lane;
+  };
+  return { feeds, owner, deliveries, start };
 }
 
 describe('EventsLane', () => {
   it('rides the tap from its committed offset and takes only its types', async () => {
-    const { feeds, owner, deliveries, lane } = setup();
-    lane.start(10);
+    const { feeds, owner, deliveries, start } = setup();
+    const lane = start(10);
     expect(lane.mode).toBe('riding');
     expect(owner.calls).toEqual(['pause']);
     feeds.receive(0, 10, [record(10), record(11, 'student.enrolled'), record(12)]);
@@ -75,8 +84,8 @@ describe('EventsLane', () => {
   });
 
   it('commits past records of other types only after the quiet period, and nothing when idle', () => {
-    const { feeds, lane } = setup();
-    lane.start(10);
+    const { feeds, start } = setup();
+    const lane = start(10);
     const now = Date.now();
     expect(lane.commitDue(now, 10_000)).toBe(null);
     feeds.receive(0, 10, [record(10, 'student.enrolled'), record(11, 'student.enrolled')]);
@@ -87,8 +96,8 @@ describe('EventsLane', () => {
   });
 
   it('reads on by itself when its window is full, from the first record it could not take', async () => {
-    const { feeds, owner, deliveries, lane } = setup({ window: 2 });
-    lane.start(10);
+    const { feeds, owner, deliveries, start } = setup({ window: 2 });
+    const lane = start(10);
     feeds.receive(0, 10, [record(10), record(11), record(12), record(13)]);
     expect(deliveries.started).toEqual([10, 11]);
     expect(lane.mode).toBe('own');
@@ -110,10 +119,10 @@ describe('EventsLane', () => {
   });
 
   it('queues at most eight windows of its own fetch, then reads on from the first record not taken', async () => {
-    const { feeds, owner, deliveries, lane } = setup({ window: 1, end: 0, recent: 1 });
+    const { feeds, owner, deliveries, start } = setup({ window: 1, end: 0, recent: 1 });
     const batch = Array.from({ length: 12 }, (_, o) => record(o));
     feeds.receive(0, 0, batch);
-    lane.start(0);
+    const lane = start(0);
     expect(owner.calls).toEqual(['own@0']);
     // 0 begins, 1..8 are queued, 9 ends the batch.
     expect(batch.slice(0, 10).map((r) => lane.fromOwnFetch(r))).toEqual([...Array(9).fill('next'), 'stop']);
@@ -128,9 +137,9 @@ describe('EventsLane', () => {
   });
 
   it('rides again once its own fetch reaches records the tap still holds', async () => {
-    const { feeds, owner, deliveries, lane } = setup({ window: 8, end: 0, recent: 3 });
+    const { feeds, owner, deliveries, start } = setup({ window: 8, end: 0, recent: 3 });
     feeds.receive(0, 0, [record(0), record(1), record(2), record(3), record(4)]);
-    lane.start(0);
+    const lane = start(0);
     // 0 and 1 fell out of the tap's recent records: the lane reads them itself.
     expect(lane.mode).toBe('own');
     expect(owner.calls).toEqual(['own@0']);
@@ -145,8 +154,8 @@ describe('EventsLane', () => {
   });
 
   it('passes over records of other types in its own fetch without handling them', async () => {
-    const { deliveries, lane } = setup({ end: 100 });
-    lane.start(0);
+    const { deliveries, start } = setup({ end: 100 });
+    const lane = start(0);
     expect(lane.mode).toBe('own');
     expect(lane.fromOwnFetch(record(0, 'student.enrolled'))).toBe('next');
     expect(lane.fromOwnFetch(record(1))).toBe('next');
@@ -156,8 +165,8 @@ describe('EventsLane', () => {
   });
 
   it('an abandoned record holds the ledger', async () => {
-    const { feeds, owner, deliveries, lane } = setup({ window: 1, types: null });
-    lane.start(10);
+    const { feeds, owner, deliveries, start } = setup({ window: 1, types: null });
+    const lane = start(10);
     feeds.receive(0, 10, [record(10), record(11)]);
     expect(lane.mode).toBe('own');
     lane.hold(true);
@@ -169,8 +178,8 @@ describe('EventsLane', () => {
   });
 
   it('starts past what the previous consumer settled and passes over what it settled beyond, delivering only the rest', async () => {
-    const { feeds, deliveries, lane } = setup({ end: 10, types: null });
-    lane.start(10, { before: 12, ahead: [13, 15] });
+    const { feeds, deliveries, start } = setup({ end: 10, types: null });
+    const lane = start(10, { before: 12, ahead: [13, 15] });
     feeds.receive(0, 10, [
       record(10),
       record(11),
@@ -188,8 +197,8 @@ describe('EventsLane', () => {
   });
 
   it('reports what it settled beyond a record still unsettled', async () => {
-    const { feeds, deliveries, lane } = setup({ types: null });
-    lane.start(10);
+    const { feeds, deliveries, start } = setup({ types: null });
+    const lane = start(10);
     feeds.receive(0, 10, [record(10), record(11), record(12)]);
     await deliveries.end(12);
     await deliveries.end(10, 'abandoned');
@@ -197,8 +206,8 @@ describe('EventsLane', () => {
   });
 
   it('the tap stopping sends a riding lane to its own fetch where the tap was', () => {
-    const { feeds, owner, lane } = setup();
-    lane.start(10);
+    const { feeds, owner, start } = setup();
+    const lane = start(10);
     feeds.receive(0, 10, [record(10, 'student.enrolled'), record(11, 'student.enrolled')]);
     feeds.kill();
     expect(lane.mode).toBe('own');
@@ -208,8 +217,8 @@ describe('EventsLane', () => {
 
 describe('TapFeeds', () => {
   it('a gap in what the tap saw releases its riders at the cursor', () => {
-    const { feeds, owner, lane } = setup();
-    lane.start(10);
+    const { feeds, owner, start } = setup();
+    const lane = start(10);
     feeds.receive(0, 10, [record(10, 'student.enrolled')]);
     feeds.receive(0, 20, [record(20)]);
     expect(lane.mode).toBe('own');
@@ -219,8 +228,8 @@ describe('TapFeeds', () => {
   });
 
   it('refuses riders from before what it has seen', () => {
-    const { feeds, lane, owner } = setup({ end: 50 });
-    lane.start(40);
+    const { feeds, start, owner } = setup({ end: 50 });
+    const lane = start(40);
     expect(lane.mode).toBe('own');
     expect(owner.calls).toEqual(['own@40']);
     expect(feeds.cursor(0)).toBe(50);

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ConsumedRecord } from '../../../src/consume/consumed-record.ts';
-import type { HandlerOutcome } from '../../../src/consume/lanes/record-handler.ts';
 import { TierLane } from '../../../src/consume/lanes/tier-lane.ts';
+import type { HandlerOutcome } from '../../../src/consume/record-handler.ts';
 
 const T0 = 1_000_000;
 
@@ -89,12 +89,12 @@ describe('TierLane', () => {
     lane.offer(record(6, null));
     await deliveries.end(6);
     // The fetch began at the ledger (5), and 5 is not settled: nothing to commit.
-    expect(lane.commitDue()).toBe(null);
+    expect(lane.commitDue(Date.now())).toBe(null);
     await vi.advanceTimersByTimeAsync(1000);
     await deliveries.end(5);
-    expect(lane.commitDue()).toBe(7);
-    lane.committed(7);
-    expect(lane.commitDue()).toBe(null);
+    expect(lane.commitDue(Date.now())).toBe(7);
+    lane.committed(7, Date.now());
+    expect(lane.commitDue(Date.now())).toBe(null);
     // Records taken before (a refetch) are passed, not begun again.
     expect(lane.offer(record(6, null))).toBe('taken');
     expect(deliveries.started).toEqual([6, 5]);
@@ -148,7 +148,7 @@ describe('TierLane', () => {
     expect(deliveries.started).toEqual([0]);
     await deliveries.end(0, 'abandoned');
     await lane.idle();
-    expect(lane.commitDue()).toBe(null);
+    expect(lane.commitDue(Date.now())).toBe(null);
   });
 
   it('passes over what an earlier lane of the partition settled, and commits past it', async () => {
@@ -171,7 +171,7 @@ describe('TierLane', () => {
     await deliveries.end(5);
     expect(lane.settled()).toEqual({ before: 3, ahead: [4, 5] });
     await deliveries.end(3);
-    expect(lane.commitDue()).toBe(6);
+    expect(lane.commitDue(Date.now())).toBe(6);
   });
 
   it("a due time past a timer's reach (24.8 days) does not start the record early", async () => {
