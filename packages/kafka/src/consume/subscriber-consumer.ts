@@ -1,13 +1,21 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Consumer, EachBatchPayload } from 'kafkajs';
 import type { KafkaAdmin } from '../admin/kafka-admin.ts';
-import { explained, explainKafkaError } from '../connection/access-refusal.ts';
 import type { KafkaConnection } from '../connection/kafka-connection.ts';
-import { accessOf, kafkaOf } from '../connection/raw-client.ts';
 import type { LogFn } from '../log.ts';
-import { type ConsumedRecord, toConsumedRecord } from './consumed-record.ts';
-import { prepareStart, type StartedFrom, type StartFrom } from './group/start-position.ts';
+import type { ConsumedRecord } from './consumed-record.ts';
+import { AdminGroupLedger } from './group/admin-group-ledger.ts';
+import { type GroupLedger, joinPosition, type PartitionReading } from './group/group-ledger.ts';
+import type {
+  Assignment,
+  GroupMember,
+  MemberBatch,
+  MemberCrash,
+  PartitionOffset,
+} from './group/group-member.ts';
+import { KafkajsGroupMember } from './group/kafkajs-group-member.ts';
+import type { StartedFrom, StartFrom } from './group/start-position.ts';
 import { EventsLane, type LaneMode, type LaneOwner } from './lanes/events-lane.ts';
+import { MemberLanes } from './lanes/member-lanes.ts';
 import { TierLane } from './lanes/tier-lane.ts';
 import { mergeSettled, type SettledOffsets } from './ledger/settled-offsets.ts';
 import type { RecordHandler } from './record-handler.ts';
@@ -63,6 +71,12 @@ export interface SubscriberConsumerOptions {
   readonly settled?: ReadonlyMap<string, SettledOffsets>;
 }
 
+/** The group as the consumer drives it; by default kafkajs's consumer and Kafka's admin API. */
+export interface ConsumerGroup {
+  readonly member: GroupMember;
+  readonly ledger: GroupLedger;
+}
+
 /** Settled records reach the committed ledger within about this long. */
 const COMMIT_EVERY_MS = 1000;
 /** A ledger moved only by passed-over records (other types) is committed this rarely. */
@@ -84,17 +98,13 @@ const LEDGER_READS = 3;
  */
 export class SubscriberConsumer {
   readonly #options: SubscriberConsumerOptions;
-  readonly #consumer: Consumer;
+  readonly #member: GroupMember;
+  readonly #ledger: GroupLedger;
   readonly #types: ReadonlySet<string> | null;
-  /** The events-topic partitions this member holds, from its latest assignment. */
-  #lanes = new Map<number, EventsLane>();
-  /** Lanes of earlier assignments whose records have not all ended yet. */
-  readonly #revoked = new Set<EventsLane | TierLane>();
+  readonly #lanes = new MemberLanes();
   /** Bumped at every join, so an assignment still being set up after the next one is dropped. */
   #generation = 0;
   #assigned: Promise<void> = Promise.resolve();
-  /** Retry-tier partitions this member holds (`topic:partition`), made at their first batch. */
-  #tiers = new Map<string, TierLane>();
   /** From `options.settled`, until a lane of the partition takes it. */
   readonly #inherited: Map<string, SettledOffsets>;
   #commitTimer: NodeJS.Timeout | undefined;
@@ -105,21 +115,13 @@ export class SubscriberConsumer {
   #draining = false;
   readonly #owner: LaneOwner;
 
-  constructor(options: SubscriberConsumerOptions) {
+  constructor(options: SubscriberConsumerOptions, group: ConsumerGroup = kafkajsGroup(options)) {
     this.#options = options;
+    this.#member = group.member;
+    this.#ledger = group.ledger;
     this.#inherited = new Map(options.settled ?? []);
     const types = options.eventTypes ?? ['*'];
     this.#types = types.includes('*') ? null : new Set(types);
-    this.#consumer = kafkaOf(options.kafka).consumer({
-      groupId: options.groupId,
-      maxWaitTimeInMs: options.maxWaitTimeInMs ?? 500,
-      ...(options.fetchMaxBytes === undefined
-        ? {}
-        : { maxBytes: options.fetchMaxBytes, maxBytesPerPartition: options.fetchMaxBytes }),
-      sessionTimeout: options.sessionTimeoutMs ?? 30_000,
-      // Short heartbeats keep rebalances quick when an instance joins or leaves.
-      heartbeatInterval: 3000,
-    });
     const topic = options.topic;
     // kafkajs refuses seek/pause/resume while it restarts a crashed member: the lanes then stop
     // (the next join makes new ones) rather than let an error escape into the tap's dispatch.
@@ -127,39 +129,14 @@ export class SubscriberConsumer {
       readOwn: (partition, offset) => {
         if (this.#stopping) return;
         try {
-          this.#consumer.seek({ topic, partition, offset: String(offset) });
-          this.#consumer.resume([{ topic, partitions: [partition] }]);
+          this.#member.seek(topic, partition, offset);
+          this.#member.resume(topic, [partition]);
         } catch (err) {
           this.#lost('could not read a partition itself', err);
         }
       },
-      pauseOwn: (partition) => {
-        try {
-          this.#consumer.pause([{ topic, partitions: [partition] }]);
-        } catch {
-          // Not running: it fetches nothing anyway.
-        }
-      },
+      pauseOwn: (partition) => this.#pauseFetch(topic, partition),
     };
-    const { CRASH, GROUP_JOIN, REBALANCING } = this.#consumer.events;
-    this.#consumer.on(CRASH, ({ payload }) => {
-      options.log('error', 'consumer crashed', { error: payload.error.message, restart: payload.restart });
-      // Restarted or not, the member leaves the group: its partitions may go elsewhere.
-      this.#revoke();
-      if (payload.restart) return;
-      const action = `read topic ${options.topic} as group ${options.groupId}`;
-      const error = explainKafkaError(payload.error, accessOf(options.kafka, action)) ?? payload.error;
-      this.#startFailed?.(error);
-      options.onFatal(error);
-    });
-    this.#consumer.on(GROUP_JOIN, ({ payload }) => {
-      options.log('info', 'joined group', { groupId: payload.groupId, assignment: payload.memberAssignment });
-      this.#assign(payload.memberAssignment);
-    });
-    this.#consumer.on(REBALANCING, () => {
-      this.#revoke();
-      options.log('info', 'group is rebalancing');
-    });
   }
 
   /**
@@ -167,20 +144,7 @@ export class SubscriberConsumer {
    * flight, or waiting in a tier until due. Topics with none are absent.
    */
   oldestUnsettled(): Map<string, number> {
-    const oldest = new Map<string, number>();
-    const note = (topic: string, ts: number) => {
-      const seen = oldest.get(topic);
-      if (seen === undefined || ts < seen) oldest.set(topic, ts);
-    };
-    for (const lane of this.#lanes.values()) {
-      const ts = lane.oldestUnsettled();
-      if (ts !== null) note(this.#options.topic, ts);
-    }
-    for (const tier of this.#tiers.values()) {
-      const ts = tier.oldestUnsettled();
-      if (ts !== null) note(tier.topic, ts);
-    }
-    return oldest;
+    return this.#lanes.oldestUnsettled();
   }
 
   /**
@@ -188,45 +152,38 @@ export class SubscriberConsumer {
    * tap, its `own` fetch, or `held` (stopping).
    */
   laneModes(): Map<number, LaneMode> {
-    return new Map([...this.#lanes].map(([partition, lane]) => [partition, lane.mode]));
+    return this.#lanes.modes();
   }
 
   /** Joins the group (after positioning a brand-new one) and starts consuming. */
   async start(): Promise<StartedFrom> {
-    const { kafka, groupId, topic, start } = this.#options;
-    const admin = kafkaOf(kafka).admin();
-    await explained(() => admin.connect(), accessOf(kafka, 'connect'));
-    let startedFrom: StartedFrom;
-    try {
-      startedFrom = await prepareStart(kafkaOf(kafka), admin, groupId, topic, start);
-    } finally {
-      await admin.disconnect();
-    }
-    await explained(() => this.#consumer.connect(), accessOf(kafka, 'connect'));
-    // Only partitions without a ledger entry use this: those added after the group began.
-    await this.#consumer.subscribe({
-      topics: [topic, ...(this.#options.extraTopics ?? [])],
-      fromBeginning: true,
-    });
+    const startedFrom = await this.#ledger.prepare();
     // The first completed fetch means the group was joined and every partition's position
     // resolved: from here on a 'latest' subscriber sees everything produced.
     // A crash before then (a missing ACL, say) fails start() instead of leaving it waiting.
+    let fetchedFirst: () => void = () => undefined;
     const fetched = new Promise<void>((resolve, reject) => {
       this.#startFailed = reject;
-      const remove = this.#consumer.on(this.#consumer.events.FETCH, () => {
-        remove();
-        resolve();
-      });
+      fetchedFirst = resolve;
     });
-    // The ledger is committed explicitly (the settled prefix only); kafkajs's own commits would
-    // commit whatever was resolved, and a lane resolves records as soon as it begins them.
-    await this.#consumer.run({
-      autoCommit: false,
-      eachBatchAutoResolve: false,
-      partitionsConsumedConcurrently: this.#options.partitionsConsumedConcurrently ?? 4,
-      eachBatch: async (payload) => this.#eachBatch(payload),
-    });
+    // Awaited below; a crash while the member is still joining must not count as unhandled.
+    fetched.catch(() => undefined);
     try {
+      // Only partitions without a ledger entry start from the beginning: those added after the
+      // group began, and tiers never committed on.
+      await this.#member.join([this.#options.topic, ...(this.#options.extraTopics ?? [])], {
+        joined: (assignment) => {
+          this.#options.log('info', 'joined group', { groupId: this.#options.groupId, assignment });
+          this.#assign(assignment);
+        },
+        rebalancing: () => {
+          this.#lanes.revoke();
+          this.#options.log('info', 'group is rebalancing');
+        },
+        crashed: (crash) => this.#crashed(crash),
+        firstFetch: () => fetchedFirst(),
+        batch: (batch) => this.#batch(batch),
+      });
       await fetched;
       await this.#assigned;
     } finally {
@@ -245,11 +202,10 @@ export class SubscriberConsumer {
     this.#stopping = true;
     this.#draining = true;
     clearInterval(this.#commitTimer);
-    for (const lane of this.#lanes.values()) lane.hold(true);
-    for (const tier of this.#tiers.values()) tier.hold(true);
-    await this.#settle();
+    this.#lanes.holdAll();
+    await this.#lanes.idle();
     await Promise.race([this.#commit(true), sleep(FINAL_COMMIT_MS)]);
-    await this.#consumer.disconnect();
+    await this.#member.leave();
   }
 
   /**
@@ -260,47 +216,61 @@ export class SubscriberConsumer {
    */
   async drain(): Promise<void> {
     this.#draining = true;
-    for (const lane of this.#lanes.values()) lane.hold(true);
-    for (const tier of this.#tiers.values()) tier.hold(true);
-    await this.#settle();
+    this.#lanes.holdAll();
+    await this.#lanes.idle();
   }
 
-  /** Waits until no lane has a record in flight (batches never wait: they only hand records over). */
-  async #settle(): Promise<void> {
-    const lanes = [...this.#lanes.values(), ...this.#tiers.values(), ...this.#revoked];
-    await Promise.all(lanes.map((lane) => lane.idle()));
+  /** What the lanes settled, by `topic:partition`; after drain(), for the consumer that follows. */
+  settledOffsets(): Map<string, SettledOffsets> {
+    const settled = new Map(this.#inherited);
+    for (const lane of this.#lanes.current()) {
+      const key = `${lane.topic}:${lane.partition}`;
+      const s = mergeSettled(settled.get(key) ?? null, lane.settled());
+      if (s) settled.set(key, s);
+    }
+    return settled;
+  }
+
+  #crashed({ error, explained, restart }: MemberCrash): void {
+    this.#options.log('error', 'consumer crashed', { error: error.message, restart });
+    // Restarted or not, the member leaves the group: its partitions may go elsewhere.
+    this.#lanes.revoke();
+    if (restart) return;
+    this.#startFailed?.(explained);
+    this.#options.onFatal(explained);
   }
 
   /**
    * A new assignment: every partition starts paused, then each becomes a lane at the group's
-   * committed offset (a partition without one: its earliest), or past what the consumer before
+   * committed offset (a partition without one: its log start), or past what the consumer before
    * this one settled. Events lanes ride the tap when it has seen that far; tier lanes read from an
    * explicit seek. Lanes of the previous assignment end first, so a record still in flight there
-   * is never begun again beside itself, and no lane trusts kafkajs's fetch position: it moves
+   * is never begun again beside itself, and no lane trusts the member's fetch position: it moves
    * past records a lane took and had not settled.
    */
-  #assign(assignment: Readonly<Record<string, readonly number[]>>): void {
+  #assign(assignment: Assignment): void {
     const generation = ++this.#generation;
-    this.#revoke();
+    this.#lanes.revoke();
     const held = Object.entries(assignment).filter(([, partitions]) => partitions.length > 0);
     if (held.length === 0) return;
-    this.#consumer.pause(held.map(([topic, partitions]) => ({ topic, partitions: [...partitions] })));
-    const revoked = [...this.#revoked];
+    for (const [topic, partitions] of held) this.#member.pause(topic, partitions);
     this.#assigned = (async () => {
-      await Promise.all(revoked.map((lane) => lane.idle()));
-      const ledgers = await this.#ledgers(held.map(([topic]) => topic));
+      await this.#lanes.revokedIdle();
+      const ledgers = await this.#readLedger(held.map(([topic]) => topic));
       if (generation !== this.#generation || this.#stopping || this.#draining) return;
       if (ledgers === null) {
         this.#options.onFatal(new Error(`could not read the ledger of group ${this.#options.groupId}`));
         return;
       }
-      for (const [topic, partitions] of held)
+      for (const [topic, partitions] of held) {
+        const readings = ledgers.get(topic) ?? [];
         for (const partition of partitions) {
-          const ledger = ledgers.get(topic)?.get(partition) ?? 0;
+          const ledger = joinPosition(readings.find((r) => r.partition === partition));
           const settled = this.#inheritedFor(topic, partition);
           if (topic === this.#options.topic) this.#startEventsLane(partition, ledger, settled);
           else this.#startTierLane(topic, partition, ledger, settled);
         }
+      }
     })().catch((err: unknown) => this.#lost('could not set up the assignment', err));
   }
 
@@ -318,7 +288,7 @@ export class SubscriberConsumer {
       types: this.#types,
       log: this.#options.log,
     });
-    this.#lanes.set(partition, lane);
+    this.#lanes.addEvents(lane);
     lane.start();
   }
 
@@ -339,58 +309,27 @@ export class SubscriberConsumer {
       },
       log: this.#options.log,
     });
-    this.#tiers.set(`${topic}:${partition}`, lane);
-    this.#consumer.seek({ topic, partition, offset: String(lane.from) });
-    this.#consumer.resume([{ topic, partitions: [partition] }]);
+    this.#lanes.addTier(lane);
+    this.#member.seek(topic, partition, lane.from);
+    this.#member.resume(topic, [partition]);
   }
 
-  /**
-   * Per topic and partition, the committed offset, or the earliest offset where the group has
-   * none; null: unreadable.
-   */
-  async #ledgers(topics: readonly string[]): Promise<Map<string, Map<number, number>> | null> {
-    const { groupId, kafka } = this.#options;
+  /** The ledger of `topics`, read up to LEDGER_READS times a second apart; null: unreadable. */
+  async #readLedger(
+    topics: readonly string[],
+  ): Promise<ReadonlyMap<string, readonly PartitionReading[]> | null> {
     for (let attempt = 1; attempt <= LEDGER_READS; attempt++) {
-      const own = this.#options.admin ? null : kafka.admin();
-      const admin = this.#options.admin ?? own;
       try {
-        if (own) await own.connect();
-        if (!admin) return null;
-        const read = await Promise.all(
-          topics.map(async (topic) => {
-            const [committed, ranges] = await Promise.all([
-              admin.committedOffsets(groupId, topic),
-              admin.topicOffsets(topic),
-            ]);
-            const starts = new Map<number, number>();
-            for (const r of ranges ?? []) starts.set(r.partition, Number(r.low));
-            for (const c of committed) if (c.offset !== null) starts.set(c.partition, Number(c.offset));
-            return [topic, starts] as const;
-          }),
-        );
-        return new Map(read);
+        return await this.#ledger.read(topics);
       } catch (err) {
         this.#options.log('warn', 'could not read the ledger; trying again', {
           attempt,
           error: err instanceof Error ? err.message : String(err),
         });
         if (attempt < LEDGER_READS) await sleep(1000);
-      } finally {
-        await own?.disconnect().catch(() => undefined);
       }
     }
     return null;
-  }
-
-  /** The partitions may move: every lane stops and abandons its waits; nothing more is committed for them. */
-  #revoke(): void {
-    for (const lane of [...this.#lanes.values(), ...this.#tiers.values()]) {
-      lane.hold(true);
-      this.#revoked.add(lane);
-      void lane.idle().then(() => this.#revoked.delete(lane));
-    }
-    this.#lanes = new Map();
-    this.#tiers = new Map();
   }
 
   /**
@@ -405,62 +344,40 @@ export class SubscriberConsumer {
     return settled;
   }
 
-  /** What the lanes settled, by `topic:partition`; after drain(), for the consumer that follows. */
-  settledOffsets(): Map<string, SettledOffsets> {
-    const settled = new Map(this.#inherited);
-    for (const lane of this.#lanes.values()) {
-      const key = `${this.#options.topic}:${lane.partition}`;
-      const s = mergeSettled(settled.get(key) ?? null, lane.settled());
-      if (s) settled.set(key, s);
-    }
-    for (const [key, tier] of this.#tiers) {
-      const s = mergeSettled(settled.get(key) ?? null, tier.settled());
-      if (s) settled.set(key, s);
-    }
-    return settled;
-  }
-
   /** The member cannot go on with its lanes; the next join (or a restart) makes new ones. */
   #lost(what: string, err: unknown): void {
     this.#options.log('warn', `${what}; its lanes stop until the group is joined again`, {
       error: err instanceof Error ? err.message : String(err),
     });
-    this.#revoke();
+    this.#lanes.revoke();
   }
 
-  /** Commits each partition's settled prefix that moved; `final`: everything that moved. */
+  /**
+   * Commits each partition's settled prefix that moved; `final`: everything that moved. A commit
+   * that lands after the next join counts for nothing: the lanes it was for are gone, and the new
+   * ones start from the ledger as read at that join.
+   */
   #commit(final: boolean): Promise<void> {
     if (this.#committing !== null)
       return final ? this.#committing.then(() => this.#commit(true)) : this.#committing;
     const now = Date.now();
-    const lanes = [...this.#lanes.values()];
-    const offsets: { topic: string; partition: number; offset: string; done: () => void }[] = [];
-    for (const lane of lanes) {
-      const next = lane.commitDue(now, final ? 0 : QUIET_COMMIT_MS);
-      if (next !== null)
-        offsets.push({
-          topic: this.#options.topic,
+    const due: (PartitionOffset & { done: () => void })[] = [];
+    for (const lane of this.#lanes.current()) {
+      const offset = lane.commitDue(now, final ? 0 : QUIET_COMMIT_MS);
+      if (offset !== null)
+        due.push({
+          topic: lane.topic,
           partition: lane.partition,
-          offset: String(next),
-          done: () => lane.committed(next, now),
+          offset,
+          done: () => lane.committed(offset, now),
         });
     }
-    for (const tier of this.#tiers.values()) {
-      const next = tier.commitDue(now);
-      if (next !== null)
-        offsets.push({
-          topic: tier.topic,
-          partition: tier.partition,
-          offset: String(next),
-          done: () => tier.committed(next, now),
-        });
-    }
-    if (offsets.length === 0) return Promise.resolve();
+    if (due.length === 0) return Promise.resolve();
     const generation = this.#generation;
-    this.#committing = this.#consumer
-      .commitOffsets(offsets.map(({ topic, partition, offset }) => ({ topic, partition, offset })))
+    this.#committing = this.#member
+      .commit(due.map(({ topic, partition, offset }) => ({ topic, partition, offset })))
       .then(() => {
-        if (generation === this.#generation) for (const o of offsets) o.done();
+        if (generation === this.#generation) for (const o of due) o.done();
       })
       .catch((err: unknown) =>
         // The group is rebalancing or Kafka is away: the next commit tries again.
@@ -474,36 +391,20 @@ export class SubscriberConsumer {
     return this.#committing;
   }
 
-  #eachBatch(payload: EachBatchPayload): void {
-    const { batch, resolveOffset, isRunning, isStale } = payload;
+  #batch(batch: MemberBatch): void {
     if (batch.topic === this.#options.topic) {
-      this.#eachEventsBatch(payload);
+      this.#eventsBatch(batch);
       return;
     }
     // No lane: the assignment is being set up (its partitions are paused and seeked when their
     // lanes start) or was lost; nothing is taken.
-    const tier = this.#tiers.get(`${batch.topic}:${batch.partition}`);
-    if (tier === undefined || !isRunning() || isStale()) return;
-    for (const message of batch.messages) {
+    const tier = this.#lanes.tier(batch.topic, batch.partition);
+    if (tier === undefined || !batch.current()) return;
+    for (let i = 0; i < batch.size; i++) {
       if (this.#stopping || this.#draining) return;
-      if (tier.offer(toConsumedRecord(batch.topic, batch.partition, message)) !== 'taken') return;
-      resolveOffset(message.offset);
-    }
-  }
-
-  #pauseFetch(topic: string, partition: number): void {
-    try {
-      this.#consumer.pause([{ topic, partitions: [partition] }]);
-    } catch {
-      // Not running: it fetches nothing anyway.
-    }
-  }
-
-  #resumeFetch(topic: string, partition: number): void {
-    try {
-      this.#consumer.resume([{ topic, partitions: [partition] }]);
-    } catch {
-      // Not running: the next run starts unpaused.
+      const record = batch.record(i);
+      if (tier.offer(record) !== 'taken') return;
+      batch.resolve(record);
     }
   }
 
@@ -511,21 +412,58 @@ export class SubscriberConsumer {
    * The member's own fetch of an events partition (its lane fell behind, or has no tap): records
    * are begun (or passed over) and resolved at once, so the next fetch does not wait for their
    * deliveries; the batch ends early when the lane can ride the tap again or its window is full.
-   * Nothing here waits: kafkajs fetches again only once every batch of a fetch has returned.
+   * Nothing here waits: the member fetches again only once every batch of a fetch has returned.
    */
-  #eachEventsBatch(payload: EachBatchPayload): void {
-    const { batch, resolveOffset, isRunning, isStale } = payload;
-    const lane = this.#lanes.get(batch.partition);
+  #eventsBatch(batch: MemberBatch): void {
+    const lane = this.#lanes.events(batch.partition);
     if (lane === undefined || lane.mode !== 'own') return;
     try {
-      for (const message of batch.messages) {
-        if (this.#stopping || this.#draining || !isRunning() || isStale()) break;
-        const record = toConsumedRecord(batch.topic, batch.partition, message);
+      for (let i = 0; i < batch.size; i++) {
+        if (this.#stopping || this.#draining || !batch.current()) break;
+        const record = batch.record(i);
         if (lane.fromOwnFetch(record) === 'stop') break;
-        resolveOffset(message.offset);
+        batch.resolve(record);
       }
     } finally {
       lane.afterOwnBatch();
     }
   }
+
+  #pauseFetch(topic: string, partition: number): void {
+    try {
+      this.#member.pause(topic, [partition]);
+    } catch {
+      // Not running: it fetches nothing anyway.
+    }
+  }
+
+  #resumeFetch(topic: string, partition: number): void {
+    try {
+      this.#member.resume(topic, [partition]);
+    } catch {
+      // Not running: the next run starts unpaused.
+    }
+  }
+}
+
+/** The kafkajs consumer and the admin API behind a subscriber's group. */
+function kafkajsGroup(options: SubscriberConsumerOptions): ConsumerGroup {
+  return {
+    member: new KafkajsGroupMember({
+      kafka: options.kafka,
+      groupId: options.groupId,
+      topic: options.topic,
+      maxWaitTimeInMs: options.maxWaitTimeInMs,
+      fetchMaxBytes: options.fetchMaxBytes,
+      sessionTimeoutMs: options.sessionTimeoutMs,
+      partitionsConsumedConcurrently: options.partitionsConsumedConcurrently,
+    }),
+    ledger: new AdminGroupLedger({
+      kafka: options.kafka,
+      groupId: options.groupId,
+      topic: options.topic,
+      start: options.start,
+      admin: options.admin,
+    }),
+  };
 }
