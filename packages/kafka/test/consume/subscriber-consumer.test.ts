@@ -37,15 +37,26 @@ function consumerOn(cluster: FakeCluster, options: Partial<SubscriberConsumerOpt
   return { consumer, member, ledger, deliveries, logged, fatal };
 }
 
-/** Starts the consumer; the group's first join gives it `assignment`. */
-async function started(
-  setup: ReturnType<typeof consumerOn>,
+/** A consumer started on a fake group whose first join gives it `assignment`. */
+async function running(
+  cluster: FakeCluster,
+  options: Partial<SubscriberConsumerOptions> = {},
   assignment: Record<string, number[]> = { [EVENTS]: [0] },
-): Promise<void> {
+): Promise<ReturnType<typeof consumerOn>> {
+  const setup = consumerOn(cluster, options);
   const starting = setup.consumer.start();
   await settle();
   setup.member.assign(assignment);
   await starting;
+  return setup;
+}
+
+/** stop(), with the records whose waits it aborted ending as abandoned, as the delivery's do. */
+async function stopped({ consumer, deliveries }: ReturnType<typeof consumerOn>): Promise<void> {
+  const stopping = consumer.stop();
+  await settle();
+  await deliveries.endAborted();
+  await stopping;
 }
 
 /** One commit tick (the consumer commits about every second). */
@@ -64,9 +75,8 @@ describe('SubscriberConsumer on a fake group member', () => {
     const cluster = new FakeCluster();
     cluster.produce(EVENTS, 0, 8);
     cluster.commit(EVENTS, 5);
-    const setup = consumerOn(cluster);
+    const setup = await running(cluster);
     const { member, deliveries } = setup;
-    await started(setup);
     // Paused while the ledger is read, then read from the committed offset.
     expect(member.take()).toEqual([`pause ${EVENTS}:0`, `seek ${EVENTS}:0@5`, `resume ${EVENTS}:0`]);
     member.fetch(EVENTS);
@@ -104,9 +114,8 @@ describe('SubscriberConsumer on a fake group member', () => {
   it('a commit refused as from a stale generation is logged and sent again by the next generation', async () => {
     const cluster = new FakeCluster();
     cluster.produce(EVENTS, 0, 3);
-    const setup = consumerOn(cluster);
+    const setup = await running(cluster);
     const { member, deliveries, logged, fatal } = setup;
-    await started(setup);
     member.fetch(EVENTS);
     for (const id of ['events@0', 'events@1', 'events@2']) await deliveries.end(id);
     member.holdCommits = true;
@@ -135,9 +144,8 @@ describe('SubscriberConsumer on a fake group member', () => {
     const cluster = new FakeCluster();
     cluster.produce(EVENTS, 0, 2);
     cluster.produce(TIER_1, 0, 2);
-    const setup = consumerOn(cluster, { extraTopics: [TIER_1] });
+    const setup = await running(cluster, { extraTopics: [TIER_1] }, { [EVENTS]: [0] });
     const { member, ledger } = setup;
-    await started(setup, { [EVENTS]: [0] });
     member.take();
     const release = ledger.hold();
     member.rebalance();
@@ -157,9 +165,8 @@ describe('SubscriberConsumer on a fake group member', () => {
     const cluster = new FakeCluster();
     cluster.produce(EVENTS, 0, 1);
     cluster.produce(EVENTS, 1, 3, 'other.type');
-    const setup = consumerOn(cluster, { eventTypes: ['shipment.updated'] });
+    const setup = await running(cluster, { eventTypes: ['shipment.updated'] });
     const { consumer, member, deliveries } = setup;
-    await started(setup);
     member.fetch(EVENTS);
     expect(deliveries.started).toEqual(['events@0']);
     await deliveries.end('events@0');
@@ -191,16 +198,12 @@ describe('SubscriberConsumer on a fake group member', () => {
   it('stop() leaves a record it abandoned below the ledger', async () => {
     const cluster = new FakeCluster();
     cluster.produce(EVENTS, 0, 3);
-    const setup = consumerOn(cluster);
-    const { consumer, member, deliveries } = setup;
-    await started(setup);
+    const setup = await running(cluster);
+    const { member, deliveries } = setup;
     member.fetch(EVENTS);
     await deliveries.end('events@0');
     await deliveries.end('events@2');
-    const stopping = consumer.stop();
-    await settle();
-    await deliveries.endAborted();
-    await stopping;
+    await stopped(setup);
     expect(member.take()).toEqual([
       `pause ${EVENTS}:0`,
       `seek ${EVENTS}:0@0`,
@@ -216,9 +219,8 @@ describe('SubscriberConsumer on a fake group member', () => {
     // Retention deleted 0..9; the group had read up to 3.
     cluster.produce(EVENTS, 10, 3);
     cluster.commit(EVENTS, 3);
-    const setup = consumerOn(cluster);
+    const setup = await running(cluster);
     const { member, deliveries, logged } = setup;
-    await started(setup);
     expect(member.take()).toEqual([`pause ${EVENTS}:0`, `seek ${EVENTS}:0@3`, `resume ${EVENTS}:0`]);
     member.fetch(EVENTS);
     expect(deliveries.started).toEqual(['events@10', 'events@11', 'events@12']);
@@ -234,8 +236,7 @@ describe('SubscriberConsumer on a fake group member', () => {
     cluster.produce(TIER_1, 0, 2);
     cluster.produce(TIER_2, 0, 2);
     // First with tier 1 only.
-    const one = consumerOn(cluster, { extraTopics: [TIER_1] });
-    await started(one, { [EVENTS]: [0], [TIER_1]: [0] });
+    const one = await running(cluster, { extraTopics: [TIER_1] }, { [EVENTS]: [0], [TIER_1]: [0] });
     expect(one.member.topics).toEqual([EVENTS, TIER_1]);
     one.member.fetch(TIER_1);
     expect(one.deliveries.started).toEqual([`${TIER_1}@0`, `${TIER_1}@1`]);
@@ -249,8 +250,11 @@ describe('SubscriberConsumer on a fake group member', () => {
 
     // Grown to two tiers: the rejoin reads tier 2 from its log start and passes over what the
     // consumer before it settled in tier 1.
-    const two = consumerOn(cluster, { extraTopics: [TIER_1, TIER_2], settled });
-    await started(two, { [EVENTS]: [0], [TIER_1]: [0], [TIER_2]: [0] });
+    const two = await running(
+      cluster,
+      { extraTopics: [TIER_1, TIER_2], settled },
+      { [EVENTS]: [0], [TIER_1]: [0], [TIER_2]: [0] },
+    );
     expect(two.member.topics).toEqual([EVENTS, TIER_1, TIER_2]);
     expect(two.member.take().filter((c) => c.startsWith('seek'))).toEqual([
       `seek ${EVENTS}:0@0`,
@@ -262,16 +266,12 @@ describe('SubscriberConsumer on a fake group member', () => {
     expect(two.deliveries.started).toEqual([`${TIER_1}@0`, `${TIER_2}@0`, `${TIER_2}@1`]);
     await two.deliveries.end(`${TIER_1}@0`);
     await tick();
-    const stopping = two.consumer.stop();
-    await settle();
-    await two.deliveries.endAborted();
-    await stopping;
+    await stopped(two);
     expect(cluster.committed.get(`${TIER_1}:0`)).toBe(2);
     expect(cluster.committed.get(`${TIER_2}:0`)).toBeUndefined();
 
     // Shrunk back to tier 1: tier 2 still holds two unsettled records, and nothing reads it.
-    const three = consumerOn(cluster, { extraTopics: [TIER_1] });
-    await started(three, { [EVENTS]: [0], [TIER_1]: [0] });
+    const three = await running(cluster, { extraTopics: [TIER_1] }, { [EVENTS]: [0], [TIER_1]: [0] });
     expect(three.member.topics).toEqual([EVENTS, TIER_1]);
     three.member.fetch(TIER_2);
     expect(three.deliveries.started).toEqual([]);
@@ -281,9 +281,8 @@ describe('SubscriberConsumer on a fake group member', () => {
   it('a crash kafkajs restarts from revokes the lanes; one it does not restart from is fatal', async () => {
     const cluster = new FakeCluster();
     cluster.produce(EVENTS, 0, 1);
-    const setup = consumerOn(cluster);
+    const setup = await running(cluster);
     const { member, deliveries, fatal, consumer } = setup;
-    await started(setup);
     member.fetch(EVENTS);
     member.crash(new Error('broker went away'), true);
     expect(deliveries.signals.get('events@0')?.aborted).toBe(true);

@@ -65,13 +65,7 @@ export class EventsLane implements TapRider, Lane {
     this.partition = options.partition;
     this.types = options.types;
     this.#ledger = new PartitionLedger({
-      topic: options.topic,
-      partition: options.partition,
-      ledger: options.ledger,
-      settled: options.settled ?? null,
-      handle: options.handle,
-      ordering: options.ordering,
-      log: options.log,
+      ...options,
       ended: () => {
         this.#launchQueued();
         // A lane that caught up gets no more own batches to notice it: its last records ending is when.

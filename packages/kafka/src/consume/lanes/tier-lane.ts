@@ -68,16 +68,7 @@ export class TierLane implements Lane {
     this.#options = options;
     this.topic = options.topic;
     this.partition = options.partition;
-    this.#ledger = new PartitionLedger({
-      topic: options.topic,
-      partition: options.partition,
-      ledger: options.ledger,
-      settled: options.settled ?? null,
-      handle: options.handle,
-      ordering: options.ordering,
-      log: options.log,
-      ended: () => this.#ended(),
-    });
+    this.#ledger = new PartitionLedger({ ...options, ended: () => this.#ended() });
   }
 
   /**
