@@ -5,18 +5,13 @@ import type { LogFn } from '../log.ts';
 import type { ConsumedRecord } from './consumed-record.ts';
 import { AdminGroupLedger } from './group/admin-group-ledger.ts';
 import { type GroupLedger, joinPosition, type PartitionReading } from './group/group-ledger.ts';
-import type {
-  Assignment,
-  GroupMember,
-  MemberBatch,
-  MemberCrash,
-  PartitionOffset,
-} from './group/group-member.ts';
+import type { Assignment, GroupMember, MemberBatch, MemberCrash } from './group/group-member.ts';
 import { KafkajsGroupMember } from './group/kafkajs-group-member.ts';
 import type { StartedFrom, StartFrom } from './group/start-position.ts';
 import { EventsLane, type LaneMode, type LaneOwner } from './lanes/events-lane.ts';
 import { MemberLanes } from './lanes/member-lanes.ts';
 import { TierLane } from './lanes/tier-lane.ts';
+import { LedgerCommitter } from './ledger/ledger-committer.ts';
 import { mergeSettled, type SettledOffsets } from './ledger/settled-offsets.ts';
 import type { RecordHandler } from './record-handler.ts';
 import type { EventsTap } from './tap/events-tap.ts';
@@ -79,8 +74,6 @@ export interface ConsumerGroup {
 
 /** Settled records reach the committed ledger within about this long. */
 const COMMIT_EVERY_MS = 1000;
-/** A ledger moved only by passed-over records (other types) is committed this rarely. */
-const QUIET_COMMIT_MS = 10_000;
 /** A stop's last commit waits at most this long (kafkajs retries a failing commit for seconds). */
 const FINAL_COMMIT_MS = 5000;
 /** A retry-tier lane holds at least this many records waiting for their due time (or in flight). */
@@ -107,8 +100,8 @@ export class SubscriberConsumer {
   #assigned: Promise<void> = Promise.resolve();
   /** From `options.settled`, until a lane of the partition takes it. */
   readonly #inherited: Map<string, SettledOffsets>;
+  readonly #committer: LedgerCommitter;
   #commitTimer: NodeJS.Timeout | undefined;
-  #committing: Promise<void> | null = null;
   #stopping = false;
   /** Rejects start() while it waits for the first fetch. */
   #startFailed: ((error: Error) => void) | null = null;
@@ -120,6 +113,12 @@ export class SubscriberConsumer {
     this.#member = group.member;
     this.#ledger = group.ledger;
     this.#inherited = new Map(options.settled ?? []);
+    this.#committer = new LedgerCommitter({
+      member: this.#member,
+      lanes: () => this.#lanes.current(),
+      generation: () => this.#generation,
+      log: options.log,
+    });
     const types = options.eventTypes ?? ['*'];
     this.#types = types.includes('*') ? null : new Set(types);
     const topic = options.topic;
@@ -189,7 +188,7 @@ export class SubscriberConsumer {
     } finally {
       this.#startFailed = null;
     }
-    this.#commitTimer = setInterval(() => void this.#commit(false), COMMIT_EVERY_MS);
+    this.#commitTimer = setInterval(() => void this.#committer.commit(false), COMMIT_EVERY_MS);
     this.#commitTimer.unref();
     return startedFrom;
   }
@@ -204,7 +203,7 @@ export class SubscriberConsumer {
     clearInterval(this.#commitTimer);
     this.#lanes.holdAll();
     await this.#lanes.idle();
-    await Promise.race([this.#commit(true), sleep(FINAL_COMMIT_MS)]);
+    await Promise.race([this.#committer.commit(true), sleep(FINAL_COMMIT_MS)]);
     await this.#member.leave();
   }
 
@@ -350,45 +349,6 @@ export class SubscriberConsumer {
       error: err instanceof Error ? err.message : String(err),
     });
     this.#lanes.revoke();
-  }
-
-  /**
-   * Commits each partition's settled prefix that moved; `final`: everything that moved. A commit
-   * that lands after the next join counts for nothing: the lanes it was for are gone, and the new
-   * ones start from the ledger as read at that join.
-   */
-  #commit(final: boolean): Promise<void> {
-    if (this.#committing !== null)
-      return final ? this.#committing.then(() => this.#commit(true)) : this.#committing;
-    const now = Date.now();
-    const due: (PartitionOffset & { done: () => void })[] = [];
-    for (const lane of this.#lanes.current()) {
-      const offset = lane.commitDue(now, final ? 0 : QUIET_COMMIT_MS);
-      if (offset !== null)
-        due.push({
-          topic: lane.topic,
-          partition: lane.partition,
-          offset,
-          done: () => lane.committed(offset, now),
-        });
-    }
-    if (due.length === 0) return Promise.resolve();
-    const generation = this.#generation;
-    this.#committing = this.#member
-      .commit(due.map(({ topic, partition, offset }) => ({ topic, partition, offset })))
-      .then(() => {
-        if (generation === this.#generation) for (const o of due) o.done();
-      })
-      .catch((err: unknown) =>
-        // The group is rebalancing or Kafka is away: the next commit tries again.
-        this.#options.log('debug', 'commit failed; trying again', {
-          error: err instanceof Error ? err.message : String(err),
-        }),
-      )
-      .finally(() => {
-        this.#committing = null;
-      });
-    return this.#committing;
   }
 
   #batch(batch: MemberBatch): void {
