@@ -1,8 +1,6 @@
-import type { LogFn } from '../../log.ts';
 import type { ConsumedRecord } from '../consumed-record.ts';
-import { PartitionLedger } from '../ledger/partition-ledger.ts';
+import { type LaneLedgerOptions, PartitionLedger } from '../ledger/partition-ledger.ts';
 import type { SettledOffsets } from '../ledger/settled-offsets.ts';
-import type { RecordHandler } from '../record-handler.ts';
 import type { TapFeed, TapRider } from '../tap/tap-feeds.ts';
 import type { Lane } from './lane.ts';
 
@@ -14,22 +12,13 @@ export interface LaneOwner {
   pauseOwn(partition: number): void;
 }
 
-export interface EventsLaneOptions {
-  readonly topic: string;
-  readonly partition: number;
-  /** The group's committed offset for the partition (its log start where it has none). */
-  readonly ledger: number;
-  /** What the group's previous consumer in this process settled of the partition. */
-  readonly settled?: SettledOffsets | null;
+export interface EventsLaneOptions extends LaneLedgerOptions {
   readonly tap: TapFeed | null;
   readonly owner: LaneOwner;
-  readonly handle: RecordHandler;
-  readonly ordering: 'none' | 'key';
   /** Records begun and not ended at once; a full window stops taking from the tap. */
   readonly window: number;
   /** Types the subscriber wants; null: all. */
   readonly types: ReadonlySet<string> | null;
-  readonly log: LogFn;
 }
 
 /** `own`: its group member fetches; `riding`: the tap feeds it; `held`: takes nothing more. */

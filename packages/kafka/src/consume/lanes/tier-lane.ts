@@ -1,8 +1,6 @@
-import type { LogFn } from '../../log.ts';
 import type { ConsumedRecord } from '../consumed-record.ts';
-import { PartitionLedger } from '../ledger/partition-ledger.ts';
+import { type LaneLedgerOptions, PartitionLedger } from '../ledger/partition-ledger.ts';
 import type { SettledOffsets } from '../ledger/settled-offsets.ts';
-import type { RecordHandler } from '../record-handler.ts';
 import type { Lane } from './lane.ts';
 
 /** The longest a Node timer can wait (2^31 - 1 ms, 24.8 days); past it a timer fires at once. */
@@ -15,23 +13,14 @@ export interface TierFetch {
   resume(): void;
 }
 
-export interface TierLaneOptions {
-  readonly topic: string;
-  readonly partition: number;
+export interface TierLaneOptions extends LaneLedgerOptions {
   /** When a record may be handed over (ms since epoch), or null for at once. */
   readonly dueAtMs: (record: ConsumedRecord) => number | null;
-  readonly handle: RecordHandler;
-  readonly ordering: 'none' | 'key';
   /** Records in flight at once. */
   readonly window: number;
   /** Records taken and not ended (in flight or waiting for their due time) at most. */
   readonly capacity: number;
   readonly fetch: TierFetch;
-  readonly log: LogFn;
-  /** The group's committed offset for the partition (its earliest where it has none). */
-  readonly ledger: number;
-  /** What the group's previous consumer in this process settled of the partition. */
-  readonly settled?: SettledOffsets | null;
 }
 
 interface Waiting {

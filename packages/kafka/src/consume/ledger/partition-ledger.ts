@@ -4,6 +4,9 @@ import { type HandlerOutcome, type RecordHandler, runInKeyOrder } from '../recor
 import { OffsetTracker } from './offset-tracker.ts';
 import { type SettledOffsets, settledFrom } from './settled-offsets.ts';
 
+/** What a lane gives its ledger: everything but the hook, which the lane supplies itself. */
+export type LaneLedgerOptions = Omit<PartitionLedgerOptions, 'ended'>;
+
 export interface PartitionLedgerOptions {
   readonly topic: string;
   readonly partition: number;
