@@ -5,6 +5,8 @@ FROM node:24-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./
+# The product only: the benchmarks (bench/, a workspace of the checkout) stay out, and npm ci
+# installs nothing of theirs (test/image.test.ts lists what it installs).
 COPY packages ./packages
 COPY services ./services
 COPY schemas ./schemas

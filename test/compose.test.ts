@@ -125,7 +125,7 @@ describe('docker-compose.yml', async () => {
       redis: { condition: 'service_healthy' },
     });
     // Both ends hold the same secret, so signatures verify.
-    expect(pusher.environment?.HOOKSTREAM_SAMPLE_SECRET).toBe(
+    expect(pusher.environment?.HOOKSTREAM_SECRET_SAMPLE).toBe(
       receiver.environment?.HOOKSTREAM_RECEIVER_SECRET,
     );
 
@@ -151,7 +151,7 @@ describe('docker-compose.yml', async () => {
     const required = /^\$\{(INGRESS_TOKENS|HOOKSTREAM_SAMPLE_SECRET):\?[^}]+\}$/;
     expect(service('ingress').environment?.INGRESS_TOKENS).toMatch(required);
     expect(service('receiver').environment?.HOOKSTREAM_RECEIVER_SECRET).toMatch(required);
-    expect(service('pusher').environment?.HOOKSTREAM_SAMPLE_SECRET).toMatch(required);
+    expect(service('pusher').environment?.HOOKSTREAM_SECRET_SAMPLE).toMatch(required);
   });
 
   it('mounts files that exist in the repository', () => {

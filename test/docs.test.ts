@@ -10,6 +10,8 @@ import {
   BENCH_REPORT_USAGE,
   BENCH_RETRY_USAGE,
   BENCH_USAGE,
+} from '@hookstream/bench';
+import {
   CONSOLE_USAGE,
   DLQ_USAGE,
   INGRESS_USAGE,
@@ -36,7 +38,10 @@ const USAGES: Record<string, Record<string, string>> = {
   ingress: { '': INGRESS_USAGE },
   push: { '': PUSH_USAGE },
   subscribers: Object.fromEntries(
-    ['apply', 'list', 'show', 'pause', 'resume', 'delete', 'secret'].map((s) => [s, SUBSCRIBERS_USAGE]),
+    ['apply', 'list', 'show', 'pause', 'resume', 'delete', 'secret', 'header', 'check', 'reseal'].map((s) => [
+      s,
+      SUBSCRIBERS_USAGE,
+    ]),
   ),
   receiver: { '': RECEIVER_USAGE },
   trace: { '': TRACE_USAGE },

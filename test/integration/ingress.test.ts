@@ -7,6 +7,16 @@ import { endpoints } from '../support/stack.ts';
 import { endOffsetTotal, readRecords } from '../support/topic.ts';
 
 const shipment = { type: 'shipment.updated', data: { shipment: { id: 'shp-9', status: 'in_transit' } } };
+const forgedNotice = {
+  type: 'subscriber.disabled',
+  data: {
+    subscriber: 'billing',
+    cause: 'gone',
+    reason: 'forged',
+    disabled_at: '2026-11-30T09:00:00Z',
+    events_topic: 'events',
+  },
+};
 
 describe('ingress over HTTP against the real Kafka and registry', () => {
   const topic = uniqueName('ingress-test');
@@ -70,6 +80,22 @@ describe('ingress over HTTP against the real Kafka and registry', () => {
     ['no token', shipment, { token: null }, 401, 'unauthorized'],
     ['an unknown token', shipment, { token: 'test-token-nobody-0123456789' }, 401, 'unauthorized'],
     ['a type the token may not publish', shipment, { token: TOKENS.keysOnly }, 403, 'forbidden_type'],
+    // A notice would announce what hookstream did: from outside, something that did not happen.
+    ['a forged subscriber.disabled, with a token for every type', forgedNotice, {}, 403, 'reserved_type'],
+    [
+      'a forged subscriber.disabled, with a token limited to other types',
+      forgedNotice,
+      { token: TOKENS.keysOnly },
+      403,
+      'reserved_type',
+    ],
+    [
+      'a batch carrying a forged subscriber.enabled',
+      { events: [shipment, { ...forgedNotice, type: 'subscriber.enabled' }] },
+      { batch: true },
+      403,
+      'invalid_batch',
+    ],
     [
       'a body over 256 KiB',
       { ...shipment, data: { shipment: { id: big, status: 's' } } },

@@ -1,7 +1,13 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { componentAcls, dlqTopicName, loadConnectionSettings } from '@hookstream/contracts';
+import {
+  componentAcls,
+  dlqTopicName,
+  loadConnectionSettings,
+  noticesTopicName,
+  subscriberGroupId,
+} from '@hookstream/contracts';
 import {
   createKafka,
   createRawConsumer,
@@ -13,6 +19,7 @@ import {
 import type { SecureKafka } from '@hookstream/stack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exited, spawnCli } from '../support/child.ts';
+import { runCli } from '../support/cli.ts';
 import { post, startTestIngress } from '../support/ingress.ts';
 import { uniqueName } from '../support/names.ts';
 import { spawnPusherCli } from '../support/pusher-process.ts';
@@ -91,6 +98,87 @@ describe('hookstream on a SASL_SSL broker with mTLS and ACLs', () => {
     }
   });
 
+  it('delivers a notice under exactly the documented ACLs, once, with two fleet replicas', async () => {
+    const prefix = uniqueName('sec-notice');
+    const victim = `${prefix}-victim`;
+    const ops = `${prefix}-ops`;
+    const gone = await receivers.start({ behaviour: { fixedStatus: 410 } });
+    const opsHook = await receivers.start();
+    // The subscribers tool and the fleets run as the pusher's principal, with its grants only.
+    const asPusher = { ...process.env, ...secureEnv(kafka, 'pusher'), HOOKSTREAM_EVENTS_TOPIC: eventsTopic };
+    const dir = await mkdtemp(join(tmpdir(), 'hookstream-sec-notice-'));
+    const common = { start: 'earliest', allowPrivateNetwork: true, rate: { perSecond: 500 } };
+    await writeFile(
+      join(dir, 'victim.json'),
+      JSON.stringify({ ...common, name: victim, url: gone.url, eventTypes: ['shipment.updated'] }),
+    );
+    await writeFile(join(dir, 'ops.json'), JSON.stringify({ ...common, name: ops, url: opsHook.url }));
+    const applied = await runCli(['subscribers', 'apply', dir], asPusher);
+    expect(applied.code, applied.stderr).toBe(0);
+    const fleets = ['a', 'b'].map((replica) =>
+      spawnCli(
+        [
+          'push',
+          '--all',
+          '--match',
+          `${prefix}-*`,
+          '--topic',
+          eventsTopic,
+          '--instance',
+          `${prefix}-${replica}`,
+        ],
+        asPusher,
+      ),
+    );
+    const ingress = await startTestIngress(eventsTopic, {
+      ...secureEnv(kafka, 'ingress'),
+      INGRESS_LOG_LEVEL: 'silent',
+    });
+    const notices = noticesTopicName(eventsTopic);
+    /** Waits until the ops hook's group has settled every notice copy on the topic; its notices of this type. */
+    const settledNotices = async (type: string) => {
+      await waitFor(`the ops hook to settle every ${type} copy`, async () => {
+        const end = (await setup.topicOffsets(notices))?.reduce((n, p) => n + Number(p.high), 0) ?? 0;
+        const [ledger] = await setup.committedOffsets(subscriberGroupId(ops), notices);
+        const received = opsHook.arrivals.some((a) => a.body?.type === type && a.body?.subscriber === victim);
+        return received && end > 0 && Number(ledger?.offset ?? -1) === end ? true : undefined;
+      });
+      return opsHook.arrivals.filter((a) => a.body?.type === type && a.body?.subscriber === victim);
+    };
+    try {
+      await waitFor(
+        'both replicas running both subscribers',
+        async () => {
+          for (const f of fleets)
+            if (f.exitCode !== null) throw new Error(`a fleet exited with ${f.exitCode}: ${f.output()}`);
+          const started = (f: (typeof fleets)[number], name: string) =>
+            f.output().includes(`"subscriber":"${name}"`) && f.output().includes('"msg":"pusher started"');
+          return fleets.every((f) => started(f, victim) && started(f, ops)) ? true : undefined;
+        },
+        { timeoutMs: 90_000 },
+      );
+      const batch = Array.from({ length: 6 }, (_, i) => ({ ...shipment, key: `shp-${i}` }));
+      expect((await post(`${ingress.url}/v1/events/batch`, { events: batch })).status).toBe(202);
+      const disabled = await settledNotices('subscriber.disabled');
+      expect(disabled).toHaveLength(1);
+      expect(disabled[0]?.body).toMatchObject({ cause: 'gone', status: 410, events_topic: eventsTopic });
+      const logs = fleets.map((f) => f.output()).join('\n');
+      expect(logs).toContain('subscriber disabled; subscriber.disabled published');
+      expect(logs).not.toMatch(/could not be published|could not disable/);
+
+      const resumed = await runCli(['subscribers', 'resume', victim, '--by', 'sec-test', '--json'], asPusher);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(JSON.parse(resumed.stdout)).toMatchObject({
+        published: expect.stringMatching(/^subscriber\.enabled:/),
+      });
+      expect(await settledNotices('subscriber.enabled')).toHaveLength(1);
+    } finally {
+      await ingress.close();
+      for (const f of fleets) f.kill('SIGTERM');
+      await Promise.all(fleets.map((f) => exited(f)));
+    }
+  }, 180_000);
+
   it('keeps the ingress out of a DLQ and a pusher out of the events topic', async () => {
     const dlq = dlqTopicName(uniqueName('sec-dlq'));
     await setup.ensureTopics([{ topic: dlq, partitions: 1, replicationFactor: 1 }]);
@@ -108,6 +196,17 @@ describe('hookstream on a SASL_SSL broker with mTLS and ACLs', () => {
       });
     } finally {
       await consumer.disconnect();
+    }
+    // Nor may the ingress's principal write the notices topic: a notice comes from hookstream only.
+    const asIngressSender = new RecordSender(asIngress);
+    await asIngressSender.connect();
+    try {
+      const forged = await asIngressSender
+        .send(noticesTopicName(eventsTopic), [{ key: 'k', value: Buffer.from('x'), headers: {} }])
+        .catch((e) => e);
+      expect(forged).toMatchObject({ code: 'KAFKA_NOT_AUTHORIZED' });
+    } finally {
+      await asIngressSender.disconnect();
     }
     const sender = new RecordSender(connectionAs('pusher'));
     await sender.connect();

@@ -39,10 +39,10 @@ describe('what an ingress and a pusher log', () => {
       {
         name,
         url: `${receiver.url}/hooks`,
-        secret: { env: 'TEST_PUSHER_SECRET' },
+        secret: { env: 'HOOKSTREAM_SECRET_TEST_PUSHER' },
         retry: { delaysMs: [300], maxAttempts: 3 },
       },
-      { env: { TEST_PUSHER_SECRET: secret }, args: ['--log-level', 'debug'] },
+      { env: { HOOKSTREAM_SECRET_TEST_PUSHER: secret }, args: ['--log-level', 'debug'] },
     );
     const retried = `evt_${randomUUID()}`;
     const dead = `evt_${randomUUID()}`;

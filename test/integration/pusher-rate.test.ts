@@ -49,11 +49,11 @@ async function runBacklog(
         rate: { perSecond: RATE, burst: 0 },
         concurrency: 5,
         start: 'earliest',
-        secret: { env: 'RATE_TEST_SECRET' },
+        secret: { env: 'HOOKSTREAM_SECRET_RATE_TEST' },
         allowPrivateNetwork: true,
       }),
     );
-    const env = { ...process.env, RATE_TEST_SECRET: secret };
+    const env = { ...process.env, HOOKSTREAM_SECRET_RATE_TEST: secret };
     for (let i = 0; i < instances; i++)
       pushers.push(
         spawnCli(['push', '--config', config, '--topic', topic, ...(redis ? ['--redis', redis] : [])], env),

@@ -64,7 +64,7 @@ describe('hookstream subscribers', () => {
     [`${plain}.json`]: {
       name: plain,
       url: 'https://plain.example.com/hook',
-      secret: { env: 'PLAIN_SECRET' },
+      secret: { env: 'HOOKSTREAM_SECRET_PLAIN' },
     },
   };
   let firstSecret = '';
@@ -102,7 +102,11 @@ describe('hookstream subscribers', () => {
   });
 
   it('a dry run shows the change and writes nothing; the real apply says changed', async () => {
-    const changed = { name: plain, url: 'https://plain.example.com/v2', secret: { env: 'PLAIN_SECRET' } };
+    const changed = {
+      name: plain,
+      url: 'https://plain.example.com/v2',
+      secret: { env: 'HOOKSTREAM_SECRET_PLAIN' },
+    };
     const dir = await definitionDir({ 'p.json': changed });
     const before = (await registryRecords(plain)).length;
     const dry = await cli(['apply', dir, '--dry-run']);

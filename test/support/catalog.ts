@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SUBSCRIBER_REGISTRY_TOPIC, SubscriberDefinition } from '@hookstream/contracts';
+import { type KafkaConnection, RecordSender } from '@hookstream/kafka';
 import { FleetProcess } from '@hookstream/pusher';
 import { parseSecretsKey } from '@hookstream/subscribers';
 import { expect } from 'vitest';
@@ -55,4 +57,41 @@ export async function startCatalogFleet(options: {
   });
   await fleet.start();
   return fleet;
+}
+
+/**
+ * A catalog record as one written by hand (a plain produce, or an earlier version) would be: the
+ * definition with defaults filled in and its headers as given, so a header today's rules refuse
+ * still gets into the record.
+ */
+export function handMadeRecord(
+  definition: Record<string, unknown>,
+  extra: { readonly version?: number } & Record<string, unknown> = {},
+) {
+  const { headers, ...rest } = definition;
+  return {
+    version: 2,
+    definition: { ...SubscriberDefinition.parse(rest), headers: headers ?? {} },
+    state: { kind: 'active' },
+    createdAt: '2026-05-01T00:00:00.000Z',
+    updatedAt: '2026-05-01T00:00:00.000Z',
+    ...extra,
+  };
+}
+
+/** Produces records onto the registry topic directly, as any principal with WRITE on it can. */
+export async function produceRegistryRecords(
+  kafka: KafkaConnection,
+  records: readonly { readonly key: string; readonly value: unknown }[],
+): Promise<void> {
+  const sender = new RecordSender(kafka);
+  await sender.connect();
+  try {
+    await sender.send(
+      SUBSCRIBER_REGISTRY_TOPIC,
+      records.map((r) => ({ key: r.key, value: Buffer.from(JSON.stringify(r.value)), headers: {} })),
+    );
+  } finally {
+    await sender.disconnect();
+  }
 }

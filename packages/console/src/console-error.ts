@@ -8,7 +8,9 @@ export type ConsoleErrorCode =
   | 'UNAUTHENTICATED'
   | 'FORBIDDEN'
   | 'TOO_LARGE'
-  | 'REPLAY_RUNNING';
+  | 'REPLAY_RUNNING'
+  /** The state changed, but its notice could not be published. */
+  | 'NOTICE_NOT_PUBLISHED';
 
 /** A console problem; `canRetry` says whether the same request unchanged could succeed later. */
 export class ConsoleError extends HookstreamError<ConsoleErrorCode> {}

@@ -128,12 +128,19 @@ export class ConsoleRoutes {
     const name = subscriberParam(r.params[0]);
     const action = r.params[1] === 'pause' ? 'pause' : 'resume';
     const reason = r.form.get('reason')?.trim();
-    await this.#context.backend.changeState({
+    const result = await this.#context.backend.changeState({
       action,
       name,
       by: r.session.operator,
       ...(reason ? { reason } : {}),
     });
+    // Said, and logged, rather than a redirect that would look like all went well.
+    if (result.noticeError !== null)
+      throw new ConsoleError(
+        'NOTICE_NOT_PUBLISHED',
+        `${name} is active again, but its subscriber.enabled notice could not be published: ${result.noticeError}`,
+        false,
+      );
     redirect(r.res, `/subscribers/${segment(name)}`);
   }
 

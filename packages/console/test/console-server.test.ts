@@ -138,6 +138,21 @@ describe('the console server', () => {
     });
   });
 
+  it('says so when a resume happened but its notice could not be published', async () => {
+    backend.noticeError = 'not authorized to write hookstream.notices.events';
+    try {
+      const res = await post('/subscribers/orders/resume', form({ csrf }));
+      expect(res.status).toBe(500);
+      const page = await res.text();
+      expect(page).toContain('NOTICE_NOT_PUBLISHED');
+      expect(page).toContain(
+        'orders is active again, but its subscriber.enabled notice could not be published',
+      );
+    } finally {
+      backend.noticeError = null;
+    }
+  });
+
   it('escapes what it shows and sends a no-script CSP on every page', async () => {
     backend.subscribers = [
       overview('orders', { failedOn: [{ instance: 'p1', error: '<script>alert(1)</script>' }] }),

@@ -19,14 +19,18 @@ export function record(
 ): SubscriberRecord {
   const key = parseSecretsKey(randomBytes(32).toString('base64'), 'test key');
   return {
-    version: 1,
+    version: 2,
     definition: SubscriberDefinition.parse({
       name,
       url: `https://ops:hunter2-password@${name}.example.com/hook`,
       eventTypes: ['order.created'],
       headers: { authorization: 'Bearer header-credential' },
     }),
-    secret: newManagedSecret(key, name, new Date('2026-06-01T12:00:00Z')),
+    secret: newManagedSecret(
+      key,
+      { version: 2, subscriber: name, origin: `https://${name}.example.com` },
+      new Date('2026-06-01T12:00:00Z'),
+    ),
     state,
     createdAt: '2026-05-01T00:00:00.000Z',
     updatedAt: '2026-05-01T00:00:00.000Z',
@@ -82,6 +86,8 @@ export class FakeBackend implements ConsoleBackend {
   records = new Map<string, SubscriberRecord>([['orders', record('orders')]]);
   letters: DeadLetter[] = [deadLetter('evt-1', 0, '0'), deadLetter('evt-2', 0, '1')];
   readonly changes: { action: string; name: string; by: string }[] = [];
+  /** What the next state change says of its notice (null: published, or none due). */
+  noticeError: string | null = null;
   readonly replays: ReplayRequest[] = [];
 
   async overview() {
@@ -105,7 +111,7 @@ export class FakeBackend implements ConsoleBackend {
     this.changes.push(request);
     const r = this.records.get(request.name);
     if (r === undefined) throw new Error('unknown');
-    return { name: request.name, changed: true, record: r, published: null };
+    return { name: request.name, changed: true, record: r, published: null, noticeError: this.noticeError };
   }
 
   async deadLetters(): Promise<DeadLetter[]> {

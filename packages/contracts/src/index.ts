@@ -27,10 +27,18 @@ export {
   RecordLocation,
   RetryState,
 } from './delivery-headers.ts';
+export { envReference, HEADER_ENV_PREFIX, SECRET_ENV_PREFIX } from './env-references.ts';
 export { EventEnvelope, EventId, EventTypeName, RESERVED_DATA_FIELDS } from './envelope.ts';
 export type { EventSchema } from './event-catalog.ts';
 export { loadEventCatalog, SCHEMAS_DIR } from './event-catalog.ts';
-export type { EnrollmentUpdated, EventDataByType, KeyRevoked, ShipmentUpdated } from './event-types.ts';
+export type {
+  EnrollmentUpdated,
+  EventDataByType,
+  KeyRevoked,
+  ShipmentUpdated,
+  SubscriberDisabled,
+  SubscriberEnabled,
+} from './event-types.ts';
 export { renderEventTypes } from './event-types-source.ts';
 export {
   AVRO_CONTENT_TYPE,
@@ -57,6 +65,15 @@ export {
 } from './instance-status.ts';
 export type { AclGrant, AclOperation, ComponentRole } from './kafka-acls.ts';
 export { componentAcls, TOOL_GROUP_PREFIX } from './kafka-acls.ts';
+export type { NoticeType } from './notices.ts';
+export {
+  isNoticeType,
+  NOTICE_SCHEMA_NAMESPACE,
+  NOTICE_TYPES,
+  NOTICES_TOPIC_PREFIX,
+  noticesTopicName,
+  takesNotices,
+} from './notices.ts';
 export { MAX_BATCH_EVENTS, PublishBatchRequest, PublishRequest } from './publish-request.ts';
 export {
   acceptsEventType,
@@ -67,6 +84,8 @@ export {
   HEADER_VALUE_PATTERN,
   HeaderValue,
   MAX_RETRY_DELAY_MS,
+  ManagedHeaderValue,
+  managedHeaderNames,
   PUSHER_OWNED_HEADERS,
   parseSubscriberDefinition,
   RateSettings,
@@ -83,8 +102,10 @@ export {
   ManagedSecretState,
   parseSubscriberSpec,
   RecordSecret,
+  SealedHeaderValue,
   SUBSCRIBER_RECORD_VERSION,
   SubscriberRecord,
+  SubscriberRecordVersion,
   SubscriberSecretSpec,
   SubscriberSpec,
   SubscriberState,

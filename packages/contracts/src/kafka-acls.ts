@@ -1,5 +1,6 @@
 import { ATTEMPT_LOG_TOPIC } from './attempt-log.ts';
 import { INSTANCE_STATUS_TOPIC } from './instance-status.ts';
+import { noticesTopicName } from './notices.ts';
 import { SUBSCRIBER_REGISTRY_TOPIC } from './subscriber-registry.ts';
 import {
   dlqTopicName,
@@ -30,8 +31,10 @@ export type ComponentRole =
 /**
  * The least a component needs, and nothing more: the ingress only writes events; a pusher reads
  * events and owns everything under hookstream.sub. (its groups, tiers, DLQs, replay logs) plus
- * the shared attempt log, registry and instance topics; a replay operator reads one subscriber's
- * DLQ and writes its tier 1 and replay log. The secured-broker test grants exactly these.
+ * the shared attempt log, registry and instance topics and the events topic's notices topic
+ * (it publishes subscriber.disabled there, and its subscribers read it); a replay operator reads
+ * one subscriber's DLQ and writes its tier 1 and replay log. The secured-broker test grants
+ * exactly these.
  */
 export function componentAcls(component: ComponentRole): AclGrant[] {
   switch (component.role) {
@@ -64,7 +67,12 @@ export function componentAcls(component: ComponentRole): AclGrant[] {
           name: SUBSCRIBER_GROUP_PREFIX,
           operations: ['READ', 'DESCRIBE'],
         },
-        ...[ATTEMPT_LOG_TOPIC, INSTANCE_STATUS_TOPIC, SUBSCRIBER_REGISTRY_TOPIC].map(
+        ...[
+          ATTEMPT_LOG_TOPIC,
+          INSTANCE_STATUS_TOPIC,
+          SUBSCRIBER_REGISTRY_TOPIC,
+          noticesTopicName(component.eventsTopic),
+        ].map(
           (name): AclGrant => ({
             resource: 'topic',
             pattern: 'literal',

@@ -1,13 +1,24 @@
 import { z } from 'zod';
-import { SecretSource, SubscriberDefinition } from './subscriber.ts';
+import { managedHeaderNames, SecretSource, SubscriberDefinition } from './subscriber.ts';
 
 /**
  * The catalog's side of the registry topic: one record per subscriber, keyed by its name, that
  * says what it is (its definition), whether it runs (its state) and how its requests are signed.
  * A tombstone (null value) means deleted. Secrets never appear in clear text: a managed secret is
  * stored AES-256-GCM encrypted under a key the registry never holds.
+ *
+ * Version 2 (this one writes it): seals bind the subscriber's name, its URL's origin and what
+ * each one is (the signing secret, a previous one with its expiry, a header), and headers may be
+ * managed (`sealedHeaders`). Version 1 records are still read, and run when they hold no seal;
+ * a version-1 seal (bound to the name only) is opened by `subscribers reseal` alone, which
+ * rewrites the record as version 2. Version-1 code refuses version-2 records (its schema takes
+ * version 1 only) and keeps the last version-1 record it read of each subscriber.
  */
-export const SUBSCRIBER_RECORD_VERSION = 1;
+export const SUBSCRIBER_RECORD_VERSION = 2;
+
+/** The record versions this code reads. */
+export const SubscriberRecordVersion = z.union([z.literal(1), z.literal(2)]);
+export type SubscriberRecordVersion = z.infer<typeof SubscriberRecordVersion>;
 
 /** `{"managed": true}` in a definition file: hookstream generates and keeps the secret. */
 export const ManagedSecretRequest = z.strictObject({ managed: z.literal(true) });
@@ -32,18 +43,27 @@ const base64 = (bytes?: number) =>
       message: `base64 of ${bytes} bytes`,
     });
 
-/** One secret sealed with AES-256-GCM; the subscriber's name is the associated data. */
-export const EncryptedSecret = z.strictObject({
-  alg: z.literal('A256GCM'),
-  /** Which secrets key sealed it (a fingerprint, not the key), so a wrong key is told apart from tampering. */
-  keyId: z.string().regex(/^[0-9a-f]{16}$/),
-  iv: base64(12),
-  tag: base64(16),
-  ciphertext: base64().refine((s) => s.length > 0 && s.length <= 1024, {
-    message: 'at most 1024 characters',
-  }),
-  createdAt: z.iso.datetime({ offset: true }),
-});
+function sealed(maxCiphertextChars: number) {
+  return z.strictObject({
+    alg: z.literal('A256GCM'),
+    /** Which secrets key sealed it (a fingerprint, not the key), so a wrong key is told apart from tampering. */
+    keyId: z.string().regex(/^[0-9a-f]{16}$/),
+    iv: base64(12),
+    tag: base64(16),
+    ciphertext: base64().refine((s) => s.length > 0 && s.length <= maxCiphertextChars, {
+      message: `at most ${maxCiphertextChars} characters`,
+    }),
+    createdAt: z.iso.datetime({ offset: true }),
+  });
+}
+
+/**
+ * One secret sealed with AES-256-GCM. The associated data (not stored: derived when it is
+ * opened) is the subscriber's name, and in version 2 also its URL's origin and the seal's role.
+ */
+export const EncryptedSecret = sealed(1024);
+/** A managed header's value, sealed like a secret; up to 8192 characters of header text. */
+export const SealedHeaderValue = sealed(10_924);
 export type EncryptedSecret = z.infer<typeof EncryptedSecret>;
 
 /** A managed secret: the one that signs, and those a rotation still signs with until they expire. */
@@ -86,11 +106,16 @@ export type SubscriberState = z.infer<typeof SubscriberState>;
 
 export const SubscriberRecord = z
   .strictObject({
-    version: z.literal(SUBSCRIBER_RECORD_VERSION),
+    version: SubscriberRecordVersion,
     /** The definition with defaults filled; its `secret` is always absent (see `secret`). */
     definition: SubscriberDefinition,
     /** The single place the signing secret is described; absent = requests go unsigned. */
     secret: RecordSecret.optional(),
+    /**
+     * The values of the definition's `{ "managed": true }` headers, sealed, by header name as
+     * the definition spells it; one not here yet is set with `subscribers header set`.
+     */
+    sealedHeaders: z.record(z.string().max(256), SealedHeaderValue).optional(),
     state: SubscriberState,
     createdAt: z.iso.datetime({ offset: true }),
     updatedAt: z.iso.datetime({ offset: true }),
@@ -98,7 +123,22 @@ export const SubscriberRecord = z
   .refine((r) => r.definition.secret === undefined, {
     message: 'the secret belongs in the record, not in its definition',
     path: ['definition', 'secret'],
-  });
+  })
+  .refine(
+    (r) =>
+      r.version === 2 || (r.sealedHeaders === undefined && managedHeaderNames(r.definition).length === 0),
+    {
+      message: 'a version 1 record has no managed headers',
+      path: ['definition', 'headers'],
+    },
+  )
+  .refine(
+    (r) => Object.keys(r.sealedHeaders ?? {}).every((h) => managedHeaderNames(r.definition).includes(h)),
+    {
+      message: 'a sealed header that the definition does not declare { "managed": true }',
+      path: ['sealedHeaders'],
+    },
+  );
 export type SubscriberRecord = z.infer<typeof SubscriberRecord>;
 
 /**

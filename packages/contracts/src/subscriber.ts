@@ -1,10 +1,14 @@
 import { z } from 'zod';
+import { envReference, HEADER_ENV_PREFIX, SECRET_ENV_PREFIX } from './env-references.ts';
 import { EventTypeName } from './envelope.ts';
 import { SubscriberName } from './topics.ts';
 
-/** Where the signing secret lives; the definition names it, never holds it. */
+/**
+ * Where the signing secret lives; the definition names it, never holds it. A variable must be
+ * a `HOOKSTREAM_SECRET_…` one (see env-references.ts).
+ */
 export const SecretSource = z.union([
-  z.strictObject({ env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name') }),
+  envReference(SECRET_ENV_PREFIX),
   z.strictObject({ file: z.string().min(1) }),
 ]);
 export type SecretSource = z.infer<typeof SecretSource>;
@@ -51,15 +55,28 @@ const HeaderName = z
 /** CR, LF and NUL would end the header line (request splitting); other controls are no text. */
 export const HEADER_VALUE_PATTERN = /^[\t\x20-\x7e\x80-\uffff]*$/;
 
+/** `{ "managed": true }` as a header value: the value is sealed in the catalog record (catalog only). */
+export const ManagedHeaderValue = z.strictObject({ managed: z.literal(true) });
+export type ManagedHeaderValue = z.infer<typeof ManagedHeaderValue>;
+
 /**
- * A header value: text, or `{ "env": "VAR" }` read from the pusher's environment when the
- * definition loads, so credentials need not sit in clear in definition files.
+ * A header value: text; `{ "env": "HOOKSTREAM_HEADER_…" }`, read from the pusher's environment
+ * when the subscriber starts, so credentials need not sit in clear in definition files; or
+ * `{ "managed": true }`, a credential sealed in the catalog under the secrets key.
  */
 export const HeaderValue = z.union([
   z.string().max(8192).regex(HEADER_VALUE_PATTERN, 'no CR, LF, NUL or other control characters'),
-  z.strictObject({ env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name') }),
+  envReference(HEADER_ENV_PREFIX),
+  ManagedHeaderValue,
 ]);
 export type HeaderValue = z.infer<typeof HeaderValue>;
+
+/** The names of a definition's managed headers, as the definition spells them. */
+export function managedHeaderNames(definition: Pick<SubscriberDefinition, 'headers'>): string[] {
+  return Object.entries(definition.headers)
+    .filter(([, value]) => typeof value === 'object' && 'managed' in value)
+    .map(([name]) => name);
+}
 
 /**
  * The longest retry delay a definition may ask for. With jitter (at most +100 %) a record then

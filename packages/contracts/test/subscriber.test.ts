@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { acceptsEventType, parseSubscriberDefinition } from '../src/subscriber.ts';
+import { HEADER_ENV_PREFIX, SECRET_ENV_PREFIX } from '../src/env-references.ts';
+import { acceptsEventType, managedHeaderNames, parseSubscriberDefinition } from '../src/subscriber.ts';
 
 const minimal = { name: 'billing', url: 'https://hooks.example.com/in' };
 
@@ -70,7 +71,7 @@ describe('subscriber definition', () => {
       retry: { delaysMs: [100, 200], maxAttempts: 3, maxAgeMs: 60_000, jitter: 0 },
       start: '2026-01-01T00:00:00Z',
       ordering: 'key',
-      secret: { env: 'BILLING_SECRET' },
+      secret: { env: 'HOOKSTREAM_SECRET_BILLING' },
       headers: { 'X-Tenant': 'acme' },
       allowPrivateNetwork: true,
     });
@@ -100,6 +101,7 @@ describe('subscriber definition', () => {
     [{ ...minimal, headers: { Connection: 'close' } }, 'headers.Connection'],
     [{ ...minimal, headers: { Upgrade: 'h2c' } }, 'headers.Upgrade'],
     [{ ...minimal, headers: { 'X-Token': { env: 'not a name' } } }, 'headers.X-Token.env'],
+    [{ ...minimal, headers: { 'X-Token': { managed: false } } }, 'headers.X-Token'],
     [{ ...minimal, headers: { 'X-Token': { file: '/etc/passwd' } } }, 'headers.X-Token'],
     [{ ...minimal, start: 'yesterday' }, 'start'],
     [{ ...minimal, ordering: 'strict' }, 'ordering'],
@@ -110,9 +112,34 @@ describe('subscriber definition', () => {
     expect(errorOf(input)).toMatch(new RegExp(`(^|; )${field.replace('.', '\\.')}: `));
   });
 
-  it('a header value may name an environment variable instead of holding the credential', () => {
-    const r = parseSubscriberDefinition({ ...minimal, headers: { Authorization: { env: 'BILLING_TOKEN' } } });
-    expect(r.ok && r.value.headers).toEqual({ Authorization: { env: 'BILLING_TOKEN' } });
+  it('a header value may name a HOOKSTREAM_HEADER_ variable, or be managed, instead of holding the credential', () => {
+    const headers = { Authorization: { env: 'HOOKSTREAM_HEADER_BILLING_TOKEN' }, 'X-Key': { managed: true } };
+    const r = parseSubscriberDefinition({ ...minimal, headers });
+    expect(r.ok && r.value.headers).toEqual(headers);
+    expect(r.ok && managedHeaderNames(r.value)).toEqual(['X-Key']);
+  });
+
+  // The fleet's own settings (its secrets key above all) must never reach a request to a URL
+  // that whoever writes the catalog chose.
+  it.each([
+    ['headers', 'HOOKSTREAM_SECRETS_KEY'],
+    ['headers', 'KAFKA_SASL_PASSWORD'],
+    ['headers', 'HOOKSTREAM_SECRET_BILLING'],
+    ['headers', 'HOOKSTREAM_HEADER_'],
+    ['secret', 'HOOKSTREAM_SECRETS_KEY'],
+    ['secret', 'AWS_SECRET_ACCESS_KEY'],
+    ['secret', 'HOOKSTREAM_HEADER_TOKEN'],
+    ['secret', 'HOOKSTREAM_SECRET_'],
+  ])('refuses %s naming %s, naming the field and the prefix', (field, variable) => {
+    const input =
+      field === 'secret'
+        ? { ...minimal, secret: { env: variable } }
+        : { ...minimal, headers: { 'X-Leak': { env: variable } } };
+    const prefix = field === 'secret' ? SECRET_ENV_PREFIX : HEADER_ENV_PREFIX;
+    const where = field === 'secret' ? 'secret.env' : 'headers.X-Leak.env';
+    expect(errorOf(input)).toBe(
+      `${where}: may name only a variable starting with ${prefix} (a definition cannot read the process's own settings or secrets), not "${variable}"`,
+    );
   });
 
   it('names unknown fields, also nested ones', () => {

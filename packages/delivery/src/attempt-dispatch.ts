@@ -64,6 +64,10 @@ class AttemptHandler implements Dispatcher.DispatchHandler {
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.#controller = controller;
+    // The deadline timer can fire late on a busy loop: a request that gets its connection after
+    // its deadline is a timeout, never sent, whether or not the timer has run yet.
+    if (!this.#done && this.#elapsed() >= this.#limits.timeoutMs)
+      this.#finish({ kind: 'timeout', durationMs: this.#elapsed(), excerpt: '' });
     if (this.#done) controller.abort(new DeadlinePassed());
   }
 

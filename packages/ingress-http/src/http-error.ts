@@ -44,6 +44,8 @@ export function httpErrorFor(err: unknown, retryAfterS: number): HttpError {
     case 'RESERVED_FIELD':
     case 'UNKNOWN_TYPE':
       return new HttpError(400, code, err.message, { details });
+    case 'RESERVED_TYPE':
+      return new HttpError(403, code, err.message, { details });
     case 'ID_CONFLICT':
       // Not retryable as is: the producer reused an id for a different event.
       return new HttpError(409, code, err.message, { details });

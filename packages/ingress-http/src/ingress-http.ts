@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MAX_BATCH_EVENTS, PublishBatchRequest } from '@hookstream/contracts';
+import { isNoticeType, MAX_BATCH_EVENTS, PublishBatchRequest } from '@hookstream/contracts';
 import {
   type EventProducer,
   type PreparedEvent,
@@ -336,8 +336,14 @@ function allow(req: IncomingMessage, method: string): void {
   if (req.method !== method) throw new HttpError(405, 'method_not_allowed', `use ${method}`);
 }
 
+/**
+ * The types hookstream emits first, for every token: a notice announces what hookstream did, so
+ * one from outside would announce something that did not happen. Then the token's own types.
+ */
 function forbidUnlessAllowed(grant: TokenGrant, body: unknown): void {
   const type = typeof body === 'object' && body !== null ? (body as { type?: unknown }).type : undefined;
+  if (typeof type === 'string' && isNoticeType(type))
+    throw new HttpError(403, 'reserved_type', `'${type}' is reserved: only hookstream publishes it`);
   if (grant.types !== null && typeof type === 'string' && !grant.types.has(type)) {
     throw new HttpError(403, 'forbidden_type', `this token may not publish '${type}'`);
   }

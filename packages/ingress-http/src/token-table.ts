@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import { isNoticeType } from '@hookstream/contracts';
 
 /** Shortest token accepted: shorter ones are guessable. */
 export const MIN_TOKEN_LENGTH = 16;
@@ -39,6 +40,11 @@ export class TokenTable {
         const unknown = [...allowed].filter((t) => !knownTypes.has(t));
         if (unknown.length > 0)
           throw new Error(`token entry ${i + 1}: unknown event type(s) ${unknown.join(', ')}`);
+        const reserved = [...allowed].filter(isNoticeType);
+        if (reserved.length > 0)
+          throw new Error(
+            `token entry ${i + 1}: ${reserved.join(', ')} reserved: only hookstream publishes its notices, no token may`,
+          );
       }
       const key = digest(token);
       table.#grants.set(key, { types: allowed, producer: key.slice(0, 32) });

@@ -73,6 +73,38 @@ describe('IngressHttp', () => {
     expect((await send(OTHER)).status).toBe(415);
   });
 
+  it.each([
+    ['an all-types token', null],
+    ['demo mode', 'demo'],
+  ])(
+    'refuses the types hookstream emits with 403 reserved_type for %s, before the producer',
+    async (_what, mode) => {
+      const http = new IngressHttp({
+        producer: noProducer,
+        tokens: mode === 'demo' ? null : TokenTable.parse([TOKEN], new Set(['key.revoked'])),
+        maxBodyBytes: 4096,
+        retryAfterS: 1,
+        checkReady: async () => ({}),
+      });
+      const url = await serve(http);
+      const post = (path: string, body: unknown) =>
+        fetch(`${url}${path}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+      const forged = { type: 'subscriber.disabled', data: { subscriber: 'billing' } };
+      const one = await post('/v1/events', forged);
+      expect(one.status).toBe(403);
+      expect(await one.json()).toMatchObject({ error: { code: 'reserved_type' } });
+      const batch = await post('/v1/events/batch', { events: [{ ...forged, type: 'subscriber.enabled' }] });
+      expect(batch.status).toBe(403);
+      expect(await batch.json()).toMatchObject({
+        error: { code: 'invalid_batch', details: [{ index: 0, status: 403, code: 'reserved_type' }] },
+      });
+    },
+  );
+
   it('does not serve /metrics on the publishing port', async () => {
     const http = new IngressHttp({
       producer: noProducer,

@@ -32,4 +32,13 @@ describe('TokenTable', () => {
       expect((err as Error).message).not.toContain(A);
     }
   });
+
+  it("refuses a token granted a type hookstream emits: nobody may publish hookstream's notices", () => {
+    expect(() =>
+      TokenTable.parse(
+        [`${A}=shipment.updated|subscriber.disabled`],
+        new Set([...known, 'subscriber.disabled']),
+      ),
+    ).toThrow(/entry 1: subscriber.disabled reserved/);
+  });
 });

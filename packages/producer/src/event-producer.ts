@@ -20,7 +20,7 @@ import { type AvroWriter, avroWriters, encodeWire } from './avro-wire.ts';
 import { cloudEventHeaders } from './cloud-event-headers.ts';
 import { DedupWindow } from './dedup-window.ts';
 import { MicroBatcher } from './micro-batcher.ts';
-import { type PreparedEvent, prepareEvent } from './prepare-event.ts';
+import { type PreparedEvent, type PublishChannel, prepareEvent } from './prepare-event.ts';
 import { PublishError, type PublishErrorDetail } from './publish-error.ts';
 import {
   endPublishSpan,
@@ -41,6 +41,11 @@ export interface EventProducerOptions {
   /** CloudEvents `source` of what this producer publishes, e.g. `/services/shipping`. */
   readonly source: string;
   readonly topic?: string;
+  /**
+   * `events` (default): any type but those hookstream emits (RESERVED_TYPE). `notices`: those
+   * only, for hookstream's notice path onto a notices topic (startNoticeProducer).
+   */
+  readonly channel?: PublishChannel;
   readonly clientId?: string;
   /** How long a publish waits for Kafka's acks=all before failing with ACK_TIMEOUT (default 5 s). */
   readonly ackTimeoutMs?: number;
@@ -110,6 +115,7 @@ export class EventProducer {
   readonly #source: string;
   readonly #ackTimeoutMs: number;
   readonly #topic: string;
+  readonly #channel: PublishChannel;
   /** A proxy: spans are real once an SDK is registered (startTracing), no-ops before. */
   readonly #tracer: Tracer = trace.getTracer('@hookstream/producer');
   readonly #batchRecords: Histogram | undefined;
@@ -136,6 +142,7 @@ export class EventProducer {
     this.#ackTimeoutMs = options.ackTimeoutMs ?? 5000;
     const topic = options.topic ?? DEFAULT_EVENTS_TOPIC;
     this.#topic = topic;
+    this.#channel = options.channel ?? 'events';
     this.#batchRecords = options.meter?.createHistogram('hookstream.producer.batch.records', {
       description: 'Records per write to Kafka (micro-batches of concurrent publishes)',
       unit: '{record}',
@@ -217,7 +224,7 @@ export class EventProducer {
 
   /** Validates a request and fixes its id, key and time; throws PublishError, writes nothing. */
   prepare(request: unknown): PreparedEvent {
-    return prepareEvent(this.#catalog, request);
+    return prepareEvent(this.#catalog, request, undefined, this.#channel);
   }
 
   /**

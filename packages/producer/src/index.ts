@@ -10,7 +10,9 @@ export type {
 export { EventProducer } from './event-producer.ts';
 export type { MicroBatcherOptions, Submission } from './micro-batcher.ts';
 export { MicroBatcher } from './micro-batcher.ts';
-export type { PreparedEvent } from './prepare-event.ts';
+export type { NoticeProducerOptions } from './notice-producer.ts';
+export { noticesTopicSpec, startNoticeProducer } from './notice-producer.ts';
+export type { PreparedEvent, PublishChannel } from './prepare-event.ts';
 export { MAX_OCCURRED_AT_SKEW_MS, prepareEvent } from './prepare-event.ts';
 export type { PublishErrorCode, PublishErrorDetail } from './publish-error.ts';
 export { PublishError } from './publish-error.ts';

@@ -1,5 +1,5 @@
 import { hash, randomUUID } from 'node:crypto';
-import { type EventSchema, PublishRequest, RESERVED_DATA_FIELDS } from '@hookstream/contracts';
+import { type EventSchema, isNoticeType, PublishRequest, RESERVED_DATA_FIELDS } from '@hookstream/contracts';
 import type { z } from 'zod';
 import { plainData } from './data-check.ts';
 import { PublishError, type PublishErrorDetail } from './publish-error.ts';
@@ -30,6 +30,13 @@ export interface PreparedEvent {
 }
 
 /**
+ * Which topic a producer writes: `events` (every producer, the ingress's included), where the
+ * types hookstream emits are refused, or `notices` (hookstream's own notice path), which takes
+ * those types only.
+ */
+export type PublishChannel = 'events' | 'notices';
+
+/**
  * Checks a publish request against the envelope rules and its type's schema, then fixes its
  * identity: the producer's id is kept, otherwise one is generated here, once. Throws a
  * PublishError (never writes anything).
@@ -38,6 +45,7 @@ export function prepareEvent(
   catalog: ReadonlyMap<string, EventSchema>,
   input: unknown,
   now: () => Date = () => new Date(),
+  channel: PublishChannel = 'events',
 ): PreparedEvent {
   const plain = plainRequest(input);
   const parsed =
@@ -59,6 +67,15 @@ export function prepareEvent(
   if (!schema) {
     throw new PublishError('UNKNOWN_TYPE', `unknown event type '${request.type}'`, {
       details: [{ path: 'type', message: `known types: ${[...catalog.keys()].join(', ')}` }],
+    });
+  }
+  if ((channel === 'notices') !== isNoticeType(request.type)) {
+    const message =
+      channel === 'events'
+        ? `'${request.type}' is reserved: only hookstream publishes it, on its notice channel`
+        : `'${request.type}' is not a notice: the notice channel carries hookstream's own types only`;
+    throw new PublishError(channel === 'events' ? 'RESERVED_TYPE' : 'INVALID_REQUEST', message, {
+      details: [{ path: 'type', message }],
     });
   }
   const reserved = Object.keys(request.data).filter((k) =>

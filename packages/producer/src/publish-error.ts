@@ -3,6 +3,11 @@ export type PublishErrorCode =
   /** The request around the data is wrong (bad id, key, occurred_at, unknown fields). */
   | 'INVALID_REQUEST'
   | 'UNKNOWN_TYPE'
+  /**
+   * A type hookstream itself emits (subscriber.disabled…): only its notice channel publishes
+   * them, so nobody can announce a change that did not happen.
+   */
+  | 'RESERVED_TYPE'
   /** The data does not match the type's schema; details name the failing paths. */
   | 'INVALID_DATA'
   /** The data uses a name the delivery envelope adds (event_id, attempt, ...). */

@@ -17,7 +17,26 @@ function failure(input: unknown): PublishError {
   throw new Error('expected a PublishError');
 }
 
+const disabled = {
+  type: 'subscriber.disabled',
+  data: {
+    subscriber: 'billing',
+    cause: 'gone',
+    reason: '410',
+    disabled_at: '2026-11-30T10:00:00.000Z',
+    events_topic: 'events',
+  },
+};
+
 describe('prepareEvent', () => {
+  it('refuses the types hookstream emits on the events channel, and takes only those on the notices one', () => {
+    expect(failure(disabled)).toMatchObject({ code: 'RESERVED_TYPE', canRetry: false });
+    expect(prepareEvent(catalog, disabled, now, 'notices').type).toBe('subscriber.disabled');
+    expect(() => prepareEvent(catalog, shipment, now, 'notices')).toThrow(
+      expect.objectContaining({ code: 'INVALID_REQUEST' }),
+    );
+  });
+
   it('generates an id, uses it as key, stamps the time and fills schema defaults', () => {
     const event = prepareEvent(catalog, shipment, now);
     expect(event.id).toMatch(/^[0-9a-f-]{36}$/);

@@ -1,6 +1,11 @@
 import { createHash } from 'node:crypto';
 import { registrationKey, type SubscriberRecord } from '@hookstream/contracts';
-import { type CatalogSnapshot, resolveSigningKeys, type SecretsKey } from '@hookstream/subscribers';
+import {
+  type CatalogSnapshot,
+  openManagedHeaders,
+  resolveSigningKeys,
+  type SecretsKey,
+} from '@hookstream/subscribers';
 import type { FleetMember } from './fleet.ts';
 import type { KnownRegistration } from './subscriber-registry.ts';
 import { SubscriberTopology } from './subscriber-topology.ts';
@@ -16,7 +21,7 @@ export interface FleetSelection {
   readonly now?: Date;
 }
 
-/** A subscriber the fleet should run but cannot (its secret cannot be had). */
+/** A subscriber the fleet should run but cannot (its secret or a managed header cannot be had). */
 export interface MemberProblem {
   readonly name: string;
   readonly error: string;
@@ -24,9 +29,11 @@ export interface MemberProblem {
 
 /**
  * The registry snapshot as the fleet's desired set: every active subscriber that matches, with
- * its signing keys resolved and a fingerprint of what a restart depends on (definition and
- * keys, so a rotation or an expired previous secret restarts it). A subscriber whose keys cannot
- * be resolved is reported; if it already runs (`running`), it keeps its last good member.
+ * its signing keys and managed headers opened and a fingerprint of what a restart depends on
+ * (definition, keys and header values, so a rotation, an expired previous secret or a new
+ * header value restarts it). A subscriber whose seals cannot be opened (a version-1 seal, one
+ * made for another origin, a missing key) is reported; if it already runs (`running`), it keeps
+ * its last good member.
  */
 export async function fleetMembers(
   snapshot: CatalogSnapshot,
@@ -63,14 +70,17 @@ async function memberOf(
     ...(selection.now ? { now: selection.now } : {}),
   });
   const signingKeys = keys ? [keys.current, ...keys.previous] : [];
+  const managedHeaders = openManagedHeaders(record, selection.secretsKey);
   const fingerprint = createHash('sha256')
     .update(JSON.stringify(record.definition))
     .update(signingKeys.map((k) => k.toString('hex')).join(','))
+    .update(JSON.stringify(managedHeaders))
     .digest('hex');
   const name = record.definition.name;
   return {
     topology: new SubscriberTopology(record.definition, selection.eventsTopic),
     signingKeys,
+    managedHeaders,
     fingerprint,
     registration: registrationOf(snapshot, registrationKey(name, selection.eventsTopic)),
   };

@@ -13,6 +13,8 @@ export interface FleetMember {
   readonly topology: SubscriberTopology;
   /** The current key first; empty: unsigned. */
   readonly signingKeys: readonly Buffer[];
+  /** The definition's `{ "managed": true }` header values, opened from the record's seals. */
+  readonly managedHeaders: Readonly<Record<string, string>>;
   /** Changes whenever something that needs a restart changes (definition, secret). */
   readonly fingerprint: string;
   readonly registration: KnownRegistration;
@@ -164,6 +166,7 @@ export class Fleet {
     const runner = new SubscriberRunner({
       topology,
       signingKeys: member.signingKeys,
+      managedHeaders: member.managedHeaders,
       resources: this.#options.resources,
       log,
       registration: member.registration,

@@ -113,6 +113,21 @@ export class PusherMetrics {
     });
   }
 
+  /**
+   * A fleet's count of catalog records it skips (unreadable, breaking the definition rules, seals
+   * it cannot open), asked at scrape time; returns what stops the gauge.
+   */
+  observeSkippedRecords(count: () => number): () => void {
+    const gauge = this.#meter.createObservableGauge('hookstream.pusher.catalog.skipped_records', {
+      description:
+        'Catalog records this fleet does not run: unreadable, breaking the definition rules, or seals it cannot open (see its log)',
+      unit: '{record}',
+    });
+    const observe = (result: { observe(value: number): void }) => result.observe(count());
+    gauge.addCallback(observe);
+    return () => gauge.removeCallback(observe);
+  }
+
   /** Binds the instruments to one subscriber and starts its gauges. */
   forSubscriber(
     subscriber: string,

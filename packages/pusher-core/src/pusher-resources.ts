@@ -9,7 +9,7 @@ import {
   RecordSender,
   type TopicSpec,
 } from '@hookstream/kafka';
-import { EventProducer, RegistryHttp } from '@hookstream/producer';
+import { type EventProducer, RegistryHttp, startNoticeProducer } from '@hookstream/producer';
 import type { Meter } from '@opentelemetry/api';
 import { AttemptLogWriter } from './attempt-log-writer.ts';
 import { PusherError } from './errors.ts';
@@ -95,7 +95,7 @@ export class PusherResources {
   readonly fetchMaxBytes: number | undefined;
   readonly log: LogFn;
   readonly #settings: PusherResourcesSettings;
-  /** The producer of operational notices, per events topic; started at the first notice. */
+  /** The producer of operational notices, per events topic's notices topic; started at the first notice. */
   readonly #notices = new Map<string, Promise<EventProducer>>();
   readonly #partitions = new Map<string, number>();
   readonly #taps = new Map<string, Promise<EventsTap | null>>();
@@ -193,23 +193,25 @@ export class PusherResources {
   }
 
   /**
-   * The ingress producer library, publishing operational events (subscriber.disabled) onto the
-   * events topic like any other event: validated, Avro in the registry's format, CloudEvents
-   * headers. Started on first use, since most processes never publish one.
+   * The ingress producer library on its notice channel, publishing operational events
+   * (subscriber.disabled) onto the events topic's notices topic: validated, Avro in the
+   * registry's format, CloudEvents headers, like any event. Started on first use, since most
+   * processes never publish one.
    */
-  noticeProducer(topic: string): Promise<EventProducer> {
-    let producer = this.#notices.get(topic);
+  noticeProducer(eventsTopic: string): Promise<EventProducer> {
+    let producer = this.#notices.get(eventsTopic);
     if (producer === undefined) {
-      producer = EventProducer.start({
+      producer = startNoticeProducer({
         kafka: this.#settings.kafka,
         registry: this.#settings.registry,
         source: '/hookstream/pusher',
-        topic,
+        eventsTopic,
+        replicationFactor: this.replicationFactor,
         clientId: `${this.#settings.clientId}-notices`,
       });
       // A failed start is not kept: the next notice tries again.
-      producer.catch(() => this.#notices.delete(topic));
-      this.#notices.set(topic, producer);
+      producer.catch(() => this.#notices.delete(eventsTopic));
+      this.#notices.set(eventsTopic, producer);
     }
     return producer;
   }

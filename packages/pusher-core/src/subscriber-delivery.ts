@@ -1,6 +1,7 @@
 import {
   CE_HEADER,
   type DeadLetterReason,
+  formatLocation,
   type RecordLocation,
   readRetryState,
   TRACEPARENT_HEADER,
@@ -23,6 +24,7 @@ import type { DeliveryObserver } from './delivery-observer.ts';
 import type { DeliveryHealth } from './endpoint-health.ts';
 import { readEventHeaders } from './event-headers.ts';
 import type { OutcomeRouter } from './outcome-router.ts';
+import { RecentIds } from './recent-ids.ts';
 import type { RecordDecoder } from './record-decoder.ts';
 import type { AttemptSummary, RecordContext, RecordStep } from './record-step.ts';
 import type { SubscriberTopology } from './subscriber-topology.ts';
@@ -58,6 +60,11 @@ export interface SubscriberDeliveryDeps {
 /** Waits between decodes while the registry is unavailable; the last one repeats. */
 const REGISTRY_BACKOFF_MS = [1000, 2000, 5000, 10_000, 30_000] as const;
 const ABANDONED: RecordStep = { kind: 'abandoned' };
+/**
+ * Notice ids remembered, to pass over the copies other replicas published: they follow the first
+ * within moments on the notices topic's one partition, so far fewer than this lie between.
+ */
+const NOTICE_IDS_KEPT = 10_000;
 
 /** No breaker: every record goes, every outcome as usual. */
 const ALWAYS_HEALTHY: DeliveryHealth = {
@@ -96,6 +103,7 @@ export class SubscriberDelivery {
   readonly #random: () => number;
   readonly #tracer: Tracer;
   readonly #health: DeliveryHealth;
+  readonly #notices = new RecentIds(NOTICE_IDS_KEPT);
 
   constructor(deps: SubscriberDeliveryDeps) {
     this.#deps = deps;
@@ -132,11 +140,17 @@ export class SubscriberDelivery {
     const progress = this.#progress(ctx.record);
     if (progress === null) return this.#poison(ctx, 'unreadable retry headers');
     ctx.origin = progress.origin;
-    // Another subscriber's type is none of this one's business, whatever else is wrong with it.
-    if (ctx.type !== undefined && !this.#topology.accepts(ctx.type)) return { kind: 'filtered' };
+    // Another subscriber's type is none of this one's business, whatever else is wrong with it;
+    // so is a notice type anywhere but on the notices topic (a forgery).
+    if (ctx.type !== undefined && !this.#topology.takes(ctx.type, progress.origin.topic))
+      return { kind: 'filtered' };
     const { eventId, type, record } = ctx;
     if (headerProblem !== null || eventId === undefined || type === undefined)
       return this.#poison(ctx, headerProblem ?? 'unreadable CloudEvents headers');
+    // Several replicas may publish one notice (one id): its first copy is delivered, the others
+    // are passed over. They share the notices topic's one partition, so one member sees them all.
+    if (this.#topology.isNoticesTopic(record.topic) && !this.#notices.owns(eventId, formatLocation(ctx.here)))
+      return { kind: 'filtered' };
     const decoded = await this.#decode(ctx, type);
     if (decoded === null) return ABANDONED;
     if (decoded.kind === 'poison') return this.#poison(ctx, decoded.detail);
@@ -260,7 +274,7 @@ export class SubscriberDelivery {
 
   /** Null when a tier record's headers cannot be read: the record is then poison. */
   #progress(record: ConsumedRecord): Progress | null {
-    if (this.#topology.isEventsTopic(record.topic))
+    if (this.#topology.isSourceTopic(record.topic))
       return { attempts: 0, firstAttemptAtMs: null, origin: locationOf(record) };
     const state = readRetryState(record.headers);
     if (state === null) return null;

@@ -15,6 +15,7 @@ import {
   type StartFrom,
   SubscriberConsumer,
 } from '@hookstream/kafka';
+import { noticesTopicSpec } from '@hookstream/producer';
 import { SubscriberCatalog, SubscriberDisabler } from '@hookstream/subscribers';
 import type { DeliveryCounts } from './delivery-observer.ts';
 import { boundedDueAtMs } from './due-at.ts';
@@ -38,6 +39,8 @@ export interface SubscriberRunnerOptions {
    * when the subscriber has no secret (requests go unsigned).
    */
   readonly signingKeys: readonly Buffer[];
+  /** The values of the definition's `{ "managed": true }` headers, opened from the catalog. */
+  readonly managedHeaders?: Readonly<Record<string, string>>;
   readonly resources: PusherResources;
   /** This subscriber's log: every line is about it. */
   readonly log: LogFn;
@@ -159,10 +162,18 @@ export class SubscriberRunner {
   async start(): Promise<StartedFrom> {
     const { topology, resources, log } = this.#options;
     const { definition } = topology;
-    const extraHeaders = resolveHeaders(topology.name, definition.headers);
+    const extraHeaders = resolveHeaders(
+      topology.name,
+      definition.headers,
+      process.env,
+      this.#options.managedHeaders,
+    );
     await assertDestinationAllowed(topology.url, definition);
 
     const partitions = await resources.eventsPartitions(topology.eventsTopic);
+    // The group reads it from its first join, so it must exist (another writer may create it too).
+    if (topology.noticesTopic !== null)
+      await resources.ensureTopics([noticesTopicSpec(topology.eventsTopic, resources.replicationFactor)]);
     this.#ownTopics = new OwnTopics({
       topology,
       resources,
@@ -221,7 +232,11 @@ export class SubscriberRunner {
       this.#lagPoller = new LagPoller(
         resources.admin,
         topology.groupId,
-        () => (this.#tiersRead ? [topology.eventsTopic, ...topology.tierTopics] : [topology.eventsTopic]),
+        () => [
+          topology.eventsTopic,
+          ...(topology.noticesTopic === null ? [] : [topology.noticesTopic]),
+          ...(this.#tiersRead ? topology.tierTopics : []),
+        ],
         () => (this.#tiersRead ? topology.dlqTopic : null),
         log,
         this.#options.lagPollMs ?? 3000,
@@ -254,13 +269,16 @@ export class SubscriberRunner {
     const { definition } = topology;
     const handle = this.#handle;
     if (handle === null) throw new Error('the delivery handler is created before the consumer');
+    const notices = topology.noticesTopic === null ? [] : [topology.noticesTopic];
     return new SubscriberConsumer({
       kafka: resources.kafka,
       groupId: topology.groupId,
       topic: topology.eventsTopic,
-      extraTopics: withTiers ? topology.tierTopics : [],
+      extraTopics: [...notices, ...(withTiers ? topology.tierTopics : [])],
+      // A brand-new subscriber begins its notices where it begins its events.
+      positionedTopics: notices,
       // An unreadable due time is due now: the delivery then dead-letters the record as poison.
-      dueAtMs: (record) => (topology.isEventsTopic(record.topic) ? null : boundedDueAtMs(record, Date.now())),
+      dueAtMs: (record) => (topology.isSourceTopic(record.topic) ? null : boundedDueAtMs(record, Date.now())),
       partitionsConsumedConcurrently: 8,
       start: this.#startAt,
       ordering: definition.ordering,
@@ -329,7 +347,8 @@ export class SubscriberRunner {
 
   /**
    * Writes the subscriber's record disabled and announces it; the consumer then stops (the
-   * fleet's registry watch, or onDisabled), leaving the ledger where it is.
+   * fleet's registry watch, or onDisabled), leaving the ledger where it is. Throws only when the
+   * record could not be written: then nothing changed and delivery goes on.
    */
   async #disable(verdict: DisableVerdict): Promise<void> {
     const { topology, resources, log } = this.#options;
@@ -343,11 +362,25 @@ export class SubscriberRunner {
       ...verdict,
       ...(this.#options.fileDefinition ? { definition: this.#options.fileDefinition } : {}),
     });
-    log('warn', result.written ? 'subscriber disabled' : 'subscriber already not active', {
-      cause: verdict.cause,
-      reason: verdict.reason,
-      state: result.record.state.kind,
-    });
+    const notice = result.notice;
+    if (notice === null)
+      log('warn', 'subscriber already not active; another instance or an operator changed it', {
+        cause: verdict.cause,
+        state: result.record.state.kind,
+      });
+    else if (notice.error === null)
+      log('warn', 'subscriber disabled; subscriber.disabled published', {
+        cause: verdict.cause,
+        reason: verdict.reason,
+        notice: notice.id,
+      });
+    else
+      log('error', 'subscriber disabled; its subscriber.disabled notice could not be published', {
+        cause: verdict.cause,
+        reason: verdict.reason,
+        notice: notice.id,
+        error: notice.error,
+      });
     this.#options.onDisabled?.();
   }
 

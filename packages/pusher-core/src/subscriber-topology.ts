@@ -1,4 +1,10 @@
-import { type SubscriberDefinition, subscriberNames } from '@hookstream/contracts';
+import {
+  isNoticeType,
+  noticesTopicName,
+  type SubscriberDefinition,
+  subscriberNames,
+  takesNotices,
+} from '@hookstream/contracts';
 import type { TopicSpec } from '@hookstream/kafka';
 import { type HttpTarget, httpTarget } from '@hookstream/telemetry';
 import { subscriberTopics } from './subscriber-topics.ts';
@@ -14,6 +20,11 @@ export class SubscriberTopology {
   /** The consumer group whose committed offsets are the subscriber's acknowledgement ledger. */
   readonly groupId: string;
   readonly eventsTopic: string;
+  /**
+   * The events topic's notices topic, which the group reads too when the definition takes any
+   * notice type ('*' does); null otherwise.
+   */
+  readonly noticesTopic: string | null;
   /** Retry tier topics in order: tier n is `tierTopics[n - 1]`. */
   readonly tierTopics: readonly string[];
   readonly dlqTopic: string;
@@ -32,6 +43,7 @@ export class SubscriberTopology {
     const names = subscriberNames(definition);
     this.groupId = names.group;
     this.eventsTopic = eventsTopic;
+    this.noticesTopic = takesNotices(definition) ? noticesTopicName(eventsTopic) : null;
     this.tierTopics = names.tiers.map((t) => t.topic);
     this.dlqTopic = names.dlq;
     this.url = new URL(definition.url);
@@ -47,13 +59,23 @@ export class SubscriberTopology {
     return this.#tiers.get(topic);
   }
 
-  isEventsTopic(topic: string): boolean {
-    return topic === this.eventsTopic;
+  /** A topic whose records are first deliveries (the events topic, the notices topic), not retries. */
+  isSourceTopic(topic: string): boolean {
+    return topic === this.eventsTopic || topic === this.noticesTopic;
   }
 
-  /** Whether the subscriber wants events of this type. */
-  accepts(type: string): boolean {
-    return this.#allTypes || this.#types.has(type);
+  isNoticesTopic(topic: string): boolean {
+    return topic === this.noticesTopic;
+  }
+
+  /**
+   * Whether the subscriber takes a record of this type that first came from `origin` (a retry:
+   * the topic it was first read from): the types hookstream emits only from the notices topic,
+   * since anyone who may write the events topic could write one there, and nothing else from it.
+   */
+  takes(type: string, origin: string): boolean {
+    if (!(this.#allTypes || this.#types.has(type))) return false;
+    return isNoticeType(type) ? this.isNoticesTopic(origin) : !this.isNoticesTopic(origin);
   }
 
   /** The subscriber's own topics (tiers and DLQ) with explicit retention, for ensureTopics. */

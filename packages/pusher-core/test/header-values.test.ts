@@ -7,22 +7,37 @@ describe('resolveHeaders', () => {
     expect(
       resolveHeaders(
         'billing',
-        { 'X-Team': 'billing', Authorization: { env: 'TOKEN' } },
-        { TOKEN: 'Bearer abc' },
+        { 'X-Team': 'billing', Authorization: { env: 'HOOKSTREAM_HEADER_TOKEN' } },
+        { HOOKSTREAM_HEADER_TOKEN: 'Bearer abc' },
       ),
     ).toEqual({ 'X-Team': 'billing', Authorization: 'Bearer abc' });
   });
 
+  it('takes { managed: true } values from the opened seals, and refuses one not given', () => {
+    expect(resolveHeaders('billing', { 'X-Key': { managed: true } }, {}, { 'X-Key': 'k-1' })).toEqual({
+      'X-Key': 'k-1',
+    });
+    expect(() => resolveHeaders('billing', { 'X-Key': { managed: true } }, {})).toThrow(
+      expect.objectContaining({
+        code: 'BAD_HEADER',
+        message: expect.stringContaining('header X-Key is managed'),
+      }),
+    );
+  });
+
   it.each([
-    [{}, /header Authorization comes from \$TOKEN, which is not set/],
-    [{ TOKEN: '' }, /which is not set/],
-    [{ TOKEN: 'Bearer abc\r\nX-Injected: 1' }, /\$TOKEN \(header Authorization\) holds CR, LF, NUL/],
-    [{ TOKEN: 'a\u0000b' }, /holds CR, LF, NUL/],
-    [{ TOKEN: 'x'.repeat(9000) }, /over 8 KB/],
+    [{}, /header Authorization comes from \$HOOKSTREAM_HEADER_TOKEN, which is not set/],
+    [{ HOOKSTREAM_HEADER_TOKEN: '' }, /which is not set/],
+    [
+      { HOOKSTREAM_HEADER_TOKEN: 'Bearer abc\r\nX-Injected: 1' },
+      /\$HOOKSTREAM_HEADER_TOKEN \(header Authorization\) holds CR, LF, NUL/,
+    ],
+    [{ HOOKSTREAM_HEADER_TOKEN: 'a\u0000b' }, /holds CR, LF, NUL/],
+    [{ HOOKSTREAM_HEADER_TOKEN: 'x'.repeat(9000) }, /over 8 KB/],
   ])('refuses the start, naming the variable and never the value: %j', (env, message) => {
     let error: unknown;
     try {
-      resolveHeaders('billing', { Authorization: { env: 'TOKEN' } }, env);
+      resolveHeaders('billing', { Authorization: { env: 'HOOKSTREAM_HEADER_TOKEN' } }, env);
     } catch (err) {
       error = err;
     }

@@ -70,6 +70,38 @@ describe('SubscriberDelivery: one record to its step', () => {
     expect(h.client.sent).toHaveLength(0);
   });
 
+  it('a notice type on the events topic is a forgery: passed over, never decoded or sent', async () => {
+    const h = harness();
+    expect(await h.handle(eventRecord({ [CE_HEADER.type]: 'subscriber.disabled' }))).toBe('settled');
+    expect(h.lastStep()).toEqual({ kind: 'filtered' });
+    expect(h.decoder.calls).toBe(0);
+    expect(h.client.sent).toHaveLength(0);
+  });
+
+  it("a notice from the notices topic is delivered once: other replicas' copies (same id) are passed over", async () => {
+    const h = harness();
+    const notices = 'hookstream.notices.events-unit';
+    const notice = { [CE_HEADER.type]: 'subscriber.disabled', [CE_HEADER.id]: 'subscriber.disabled:crm:1' };
+    const first = eventRecord(notice, notices);
+    expect(await h.handle(first)).toBe('settled');
+    expect(await h.handle(eventRecord(notice, notices))).toBe('settled');
+    expect(h.lastStep()).toEqual({ kind: 'filtered' });
+    // The first copy read again (a rejoin re-reads from the ledger) is still delivered.
+    expect(await h.handle(first)).toBe('settled');
+    expect(h.client.sent.map((s) => s.eventId)).toEqual([
+      'subscriber.disabled:crm:1',
+      'subscriber.disabled:crm:1',
+    ]);
+    // Ordinary types do not come from the notices topic.
+    expect(await h.handle(eventRecord({}, notices))).toBe('settled');
+    expect(h.client.sent).toHaveLength(2);
+  });
+
+  it('a subscriber without notice types does not read the notices topic', () => {
+    expect(topology({ eventTypes: ['shipment.updated'] }).noticesTopic).toBeNull();
+    expect(topology({ eventTypes: ['*'] }).noticesTopic).toBe('hookstream.notices.events-unit');
+  });
+
   it.each([
     { status: 500, tier: 1, delay: 1000 },
     { status: 408, tier: 1, delay: 1000 },

@@ -82,13 +82,16 @@ export async function isOurProcess(record: PidRecord): Promise<boolean> {
 
 /**
  * The process's start time in clock ticks since boot (/proc/<pid>/stat, field 22), or null when
- * it is not running: with the pid, it names one process, never a later one given the same pid.
+ * it is not running (or a zombie): with the pid, it names one process, never a later one given
+ * the same pid.
  */
 export async function processStartTime(pid: number): Promise<string | null> {
   try {
     const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
     // The command name (field 2) is in parentheses and may hold spaces; fields follow the last ')'.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // A zombie has exited; only its exit status is left to collect.
+    if (fields[0] === 'Z') return null;
     return fields[19] ?? null;
   } catch {
     return null;

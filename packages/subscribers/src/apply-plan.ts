@@ -1,4 +1,6 @@
 import {
+  type EncryptedSecret,
+  managedHeaderNames,
   type RecordSecret,
   SUBSCRIBER_RECORD_VERSION,
   type SubscriberDefinition,
@@ -6,7 +8,9 @@ import {
   type SubscriberSecretSpec,
 } from '@hookstream/contracts';
 import type { DefinitionFile } from './definition-files.ts';
-import { newManagedSecret } from './managed-secret.ts';
+import { resealHeaders } from './header-seals.ts';
+import { newManagedSecret, resealManagedSecret } from './managed-secret.ts';
+import { requireCurrentBinding, type SealBinding, sealBindingOf } from './secret-box.ts';
 import { requireSecretsKey, type SecretsKey } from './secrets-key.ts';
 import { diffValues, type ValueChange } from './value-diff.ts';
 
@@ -20,6 +24,10 @@ export interface PlannedSubscriber {
   readonly changes: readonly ValueChange[];
   /** A managed secret will be generated (new subscriber, or a switch to managed). */
   readonly generatesSecret: boolean;
+  /** The URL's origin changes: the seals kept (managed secret, header values) are sealed again for it. */
+  readonly reseals: boolean;
+  /** Managed headers that have no sealed value yet: `subscribers header set` gives them one. */
+  readonly headersWithoutValue: readonly string[];
   readonly definition: SubscriberDefinition;
   readonly secret: SubscriberSecretSpec | undefined;
 }
@@ -37,6 +45,34 @@ function comparable(definition: SubscriberDefinition, secret: SubscriberSecretSp
   return { ...definition, secret };
 }
 
+/** The version-2 binding a definition's seals get. */
+function bindingFor(definition: SubscriberDefinition): SealBinding {
+  return { version: 2, subscriber: definition.name, origin: new URL(definition.url).origin };
+}
+
+/** What of the existing record's seals the new definition keeps, and whether their origin moves. */
+function keptSeals(
+  existing: SubscriberRecord | undefined,
+  definition: SubscriberDefinition,
+  secret: SubscriberSecretSpec | undefined,
+) {
+  const managed = managedHeaderNames(definition);
+  const headers = managed.filter((h) => existing?.sealedHeaders?.[h] !== undefined);
+  const keepsSecret =
+    secret !== undefined &&
+    'managed' in secret &&
+    existing?.secret !== undefined &&
+    'managed' in existing.secret;
+  const moves =
+    existing !== undefined && new URL(existing.definition.url).origin !== new URL(definition.url).origin;
+  return {
+    headers,
+    keepsSecret,
+    reseals: moves && (keepsSecret || headers.length > 0),
+    headersWithoutValue: managed.filter((h) => !headers.includes(h)),
+  };
+}
+
 /**
  * What applying these files would do to the catalog, per name in file order: created (no
  * record), changed (with the differences) or unchanged. The state (paused…) is not the file's
@@ -51,6 +87,7 @@ export function planApply(
     const definition: SubscriberDefinition = rest;
     const existing = current.get(spec.name);
     const isManaged = secret !== undefined && 'managed' in secret;
+    const { reseals, headersWithoutValue } = keptSeals(existing, definition, secret);
     if (existing === undefined)
       return {
         name: spec.name,
@@ -58,6 +95,8 @@ export function planApply(
         action: 'created',
         changes: diffValues({}, comparable(definition, secret), WHOLE),
         generatesSecret: isManaged,
+        reseals,
+        headersWithoutValue,
         definition,
         secret,
       };
@@ -73,6 +112,8 @@ export function planApply(
       action: changes.length === 0 ? 'unchanged' : 'changed',
       changes,
       generatesSecret: isManaged && !hadManaged,
+      reseals,
+      headersWithoutValue,
       definition,
       secret,
     };
@@ -80,9 +121,11 @@ export function planApply(
 }
 
 /**
- * The records to write for a plan (created and changed only). A managed secret is generated
- * where the plan says so, which needs the secrets key: without it this throws before anything
- * is written. An existing managed secret is carried over untouched.
+ * The records to write for a plan (created and changed only), as version 2. A managed secret is
+ * generated where the plan says so, and the seals kept are sealed again when the URL's origin
+ * changes, which needs the secrets key: without it this throws before anything is written. So
+ * does a kept seal of a version-1 record (OLD_SEAL: `subscribers reseal` first). Seals of headers
+ * no longer managed are dropped.
  */
 export function recordsForPlan(
   plan: readonly PlannedSubscriber[],
@@ -98,21 +141,43 @@ export function recordsForPlan(
     .filter((p) => p.action !== 'unchanged')
     .map((p) => {
       const existing = current.get(p.name);
+      const to = bindingFor(p.definition);
+      const kept = keptSeals(existing, p.definition, p.secret);
+      const from = existing === undefined ? to : sealBindingOf(existing);
+      if (kept.keepsSecret || kept.headers.length > 0) requireCurrentBinding(from);
+      const key = (why: string) => requireSecretsKey(options.secretsKey, `${why} of "${p.name}"`);
       let secret: RecordSecret | undefined;
       if (p.secret === undefined) secret = undefined;
       else if (!('managed' in p.secret)) secret = p.secret;
-      else if (existing?.secret !== undefined && 'managed' in existing.secret) secret = existing.secret;
-      else
-        secret = newManagedSecret(
-          requireSecretsKey(options.secretsKey, `generating the managed secret of "${p.name}"`),
-          p.name,
+      else if (existing?.secret !== undefined && 'managed' in existing.secret)
+        secret = kept.reseals
+          ? resealManagedSecret(
+              key('sealing again for its new origin the managed secret'),
+              from,
+              to,
+              existing.secret,
+              options.now,
+            )
+          : existing.secret;
+      else secret = newManagedSecret(key('generating the managed secret'), to, options.now, options.generate);
+      let sealedHeaders: Record<string, EncryptedSecret> = {};
+      for (const h of kept.headers) {
+        const seal = existing?.sealedHeaders?.[h];
+        if (seal !== undefined) sealedHeaders[h] = seal;
+      }
+      if (kept.reseals && kept.headers.length > 0)
+        sealedHeaders = resealHeaders(
+          key('sealing again for its new origin the managed headers'),
+          from,
+          to,
+          sealedHeaders,
           options.now,
-          options.generate,
         );
       return {
         version: SUBSCRIBER_RECORD_VERSION,
         definition: p.definition,
         ...(secret === undefined ? {} : { secret }),
+        ...(kept.headers.length === 0 ? {} : { sealedHeaders }),
         state: existing?.state ?? { kind: 'active' },
         createdAt: existing?.createdAt ?? at,
         updatedAt: at,

@@ -9,7 +9,12 @@ export type CatalogErrorCode =
   | 'WRONG_SECRETS_KEY'
   | 'SECRET_UNREADABLE'
   | 'NO_SECRET'
-  | 'BAD_SECRET';
+  | 'BAD_SECRET'
+  /** A version-1 seal (bound to the name only): `subscribers reseal` moves it to the new binding. */
+  | 'OLD_SEAL'
+  /** A managed header without a sealed value yet (`subscribers header set`). */
+  | 'NO_HEADER_VALUE'
+  | 'BAD_HEADER_VALUE';
 
 /** A catalog problem; `canRetry` says whether doing the same thing again unchanged could succeed. */
 export class CatalogError extends HookstreamError<CatalogErrorCode> {}

@@ -6,6 +6,7 @@ export type { CatalogWatcherOptions } from './catalog-watcher.ts';
 export { CatalogWatcher } from './catalog-watcher.ts';
 export type { DefinitionFile, DefinitionProblem } from './definition-files.ts';
 export { loadDefinitionFiles } from './definition-files.ts';
+export { openManagedHeaders, sealHeaderValue, withHeaderValue } from './header-seals.ts';
 export type { SubscriberPlacement } from './instance-statuses.ts';
 export { foldInstanceStatuses, placements, readInstanceStatuses } from './instance-statuses.ts';
 export {
@@ -13,13 +14,17 @@ export {
   generateSigningSecret,
   MAX_ROTATION_GRACE_MS,
   newManagedSecret,
+  resealManagedSecret,
   revealManagedSecret,
   rotateManagedSecret,
 } from './managed-secret.ts';
 export { describeSecret, publicRecord } from './public-record.ts';
+export type { CatalogCheck, CheckFinding, CheckVerdict, ResealOutcome } from './record-upgrade.ts';
+export { checkCatalog, resealRecord } from './record-upgrade.ts';
 export type { CatalogSnapshot, RawRegistryRecord, RecordProblem } from './registry-records.ts';
 export { encodeSubscriberRecord, foldRegistry, parseSubscriberRecord } from './registry-records.ts';
-export { openSecret, sealSecret } from './secret-box.ts';
+export type { SealBinding, SealRole } from './secret-box.ts';
+export { openSecret, requireCurrentBinding, SIGNING, sealBindingOf, sealSecret } from './secret-box.ts';
 export type { SecretsKey } from './secrets-key.ts';
 export {
   loadSecretsKey,
@@ -39,7 +44,7 @@ export {
   resumedRecord,
   withManagedSecret,
 } from './state-changes.ts';
-export type { Notice, NoticePublisher, NoticeType } from './state-notices.ts';
+export type { Notice, NoticePublisher } from './state-notices.ts';
 export { disabledNotice, enabledNotice, publishNotice } from './state-notices.ts';
 export type { CatalogKafka, PurgeReport } from './subscriber-catalog.ts';
 export { registryTopicSpec, SubscriberCatalog } from './subscriber-catalog.ts';
@@ -47,6 +52,7 @@ export type {
   DisableRequest,
   DisableResult,
   DisablerCatalog,
+  NoticeOutcome,
   SubscriberDisablerOptions,
 } from './subscriber-disabler.ts';
 export { SubscriberDisabler } from './subscriber-disabler.ts';

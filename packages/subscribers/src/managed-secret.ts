@@ -2,7 +2,14 @@ import { randomBytes } from 'node:crypto';
 import type { ManagedSecretState } from '@hookstream/contracts';
 import { parseSigningSecret } from '@hookstream/delivery';
 import { CatalogError } from './catalog-error.ts';
-import { openSecret, sealSecret } from './secret-box.ts';
+import {
+  openSecret,
+  opens,
+  requireCurrentBinding,
+  type SealBinding,
+  SIGNING,
+  sealSecret,
+} from './secret-box.ts';
 import type { SecretsKey } from './secrets-key.ts';
 
 /** How long a rotated-out secret keeps signing, unless the operator says otherwise. */
@@ -20,21 +27,22 @@ export function generateSigningSecret(): string {
 /** A fresh managed secret, sealed. */
 export function newManagedSecret(
   key: SecretsKey,
-  subscriber: string,
+  binding: SealBinding,
   now: Date,
   generate: () => string = generateSigningSecret,
 ): ManagedSecretState {
-  return { managed: true, current: sealSecret(key, subscriber, generate(), now), previous: [] };
+  return { managed: true, current: sealSecret(key, binding, SIGNING, generate(), now), previous: [] };
 }
 
 /**
- * A new current secret; the old one keeps signing until now + graceMs (0: dropped at once).
- * Expired previous secrets are dropped. The current one is opened first, so a wrong key fails
- * here rather than leave a record with secrets sealed under two keys.
+ * A new current secret; the old one keeps signing until now + graceMs (0: dropped at once),
+ * sealed again with that expiry bound, so nobody without the key can extend it. Expired previous
+ * secrets are dropped. The current one is opened first, so a wrong key fails here rather than
+ * leave a record with secrets sealed under two keys.
  */
 export function rotateManagedSecret(
   key: SecretsKey,
-  subscriber: string,
+  binding: SealBinding,
   state: ManagedSecretState,
   options: { readonly now: Date; readonly graceMs: number; readonly generate?: () => string },
 ): ManagedSecretState {
@@ -45,31 +53,67 @@ export function rotateManagedSecret(
       `the grace period must be between 0 and ${MAX_ROTATION_GRACE_MS / 86_400_000} days`,
       false,
     );
-  openSecret(key, subscriber, state.current);
+  requireCurrentBinding(binding);
+  const old = openSecret(key, binding, SIGNING, state.current);
   const still = state.previous.filter((p) => Date.parse(p.expiresAt) > now.getTime());
+  const expiresAt = new Date(now.getTime() + graceMs).toISOString();
   const kept =
     graceMs === 0
       ? still
-      : [{ secret: state.current, expiresAt: new Date(now.getTime() + graceMs).toISOString() }, ...still];
+      : [
+          { secret: sealSecret(key, binding, { kind: 'previous', expiresAt }, old, now), expiresAt },
+          ...still,
+        ];
   return {
     managed: true,
-    current: sealSecret(key, subscriber, (options.generate ?? generateSigningSecret)(), now),
+    current: sealSecret(key, binding, SIGNING, (options.generate ?? generateSigningSecret)(), now),
     previous: kept.slice(0, MAX_PREVIOUS),
   };
 }
 
-/** The managed secrets in clear text (for `secret show`), the expired ones left out. */
+/** The managed secrets in clear text (for `secret show`, and the fleet's keys), the expired ones left out. */
 export function revealManagedSecret(
   key: SecretsKey,
-  subscriber: string,
+  binding: SealBinding,
   state: ManagedSecretState,
   now: Date,
 ): { current: string; createdAt: string; previous: { secret: string; expiresAt: string }[] } {
-  const current = checked(subscriber, openSecret(key, subscriber, state.current));
+  requireCurrentBinding(binding);
+  return openAll(key, binding, state, now);
+}
+
+/**
+ * The same secrets sealed for another binding: a version-1 record's (name only) moved to
+ * version 2, or to a new URL origin. The expired previous ones are dropped. Seals that already
+ * open for `to` are returned as they are (a URL set back to the origin they were made for).
+ */
+export function resealManagedSecret(
+  key: SecretsKey,
+  from: SealBinding,
+  to: SealBinding,
+  state: ManagedSecretState,
+  now: Date,
+): ManagedSecretState {
+  if (opens(() => openAll(key, to, state, now))) return state;
+  const open = openAll(key, from, state, now);
+  return {
+    managed: true,
+    // The current seal keeps its date: it says when the secret was made, not when it was sealed.
+    current: { ...sealSecret(key, to, SIGNING, open.current, now), createdAt: open.createdAt },
+    previous: open.previous.map((p) => ({
+      secret: sealSecret(key, to, { kind: 'previous', expiresAt: p.expiresAt }, p.secret, now),
+      expiresAt: p.expiresAt,
+    })),
+  };
+}
+
+function openAll(key: SecretsKey, binding: SealBinding, state: ManagedSecretState, now: Date) {
+  const name = binding.subscriber;
+  const current = checked(name, openSecret(key, binding, SIGNING, state.current));
   const previous = state.previous
     .filter((p) => Date.parse(p.expiresAt) > now.getTime())
     .map((p) => ({
-      secret: checked(subscriber, openSecret(key, subscriber, p.secret)),
+      secret: checked(name, openSecret(key, binding, { kind: 'previous', expiresAt: p.expiresAt }, p.secret)),
       expiresAt: p.expiresAt,
     }));
   return { current, createdAt: state.current.createdAt, previous };

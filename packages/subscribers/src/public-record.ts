@@ -14,8 +14,9 @@ export function describeSecret(record: SubscriberRecord): string {
 }
 
 /**
- * The record as tools may show it: sealed material (a managed secret's ciphertext) replaced by
- * what describes it. An env or file reference names where the secret lives, not the secret.
+ * The record as tools may show it: sealed material (a managed secret's or header's ciphertext)
+ * replaced by what describes it. An env or file reference names where the secret lives, not the
+ * secret.
  */
 export function publicRecord(record: SubscriberRecord) {
   const s = record.secret;
@@ -30,5 +31,14 @@ export function publicRecord(record: SubscriberRecord) {
             previous: s.previous.map((p) => ({ expiresAt: p.expiresAt })),
           }
         : s;
-  return { ...record, secret };
+  const sealedHeaders =
+    record.sealedHeaders === undefined
+      ? undefined
+      : Object.fromEntries(
+          Object.entries(record.sealedHeaders).map(([h, seal]) => [
+            h,
+            { keyId: seal.keyId, createdAt: seal.createdAt },
+          ]),
+        );
+  return { ...record, secret, ...(sealedHeaders === undefined ? {} : { sealedHeaders }) };
 }

@@ -4,6 +4,7 @@ import type { SubscriberRecord } from '@hookstream/contracts';
 import { parseSigningSecret } from '@hookstream/delivery';
 import { CatalogError } from './catalog-error.ts';
 import { revealManagedSecret } from './managed-secret.ts';
+import { sealBindingOf } from './secret-box.ts';
 import { requireSecretsKey, type SecretsKey } from './secrets-key.ts';
 
 /** The HMAC keys a subscriber's requests are signed with: the current one, then a rotation's previous ones. */
@@ -24,7 +25,8 @@ export interface ResolveOptions {
 /**
  * A record's signing keys; undefined when it has no secret (requests go unsigned). Fails with a
  * coded CatalogError when the secret cannot be had (variable unset, file unreadable, secrets key
- * missing or wrong, sealed secret altered): it never returns a key that did not check out.
+ * missing or wrong, sealed secret altered, or sealed for another origin or by an earlier
+ * version, OLD_SEAL): it never returns a key that did not check out.
  */
 export async function resolveSigningKeys(
   record: SubscriberRecord,
@@ -35,7 +37,7 @@ export async function resolveSigningKeys(
   if (secret === undefined) return undefined;
   if ('managed' in secret) {
     const key = requireSecretsKey(options.secretsKey, `the managed secret of "${name}"`);
-    const open = revealManagedSecret(key, name, secret, options.now ?? new Date());
+    const open = revealManagedSecret(key, sealBindingOf(record), secret, options.now ?? new Date());
     return { current: parse(name, open.current), previous: open.previous.map((p) => parse(name, p.secret)) };
   }
   if ('env' in secret) {

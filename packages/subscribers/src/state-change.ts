@@ -31,12 +31,14 @@ export interface StateChangeResult {
   readonly record: SubscriberRecord;
   /** The subscriber.enabled notice's id when one was published (a disabled subscriber resumed). */
   readonly published: string | null;
+  /** Why the due subscriber.enabled notice could not be published; the record changed all the same. */
+  readonly noticeError: string | null;
 }
 
 /**
  * Pauses or resumes a subscriber in the registry. Resuming one hookstream disabled publishes
- * subscriber.enabled onto the events topic, after the record is written: the notice announces
- * a change that has happened.
+ * subscriber.enabled onto the notices topic, after the record is written: the notice announces
+ * a change that has happened, and one that cannot be published is reported, not thrown.
  */
 export async function changeSubscriberState(
   context: StateChangeContext,
@@ -52,19 +54,25 @@ export async function changeSubscriberState(
     request.action === 'resume' && record.state.kind === 'disabled'
       ? enabledNotice(record, { eventsTopic: request.eventsTopic, by: request.by, now: request.now })
       : null;
+  let noticeError: string | null = null;
   if (enabled !== null) {
-    const publisher = await context.openPublisher();
     try {
-      await publishNotice(publisher, enabled);
-    } finally {
-      await publisher.close();
+      const publisher = await context.openPublisher();
+      try {
+        await publishNotice(publisher, enabled);
+      } finally {
+        await publisher.close();
+      }
+    } catch (err) {
+      noticeError = err instanceof Error ? err.message : String(err);
     }
   }
   return {
     name: request.name,
     changed: next !== null,
     record: next ?? record,
-    published: enabled?.id ?? null,
+    published: enabled !== null && noticeError === null ? enabled.id : null,
+    noticeError,
   };
 }
 

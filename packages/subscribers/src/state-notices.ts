@@ -1,19 +1,20 @@
-import type { EventDataByType, SubscriberRecord } from '@hookstream/contracts';
+import type { EventDataByType, NoticeType, SubscriberRecord } from '@hookstream/contracts';
 
-/** The two operational event types, published onto the events topic like any other event. */
-export type NoticeType = 'subscriber.disabled' | 'subscriber.enabled';
-
-/** One operational event ready to publish: its id is derived, so a repeat is the same event. */
+/**
+ * One operational event ready to publish onto the events topic's notices topic. Its id is
+ * derived from the record the change started from, so every replica that makes the same change
+ * publishes the same id, and a subscriber's pusher delivers it once.
+ */
 export interface Notice<T extends NoticeType> {
   readonly type: T;
-  /** Derived from the subscriber and the time of the state change: receivers dedupe repeats. */
+  /** The subscriber and the state it left: the same for every replica making this change. */
   readonly id: string;
   /** The subscriber's name: its notices stay in order on one partition. */
   readonly key: string;
   readonly data: EventDataByType[T];
 }
 
-/** Where notices go (EventProducer in production). */
+/** Where notices go (an EventProducer of the notices channel in production). */
 export interface NoticePublisher {
   publish<T extends NoticeType>(
     type: T,
@@ -22,8 +23,12 @@ export interface NoticePublisher {
   ): Promise<unknown>;
 }
 
-/** `subscriber.disabled` for a record just disabled. Pure. */
+/**
+ * `subscriber.disabled` for a record just disabled from `was` (the active record it replaced:
+ * replicas racing to disable read the same one, so their notices share an id). Pure.
+ */
 export function disabledNotice(
+  was: SubscriberRecord,
   record: SubscriberRecord,
   context: {
     readonly eventsTopic: string;
@@ -36,7 +41,7 @@ export function disabledNotice(
   const name = record.definition.name;
   return {
     type: 'subscriber.disabled',
-    id: `subscriber.disabled:${name}:${Date.parse(state.at)}`,
+    id: `subscriber.disabled:${name}:${Date.parse(was.updatedAt)}`,
     key: name,
     data: {
       subscriber: name,
@@ -50,7 +55,7 @@ export function disabledNotice(
   };
 }
 
-/** `subscriber.enabled` for a disabled record resumed by `by`. Pure. */
+/** `subscriber.enabled` for a disabled record resumed by `by`; its id names the disable it ends. Pure. */
 export function enabledNotice(
   was: SubscriberRecord,
   context: { readonly eventsTopic: string; readonly by: string; readonly now: Date },
@@ -61,7 +66,7 @@ export function enabledNotice(
   const at = context.now.toISOString();
   return {
     type: 'subscriber.enabled',
-    id: `subscriber.enabled:${name}:${context.now.getTime()}`,
+    id: `subscriber.enabled:${name}:${Date.parse(state.at)}`,
     key: name,
     data: {
       subscriber: name,

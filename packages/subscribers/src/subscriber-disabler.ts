@@ -1,8 +1,12 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { SubscriberDefinition, SubscriberRecord } from '@hookstream/contracts';
 import { CatalogError } from './catalog-error.ts';
 import type { CatalogSnapshot } from './registry-records.ts';
 import { disabledRecord, recordOfDefinition } from './state-changes.ts';
 import { disabledNotice, type NoticePublisher, publishNotice } from './state-notices.ts';
+
+/** Waits before the notice's further tries: a broker restart or a leader move passes in seconds. */
+const NOTICE_RETRY_MS = [1000, 3000, 10_000] as const;
 
 /** Why and how hookstream disables one subscriber. */
 export interface DisableRequest {
@@ -32,19 +36,34 @@ export interface SubscriberDisablerOptions {
   readonly publisher: () => Promise<NoticePublisher>;
   readonly eventsTopic: string;
   readonly now?: () => Date;
+  /** Waits between the notice's tries (default 1 s, 3 s, 10 s); tests pass short ones. */
+  readonly noticeRetryMs?: readonly number[];
 }
 
-/** What a disable did: `written` false when the record was not active (already disabled, paused). */
+/** What became of the notice of a disable that was written. */
+export interface NoticeOutcome {
+  readonly id: string;
+  /** null: published; else why it could not be, after every try (the record stays disabled). */
+  readonly error: string | null;
+}
+
+/**
+ * What a disable did: `written` false when the record was not active (already disabled, paused),
+ * and then there is no notice; otherwise the notice's outcome.
+ */
 export interface DisableResult {
   readonly written: boolean;
   readonly record: SubscriberRecord;
+  readonly notice: NoticeOutcome | null;
 }
 
 /**
  * Disables a subscriber the way an operator's pause does, through its registry record (state
  * `disabled`, by hookstream, with the reason), so every instance's fleet stops its consumer and
- * the ledger stays; then publishes `subscriber.disabled` onto the events topic. The record
- * comes first: a notice without the state change would announce something untrue.
+ * the ledger stays; then publishes `subscriber.disabled` onto the notices topic. The record
+ * comes first: a notice without the state change would announce something untrue. A failed
+ * write throws (nothing changed, delivery goes on); a notice that cannot be published after a
+ * few tries is reported in the result, since the subscriber is disabled all the same.
  */
 export class SubscriberDisabler {
   readonly #options: SubscriberDisablerOptions;
@@ -66,18 +85,30 @@ export class SubscriberDisabler {
         false,
       );
     // Another instance got there first, or an operator paused it meanwhile: nothing to announce.
-    if (current.state.kind !== 'active') return { written: false, record: current };
+    if (current.state.kind !== 'active') return { written: false, record: current, notice: null };
     const record = disabledRecord(current, { reason: request.reason, cause: request.cause, now });
     await this.#options.catalog.write([record]);
-    const publisher = await this.#options.publisher();
-    await publishNotice(
-      publisher,
-      disabledNotice(record, {
-        eventsTopic: this.#options.eventsTopic,
-        status: request.status,
-        failingSinceMs: request.failingSinceMs,
-      }),
-    );
-    return { written: true, record };
+    const notice = disabledNotice(current, record, {
+      eventsTopic: this.#options.eventsTopic,
+      status: request.status,
+      failingSinceMs: request.failingSinceMs,
+    });
+    const retries = this.#options.noticeRetryMs ?? NOTICE_RETRY_MS;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await publishNotice(await this.#options.publisher(), notice);
+        return { written: true, record, notice: { id: notice.id, error: null } };
+      } catch (err) {
+        const retryable = (err as { canRetry?: unknown }).canRetry !== false;
+        const wait = retries[attempt];
+        if (!retryable || wait === undefined)
+          return {
+            written: true,
+            record,
+            notice: { id: notice.id, error: err instanceof Error ? err.message : String(err) },
+          };
+        await sleep(wait);
+      }
+    }
   }
 }

@@ -5,20 +5,21 @@ import { type SubscriberRecord, SubscriberSpec } from '@hookstream/contracts';
 import { describe, expect, it } from 'vitest';
 import { planApply, recordsForPlan } from '../src/apply-plan.ts';
 import { loadDefinitionFiles } from '../src/definition-files.ts';
-import { newManagedSecret } from '../src/managed-secret.ts';
-import { openSecret } from '../src/secret-box.ts';
+import { openManagedHeaders, sealHeaderValue } from '../src/header-seals.ts';
+import { newManagedSecret, revealManagedSecret } from '../src/managed-secret.ts';
+import { openSecret, SIGNING } from '../src/secret-box.ts';
 import { pausedRecord, resumedRecord } from '../src/state-changes.ts';
 import { diffValues, formatChange } from '../src/value-diff.ts';
-import { definition, NOW, newKey, record } from './fixtures.ts';
+import { binding, definition, NOW, newKey, record } from './fixtures.ts';
 
 const file = (spec: Record<string, unknown>, path = 'a.json') => ({ path, spec: SubscriberSpec.parse(spec) });
 const key = newKey();
-const managedState = newManagedSecret(key, 'm', NOW);
+const managedState = newManagedSecret(key, binding('m'), NOW);
 
 describe('planApply', () => {
   const current = new Map<string, SubscriberRecord>([
     ['a', record('a')],
-    ['b', record('b', { secret: { env: 'B_SECRET' } })],
+    ['b', record('b', { secret: { env: 'HOOKSTREAM_SECRET_B' } })],
     ['m', record('m', { definition: definition('m'), secret: managedState })],
     ['p', pausedRecord(record('p'), { reason: 'maintenance', by: 'ops', now: NOW })],
   ]);
@@ -45,7 +46,7 @@ describe('planApply', () => {
     ],
     [
       'the same env secret is unchanged',
-      { name: 'b', url: 'https://b.example.com/hook', secret: { env: 'B_SECRET' } },
+      { name: 'b', url: 'https://b.example.com/hook', secret: { env: 'HOOKSTREAM_SECRET_B' } },
       'unchanged',
       false,
     ],
@@ -99,9 +100,11 @@ describe('planApply', () => {
 
   it('never shows sealed material in a diff, only the reference', () => {
     const [plan] = planApply(current, [
-      file({ name: 'm', url: 'https://m.example.com/hook', secret: { env: 'M' } }),
+      file({ name: 'm', url: 'https://m.example.com/hook', secret: { env: 'HOOKSTREAM_SECRET_M' } }),
     ]);
-    expect(plan?.changes.map(formatChange)).toEqual(['secret: {"managed":true} → {"env":"M"}']);
+    expect(plan?.changes.map(formatChange)).toEqual([
+      'secret: {"managed":true} → {"env":"HOOKSTREAM_SECRET_M"}',
+    ]);
   });
 });
 
@@ -134,7 +137,78 @@ describe('recordsForPlan', () => {
       expect.objectContaining({ code: 'NO_SECRETS_KEY' }),
     );
     const [r] = recordsForPlan(plan, current, { now: NOW, secretsKey: key, generate: () => 'whsec_AAAA' });
-    expect(r?.secret && 'managed' in r.secret && openSecret(key, 'n', r.secret.current)).toBe('whsec_AAAA');
+    const n = { version: 2, subscriber: 'n', origin: 'https://n.example.com' } as const;
+    expect(r?.secret && 'managed' in r.secret && openSecret(key, n, SIGNING, r.secret.current)).toBe(
+      'whsec_AAAA',
+    );
+    expect(r?.version).toBe(2);
+  });
+
+  it('seals again for the new origin when the URL moves to another host, and needs the key for it', () => {
+    const secret = 'whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQ=';
+    const m = record('m', {
+      definition: definition('m', { headers: { Authorization: { managed: true } } }),
+      secret: newManagedSecret(key, binding('m'), NOW, () => secret),
+      sealedHeaders: { Authorization: sealHeaderValue(key, binding('m'), 'Authorization', 'Bearer t', NOW) },
+    });
+    const moved = {
+      name: 'm',
+      url: 'https://elsewhere.example.net/hook',
+      secret: { managed: true },
+      headers: m.definition.headers,
+    };
+    const plan = planApply(new Map([['m', m]]), [file(moved)]);
+    expect(plan[0]).toMatchObject({ reseals: true, headersWithoutValue: [] });
+    expect(() => recordsForPlan(plan, new Map([['m', m]]), { now: NOW, secretsKey: undefined })).toThrow(
+      expect.objectContaining({ code: 'NO_SECRETS_KEY' }),
+    );
+    const [r] = recordsForPlan(plan, new Map([['m', m]]), { now: NOW, secretsKey: key });
+    if (r?.secret === undefined || !('managed' in r.secret)) throw new Error('expected a managed secret');
+    const there = { version: 2, subscriber: 'm', origin: 'https://elsewhere.example.net' } as const;
+    expect(revealManagedSecret(key, there, r.secret, NOW).current).toBe(secret);
+    expect(openManagedHeaders(r, key)).toEqual({ Authorization: 'Bearer t' });
+    // The old seals do not open for the new origin: a hand-made URL change gets no signed request.
+    expect(() => openManagedHeaders({ ...m, definition: r.definition }, key)).toThrow(
+      expect.objectContaining({ code: 'SECRET_UNREADABLE' }),
+    );
+    // A path change keeps the origin: nothing to seal again, no key needed.
+    const path = planApply(new Map([['m', m]]), [file({ ...moved, url: 'https://m.example.com/v2' })]);
+    expect(path[0]?.reseals).toBe(false);
+    expect(recordsForPlan(path, new Map([['m', m]]), { now: NOW, secretsKey: undefined })[0]?.secret).toBe(
+      m.secret,
+    );
+  });
+
+  it('says which managed headers have no value yet, and drops the seal of a header no longer managed', () => {
+    const m = record('m', {
+      definition: definition('m', { headers: { 'X-Key': { managed: true } } }),
+      sealedHeaders: { 'X-Key': sealHeaderValue(key, binding('m'), 'X-Key', 'k', NOW) },
+    });
+    const current = new Map([['m', m]]);
+    const added = planApply(current, [
+      file({
+        name: 'm',
+        url: 'https://m.example.com/hook',
+        headers: { 'X-Key': { managed: true }, 'X-Other': { managed: true } },
+      }),
+    ]);
+    expect(added[0]?.headersWithoutValue).toEqual(['X-Other']);
+    const dropped = planApply(current, [
+      file({ name: 'm', url: 'https://m.example.com/hook', headers: { 'X-Key': 'plain' } }),
+    ]);
+    expect(
+      recordsForPlan(dropped, current, { now: NOW, secretsKey: undefined })[0]?.sealedHeaders,
+    ).toBeUndefined();
+  });
+
+  it('refuses to carry a version-1 seal over (OLD_SEAL), writing nothing', () => {
+    const old = new Map([['m', record('m', { version: 1, secret: managedState })]]);
+    const plan = planApply(old, [
+      file({ name: 'm', url: 'https://m.example.com/v2', secret: { managed: true } }),
+    ]);
+    expect(() => recordsForPlan(plan, old, { now: NOW, secretsKey: key })).toThrow(
+      expect.objectContaining({ code: 'OLD_SEAL' }),
+    );
   });
 });
 

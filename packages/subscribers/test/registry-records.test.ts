@@ -31,7 +31,7 @@ describe('foldRegistry', () => {
     const snap = foldRegistry([
       raw('a', record('a'), '0:1'),
       raw('a', '{ broken', '0:2'),
-      raw('c', { version: 2, definition: {} }, '0:3'),
+      raw('c', { version: 3, definition: {} }, '0:3'),
       raw('d', record('x'), '0:4'),
       raw('Bad Key', record('a'), '0:5'),
     ]);
@@ -66,13 +66,45 @@ describe('foldRegistry', () => {
 
 describe('record codec', () => {
   it('round-trips and refuses a definition carrying a secret', () => {
-    const r = record('a', { secret: { env: 'A' } });
+    const r = record('a', { secret: { env: 'HOOKSTREAM_SECRET_A' } });
     const back = parseSubscriberRecord('a', encodeSubscriberRecord(r));
     expect(back).toEqual({ ok: true, value: r });
-    const bad = { ...r, definition: { ...r.definition, secret: { env: 'A' } } };
+    const bad = { ...r, definition: { ...r.definition, secret: { env: 'HOOKSTREAM_SECRET_A' } } };
     expect(parseSubscriberRecord('a', Buffer.from(JSON.stringify(bad)))).toMatchObject({
       ok: false,
       error: expect.stringContaining('definition.secret'),
+    });
+  });
+
+  // What a catalog writer could produce by hand onto the topic: the fleet reports and skips it.
+  it.each([
+    [
+      'a header naming the secrets key',
+      { headers: { 'X-Leak': { env: 'HOOKSTREAM_SECRETS_KEY' } } },
+      'definition.headers.X-Leak.env',
+    ],
+    ['a secret naming an unprefixed variable', { secret: { env: 'AWS_SECRET_ACCESS_KEY' } }, 'secret.env'],
+  ])('refuses a record with %s, naming the field', (_what, change, field) => {
+    const { secret, ...definitionChange } = change as { secret?: unknown; headers?: unknown };
+    const bad = {
+      ...record('a'),
+      definition: { ...record('a').definition, ...definitionChange },
+      ...(secret === undefined ? {} : { secret }),
+    };
+    const parsed = parseSubscriberRecord('a', Buffer.from(JSON.stringify(bad)));
+    expect(parsed).toMatchObject({
+      ok: false,
+      error: expect.stringContaining(`${field}: may name only a variable`),
+    });
+  });
+
+  it('reads version 1 records, which have no managed headers', () => {
+    const v1 = record('a', { version: 1 });
+    expect(parseSubscriberRecord('a', Buffer.from(JSON.stringify(v1)))).toEqual({ ok: true, value: v1 });
+    const managed = { ...v1, definition: { ...v1.definition, headers: { 'X-Key': { managed: true } } } };
+    expect(parseSubscriberRecord('a', Buffer.from(JSON.stringify(managed)))).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('a version 1 record has no managed headers'),
     });
   });
 

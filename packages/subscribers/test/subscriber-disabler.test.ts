@@ -1,8 +1,8 @@
-import type { EventDataByType, SubscriberRecord } from '@hookstream/contracts';
+import type { EventDataByType, NoticeType, SubscriberRecord } from '@hookstream/contracts';
 import { describe, expect, it } from 'vitest';
 import { foldRegistry } from '../src/registry-records.ts';
 import { recordOfDefinition, resumedRecord } from '../src/state-changes.ts';
-import { enabledNotice, type NoticePublisher, type NoticeType } from '../src/state-notices.ts';
+import { enabledNotice, type NoticePublisher } from '../src/state-notices.ts';
 import { SubscriberDisabler } from '../src/subscriber-disabler.ts';
 import { definition, NOW, raw, record } from './fixtures.ts';
 
@@ -61,7 +61,7 @@ describe('SubscriberDisabler', () => {
     expect(publisher.published).toEqual([
       {
         type: 'subscriber.disabled',
-        id: `subscriber.disabled:billing:${NOW.getTime()}`,
+        id: `subscriber.disabled:billing:${Date.parse('2026-05-01T00:00:00.000Z')}`,
         key: 'billing',
         data: {
           subscriber: 'billing',
@@ -95,7 +95,7 @@ describe('SubscriberDisabler', () => {
 
   it('a subscriber from a definition file without a record gets one, disabled, with its secret reference', async () => {
     const { d, catalog } = disabler([]);
-    const def = definition('solo', { secret: { env: 'SOLO_SECRET' } });
+    const def = definition('solo', { secret: { env: 'HOOKSTREAM_SECRET_SOLO' } });
     await d.disable({
       name: 'solo',
       cause: 'failing',
@@ -106,8 +106,66 @@ describe('SubscriberDisabler', () => {
     });
     const [written] = catalog.written;
     expect(written?.definition.secret).toBeUndefined();
-    expect(written?.secret).toEqual({ env: 'SOLO_SECRET' });
+    expect(written?.secret).toEqual({ env: 'HOOKSTREAM_SECRET_SOLO' });
     expect(written?.state.kind).toBe('disabled');
+  });
+
+  it('two replicas disabling the same record at once announce it under one id', async () => {
+    const initial = [record('billing')];
+    const request = {
+      name: 'billing',
+      cause: 'gone',
+      reason: '410',
+      status: 410,
+      failingSinceMs: null,
+    } as const;
+    const [a, b] = [disabler(initial), disabler(initial)];
+    await a.d.disable(request);
+    // The other replica read the catalog before the first one's write reached it.
+    const later = new SubscriberDisabler({
+      catalog: b.catalog,
+      publisher: async () => b.publisher,
+      eventsTopic: 'events',
+      now: () => new Date(NOW.getTime() + 7),
+    });
+    await later.disable(request);
+    expect(a.publisher.published[0]?.id).toBe(b.publisher.published[0]?.id);
+  });
+
+  it('a notice that cannot be published is reported after its tries; the record stays disabled', async () => {
+    const catalog = new MemoryCatalog([record('billing')]);
+    let tries = 0;
+    const d = new SubscriberDisabler({
+      catalog,
+      publisher: async () => ({
+        publish: async () => {
+          tries++;
+          throw Object.assign(new Error('not authorized to write hookstream.notices.events'), {
+            canRetry: tries < 2,
+          });
+        },
+      }),
+      eventsTopic: 'events',
+      now: () => NOW,
+      noticeRetryMs: [1, 1, 1],
+    });
+    const result = await d.disable({
+      name: 'billing',
+      cause: 'gone',
+      reason: '410',
+      status: 410,
+      failingSinceMs: null,
+    });
+    expect(tries).toBe(2);
+    expect(result).toMatchObject({
+      written: true,
+      record: { state: { kind: 'disabled' } },
+      notice: {
+        id: expect.stringMatching(/^subscriber\.disabled:billing:/),
+        error: expect.stringContaining('not authorized'),
+      },
+    });
+    expect(catalog.written).toHaveLength(1);
   });
 
   it('refuses an unknown subscriber without a definition', async () => {
@@ -126,7 +184,7 @@ describe('subscriber.enabled', () => {
     expect(resumedRecord(was, NOW)?.state).toEqual({ kind: 'active' });
     expect(enabledNotice(was, { eventsTopic: 'events', by: 'ann', now: NOW })).toEqual({
       type: 'subscriber.enabled',
-      id: `subscriber.enabled:billing:${NOW.getTime()}`,
+      id: `subscriber.enabled:billing:${Date.parse('2026-05-30T00:00:00.000Z')}`,
       key: 'billing',
       data: {
         subscriber: 'billing',

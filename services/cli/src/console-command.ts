@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { parseArgs } from 'node:util';
 import { ConsoleError, ConsoleServer, KafkaConsoleBackend, parseConsoleTokens } from '@hookstream/console';
 import { DEFAULT_EVENTS_TOPIC } from '@hookstream/contracts';
-import { EventProducer } from '@hookstream/producer';
+import { startNoticeProducer } from '@hookstream/producer';
 import { queryLedger, readDeadLetters, replayDeadLetters } from '@hookstream/replay-service';
 import { loadStackConfig } from '@hookstream/stack';
 import { findEventTraces, startTracing } from '@hookstream/telemetry';
@@ -70,11 +70,11 @@ export async function consoleCommand(args: readonly string[]): Promise<number> {
         findTraceIds: async (url, id) => (await findEventTraces(url, id)).map((t) => t.traceID),
       },
       openPublisher: () =>
-        EventProducer.start({
+        startNoticeProducer({
           kafka: runtimeConnection().kafka,
           registry: runtimeConnection().registry,
           source: '/hookstream/console',
-          topic: eventsTopic,
+          eventsTopic,
           clientId: 'hookstream-console',
         }),
     });

@@ -11,8 +11,8 @@ import {
 } from '@hookstream/replay';
 import { type ReplaySummary, readDeadLetters, replayDeadLetters } from '@hookstream/replay-service';
 import { startTracing } from '@hookstream/telemetry';
+import { formatTable } from '@hookstream/terminal';
 import { toolKafka } from './kafka-client.ts';
-import { formatTable } from './table.ts';
 import { formatAge, reportToolError } from './tool-errors.ts';
 
 const FILTERS = `Selection (every given filter must hold; repeat --event-id, --reason, --status for several):

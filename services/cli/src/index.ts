@@ -1,11 +1,3 @@
-export { BENCH_USAGE } from './bench-command.ts';
-export { BENCH_E2E_USAGE } from './bench-e2e.ts';
-export { BENCH_FLEET_USAGE } from './bench-fleet.ts';
-export { BENCH_LIMITER_USAGE } from './bench-limiter.ts';
-export { BENCH_OUTAGE_USAGE } from './bench-outage.ts';
-export { BENCH_PUSH_USAGE } from './bench-push.ts';
-export { BENCH_REPORT_USAGE } from './bench-report-command.ts';
-export { BENCH_RETRY_USAGE } from './bench-retry.ts';
 export { CONSOLE_USAGE } from './console-command.ts';
 export { DLQ_USAGE } from './dlq-command.ts';
 export { INGRESS_USAGE } from './ingress-command.ts';

@@ -9,8 +9,8 @@ import {
 } from '@hookstream/contracts';
 import { type LedgerLine, parseInstant, ReplayError } from '@hookstream/replay';
 import { queryLedger } from '@hookstream/replay-service';
+import { formatTable } from '@hookstream/terminal';
 import { toolKafka } from './kafka-client.ts';
-import { formatTable } from './table.ts';
 import { reportToolError } from './tool-errors.ts';
 
 export const LEDGER_USAGE = `Usage: hookstream ledger <event-id> [--subscriber <name>] [--topic <events topic>] [--since <time|age>] [--json]

@@ -11,7 +11,8 @@ Commands:
   dlq            list | replay a subscriber's dead letters (back into its retry tier 1)
   ledger         where an event is for every subscriber: delivered, retrying, dead, filtered, not reached
   console        the operator console in a browser (127.0.0.1:8088, CONSOLE_TOKENS): subscribers, DLQs, replay, ledgers
-  bench          the full report (bench/results/), or ingress | push | retry | limiter | fleet alone, next to raw baselines
+  bench          the benchmarks, where the bench workspace is installed (a checkout, not the image): the full
+                 report (bench/results/), or ingress | push | e2e | retry | limiter | fleet | outage alone
 
 Run \`hookstream <command> --help\` for a command's options.`;
 
@@ -30,7 +31,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   dlq: async () => (await import('./dlq-command.ts')).dlqCommand,
   ledger: async () => (await import('./ledger-command.ts')).ledgerCommand,
   console: async () => (await import('./console-command.ts')).consoleCommand,
-  bench: async () => (await import('./bench-command.ts')).benchCommand,
+  bench: async () => (await import('./bench-loader.ts')).loadBenchCommand(),
 };
 
 /** Dispatches a command line to its command, which parses its own options; returns the exit code. */

@@ -12,9 +12,3 @@ export function runtimeConnection(): ConnectionSettings {
   parsed ??= loadConnectionSettings(process.env);
   return parsed;
 }
-
-/** Brokers and registry URL only: for the benchmarks, which run against the local stack. */
-export function runtimeEndpoints(): { brokers: readonly string[]; registryUrl: string } {
-  const { kafka, registry } = runtimeConnection();
-  return { brokers: kafka.brokers, registryUrl: registry.url };
-}

@@ -8,7 +8,7 @@ import {
   stackStatus,
   waitForComponent,
 } from '@hookstream/stack';
-import { formatTable } from './table.ts';
+import { formatTable } from '@hookstream/terminal';
 
 export const STACK_USAGE = `Usage: hookstream stack <up|down|status> [--json] [--force]
 

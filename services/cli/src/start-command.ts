@@ -11,10 +11,10 @@ import {
   type StackConfig,
   waitForComponent,
 } from '@hookstream/stack';
+import { formatTable } from '@hookstream/terminal';
 import { ServiceProcess } from './service-process.ts';
 import { renderReports } from './stack-command.ts';
 import { subscribersCommand } from './subscribers-command.ts';
-import { formatTable } from './table.ts';
 
 export const START_USAGE = `Usage: hookstream start [--once] [--ingress-port <n>] [--receiver-port <n>] [--topic <name>]
 
@@ -107,7 +107,7 @@ async function runPipeline(
   const env = {
     ...process.env,
     INGRESS_TOKENS: token,
-    HOOKSTREAM_SAMPLE_SECRET: secret,
+    HOOKSTREAM_SECRET_SAMPLE: secret,
     HOOKSTREAM_RECEIVER_SECRET: secret,
   };
   const receiver = new ServiceProcess(

@@ -2,7 +2,7 @@ import { userInfo } from 'node:os';
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { DEFAULT_EVENTS_TOPIC, SubscriberName } from '@hookstream/contracts';
-import { EventProducer } from '@hookstream/producer';
+import { startNoticeProducer } from '@hookstream/producer';
 import {
   CatalogError,
   changeSubscriberState,
@@ -18,10 +18,12 @@ import {
   revealManagedSecret,
   rotateManagedSecret,
   SubscriberCatalog,
+  sealBindingOf,
   subscriberDetail,
   subscriberOverviews,
   withManagedSecret,
 } from '@hookstream/subscribers';
+import { formatTable } from '@hookstream/terminal';
 import { toolKafka } from './kafka-client.ts';
 import { runtimeConnection } from './runtime-endpoints.ts';
 import {
@@ -33,7 +35,7 @@ import {
   printJson,
   printProblems,
 } from './subscribers-output.ts';
-import { formatTable } from './table.ts';
+import { checkCommand, headerSetCommand, resealCommand } from './subscribers-seals.ts';
 import { formatAge, reportToolError } from './tool-errors.ts';
 
 export const SUBSCRIBERS_USAGE = `Usage: hookstream subscribers apply <file.json|dir> [--dry-run] [--secrets-key-file <path>] [--json]
@@ -44,6 +46,9 @@ export const SUBSCRIBERS_USAGE = `Usage: hookstream subscribers apply <file.json
        hookstream subscribers delete <name> [--purge [--yes]] [--json]
        hookstream subscribers secret show <name> [--secrets-key-file <path>] [--json]
        hookstream subscribers secret rotate <name> [--grace <age>] [--secrets-key-file <path>] [--json]
+       hookstream subscribers header set <name> <header> [--value-file <path>] [--secrets-key-file <path>] [--json]
+       hookstream subscribers check [--match <globs>] [--secrets-key-file <path>] [--json]
+       hookstream subscribers reseal (<name> | --all [--match <globs>]) [--dry-run] [--secrets-key-file <path>] [--json]
 
 The subscriber catalog: one record per subscriber in the compacted topic hookstream.subscribers
 (its definition, its state, how its requests are signed), which a pusher fleet runs.
@@ -61,7 +66,8 @@ show      the definition (secrets never shown), state, tiers, ledger position pe
 pause     stops delivery, keeping the group and its ledger (--reason, --by: who; default $USER)
 resume    continues from the ledger; a subscriber hookstream disabled (410 Gone, failure for
           its disableAfterMs) is enabled again and subscriber.enabled is published onto the
-          events topic (--topic; --by: who, default $USER)
+          events topic's notices topic, hookstream.notices.<events topic> (--topic; --by: who,
+          default $USER)
 delete    removes the record (a managed secret goes with it); the group, tiers and DLQ stay.
             --purge     also deletes the group (the ledger), the tier, DLQ and replay-log
                         topics and the ledger-lost registrations; stop its pushers first.
@@ -69,14 +75,25 @@ delete    removes the record (a managed secret goes with it); the group, tiers a
 secret    show: the managed secret (and previous ones still signing) in clear text, or where an
           env/file secret comes from. rotate: a new managed secret; the old one keeps signing
           (requests carry both signatures) for --grace (default 24h; 0 drops it at once, at most 30d)
+header    set: seals the value of a header its definition declares {"managed": true}, read
+          from --value-file or else stdin (a trailing newline is dropped)
+check     lists the records today's rules refuse (an {"env": …} reference without the
+          HOOKSTREAM_HEADER_ / HOOKSTREAM_SECRET_ prefix, …) or that a fleet skips (a seal made
+          by an earlier version, a managed header without a value; with the secrets key, a seal
+          that does not open), and why. Exit code 1 when it lists any
+            --match     only the names matching these globs (as push --all --match)
+reseal    moves the seals of earlier versions (bound to the name only) to today's binding (the
+          name, the URL's origin and what each seal is) and rewrites older records as today's
+          version; --all: every record. Fleets refuse the old seals
+            --dry-run   show what would be written, and write nothing
 
-Managed secrets ("secret": {"managed": true}) are sealed with AES-256-GCM under the key in
-HOOKSTREAM_SECRETS_KEY (base64 of 32 bytes: openssl rand -base64 32) or --secrets-key-file.
+Managed secrets ("secret": {"managed": true}) and headers are sealed with AES-256-GCM under the
+key in HOOKSTREAM_SECRETS_KEY (base64 of 32 bytes: openssl rand -base64 32) or --secrets-key-file.
   --topic <name>   the events topic (default: ${DEFAULT_EVENTS_TOPIC}, or HOOKSTREAM_EVENTS_TOPIC)
   --json           for scripts
 
 Exit codes: 0 done; 1 refused or failed (invalid definitions, unknown subscriber, secrets key
-missing or wrong, Kafka); 2 bad command line.`;
+missing or wrong, Kafka; check: something listed); 2 bad command line.`;
 
 const OPTIONS = {
   'dry-run': { type: 'boolean', default: false },
@@ -87,6 +104,9 @@ const OPTIONS = {
   purge: { type: 'boolean', default: false },
   yes: { type: 'boolean', default: false },
   grace: { type: 'string' },
+  'value-file': { type: 'string' },
+  match: { type: 'string' },
+  all: { type: 'boolean', default: false },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
@@ -103,6 +123,9 @@ const ALLOWED: Record<string, readonly (keyof typeof OPTIONS)[]> = {
   delete: ['purge', 'yes'],
   'secret show': ['secrets-key-file'],
   'secret rotate': ['grace', 'secrets-key-file'],
+  'header set': ['value-file', 'secrets-key-file'],
+  check: ['match', 'secrets-key-file'],
+  reseal: ['all', 'match', 'dry-run', 'secrets-key-file'],
 };
 
 function parse(args: readonly string[]) {
@@ -119,10 +142,10 @@ export async function subscribersCommand(argv: readonly string[]): Promise<numbe
   if (first === '--help' || first === '-h') return help(0);
   let action = first ?? '';
   let args = rest;
-  if (action === 'secret') {
+  if (action === 'secret' || action === 'header') {
     const [sub, ...more] = rest;
     if (sub === '--help' || sub === '-h') return help(0);
-    action = `secret ${sub ?? ''}`;
+    action = `${action} ${sub ?? ''}`;
     args = more;
   }
   if (!(action in ALLOWED)) {
@@ -143,9 +166,28 @@ export async function subscribersCommand(argv: readonly string[]): Promise<numbe
         !allowed.includes(option)
       )
         throw bad(`--${option} does not apply to ${action}`);
-    if (action === 'list') {
-      if (positionals.length > 0) throw bad(`list takes no argument, got '${positionals.join(' ')}'`);
+    if (action === 'list' || action === 'check') {
+      if (positionals.length > 0) throw bad(`${action} takes no argument, got '${positionals.join(' ')}'`);
       return await run(action, '', values);
+    }
+    if (action === 'reseal') {
+      const [name, ...others] = positionals;
+      if (others.length > 0) throw bad(`one name at most, got also '${others.join(' ')}'`);
+      if (name !== undefined && !SubscriberName.safeParse(name).success)
+        throw bad(`'${name}' is not a subscriber name`);
+      return await resealCommand(new SubscriberCatalog(toolKafka('hookstream-subscribers')), name, values);
+    }
+    if (action === 'header set') {
+      const [name, header, ...others] = positionals;
+      if (name === undefined || header === undefined) throw bad('<name> and <header> are required');
+      if (others.length > 0) throw bad(`two arguments only, got also '${others.join(' ')}'`);
+      if (!SubscriberName.safeParse(name).success) throw bad(`'${name}' is not a subscriber name`);
+      return await headerSetCommand(
+        new SubscriberCatalog(toolKafka('hookstream-subscribers')),
+        name,
+        header,
+        values,
+      );
     }
     const [target, ...extra] = positionals;
     if (target === undefined)
@@ -180,6 +222,8 @@ async function run(action: string, target: string, values: Values): Promise<numb
       return apply(catalog, target, values);
     case 'list':
       return list(kafka, catalog, values);
+    case 'check':
+      return checkCommand(catalog, values);
     case 'show':
       return show(kafka, catalog, target, values);
     case 'pause':
@@ -327,11 +371,11 @@ async function setState(
     {
       catalog,
       openPublisher: () =>
-        EventProducer.start({
+        startNoticeProducer({
           kafka: runtimeConnection().kafka,
           registry: runtimeConnection().registry,
           source: '/hookstream/cli',
-          topic,
+          eventsTopic: topic,
           clientId: 'hookstream-subscribers',
         }),
     },
@@ -343,12 +387,18 @@ async function setState(
       changed: result.changed,
       state: result.record.state,
       ...(result.published === null ? {} : { published: result.published }),
+      ...(result.noticeError === null ? {} : { noticeError: result.noticeError }),
     });
   else
     process.stdout.write(
       !result.changed
         ? `${name} is already active\n`
         : `${name}: ${action === 'pause' ? 'paused' : 'active'}\n`,
+    );
+  // The resume happened: said plainly, with what did not.
+  if (result.noticeError !== null)
+    process.stderr.write(
+      `hookstream subscribers resume: ${name} is active, but subscriber.enabled could not be published: ${result.noticeError}\n`,
     );
   return 0;
 }
@@ -411,10 +461,10 @@ async function secret(
   const now = new Date();
   let shown = state;
   if (action === 'rotate') {
-    shown = rotateManagedSecret(key, name, state, { now, graceMs });
+    shown = rotateManagedSecret(key, sealBindingOf(record), state, { now, graceMs });
     await catalog.write([withManagedSecret(record, shown, now)]);
   }
-  const open = revealManagedSecret(key, name, shown, now);
+  const open = revealManagedSecret(key, sealBindingOf(record), shown, now);
   if (values.json) printJson({ name, managed: true, rotated: action === 'rotate', ...open });
   else {
     process.stdout.write(

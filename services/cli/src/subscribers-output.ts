@@ -4,7 +4,7 @@ import {
   formatChange,
   type PlannedSubscriber,
 } from '@hookstream/subscribers';
-import { formatTable } from './table.ts';
+import { formatTable } from '@hookstream/terminal';
 
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -14,10 +14,18 @@ export function printJson(value: unknown): void {
 export function printApply(plan: readonly PlannedSubscriber[], dryRun: boolean): void {
   const lines: string[] = [];
   for (const p of plan) {
-    const note = p.generatesSecret ? ' (generates a managed secret)' : '';
+    const notes = [
+      ...(p.generatesSecret ? ['generates a managed secret'] : []),
+      ...(p.reseals ? ["seals again for the URL's new origin"] : []),
+    ];
+    const note = notes.length === 0 ? '' : ` (${notes.join('; ')})`;
     lines.push(`${dryRun ? `would be ${p.action}` : p.action}  ${p.name}  (${p.file})${note}`);
     if (p.action === 'changed' || (dryRun && p.action === 'created'))
       for (const c of p.changes) lines.push(`    ${formatChange(c)}`);
+    for (const h of p.headersWithoutValue)
+      lines.push(
+        `    header ${h} is managed and has no value yet: hookstream subscribers header set ${p.name} ${h}`,
+      );
   }
   const count = (a: string) => plan.filter((p) => p.action === a).length;
   lines.push(

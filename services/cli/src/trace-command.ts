@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { loadStackConfig } from '@hookstream/stack';
 import { findEventTraces, traceTimeline } from '@hookstream/telemetry';
-import { formatTable } from './table.ts';
+import { formatTable } from '@hookstream/terminal';
 
 export const TRACE_USAGE = `Usage: hookstream trace <event-id> [--json] [--jaeger <query url>]
 

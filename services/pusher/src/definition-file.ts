@@ -1,6 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { parseSubscriberDefinition, type SubscriberDefinition } from '@hookstream/contracts';
+import {
+  managedHeaderNames,
+  parseSubscriberDefinition,
+  type SubscriberDefinition,
+} from '@hookstream/contracts';
 import { DeliveryError, parseSigningSecret } from '@hookstream/delivery';
 import { PusherError } from '@hookstream/pusher-core';
 
@@ -33,6 +37,13 @@ export async function loadSubscriber(
   const parsed = parseSubscriberDefinition(json);
   if (!parsed.ok) throw new PusherError('BAD_DEFINITION', `${path}: ${parsed.error}`, false);
   const definition = parsed.value;
+  const managed = managedHeaderNames(definition);
+  if (managed.length > 0)
+    throw new PusherError(
+      'BAD_DEFINITION',
+      `${path}: headers.${managed[0]}: a managed header's value is sealed in the catalog; a definition file gives it as { "env": "HOOKSTREAM_HEADER_…" }`,
+      false,
+    );
   if (!definition.secret) return { definition, signingKey: undefined };
   let secret: string | undefined;
   if ('env' in definition.secret) {

@@ -1,3 +1,4 @@
+import { type InstanceSubscriberStatus, isRegistrationKey, SubscriberName } from '@hookstream/contracts';
 import type { LogFn } from '@hookstream/kafka';
 import {
   defaultInstanceName,
@@ -41,6 +42,9 @@ export class FleetProcess {
   #status: InstanceStatusPublisher | null = null;
   #tick: NodeJS.Timeout | undefined;
   #reported = '';
+  /** Subscribers of this fleet's catalog it does not run, and why: reported as failed. */
+  #skipped: { readonly subscriber: string; readonly error: string }[] = [];
+  #stopGauge: (() => void) | undefined;
 
   constructor(settings: FleetProcessSettings) {
     this.#settings = settings;
@@ -65,9 +69,10 @@ export class FleetProcess {
     this.#status = new InstanceStatusPublisher({
       resources: this.#resources,
       instance,
-      subscribers: () => fleet.statuses(),
+      subscribers: () => this.#statuses(fleet),
       log,
     });
+    this.#stopGauge = this.#resources.metrics?.observeSkippedRecords(() => this.#skipped.length);
     await this.#status.start();
     this.#watcher = new CatalogWatcher(this.#resources.kafka, {
       log,
@@ -113,21 +118,52 @@ export class FleetProcess {
     void fleet.reconcile(members);
   }
 
-  /** Registry records and secrets that cannot be used, logged once each until they change. */
+  /**
+   * Registry records and secrets that cannot be used, logged once each until they change; the
+   * subscribers among them that this fleet would run are also reported in its instance status
+   * (as failed, with the error) and counted by a gauge. None of them stops the others.
+   */
   #report(snapshot: CatalogSnapshot, problems: readonly { name: string; error: string }[]): void {
     const all = [
       ...snapshot.problems.map((p) => ({ subscriber: p.key, offset: p.offset, error: p.error })),
       ...problems.map((p) => ({ subscriber: p.name, error: p.error })),
     ];
+    const match = this.#settings.match ? nameMatcher(this.#settings.match) : () => true;
+    this.#skipped = all.filter(
+      (p) =>
+        !isRegistrationKey(p.subscriber) &&
+        SubscriberName.safeParse(p.subscriber).success &&
+        match(p.subscriber),
+    );
     const text = JSON.stringify(all);
     if (text === this.#reported) return;
     this.#reported = text;
     for (const p of all)
-      this.#settings.log('error', 'subscriber record unusable; it keeps its last good definition, if any', p);
+      this.#settings.log(
+        'error',
+        'subscriber record unusable; skipped (it keeps its last good definition, if any)',
+        p,
+      );
+  }
+
+  /** What runs, and what is skipped and does not run under any good definition. */
+  #statuses(fleet: Fleet): InstanceSubscriberStatus[] {
+    const running = fleet.statuses();
+    const names = new Set(running.map((s) => s.name));
+    const skipped = this.#skipped
+      .filter((p) => !names.has(p.subscriber))
+      .map((p) => ({
+        name: p.subscriber,
+        state: 'failed' as const,
+        oldestUnsettledAt: null,
+        error: p.error.slice(0, 500),
+      }));
+    return [...running, ...skipped];
   }
 
   async stop(): Promise<void> {
     clearInterval(this.#tick);
+    this.#stopGauge?.();
     await this.#watcher?.stop();
     await this.#fleet?.stop();
     await this.#status?.stop();

@@ -18,9 +18,9 @@ describe('loadSubscriber', () => {
   it('reads the secret from the environment variable the definition names', async () => {
     const path = await file(
       'a.json',
-      JSON.stringify({ name: 'a', url: 'https://x.example/', secret: { env: 'A_SECRET' } }),
+      JSON.stringify({ name: 'a', url: 'https://x.example/', secret: { env: 'HOOKSTREAM_SECRET_A' } }),
     );
-    const loaded = await loadSubscriber(path, { A_SECRET: secret });
+    const loaded = await loadSubscriber(path, { HOOKSTREAM_SECRET_A: secret });
     expect(loaded.signingKey?.length).toBe(24);
     expect(loaded.definition.name).toBe('a');
   });
@@ -37,11 +37,11 @@ describe('loadSubscriber', () => {
   it('fails naming the variable when it is not set, and the field when the definition is wrong', async () => {
     const missing = await file(
       'c.json',
-      JSON.stringify({ name: 'c', url: 'https://x.example/', secret: { env: 'NOPE' } }),
+      JSON.stringify({ name: 'c', url: 'https://x.example/', secret: { env: 'HOOKSTREAM_SECRET_NOPE' } }),
     );
     await expect(loadSubscriber(missing, {})).rejects.toMatchObject({
       code: 'NO_SECRET',
-      message: expect.stringContaining('NOPE'),
+      message: expect.stringContaining('HOOKSTREAM_SECRET_NOPE'),
     });
     const wrong = await file(
       'd.json',
@@ -56,11 +56,38 @@ describe('loadSubscriber', () => {
     await expect(loadSubscriber(notJson, {})).rejects.toMatchObject({ code: 'BAD_DEFINITION' });
   });
 
+  it('refuses a variable without the prefix, and a managed header (its value lives in the catalog)', async () => {
+    const leak = await file(
+      'g.json',
+      JSON.stringify({
+        name: 'g',
+        url: 'https://x.example/',
+        headers: { 'X-Leak': { env: 'HOOKSTREAM_SECRETS_KEY' } },
+      }),
+    );
+    await expect(loadSubscriber(leak, {})).rejects.toMatchObject({
+      code: 'BAD_DEFINITION',
+      message: expect.stringContaining(
+        'headers.X-Leak.env: may name only a variable starting with HOOKSTREAM_HEADER_',
+      ),
+    });
+    const managed = await file(
+      'h.json',
+      JSON.stringify({ name: 'h', url: 'https://x.example/', headers: { Authorization: { managed: true } } }),
+    );
+    await expect(loadSubscriber(managed, {})).rejects.toMatchObject({
+      code: 'BAD_DEFINITION',
+      message: expect.stringContaining('headers.Authorization'),
+    });
+  });
+
   it('refuses a secret that is not a Standard Webhooks key', async () => {
     const path = await file(
       'f.json',
-      JSON.stringify({ name: 'f', url: 'https://x.example/', secret: { env: 'S' } }),
+      JSON.stringify({ name: 'f', url: 'https://x.example/', secret: { env: 'HOOKSTREAM_SECRET_S' } }),
     );
-    await expect(loadSubscriber(path, { S: 'hunter2' })).rejects.toMatchObject({ code: 'NO_SECRET' });
+    await expect(loadSubscriber(path, { HOOKSTREAM_SECRET_S: 'hunter2' })).rejects.toMatchObject({
+      code: 'NO_SECRET',
+    });
   });
 });

@@ -39,7 +39,7 @@ export async function commitGroupOffsets(
   topic: string,
   partitions: readonly { readonly partition: number; readonly offset: string }[],
 ): Promise<void> {
-  await retryRetriable(() => commitEmptyGroupOffsets(kafka, groupId, topic, partitions));
+  await retryRetriable(() => commitEmptyGroupOffsets(kafka, groupId, [{ topic, partitions }]));
 }
 
 /** Deletes groups, best effort: a group that is already gone counts as deleted. */

@@ -22,10 +22,16 @@ export interface SubscriberConsumerOptions {
   /** The events topic; its start position is prepared for a brand-new group. */
   readonly topic: string;
   /**
-   * More topics the same group reads (a subscriber's retry tiers), from their beginning when the
-   * group has no ledger entry for them yet.
+   * More topics the same group reads (a subscriber's notices topic and retry tiers), each
+   * partition as a lane of its own that starts records when `dueAtMs` says, from their beginning
+   * when the group has no ledger entry for them yet.
    */
   readonly extraTopics?: readonly string[];
+  /**
+   * Of the extra topics, those a brand-new group begins at `start` like the events topic (a
+   * subscriber's notices topic) rather than at their beginning.
+   */
+  readonly positionedTopics?: readonly string[];
   /**
    * When a record of a retry tier may be handed over (ms since epoch), or null for at once. Each
    * waits in its tier's lane on a timer, so waiting never holds a fetch.
@@ -423,6 +429,7 @@ function kafkajsGroup(options: SubscriberConsumerOptions): ConsumerGroup {
       groupId: options.groupId,
       topic: options.topic,
       start: options.start,
+      positionedTopics: options.positionedTopics ?? [],
       admin: options.admin,
     }),
   };

@@ -11,6 +11,8 @@ export interface AdminGroupLedgerOptions {
   /** The events topic, positioned for a brand-new group. */
   readonly topic: string;
   readonly start: StartFrom;
+  /** Extra topics a brand-new group begins at `start` too (a subscriber's notices topic). */
+  readonly positionedTopics: readonly string[];
   /** A connected admin shared by the process; else each read connects one of its own. */
   readonly admin?: KafkaAdmin | undefined;
 }
@@ -24,11 +26,11 @@ export class AdminGroupLedger implements GroupLedger {
   }
 
   async prepare(): Promise<StartedFrom> {
-    const { kafka, groupId, topic, start } = this.#options;
+    const { kafka, groupId, topic, start, positionedTopics } = this.#options;
     const admin = kafkaOf(kafka).admin();
     await explained(() => admin.connect(), accessOf(kafka, 'connect'));
     try {
-      return await prepareStart(kafkaOf(kafka), admin, groupId, topic, start);
+      return await prepareStart(kafkaOf(kafka), admin, groupId, topic, start, positionedTopics);
     } finally {
       await admin.disconnect();
     }

@@ -1,0 +1,52 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type KafkaSettings, subscriberGroupId } from '@hookstream/contracts';
+import { createKafka, type KafkaAdmin } from '@hookstream/kafka';
+
+/**
+ * Runs `fn` with a fresh events topic of its own, then deletes that topic and what the
+ * benchmark's subscribers left on the shared broker: their retry/DLQ topics and groups.
+ */
+export async function withBenchTopic<T>(
+  kafka: KafkaSettings,
+  partitions: number,
+  subscribers: readonly string[],
+  fn: (topic: string) => Promise<T>,
+): Promise<T> {
+  const topic = `hookstream-bench-${randomUUID().slice(0, 8)}`;
+  const admin = createKafka({ ...kafka, clientId: 'hookstream-bench', quiet: true }).admin();
+  await admin.connect();
+  try {
+    await admin.ensureTopics([
+      { topic, partitions, replicationFactor: 1, config: { 'retention.ms': '3600000' } },
+    ]);
+    await leadersElected(admin, topic);
+    return await fn(topic);
+  } finally {
+    const existing = await admin.listTopics().catch(() => [] as string[]);
+    const own = existing.filter(
+      (t) => t === topic || subscribers.some((s) => t.startsWith(`hookstream.sub.${s}.`)),
+    );
+    await admin.deleteTopics(own).catch(() => undefined);
+    if (subscribers.length > 0)
+      await admin.deleteGroups(subscribers.map((s) => subscriberGroupId(s))).catch(() => undefined);
+    await admin.disconnect();
+  }
+}
+
+/**
+ * Waits until every partition of a new topic has a leader: a producer writing the moment the
+ * topic was created can get "This server does not host this topic-partition".
+ */
+async function leadersElected(admin: KafkaAdmin, topic: string): Promise<void> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const partitions = (await admin.topicPartitions(topic).catch(() => null)) ?? [];
+    if (partitions.length > 0 && partitions.every((p) => p.leader >= 0)) return;
+    await sleep(100);
+  }
+}
+
+/** A subscriber name unique to this run (group and topic names derive from it). */
+export function benchSubscriberName(kind: string): string {
+  return `bench-${kind}-${randomUUID().slice(0, 8)}`;
+}

@@ -1,0 +1,169 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ConnectionSettings } from '@hookstream/contracts';
+import { SampleReceiver } from '@hookstream/receiver';
+import { ArrivalWatch, waitForArrivals } from './arrival-watch.ts';
+import { benchSubscriberName, withBenchTopic } from './bench-topic.ts';
+import { EventPublisher } from './event-publisher.ts';
+import { spawnIngress } from './ingress-child.ts';
+import { epochNow, openLoop } from './open-loop.ts';
+import { spawnPusher } from './pusher-child.ts';
+import { type LatencySummary, summarizeLatencies } from './stats.ts';
+
+export interface E2eBenchOptions {
+  /** Kafka and the registry, as every component takes them (TLS and SASL included). */
+  readonly connection: ConnectionSettings;
+  /** Events of the maximum-load run. */
+  readonly events: number;
+  /** Length of the paced run. */
+  readonly halfLoadSeconds: number;
+  /** Rate of the paced run, events/s; default half of the maximum load just measured. */
+  readonly pacedPerSecond?: number;
+  /** Connections to the ingress, and the pusher's concurrency (default 64). */
+  readonly concurrency?: number;
+  readonly progress: (line: string) => void;
+}
+
+export interface E2eBenchResult {
+  readonly concurrency: number;
+  /** As fast as the pipeline goes: first publish to last distinct arrival. */
+  readonly maxLoad: {
+    readonly events: number;
+    readonly delivered: number;
+    readonly seconds: number;
+    readonly eventsPerSecond: number;
+  };
+  /**
+   * Paced (open loop) at half of maxLoad.eventsPerSecond, or at pacedPerSecond; latency = arrival −
+   * scheduled publish.
+   */
+  readonly halfLoad: {
+    readonly targetPerSecond: number;
+    readonly events: number;
+    readonly delivered: number;
+    readonly publishErrors: number;
+    readonly latency: LatencySummary;
+  };
+  readonly duplicates: number;
+}
+
+/**
+ * Ingress → Kafka → pusher → receiver, each as production runs it: the ingress and the pusher
+ * in processes of their own, the sample receiver (signature check, dedupe) in this process, so
+ * that the publish time and the arrival time are read from the same clock.
+ */
+export async function runE2eBench(options: E2eBenchOptions): Promise<E2eBenchResult> {
+  const concurrency = options.concurrency ?? 64;
+  const name = benchSubscriberName('e2e');
+  const secret = `whsec_${randomBytes(24).toString('base64')}`;
+  const token = `bench-${randomUUID()}`;
+  const receiver = new SampleReceiver({ secret, record: true });
+  const url = await receiver.listen(0);
+  const dir = await mkdtemp(join(tmpdir(), 'hookstream-bench-'));
+  try {
+    return await withBenchTopic(options.connection.kafka, 6, [name], async (topic) => {
+      const ingress = await spawnIngress({ ...options, topic, token });
+      const pusher = await spawnPusher({
+        ...options,
+        topic,
+        dir,
+        secretEnv: { HOOKSTREAM_SECRET_BENCH_E2E: secret },
+        definition: {
+          name,
+          url: `${url}/`,
+          rate: { perSecond: 100_000, burst: 0 },
+          concurrency,
+          timeoutMs: 10_000,
+          start: 'earliest',
+          ordering: 'none',
+          secret: { env: 'HOOKSTREAM_SECRET_BENCH_E2E' },
+          allowPrivateNetwork: true,
+        },
+      });
+      const publisher = new EventPublisher(ingress.url, token, concurrency);
+      try {
+        const watch = new ArrivalWatch(receiver.arrivals);
+        // Warm-up: connections, schema ids, JIT, the pusher's first fetches.
+        const warm = Math.min(200, options.events);
+        await closedLoop(publisher, 'warm', warm, concurrency);
+        await waitForArrivals(() => watch.update(), warm, 'warm-up');
+
+        options.progress(`end to end, maximum load: ${options.events} events, ${concurrency} at a time…`);
+        const base = watch.update();
+        const started = epochNow();
+        const max = await closedLoop(publisher, 'max', options.events, concurrency);
+        const delivered =
+          (await waitForArrivals(() => watch.update(), base + max.accepted, 'maximum load')) - base;
+        let lastArrival = started;
+        for (const at of watch.first.values()) lastArrival = Math.max(lastArrival, at);
+        const seconds = (lastArrival - started) / 1000;
+        const maxRate = seconds > 0 ? delivered / seconds : 0;
+
+        const target = options.pacedPerSecond ?? Math.max(1, maxRate / 2);
+        const count = Math.max(1, Math.round(target * options.halfLoadSeconds));
+        options.progress(`end to end, paced: ${Math.round(target)} events/s for ${count} events…`);
+        const before = watch.update();
+        const run = randomUUID().slice(0, 8);
+        const half = await openLoop(
+          count,
+          target,
+          (n) => `half-${run}-${n}`,
+          async (id, n) => (await publisher.publish(id, n)) === 202,
+        );
+        await waitForArrivals(() => watch.update(), before + half.accepted, 'half load');
+        const latencies: number[] = [];
+        for (const [id, at] of half.scheduled) {
+          const arrived = watch.first.get(id);
+          if (arrived !== undefined) latencies.push(arrived - at);
+        }
+        return {
+          concurrency,
+          maxLoad: {
+            events: options.events,
+            delivered,
+            seconds: Math.round(seconds * 100) / 100,
+            eventsPerSecond: Math.round(maxRate),
+          },
+          halfLoad: {
+            targetPerSecond: Math.round(target),
+            events: count,
+            delivered: latencies.length,
+            publishErrors: count - half.accepted,
+            latency: summarizeLatencies(latencies),
+          },
+          duplicates: watch.duplicates,
+        };
+      } finally {
+        publisher.close();
+        await pusher.stop();
+        await ingress.stop();
+      }
+    });
+  } finally {
+    await receiver.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** `count` events as fast as `concurrency` connections go; returns how many got a 202. */
+async function closedLoop(
+  publisher: EventPublisher,
+  label: string,
+  count: number,
+  concurrency: number,
+): Promise<{ accepted: number }> {
+  const run = randomUUID().slice(0, 8);
+  let next = 0;
+  let accepted = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        const n = next++;
+        if ((await publisher.publish(`${label}-${run}-${n}`, n)) === 202) accepted++;
+      }
+    }),
+  );
+  return { accepted };
+}

@@ -1,0 +1,59 @@
+export type { ArrivalGaps } from './arrival-gaps.ts';
+export { arrivalGaps } from './arrival-gaps.ts';
+export type { BenchReport } from './bench-report.ts';
+export { FULL_SCALE, QUICK_SCALE, runBenchReport, scaleFor } from './bench-report.ts';
+export {
+  BENCH_USAGE,
+  benchCommand,
+} from './cli/bench-command.ts';
+export { BENCH_E2E_USAGE } from './cli/bench-e2e.ts';
+export { BENCH_FLEET_USAGE } from './cli/bench-fleet.ts';
+export { BENCH_LIMITER_USAGE } from './cli/bench-limiter.ts';
+export { BENCH_OUTAGE_USAGE } from './cli/bench-outage.ts';
+export { BENCH_PUSH_USAGE } from './cli/bench-push.ts';
+export { BENCH_REPORT_USAGE } from './cli/bench-report-command.ts';
+export { BENCH_RETRY_USAGE } from './cli/bench-retry.ts';
+export { DEFAULT_SECTIONS } from './default-sections.ts';
+export type { E2eBenchOptions, E2eBenchResult } from './e2e-bench.ts';
+export { runE2eBench } from './e2e-bench.ts';
+export type { FleetBenchOptions, FleetBenchResult } from './fleet-bench.ts';
+export { runFleetBench } from './fleet-bench.ts';
+export type { HeapFigures } from './fleet-child.ts';
+export type { CleanupReport } from './fleet-cleanup.ts';
+export type { DeliveryRate, LoadFigures } from './fleet-load.ts';
+export type { OwnTopics } from './fleet-partitions.ts';
+export type { FleetFigures } from './fleet-targets.ts';
+export { FLEET_TARGETS, fleetTargets } from './fleet-targets.ts';
+export { formatIngressBench } from './format.ts';
+export type { JoinWait } from './group-joins.ts';
+export type { IngressBenchOptions, IngressBenchResult } from './ingress-bench.ts';
+export { runIngressBench } from './ingress-bench.ts';
+export type { ConsumerPerfResult, KafkaPerfOptions, ProducerPerfResult } from './kafka-perf.ts';
+export { kafkaConsumerPerf, kafkaProducerPerf, parseConsumerPerf, parseProducerPerf } from './kafka-perf.ts';
+export type { LimiterBenchOptions, LimiterBenchResult } from './limiter-bench.ts';
+export { runLimiterBench } from './limiter-bench.ts';
+export type { OutageBenchOptions, OutageBenchResult, OutageRun } from './outage-bench.ts';
+export { benchOutage } from './outage-bench.ts';
+export type { BenchOptions, BenchResult } from './push-bench.ts';
+export { benchPush, produceBacklog } from './push-bench.ts';
+export { renderChartSvg } from './report-chart.ts';
+export { formatNumber, renderMarkdown } from './report-markdown.ts';
+export { PNG_SIGNATURE, svgToPng } from './report-png.ts';
+export type {
+  Baseline,
+  BenchContext,
+  BenchScale,
+  BenchSection,
+  ChartContribution,
+  Figure,
+  RunnableSection,
+  SectionOutcome,
+  TargetCheck,
+} from './report-section.ts';
+export { defineSection, ratio } from './report-section.ts';
+export type { RetryLatenessOptions, RetryLatenessResult, TierLateness } from './retry-lateness-bench.ts';
+export { benchRetryLateness } from './retry-lateness-bench.ts';
+export type { BenchRow, LatencySummary } from './stats.ts';
+export { quantile, summarize, summarizeLatencies } from './stats.ts';
+export type { WrittenReport } from './write-report.ts';
+export { writeBenchReport } from './write-report.ts';

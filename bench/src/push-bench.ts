@@ -1,0 +1,233 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ConnectionSettings } from '@hookstream/contracts';
+import { createKafka, createRawProducer } from '@hookstream/kafka';
+import { Pusher } from '@hookstream/pusher';
+import { Pool } from 'undici';
+import { BenchEventCodec } from './bench-events.ts';
+import {
+  compareTracing,
+  cpuWindow,
+  type Drain,
+  type DrainMeasure,
+  type TracingComparison,
+} from './tracing-cost.ts';
+
+export type { TracingComparison, TracingRun } from './tracing-cost.ts';
+
+export interface BenchOptions {
+  /** Kafka and the registry, as every component takes them (TLS and SASL included). */
+  readonly connection: ConnectionSettings;
+  readonly events: number;
+  readonly concurrency: number;
+  readonly partitions: number;
+  /** Also drain with tracing at 100 % sampling, alternating with runs without, in this run. */
+  readonly tracing?: boolean;
+  /**
+   * The backlog the tracing comparison drains; the main backlog when unset, else a smaller
+   * topic of its own (the full report keeps the comparison short).
+   */
+  readonly tracingEvents?: number;
+  /** Traced and untraced runs each; 3 when unset. */
+  readonly tracingRounds?: number;
+}
+
+export interface BenchResult {
+  readonly events: number;
+  readonly concurrency: number;
+  readonly partitions: number;
+  readonly rawUndiciPerSecond: number;
+  readonly pusherPerSecond: number;
+  /** pusher / raw undici. */
+  readonly ratio: number;
+  readonly tracing?: TracingComparison;
+}
+
+/** Tracing runs alternate with untraced ones, so warm-up and machine noise hit both. */
+const TRACING_ROUNDS = 3;
+
+// A no-op endpoint in its own process, so neither side of the comparison shares its event loop.
+const NOOP_ENDPOINT = `
+const http = require('node:http');
+const server = http.createServer((req, res) => { req.resume(); req.on('end', () => { res.writeHead(204); res.end(); }); });
+server.keepAliveTimeout = 60000;
+server.listen(0, '127.0.0.1', () => process.stdout.write(server.address().port + '\\n'));
+`;
+
+/**
+ * Deliveries per second from a backlog to a local no-op endpoint with no rate limit, next to a
+ * raw undici POST loop with the same concurrency and body size against the same endpoint.
+ */
+export async function benchPush(
+  options: BenchOptions,
+  progress: (line: string) => void,
+): Promise<BenchResult> {
+  const endpoint = spawn(process.execPath, ['-e', NOOP_ENDPOINT], { stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const [chunk] = (await once(endpoint.stdout, 'data')) as [Buffer];
+    const url = `http://127.0.0.1:${Number(chunk.toString().trim())}/hooks`;
+    const topic = `hookstream.bench.${randomBytes(4).toString('hex')}`;
+    progress(`producing a backlog of ${options.events} events to ${topic}`);
+    await produceBacklog(options, topic);
+
+    progress(`raw undici: ${options.events} POSTs, ${options.concurrency} at a time`);
+    const raw = await rawUndici(url, options.events, options.concurrency);
+
+    progress(`pusher: draining the backlog, concurrency ${options.concurrency}, no rate limit`);
+    const first = await drainWithPusher(options, topic, url);
+    const pushed = first.deliveries / first.seconds;
+    const tracing = options.tracing ? await tracingComparison(options, topic, url, progress) : undefined;
+    return {
+      events: options.events,
+      concurrency: options.concurrency,
+      partitions: options.partitions,
+      rawUndiciPerSecond: Math.round(raw),
+      pusherPerSecond: Math.round(pushed),
+      ratio: Math.round((pushed / raw) * 1000) / 1000,
+      ...(tracing ? { tracing } : {}),
+    };
+  } finally {
+    stop(endpoint);
+  }
+}
+
+export async function produceBacklog(options: BenchOptions, topic: string): Promise<void> {
+  const kafka = createKafka({ ...options.connection.kafka, clientId: 'hookstream-bench', quiet: true });
+  const admin = kafka.admin();
+  const producer = createRawProducer(kafka);
+  await Promise.all([admin.connect(), producer.connect()]);
+  try {
+    await admin.ensureTopics([
+      { topic, partitions: options.partitions, replicationFactor: 1, config: { 'retention.ms': '3600000' } },
+    ]);
+    const codec = await BenchEventCodec.forTopic(options.connection.registry, topic);
+    const time = new Date().toISOString();
+    for (let i = 0; i < options.events; i += 1000) {
+      const messages = await Promise.all(
+        Array.from({ length: Math.min(1000, options.events - i) }, (_, j) =>
+          codec.record({
+            id: `bench-${i + j}`,
+            type: 'shipment.updated',
+            key: `ship-${(i + j) % 997}`,
+            n: i + j,
+            time,
+          }),
+        ),
+      );
+      await producer.send({ topic, acks: -1, messages });
+    }
+  } finally {
+    await Promise.all([admin.disconnect(), producer.disconnect()]);
+  }
+}
+
+/** The ceiling: POSTs of a body like the pusher's, as fast as undici goes at that concurrency. */
+async function rawUndici(url: string, count: number, concurrency: number): Promise<number> {
+  const target = new URL(url);
+  const pool = new Pool(target.origin, { connections: concurrency });
+  const body = JSON.stringify({
+    shipment_id: 'ship-1',
+    status: 'in_transit',
+    n: 1,
+    event_id: 'bench-1',
+    subscription_id: 'bench',
+    delivery_id: 'x'.repeat(26),
+    attempt: 1,
+    type: 'shipment.updated',
+    occurred_at: new Date().toISOString(),
+  });
+  const headers = { 'content-type': 'application/json' };
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      next++;
+      const res = await pool.request({ method: 'POST', path: target.pathname, headers, body });
+      await res.body.dump();
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const seconds = (performance.now() - started) / 1000;
+  await pool.close();
+  return count / seconds;
+}
+
+/**
+ * Drains a backlog again with new subscribers (the main one, or a smaller one of its own),
+ * alternating tracing at 100 % sampling with tracing off; the first drain above is not one of
+ * the runs: it warmed the code both modes share.
+ */
+async function tracingComparison(
+  options: BenchOptions,
+  mainTopic: string,
+  url: string,
+  progress: (line: string) => void,
+): Promise<TracingComparison> {
+  const events = options.tracingEvents ?? options.events;
+  let topic = mainTopic;
+  if (events !== options.events) {
+    topic = `${mainTopic}.tracing`;
+    progress(`producing a backlog of ${events} events to ${topic} for the tracing comparison`);
+    await produceBacklog({ ...options, events }, topic);
+  }
+  const drain: Drain = (flush) => drainWithPusher({ ...options, events }, topic, url, flush);
+  return compareTracing(drain, events, options.tracingRounds ?? TRACING_ROUNDS, progress);
+}
+
+/**
+ * Drains the whole backlog with a new subscriber; times and CPU from the moment the group is
+ * positioned until the last delivery (and `flush`, when given), minus what was delivered before.
+ */
+async function drainWithPusher(
+  options: BenchOptions,
+  topic: string,
+  url: string,
+  flush?: () => Promise<void>,
+): Promise<DrainMeasure> {
+  const pusher = new Pusher(
+    {
+      definition: {
+        name: `bench-${randomBytes(3).toString('hex')}`,
+        url,
+        eventTypes: ['*'],
+        rate: { perSecond: 100_000, burst: 0 },
+        concurrency: options.concurrency,
+        timeoutMs: 10_000,
+        retry: { delaysMs: [1000], maxAttempts: 3, maxAgeMs: 3_600_000, jitter: 0 },
+        start: 'earliest',
+        ordering: 'none',
+        headers: {},
+        allowPrivateNetwork: true,
+      },
+      signingKey: randomBytes(32),
+    },
+    {
+      ...options.connection,
+      topic,
+      log: (level, message, fields) => {
+        if (level === 'warn' || level === 'error')
+          process.stderr.write(`${JSON.stringify({ level, message, ...fields })}\n`);
+      },
+      onFatal: (error) => {
+        throw error;
+      },
+    },
+  );
+  try {
+    await pusher.start();
+    const window = cpuWindow();
+    const before = pusher.counts.acknowledged;
+    while (pusher.counts.acknowledged < options.events) await sleep(5);
+    await flush?.();
+    const { seconds, cpuMicros } = window.end();
+    return { deliveries: options.events - before, seconds, cpuMicros };
+  } finally {
+    await pusher.stop();
+  }
+}
+
+function stop(child: ChildProcess): void {
+  if (child.exitCode === null) child.kill('SIGTERM');
+}

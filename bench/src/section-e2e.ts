@@ -1,0 +1,78 @@
+import { baselinesFrom } from './baselines.ts';
+import { type E2eBenchResult, runE2eBench } from './e2e-bench.ts';
+import { defineSection } from './report-section.ts';
+
+export const e2eSection = defineSection<E2eBenchResult>({
+  id: 'e2e',
+  title: 'End to end: ingress → Kafka → pusher → receiver',
+  method:
+    'The real ingress and a real pusher, each in its own process, deliver to the sample receiver ' +
+    '(signature check, dedupe) in the benchmark process, so publish and arrival times come from ' +
+    'the same clock. First the maximum load: ~1 KiB events, one per request, from 64 keep-alive ' +
+    'connections as fast as they are answered, timed from the first publish to the last arrival. ' +
+    'Then half that rate, paced on a fixed schedule (open loop: a slow answer does not delay the ' +
+    'next publish); latency = arrival at the receiver − scheduled publish time.',
+  run: (ctx) =>
+    runE2eBench({
+      connection: ctx.connection,
+      events: ctx.scale.e2eEvents,
+      halfLoadSeconds: ctx.scale.halfLoadSeconds,
+      progress: ctx.progress,
+    }),
+  figures: (r, ctx) => [
+    {
+      id: 'e2e.max.rate',
+      label: 'end to end, maximum load',
+      value: r.maxLoad.eventsPerSecond,
+      unit: 'events/s',
+      baselines: baselinesFrom(
+        ctx,
+        ['ingress.single.rate', 'ingress alone, one event per request'],
+        ['push.rate', 'pusher alone'],
+        ['kafka.producer.rate', 'kafka-producer-perf-test'],
+      ),
+    },
+    {
+      id: 'e2e.half.p50',
+      label: `ingress→endpoint p50 at ${r.halfLoad.targetPerSecond} events/s (half load)`,
+      value: r.halfLoad.latency.p50Ms,
+      unit: 'ms',
+      baselines: baselinesFrom(ctx, ['kafka.producer.p50', 'kafka-producer-perf-test p50 (produce only)']),
+    },
+    {
+      id: 'e2e.half.p99',
+      label: `ingress→endpoint p99 at ${r.halfLoad.targetPerSecond} events/s (half load)`,
+      value: r.halfLoad.latency.p99Ms,
+      unit: 'ms',
+      baselines: baselinesFrom(ctx, ['kafka.producer.p99', 'kafka-producer-perf-test p99 (produce only)']),
+    },
+  ],
+  targets: (r) => [
+    {
+      target: 'end-to-end p50 ≤ 10 ms at half load',
+      measured: `${r.halfLoad.latency.p50Ms} ms at ${r.halfLoad.targetPerSecond} events/s`,
+      met: r.halfLoad.latency.count > 0 && r.halfLoad.latency.p50Ms <= 10,
+    },
+    {
+      target: 'end-to-end p99 ≤ 50 ms at half load',
+      measured: `${r.halfLoad.latency.p99Ms} ms at ${r.halfLoad.targetPerSecond} events/s`,
+      met: r.halfLoad.latency.count > 0 && r.halfLoad.latency.p99Ms <= 50,
+    },
+  ],
+  chart: (r) => ({
+    latency: [
+      {
+        label: `end to end at half load (${r.halfLoad.targetPerSecond}/s)`,
+        p50Ms: r.halfLoad.latency.p50Ms,
+        p99Ms: r.halfLoad.latency.p99Ms,
+      },
+    ],
+    throughput: [{ label: 'end to end, maximum load', perSecond: r.maxLoad.eventsPerSecond }],
+  }),
+  details: (r) =>
+    `Maximum load: ${r.maxLoad.delivered} of ${r.maxLoad.events} events arrived in ${r.maxLoad.seconds} s. ` +
+    `Half load: ${r.halfLoad.delivered} of ${r.halfLoad.events} events arrived ` +
+    `(${r.halfLoad.publishErrors} publishes refused); latency p50 ${r.halfLoad.latency.p50Ms} ms, ` +
+    `p90 ${r.halfLoad.latency.p90Ms} ms, p99 ${r.halfLoad.latency.p99Ms} ms, max ${r.halfLoad.latency.maxMs} ms. ` +
+    `Redeliveries seen by the receiver: ${r.duplicates}.`,
+});

@@ -1,0 +1,110 @@
+import { baselinesFrom } from './baselines.ts';
+import { formatIngressBench } from './format.ts';
+import { type IngressBenchResult, runIngressBench } from './ingress-bench.ts';
+import { defineSection, ratio } from './report-section.ts';
+import type { BenchRow } from './stats.ts';
+
+const best = (rows: readonly BenchRow[]): BenchRow | undefined =>
+  [...rows].sort((a, b) => b.eventsPerSecond - a.eventsPerSecond)[0];
+
+const modeLabel = (row: BenchRow) =>
+  row.eventsPerCall === 1
+    ? `one event per request, concurrency ${row.concurrency}`
+    : `batches of ${row.eventsPerCall}, concurrency ${row.concurrency}`;
+
+export const ingressSection = defineSection<IngressBenchResult>({
+  id: 'ingress',
+  title: 'Ingress: HTTP → Kafka',
+  method:
+    'The ingress in its own process takes ~1 KiB `shipment.updated` events over keep-alive HTTP ' +
+    '(one event per request at concurrency 8, 32, 128; batches of 50 at 4 and 16), validates them, ' +
+    'Avro-encodes them and answers 202 once Kafka acknowledged (acks=all). Latency is per request. ' +
+    'Baselines: a raw kafkajs `sendBatch` loop (500 records of 1 KiB per batch, 2 in flight, acks=all; ' +
+    'the better of a run before and after the HTTP runs) and `kafka-producer-perf-test`.',
+  run: (ctx) =>
+    runIngressBench({
+      connection: ctx.connection,
+      events: ctx.scale.ingressEvents,
+      runDeadlineMs: ctx.scale.runDeadlineMs,
+      report: ctx.progress,
+    }),
+  figures(result, ctx) {
+    const rate = baselinesFrom(ctx, ['kafka.producer.rate', 'kafka-producer-perf-test']);
+    const raw = { label: 'raw kafkajs sendBatch', value: result.raw.eventsPerSecond };
+    const rawHeaders = { label: 'raw kafkajs, same headers', value: result.rawWithHeaders.eventsPerSecond };
+    const figures = [];
+    for (const [kind, rows] of [
+      ['single', result.rows.filter((r) => r.eventsPerCall === 1)],
+      ['batch', result.rows.filter((r) => r.eventsPerCall > 1)],
+    ] as const) {
+      const row = best(rows);
+      if (!row) continue;
+      figures.push(
+        {
+          id: `ingress.${kind}.rate`,
+          label: `ingress, ${modeLabel(row)}`,
+          value: row.eventsPerSecond,
+          unit: 'events/s',
+          baselines: [raw, rawHeaders, ...rate],
+        },
+        {
+          id: `ingress.${kind}.p50`,
+          label: `ingress p50, ${modeLabel(row)}`,
+          value: row.p50Ms,
+          unit: 'ms',
+          baselines: [{ label: 'raw kafkajs sendBatch p50 (per batch)', value: result.raw.p50Ms }],
+        },
+        {
+          id: `ingress.${kind}.p99`,
+          label: `ingress p99, ${modeLabel(row)}`,
+          value: row.p99Ms,
+          unit: 'ms',
+          baselines: [{ label: 'raw kafkajs sendBatch p99 (per batch)', value: result.raw.p99Ms }],
+        },
+      );
+    }
+    return figures;
+  },
+  targets(result) {
+    const top = best(result.rows);
+    const rate = top?.eventsPerSecond ?? 0;
+    const share = ratio(rate, result.raw.eventsPerSecond);
+    const mode = top ? ` (${modeLabel(top)})` : '';
+    return [
+      {
+        target: 'ingress ≥ 10,000 events/s',
+        measured: `${rate.toLocaleString('en-US')} events/s${mode}`,
+        met: rate >= 10_000,
+      },
+      {
+        target: 'ingress ≥ 50 % of raw kafkajs sendBatch',
+        measured: `${Math.round(share * 100)} %${mode}`,
+        met: share >= 0.5,
+      },
+    ];
+  },
+  chart(result) {
+    const rows = [
+      best(result.rows.filter((r) => r.eventsPerCall === 1)),
+      best(result.rows.filter((r) => r.eventsPerCall > 1)),
+    ];
+    const present = rows.filter((r): r is BenchRow => r !== undefined);
+    const raw = { label: 'raw kafkajs sendBatch', value: result.raw.eventsPerSecond };
+    return {
+      latency: [
+        ...present.map((r) => ({ label: `ingress (${modeLabel(r)})`, p50Ms: r.p50Ms, p99Ms: r.p99Ms })),
+        {
+          label: 'raw kafkajs sendBatch (per batch of 500)',
+          p50Ms: result.raw.p50Ms,
+          p99Ms: result.raw.p99Ms,
+        },
+      ],
+      throughput: present.map((r) => ({
+        label: `ingress (${modeLabel(r)})`,
+        perSecond: r.eventsPerSecond,
+        baseline: raw,
+      })),
+    };
+  },
+  details: (result) => `Every run:\n\n\`\`\`\n${formatIngressBench(result)}\n\`\`\``,
+});

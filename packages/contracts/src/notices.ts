@@ -1,0 +1,35 @@
+import type { EventTypeName } from './envelope.ts';
+
+/**
+ * The event types hookstream itself emits (schemas in the `hookstream.ops` namespace). They are
+ * reserved: the ingress refuses them for every token, producers refuse them on the events topic,
+ * and pushers deliver them only from the notices topic, which only hookstream's principals may
+ * write (docs/security.md). A type added here must also be added to schemas/, and back.
+ */
+export const NOTICE_TYPES = ['subscriber.disabled', 'subscriber.enabled'] as const;
+export type NoticeType = (typeof NOTICE_TYPES)[number];
+
+/** The registry namespace of every notice type's schema (a test holds the two lists together). */
+export const NOTICE_SCHEMA_NAMESPACE = 'hookstream.ops';
+
+const RESERVED: ReadonlySet<string> = new Set(NOTICE_TYPES);
+
+export function isNoticeType(type: string): type is NoticeType {
+  return RESERVED.has(type);
+}
+
+/** Every notices topic starts with this (one per events topic). */
+export const NOTICES_TOPIC_PREFIX = 'hookstream.notices.';
+
+/**
+ * Where notices about the subscribers of `eventsTopic` go. One per events topic, as subscribers
+ * are: a fleet reads one events topic, and so the notices of its own subscribers only.
+ */
+export function noticesTopicName(eventsTopic: string): string {
+  return `${NOTICES_TOPIC_PREFIX}${eventsTopic}`;
+}
+
+/** Whether a definition's `eventTypes` take any notice ('*' takes them all). */
+export function takesNotices(definition: { readonly eventTypes: readonly (EventTypeName | '*')[] }): boolean {
+  return definition.eventTypes.some((t) => t === '*' || isNoticeType(t));
+}

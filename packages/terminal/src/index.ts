@@ -1,0 +1,1 @@
+export { formatTable } from './table.ts';
