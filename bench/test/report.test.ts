@@ -1,3 +1,4 @@
+import { plaintextConnection } from '@hookstream/contracts';
 import { describe, expect, it } from 'vitest';
 import { FULL_SCALE, QUICK_SCALE, runBenchReport, scaleFor } from '../src/bench-report.ts';
 import { renderChartSvg } from '../src/report-chart.ts';
@@ -6,8 +7,7 @@ import { PNG_SIGNATURE, svgToPng } from '../src/report-png.ts';
 import { defineSection } from '../src/report-section.ts';
 
 const ctx = {
-  brokers: ['127.0.0.1:1'],
-  registryUrl: 'http://127.0.0.1:1',
+  connection: plaintextConnection(['127.0.0.1:1'], 'http://127.0.0.1:1'),
   kafkaLibsDir: '/nonexistent',
   scale: QUICK_SCALE,
   progress: () => undefined,
