@@ -7,7 +7,6 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],
-    setupFiles: ['test/quiet-warnings.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // The stack is shared and the machine has two cores: files run one after another.

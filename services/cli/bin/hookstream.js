@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Node 24 runs the TypeScript sources directly (type stripping), so there is no build step.
-// kafkajs's TimeoutNegativeWarning is silenced where kafkajs clients are made (@hookstream/kafka),
-// so commands that never touch Kafka (help, receiver) do not load it.
+// kafkajs is patched where it is loaded (@hookstream/kafka), so commands that never touch Kafka
+// (help, receiver) do not load it.
 import { enableCompileCache } from 'node:module';
 
 // Node's compile cache keeps each module's type-stripped source and V8 code between runs. Warm, it

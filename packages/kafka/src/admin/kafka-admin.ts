@@ -1,0 +1,181 @@
+import type { AclGrant } from '@hookstream/contracts';
+import type { Admin, ConfigResourceTypes, Kafka } from 'kafkajs';
+import { explained } from '../connection/access-refusal.ts';
+import type { KafkaConnection } from '../connection/kafka-connection.ts';
+import { accessOf, kafkaOf } from '../connection/raw-client.ts';
+import { createAcls } from './acls.ts';
+import {
+  type CommittedOffset,
+  commitGroupOffsets,
+  deleteGroups,
+  fetchCommittedOffsets,
+  listGroupIds,
+} from './group-offsets.ts';
+import { describeGroupStates, type GroupState } from './group-states.ts';
+import { fetchGroupLag, fetchTopicDepth, type TopicLag } from './lag.ts';
+import { retryRetriable } from './retriable.ts';
+import { brokerCount, type PartitionRange, partitionRanges, topicExists } from './topic-info.ts';
+import { ensureTopics, type LeaderWait, type TopicSpec } from './topics.ts';
+
+// ConfigResourceTypes.TOPIC. kafkajs is CommonJS and Node's ESM loader does not see that
+// named export (only some of its exports are detectable), so the value is spelled out here.
+const TOPIC_RESOURCE: ConfigResourceTypes = 2;
+
+/** Where a partition lives: its leader's broker id (-1 while there is none) and replica brokers. */
+export interface TopicPartition {
+  readonly partition: number;
+  readonly leader: number;
+  readonly replicas: readonly number[];
+  /** The in-sync replicas: what acks=all waits for. */
+  readonly isr: readonly number[];
+}
+
+/**
+ * Cluster administration in hookstream's terms: topics, their offsets and settings, consumer
+ * groups and their ledgers. Plain data in and out. Calls the broker marks retriable (a group
+ * coordinator still loading, a topic not yet on every broker) are retried where noted.
+ */
+export class KafkaAdmin {
+  readonly #admin: Admin;
+  readonly #kafka: Kafka;
+  readonly #connection: KafkaConnection;
+
+  constructor(connection: KafkaConnection) {
+    this.#connection = connection;
+    this.#kafka = kafkaOf(connection);
+    this.#admin = this.#kafka.admin();
+  }
+
+  /** Connects; a refused login or certificate fails at once as a KafkaAccessError naming the setting. */
+  connect(): Promise<void> {
+    return explained(() => this.#admin.connect(), accessOf(this.#connection, 'connect'));
+  }
+
+  disconnect(): Promise<void> {
+    return this.#admin.disconnect();
+  }
+
+  /** Every topic's name, internal ones included. */
+  listTopics(): Promise<string[]> {
+    return this.#admin.listTopics();
+  }
+
+  topicExists(topic: string): Promise<boolean> {
+    return topicExists(this.#admin, topic);
+  }
+
+  /** How many brokers answer: bounds the replication factor of topics a tool creates. */
+  brokerCount(): Promise<number> {
+    return brokerCount(this.#admin);
+  }
+
+  /**
+   * Creates the topics that do not exist yet and leaves existing ones alone; returns the names
+   * it created. Safe from several processes at once.
+   */
+  ensureTopics(specs: readonly TopicSpec[], wait: LeaderWait = {}): Promise<string[]> {
+    return explained(
+      () => ensureTopics(this.#admin, specs, wait),
+      accessOf(this.#connection, `create topics ${specs.map((t) => t.topic).join(', ')}`),
+    );
+  }
+
+  /** Deletes topics; topics that do not exist are an error, as Kafka reports them. */
+  async deleteTopics(topics: readonly string[]): Promise<void> {
+    if (topics.length > 0) await this.#admin.deleteTopics({ topics: [...topics] });
+  }
+
+  /** The topic's partitions with leaders and replicas, or null when it does not exist. */
+  async topicPartitions(topic: string): Promise<TopicPartition[] | null> {
+    if (!(await this.topicExists(topic))) return null;
+    const [metadata] = await this.#metadata([topic]);
+    return metadata?.partitions ?? null;
+  }
+
+  /** How many partitions the topic has, or null when it does not exist. */
+  async partitionCount(topic: string): Promise<number | null> {
+    return (await this.topicPartitions(topic))?.length ?? null;
+  }
+
+  /** Per partition, the earliest (low) and end (high) offsets; null when the topic does not exist. */
+  topicOffsets(topic: string): Promise<PartitionRange[] | null> {
+    return partitionRanges(this.#admin, topic);
+  }
+
+  /** Records the topic holds (high − low over its partitions), e.g. a DLQ's depth. */
+  topicDepth(topic: string): Promise<number> {
+    return fetchTopicDepth(this.#admin, topic);
+  }
+
+  /** The topic's settings as the broker reports them (defaults included); null when it does not exist. */
+  async topicConfig(topic: string): Promise<Record<string, string> | null> {
+    if (!(await this.topicExists(topic))) return null;
+    const { resources } = await retryRetriable(() =>
+      this.#admin.describeConfigs({
+        includeSynonyms: false,
+        resources: [{ type: TOPIC_RESOURCE, name: topic }],
+      }),
+    );
+    const config: Record<string, string> = {};
+    for (const entry of resources[0]?.configEntries ?? []) config[entry.configName] = entry.configValue;
+    return config;
+  }
+
+  /** Group ids that start with `prefix` (e.g. every subscriber's `hookstream.sub.`), sorted. */
+  listGroupIds(prefix: string): Promise<string[]> {
+    return listGroupIds(this.#admin, prefix);
+  }
+
+  /** The group's committed offsets on one topic, per partition. Reading them never joins the group. */
+  committedOffsets(groupId: string, topic: string): Promise<CommittedOffset[]> {
+    return explained(
+      () => fetchCommittedOffsets(this.#admin, groupId, topic),
+      accessOf(this.#connection, `describe group ${groupId}`),
+    );
+  }
+
+  /** Commits offsets for a group with no live member (Kafka refuses otherwise). */
+  commitOffsets(
+    groupId: string,
+    topic: string,
+    partitions: readonly { readonly partition: number; readonly offset: string }[],
+  ): Promise<void> {
+    return explained(
+      () => commitGroupOffsets(this.#kafka, groupId, topic, partitions),
+      accessOf(this.#connection, `commit offsets of group ${groupId}`),
+    );
+  }
+
+  /** Deletes groups, best effort: a group that is already gone counts as deleted. */
+  deleteGroups(groupIds: readonly string[]): Promise<void> {
+    return deleteGroups(this.#admin, groupIds);
+  }
+
+  /** Each group's state (Stable, Empty, Dead…) and member count, e.g. to wait until groups joined. */
+  groupStates(groupIds: readonly string[]): Promise<GroupState[]> {
+    return describeGroupStates(this.#admin, groupIds);
+  }
+
+  /** The group's lag on each topic: end offsets against its committed offsets. */
+  groupLag(groupId: string, topics: readonly string[]): Promise<TopicLag[]> {
+    return fetchGroupLag(this.#admin, groupId, topics);
+  }
+
+  /** Allows `principal` (e.g. `User:pusher`) what the grants list; needs a principal that may ALTER the cluster. */
+  grant(principal: string, grants: readonly AclGrant[]): Promise<void> {
+    return explained(
+      () => createAcls(this.#admin, principal, grants),
+      accessOf(this.#connection, 'create ACLs'),
+    );
+  }
+
+  async #metadata(names: readonly string[]): Promise<{ name: string; partitions: TopicPartition[] }[]> {
+    const { topics } = await this.#admin.fetchTopicMetadata({ topics: [...names] });
+    return topics.map((t) => ({
+      name: t.name,
+      partitions: t.partitions
+        .map((p) => ({ partition: p.partitionId, leader: p.leader, replicas: p.replicas, isr: p.isr }))
+        .sort((a, b) => a.partition - b.partition),
+    }));
+  }
+}

@@ -1,0 +1,27 @@
+import { KafkaAdmin } from '../admin/kafka-admin.ts';
+import { type KafkaClientOptions, newKafkaClient } from './client.ts';
+import { bindKafkaClient } from './raw-client.ts';
+
+/**
+ * A handle on one Kafka cluster: what RecordSender, SubscriberConsumer, readTopic and the admin
+ * are built from. It carries no kafkajs type, so the client behind it can be replaced without
+ * touching its users. Cheap: nothing connects until an admin, sender or consumer does.
+ */
+export class KafkaConnection {
+  readonly clientId: string;
+
+  constructor(options: KafkaClientOptions) {
+    this.clientId = options.clientId;
+    bindKafkaClient(this, newKafkaClient(options), { tls: options.tls, sasl: options.sasl });
+  }
+
+  /** An admin client of its own; connect() before use, disconnect() after. */
+  admin(): KafkaAdmin {
+    return new KafkaAdmin(this);
+  }
+}
+
+/** Builds a connection; the rest of hookstream never constructs a Kafka client itself. */
+export function createKafka(options: KafkaClientOptions): KafkaConnection {
+  return new KafkaConnection(options);
+}

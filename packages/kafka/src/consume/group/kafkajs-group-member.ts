@@ -1,0 +1,98 @@
+import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
+import { explained, explainKafkaError } from '../../connection/access-refusal.ts';
+import type { KafkaConnection } from '../../connection/kafka-connection.ts';
+import { accessOf, kafkaOf } from '../../connection/raw-client.ts';
+import { toConsumedRecord } from '../consumed-record.ts';
+import type { GroupMember, MemberBatch, MemberListener, PartitionOffset } from './group-member.ts';
+
+export interface KafkajsGroupMemberOptions {
+  readonly kafka: KafkaConnection;
+  readonly groupId: string;
+  /** The events topic: named in an access refusal's message. */
+  readonly topic: string;
+  readonly maxWaitTimeInMs?: number | undefined;
+  readonly fetchMaxBytes?: number | undefined;
+  readonly sessionTimeoutMs?: number | undefined;
+  readonly partitionsConsumedConcurrently?: number | undefined;
+}
+
+/** A kafkajs consumer as a GroupMember: the only place SubscriberConsumer's member meets kafkajs. */
+export class KafkajsGroupMember implements GroupMember {
+  readonly #options: KafkajsGroupMemberOptions;
+  readonly #consumer: Consumer;
+
+  constructor(options: KafkajsGroupMemberOptions) {
+    this.#options = options;
+    this.#consumer = kafkaOf(options.kafka).consumer({
+      groupId: options.groupId,
+      maxWaitTimeInMs: options.maxWaitTimeInMs ?? 500,
+      ...(options.fetchMaxBytes === undefined
+        ? {}
+        : { maxBytes: options.fetchMaxBytes, maxBytesPerPartition: options.fetchMaxBytes }),
+      sessionTimeout: options.sessionTimeoutMs ?? 30_000,
+      // Short heartbeats keep rebalances quick when an instance joins or leaves.
+      heartbeatInterval: 3000,
+    });
+  }
+
+  async join(topics: readonly string[], listener: MemberListener): Promise<void> {
+    const { kafka, groupId, topic } = this.#options;
+    const consumer = this.#consumer;
+    const { CRASH, FETCH, GROUP_JOIN, REBALANCING } = consumer.events;
+    consumer.on(CRASH, ({ payload }) => {
+      const action = `read topic ${topic} as group ${groupId}`;
+      const explainedError = explainKafkaError(payload.error, accessOf(kafka, action)) ?? payload.error;
+      listener.crashed({ error: payload.error, explained: explainedError, restart: payload.restart });
+    });
+    consumer.on(GROUP_JOIN, ({ payload }) => listener.joined(payload.memberAssignment));
+    consumer.on(REBALANCING, () => listener.rebalancing());
+    await explained(() => consumer.connect(), accessOf(kafka, 'connect'));
+    await consumer.subscribe({ topics: [...topics], fromBeginning: true });
+    const removeFetch = consumer.on(FETCH, () => {
+      removeFetch();
+      listener.firstFetch();
+    });
+    // The ledger is committed explicitly (the settled prefix only); kafkajs's own commits would
+    // commit whatever was resolved, and a lane resolves records as soon as it takes them.
+    await consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: this.#options.partitionsConsumedConcurrently ?? 4,
+      eachBatch: async (payload) => listener.batch(memberBatch(payload)),
+    });
+  }
+
+  pause(topic: string, partitions: readonly number[]): void {
+    this.#consumer.pause([{ topic, partitions: [...partitions] }]);
+  }
+
+  resume(topic: string, partitions: readonly number[]): void {
+    this.#consumer.resume([{ topic, partitions: [...partitions] }]);
+  }
+
+  seek(topic: string, partition: number, offset: number): void {
+    this.#consumer.seek({ topic, partition, offset: String(offset) });
+  }
+
+  commit(offsets: readonly PartitionOffset[]): Promise<void> {
+    return this.#consumer.commitOffsets(
+      offsets.map(({ topic, partition, offset }) => ({ topic, partition, offset: String(offset) })),
+    );
+  }
+
+  leave(): Promise<void> {
+    return this.#consumer.disconnect();
+  }
+}
+
+function memberBatch({ batch, resolveOffset, isRunning, isStale }: EachBatchPayload): MemberBatch {
+  const { topic, partition, messages } = batch;
+  return {
+    topic,
+    partition,
+    size: messages.length,
+    record: (index) => toConsumedRecord(topic, partition, messages[index] as KafkaMessage),
+    resolve: (record) => resolveOffset(record.offset),
+    current: () => isRunning() && !isStale(),
+  };
+}

@@ -1,0 +1,65 @@
+import type { LogFn } from '../../log.ts';
+import type { GroupMember, PartitionOffset } from '../group/group-member.ts';
+import type { Lane } from '../lanes/lane.ts';
+
+/** A ledger moved only by passed-over records (other types) is committed this rarely. */
+const QUIET_COMMIT_MS = 10_000;
+
+export interface LedgerCommitterOptions {
+  readonly member: GroupMember;
+  /** The lanes of the current assignment. */
+  readonly lanes: () => readonly Lane[];
+  /** The member's join count: a commit that lands after the next join counts for nothing. */
+  readonly generation: () => number;
+  readonly log: LogFn;
+}
+
+/**
+ * Moves the group's committed offsets to each lane's commit target, one commit at a time. A
+ * failed commit (a rebalance, Kafka away) is only logged: the next one sends the offsets again.
+ */
+export class LedgerCommitter {
+  readonly #options: LedgerCommitterOptions;
+  #committing: Promise<void> | null = null;
+
+  constructor(options: LedgerCommitterOptions) {
+    this.#options = options;
+  }
+
+  /** Commits each partition's settled prefix that moved; `final`: everything that moved, at once. */
+  commit(final: boolean): Promise<void> {
+    if (this.#committing !== null)
+      return final ? this.#committing.then(() => this.commit(true)) : this.#committing;
+    const { member, lanes, generation, log } = this.#options;
+    const now = Date.now();
+    const due: (PartitionOffset & { done: () => void })[] = [];
+    for (const lane of lanes()) {
+      const offset = lane.commitDue(now, final ? 0 : QUIET_COMMIT_MS);
+      if (offset !== null)
+        due.push({
+          topic: lane.topic,
+          partition: lane.partition,
+          offset,
+          done: () => lane.committed(offset, now),
+        });
+    }
+    if (due.length === 0) return Promise.resolve();
+    // The lanes a late commit was for are gone by then; the next join's start from the ledger read there.
+    const at = generation();
+    this.#committing = member
+      .commit(due.map(({ topic, partition, offset }) => ({ topic, partition, offset })))
+      .then(() => {
+        if (at === generation()) for (const o of due) o.done();
+      })
+      .catch((err: unknown) =>
+        // The group is rebalancing or Kafka is away: the next commit tries again.
+        log('debug', 'commit failed; trying again', {
+          error: err instanceof Error ? err.message : String(err),
+        }),
+      )
+      .finally(() => {
+        this.#committing = null;
+      });
+    return this.#committing;
+  }
+}

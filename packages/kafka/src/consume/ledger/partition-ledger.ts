@@ -1,0 +1,169 @@
+import type { LogFn } from '../../log.ts';
+import type { ConsumedRecord } from '../consumed-record.ts';
+import { type HandlerOutcome, type RecordHandler, runInKeyOrder } from '../record-handler.ts';
+import { OffsetTracker } from './offset-tracker.ts';
+import { type SettledOffsets, settledFrom } from './settled-offsets.ts';
+
+/** What a lane gives its ledger: everything but the hook, which the lane supplies itself. */
+export type LaneLedgerOptions = Omit<PartitionLedgerOptions, 'ended'>;
+
+export interface PartitionLedgerOptions {
+  readonly topic: string;
+  readonly partition: number;
+  /** Where the group's ledger stands: its committed offset, or the log start where it has none. */
+  readonly ledger: number;
+  /** What the group's previous consumer in this process settled of the partition. */
+  readonly settled?: SettledOffsets | null;
+  readonly handle: RecordHandler;
+  readonly ordering: 'none' | 'key';
+  readonly log: LogFn;
+  /** After each record ends, settled or not, and before idle() resolves: the lane starts what waits. */
+  readonly ended: () => void;
+}
+
+/**
+ * The ledger rule for one partition a group member holds, shared by its events and tier lanes:
+ * records begin in offset order and may settle in any order, but only the contiguous settled
+ * prefix is committable. It runs the records (one per key at a time with ordering `key`), knows
+ * how many are in flight, when none is, the oldest unsettled record's timestamp and what to
+ * commit. Where the records come from, and when each may start, is the lane's business.
+ */
+export class PartitionLedger {
+  readonly topic: string;
+  readonly partition: number;
+  readonly #options: PartitionLedgerOptions;
+  readonly #tracker = new OffsetTracker();
+  readonly #controller = new AbortController();
+  readonly #keyTails = new Map<string, Promise<HandlerOutcome>>();
+  /** Offset → Kafka timestamp of records begun and not settled. */
+  readonly #held = new Map<number, number>();
+  /** Offsets settled by an earlier lane of the partition, beyond where this one starts. */
+  readonly #settledBefore: Set<number>;
+  #idleWaiters: (() => void)[] = [];
+  #inFlight = 0;
+  /** The next offset neither begun nor passed over. */
+  #next: number;
+  #committed: number;
+  #committedAtMs = Date.now();
+  #settledSinceCommit: boolean;
+
+  constructor(options: PartitionLedgerOptions) {
+    this.#options = options;
+    this.topic = options.topic;
+    this.partition = options.partition;
+    const { ledger, settled } = options;
+    // Past the ledger when the consumer before this one settled further and had not committed
+    // it yet (the ledger is committed about once a second).
+    const from = Math.max(ledger, settled?.before ?? ledger);
+    this.#committed = ledger;
+    this.#next = from;
+    this.#settledSinceCommit = from > ledger;
+    this.#settledBefore = new Set(settled?.ahead.filter((o) => o >= from));
+  }
+
+  /** The next offset neither begun nor passed over. */
+  get next(): number {
+    return this.#next;
+  }
+
+  /** Records running now. */
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+
+  /** Counted against the ledger from here: the committable prefix stops before it until it settles. */
+  begin(offset: number, timestampMs: number): void {
+    this.#tracker.begin(offset);
+    this.#next = offset + 1;
+    this.#held.set(offset, timestampMs);
+  }
+
+  /** Everything below `offset` was taken or passed over (a record not wanted, a tap's cursor). */
+  skipTo(offset: number): void {
+    if (offset > this.#next) this.#next = offset;
+  }
+
+  /** An offset an earlier lane of the partition settled: counted settled here too, never begun again. */
+  passSettled(offset: number): boolean {
+    if (!this.#settledBefore.delete(offset)) return false;
+    this.#tracker.begin(offset);
+    this.#tracker.settle(offset);
+    this.#next = offset + 1;
+    return true;
+  }
+
+  /** Runs a begun record; it settles when the handler says its outcome is durable. */
+  run(record: ConsumedRecord, offset: number): void {
+    const { handle, ordering, log, ended } = this.#options;
+    this.#inFlight++;
+    runInKeyOrder(handle, ordering, record, this.#controller.signal, this.#keyTails)
+      .then(
+        (outcome) => {
+          if (outcome !== 'settled') return;
+          this.#held.delete(offset);
+          this.#tracker.settle(offset);
+          this.#settledSinceCommit = true;
+        },
+        (err: unknown) =>
+          log('error', 'record handler failed; the record stays unsettled', {
+            topic: this.topic,
+            partition: this.partition,
+            offset,
+            error: err instanceof Error ? err.message : String(err),
+          }),
+      )
+      .finally(() => {
+        this.#inFlight--;
+        ended();
+        if (this.#inFlight === 0) for (const resolve of this.#idleWaiters.splice(0)) resolve();
+      });
+  }
+
+  /** Ends the waits of the records in flight (limiter, breaker, retry delay); they end as abandoned. */
+  abort(): void {
+    this.#controller.abort();
+  }
+
+  /** Settles once nothing begun is still running. */
+  async idle(): Promise<void> {
+    while (this.#inFlight > 0) await new Promise<void>((resolve) => this.#idleWaiters.push(resolve));
+  }
+
+  /** Kafka timestamp of the oldest record begun and not settled; null when none. */
+  oldestUnsettled(): number | null {
+    let oldest: number | null = null;
+    for (const ts of this.#held.values()) if (oldest === null || ts < oldest) oldest = ts;
+    return oldest;
+  }
+
+  /**
+   * The offset to commit (the next record the group should read): the first unsettled record,
+   * else the next not taken, or `seen` when the lane knows everything before it was passed over.
+   */
+  commitTarget(seen = this.#next): number {
+    return this.#tracker.firstUnsettled ?? Math.max(this.#next, seen);
+  }
+
+  /**
+   * The commit target when it moved since the last commit; `quietMs` since then is enough when
+   * only passed-over records moved it, so a subscriber of rare types does not commit every second.
+   */
+  commitDue(nowMs: number, quietMs: number, seen?: number): number | null {
+    const target = this.commitTarget(seen);
+    if (target <= this.#committed) return null;
+    if (!this.#settledSinceCommit && nowMs - this.#committedAtMs < quietMs) return null;
+    return target;
+  }
+
+  /** The group committed `offset` (asked for at `atMs`). */
+  committed(offset: number, atMs: number): void {
+    if (offset > this.#committed) this.#committed = offset;
+    this.#committedAtMs = atMs;
+    this.#settledSinceCommit = false;
+  }
+
+  /** What this lane settled, for the group's next consumer in this process. */
+  settled(seen?: number): SettledOffsets {
+    return settledFrom(this.commitTarget(seen), [...this.#tracker.settledAhead, ...this.#settledBefore]);
+  }
+}

@@ -1,0 +1,436 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { KafkaAdmin } from '../admin/kafka-admin.ts';
+import type { KafkaConnection } from '../connection/kafka-connection.ts';
+import type { LogFn } from '../log.ts';
+import type { ConsumedRecord } from './consumed-record.ts';
+import { AdminGroupLedger } from './group/admin-group-ledger.ts';
+import { type GroupLedger, joinPosition, type PartitionReading } from './group/group-ledger.ts';
+import type { Assignment, GroupMember, MemberBatch, MemberCrash } from './group/group-member.ts';
+import { KafkajsGroupMember } from './group/kafkajs-group-member.ts';
+import type { StartedFrom, StartFrom } from './group/start-position.ts';
+import { EventsLane, type LaneMode, type LaneOwner } from './lanes/events-lane.ts';
+import { MemberLanes } from './lanes/member-lanes.ts';
+import { TierLane } from './lanes/tier-lane.ts';
+import { LedgerCommitter } from './ledger/ledger-committer.ts';
+import { mergeSettled, type SettledOffsets } from './ledger/settled-offsets.ts';
+import type { RecordHandler } from './record-handler.ts';
+import type { EventsTap } from './tap/events-tap.ts';
+
+export interface SubscriberConsumerOptions {
+  readonly kafka: KafkaConnection;
+  readonly groupId: string;
+  /** The events topic; its start position is prepared for a brand-new group. */
+  readonly topic: string;
+  /**
+   * More topics the same group reads (a subscriber's notices topic and retry tiers), each
+   * partition as a lane of its own that starts records when `dueAtMs` says, from their beginning
+   * when the group has no ledger entry for them yet.
+   */
+  readonly extraTopics?: readonly string[];
+  /**
+   * Of the extra topics, those a brand-new group begins at `start` like the events topic (a
+   * subscriber's notices topic) rather than at their beginning.
+   */
+  readonly positionedTopics?: readonly string[];
+  /**
+   * When a record of a retry tier may be handed over (ms since epoch), or null for at once. Each
+   * waits in its tier's lane on a timer, so waiting never holds a fetch.
+   */
+  readonly dueAtMs?: (record: ConsumedRecord) => number | null;
+  readonly start: StartFrom;
+  /** `key`: at most one record per key in flight, so one key's records settle in order. */
+  readonly ordering: 'none' | 'key';
+  /** Records of one partition in flight at once. */
+  readonly maxInFlightPerPartition: number;
+  readonly partitionsConsumedConcurrently?: number;
+  readonly handle: RecordHandler;
+  readonly log: LogFn;
+  /** Called when kafkajs gives up (a crash it will not restart from); the process should exit. */
+  readonly onFatal: (error: Error) => void;
+  /** How long a fetch waits for data; small keeps latency low when partitions are idle. */
+  readonly maxWaitTimeInMs?: number;
+  /**
+   * At most this many bytes per fetch response (kafkajs default 10 MiB, 1 MiB per partition).
+   * Every group holds its own fetched batches, so a process with many groups bounds this.
+   */
+  readonly fetchMaxBytes?: number | undefined;
+  readonly sessionTimeoutMs?: number;
+  /**
+   * The process's shared fetch of the events topic: while this subscriber keeps up, its own
+   * fetch of the events topic stays paused and the tap hands it its records. Without one, the
+   * group member fetches everything itself.
+   */
+  readonly tap?: EventsTap | null;
+  /** Event types the subscriber wants (`*`: all); other records are passed over undecoded. */
+  readonly eventTypes?: readonly string[];
+  /** A connected admin shared by the process, for the ledger's offsets at every join; else one of its own each time. */
+  readonly admin?: KafkaAdmin;
+  /**
+   * What an earlier consumer of the group in this process settled and may not have committed
+   * (`settledOffsets()` after its drain), by `topic:partition`: passed over, not delivered again.
+   */
+  readonly settled?: ReadonlyMap<string, SettledOffsets>;
+}
+
+/** The group as the consumer drives it; by default kafkajs's consumer and Kafka's admin API. */
+export interface ConsumerGroup {
+  readonly member: GroupMember;
+  readonly ledger: GroupLedger;
+}
+
+/** Settled records reach the committed ledger within about this long. */
+const COMMIT_EVERY_MS = 1000;
+/** A stop's last commit waits at most this long (kafkajs retries a failing commit for seconds). */
+const FINAL_COMMIT_MS = 5000;
+/** A retry-tier lane holds at least this many records waiting for their due time (or in flight). */
+const TIER_CAPACITY_MIN = 512;
+/** Reads of the ledger at a join, a second apart, before the member gives up. */
+const LEDGER_READS = 3;
+
+/**
+ * One subscriber's consumer group: its committed offsets are the subscriber's ledger, and the
+ * group protocol shares its partitions among the instances running it. Each events-topic
+ * partition it holds is an EventsLane, fed by the process's tap while it keeps up and by this
+ * member's own fetch otherwise; retry tiers are fetched by the member itself. Records run
+ * concurrently (or one per key), and the ledger only ever moves over the contiguous settled
+ * prefix, so a crash at any moment can cause redelivery but never loss.
+ */
+export class SubscriberConsumer {
+  readonly #options: SubscriberConsumerOptions;
+  readonly #member: GroupMember;
+  readonly #ledger: GroupLedger;
+  readonly #types: ReadonlySet<string> | null;
+  readonly #lanes = new MemberLanes();
+  /** Bumped at every join, so an assignment still being set up after the next one is dropped. */
+  #generation = 0;
+  #assigned: Promise<void> = Promise.resolve();
+  /** From `options.settled`, until a lane of the partition takes it. */
+  readonly #inherited: Map<string, SettledOffsets>;
+  readonly #committer: LedgerCommitter;
+  #commitTimer: NodeJS.Timeout | undefined;
+  #stopping = false;
+  /** Rejects start() while it waits for the first fetch. */
+  #startFailed: ((error: Error) => void) | null = null;
+  #draining = false;
+  readonly #owner: LaneOwner;
+
+  constructor(options: SubscriberConsumerOptions, group: ConsumerGroup = kafkajsGroup(options)) {
+    this.#options = options;
+    this.#member = group.member;
+    this.#ledger = group.ledger;
+    this.#inherited = new Map(options.settled ?? []);
+    this.#committer = new LedgerCommitter({
+      member: this.#member,
+      lanes: () => this.#lanes.current(),
+      generation: () => this.#generation,
+      log: options.log,
+    });
+    const types = options.eventTypes ?? ['*'];
+    this.#types = types.includes('*') ? null : new Set(types);
+    const topic = options.topic;
+    // kafkajs refuses seek/pause/resume while it restarts a crashed member: the lanes then stop
+    // (the next join makes new ones) rather than let an error escape into the tap's dispatch.
+    this.#owner = {
+      readOwn: (partition, offset) => {
+        if (this.#stopping) return;
+        try {
+          this.#member.seek(topic, partition, offset);
+          this.#member.resume(topic, [partition]);
+        } catch (err) {
+          this.#lost('could not read a partition itself', err);
+        }
+      },
+      pauseOwn: (partition) => this.#pauseFetch(topic, partition),
+    };
+  }
+
+  /**
+   * Per topic, the Kafka timestamp (ms) of the oldest record this instance holds unsettled: in
+   * flight, or waiting in a tier until due. Topics with none are absent.
+   */
+  oldestUnsettled(): Map<string, number> {
+    return this.#lanes.oldestUnsettled();
+  }
+
+  /**
+   * Where each events partition this member holds gets its records: `riding` the process's
+   * tap, its `own` fetch, or `held` (stopping).
+   */
+  laneModes(): Map<number, LaneMode> {
+    return this.#lanes.modes();
+  }
+
+  /** Joins the group (after positioning a brand-new one) and starts consuming. */
+  async start(): Promise<StartedFrom> {
+    const startedFrom = await this.#ledger.prepare();
+    // The first completed fetch means the group was joined and every partition's position
+    // resolved: from here on a 'latest' subscriber sees everything produced.
+    // A crash before then (a missing ACL, say) fails start() instead of leaving it waiting.
+    let fetchedFirst: () => void = () => undefined;
+    const fetched = new Promise<void>((resolve, reject) => {
+      this.#startFailed = reject;
+      fetchedFirst = resolve;
+    });
+    // Awaited below; a crash while the member is still joining must not count as unhandled.
+    fetched.catch(() => undefined);
+    try {
+      // Only partitions without a ledger entry start from the beginning: those added after the
+      // group began, and tiers never committed on.
+      await this.#member.join([this.#options.topic, ...(this.#options.extraTopics ?? [])], {
+        joined: (assignment) => {
+          this.#options.log('info', 'joined group', { groupId: this.#options.groupId, assignment });
+          this.#assign(assignment);
+        },
+        rebalancing: () => {
+          this.#lanes.revoke();
+          this.#options.log('info', 'group is rebalancing');
+        },
+        crashed: (crash) => this.#crashed(crash),
+        firstFetch: () => fetchedFirst(),
+        batch: (batch) => this.#batch(batch),
+      });
+      await fetched;
+      await this.#assigned;
+    } finally {
+      this.#startFailed = null;
+    }
+    this.#commitTimer = setInterval(() => void this.#committer.commit(false), COMMIT_EVERY_MS);
+    this.#commitTimer.unref();
+    return startedFrom;
+  }
+
+  /**
+   * Stops taking work, abandons waits (in-flight HTTP attempts finish within their timeout),
+   * commits the settled prefix and leaves the group.
+   */
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    this.#draining = true;
+    clearInterval(this.#commitTimer);
+    this.#lanes.holdAll();
+    await this.#lanes.idle();
+    await Promise.race([this.#committer.commit(true), sleep(FINAL_COMMIT_MS)]);
+    await this.#member.leave();
+  }
+
+  /**
+   * Starts no more records, abandons those still waiting for their turn (limiter, breaker: no
+   * attempt made, so nothing is repeated when they are fetched again) and waits until every
+   * attempt in flight has ended and its outcome is written: for leaving the group to rejoin it
+   * with other topics. A window of records waiting behind a slow endpoint does not hold the rejoin.
+   */
+  async drain(): Promise<void> {
+    this.#draining = true;
+    this.#lanes.holdAll();
+    await this.#lanes.idle();
+  }
+
+  /** What the lanes settled, by `topic:partition`; after drain(), for the consumer that follows. */
+  settledOffsets(): Map<string, SettledOffsets> {
+    const settled = new Map(this.#inherited);
+    for (const lane of this.#lanes.current()) {
+      const key = `${lane.topic}:${lane.partition}`;
+      const s = mergeSettled(settled.get(key) ?? null, lane.settled());
+      if (s) settled.set(key, s);
+    }
+    return settled;
+  }
+
+  #crashed({ error, explained, restart }: MemberCrash): void {
+    this.#options.log('error', 'consumer crashed', { error: error.message, restart });
+    // Restarted or not, the member leaves the group: its partitions may go elsewhere.
+    this.#lanes.revoke();
+    if (restart) return;
+    this.#startFailed?.(explained);
+    this.#options.onFatal(explained);
+  }
+
+  /**
+   * A new assignment: every partition starts paused, then each becomes a lane at the group's
+   * committed offset (a partition without one: its log start), or past what the consumer before
+   * this one settled. Events lanes ride the tap when it has seen that far; tier lanes read from an
+   * explicit seek. Lanes of the previous assignment end first, so a record still in flight there
+   * is never begun again beside itself, and no lane trusts the member's fetch position: it moves
+   * past records a lane took and had not settled.
+   */
+  #assign(assignment: Assignment): void {
+    const generation = ++this.#generation;
+    this.#lanes.revoke();
+    const held = Object.entries(assignment).filter(([, partitions]) => partitions.length > 0);
+    if (held.length === 0) return;
+    for (const [topic, partitions] of held) this.#member.pause(topic, partitions);
+    this.#assigned = (async () => {
+      await this.#lanes.revokedIdle();
+      const ledgers = await this.#readLedger(held.map(([topic]) => topic));
+      if (generation !== this.#generation || this.#stopping || this.#draining) return;
+      if (ledgers === null) {
+        this.#options.onFatal(new Error(`could not read the ledger of group ${this.#options.groupId}`));
+        return;
+      }
+      for (const [topic, partitions] of held) {
+        const readings = ledgers.get(topic) ?? [];
+        for (const partition of partitions) {
+          const ledger = joinPosition(readings.find((r) => r.partition === partition));
+          const settled = this.#inheritedFor(topic, partition);
+          if (topic === this.#options.topic) this.#startEventsLane(partition, ledger, settled);
+          else this.#startTierLane(topic, partition, ledger, settled);
+        }
+      }
+    })().catch((err: unknown) => this.#lost('could not set up the assignment', err));
+  }
+
+  #startEventsLane(partition: number, ledger: number, settled: SettledOffsets | null): void {
+    const lane = new EventsLane({
+      topic: this.#options.topic,
+      partition,
+      ledger,
+      settled,
+      tap: this.#options.tap ?? null,
+      owner: this.#owner,
+      handle: this.#options.handle,
+      ordering: this.#options.ordering,
+      window: this.#options.maxInFlightPerPartition,
+      types: this.#types,
+      log: this.#options.log,
+    });
+    this.#lanes.addEvents(lane);
+    lane.start();
+  }
+
+  #startTierLane(topic: string, partition: number, ledger: number, settled: SettledOffsets | null): void {
+    const lane = new TierLane({
+      topic,
+      partition,
+      ledger,
+      settled,
+      dueAtMs: this.#options.dueAtMs ?? (() => null),
+      handle: this.#options.handle,
+      ordering: this.#options.ordering,
+      window: this.#options.maxInFlightPerPartition,
+      capacity: Math.max(TIER_CAPACITY_MIN, this.#options.maxInFlightPerPartition * 4),
+      fetch: {
+        pause: () => this.#pauseFetch(topic, partition),
+        resume: () => this.#resumeFetch(topic, partition),
+      },
+      log: this.#options.log,
+    });
+    this.#lanes.addTier(lane);
+    this.#member.seek(topic, partition, lane.from);
+    this.#member.resume(topic, [partition]);
+  }
+
+  /** The ledger of `topics`, read up to LEDGER_READS times a second apart; null: unreadable. */
+  async #readLedger(
+    topics: readonly string[],
+  ): Promise<ReadonlyMap<string, readonly PartitionReading[]> | null> {
+    for (let attempt = 1; attempt <= LEDGER_READS; attempt++) {
+      try {
+        return await this.#ledger.read(topics);
+      } catch (err) {
+        this.#options.log('warn', 'could not read the ledger; trying again', {
+          attempt,
+          error: err instanceof Error ? err.message : String(err),
+        });
+        if (attempt < LEDGER_READS) await sleep(1000);
+      }
+    }
+    return null;
+  }
+
+  /**
+   * What the consumer before this one settled of the partition (`options.settled`), once. Lanes
+   * of an earlier assignment of this consumer pass on nothing: a rebalance starts from the
+   * ledger, as every other member of the group does.
+   */
+  #inheritedFor(topic: string, partition: number): SettledOffsets | null {
+    const key = `${topic}:${partition}`;
+    const settled = this.#inherited.get(key) ?? null;
+    this.#inherited.delete(key);
+    return settled;
+  }
+
+  /** The member cannot go on with its lanes; the next join (or a restart) makes new ones. */
+  #lost(what: string, err: unknown): void {
+    this.#options.log('warn', `${what}; its lanes stop until the group is joined again`, {
+      error: err instanceof Error ? err.message : String(err),
+    });
+    this.#lanes.revoke();
+  }
+
+  #batch(batch: MemberBatch): void {
+    if (batch.topic === this.#options.topic) {
+      this.#eventsBatch(batch);
+      return;
+    }
+    // No lane: the assignment is being set up (its partitions are paused and seeked when their
+    // lanes start) or was lost; nothing is taken.
+    const tier = this.#lanes.tier(batch.topic, batch.partition);
+    if (tier === undefined || !batch.current()) return;
+    for (let i = 0; i < batch.size; i++) {
+      if (this.#stopping || this.#draining) return;
+      const record = batch.record(i);
+      if (tier.offer(record) !== 'taken') return;
+      batch.resolve(record);
+    }
+  }
+
+  /**
+   * The member's own fetch of an events partition (its lane fell behind, or has no tap): records
+   * are begun (or passed over) and resolved at once, so the next fetch does not wait for their
+   * deliveries; the batch ends early when the lane can ride the tap again or its window is full.
+   * Nothing here waits: the member fetches again only once every batch of a fetch has returned.
+   */
+  #eventsBatch(batch: MemberBatch): void {
+    const lane = this.#lanes.events(batch.partition);
+    if (lane === undefined || lane.mode !== 'own') return;
+    try {
+      for (let i = 0; i < batch.size; i++) {
+        if (this.#stopping || this.#draining || !batch.current()) break;
+        const record = batch.record(i);
+        if (lane.fromOwnFetch(record) === 'stop') break;
+        batch.resolve(record);
+      }
+    } finally {
+      lane.afterOwnBatch();
+    }
+  }
+
+  #pauseFetch(topic: string, partition: number): void {
+    try {
+      this.#member.pause(topic, [partition]);
+    } catch {
+      // Not running: it fetches nothing anyway.
+    }
+  }
+
+  #resumeFetch(topic: string, partition: number): void {
+    try {
+      this.#member.resume(topic, [partition]);
+    } catch {
+      // Not running: the next run starts unpaused.
+    }
+  }
+}
+
+/** The kafkajs consumer and the admin API behind a subscriber's group. */
+function kafkajsGroup(options: SubscriberConsumerOptions): ConsumerGroup {
+  return {
+    member: new KafkajsGroupMember({
+      kafka: options.kafka,
+      groupId: options.groupId,
+      topic: options.topic,
+      maxWaitTimeInMs: options.maxWaitTimeInMs,
+      fetchMaxBytes: options.fetchMaxBytes,
+      sessionTimeoutMs: options.sessionTimeoutMs,
+      partitionsConsumedConcurrently: options.partitionsConsumedConcurrently,
+    }),
+    ledger: new AdminGroupLedger({
+      kafka: options.kafka,
+      groupId: options.groupId,
+      topic: options.topic,
+      start: options.start,
+      positionedTopics: options.positionedTopics ?? [],
+      admin: options.admin,
+    }),
+  };
+}

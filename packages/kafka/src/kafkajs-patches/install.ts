@@ -1,0 +1,25 @@
+// Imported first by the package's index, and only there: the record decoder must be in Node's
+// module cache before kafkajs's batch decoder loads (at a consumer's first fetch), and the other
+// patches must be in place before the first connection or send. See README.md beside this file.
+import { createRequire } from 'node:module';
+import { installPatches, type KafkajsPatch, type PatchReport } from './guard.ts';
+import { patchKafkajsIdleLoop } from './idle-loop.ts';
+import { patchKafkajsProduceEncoding } from './produce-encoding.ts';
+import { preloadRecordDecoder } from './record-decoder.ts';
+
+/** In install order: the decoder first, before anything else of kafkajs's protocol loads. */
+const PATCHES: readonly KafkajsPatch[] = [
+  { name: 'record-decoder', kind: 'performance', install: preloadRecordDecoder },
+  { name: 'produce-encoding', kind: 'performance', install: patchKafkajsProduceEncoding },
+  { name: 'idle-loop', kind: 'performance', install: patchKafkajsIdleLoop },
+];
+
+const require = createRequire(import.meta.url);
+
+/** What was installed in this process. */
+export const kafkajsPatches: PatchReport = installPatches(PATCHES, {
+  kafkajsVersion: (require('kafkajs/package.json') as { version: string }).version,
+  // Vitest sets it in its workers; the commands a test spawns inherit it.
+  underTest: process.env.VITEST !== undefined,
+  warn: (message) => process.emitWarning(message, 'HookstreamKafkajsWarning'),
+});

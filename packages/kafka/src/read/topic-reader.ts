@@ -1,0 +1,151 @@
+import { randomUUID } from 'node:crypto';
+import { TOOL_GROUP_PREFIX } from '@hookstream/contracts';
+import type { Kafka } from 'kafkajs';
+import { deleteGroups } from '../admin/group-offsets.ts';
+import { partitionRanges } from '../admin/topic-info.ts';
+import type { KafkaConnection } from '../connection/kafka-connection.ts';
+import { kafkaOf } from '../connection/raw-client.ts';
+import { type ConsumedRecord, toConsumedRecord } from '../consume/consumed-record.ts';
+import { KafkaReadError } from '../errors.ts';
+
+/** Prefix of the short-lived groups readers use; never a subscriber's `hookstream.sub.` prefix. */
+export const READER_GROUP_PREFIX = TOOL_GROUP_PREFIX;
+
+export interface ReadTopicOptions {
+  readonly topic: string;
+  /** Only these partitions (default: all of them). */
+  readonly partitions?: readonly number[];
+  /** The first record to read: the earliest kept (default), or the first at/after a timestamp. */
+  readonly from?: 'earliest' | { readonly timestampMs: number };
+  /**
+   * At most this many records per partition, the newest: the start moves up to `end − n`. A
+   * bound for reads of a busy topic that only need its recent part.
+   */
+  readonly lastPerPartition?: number;
+  /** Keeps only matching records, so a scan of a large topic holds only what it needs. */
+  readonly keep?: (record: ConsumedRecord) => boolean;
+  /** Gives up after this long (default 60 s). */
+  readonly timeoutMs?: number;
+  /** Names the throwaway group (`hookstream.tool.<purpose>.<uuid>`) so operators see what it was. */
+  readonly purpose?: string;
+}
+
+/**
+ * Reads a topic from a start position up to the end offsets it saw when it began, then stops:
+ * a bounded snapshot, even while producers keep writing. kafkajs has no group-less consumer, so
+ * the read runs in a throwaway group that seeks to the wanted offsets, never commits (with
+ * autoCommit off a kafkajs seek only moves the fetch position), and is deleted afterwards. No
+ * subscriber's ledger is touched. (admin.setOffsets would also position it, but costs a join and
+ * a full fetch wait, about 5 s.) Records come back ordered by partition, then offset.
+ */
+export async function readTopic(
+  connection: KafkaConnection,
+  options: ReadTopicOptions,
+): Promise<ConsumedRecord[]> {
+  const { topic } = options;
+  const kafka = kafkaOf(connection);
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const ranges = await partitionRanges(admin, topic);
+    if (ranges === null)
+      throw new KafkaReadError(
+        'NO_SUCH_TOPIC',
+        `topic ${topic} does not exist (or, on a cluster with ACLs, this principal may not DESCRIBE it)`,
+      );
+    const only = options.partitions === undefined ? undefined : new Set(options.partitions);
+    const starts = new Map<number, bigint>();
+    if (options.from === undefined || options.from === 'earliest') {
+      for (const r of ranges) starts.set(r.partition, BigInt(r.low));
+    } else {
+      for (const o of await admin.fetchTopicOffsetsByTimestamp(topic, options.from.timestampMs)) {
+        starts.set(o.partition, BigInt(o.offset));
+      }
+    }
+    const pending = new Map<number, { start: bigint; end: bigint }>();
+    const idle: number[] = [];
+    for (const r of ranges) {
+      const high = BigInt(r.high);
+      const low = BigInt(r.low);
+      let start = starts.get(r.partition) ?? low;
+      // -1 (no record at/after the timestamp) and offsets below the log start both clamp.
+      if (start < low || start > high) start = start < 0n ? high : low;
+      if (options.lastPerPartition !== undefined) {
+        const floor = high - BigInt(Math.max(0, Math.floor(options.lastPerPartition)));
+        if (start < floor) start = floor;
+      }
+      const wanted = only === undefined || only.has(r.partition);
+      if (wanted && start < high) pending.set(r.partition, { start, end: high });
+      else idle.push(r.partition);
+    }
+    if (pending.size === 0) return [];
+    const groupId = `${READER_GROUP_PREFIX}${options.purpose ?? 'read'}.${randomUUID()}`;
+    try {
+      return await consume(kafka, groupId, topic, pending, idle, options);
+    } finally {
+      await deleteGroups(admin, [groupId]).catch(() => undefined);
+    }
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+async function consume(
+  kafka: Kafka,
+  groupId: string,
+  topic: string,
+  pending: Map<number, { start: bigint; end: bigint }>,
+  idle: readonly number[],
+  options: ReadTopicOptions,
+): Promise<ConsumedRecord[]> {
+  const consumer = kafka.consumer({ groupId, maxWaitTimeInMs: 100, allowAutoTopicCreation: false });
+  const records: ConsumedRecord[] = [];
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  let finish: (error?: Error) => void = () => undefined;
+  const finished = new Promise<void>((resolve, reject) => {
+    finish = (error) => (error ? reject(error) : resolve());
+  });
+  const timer = setTimeout(
+    () => finish(new KafkaReadError('READ_TIMEOUT', `reading ${topic} took longer than ${timeoutMs} ms`)),
+    timeoutMs,
+  );
+  consumer.on(consumer.events.CRASH, ({ payload }) =>
+    finish(new KafkaReadError('KAFKA_UNAVAILABLE', `reading ${topic} failed: ${payload.error.message}`)),
+  );
+  try {
+    await consumer.connect();
+    await consumer.subscribe({ topics: [topic], fromBeginning: true });
+    await consumer.run({
+      autoCommit: false,
+      eachBatch: async ({ batch }) => {
+        const range = pending.get(batch.partition);
+        if (range === undefined) return;
+        for (const message of batch.messages) {
+          const offset = BigInt(message.offset);
+          if (offset >= range.end) break;
+          if (offset < range.start) continue;
+          const record = toConsumedRecord(topic, batch.partition, message);
+          if (options.keep === undefined || options.keep(record)) records.push(record);
+        }
+        // lastOffset() covers records the batch filtered out (compaction gaps, control records).
+        if (BigInt(batch.lastOffset()) + 1n >= range.end) {
+          pending.delete(batch.partition);
+          if (pending.size === 0) finish();
+        }
+      },
+    });
+    // run() has created the group state; seeks and pauses apply before the first fetch.
+    if (idle.length > 0) consumer.pause([{ topic, partitions: [...idle] }]);
+    for (const [partition, { start }] of pending) consumer.seek({ topic, partition, offset: String(start) });
+    await finished;
+  } finally {
+    clearTimeout(timer);
+    await consumer.disconnect().catch(() => undefined);
+  }
+  return records.sort((a, b) => a.partition - b.partition || compareOffsets(a.offset, b.offset));
+}
+
+function compareOffsets(a: string, b: string): number {
+  const d = BigInt(a) - BigInt(b);
+  return d < 0n ? -1 : d > 0n ? 1 : 0;
+}

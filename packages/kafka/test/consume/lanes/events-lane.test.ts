@@ -1,0 +1,237 @@
+import { describe, expect, it } from 'vitest';
+import type { ConsumedRecord } from '../../../src/consume/consumed-record.ts';
+import { EventsLane, type LaneOwner } from '../../../src/consume/lanes/events-lane.ts';
+import type { SettledOffsets } from '../../../src/consume/ledger/settled-offsets.ts';
+import type { HandlerOutcome } from '../../../src/consume/record-handler.ts';
+import { TapFeeds } from '../../../src/consume/tap/tap-feeds.ts';
+
+function record(offset: number, type = 'shipment.updated', key: string | null = null): ConsumedRecord {
+  return {
+    topic: 'events',
+    partition: 0,
+    offset: String(offset),
+    key,
+    value: Buffer.from('x'),
+    headers: { ce_type: type },
+    timestampMs: 1000 + offset,
+  };
+}
+
+/** A handler whose records end when the test says so. */
+class Deliveries {
+  readonly started: number[] = [];
+  readonly #ends = new Map<number, (o: HandlerOutcome) => void>();
+  readonly handle = (r: ConsumedRecord): Promise<HandlerOutcome> => {
+    const offset = Number(r.offset);
+    this.started.push(offset);
+    return new Promise((resolve) => this.#ends.set(offset, resolve));
+  };
+  end(offset: number, outcome: HandlerOutcome = 'settled'): Promise<void> {
+    this.#ends.get(offset)?.(outcome);
+    return new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+class Owner implements LaneOwner {
+  readonly calls: string[] = [];
+  readOwn(_partition: number, offset: number | null): void {
+    this.calls.push(`own@${offset}`);
+  }
+  pauseOwn(): void {
+    this.calls.push('pause');
+  }
+}
+
+function setup(options: { window?: number; types?: string[] | null; recent?: number; end?: number } = {}) {
+  const feeds = new TapFeeds(options.recent ?? 100);
+  feeds.open(0, options.end ?? 10);
+  const owner = new Owner();
+  const deliveries = new Deliveries();
+  /** A lane at the group's committed offset `ledger`, started. */
+  const start = (ledger: number, settled: SettledOffsets | null = null) => {
+    const lane = new EventsLane({
+      topic: 'events',
+      partition: 0,
+      ledger,
+      settled,
+      tap: feeds,
+      owner,
+      handle: deliveries.handle,
+      ordering: 'none',
+      window: options.window ?? 4,
+      types: options.types === null ? null : new Set(options.types ?? ['shipment.updated']),
+      log: () => undefined,
+    });
+    lane.start();
+    return lane;
+  };
+  return { feeds, owner, deliveries, start };
+}
+
+describe('EventsLane', () => {
+  it('rides the tap from its committed offset and takes only its types', async () => {
+    const { feeds, owner, deliveries, start } = setup();
+    const lane = start(10);
+    expect(lane.mode).toBe('riding');
+    expect(owner.calls).toEqual(['pause']);
+    feeds.receive(0, 10, [record(10), record(11, 'student.enrolled'), record(12)]);
+    expect(deliveries.started).toEqual([10, 12]);
+    await deliveries.end(12);
+    // Offset 10 is still in flight: the ledger stops before it.
+    expect(lane.commitDue(Date.now(), 0)).toBe(null);
+    await deliveries.end(10);
+    expect(lane.commitDue(Date.now(), 0)).toBe(13);
+  });
+
+  it('commits past records of other types only after the quiet period, and nothing when idle', () => {
+    const { feeds, start } = setup();
+    const lane = start(10);
+    const now = Date.now();
+    expect(lane.commitDue(now, 10_000)).toBe(null);
+    feeds.receive(0, 10, [record(10, 'student.enrolled'), record(11, 'student.enrolled')]);
+    expect(lane.commitDue(now, 10_000)).toBe(null);
+    expect(lane.commitDue(now + 10_000, 10_000)).toBe(12);
+    lane.committed(12, now + 10_000);
+    expect(lane.commitDue(now + 60_000, 10_000)).toBe(null);
+  });
+
+  it('reads on by itself when its window is full, from the first record it could not take', async () => {
+    const { feeds, owner, deliveries, start } = setup({ window: 2 });
+    const lane = start(10);
+    feeds.receive(0, 10, [record(10), record(11), record(12), record(13)]);
+    expect(deliveries.started).toEqual([10, 11]);
+    expect(lane.mode).toBe('own');
+    expect(owner.calls).toEqual(['pause', 'own@12']);
+    // The tap let it go: later records are not offered again.
+    feeds.receive(0, 14, [record(14)]);
+    expect(deliveries.started).toEqual([10, 11]);
+    // Its own fetch: records it already began are passed; with the window full the rest of the
+    // batch is queued (taken, not begun) and the own fetch pauses.
+    expect(lane.fromOwnFetch(record(11))).toBe('next');
+    expect(lane.fromOwnFetch(record(12))).toBe('next');
+    lane.afterOwnBatch();
+    expect(owner.calls).toEqual(['pause', 'own@12', 'pause']);
+    expect(deliveries.started).toEqual([10, 11]);
+    // The queued record holds the ledger like one in flight.
+    await deliveries.end(11);
+    expect(deliveries.started).toEqual([10, 11, 12]);
+    expect(lane.commitDue(Date.now(), 0)).toBe(null);
+  });
+
+  it('queues at most eight windows of its own fetch, then reads on from the first record not taken', async () => {
+    const { feeds, owner, deliveries, start } = setup({ window: 1, end: 0, recent: 1 });
+    const batch = Array.from({ length: 12 }, (_, o) => record(o));
+    feeds.receive(0, 0, batch);
+    const lane = start(0);
+    expect(owner.calls).toEqual(['own@0']);
+    // 0 begins, 1..8 are queued, 9 ends the batch.
+    expect(batch.slice(0, 10).map((r) => lane.fromOwnFetch(r))).toEqual([...Array(9).fill('next'), 'stop']);
+    lane.afterOwnBatch();
+    expect(owner.calls).toEqual(['own@0', 'pause']);
+    for (let o = 0; o < 8; o++) await deliveries.end(o);
+    expect(deliveries.started).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    // The queue ran dry with half the window free: its own fetch reads on from 9.
+    await deliveries.end(8);
+    expect(owner.calls).toEqual(['own@0', 'pause', 'own@9']);
+    expect(lane.commitDue(Date.now(), 0)).toBe(9);
+  });
+
+  it('rides again once its own fetch reaches records the tap still holds', async () => {
+    const { feeds, owner, deliveries, start } = setup({ window: 8, end: 0, recent: 3 });
+    feeds.receive(0, 0, [record(0), record(1), record(2), record(3), record(4)]);
+    const lane = start(0);
+    // 0 and 1 fell out of the tap's recent records: the lane reads them itself.
+    expect(lane.mode).toBe('own');
+    expect(owner.calls).toEqual(['own@0']);
+    expect(lane.fromOwnFetch(record(0))).toBe('next');
+    expect(lane.fromOwnFetch(record(1))).toBe('next');
+    // 2 is still in the tap: the lane rides from there and its own batch ends.
+    expect(lane.fromOwnFetch(record(2))).toBe('stop');
+    expect(lane.mode).toBe('riding');
+    expect(deliveries.started).toEqual([0, 1, 2, 3, 4]);
+    for (const o of [0, 1, 2, 3, 4]) await deliveries.end(o);
+    expect(lane.commitDue(Date.now(), 0)).toBe(5);
+  });
+
+  it('passes over records of other types in its own fetch without handling them', async () => {
+    const { deliveries, start } = setup({ end: 100 });
+    const lane = start(0);
+    expect(lane.mode).toBe('own');
+    expect(lane.fromOwnFetch(record(0, 'student.enrolled'))).toBe('next');
+    expect(lane.fromOwnFetch(record(1))).toBe('next');
+    expect(deliveries.started).toEqual([1]);
+    await deliveries.end(1);
+    expect(lane.commitDue(Date.now(), 0)).toBe(2);
+  });
+
+  it('an abandoned record holds the ledger', async () => {
+    const { feeds, owner, deliveries, start } = setup({ window: 1, types: null });
+    const lane = start(10);
+    feeds.receive(0, 10, [record(10), record(11)]);
+    expect(lane.mode).toBe('own');
+    lane.hold(true);
+    await deliveries.end(10, 'abandoned');
+    await lane.idle();
+    expect(lane.commitDue(Date.now(), 0)).toBe(null);
+    // Held: its own fetch stays paused, and ending records does not resume it.
+    expect(owner.calls.at(-1)).toBe('pause');
+  });
+
+  it('starts past what the previous consumer settled and passes over what it settled beyond, delivering only the rest', async () => {
+    const { feeds, deliveries, start } = setup({ end: 10, types: null });
+    const lane = start(10, { before: 12, ahead: [13, 15] });
+    feeds.receive(0, 10, [
+      record(10),
+      record(11),
+      record(12),
+      record(13),
+      record(14),
+      record(15),
+      record(16),
+    ]);
+    expect(deliveries.started).toEqual([12, 14, 16]);
+    for (const o of [12, 14, 16]) await deliveries.end(o);
+    // The ledger (10) moves over all of it, and the lane reports what it settled.
+    expect(lane.commitDue(Date.now(), 10_000)).toBe(17);
+    expect(lane.settled()).toEqual({ before: 17, ahead: [] });
+  });
+
+  it('reports what it settled beyond a record still unsettled', async () => {
+    const { feeds, deliveries, start } = setup({ types: null });
+    const lane = start(10);
+    feeds.receive(0, 10, [record(10), record(11), record(12)]);
+    await deliveries.end(12);
+    await deliveries.end(10, 'abandoned');
+    expect(lane.settled()).toEqual({ before: 10, ahead: [12] });
+  });
+
+  it('the tap stopping sends a riding lane to its own fetch where the tap was', () => {
+    const { feeds, owner, start } = setup();
+    const lane = start(10);
+    feeds.receive(0, 10, [record(10, 'student.enrolled'), record(11, 'student.enrolled')]);
+    feeds.kill();
+    expect(lane.mode).toBe('own');
+    expect(owner.calls).toEqual(['pause', 'own@12']);
+  });
+});
+
+describe('TapFeeds', () => {
+  it('a gap in what the tap saw releases its riders at the cursor', () => {
+    const { feeds, owner, start } = setup();
+    const lane = start(10);
+    feeds.receive(0, 10, [record(10, 'student.enrolled')]);
+    feeds.receive(0, 20, [record(20)]);
+    expect(lane.mode).toBe('own');
+    expect(owner.calls).toEqual(['pause', 'own@11']);
+    expect(feeds.covers(0, 15)).toBe(false);
+    expect(feeds.covers(0, 20)).toBe(true);
+  });
+
+  it('refuses riders from before what it has seen', () => {
+    const { feeds, start, owner } = setup({ end: 50 });
+    const lane = start(40);
+    expect(lane.mode).toBe('own');
+    expect(owner.calls).toEqual(['own@40']);
+    expect(feeds.cursor(0)).toBe(50);
+  });
+});

@@ -1,0 +1,294 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createKafka } from '../../src/connection/kafka-connection.ts';
+import { SubscriberConsumer, type SubscriberConsumerOptions } from '../../src/consume/subscriber-consumer.ts';
+import { Deliveries, FakeCluster, FakeLedger, FakeMember, settle } from './fake-group.ts';
+
+const EVENTS = 'events';
+const TIER_1 = 'sub.retry.1';
+const TIER_2 = 'sub.retry.2';
+
+interface Logged {
+  readonly level: string;
+  readonly message: string;
+}
+
+/** A consumer on a fake group: no broker. The connection is never used (it connects nothing). */
+function consumerOn(cluster: FakeCluster, options: Partial<SubscriberConsumerOptions> = {}) {
+  const member = new FakeMember(cluster);
+  const ledger = new FakeLedger(cluster);
+  const deliveries = new Deliveries();
+  const logged: Logged[] = [];
+  const fatal: Error[] = [];
+  const consumer = new SubscriberConsumer(
+    {
+      kafka: createKafka({ brokers: ['127.0.0.1:1'], clientId: 'unit', quiet: true }),
+      groupId: 'hookstream.sub.unit',
+      topic: EVENTS,
+      start: 'earliest',
+      ordering: 'none',
+      maxInFlightPerPartition: 4,
+      handle: deliveries.handle,
+      log: (level, message) => logged.push({ level, message }),
+      onFatal: (error) => fatal.push(error),
+      ...options,
+    },
+    { member, ledger },
+  );
+  return { consumer, member, ledger, deliveries, logged, fatal };
+}
+
+/** A consumer started on a fake group whose first join gives it `assignment`. */
+async function running(
+  cluster: FakeCluster,
+  options: Partial<SubscriberConsumerOptions> = {},
+  assignment: Record<string, number[]> = { [EVENTS]: [0] },
+): Promise<ReturnType<typeof consumerOn>> {
+  const setup = consumerOn(cluster, options);
+  const starting = setup.consumer.start();
+  await settle();
+  setup.member.assign(assignment);
+  await starting;
+  return setup;
+}
+
+/** stop(), with the records whose waits it aborted ending as abandoned, as the delivery's do. */
+async function stopped({ consumer, deliveries }: ReturnType<typeof consumerOn>): Promise<void> {
+  const stopping = consumer.stop();
+  await settle();
+  await deliveries.endAborted();
+  await stopping;
+}
+
+/** One commit tick (the consumer commits about every second). */
+async function tick(): Promise<void> {
+  await vi.advanceTimersByTimeAsync(1000);
+  await settle();
+}
+
+describe('SubscriberConsumer on a fake group member', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+  });
+  afterEach(() => vi.useRealTimers());
+
+  it('assign → revoke → reassign: a record in flight is never begun twice at once, and the new lane starts from the ledger', async () => {
+    const cluster = new FakeCluster();
+    cluster.produce(EVENTS, 0, 8);
+    cluster.commit(EVENTS, 5);
+    const setup = await running(cluster);
+    const { member, deliveries } = setup;
+    // Paused while the ledger is read, then read from the committed offset.
+    expect(member.take()).toEqual([`pause ${EVENTS}:0`, `seek ${EVENTS}:0@5`, `resume ${EVENTS}:0`]);
+    member.fetch(EVENTS);
+    expect(deliveries.started).toEqual(['events@5', 'events@6', 'events@7']);
+    await deliveries.end('events@6');
+
+    member.rebalance();
+    // Revoked: its fetch paused, and the waits of the records in flight end now.
+    expect(member.take()).toEqual([`pause ${EVENTS}:0`]);
+    expect(deliveries.signals.get('events@5')?.aborted).toBe(true);
+    member.assign({ [EVENTS]: [0] });
+    await settle();
+    // 5 and 7 are still running in the revoked lane: the new lane waits for them.
+    expect(member.take()).toEqual([`pause ${EVENTS}:0`]);
+    await deliveries.end('events@5', 'abandoned');
+    await deliveries.end('events@7', 'abandoned');
+    await settle();
+    // Nothing was committed, so the new lane reads from 5 again; 6, settled and not committed, too.
+    expect(member.take()).toEqual([`seek ${EVENTS}:0@5`, `resume ${EVENTS}:0`]);
+    member.fetch(EVENTS);
+    expect(deliveries.started).toEqual([
+      'events@5',
+      'events@6',
+      'events@7',
+      'events@5',
+      'events@6',
+      'events@7',
+    ]);
+    for (const id of ['events@5', 'events@6', 'events@7']) await deliveries.end(id);
+    await tick();
+    expect(member.take()).toEqual([`commit ${EVENTS}:0@8`]);
+    expect(cluster.committed.get(`${EVENTS}:0`)).toBe(8);
+  });
+
+  it('a commit refused as from a stale generation is logged and sent again by the next generation', async () => {
+    const cluster = new FakeCluster();
+    cluster.produce(EVENTS, 0, 3);
+    const setup = await running(cluster);
+    const { member, deliveries, logged, fatal } = setup;
+    member.fetch(EVENTS);
+    for (const id of ['events@0', 'events@1', 'events@2']) await deliveries.end(id);
+    member.holdCommits = true;
+    await tick();
+    expect(member.take()).toContain(`commit ${EVENTS}:0@3`);
+    // The group moves on while the commit is on its way; the broker refuses it.
+    member.rebalance();
+    member.assign({ [EVENTS]: [0] });
+    await settle();
+    member.pendingCommits
+      .shift()
+      ?.reject(new Error('The provided generation id is not the current generation'));
+    await settle();
+    expect(logged).toContainEqual({ level: 'debug', message: 'commit failed; trying again' });
+    expect(fatal).toEqual([]);
+    // The new lane starts from the ledger as the broker holds it, and commits what it settles.
+    member.holdCommits = false;
+    member.fetch(EVENTS);
+    expect(deliveries.started.slice(3)).toEqual(['events@0', 'events@1', 'events@2']);
+    for (const id of ['events@0', 'events@1', 'events@2']) await deliveries.end(id);
+    await tick();
+    expect(cluster.committed.get(`${EVENTS}:0`)).toBe(3);
+  });
+
+  it('an assignment still being set up when the next join comes is dropped: no lane of a stale generation', async () => {
+    const cluster = new FakeCluster();
+    cluster.produce(EVENTS, 0, 2);
+    cluster.produce(TIER_1, 0, 2);
+    const setup = await running(cluster, { extraTopics: [TIER_1] }, { [EVENTS]: [0] });
+    const { member, ledger } = setup;
+    member.take();
+    const release = ledger.hold();
+    member.rebalance();
+    member.assign({ [EVENTS]: [0], [TIER_1]: [0] });
+    await settle();
+    member.rebalance();
+    member.assign({ [TIER_1]: [0] });
+    await settle();
+    release();
+    await settle();
+    // Only the latest generation's partition became a lane.
+    expect(member.take().filter((c) => c.startsWith('seek'))).toEqual([`seek ${TIER_1}:0@0`]);
+    expect(setup.consumer.laneModes().size).toBe(0);
+  });
+
+  it('stop() makes a final commit of everything that moved, records passed over included, then leaves', async () => {
+    const cluster = new FakeCluster();
+    cluster.produce(EVENTS, 0, 1);
+    cluster.produce(EVENTS, 1, 3, 'other.type');
+    const setup = await running(cluster, { eventTypes: ['shipment.updated'] });
+    const { consumer, member, deliveries } = setup;
+    member.fetch(EVENTS);
+    expect(deliveries.started).toEqual(['events@0']);
+    await deliveries.end('events@0');
+    await tick();
+    expect(member.take()).toContain(`commit ${EVENTS}:0@4`);
+    // Records of other types only: the periodic commit waits out its quiet period.
+    cluster.produce(EVENTS, 4, 2, 'other.type');
+    cluster.produce(EVENTS, 6, 1);
+    member.fetch(EVENTS);
+    await tick();
+    expect(member.take()).toEqual([]);
+    // A periodic commit still on its way when stop() comes is waited for, then the final one goes.
+    member.holdCommits = true;
+    await deliveries.end('events@6');
+    await tick();
+    expect(member.take()).toEqual([`commit ${EVENTS}:0@7`]);
+    cluster.produce(EVENTS, 7, 2, 'other.type');
+    member.fetch(EVENTS);
+    const stopping = consumer.stop();
+    await settle();
+    expect(member.take()).toEqual([`pause ${EVENTS}:0`]);
+    member.holdCommits = false;
+    member.pendingCommits.shift()?.resolve();
+    await stopping;
+    expect(member.take()).toEqual([`commit ${EVENTS}:0@9`, 'leave']);
+    expect(cluster.committed.get(`${EVENTS}:0`)).toBe(9);
+  });
+
+  it('stop() leaves a record it abandoned below the ledger', async () => {
+    const cluster = new FakeCluster();
+    cluster.produce(EVENTS, 0, 3);
+    const setup = await running(cluster);
+    const { member, deliveries } = setup;
+    member.fetch(EVENTS);
+    await deliveries.end('events@0');
+    await deliveries.end('events@2');
+    await stopped(setup);
+    expect(member.take()).toEqual([
+      `pause ${EVENTS}:0`,
+      `seek ${EVENTS}:0@0`,
+      `resume ${EVENTS}:0`,
+      `pause ${EVENTS}:0`,
+      `commit ${EVENTS}:0@1`,
+      'leave',
+    ]);
+  });
+
+  it('a committed offset below the log start at join is sought as it is, and the records retention deleted go unreported (today: kafkajs resets to the log start and the gap passes in silence; issue 25 changes this)', async () => {
+    const cluster = new FakeCluster();
+    // Retention deleted 0..9; the group had read up to 3.
+    cluster.produce(EVENTS, 10, 3);
+    cluster.commit(EVENTS, 3);
+    const setup = await running(cluster);
+    const { member, deliveries, logged } = setup;
+    expect(member.take()).toEqual([`pause ${EVENTS}:0`, `seek ${EVENTS}:0@3`, `resume ${EVENTS}:0`]);
+    member.fetch(EVENTS);
+    expect(deliveries.started).toEqual(['events@10', 'events@11', 'events@12']);
+    for (const id of deliveries.started.slice()) await deliveries.end(id);
+    await tick();
+    expect(cluster.committed.get(`${EVENTS}:0`)).toBe(13);
+    // Seven records gone: no warning, no error, nothing handed to the delivery about them.
+    expect(logged.filter((l) => l.level === 'warn' || l.level === 'error')).toEqual([]);
+  });
+
+  it('reads exactly the tiers it is built with: a tier added is read from its log start, one left out is never read again, its records stranded (today: a rejoin with a shorter tier set strands them; issue 25 changes this)', async () => {
+    const cluster = new FakeCluster();
+    cluster.produce(TIER_1, 0, 2);
+    cluster.produce(TIER_2, 0, 2);
+    // First with tier 1 only.
+    const one = await running(cluster, { extraTopics: [TIER_1] }, { [EVENTS]: [0], [TIER_1]: [0] });
+    expect(one.member.topics).toEqual([EVENTS, TIER_1]);
+    one.member.fetch(TIER_1);
+    expect(one.deliveries.started).toEqual([`${TIER_1}@0`, `${TIER_1}@1`]);
+    await one.deliveries.end(`${TIER_1}@1`);
+    const draining = one.consumer.drain();
+    await one.deliveries.endAborted();
+    await draining;
+    const settled = one.consumer.settledOffsets();
+    await one.consumer.stop();
+    expect(settled.get(`${TIER_1}:0`)).toEqual({ before: 0, ahead: [1] });
+
+    // Grown to two tiers: the rejoin reads tier 2 from its log start and passes over what the
+    // consumer before it settled in tier 1.
+    const two = await running(
+      cluster,
+      { extraTopics: [TIER_1, TIER_2], settled },
+      { [EVENTS]: [0], [TIER_1]: [0], [TIER_2]: [0] },
+    );
+    expect(two.member.topics).toEqual([EVENTS, TIER_1, TIER_2]);
+    expect(two.member.take().filter((c) => c.startsWith('seek'))).toEqual([
+      `seek ${EVENTS}:0@0`,
+      `seek ${TIER_1}:0@0`,
+      `seek ${TIER_2}:0@0`,
+    ]);
+    two.member.fetch(TIER_1);
+    two.member.fetch(TIER_2);
+    expect(two.deliveries.started).toEqual([`${TIER_1}@0`, `${TIER_2}@0`, `${TIER_2}@1`]);
+    await two.deliveries.end(`${TIER_1}@0`);
+    await tick();
+    await stopped(two);
+    expect(cluster.committed.get(`${TIER_1}:0`)).toBe(2);
+    expect(cluster.committed.get(`${TIER_2}:0`)).toBeUndefined();
+
+    // Shrunk back to tier 1: tier 2 still holds two unsettled records, and nothing reads it.
+    const three = await running(cluster, { extraTopics: [TIER_1] }, { [EVENTS]: [0], [TIER_1]: [0] });
+    expect(three.member.topics).toEqual([EVENTS, TIER_1]);
+    three.member.fetch(TIER_2);
+    expect(three.deliveries.started).toEqual([]);
+    expect(three.logged.filter((l) => l.level === 'warn' || l.level === 'error')).toEqual([]);
+  });
+
+  it('a crash kafkajs restarts from revokes the lanes; one it does not restart from is fatal', async () => {
+    const cluster = new FakeCluster();
+    cluster.produce(EVENTS, 0, 1);
+    const setup = await running(cluster);
+    const { member, deliveries, fatal, consumer } = setup;
+    member.fetch(EVENTS);
+    member.crash(new Error('broker went away'), true);
+    expect(deliveries.signals.get('events@0')?.aborted).toBe(true);
+    expect(consumer.laneModes().size).toBe(0);
+    expect(fatal).toEqual([]);
+    member.crash(new Error('not authorized'), false);
+    expect(fatal.map((e) => e.message)).toEqual(['not authorized']);
+  });
+});
