@@ -72,6 +72,7 @@ export {
 } from './instance-status.ts';
 export type { AclGrant, AclOperation, ComponentRole } from './kafka-acls.ts';
 export { componentAcls, TOOL_GROUP_PREFIX } from './kafka-acls.ts';
+export type { LogFn } from './log.ts';
 export type { NoticeType } from './notices.ts';
 export {
   isNoticeType,

@@ -36,7 +36,6 @@ export type {
   KafkaSendErrorCode,
 } from './errors.ts';
 export { KafkaAccessError, KafkajsPatchError, KafkaReadError, KafkaSendError } from './errors.ts';
-export type { LogFn } from './log.ts';
 export { partitionForKey } from './produce/partition-for-key.ts';
 export type {
   RawAcks,

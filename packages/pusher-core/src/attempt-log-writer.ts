@@ -1,5 +1,5 @@
-import { ATTEMPT_LOG_TOPIC, type AttemptLogEntry } from '@hookstream/contracts';
-import type { LogFn, OutgoingRecord, RecordSender } from '@hookstream/kafka';
+import { ATTEMPT_LOG_TOPIC, type AttemptLogEntry, type LogFn } from '@hookstream/contracts';
+import type { OutgoingRecord, RecordSender } from '@hookstream/kafka';
 
 const FLUSH_EVERY_MS = 100;
 const MAX_QUEUED = 20_000;

@@ -1,4 +1,9 @@
-import { DEFAULT_BREAKER, DEFAULT_DISABLE_AFTER_MS, type SubscriberDefinition } from '@hookstream/contracts';
+import {
+  DEFAULT_BREAKER,
+  DEFAULT_DISABLE_AFTER_MS,
+  type LogFn,
+  type SubscriberDefinition,
+} from '@hookstream/contracts';
 import {
   BREAKER_POLICY_VERSION,
   type BreakerAdmission,
@@ -9,7 +14,6 @@ import {
   type DisableCause,
   healthSignal,
 } from '@hookstream/delivery';
-import type { LogFn } from '@hookstream/kafka';
 
 /** What the delivery step does after an attempt, as the destination's health says. */
 export type HealthVerdict =

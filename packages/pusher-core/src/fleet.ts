@@ -1,6 +1,6 @@
-import type { InstanceSubscriberStatus } from '@hookstream/contracts';
+import type { InstanceSubscriberStatus, LogFn } from '@hookstream/contracts';
 import type { BreakerPhase } from '@hookstream/delivery';
-import type { LogFn } from '@hookstream/kafka';
+
 import type { DeliveryCounts } from './delivery-observer.ts';
 import type { KnownRegistration } from './ledger-registrations.ts';
 import type { PusherResources } from './pusher-resources.ts';

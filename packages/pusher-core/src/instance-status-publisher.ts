@@ -3,8 +3,9 @@ import {
   INSTANCE_STATUS_TOPIC,
   type InstanceStatus,
   type InstanceSubscriberStatus,
+  type LogFn,
 } from '@hookstream/contracts';
-import type { LogFn } from '@hookstream/kafka';
+
 import type { PusherResources } from './pusher-resources.ts';
 
 export interface InstanceStatusOptions {

@@ -1,4 +1,5 @@
-import type { KafkaAdmin, LogFn } from '@hookstream/kafka';
+import type { LogFn } from '@hookstream/contracts';
+import type { KafkaAdmin } from '@hookstream/kafka';
 
 /**
  * Asks the broker every few seconds how far the subscriber's ledger is behind on each of its

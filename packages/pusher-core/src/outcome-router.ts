@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { DeadLetterReason } from '@hookstream/contracts';
+import type { DeadLetterReason, LogFn } from '@hookstream/contracts';
 import {
   type Decision,
   type DeliveryTrail,
@@ -7,7 +7,7 @@ import {
   retryHeaders,
   type TraceHeaders,
 } from '@hookstream/delivery';
-import type { ConsumedRecord, LogFn, OutgoingRecord, RecordPosition, RecordSender } from '@hookstream/kafka';
+import type { ConsumedRecord, OutgoingRecord, RecordPosition, RecordSender } from '@hookstream/kafka';
 import { MicroBatcher } from '@hookstream/producer';
 import type { SubscriberTopology } from './subscriber-topology.ts';
 

@@ -1,4 +1,5 @@
-import type { LogFn } from '@hookstream/kafka';
+import type { LogFn } from '@hookstream/contracts';
+
 import type { PusherResources } from './pusher-resources.ts';
 import type { SubscriberTopology } from './subscriber-topology.ts';
 

@@ -1,11 +1,15 @@
-import { ATTEMPT_LOG_TOPIC, type KafkaSettings, type RegistrySettings } from '@hookstream/contracts';
+import {
+  ATTEMPT_LOG_TOPIC,
+  type KafkaSettings,
+  type LogFn,
+  type RegistrySettings,
+} from '@hookstream/contracts';
 import { createInFlightCap, type InFlightCap, OriginPools } from '@hookstream/delivery';
 import {
   createKafka,
   EventsTap,
   type KafkaAdmin,
   type KafkaConnection,
-  type LogFn,
   RecordSender,
   type TopicSpec,
 } from '@hookstream/kafka';

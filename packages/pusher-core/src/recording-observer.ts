@@ -1,6 +1,6 @@
-import type { AttemptLogEntry } from '@hookstream/contracts';
+import type { AttemptLogEntry, LogFn } from '@hookstream/contracts';
 import { type OutcomeClass, POLICY_VERSION } from '@hookstream/delivery';
-import type { LogFn } from '@hookstream/kafka';
+
 import type { DeliveryMetrics } from './delivery-metrics.ts';
 import { type DeliveryCounts, type DeliveryObserver, emptyCounts } from './delivery-observer.ts';
 import type { AttemptSummary, DeliveryOutcome, RecordContext } from './delivery-outcome.ts';

@@ -1,4 +1,4 @@
-import type { SubscriberDefinition } from '@hookstream/contracts';
+import type { LogFn, SubscriberDefinition } from '@hookstream/contracts';
 import {
   assertDestinationAllowed,
   type BreakerPhase,
@@ -8,7 +8,6 @@ import {
 } from '@hookstream/delivery';
 import {
   type EventsTap,
-  type LogFn,
   type RecordHandler,
   type SettledOffsets,
   type StartedFrom,

@@ -1,5 +1,5 @@
-import { CATALOG_TOPIC } from '@hookstream/contracts';
-import { type KafkaConnection, type LogFn, TopicFollower } from '@hookstream/kafka';
+import { CATALOG_TOPIC, type LogFn } from '@hookstream/contracts';
+import { type KafkaConnection, TopicFollower } from '@hookstream/kafka';
 import { type CatalogSnapshot, foldRegistry, type RawRegistryRecord } from './catalog-records.ts';
 import { SubscriberCatalog } from './subscriber-catalog.ts';
 

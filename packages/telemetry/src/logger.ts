@@ -54,7 +54,7 @@ export function createLogger(options: LoggerOptions): Logger {
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 /**
- * The `(level, message, fields)` function the packages log through (kafka's LogFn), writing to
+ * The `(level, message, fields)` function the packages log through (contracts' LogFn), writing to
  * a pino logger: fields first, so redaction applies to them.
  */
 export function logFn(

@@ -1,5 +1,10 @@
-import { type InstanceSubscriberStatus, isRegistrationKey, SubscriberName } from '@hookstream/contracts';
-import type { LogFn } from '@hookstream/kafka';
+import {
+  type InstanceSubscriberStatus,
+  isRegistrationKey,
+  type LogFn,
+  SubscriberName,
+} from '@hookstream/contracts';
+
 import {
   defaultInstanceName,
   Fleet,

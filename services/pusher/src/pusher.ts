@@ -1,4 +1,5 @@
-import type { LogFn, StartedFrom } from '@hookstream/kafka';
+import type { LogFn } from '@hookstream/contracts';
+import type { StartedFrom } from '@hookstream/kafka';
 import {
   type DeliveryCounts,
   emptyCounts,

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { LogFn } from '@hookstream/contracts';
 import type { KafkaAdmin } from '../admin/kafka-admin.ts';
 import type { KafkaConnection } from '../connection/kafka-connection.ts';
-import type { LogFn } from '../log.ts';
 import type { ConsumedRecord } from './consumed-record.ts';
 import { AdminGroupLedger } from './group/admin-group-ledger.ts';
 import { type GroupLedger, joinPosition, type PartitionReading } from './group/group-ledger.ts';

@@ -1,3 +1,4 @@
+import { CE_HEADER } from '@hookstream/contracts';
 import type { ConsumedRecord } from '../consumed-record.ts';
 import { type LaneLedgerOptions, PartitionLedger } from '../ledger/partition-ledger.ts';
 import type { SettledOffsets } from '../ledger/settled-offsets.ts';
@@ -24,7 +25,6 @@ export interface EventsLaneOptions extends LaneLedgerOptions {
 /** `own`: its group member fetches; `riding`: the tap feeds it; `held`: takes nothing more. */
 export type LaneMode = 'own' | 'riding' | 'held';
 
-const TYPE_HEADER = 'ce_type';
 /** An own fetch queues at most this many windows of records; the rest of a batch is fetched again. */
 const QUEUED_WINDOWS = 8;
 
@@ -117,7 +117,7 @@ export class EventsLane implements TapRider, Lane {
     if (offset < ledger.next) return 'next';
     if (this.#queued.length === 0 && ledger.inFlight * 2 <= this.#options.window && this.#tryRide(offset))
       return 'stop';
-    const type = record.headers[TYPE_HEADER];
+    const type = record.headers[CE_HEADER.type];
     if ((type !== undefined && !this.accepts(type)) || ledger.passSettled(offset)) {
       ledger.skipTo(offset + 1);
       return 'next';

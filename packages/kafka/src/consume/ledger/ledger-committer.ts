@@ -1,4 +1,4 @@
-import type { LogFn } from '../../log.ts';
+import type { LogFn } from '@hookstream/contracts';
 import type { GroupMember, PartitionOffset } from '../group/group-member.ts';
 import type { Lane } from '../lanes/lane.ts';
 

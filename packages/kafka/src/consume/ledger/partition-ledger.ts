@@ -1,4 +1,4 @@
-import type { LogFn } from '../../log.ts';
+import type { LogFn } from '@hookstream/contracts';
 import type { ConsumedRecord } from '../consumed-record.ts';
 import { type HandlerOutcome, type RecordHandler, runInKeyOrder } from '../record-handler.ts';
 import { OffsetTracker } from './offset-tracker.ts';

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import type { LogFn } from '@hookstream/contracts';
 import { TOOL_GROUP_PREFIX } from '@hookstream/contracts';
 import type { Consumer, EachBatchPayload } from 'kafkajs';
 import { explained } from '../../connection/access-refusal.ts';
 import type { KafkaConnection } from '../../connection/kafka-connection.ts';
 import { accessOf, kafkaOf } from '../../connection/raw-client.ts';
-import type { LogFn } from '../../log.ts';
 import { toConsumedRecord } from '../consumed-record.ts';
 import { type TapFeed, TapFeeds, type TapRider } from './tap-feeds.ts';
 

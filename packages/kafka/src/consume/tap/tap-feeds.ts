@@ -1,3 +1,4 @@
+import { CE_HEADER } from '@hookstream/contracts';
 import type { ConsumedRecord } from '../consumed-record.ts';
 
 /** Where a tap's records go: one subscriber's lane on one partition. */
@@ -34,8 +35,6 @@ interface PartitionFeed {
   byType: Map<string, Set<TapRider>>;
   anyType: Set<TapRider>;
 }
-
-const TYPE_HEADER = 'ce_type';
 
 /**
  * The tap's bookkeeping without Kafka: per partition, the next offset to hand out, the recent
@@ -91,7 +90,7 @@ export class TapFeeds implements TapFeed {
     if (this.#dead || feed === undefined || from < feed.base) return false;
     for (const record of feed.recent) {
       if (Number(record.offset) < from) continue;
-      const type = record.headers[TYPE_HEADER];
+      const type = record.headers[CE_HEADER.type];
       if ((type === undefined || rider.accepts(type)) && !rider.offer(record)) return false;
     }
     if (rider.types === null) feed.anyType.add(rider);
@@ -131,7 +130,7 @@ export class TapFeeds implements TapFeed {
   }
 
   #dispatch(partition: number, feed: PartitionFeed, record: ConsumedRecord): void {
-    const type = record.headers[TYPE_HEADER];
+    const type = record.headers[CE_HEADER.type];
     // A record without a type goes to everyone: the delivery dead-letters it as poison.
     const groups = type === undefined ? [allRiders(feed)] : [feed.byType.get(type), feed.anyType];
     for (const riders of groups)
