@@ -263,6 +263,21 @@ describe('docs', () => {
     expect(broken).toEqual([]);
   });
 
+  it('docs/architecture.md names only files and folders that exist', () => {
+    const tracked = spawnSync('git', ['ls-files'], { cwd: root, encoding: 'utf8' }).stdout.split('\n');
+    const map = all.find((d) => d.path === 'docs/architecture.md');
+    const named = codeSpans(split(map?.text ?? '').prose).filter((span) =>
+      /^[\w.-]+(\/[\w.-]+)*\.(ts|md)$|^(packages|services|bench|test)\/[\w./-]*$/.test(span),
+    );
+    expect(named.length).toBeGreaterThan(40);
+    // A path names a file or folder from the root; a bare name or a partial path is a suffix of one.
+    const exists = (span: string) =>
+      /^(packages|services|bench|test)\//.test(span)
+        ? existsSync(join(root, span))
+        : tracked.some((file) => file === span || file.endsWith(`/${span}`));
+    expect(named.filter((span) => !exists(span))).toEqual([]);
+  });
+
   it('every `hookstream <command> --flag` in code exists in that command’s --help', () => {
     const found = all.flatMap((doc) => {
       const { prose, blocks } = split(doc.text);

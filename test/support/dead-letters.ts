@@ -21,7 +21,7 @@ export interface DeadLetterSpec {
   readonly value: Buffer;
 }
 
-/** A DLQ record exactly as the pusher writes it (DESIGN.md "Dead letters are data"). */
+/** A DLQ record exactly as the pusher writes it (docs/contract.md, "Dead letters are data"). */
 export function deadLetterRecord(s: DeadLetterSpec): {
   key: string;
   value: Buffer;

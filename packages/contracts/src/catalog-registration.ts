@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { SubscriberName } from './topics.ts';
 
 /**
- * The durable record of which subscribers exist (DESIGN: Kafka facts). A group's committed
+ * The durable record of which subscribers exist (docs/architecture.md: the ledger rule). A group's committed
  * offsets are deleted once it has been empty for `offsets.retention.minutes`; a subscriber that
  * is registered here but has no offsets any more lost its ledger, and must not silently restart
  * from its `start` position. Compacted, keyed by `registrationKey`.

@@ -82,7 +82,7 @@ export const RetryState = z.object({
 });
 export type RetryState = z.infer<typeof RetryState>;
 
-/** The evidence every DLQ record carries (DESIGN.md, "Dead letters are data"). */
+/** The evidence every DLQ record carries (docs/contract.md, "Dead letters are data"). */
 export const DeadLetterEvidence = z.object({
   /** Absent only for a poison record that had no readable event id. */
   eventId: z.string().optional(),

@@ -89,7 +89,7 @@ export function retryHeaders(
   return nextHopHeaders(original, { ...trailFields(trail), dueAtMs }, trace);
 }
 
-/** Headers of a DLQ record: the evidence DESIGN.md lists under "Dead letters are data". */
+/** Headers of a DLQ record: the evidence docs/contract.md lists under "Dead letters are data". */
 export function deadLetterHeaders(
   original: Readonly<Record<string, string>>,
   trail: DeliveryTrail,

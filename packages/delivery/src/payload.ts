@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 
-/** What the pusher adds at the top level of the event's data (DESIGN: the request). */
+/** What the pusher adds at the top level of the event's data (docs/contract.md: the request). */
 export interface DeliveryMeta {
   readonly eventId: string;
   readonly subscriptionId: string;

@@ -36,7 +36,7 @@ export interface Classification {
   readonly policyVersion: string;
 }
 
-/** The delivery contract table (DESIGN.md), as a function. */
+/** The delivery contract's table of answers (docs/contract.md), as a function. */
 export function classify(result: AttemptResult, nowMs: number): Classification {
   const make = (
     outcome: OutcomeClass,

@@ -5,7 +5,7 @@ export type { Logger } from 'pino';
 
 /**
  * Paths pino replaces with "[redacted]" wherever they appear in a log line: secrets, tokens,
- * signatures and payloads never reach the logs (DESIGN: logs carry ids, not bodies).
+ * signatures and payloads never reach the logs: logs carry ids, not bodies (docs/operations.md).
  */
 export const REDACTED_PATHS = [
   'secret',
