@@ -1,6 +1,7 @@
 import { EventId, formatLocation, RecordLocation, SubscriberName } from '@hookstream/contracts';
 import { z } from 'zod';
 import type { DeadLetter } from './dead-letter.ts';
+import { REPLAY_LEASE_KEY } from './replay-lease.ts';
 import type { StoredRecord } from './stored-record.ts';
 import type { Replayable, ReplayStamp } from './tier-record.ts';
 
@@ -34,11 +35,15 @@ export interface ReplayedIndex {
   readonly unreadable: number;
 }
 
-/** Folds the replay log (read in offset order) the way compaction will: last write per key; null value deletes. */
+/**
+ * Folds the replay log (read in offset order) the way compaction will: last write per key; null
+ * value deletes. The lease record shares the log and is no entry (`leaseFromLog` reads it).
+ */
 export function indexReplayLog(records: readonly Pick<StoredRecord, 'key' | 'value'>[]): ReplayedIndex {
   const replayed = new Map<string, ReplayLogEntry>();
   let unreadable = 0;
   for (const r of records) {
+    if (r.key === REPLAY_LEASE_KEY) continue;
     if (r.key === null) {
       unreadable++;
       continue;
