@@ -168,7 +168,7 @@ async function fencedError(
       : describeHolder(other);
   return new ReplayError(
     'REPLAY_FENCED',
-    `replay ${holder.replayId} of ${holder.subscriber} was fenced by ${by}, after ${done} of ${total} replayed; the rest is that run's`,
+    `replay ${holder.replayId} of ${holder.subscriber} was fenced by replay ${by}, after ${done} of ${total} replayed; the rest is that run's`,
     { cause: err },
   );
 }

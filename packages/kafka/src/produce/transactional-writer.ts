@@ -34,6 +34,8 @@ export class TransactionalWriter {
   readonly #ackTimeoutMs: number;
   readonly #access: AccessContext;
   readonly #id: string;
+  /** Once fenced, for good: kafkajs still thinks the refused transaction is open. */
+  #fenced: KafkaFencedError | null = null;
 
   constructor(connection: KafkaConnection, options: TransactionalWriterOptions) {
     this.#id = options.transactionalId;
@@ -76,6 +78,16 @@ export class TransactionalWriter {
    * transaction becomes visible, and this writer can write no more.
    */
   async transaction<T>(write: (txn: Transaction) => Promise<T>): Promise<T> {
+    if (this.#fenced !== null) throw this.#fenced;
+    try {
+      return await this.#transaction(write);
+    } catch (err) {
+      if (err instanceof KafkaFencedError) this.#fenced = err;
+      throw err;
+    }
+  }
+
+  async #transaction<T>(write: (txn: Transaction) => Promise<T>): Promise<T> {
     const access = { ...this.#access, action: `write in a transaction as ${this.#id}` };
     let txn: Awaited<ReturnType<Producer['transaction']>>;
     try {
