@@ -1,4 +1,4 @@
-import { type AccessContext, explainKafkaError } from '../connection/access-refusal.ts';
+import { type AccessContext, explainKafkaError, principal } from '../connection/access-refusal.ts';
 import { KafkaFencedError, KafkaSendError } from '../errors.ts';
 
 /**
@@ -21,8 +21,16 @@ interface KafkajsErrorLike {
 /** A transactional writer's failure: fenced, or whatever toSendError makes of it. */
 export function toTransactionError(err: unknown, access: AccessContext): KafkaFencedError | KafkaSendError {
   if (err instanceof KafkaFencedError) return err;
-  if (!fenced(err)) return toSendError(err, access);
   const message = err instanceof Error ? err.message : String(err);
+  // kafkajs asks every broker for the transaction coordinator and drops their answers, an
+  // authorization refusal among them; the brokers did answer the connect just before.
+  if ((err as KafkajsErrorLike).name === 'KafkaJSGroupCoordinatorNotFound')
+    return new KafkaSendError(
+      'KAFKA_NOT_AUTHORIZED',
+      `no broker named the transaction coordinator, so ${principal(access)} could not ${access.action ?? 'write'}: it may lack DESCRIBE and WRITE on the transactional id (grant the ACLs the component needs, docs/security.md, "ACLs"); with those granted, the cluster's transaction log is unavailable (${message})`,
+      { cause: err },
+    );
+  if (!fenced(err)) return toSendError(err, access);
   return new KafkaFencedError(
     `could not ${access.action ?? 'write'}: a newer writer took this transactional id, or the broker timed out the transaction (${message})`,
     { cause: err },

@@ -1,4 +1,8 @@
-import { KafkaJSNumberOfRetriesExceeded, KafkaJSProtocolError } from 'kafkajs';
+import {
+  KafkaJSGroupCoordinatorNotFound,
+  KafkaJSNumberOfRetriesExceeded,
+  KafkaJSProtocolError,
+} from 'kafkajs';
 import { describe, expect, it } from 'vitest';
 import { KafkaFencedError, KafkaSendError } from '../../src/errors.ts';
 import { toSendError, toTransactionError } from '../../src/produce/send-error.ts';
@@ -36,6 +40,19 @@ describe('toTransactionError', () => {
     expect(refused.message).toContain(
       'not authorized to write in a transaction as hookstream.replay.billing',
     );
+  });
+
+  it('names the missing transactional-id ACL when no broker names a coordinator', () => {
+    const lost = new KafkaJSGroupCoordinatorNotFound('Failed to find group coordinator');
+    const mapped = toTransactionError(lost, {
+      action: 'take transactional id hookstream.replay.billing',
+      sasl: { mechanism: 'scram-sha-512', username: 'replay', password: 'x' },
+    });
+    expect(mapped).toMatchObject({ code: 'KAFKA_NOT_AUTHORIZED', canRetry: false });
+    expect(mapped.message).toMatch(
+      /^no broker named the transaction coordinator, so user "replay" \(KAFKA_SASL_USERNAME\) could not take transactional id hookstream\.replay\.billing: it may lack DESCRIBE and WRITE/,
+    );
+    expect(mapped.message).not.toContain('password');
   });
 
   it('is never what a plain sender reports', () => {
