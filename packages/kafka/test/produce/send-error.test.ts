@@ -43,7 +43,9 @@ describe('toTransactionError', () => {
   });
 
   it('names the missing transactional-id ACL when no broker names a coordinator', () => {
-    const lost = new KafkaJSGroupCoordinatorNotFound('Failed to find group coordinator');
+    // kafkajs's typings declare this constructor without its message argument.
+    const NotFound = KafkaJSGroupCoordinatorNotFound as unknown as new (message: string) => Error;
+    const lost = new NotFound('Failed to find group coordinator');
     const mapped = toTransactionError(lost, {
       action: 'take transactional id hookstream.replay.billing',
       sasl: { mechanism: 'scram-sha-512', username: 'replay', password: 'x' },
