@@ -44,7 +44,7 @@ naming that one (REPLAY_FENCED). A dry run takes no lease.
 
 ${FILTERS}
 
-Exit codes: 0 done, 1 failed (Kafka, missing topics), 2 bad option.`;
+Exit codes: 0 done, 1 failed (Kafka, missing topics, another replay's lease), 2 bad option.`;
 
 const OPTIONS = {
   subscriber: { type: 'string' },
