@@ -140,4 +140,18 @@ describe('one replay at a time per subscriber, across processes', () => {
     }
     expect((await tierState()).records).toHaveLength(2 * DEAD_LETTERS);
   }, 60_000);
+
+  it('two --again runs started together replay each dead letter once more, not twice', async () => {
+    const runs = await Promise.all([
+      runCli(replayArgs('ops-fay', '--again'), process.env),
+      runCli(replayArgs('ops-gus', '--again'), process.env),
+    ]);
+    expect(runs.filter((r) => r.code === 0)).toHaveLength(1);
+    const { records } = await tierState();
+    expect(records).toHaveLength(3 * DEAD_LETTERS);
+    const third = records.filter((r) =>
+      ['ops-fay', 'ops-gus'].includes(r.headers[HS_HEADER.replayedBy] ?? ''),
+    );
+    expect(third.map((r) => r.headers.ce_id).sort()).toEqual(events.map((e) => e.id).sort());
+  }, 60_000);
 });

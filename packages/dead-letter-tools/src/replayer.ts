@@ -54,6 +54,7 @@ export async function replayDeadLetters(
   const { subscriber } = request;
   const topic = replayTopic(subscriber);
   const replayId = `rpl_${randomUUID()}`;
+  const startedMs = Date.now();
   const admin = kafka.admin();
   await admin.connect();
   let chosen: DeadLetter[];
@@ -67,7 +68,7 @@ export async function replayDeadLetters(
       );
     chosen = selectDeadLetters(letters, request.selection);
     const log = await readReplayLog(kafka, subscriber);
-    plan = planOf(chosen, log, request);
+    plan = planOf(chosen, log, request, startedMs);
     if (!request.dryRun && plan.send.length > 0) {
       const held = liveLease(leaseFromLog(log), Date.now());
       if (held !== null)
@@ -103,7 +104,7 @@ export async function replayDeadLetters(
   });
   try {
     // After the fence: what every earlier run committed is in the log, and none of them writes again.
-    plan = planOf(chosen, await readReplayLog(kafka, subscriber), request);
+    plan = planOf(chosen, await readReplayLog(kafka, subscriber), request, startedMs);
     const progress = { done: 0 };
     let replayed: ReplayItem[];
     try {
@@ -122,9 +123,11 @@ function planOf(
   chosen: readonly DeadLetter[],
   log: Parameters<typeof indexReplayLog>[0],
   request: ReplayRequest,
+  startedMs: number,
 ): ReplayPlan {
   return planReplay(chosen, (l) => checkReplayable(l, request.subscriber), indexReplayLog(log), {
     again: request.again,
+    startedMs,
   });
 }
 

@@ -73,12 +73,16 @@ export interface ReplayPlan {
   readonly unreplayable: readonly { readonly letter: DeadLetter; readonly problem: string }[];
 }
 
-/** Splits the selection into what goes, what was replayed before, and what cannot be replayed. */
+/**
+ * Splits the selection into what goes, what was replayed before, and what cannot be replayed.
+ * `again` sends what was replayed before too, but not what another run replayed after
+ * `startedMs` (when this run began): a run it raced and fenced, whose share is done once.
+ */
 export function planReplay(
   selected: readonly DeadLetter[],
   check: (letter: DeadLetter) => { ok: true; replayable: Replayable } | { ok: false; problem: string },
   index: ReplayedIndex,
-  options: { readonly again: boolean },
+  options: { readonly again: boolean; readonly startedMs?: number },
 ): ReplayPlan {
   const send: Replayable[] = [];
   const alreadyReplayed: { letter: DeadLetter; entry: ReplayLogEntry }[] = [];
@@ -90,7 +94,11 @@ export function planReplay(
       continue;
     }
     const entry = index.replayed.get(replayLogKey(letter.location));
-    if (entry !== undefined && !options.again) alreadyReplayed.push({ letter, entry });
+    const sinceStart =
+      entry !== undefined &&
+      options.startedMs !== undefined &&
+      Date.parse(entry.replayedAt) >= options.startedMs;
+    if (entry !== undefined && (!options.again || sinceStart)) alreadyReplayed.push({ letter, entry });
     else send.push(checked.replayable);
   }
   return { send, alreadyReplayed, unreplayable };
