@@ -48,7 +48,7 @@ export const REPLAY_TRANSACTIONAL_ID_PREFIX = 'hookstream.replay.';
 
 /**
  * The Kafka transactional id every replay of a subscriber writes as: one at a time, since taking
- * it fences the writer before (docs/security.md, "Replays").
+ * it fences the writer before (docs/security.md, "Replays: one at a time").
  */
 export function replayTransactionalId(name: SubscriberName): string {
   return `${REPLAY_TRANSACTIONAL_ID_PREFIX}${name}`;

@@ -24,9 +24,9 @@ export interface Transaction {
  * Writes in Kafka transactions: what one `transaction` call sends is visible to read_committed
  * readers all together at its commit, or never. `connect` takes the transactional id, which
  * fences every earlier writer of that id (its later sends and commits fail with
- * KafkaFencedError)
- * and aborts the transaction it left open, so two processes can never both write as one id.
- * That is what makes it a lease that fences (docs/security.md, "Replays").
+ * KafkaFencedError) and aborts the transaction it left open, so two processes can never both
+ * write as one id. That is what makes it a lease that fences (docs/security.md, "Replays: one at
+ * a time").
  */
 export class TransactionalWriter {
   readonly #producer: Producer;
