@@ -192,7 +192,8 @@ function invocations(code: string): Invocation[] {
       const words: string[] = [];
       for (const word of rest.split(/\s+/).filter((w) => w !== '')) {
         if (/^(\||\|\||&&|;|#.*|\d?>.*|<<.*)$/.test(word)) break;
-        words.push(word.replace(/[`),.]+$/, ''));
+        // A trailing colon: an error line (`hookstream dlq replay: REPLAY_LEASE_HELD: …`).
+        words.push(word.replace(/[`),.:]+$/, ''));
       }
       const [command = '', ...args] = words;
       // `hookstream <command> --help`, `npx hookstream …`: a placeholder, not a command.

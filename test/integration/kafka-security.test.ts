@@ -6,6 +6,8 @@ import {
   dlqTopicName,
   loadConnectionSettings,
   noticesTopicName,
+  replayTransactionalId,
+  retryTopicName,
   subscriberGroupId,
 } from '@hookstream/contracts';
 import {
@@ -15,11 +17,13 @@ import {
   KafkaSendError,
   RecordSender,
   readTopic,
+  TransactionalWriter,
 } from '@hookstream/kafka';
 import type { SecureKafka } from '@hookstream/stack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exited, spawnCli } from '../support/child.ts';
 import { runCli } from '../support/cli.ts';
+import { deadLetterRecord, randomTraceparent } from '../support/dead-letters.ts';
 import { post, startTestIngress } from '../support/ingress.ts';
 import { uniqueName } from '../support/names.ts';
 import { spawnPusherCli } from '../support/pusher-process.ts';
@@ -226,6 +230,61 @@ describe('hookstream on a SASL_SSL broker with mTLS and ACLs', () => {
       await sender.disconnect();
     }
   });
+
+  it("replays with only the replay operator's ACLs, in transactions no other subscriber's operator may take", async () => {
+    const name = uniqueName('sec-replay');
+    await setup.ensureTopics(
+      [dlqTopicName(name), retryTopicName(name, 1)].map((topic) => ({
+        topic,
+        partitions: 1,
+        replicationFactor: 1,
+      })),
+    );
+    await setup.grant('User:replay', componentAcls({ role: 'replay', subscriber: name }));
+    const plain = new RecordSender(
+      createKafka({ brokers: kafka.plaintextBrokers, clientId: 'secure-setup-dlq', quiet: true }),
+    );
+    await plain.connect();
+    const origin = { topic: eventsTopic, partition: 0, offset: '0' };
+    const deadLetteredAt = new Date().toISOString();
+    const traceparent = randomTraceparent().traceparent;
+    const letter = {
+      subscriber: name,
+      reason: 'terminal',
+      status: 404,
+      attempts: 1,
+      origin,
+      deadLetteredAt,
+      traceparent,
+    } as const;
+    await plain.send(dlqTopicName(name), [
+      deadLetterRecord({
+        ...letter,
+        eventId: uniqueName('evt-sec'),
+        key: 'k',
+        value: Buffer.from([0, 0, 0, 0, 7, 1]),
+      }),
+    ]);
+    await plain.disconnect();
+    const asReplay = { ...process.env, ...secureEnv(kafka, 'replay') };
+    const run = await runCli(['dlq', 'replay', '--subscriber', name, '--json'], asReplay);
+    expect(run.code, run.stderr).toBe(0);
+    expect((JSON.parse(run.stdout) as { replayed: unknown[] }).replayed).toHaveLength(1);
+    // Another subscriber's replay lease is out of reach: its transactional id is not granted.
+    const writer = new TransactionalWriter(connectionAs('replay'), {
+      transactionalId: replayTransactionalId(uniqueName('sec-other')),
+    });
+    try {
+      await expect(writer.connect()).rejects.toMatchObject({
+        code: 'KAFKA_NOT_AUTHORIZED',
+        message: expect.stringMatching(
+          /user "replay" \(KAFKA_SASL_USERNAME\) could not take transactional id hookstream\.replay\..*DESCRIBE and WRITE on the transactional id/,
+        ),
+      });
+    } finally {
+      await writer.disconnect();
+    }
+  }, 60_000);
 
   it.each([
     [

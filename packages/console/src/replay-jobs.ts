@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { HookstreamError } from '@hookstream/contracts';
 import type { DlqSelection, ReplaySummary } from '@hookstream/replay';
 import type { ConsoleBackend } from './console-backend.ts';
 import { ConsoleError } from './errors.ts';
@@ -22,9 +23,10 @@ export interface ReplayJob {
 const MAX_JOBS = 100;
 
 /**
- * Replays run in the background so the browser gets a progress page at once; one at a time
- * per subscriber, since two overlapping replays would both read the replay log before either
- * wrote it and send the same records twice.
+ * Replays run in the background so the browser gets a progress page at once. One at a time per
+ * subscriber is the replay lease's rule, across every console and `dlq replay` (a second run
+ * fails with REPLAY_LEASE_HELD naming the holder, shown as the job's error); the check of this
+ * console's own running jobs only answers its users at once.
  */
 export class ReplayJobs {
   readonly #backend: ConsoleBackend;
@@ -66,6 +68,7 @@ export class ReplayJobs {
     this.#backend
       .replay({
         ...request,
+        tool: 'console',
         onProgress: (done, total) => {
           job.done = done;
           job.total = total;
@@ -80,7 +83,12 @@ export class ReplayJobs {
           job.state = 'done';
         },
         (err: unknown) => {
-          job.error = err instanceof Error ? err.message : String(err);
+          job.error =
+            err instanceof HookstreamError
+              ? `${err.code}: ${err.message}`
+              : err instanceof Error
+                ? err.message
+                : String(err);
           job.state = 'failed';
         },
       );

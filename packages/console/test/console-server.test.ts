@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import { ReplayError } from '@hookstream/replay';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ConsoleServer, SESSION_COOKIE } from '../src/index.ts';
 import { FakeBackend, overview, TOKEN } from './fake-backend.ts';
@@ -234,6 +235,25 @@ describe('the console server', () => {
     const page = await (await get(location)).text();
     expect(page).toContain('Replayed 1 to hookstream.sub.orders.retry.1');
     expect(page).not.toContain('http-equiv="refresh"');
+  });
+
+  it('replays under the lease as the console, and shows who holds it when another run does', async () => {
+    backend.replayError = new ReplayError(
+      'REPLAY_LEASE_HELD',
+      'another replay of orders is running: rpl_cli by ops-alice on ops-1 (pid 42, hookstream dlq replay) since …',
+    );
+    try {
+      const res = await post('/subscribers/orders/replay', form({ csrf, mode: 'replay', pick: ['evt-1'] }));
+      expect(backend.replays.at(-1)?.tool).toBe('console');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      const page = await (await get(res.headers.get('location') ?? '')).text();
+      expect(page).toContain('id="replay-state">failed<');
+      expect(page).toContain(
+        'REPLAY_LEASE_HELD: another replay of orders is running: rpl_cli by ops-alice on ops-1 (pid 42, hookstream dlq replay)',
+      );
+    } finally {
+      backend.replayError = null;
+    }
   });
 
   it('takes a dry run when the dry-run button is pressed', async () => {

@@ -89,6 +89,8 @@ export class FakeBackend implements ConsoleBackend {
   /** What the next state change says of its notice (null: published, or none due). */
   noticeError: string | null = null;
   readonly replays: ReplayRequest[] = [];
+  /** What the next replays fail with (null: they succeed). */
+  replayError: Error | null = null;
 
   async overview() {
     return { subscribers: this.subscribers, problems: [] };
@@ -120,6 +122,7 @@ export class FakeBackend implements ConsoleBackend {
 
   async replay(request: ReplayRequest): Promise<ReplaySummary> {
     this.replays.push(request);
+    if (this.replayError !== null) throw this.replayError;
     request.onProgress?.(1, 1);
     const chosen = this.letters.filter(
       (l) => request.selection.eventIds.length === 0 || request.selection.eventIds.includes(l.eventId ?? ''),

@@ -4,7 +4,9 @@ import { INSTANCE_STATUS_TOPIC } from './instance-status.ts';
 import { noticesTopicName } from './notices.ts';
 import {
   dlqTopicName,
+  REPLAY_TRANSACTIONAL_ID_PREFIX,
   replayLogTopicName,
+  replayTransactionalId,
   retryTopicName,
   SUBSCRIBER_GROUP_PREFIX,
   type SubscriberName,
@@ -12,9 +14,12 @@ import {
 
 export type AclOperation = 'READ' | 'WRITE' | 'CREATE' | 'DESCRIBE';
 
-/** One ALLOW rule: a principal may do these operations on a topic or group (by name or prefix). */
+/**
+ * One ALLOW rule: a principal may do these operations on a topic, a group or a transactional id
+ * (by name or prefix).
+ */
 export interface AclGrant {
-  readonly resource: 'topic' | 'group';
+  readonly resource: 'topic' | 'group' | 'transactional-id';
   readonly pattern: 'literal' | 'prefixed';
   readonly name: string;
   readonly operations: readonly AclOperation[];
@@ -33,8 +38,10 @@ export type ComponentRole =
  * events and owns everything under hookstream.sub. (its groups, tiers, DLQs, replay logs) plus
  * the shared attempt log, registry and instance topics and the events topic's notices topic
  * (it publishes subscriber.disabled there, and its subscribers read it); a replay operator reads
- * one subscriber's DLQ and writes its tier 1 and replay log. The secured-broker test grants
- * exactly these.
+ * one subscriber's DLQ and writes its tier 1 and replay log, in transactions as that
+ * subscriber's replay transactional id (the lease that keeps replays one at a time). The pusher's
+ * principal may take every replay's id, for the console, which runs with its grants. The
+ * secured-broker test grants exactly these.
  */
 export function componentAcls(component: ComponentRole): AclGrant[] {
   switch (component.role) {
@@ -81,6 +88,12 @@ export function componentAcls(component: ComponentRole): AclGrant[] {
           }),
         ),
         { resource: 'group', pattern: 'prefixed', name: TOOL_GROUP_PREFIX, operations: ['READ', 'DESCRIBE'] },
+        {
+          resource: 'transactional-id',
+          pattern: 'prefixed',
+          name: REPLAY_TRANSACTIONAL_ID_PREFIX,
+          operations: ['WRITE', 'DESCRIBE'],
+        },
       ];
     case 'replay': {
       const name = component.subscriber;
@@ -99,6 +112,12 @@ export function componentAcls(component: ComponentRole): AclGrant[] {
           operations: ['READ', 'WRITE', 'CREATE', 'DESCRIBE'],
         },
         { resource: 'group', pattern: 'prefixed', name: TOOL_GROUP_PREFIX, operations: ['READ', 'DESCRIBE'] },
+        {
+          resource: 'transactional-id',
+          pattern: 'literal',
+          name: replayTransactionalId(name),
+          operations: ['WRITE', 'DESCRIBE'],
+        },
       ];
     }
   }

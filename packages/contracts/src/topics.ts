@@ -43,5 +43,16 @@ export function replayLogTopicName(name: SubscriberName): string {
   return `${PREFIX}.${name}.replays`;
 }
 
+/** Every replay's transactional id starts so: the pusher's grant for the console's replays. */
+export const REPLAY_TRANSACTIONAL_ID_PREFIX = 'hookstream.replay.';
+
+/**
+ * The Kafka transactional id every replay of a subscriber writes as: one at a time, since taking
+ * it fences the writer before (docs/security.md, "Replays: one at a time").
+ */
+export function replayTransactionalId(name: SubscriberName): string {
+  return `${REPLAY_TRANSACTIONAL_ID_PREFIX}${name}`;
+}
+
 /** Every subscriber group shares this prefix, so tools can list subscribers from Kafka. */
 export const SUBSCRIBER_GROUP_PREFIX = `${PREFIX}.`;

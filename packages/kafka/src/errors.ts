@@ -42,6 +42,17 @@ export class KafkaSendError extends HookstreamError<KafkaSendErrorCode> {
   }
 }
 
+/**
+ * A transactional writer was replaced by a newer one of the same transactional id (or the broker
+ * timed out its transaction): nothing of its open transaction becomes visible, and it can write
+ * no more, so retrying cannot help.
+ */
+export class KafkaFencedError extends HookstreamError<'KAFKA_FENCED'> {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super('KAFKA_FENCED', message, false, options);
+  }
+}
+
 export type KafkajsPatchErrorCode = 'KAFKAJS_VERSION_UNSUPPORTED' | 'KAFKAJS_PATCH_LOST';
 
 /**

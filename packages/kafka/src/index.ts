@@ -35,7 +35,13 @@ export type {
   KafkaReadErrorCode,
   KafkaSendErrorCode,
 } from './errors.ts';
-export { KafkaAccessError, KafkajsPatchError, KafkaReadError, KafkaSendError } from './errors.ts';
+export {
+  KafkaAccessError,
+  KafkaFencedError,
+  KafkajsPatchError,
+  KafkaReadError,
+  KafkaSendError,
+} from './errors.ts';
 export { partitionForKey } from './produce/partition-for-key.ts';
 export type {
   RawAcks,
@@ -45,8 +51,11 @@ export type {
   RawTopicMessages,
 } from './produce/raw-producer.ts';
 export { createRawProducer } from './produce/raw-producer.ts';
-export type { OutgoingRecord, RecordPosition, RecordSenderOptions } from './produce/record-sender.ts';
+export type { OutgoingRecord, RecordPosition } from './produce/record-positions.ts';
+export type { RecordSenderOptions } from './produce/record-sender.ts';
 export { RecordSender } from './produce/record-sender.ts';
+export type { Transaction, TransactionalWriterOptions } from './produce/transactional-writer.ts';
+export { TransactionalWriter } from './produce/transactional-writer.ts';
 export type { TopicFollowerOptions } from './read/topic-follower.ts';
 export { TopicFollower } from './read/topic-follower.ts';
 export type { ReadTopicOptions } from './read/topic-reader.ts';

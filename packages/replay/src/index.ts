@@ -13,6 +13,18 @@ export {
 } from './ledger.ts';
 export type { LedgerAnswer, LedgerQuery } from './ledger-answer.ts';
 export { replayAttemptEntry } from './replay-attempt.ts';
+export type { LeaseHolder } from './replay-lease.ts';
+export {
+  describeHolder,
+  leaseFromLog,
+  leaseRecord,
+  leaseRelease,
+  liveLease,
+  REPLAY_LEASE_KEY,
+  REPLAY_LEASE_TTL_MS,
+  ReplayLease,
+  ReplayTool,
+} from './replay-lease.ts';
 export type { ReplayedIndex, ReplayPlan } from './replay-log.ts';
 export { indexReplayLog, planReplay, ReplayLogEntry, replayLogKey, replayLogRecord } from './replay-log.ts';
 export type { ProgressStream } from './replay-progress.ts';

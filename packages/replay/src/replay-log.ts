@@ -1,6 +1,7 @@
 import { EventId, formatLocation, RecordLocation, SubscriberName } from '@hookstream/contracts';
 import { z } from 'zod';
 import type { DeadLetter } from './dead-letter.ts';
+import { REPLAY_LEASE_KEY } from './replay-lease.ts';
 import type { StoredRecord } from './stored-record.ts';
 import type { Replayable, ReplayStamp } from './tier-record.ts';
 
@@ -34,11 +35,15 @@ export interface ReplayedIndex {
   readonly unreadable: number;
 }
 
-/** Folds the replay log (read in offset order) the way compaction will: last write per key; null value deletes. */
+/**
+ * Folds the replay log (read in offset order) the way compaction will: last write per key; null
+ * value deletes. The lease record shares the log and is no entry (`leaseFromLog` reads it).
+ */
 export function indexReplayLog(records: readonly Pick<StoredRecord, 'key' | 'value'>[]): ReplayedIndex {
   const replayed = new Map<string, ReplayLogEntry>();
   let unreadable = 0;
   for (const r of records) {
+    if (r.key === REPLAY_LEASE_KEY) continue;
     if (r.key === null) {
       unreadable++;
       continue;
@@ -68,12 +73,16 @@ export interface ReplayPlan {
   readonly unreplayable: readonly { readonly letter: DeadLetter; readonly problem: string }[];
 }
 
-/** Splits the selection into what goes, what was replayed before, and what cannot be replayed. */
+/**
+ * Splits the selection into what goes, what was replayed before, and what cannot be replayed.
+ * `again` sends what was replayed before too, but not what another run replayed after
+ * `startedMs` (when this run began): a run it raced and fenced, whose share is done once.
+ */
 export function planReplay(
   selected: readonly DeadLetter[],
   check: (letter: DeadLetter) => { ok: true; replayable: Replayable } | { ok: false; problem: string },
   index: ReplayedIndex,
-  options: { readonly again: boolean },
+  options: { readonly again: boolean; readonly startedMs?: number },
 ): ReplayPlan {
   const send: Replayable[] = [];
   const alreadyReplayed: { letter: DeadLetter; entry: ReplayLogEntry }[] = [];
@@ -85,7 +94,11 @@ export function planReplay(
       continue;
     }
     const entry = index.replayed.get(replayLogKey(letter.location));
-    if (entry !== undefined && !options.again) alreadyReplayed.push({ letter, entry });
+    const sinceStart =
+      entry !== undefined &&
+      options.startedMs !== undefined &&
+      Date.parse(entry.replayedAt) >= options.startedMs;
+    if (entry !== undefined && (!options.again || sinceStart)) alreadyReplayed.push({ letter, entry });
     else send.push(checked.replayable);
   }
   return { send, alreadyReplayed, unreplayable };

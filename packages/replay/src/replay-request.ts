@@ -1,4 +1,5 @@
 import type { SubscriberName } from '@hookstream/contracts';
+import type { ReplayTool } from './replay-lease.ts';
 import type { DlqSelection } from './selection.ts';
 
 // What a replay is asked and answers, shared by its runner (the replay service) and the tools
@@ -13,6 +14,8 @@ export interface ReplayRequest {
   readonly dryRun: boolean;
   /** Who replays: recorded on each tier record, in the replay log and the attempt log. */
   readonly operator: string;
+  /** Which tool replays, named in its lease (default `cli`). */
+  readonly tool?: ReplayTool | undefined;
   /** Records per second; unlimited when absent. */
   readonly ratePerSecond?: number | undefined;
   /** Called after each acknowledged chunk. */

@@ -84,6 +84,14 @@ describe('planReplay', () => {
     expect(plan.unreplayable).toHaveLength(1);
   });
 
+  it('with --again, still skips what a racing run replayed after this one began', () => {
+    const plan = planReplay(selected, check, index, { again: true, startedMs: NOW });
+    expect(plan.send.map((r) => r.letter.location.offset)).toEqual(['1', '3']);
+    expect(plan.alreadyReplayed.map((s) => s.letter.location.offset)).toEqual(['2']);
+    const before = planReplay(selected, check, index, { again: true, startedMs: NOW + 1 });
+    expect(before.send.map((r) => r.letter.location.offset)).toEqual(['1', '2', '3']);
+  });
+
   it('sends nothing from an empty selection', () => {
     expect(planReplay([], check, index, { again: false })).toEqual({
       send: [],

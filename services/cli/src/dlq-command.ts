@@ -32,7 +32,10 @@ reason, attempts, last status, age, and where (partition:offset).
 replay: puts the selected dead letters back into the subscriber's retry tier 1 with a new
 attempt budget and the same event id (webhook-id); never into the events topic, so no other
 subscriber sees them. Each replayed DLQ record is written to the replay log
-(hookstream.sub.<name>.replays), and a second identical replay sends nothing.
+(hookstream.sub.<name>.replays), and a second identical replay sends nothing. One replay of a
+subscriber at a time, across processes: while another holds the subscriber's replay lease,
+replay stops at once naming it (REPLAY_LEASE_HELD), and a run another one took over stops
+naming that one (REPLAY_FENCED). A dry run takes no lease.
   --dry-run      write nothing; list what would go
   --rate <n/s>   at most n records per second (default: as fast as Kafka acknowledges)
   --again        replay records the replay log says were already replayed
@@ -41,7 +44,7 @@ subscriber sees them. Each replayed DLQ record is written to the replay log
 
 ${FILTERS}
 
-Exit codes: 0 done, 1 failed (Kafka, missing topics), 2 bad option.`;
+Exit codes: 0 done, 1 failed (Kafka, missing topics, another replay's lease), 2 bad option.`;
 
 const OPTIONS = {
   subscriber: { type: 'string' },
@@ -207,6 +210,7 @@ async function replay(
       selection: options.selection,
       again: options.again,
       operator: options.operator,
+      tool: 'cli',
       dryRun: options.dryRun,
       ratePerSecond: options.rate,
       onProgress: (done, total) => progress.update(done, total),

@@ -2,7 +2,7 @@ import type { AclGrant, AclOperation } from '@hookstream/contracts';
 import type { AclEntry, Admin } from 'kafkajs';
 
 // kafkajs's ACL enums, spelled out: it is CommonJS and Node's ESM loader does not see them.
-const RESOURCE = { topic: 2, group: 3 } as const;
+const RESOURCE = { topic: 2, group: 3, 'transactional-id': 5 } as const;
 const PATTERN = { literal: 3, prefixed: 4 } as const;
 const OPERATION: Record<AclOperation, number> = { READ: 3, WRITE: 4, CREATE: 5, DESCRIBE: 8 };
 const ALLOW = 3;

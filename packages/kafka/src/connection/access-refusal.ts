@@ -53,7 +53,8 @@ function* chain(err: unknown, seen = new Set<unknown>()): Generator<ErrorLike> {
   }
 }
 
-function principal(ctx: AccessContext): string {
+/** Who the client is, as refusal messages name it. */
+export function principal(ctx: AccessContext): string {
   return ctx.sasl
     ? `user "${ctx.sasl.username}" (KAFKA_SASL_USERNAME)`
     : 'this client (no KAFKA_SASL_USERNAME set)';

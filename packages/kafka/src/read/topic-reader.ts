@@ -98,7 +98,14 @@ async function consume(
   idle: readonly number[],
   options: ReadTopicOptions,
 ): Promise<ConsumedRecord[]> {
-  const consumer = kafka.consumer({ groupId, maxWaitTimeInMs: 100, allowAutoTopicCreation: false });
+  // read_committed (kafkajs's default, said here because replays rest on it): a transaction's
+  // records appear once it commits, and never when it aborts.
+  const consumer = kafka.consumer({
+    groupId,
+    maxWaitTimeInMs: 100,
+    allowAutoTopicCreation: false,
+    readUncommitted: false,
+  });
   const records: ConsumedRecord[] = [];
   const timeoutMs = options.timeoutMs ?? 60_000;
   let finish: (error?: Error) => void = () => undefined;
@@ -112,6 +119,17 @@ async function consume(
   consumer.on(consumer.events.CRASH, ({ payload }) =>
     finish(new KafkaReadError('KAFKA_UNAVAILABLE', `reading ${topic} failed: ${payload.error.message}`)),
   );
+  // Every fetched batch ends here, including one that held only transaction markers or aborted
+  // records, which kafkajs never hands to eachBatch: a log ending in a commit marker still ends.
+  // lastOffset() covers records the batch filtered out (compaction gaps, control records).
+  consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
+    const range = pending.get(payload.partition);
+    if (payload.topic !== topic || range === undefined) return;
+    if (BigInt(payload.lastOffset) + 1n >= range.end) {
+      pending.delete(payload.partition);
+      if (pending.size === 0) finish();
+    }
+  });
   try {
     await consumer.connect();
     await consumer.subscribe({ topics: [topic], fromBeginning: true });
@@ -126,11 +144,6 @@ async function consume(
           if (offset < range.start) continue;
           const record = toConsumedRecord(topic, batch.partition, message);
           if (options.keep === undefined || options.keep(record)) records.push(record);
-        }
-        // lastOffset() covers records the batch filtered out (compaction gaps, control records).
-        if (BigInt(batch.lastOffset()) + 1n >= range.end) {
-          pending.delete(batch.partition);
-          if (pending.size === 0) finish();
         }
       },
     });

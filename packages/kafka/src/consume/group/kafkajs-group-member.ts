@@ -32,6 +32,9 @@ export class KafkajsGroupMember implements GroupMember {
       sessionTimeout: options.sessionTimeoutMs ?? 30_000,
       // Short heartbeats keep rebalances quick when an instance joins or leaves.
       heartbeatInterval: 3000,
+      // read_committed (kafkajs's default, said here because replays rest on it): a replay
+      // writes tier 1 in transactions, and an aborted one must never be delivered.
+      readUncommitted: false,
     });
   }
 
