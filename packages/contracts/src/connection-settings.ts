@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { HookstreamError } from './hookstream-error.ts';
+import { redactUrl } from './redact-url.ts';
 import { type FileReader, readSettingFile, tlsFiles } from './tls-files.ts';
 
 const port = z.coerce.number().int().min(1).max(65535);
@@ -181,17 +182,6 @@ export function describeConnection(s: ConnectionSettings): Record<string, string
     ...(s.registry.auth ? { registryUser: s.registry.auth.username } : {}),
     ...(s.limiterRedisUrl ? { redis: redactUrl(s.limiterRedisUrl) } : {}),
   };
-}
-
-/** A URL with its password replaced, for logs and errors. */
-export function redactUrl(raw: string): string {
-  try {
-    const url = new URL(raw);
-    if (url.password !== '') url.password = '***';
-    return url.toString();
-  } catch {
-    return '(unparsable URL)';
-  }
 }
 
 /** A connection without TLS or credentials, e.g. to the local stack: for benches and tests. */

@@ -318,7 +318,7 @@ async function show(
     printJson({ ...publicRecord(record), eventsTopic: topic, ...detail });
     return 0;
   }
-  const { definition } = record;
+  const { definition } = publicRecord(record);
   const state =
     record.state.kind === 'active'
       ? 'active'
