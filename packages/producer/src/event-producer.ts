@@ -18,7 +18,6 @@ import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import { type Histogram, type Meter, type Tracer, trace } from '@opentelemetry/api';
 import { type AvroWriter, avroWriters, encodeWire } from './avro-wire.ts';
 import { cloudEventHeaders } from './cloud-event-headers.ts';
-
 import { PublishError, type PublishErrorDetail } from './errors.ts';
 import { MicroBatcher } from './micro-batcher.ts';
 import { type PreparedEvent, type PublishChannel, prepareEvent } from './prepare-event.ts';
@@ -91,7 +90,8 @@ export interface PublishPreparedOptions {
   readonly traceparent?: string;
   /**
    * Who is publishing (e.g. a digest of the ingress token): ids are deduplicated per producer,
-   * so one producer's ids never answer, or block, another's. Default '' (this process).
+   * in a window of its own, so one producer's ids never answer, block or evict another's.
+   * Default '' (this process).
    */
   readonly producer?: string;
 }
