@@ -178,7 +178,7 @@ export function describeConnection(s: ConnectionSettings): Record<string, string
     kafka: s.kafka.brokers.join(','),
     kafkaSecurity: `${s.kafka.sasl ? 'SASL_' : ''}${s.kafka.tls ? 'SSL' : 'PLAINTEXT'}`,
     ...(s.kafka.sasl ? { kafkaUser: `${s.kafka.sasl.username} (${s.kafka.sasl.mechanism})` } : {}),
-    registry: s.registry.url,
+    registry: redactUrl(s.registry.url),
     ...(s.registry.auth ? { registryUser: s.registry.auth.username } : {}),
     ...(s.limiterRedisUrl ? { redis: redactUrl(s.limiterRedisUrl) } : {}),
   };
