@@ -1,4 +1,5 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { FleetProcess } from '@hookstream/pusher';
@@ -324,4 +325,42 @@ describe('hookstream console in a real browser', () => {
     expect(await row.textContent()).toContain(refused);
     await shot('catalogue', false);
   });
+
+  it('throttles logins: the 11th of a minute from one address gets 429 and Retry-After, right token or not', async () => {
+    // From 127.0.0.2, so the browser's and the other tests' logins (from 127.0.0.1) do not count.
+    const from = '127.0.0.2';
+    for (let i = 0; i < 10; i++) expect((await loginFrom(from, 'wrong-token-0123456789')).status).toBe(401);
+    const throttled = await loginFrom(from, TOKEN);
+    expect(throttled.status).toBe(429);
+    expect(Number(throttled.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(Number(throttled.headers['retry-after'])).toBeLessThanOrEqual(60);
+    expect(throttled.headers['set-cookie']).toBeUndefined();
+    await waitFor('the throttle log line', async () =>
+      consoleProcess.output().includes('console logins throttled for a client address') ? true : undefined,
+    );
+    expect(consoleProcess.output()).toContain('"address":"127.0.0.2"');
+  });
 });
+
+/** A login POST from a source address of the loopback network (node:http binds it; fetch cannot). */
+function loginFrom(
+  from: string,
+  token: string,
+): Promise<{ status: number | undefined; headers: Record<string, string | string[] | undefined> }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${base}/login`,
+      {
+        method: 'POST',
+        localAddress: from,
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: base },
+      },
+      (res) => {
+        res.resume();
+        resolve({ status: res.statusCode, headers: res.headers });
+      },
+    );
+    req.once('error', reject);
+    req.end(new URLSearchParams({ token }).toString());
+  });
+}

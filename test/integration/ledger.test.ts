@@ -1,6 +1,7 @@
 import { ATTEMPT_LOG_TOPIC, type AttemptLogEntry, subscriberGroupId } from '@hookstream/contracts';
 import { createKafka, RecordSender } from '@hookstream/kafka';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureAttemptLog } from '../support/attempt-log.ts';
 import { applyDefinitions, catalogEnv, subscribersCli } from '../support/catalog.ts';
 import { runCli } from '../support/cli.ts';
 import { uniqueName } from '../support/names.ts';
@@ -46,15 +47,7 @@ beforeAll(async () => {
   await createTopic(eventsTopic, 1);
   const admin = kafka.admin();
   await admin.connect();
-  // The pusher creates the attempt log; on a stack where none ran yet, the test does.
-  await admin.ensureTopics([
-    {
-      topic: ATTEMPT_LOG_TOPIC,
-      partitions: 6,
-      replicationFactor: 1,
-      config: { 'retention.ms': String(7 * 86_400_000), 'cleanup.policy': 'delete' },
-    },
-  ]);
+  await ensureAttemptLog(admin);
   await sender.connect();
   const positions = await sender.send(
     eventsTopic,

@@ -1,12 +1,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { HookstreamError } from '@hookstream/contracts';
+import { HookstreamError, type LogFn } from '@hookstream/contracts';
 import { ConsoleAuth, type ConsoleSession } from './console-auth.ts';
 import type { ConsoleBackend } from './console-backend.ts';
 import { redirect, send, sendHtml, sendText } from './console-response.ts';
 import { ConsoleRoutes } from './console-routes.ts';
 import { ConsoleError } from './errors.ts';
 import { cookieValue, readForm } from './form-body.ts';
+import { LoginThrottle, type LoginThrottleOptions } from './login-throttle.ts';
 import { errorPage } from './pages/error-page.ts';
 import { STYLESHEET } from './pages/layout.ts';
 import { loginPage } from './pages/login-page.ts';
@@ -25,6 +26,10 @@ export interface ConsoleServerOptions {
   readonly publicOrigins?: readonly string[];
   /** How often the subscribers page reloads itself. */
   readonly refreshSeconds?: number;
+  /** Logins per client address (the socket's: no proxy header is trusted); default 10 a minute. */
+  readonly loginThrottle?: LoginThrottleOptions;
+  /** Throttled logins, for the log. */
+  readonly log?: LogFn;
   /** A failed request, for the log; the browser gets the error page. */
   readonly onError?: (err: unknown, request: { readonly method: string; readonly path: string }) => void;
 }
@@ -38,6 +43,7 @@ export class ConsoleServer {
   readonly #auth: ConsoleAuth;
   readonly #jobs: ReplayJobs;
   readonly #routes: ConsoleRoutes;
+  readonly #throttle: LoginThrottle;
   #server: Server | null = null;
   #guard: RequestGuard | null = null;
 
@@ -47,6 +53,7 @@ export class ConsoleServer {
     this.#options = options;
     this.#auth = new ConsoleAuth({ tokens: options.tokens });
     this.#jobs = new ReplayJobs(options.backend);
+    this.#throttle = new LoginThrottle(options.loginThrottle);
     this.#routes = new ConsoleRoutes({
       backend: options.backend,
       jobs: this.#jobs,
@@ -102,7 +109,7 @@ export class ConsoleServer {
       return;
     }
     if (url.pathname === '/login') {
-      await this.#login(req, res, method);
+      await this.#login(req, res, method, guard.reachedOverHttps(req.headers.host));
       return;
     }
     const session = this.#auth.session(cookieValue(req.headers.cookie, SESSION_COOKIE));
@@ -120,7 +127,7 @@ export class ConsoleServer {
       }
       if (url.pathname === '/logout') {
         this.#auth.logout(session.id);
-        redirect(res, '/login', { 'set-cookie': clearCookie() });
+        redirect(res, '/login', { 'set-cookie': clearCookie(guard.reachedOverHttps(req.headers.host)) });
         return;
       }
     }
@@ -145,7 +152,7 @@ export class ConsoleServer {
     }
   }
 
-  async #login(req: IncomingMessage, res: ServerResponse, method: string): Promise<void> {
+  async #login(req: IncomingMessage, res: ServerResponse, method: string, secure: boolean): Promise<void> {
     if (method === 'GET') {
       sendHtml(res, 200, loginPage(false));
       return;
@@ -154,13 +161,28 @@ export class ConsoleServer {
       sendText(res, 405, 'method not allowed');
       return;
     }
+    // Before the body is read: a throttled login's token is never compared.
+    const address = req.socket.remoteAddress ?? 'unknown';
+    const verdict = this.#throttle.take(address);
+    if (!verdict.allowed) {
+      if (verdict.firstRefusal)
+        this.#options.log?.('warn', 'console logins throttled for a client address', {
+          address,
+          retryAfterSeconds: verdict.retryAfterSeconds,
+        });
+      send(res, 429, 'too many logins from this address; try again later\n', 'text/plain; charset=utf-8', {
+        'retry-after': String(verdict.retryAfterSeconds),
+        connection: 'close',
+      });
+      return;
+    }
     const form = await readForm(req);
     const session = this.#auth.login(form.get('token') ?? '');
     if (session === null) {
       sendHtml(res, 401, loginPage(true));
       return;
     }
-    redirect(res, '/', { 'set-cookie': sessionCookie(session) });
+    redirect(res, '/', { 'set-cookie': sessionCookie(session, secure) });
   }
 
   #fail(req: IncomingMessage, res: ServerResponse, err: unknown, session: ConsoleSession | null): void {
@@ -189,12 +211,19 @@ function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** HttpOnly: no script reads it; SameSite=Strict: no other site's page sends it. */
-function sessionCookie(session: ConsoleSession): string {
+/**
+ * HttpOnly: no script reads it; SameSite=Strict: no other site's page sends it; Secure when the
+ * request came to an https public origin: never sent over plain http.
+ */
+function sessionCookie(session: ConsoleSession, secure: boolean): string {
   const maxAge = Math.max(0, Math.floor((session.expiresAtMs - Date.now()) / 1000));
-  return `${SESSION_COOKIE}=${session.id}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${maxAge}`;
+  return `${SESSION_COOKIE}=${session.id}; ${cookieAttributes(secure)}; Max-Age=${maxAge}`;
 }
 
-function clearCookie(): string {
-  return `${SESSION_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0`;
+function clearCookie(secure: boolean): string {
+  return `${SESSION_COOKIE}=; ${cookieAttributes(secure)}; Max-Age=0`;
+}
+
+function cookieAttributes(secure: boolean): string {
+  return `HttpOnly; SameSite=Strict; Path=/${secure ? '; Secure' : ''}`;
 }

@@ -8,6 +8,8 @@ export type { ConsoleErrorCode } from './errors.ts';
 export { ConsoleError } from './errors.ts';
 export type { KafkaBackendContext, ReplayTools } from './kafka-backend.ts';
 export { KafkaConsoleBackend } from './kafka-backend.ts';
+export type { LoginThrottleOptions, LoginVerdict } from './login-throttle.ts';
+export { DEFAULT_LOGIN_ATTEMPTS, DEFAULT_LOGIN_WINDOW_MS, LoginThrottle } from './login-throttle.ts';
 export { publicDefinition } from './public-definition.ts';
 export type { ReplayJob } from './replay-jobs.ts';
 export { ReplayJobs } from './replay-jobs.ts';

@@ -7,6 +7,7 @@
 export class RequestGuard {
   readonly #hosts: ReadonlySet<string>;
   readonly #origins: ReadonlySet<string>;
+  readonly #httpsHosts: ReadonlySet<string>;
 
   constructor(listen: {
     readonly host: string;
@@ -21,6 +22,17 @@ export class RequestGuard {
     const origins = [...hosts.map((h) => `http://${h}`), ...(listen.publicOrigins ?? [])];
     this.#hosts = new Set([...hosts, ...(listen.publicOrigins ?? []).map((o) => new URL(o).host)]);
     this.#origins = new Set(origins);
+    const https = (listen.publicOrigins ?? []).map((o) => new URL(o)).filter((u) => u.protocol === 'https:');
+    this.#httpsHosts = new Set(https.map((u) => u.host));
+  }
+
+  /**
+   * Whether a request came to an https public origin (by its Host): the session cookie is then
+   * `Secure`, so the browser never sends it over plain http. A console reached at host:port
+   * directly answers over http and cannot set one.
+   */
+  reachedOverHttps(host: string | undefined): boolean {
+    return host !== undefined && this.#httpsHosts.has(host.toLowerCase());
   }
 
   hostAllowed(host: string | undefined): boolean {

@@ -189,13 +189,16 @@ describe('the console server', () => {
     );
   });
 
-  it('shows a subscriber without its managed secret, URL password or header values', async () => {
+  it('shows a subscriber without its managed secret, URL credentials or header values', async () => {
     const page = await (await get('/subscribers/orders')).text();
     const r = backend.records.get('orders');
     if (r?.secret === undefined || !('managed' in r.secret)) throw new Error('fixture has no managed secret');
     expect(page).toContain('managed (sealed under key');
     expect(page).not.toContain(r.secret.current.ciphertext);
     expect(page).not.toContain('hunter2-password');
+    expect(page).not.toContain('ops-user');
+    expect(page).not.toContain('query-credential');
+    expect(page).toContain('https://orders.example.com/hook?api_key=REDACTED&amp;v=REDACTED');
     expect(page).not.toContain('header-credential');
     expect(page).toContain('&quot;authorization&quot;: &quot;(hidden)&quot;');
     expect(page).toContain('id="pause"');

@@ -22,7 +22,7 @@ export function record(
     version: 2,
     definition: SubscriberDefinition.parse({
       name,
-      url: `https://ops:hunter2-password@${name}.example.com/hook`,
+      url: `https://ops-user:hunter2-password@${name}.example.com/hook?api_key=query-credential&v=2`,
       eventTypes: ['order.created'],
       headers: { authorization: 'Bearer header-credential' },
     }),

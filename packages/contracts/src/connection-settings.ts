@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { HookstreamError } from './hookstream-error.ts';
+import { redactUrl } from './redact-url.ts';
 import { type FileReader, readSettingFile, tlsFiles } from './tls-files.ts';
 
 const port = z.coerce.number().int().min(1).max(65535);
@@ -177,21 +178,10 @@ export function describeConnection(s: ConnectionSettings): Record<string, string
     kafka: s.kafka.brokers.join(','),
     kafkaSecurity: `${s.kafka.sasl ? 'SASL_' : ''}${s.kafka.tls ? 'SSL' : 'PLAINTEXT'}`,
     ...(s.kafka.sasl ? { kafkaUser: `${s.kafka.sasl.username} (${s.kafka.sasl.mechanism})` } : {}),
-    registry: s.registry.url,
+    registry: redactUrl(s.registry.url),
     ...(s.registry.auth ? { registryUser: s.registry.auth.username } : {}),
     ...(s.limiterRedisUrl ? { redis: redactUrl(s.limiterRedisUrl) } : {}),
   };
-}
-
-/** A URL with its password replaced, for logs and errors. */
-export function redactUrl(raw: string): string {
-  try {
-    const url = new URL(raw);
-    if (url.password !== '') url.password = '***';
-    return url.toString();
-  } catch {
-    return '(unparsable URL)';
-  }
 }
 
 /** A connection without TLS or credentials, e.g. to the local stack: for benches and tests. */

@@ -20,7 +20,6 @@ export {
   describeConnection,
   loadConnectionSettings,
   plaintextConnection,
-  redactUrl,
   SaslMechanism,
 } from './connection-settings.ts';
 export type { HsHeaderName } from './delivery-headers.ts';
@@ -83,6 +82,7 @@ export {
   takesNotices,
 } from './notices.ts';
 export { MAX_BATCH_EVENTS, PublishBatchRequest, PublishRequest } from './publish-request.ts';
+export { REDACTED, redactUrl } from './redact-url.ts';
 export {
   acceptsEventType,
   BreakerSettings,

@@ -97,13 +97,13 @@ describe('loadConnectionSettings', () => {
           KAFKA_SASL_MECHANISM: 'plain',
           KAFKA_SASL_USERNAME: 'ingress',
           KAFKA_SASL_PASSWORD: 'kafka-secret',
-          REGISTRY_URL: 'https://ops:registry-secret@registry.internal/',
+          REGISTRY_URL: 'https://ops:registry-secret@registry.internal/?api_key=query-secret',
           HOOKSTREAM_LIMITER_REDIS: 'redis://:redis-secret@redis.internal:6379',
         }),
       ),
     );
     expect(described).toContain('ingress');
-    expect(described).not.toMatch(/kafka-secret|registry-secret|redis-secret/);
+    expect(described).not.toMatch(/kafka-secret|registry-secret|query-secret|redis-secret/);
   });
 
   it.each([

@@ -18,10 +18,10 @@ import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import { type Histogram, type Meter, type Tracer, trace } from '@opentelemetry/api';
 import { type AvroWriter, avroWriters, encodeWire } from './avro-wire.ts';
 import { cloudEventHeaders } from './cloud-event-headers.ts';
-import { DedupWindow } from './dedup-window.ts';
 import { PublishError, type PublishErrorDetail } from './errors.ts';
 import { MicroBatcher } from './micro-batcher.ts';
 import { type PreparedEvent, type PublishChannel, prepareEvent } from './prepare-event.ts';
+import { ProducerDedupWindows } from './producer-dedup-windows.ts';
 import {
   endPublishSpan,
   failPublishSpan,
@@ -51,7 +51,13 @@ export interface EventProducerOptions {
   readonly ackTimeoutMs?: number;
   /** How long an event id is remembered for duplicate detection (default 10 min; 0 = off). */
   readonly dedupWindowMs?: number;
+  /** Ids remembered in all (default 100,000), shared equally among `dedupProducers`. */
   readonly dedupMaxEntries?: number;
+  /**
+   * How many producers (e.g. ingress tokens) publish through this one (default 1): each gets its
+   * own window of dedupMaxEntries / dedupProducers ids, so one cannot evict another's.
+   */
+  readonly dedupProducers?: number;
   readonly maxBatchItems?: number;
   readonly maxBatchBytes?: number;
   readonly maxInFlight?: number;
@@ -84,7 +90,8 @@ export interface PublishPreparedOptions {
   readonly traceparent?: string;
   /**
    * Who is publishing (e.g. a digest of the ingress token): ids are deduplicated per producer,
-   * so one producer's ids never answer, or block, another's. Default '' (this process).
+   * in a window of its own, so one producer's ids never answer, block or evict another's.
+   * Default '' (this process).
    */
   readonly producer?: string;
 }
@@ -111,7 +118,7 @@ export class EventProducer {
   readonly #writers: Map<number, AvroWriter>;
   readonly #sender: RecordSender;
   readonly #batcher: MicroBatcher<OutgoingRecord, RecordPosition>;
-  readonly #dedup: DedupWindow<PublishResult>;
+  readonly #dedup: ProducerDedupWindows<PublishResult>;
   readonly #source: string;
   readonly #ackTimeoutMs: number;
   readonly #topic: string;
@@ -160,9 +167,10 @@ export class EventProducer {
       ...(options.maxQueuedRecords === undefined ? {} : { maxQueuedItems: options.maxQueuedRecords }),
       ...(options.maxQueuedBytes === undefined ? {} : { maxQueuedBytes: options.maxQueuedBytes }),
     });
-    this.#dedup = new DedupWindow({
+    this.#dedup = new ProducerDedupWindows({
       windowMs: options.dedupWindowMs ?? 10 * 60_000,
       maxEntries: options.dedupMaxEntries ?? 100_000,
+      producers: options.dedupProducers ?? 1,
     });
   }
 
@@ -255,7 +263,7 @@ export class EventProducer {
         return;
       }
       fingerprints.set(event.id, event.fingerprint);
-      const seen = this.#dedup.find(dedupKey(producer, event.id));
+      const seen = this.#dedup.find(producer, event.id);
       if (seen === undefined) fresh.push(event);
       else if (seen.fingerprint !== event.fingerprint) conflicts.push(conflict);
       else
@@ -274,7 +282,7 @@ export class EventProducer {
     // Claim the new ids before the first await, so a concurrent duplicate finds them.
     const claims = fresh.map((event) => {
       const claim = Promise.withResolvers<PublishResult>();
-      this.#dedup.claim(dedupKey(producer, event.id), claim.promise, event.fingerprint);
+      this.#dedup.claim(producer, event.id, claim.promise, event.fingerprint);
       results.set(event.id, claim.promise);
       return claim;
     });
@@ -340,7 +348,7 @@ export class EventProducer {
         const p = positions[i] as RecordPosition;
         endPublishSpan((spans[i] as PublishSpan).span, p);
         const result = { eventId: event.id, partition: p.partition, offset: p.offset, duplicate: false };
-        this.#dedup.settle(dedupKey(producer, event.id), result);
+        this.#dedup.settle(producer, event.id, result);
         claims[i]?.resolve(result);
       });
     } catch (caught) {
@@ -350,7 +358,7 @@ export class EventProducer {
           : caught;
       fresh.forEach((event, i) => {
         failPublishSpan((spans[i] as PublishSpan).span, err);
-        this.#dedup.forget(dedupKey(producer, event.id));
+        this.#dedup.forget(producer, event.id);
         // Handled here too: a claim nobody else awaits must not be an unhandled rejection.
         claims[i]?.promise.catch(() => undefined);
         claims[i]?.reject(err);
@@ -404,11 +412,6 @@ export class EventProducer {
     }
     return { key: event.key, value, headers: cloudEventHeaders(event, this.#source, traceparent) };
   }
-}
-
-/** NUL cannot occur in an id, so a producer's name cannot make its key collide with another's. */
-function dedupKey(producer: string, id: string): string {
-  return `${producer}\u0000${id}`;
 }
 
 /** What a caller's deadline needs to know about its write. */

@@ -16,6 +16,8 @@ export type { NoticeProducerOptions } from './notice-producer.ts';
 export { noticesTopicSpec, startNoticeProducer } from './notice-producer.ts';
 export type { PreparedEvent, PublishChannel } from './prepare-event.ts';
 export { MAX_OCCURRED_AT_SKEW_MS, prepareEvent } from './prepare-event.ts';
+export type { ProducerDedupWindowsOptions } from './producer-dedup-windows.ts';
+export { ProducerDedupWindows } from './producer-dedup-windows.ts';
 export type { RegistryGetOptions, RegistryResponse } from './registry-http.ts';
 export { RegistryHttp } from './registry-http.ts';
 export { registerSchemas } from './schema-ids.ts';

@@ -1,4 +1,5 @@
-export { AttemptLogWriter } from './attempt-log-writer.ts';
+export type { AttemptLogWriterOptions } from './attempt-log-writer.ts';
+export { ATTEMPT_LOG_BATCH_BYTES, ATTEMPT_LOG_ENTRY_BYTES, AttemptLogWriter } from './attempt-log-writer.ts';
 export type { DeliveryMetrics } from './delivery-metrics.ts';
 export { statusClass } from './delivery-metrics.ts';
 export type { DeliveryCounts, DeliveryObserver } from './delivery-observer.ts';

@@ -61,4 +61,4 @@ export { subscriberOverviews } from './subscriber-overview.ts';
 export type { PartitionLedger, SubscriberLoad, TierStatus } from './subscriber-status.ts';
 export { subscriberDetail, subscriberLoads } from './subscriber-status.ts';
 export type { ValueChange } from './value-diff.ts';
-export { diffValues, formatChange } from './value-diff.ts';
+export { diffValues, formatChange, publicChange } from './value-diff.ts';

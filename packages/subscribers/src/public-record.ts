@@ -1,4 +1,4 @@
-import type { SubscriberRecord } from '@hookstream/contracts';
+import { redactUrl, type SubscriberRecord } from '@hookstream/contracts';
 
 /** Where the secret comes from, never the secret. */
 export function describeSecret(record: SubscriberRecord): string {
@@ -15,8 +15,8 @@ export function describeSecret(record: SubscriberRecord): string {
 
 /**
  * The record as tools may show it: sealed material (a managed secret's or header's ciphertext)
- * replaced by what describes it. An env or file reference names where the secret lives, not the
- * secret.
+ * replaced by what describes it, and the URL redacted (redactUrl: no user info, no query
+ * values). An env or file reference names where the secret lives, not the secret.
  */
 export function publicRecord(record: SubscriberRecord) {
   const s = record.secret;
@@ -40,5 +40,6 @@ export function publicRecord(record: SubscriberRecord) {
             { keyId: seal.keyId, createdAt: seal.createdAt },
           ]),
         );
-  return { ...record, secret, ...(sealedHeaders === undefined ? {} : { sealedHeaders }) };
+  const definition = { ...record.definition, url: redactUrl(record.definition.url) };
+  return { ...record, definition, secret, ...(sealedHeaders === undefined ? {} : { sealedHeaders }) };
 }

@@ -1,3 +1,5 @@
+import { redactUrl } from '@hookstream/contracts';
+
 /** One difference between two JSON values, at a dotted path; undefined = absent. */
 export interface ValueChange {
   readonly path: string;
@@ -28,8 +30,21 @@ export function diffValues(
   return [{ path: path === '' ? '(value)' : path, before, after }];
 }
 
-/** `rate.perSecond: 50 → 20`, `headers.X-Team: (absent) → "billing"`. */
+/**
+ * A change as tools may show it: a definition's URL redacted on both sides (redactUrl), since
+ * a plan's output ends up in terminals and CI logs.
+ */
+export function publicChange(change: ValueChange): ValueChange {
+  if (change.path !== 'url') return change;
+  const shown = (v: unknown) => (typeof v === 'string' ? redactUrl(v) : v);
+  return { path: change.path, before: shown(change.before), after: shown(change.after) };
+}
+
+/** `rate.perSecond: 50 → 20`, `headers.X-Team: (absent) → "billing"`; a URL redacted. */
 export function formatChange(change: ValueChange): string {
   const show = (v: unknown) => (v === undefined ? '(absent)' : JSON.stringify(v));
-  return `${change.path}: ${show(change.before)} → ${show(change.after)}`;
+  const shown = publicChange(change);
+  // Only user info or query values changed: the redacted sides read alike, so say what differs.
+  const hidden = shown !== change && shown.before === shown.after ? ' (user info or query values)' : '';
+  return `${shown.path}: ${show(shown.before)} → ${show(shown.after)}${hidden}`;
 }

@@ -98,6 +98,23 @@ describe('planApply', () => {
     ]);
   });
 
+  it('shows a URL change redacted, and says so when only its credentials or query values changed', () => {
+    expect(
+      formatChange({
+        path: 'url',
+        before: 'https://ops:old-pass@a.example.com/hook?key=k1',
+        after: 'https://a.example.com/v2?key=k2',
+      }),
+    ).toBe('url: "https://a.example.com/hook?key=REDACTED" → "https://a.example.com/v2?key=REDACTED"');
+    expect(
+      formatChange({
+        path: 'url',
+        before: 'https://ops:old-pass@a.example.com/hook',
+        after: 'https://ops:new-pass@a.example.com/hook',
+      }),
+    ).toBe('url: "https://a.example.com/hook" → "https://a.example.com/hook" (user info or query values)');
+  });
+
   it('never shows sealed material in a diff, only the reference', () => {
     const [plan] = planApply(current, [
       file({ name: 'm', url: 'https://m.example.com/hook', secret: { env: 'HOOKSTREAM_SECRET_M' } }),

@@ -1,3 +1,4 @@
+import { redactUrl } from '@hookstream/contracts';
 import {
   type Attributes,
   type Context,
@@ -312,18 +313,6 @@ export function httpTarget(url: URL): HttpTarget & { readonly post: Attributes }
     [ATTR.serverPort]: Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
   };
   return { attributes, post: { [ATTR.httpMethod]: 'POST', ...attributes } };
-}
-
-/**
- * url.full without what must not reach a trace backend: user info is dropped and query values
- * are replaced (signed URLs and API keys often live there), keeping their names for debugging.
- */
-export function redactUrl(url: URL): string {
-  const copy = new URL(url.href);
-  copy.username = '';
-  copy.password = '';
-  for (const name of new Set(copy.searchParams.keys())) copy.searchParams.set(name, 'REDACTED');
-  return copy.href;
 }
 
 /** The tracer the delivery spans come from; a no-op until a tracing SDK is started. */

@@ -5,7 +5,7 @@ export type {
   ProcessSpanOptions,
   SendSpan,
 } from './delivery-spans.ts';
-export { deliveryTracer, httpTarget, ProcessSpan, redactUrl } from './delivery-spans.ts';
+export { deliveryTracer, httpTarget, ProcessSpan } from './delivery-spans.ts';
 export type { TimelineEntry } from './jaeger-query.ts';
 export {
   findEventTraces,

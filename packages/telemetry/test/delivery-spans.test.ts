@@ -103,3 +103,12 @@ describe("the process span's partition key", () => {
     expect(await keyOf(true)).toEqual(['ship-1', 'ship-1']);
   });
 });
+
+describe("an endpoint's span attributes", () => {
+  it('carry url.full redacted by the one rule: no user info, no query values', () => {
+    const attributes = httpTarget(new URL('https://ops:pass@hooks.example.com/in?token=abc&v=2')).attributes;
+    expect(attributes['url.full']).toBe('https://hooks.example.com/in?token=REDACTED&v=REDACTED');
+    expect(attributes['server.address']).toBe('hooks.example.com');
+    expect(attributes['server.port']).toBe(443);
+  });
+});

@@ -80,6 +80,8 @@ export async function consoleCommand(args: readonly string[]): Promise<number> {
       host: values.host,
       port,
       ...(values['public-origin'] === undefined ? {} : { publicOrigins: values['public-origin'] }),
+      log: (level, message, fields) =>
+        process.stderr.write(`hookstream console: ${level}: ${message} ${JSON.stringify(fields ?? {})}\n`),
       onError: (err, r) =>
         process.stderr.write(
           `hookstream console: ${r.method} ${r.path}: ${err instanceof Error ? err.message : String(err)}\n`,

@@ -33,6 +33,7 @@ import {
   printApply,
   printJson,
   printProblems,
+  publicPlan,
 } from './subscribers-output.ts';
 import { checkCommand, headerSetCommand, resealCommand } from './subscribers-seals.ts';
 import { operatorName, toolEnv } from './tool-env.ts';
@@ -254,7 +255,8 @@ async function apply(catalog: SubscriberCatalog, target: string, values: Values)
   // Built before anything is written: a missing secrets key refuses the whole apply.
   const records = dryRun ? [] : recordsForPlan(plan, snapshot.subscribers, { now: new Date(), secretsKey });
   if (!dryRun) await catalog.write(records);
-  if (values.json) printJson({ dryRun, written: !dryRun && records.length > 0, subscribers: plan });
+  if (values.json)
+    printJson({ dryRun, written: !dryRun && records.length > 0, subscribers: plan.map(publicPlan) });
   else printApply(plan, dryRun);
   return 0;
 }
@@ -318,7 +320,7 @@ async function show(
     printJson({ ...publicRecord(record), eventsTopic: topic, ...detail });
     return 0;
   }
-  const { definition } = record;
+  const { definition } = publicRecord(record);
   const state =
     record.state.kind === 'active'
       ? 'active'

@@ -1,13 +1,24 @@
+import { redactUrl } from '@hookstream/contracts';
 import {
   CatalogError,
   type CatalogSnapshot,
   formatChange,
   type PlannedSubscriber,
+  publicChange,
 } from '@hookstream/subscribers';
 import { formatTable } from '@hookstream/terminal';
 
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** A plan as `apply --json` prints it: the URL redacted in the definition and in the changes. */
+export function publicPlan(p: PlannedSubscriber) {
+  return {
+    ...p,
+    definition: { ...p.definition, url: redactUrl(p.definition.url) },
+    changes: p.changes.map(publicChange),
+  };
 }
 
 /** created / changed / unchanged per name; the field changes under changed (and created, in a dry run). */

@@ -58,6 +58,8 @@ export async function startIngress(
     ackTimeoutMs: config.ackTimeoutMs,
     dedupWindowMs: config.dedupWindowMs,
     dedupMaxEntries: config.dedupMaxEntries,
+    // Each token its own share of the window (demo mode: one producer).
+    dedupProducers: tokens?.size ?? 1,
     maxQueuedRecords: config.queueMaxRecords,
     maxQueuedBytes: config.queueMaxBytes,
     catalog,
