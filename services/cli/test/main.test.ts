@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { main } from '../src/main.ts';
 
-describe('hookstream command line', () => {
+// Each command's first call imports its module graph (the stack, kafkajs, the pusher), which can
+// take more than vitest's default 5 s while the machine's two cores run other suites.
+describe('hookstream command line', { timeout: 30_000 }, () => {
   it('prints usage and exits 2 for an unknown command', async () => {
     const write = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     expect(await main(['frobnicate'])).toBe(2);
