@@ -103,8 +103,19 @@ describe('DestinationLimiter clustered on Redis', () => {
       const waitMs = 'waitMs' in early ? early.waitMs : 0;
       expect(waitMs).toBeGreaterThan(40);
       expect(waitMs).toBeLessThanOrEqual(48);
-      await new Promise((ok) => setTimeout(ok, waitMs));
-      expect(await b.claim()).toHaveProperty('id');
+      // A timer can fire a millisecond before Redis's clock reaches the due time; the claim then
+      // answers only the rest, never more than the tolerance.
+      let wait = waitMs;
+      let granted: Awaited<ReturnType<SharedWindow['claim']>> = { waitMs };
+      for (let tries = 0; tries < 3 && 'waitMs' in granted; tries++) {
+        await new Promise((ok) => setTimeout(ok, wait));
+        granted = await b.claim();
+        if ('waitMs' in granted) {
+          expect(granted.waitMs).toBeLessThanOrEqual(spacing.toleranceMs);
+          wait = granted.waitMs;
+        }
+      }
+      expect(granted).toHaveProperty('id');
     } finally {
       await Promise.all([a.stop(), b.stop()]);
     }
