@@ -44,6 +44,9 @@ class Owner implements LaneOwner {
 
 function setup(options: { window?: number; types?: string[] | null; recent?: number; end?: number } = {}) {
   const feeds = new TapFeeds(options.recent ?? 100);
+  const types = options.types === null ? null : new Set(options.types ?? ['shipment.updated']);
+  // The lane's subscriber is the process's: the tap keeps its types.
+  feeds.want(types);
   feeds.open(0, options.end ?? 10);
   const owner = new Owner();
   const deliveries = new Deliveries();
@@ -59,7 +62,7 @@ function setup(options: { window?: number; types?: string[] | null; recent?: num
       handle: deliveries.handle,
       ordering: 'none',
       window: options.window ?? 4,
-      types: options.types === null ? null : new Set(options.types ?? ['shipment.updated']),
+      types,
       log: () => undefined,
     });
     lane.start();
@@ -223,8 +226,8 @@ describe('TapFeeds', () => {
     feeds.receive(0, 20, [record(20)]);
     expect(lane.mode).toBe('own');
     expect(owner.calls).toEqual(['pause', 'own@11']);
-    expect(feeds.covers(0, 15)).toBe(false);
-    expect(feeds.covers(0, 20)).toBe(true);
+    expect(feeds.covers(0, 15, new Set(['shipment.updated']))).toBe(false);
+    expect(feeds.covers(0, 20, new Set(['shipment.updated']))).toBe(true);
   });
 
   it('refuses riders from before what it has seen', () => {
