@@ -14,7 +14,7 @@ import { waitFor } from '../support/wait.ts';
 
 // Issue 23, item 2: a fleet stays under its memory budget while big records pass, of a type
 // nobody takes, then of a wanted type behind a slow endpoint. The fleet's RSS is sampled from
-// /proc; the figures go to bench/results/memory-budget.md.
+// /proc; the figures go to bench/results/memory-budget-2026-12-03.md.
 
 const fx = new KafkaFixture();
 const factory = new EventFactory();
