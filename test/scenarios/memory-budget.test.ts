@@ -165,7 +165,8 @@ describe('a fleet under its memory budget', () => {
     expect(after.peak - idle.now).toBeLessThan(UNWANTED_ABOVE_IDLE_MIB);
     const metrics = await scrape(metricsUrl);
     expect(sample(metrics, 'hookstream_pusher_memory_budget_bytes')).toBe(BUDGET_MIB * MIB);
-    expect(sample(metrics, 'hookstream_pusher_memory_held_bytes')).toBeLessThanOrEqual(BUDGET_MIB * MIB);
+    // Not one big record kept: the tap keeps only the small events the steady subscriber takes.
+    expect(sample(metrics, 'hookstream_pusher_memory_held_bytes')).toBeLessThan(BIG_BYTES);
   }, 90_000);
 
   it('delivers every one of 1,000 wanted records of 200 KiB behind a slow endpoint, pausing a fetch', async () => {
