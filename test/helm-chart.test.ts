@@ -309,6 +309,17 @@ describe('the pusher fleet', () => {
     ]);
   });
 
+  it('gives the fleet a memory budget that fits its memory limit with room, as set', async () => {
+    const ctr = container(deployment('default', 'pusher').pod);
+    const budgetMiB = Number(env(ctr, 'HOOKSTREAM_MEMORY_BUDGET_MB')?.value);
+    expect(ctr.resources?.limits?.memory).toBe('768Mi');
+    // The heap, the fetch responses in hand and the records in flight come on top of the budget.
+    expect(budgetMiB).toBeLessThanOrEqual(768 / 2);
+    const { objects } = await template([], ['pusher.memoryBudgetMB=128']);
+    const [pusher] = find(objects, 'Deployment', 'pusher');
+    expect(env(pusher?.spec.template.spec.containers[0], 'HOOKSTREAM_MEMORY_BUDGET_MB')?.value).toBe('128');
+  });
+
   it('passes --match only when set', async () => {
     const { objects } = await template([], ['pusher.match=orders-*\\,billing']);
     const [pusher] = find(objects, 'Deployment', 'pusher');

@@ -22,6 +22,7 @@ export type { StartedFrom, StartFrom } from './consume/group/start-position.ts';
 export type { LaneMode } from './consume/lanes/events-lane.ts';
 export { OffsetTracker } from './consume/ledger/offset-tracker.ts';
 export type { SettledOffsets } from './consume/ledger/settled-offsets.ts';
+export { MemoryBudget } from './consume/memory-budget.ts';
 export type { RawConsumer, RawConsumerOptions } from './consume/raw-consumer.ts';
 export { createRawConsumer } from './consume/raw-consumer.ts';
 export type { HandlerOutcome, RecordHandler } from './consume/record-handler.ts';

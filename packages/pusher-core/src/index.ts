@@ -40,10 +40,15 @@ export {
 } from './ledger-registrations.ts';
 export type { OutcomeRouter, RetryDecision } from './outcome-router.ts';
 export { KafkaOutcomeRouter } from './outcome-router.ts';
-export type { PusherGaugeSources, SubscriberMetrics, SubscriberTopicSet } from './pusher-metrics.ts';
+export type {
+  MemoryGaugeSource,
+  PusherGaugeSources,
+  SubscriberMetrics,
+  SubscriberTopicSet,
+} from './pusher-metrics.ts';
 export { PusherMetrics } from './pusher-metrics.ts';
 export type { PusherResourcesSettings } from './pusher-resources.ts';
-export { PusherResources } from './pusher-resources.ts';
+export { DEFAULT_MEMORY_BUDGET_MB, PusherResources } from './pusher-resources.ts';
 export type { RecordingObserverDeps } from './recording-observer.ts';
 export { RecordingObserver } from './recording-observer.ts';
 export type { SchemaLookup, SchemaSource } from './schema-source.ts';

@@ -18,6 +18,14 @@ export interface SubscriberTopicSet {
   readonly dlq: string;
 }
 
+/** The process's memory budget as its gauges read it at scrape time. */
+export interface MemoryGaugeSource {
+  readonly limit: number;
+  readonly held: number;
+  readonly pausedFetches: number;
+  readonly pauses: number;
+}
+
 /** What the gauges read at scrape time. */
 export interface PusherGaugeSources {
   /** Records above the ledger per topic, from the last poll; absent before the first. */
@@ -126,6 +134,38 @@ export class PusherMetrics {
     const observe = (result: { observe(value: number): void }) => result.observe(count());
     gauge.addCallback(observe);
     return () => gauge.removeCallback(observe);
+  }
+
+  /**
+   * The process's memory budget: its limit, the bytes of records held against it, the fetches
+   * paused now because it is full and how often one paused. Returns what stops the gauges.
+   */
+  observeMemory(budget: MemoryGaugeSource): () => void {
+    const limit = this.#meter.createObservableGauge('hookstream.pusher.memory.budget.bytes', {
+      description: "The process's memory budget for records waiting (tap, lane queues, tier lanes)",
+      unit: 'By',
+    });
+    const held = this.#meter.createObservableGauge('hookstream.pusher.memory.held.bytes', {
+      description: 'Bytes of records held against the memory budget now',
+      unit: 'By',
+    });
+    const paused = this.#meter.createObservableGauge('hookstream.pusher.fetch.paused', {
+      description: 'Partitions whose fetch is paused now because the memory budget is full',
+      unit: '{partition}',
+    });
+    const pauses = this.#meter.createObservableCounter('hookstream.pusher.fetch.pauses', {
+      description: 'Times a partition fetch paused because the memory budget was full',
+      unit: '{pause}',
+    });
+    const gauges: Observable[] = [limit, held, paused, pauses];
+    const observe: BatchObservableCallback = (result) => {
+      result.observe(limit, budget.limit);
+      result.observe(held, budget.held);
+      result.observe(paused, budget.pausedFetches);
+      result.observe(pauses, budget.pauses);
+    };
+    this.#meter.addBatchObservableCallback(observe, gauges);
+    return () => this.#meter.removeBatchObservableCallback(observe, gauges);
   }
 
   /** Binds the instruments to one subscriber and starts its gauges. */

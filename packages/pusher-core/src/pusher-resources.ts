@@ -10,6 +10,7 @@ import {
   EventsTap,
   type KafkaAdmin,
   type KafkaConnection,
+  MemoryBudget,
   RecordSender,
   type TopicSpec,
 } from '@hookstream/kafka';
@@ -53,6 +54,12 @@ export interface PusherResourcesSettings {
    * batches, so a fleet of a thousand groups at the default could hold gigabytes at once.
    */
   readonly fetchMaxBytes?: number | undefined;
+  /**
+   * Bytes of records the process keeps while they wait (default DEFAULT_MEMORY_BUDGET_MB MiB),
+   * shared by the tap's recent records, the events lanes' queues and the tier lanes; when full,
+   * fetching pauses (docs/operations.md, "Memory").
+   */
+  readonly memoryBudgetBytes?: number | undefined;
   /** Instruments go here (lag, ages, outcomes, latencies); no metrics without one. */
   readonly meter?: Meter;
   /**
@@ -61,6 +68,9 @@ export interface PusherResourcesSettings {
    */
   readonly sharedFetch?: boolean;
 }
+
+/** The memory budget's default: fits the chart's 768 MiB pod limit with room for the rest of the process. */
+export const DEFAULT_MEMORY_BUDGET_MB = 256;
 
 /** How often a missing topic is looked for again (another instance may have created it). */
 const LIST_EVERY_MS = 5000;
@@ -97,6 +107,8 @@ export class PusherResources {
   readonly tierPartitions: number | undefined;
   readonly fetchWaitMs: number;
   readonly fetchMaxBytes: number | undefined;
+  /** One budget for every record the process keeps while it waits. */
+  readonly memoryBudget: MemoryBudget;
   readonly log: LogFn;
   readonly #settings: PusherResourcesSettings;
   /** The producer of operational notices, per events topic's notices topic; started at the first notice. */
@@ -107,6 +119,7 @@ export class PusherResources {
   #topics: Set<string> | null = null;
   #listedAtMs = 0;
   #listing: Promise<Set<string>> | null = null;
+  readonly #stopMemoryGauges: (() => void) | undefined;
 
   private constructor(settings: PusherResourcesSettings, kafka: KafkaConnection) {
     this.#settings = settings;
@@ -123,6 +136,10 @@ export class PusherResources {
     this.tierPartitions = settings.tierPartitions;
     this.fetchWaitMs = settings.fetchWaitMs ?? 100;
     this.fetchMaxBytes = settings.fetchMaxBytes;
+    this.memoryBudget = new MemoryBudget(
+      settings.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET_MB * 1024 * 1024,
+    );
+    this.#stopMemoryGauges = this.metrics?.observeMemory(this.memoryBudget);
     this.log = settings.log;
   }
 
@@ -232,6 +249,7 @@ export class PusherResources {
         topic,
         log: this.log,
         tag: this.#settings.clientId.replace(/[^A-Za-z0-9._-]/g, '_'),
+        budget: this.memoryBudget,
       });
       tap = created.start().then(
         () => created,
@@ -250,6 +268,7 @@ export class PusherResources {
   }
 
   async close(): Promise<void> {
+    this.#stopMemoryGauges?.();
     for (const tap of this.#taps.values()) await tap.then((t) => t?.stop()).catch(() => undefined);
     for (const producer of this.#notices.values())
       await producer.then((p) => p.close()).catch(() => undefined);

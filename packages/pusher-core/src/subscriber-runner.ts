@@ -292,6 +292,7 @@ export class SubscriberRunner {
       onFatal: this.#options.onFatal,
       maxWaitTimeInMs: resources.fetchWaitMs,
       fetchMaxBytes: resources.fetchMaxBytes,
+      budget: resources.memoryBudget,
       ...(this.#options.sessionTimeoutMs === undefined
         ? {}
         : { sessionTimeoutMs: this.#options.sessionTimeoutMs }),

@@ -30,6 +30,7 @@ export const PUSH_USAGE = `Usage: hookstream push --config <subscriber.json> | -
                        [--metrics-port <port>] [--log-level <level>]
                        [--health-port <n>] [--health-host <address>]
                        [--resume-from earliest|latest|<time>] [--session-timeout <ms>]
+                       [--memory-budget <MiB>]
 
 With --config, runs one subscriber's pusher from a definition file; with --all, runs every
 active subscriber of the registry (hookstream subscribers apply) in this one process and follows
@@ -69,6 +70,10 @@ Options:
   --session-timeout <ms>  how long the group waits for a silent instance (killed, frozen)
                     before its partitions move to the others: 6000..300000 (default 30000, or
                     HOOKSTREAM_SESSION_TIMEOUT_MS). Shorter means a faster takeover after a crash
+  --memory-budget <MiB>  bytes of records the process keeps while they wait (the shared
+                    fetch's recent records, lanes queued behind a slow endpoint, retry tiers):
+                    16..16384 (default 256, or HOOKSTREAM_MEMORY_BUDGET_MB). When full, fetching
+                    pauses until records settle; nothing is dropped (docs/operations.md, "Memory")
   --log-level <level>  debug | info | warn | error (default LOG_LEVEL, else info); debug logs
                     every delivery
 
@@ -101,6 +106,7 @@ export async function pushCommand(args: readonly string[]): Promise<number> {
       'resume-from': { type: 'string' },
       'health-host': { type: 'string' },
       'session-timeout': { type: 'string' },
+      'memory-budget': { type: 'string' },
       instance: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -154,6 +160,7 @@ export async function pushCommand(args: readonly string[]): Promise<number> {
     topic: config.topic,
     limiterRedisUrl: config.limiterRedisUrl,
     fetchWaitMs: config.fetchWaitMs,
+    memoryBudgetBytes: config.memoryBudgetBytes,
     log,
     ...(metrics ? { meter: metrics.meter } : {}),
     ...(config.sessionTimeoutMs === undefined ? {} : { sessionTimeoutMs: config.sessionTimeoutMs }),

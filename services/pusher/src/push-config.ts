@@ -6,6 +6,7 @@ import {
   loadConnectionSettings,
   StartPosition,
 } from '@hookstream/contracts';
+import { DEFAULT_MEMORY_BUDGET_MB } from '@hookstream/pusher-core';
 import { z } from 'zod';
 
 const port = z.coerce.number().int().min(0).max(65535);
@@ -59,6 +60,11 @@ const SETTINGS = {
     schema: int(6000, 300_000).optional(),
     expected: 'milliseconds from 6000 to 300000',
   },
+  'memory-budget': {
+    env: 'HOOKSTREAM_MEMORY_BUDGET_MB',
+    schema: int(16, 16_384).default(DEFAULT_MEMORY_BUDGET_MB),
+    expected: 'MiB from 16 to 16384',
+  },
 } as const satisfies Record<string, { env?: string; schema: z.ZodType; expected: string }>;
 
 type SettingName = keyof typeof SETTINGS;
@@ -93,6 +99,8 @@ export interface PushConfig {
   readonly health: { readonly port: number; readonly host: string } | null;
   readonly logLevel: PushOptions['log-level'];
   readonly sessionTimeoutMs: number | undefined;
+  /** Bytes of records the process keeps while they wait (the tap, lane queues, tier lanes). */
+  readonly memoryBudgetBytes: number;
 }
 
 /** A flag or variable `hookstream push` cannot run with; the message names it. Exit code 2. */
@@ -159,5 +167,6 @@ export function loadPushConfig(flags: PushFlags, env: NodeJS.ProcessEnv): PushCo
     health: o['health-port'] === undefined ? null : { port: o['health-port'], host: o['health-host'] },
     logLevel: o['log-level'],
     sessionTimeoutMs: o['session-timeout'],
+    memoryBudgetBytes: o['memory-budget'] * 1024 * 1024,
   };
 }

@@ -19,6 +19,7 @@ describe('loadPushConfig', () => {
       mode: { kind: 'one', configFile: 'a.json', resumeFrom: undefined },
       topic: 'events',
       fetchWaitMs: 100,
+      memoryBudgetBytes: 256 * 1024 * 1024,
       health: null,
       logLevel: 'info',
       connection: { kafka: { brokers: ['127.0.0.1:9092'], tls: null, sasl: null } },
@@ -27,6 +28,20 @@ describe('loadPushConfig', () => {
       mode: { kind: 'fleet', tierPartitions: 1 },
       fetchWaitMs: 1000,
     });
+  });
+
+  it('reads the memory budget in MiB from its flag or variable, bounded', () => {
+    const env = { HOOKSTREAM_MEMORY_BUDGET_MB: '64' };
+    expect(loadPushConfig({ all: true }, env).memoryBudgetBytes).toBe(64 * 1024 * 1024);
+    expect(loadPushConfig({ all: true, 'memory-budget': '512' }, env).memoryBudgetBytes).toBe(
+      512 * 1024 * 1024,
+    );
+    expect(refused({ all: true, 'memory-budget': '8' })).toBe(
+      "--memory-budget (or HOOKSTREAM_MEMORY_BUDGET_MB): expected MiB from 16 to 16384, got '8'",
+    );
+    expect(refused({ all: true }, { HOOKSTREAM_MEMORY_BUDGET_MB: 'lots' })).toContain(
+      'HOOKSTREAM_MEMORY_BUDGET_MB',
+    );
   });
 
   it('lets a flag override its variable, and reads the variable when the flag is absent', () => {

@@ -36,3 +36,11 @@ export function decodeHeaders(headers: IHeaders | undefined): Record<string, str
   }
   return out;
 }
+
+/**
+ * The record with its value copied out of the fetch response: a record kept past its batch
+ * (queued, waiting, a recent record of the tap) would otherwise pin the whole response buffer.
+ */
+export function keptRecord(record: ConsumedRecord): ConsumedRecord {
+  return record.value === null ? record : { ...record, value: Buffer.from(record.value) };
+}

@@ -13,6 +13,7 @@ import { MemberLanes } from './lanes/member-lanes.ts';
 import { TierLane } from './lanes/tier-lane.ts';
 import { LedgerCommitter } from './ledger/ledger-committer.ts';
 import { mergeSettled, type SettledOffsets } from './ledger/settled-offsets.ts';
+import type { MemoryBudget } from './memory-budget.ts';
 import type { RecordHandler } from './record-handler.ts';
 import type { EventsTap } from './tap/events-tap.ts';
 
@@ -70,6 +71,11 @@ export interface SubscriberConsumerOptions {
    * (`settledOffsets()` after its drain), by `topic:partition`: passed over, not delivered again.
    */
   readonly settled?: ReadonlyMap<string, SettledOffsets>;
+  /**
+   * The process's memory budget: records queued behind an events lane's window and a tier lane's
+   * records are charged to it, and a lane without room pauses its fetch.
+   */
+  readonly budget?: MemoryBudget | null;
 }
 
 /** The group as the consumer drives it; by default kafkajs's consumer and Kafka's admin API. */
@@ -113,6 +119,8 @@ export class SubscriberConsumer {
   #startFailed: ((error: Error) => void) | null = null;
   #draining = false;
   readonly #owner: LaneOwner;
+  /** Ends this subscriber's claim on the tap's recent records of its types. */
+  #unwant: () => void = () => undefined;
 
   constructor(options: SubscriberConsumerOptions, group: ConsumerGroup = kafkajsGroup(options)) {
     this.#options = options;
@@ -163,6 +171,7 @@ export class SubscriberConsumer {
   /** Joins the group (after positioning a brand-new one) and starts consuming. */
   async start(): Promise<StartedFrom> {
     const startedFrom = await this.#ledger.prepare();
+    this.#unwant = this.#options.tap?.want(this.#types) ?? (() => undefined);
     // The first completed fetch means the group was joined and every partition's position
     // resolved: from here on a 'latest' subscriber sees everything produced.
     // A crash before then (a missing ACL, say) fails start() instead of leaving it waiting.
@@ -207,6 +216,7 @@ export class SubscriberConsumer {
     this.#stopping = true;
     this.#draining = true;
     clearInterval(this.#commitTimer);
+    this.#unwant();
     this.#lanes.holdAll();
     await this.#lanes.idle();
     await Promise.race([this.#committer.commit(true), sleep(FINAL_COMMIT_MS)]);
@@ -221,6 +231,7 @@ export class SubscriberConsumer {
    */
   async drain(): Promise<void> {
     this.#draining = true;
+    this.#unwant();
     this.#lanes.holdAll();
     await this.#lanes.idle();
   }
@@ -291,6 +302,7 @@ export class SubscriberConsumer {
       ordering: this.#options.ordering,
       window: this.#options.maxInFlightPerPartition,
       types: this.#types,
+      budget: this.#options.budget ?? null,
       log: this.#options.log,
     });
     this.#lanes.addEvents(lane);
@@ -312,6 +324,7 @@ export class SubscriberConsumer {
         pause: () => this.#pauseFetch(topic, partition),
         resume: () => this.#resumeFetch(topic, partition),
       },
+      budget: this.#options.budget ?? null,
       log: this.#options.log,
     });
     this.#lanes.addTier(lane);

@@ -1,7 +1,8 @@
 import { CE_HEADER } from '@hookstream/contracts';
-import type { ConsumedRecord } from '../consumed-record.ts';
+import { type ConsumedRecord, keptRecord } from '../consumed-record.ts';
 import { type LaneLedgerOptions, PartitionLedger } from '../ledger/partition-ledger.ts';
 import type { SettledOffsets } from '../ledger/settled-offsets.ts';
+import { type MemoryBudget, recordBytes } from '../memory-budget.ts';
 import type { TapFeed, TapRider } from '../tap/tap-feeds.ts';
 import type { Lane } from './lane.ts';
 
@@ -20,6 +21,8 @@ export interface EventsLaneOptions extends LaneLedgerOptions {
   readonly window: number;
   /** Types the subscriber wants; null: all. */
   readonly types: ReadonlySet<string> | null;
+  /** The process's budget: records queued behind the window are charged to it. */
+  readonly budget?: MemoryBudget | null;
 }
 
 /** `own`: its group member fetches; `riding`: the tap feeds it; `held`: takes nothing more. */
@@ -47,6 +50,8 @@ export class EventsLane implements TapRider, Lane {
   #waitingForRoom = false;
   /** Fetched by its own fetch with the window full: taken (the ledger stops before them), not begun. */
   #queued: ConsumedRecord[] = [];
+  /** Reserved in the budget for `#queued`. */
+  #queuedBytes = 0;
 
   constructor(options: EventsLaneOptions) {
     this.#options = options;
@@ -132,8 +137,16 @@ export class EventsLane implements TapRider, Lane {
       this.#options.owner.pauseOwn(this.partition);
     }
     if (this.#queued.length >= this.#options.window * QUEUED_WINDOWS) return 'stop';
+    // Over the budget the batch ends here too: the rest is fetched again once the queue drains.
+    const bytes = recordBytes(record);
+    const budget = this.#options.budget;
+    if (budget && !budget.tryReserve(bytes, this.#queuedBytes)) {
+      budget.fetchPaused(this);
+      return 'stop';
+    }
+    this.#queuedBytes += bytes;
     ledger.begin(offset, record.timestampMs);
-    this.#queued.push(record);
+    this.#queued.push(keptRecord(record));
     return 'next';
   }
 
@@ -152,6 +165,7 @@ export class EventsLane implements TapRider, Lane {
     if (this.#ledger.inFlight * 2 > this.#options.window) return;
     if (this.#tryRide(this.#ledger.next) || !this.#waitingForRoom) return;
     this.#waitingForRoom = false;
+    this.#options.budget?.fetchResumed(this);
     this.#options.owner.readOwn(this.partition, this.#ledger.next);
   }
 
@@ -181,6 +195,8 @@ export class EventsLane implements TapRider, Lane {
     this.#waitingForRoom = false;
     // Never begun: they stay unsettled, below the ledger, for whoever reads the partition next.
     this.#queued = [];
+    this.#releaseQueued(this.#queuedBytes);
+    this.#options.budget?.fetchResumed(this);
     if (abort) this.#ledger.abort();
   }
 
@@ -195,10 +211,11 @@ export class EventsLane implements TapRider, Lane {
 
   #tryRide(from: number): boolean {
     const tap = this.#options.tap;
-    if (tap === null || !tap.covers(this.partition, from)) return false;
+    if (tap === null || !tap.covers(this.partition, from, this.types)) return false;
     this.#options.owner.pauseOwn(this.partition);
     this.#mode = 'riding';
     this.#waitingForRoom = false;
+    this.#options.budget?.fetchResumed(this);
     this.#ledger.skipTo(from);
     // A full window while the tap offers its recent records already sent the lane back to its
     // own fetch; either way the caller's own batch ends here.
@@ -209,16 +226,26 @@ export class EventsLane implements TapRider, Lane {
   #goOwn(from: number): void {
     this.#mode = 'own';
     this.#waitingForRoom = false;
+    this.#options.budget?.fetchResumed(this);
     this.#ledger.skipTo(from);
     this.#options.owner.readOwn(this.partition, this.#ledger.next);
   }
 
-  /** Queued records start, oldest first, as the window has room. */
+  /**
+   * Queued records start, oldest first, as the window has room; they leave the budget then (in
+   * flight, records are bounded by the window).
+   */
   #launchQueued(): void {
     while (this.#mode !== 'held' && this.#ledger.inFlight < this.#options.window) {
       const next = this.#queued.shift();
       if (next === undefined) return;
+      this.#releaseQueued(recordBytes(next));
       this.#ledger.run(next, Number(next.offset));
     }
+  }
+
+  #releaseQueued(bytes: number): void {
+    this.#queuedBytes -= bytes;
+    this.#options.budget?.release(bytes);
   }
 }

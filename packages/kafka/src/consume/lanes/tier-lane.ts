@@ -1,6 +1,7 @@
-import type { ConsumedRecord } from '../consumed-record.ts';
+import { type ConsumedRecord, keptRecord } from '../consumed-record.ts';
 import { type LaneLedgerOptions, PartitionLedger } from '../ledger/partition-ledger.ts';
 import type { SettledOffsets } from '../ledger/settled-offsets.ts';
+import { type MemoryBudget, recordBytes } from '../memory-budget.ts';
 import type { Lane } from './lane.ts';
 
 /** The longest a Node timer can wait (2^31 - 1 ms, 24.8 days); past it a timer fires at once. */
@@ -21,6 +22,8 @@ export interface TierLaneOptions extends LaneLedgerOptions {
   /** Records taken and not ended (in flight or waiting for their due time) at most. */
   readonly capacity: number;
   readonly fetch: TierFetch;
+  /** The process's budget: every record the lane takes is charged to it until it ends. */
+  readonly budget?: MemoryBudget | null;
 }
 
 interface Waiting {
@@ -35,7 +38,8 @@ interface Waiting {
  * late only by the timer, and a slow or waiting record never holds the next fetch. Jitter makes
  * due times within a tier out of order; records start in due order (with ordering `key`, never
  * before an earlier record of the key). The lane holds at most `capacity` records: when full,
- * the partition's fetch pauses, and the records beyond are fetched again once half are done.
+ * the partition's fetch pauses, and the records beyond are fetched again once half are done;
+ * likewise when the process's memory budget has no room, until half its bytes here are done.
  * Its ledger is the events lanes' (PartitionLedger): only the contiguous settled prefix is
  * committed, so a record waiting for its due time holds the ledger, and a restart fetches it again.
  */
@@ -51,13 +55,18 @@ export class TierLane implements Lane {
   #timer: NodeJS.Timeout | undefined;
   #timerAt = Number.POSITIVE_INFINITY;
   #paused = false;
+  /** Paused for the budget while holding this many bytes; null: not paused for the budget. */
+  #pausedAtBytes: number | null = null;
+  /** Bytes reserved in the budget per offset taken and not ended, and their sum. */
+  readonly #bytes = new Map<number, number>();
+  #heldBytes = 0;
   #stopped = false;
 
   constructor(options: TierLaneOptions) {
     this.#options = options;
     this.topic = options.topic;
     this.partition = options.partition;
-    this.#ledger = new PartitionLedger({ ...options, ended: () => this.#ended() });
+    this.#ledger = new PartitionLedger({ ...options, ended: (offset) => this.#ended(offset) });
   }
 
   /**
@@ -74,8 +83,18 @@ export class TierLane implements Lane {
       return 'full';
     }
     if (this.#ledger.passSettled(offset)) return 'taken';
+    const bytes = recordBytes(record);
+    const budget = this.#options.budget;
+    if (budget && !budget.tryReserve(bytes, this.#heldBytes)) {
+      this.#pausedAtBytes = this.#heldBytes;
+      budget.fetchPaused(this);
+      this.#pause();
+      return 'full';
+    }
+    this.#bytes.set(offset, bytes);
+    this.#heldBytes += bytes;
     this.#ledger.begin(offset, record.timestampMs);
-    this.#insert({ record, offset, dueAt: this.#dueAt(record) });
+    this.#insert({ record: keptRecord(record), offset, dueAt: this.#dueAt(record) });
     this.#pump();
     return 'taken';
   }
@@ -112,6 +131,8 @@ export class TierLane implements Lane {
     this.#stopped = true;
     clearTimeout(this.#timer);
     this.#timerAt = Number.POSITIVE_INFINITY;
+    for (const { offset } of this.#waiting) this.#release(offset);
+    this.#options.budget?.fetchResumed(this);
     this.#waiting = [];
     this.#keyDue.clear();
     if (abort) this.#ledger.abort();
@@ -179,17 +200,32 @@ export class TierLane implements Lane {
     this.#ledger.run(record, offset);
   }
 
-  /** A record ended: the next due one starts, and a fetch paused by a full lane resumes at half. */
-  #ended(): void {
+  /**
+   * A record ended: the next due one starts, and a fetch paused by a full lane resumes at half
+   * (half its records, and half its bytes when the budget paused it).
+   */
+  #ended(offset: number): void {
+    this.#release(offset);
     this.#pump();
     if (
       this.#paused &&
       !this.#stopped &&
-      (this.#waiting.length + this.#ledger.inFlight) * 2 <= this.#options.capacity
+      (this.#waiting.length + this.#ledger.inFlight) * 2 <= this.#options.capacity &&
+      (this.#pausedAtBytes === null || this.#heldBytes * 2 <= this.#pausedAtBytes)
     ) {
       this.#paused = false;
+      this.#pausedAtBytes = null;
+      this.#options.budget?.fetchResumed(this);
       this.#options.fetch.resume();
     }
+  }
+
+  #release(offset: number): void {
+    const bytes = this.#bytes.get(offset);
+    if (bytes === undefined) return;
+    this.#bytes.delete(offset);
+    this.#heldBytes -= bytes;
+    this.#options.budget?.release(bytes);
   }
 
   #pause(): void {

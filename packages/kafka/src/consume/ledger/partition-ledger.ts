@@ -18,7 +18,7 @@ export interface PartitionLedgerOptions {
   readonly ordering: 'none' | 'key';
   readonly log: LogFn;
   /** After each record ends, settled or not, and before idle() resolves: the lane starts what waits. */
-  readonly ended: () => void;
+  readonly ended: (offset: number) => void;
 }
 
 /**
@@ -114,7 +114,7 @@ export class PartitionLedger {
       )
       .finally(() => {
         this.#inFlight--;
-        ended();
+        ended(offset);
         if (this.#inFlight === 0) for (const resolve of this.#idleWaiters.splice(0)) resolve();
       });
   }

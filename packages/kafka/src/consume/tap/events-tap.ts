@@ -6,6 +6,7 @@ import { explained } from '../../connection/access-refusal.ts';
 import type { KafkaConnection } from '../../connection/kafka-connection.ts';
 import { accessOf, kafkaOf } from '../../connection/raw-client.ts';
 import { toConsumedRecord } from '../consumed-record.ts';
+import type { MemoryBudget } from '../memory-budget.ts';
 import { type TapFeed, TapFeeds, type TapRider } from './tap-feeds.ts';
 
 export interface EventsTapOptions {
@@ -19,12 +20,17 @@ export interface EventsTapOptions {
   readonly tag: string;
   /** Records kept per partition, so a lane a little behind can join without its own fetch. */
   readonly recentRecords?: number;
+  /** The process's budget: recent records are charged to it, and evicted when others need room. */
+  readonly budget?: MemoryBudget | null;
 }
 
 const TAP_GROUP_PREFIX = `${TOOL_GROUP_PREFIX}tap.`;
 const DEFAULT_RECENT = 2048;
 const TAP_MIN_BYTES = 64 * 1024;
 const TAP_FETCH_WAIT_MS = 20;
+/** One fetch response holds at most this much per partition and in all (kafkajs's defaults, stated). */
+const TAP_MAX_BYTES_PER_PARTITION = 1024 * 1024;
+const TAP_MAX_BYTES = 10 * 1024 * 1024;
 
 /**
  * One fetch of the events topic for every subscriber of a process. Each subscriber keeps its own
@@ -44,7 +50,7 @@ export class EventsTap implements TapFeed {
   constructor(options: EventsTapOptions) {
     this.topic = options.topic;
     this.#options = options;
-    this.#feeds = new TapFeeds(options.recentRecords ?? DEFAULT_RECENT);
+    this.#feeds = new TapFeeds(options.recentRecords ?? DEFAULT_RECENT, options.budget ?? null);
     this.#consumer = kafkaOf(options.kafka).consumer({
       groupId: `${TAP_GROUP_PREFIX}${options.tag}.${randomUUID()}`,
       // A fetch returns once it holds this much or after the wait: under load one fetch carries
@@ -52,6 +58,8 @@ export class EventsTap implements TapFeed {
       // idle the tap asks fifty times a second, one consumer for the whole process.
       minBytes: TAP_MIN_BYTES,
       maxWaitTimeInMs: TAP_FETCH_WAIT_MS,
+      maxBytesPerPartition: TAP_MAX_BYTES_PER_PARTITION,
+      maxBytes: TAP_MAX_BYTES,
     });
     this.#consumer.on(this.#consumer.events.CRASH, ({ payload }) => {
       // Even when kafkajs restarts it, the tap would come back at the topic's end, past records
@@ -98,8 +106,16 @@ export class EventsTap implements TapFeed {
     this.#feeds.detach(partition, rider);
   }
 
-  covers(partition: number, offset: number): boolean {
-    return this.#feeds.covers(partition, offset);
+  covers(partition: number, offset: number, types: ReadonlySet<string> | null): boolean {
+    return this.#feeds.covers(partition, offset, types);
+  }
+
+  /**
+   * A subscriber of the process takes `types` (null: every type) until the returned function is
+   * called; the tap keeps recent records of no other type.
+   */
+  want(types: ReadonlySet<string> | null): () => void {
+    return this.#feeds.want(types);
   }
 
   cursor(partition: number): number | null {

@@ -1,5 +1,6 @@
 import { CE_HEADER } from '@hookstream/contracts';
-import type { ConsumedRecord } from '../consumed-record.ts';
+import { type ConsumedRecord, keptRecord } from '../consumed-record.ts';
+import { type MemoryBudget, type MemoryCache, recordBytes } from '../memory-budget.ts';
 
 /** Where a tap's records go: one subscriber's lane on one partition. */
 export interface TapRider {
@@ -23,7 +24,8 @@ export interface TapRider {
 export interface TapFeed {
   attach(partition: number, rider: TapRider, from: number): boolean;
   detach(partition: number, rider: TapRider): void;
-  covers(partition: number, offset: number): boolean;
+  /** Whether a rider of `types` (null: every type) attached at `offset` would miss nothing. */
+  covers(partition: number, offset: number, types: ReadonlySet<string> | null): boolean;
   cursor(partition: number): number | null;
 }
 
@@ -31,7 +33,10 @@ interface PartitionFeed {
   /** The next offset the tap hands out; everything from `base` below it was seen. */
   cursor: number;
   base: number;
+  /** Kept records of the types the process's subscribers take, values copied. */
   recent: ConsumedRecord[];
+  /** Reserved in the budget for `recent`. */
+  bytes: number;
   byType: Map<string, Set<TapRider>>;
   anyType: Set<TapRider>;
 }
@@ -39,20 +44,79 @@ interface PartitionFeed {
 /**
  * The tap's bookkeeping without Kafka: per partition, the next offset to hand out, the recent
  * records (so a lane a little behind can join without a fetch of its own) and the riders indexed
- * by event type, so a record costs only the subscribers that want it.
+ * by event type, so a record costs only the subscribers that want it. Recent records are kept
+ * only of the types some subscriber of the process takes (`want`), their bytes in the process's
+ * memory budget: they are a cache, evicted oldest first when something else needs the room.
  */
-export class TapFeeds implements TapFeed {
+export class TapFeeds implements TapFeed, MemoryCache {
   readonly #feeds = new Map<number, PartitionFeed>();
   readonly #recentMax: number;
+  readonly #budget: MemoryBudget | null;
+  /** Subscribers of the process taking each type, and those taking every type. */
+  readonly #wanted = new Map<string, number>();
+  #wantAll = 0;
   #dead = false;
 
-  constructor(recentMax: number) {
+  constructor(recentMax: number, budget: MemoryBudget | null = null) {
     this.#recentMax = recentMax;
+    this.#budget = budget;
+    budget?.addCache(this);
   }
 
   /** The tap reads the partition from `end` on. */
   open(partition: number, end: number): void {
-    this.#feeds.set(partition, { cursor: end, base: end, recent: [], byType: new Map(), anyType: new Set() });
+    this.#feeds.set(partition, {
+      cursor: end,
+      base: end,
+      recent: [],
+      bytes: 0,
+      byType: new Map(),
+      anyType: new Set(),
+    });
+  }
+
+  /**
+   * A subscriber of the process takes `types` (null: every type) until the returned function is
+   * called. A type wanted anew was not kept so far, so no rider of it may join before now: the
+   * recent records are forgotten.
+   */
+  want(types: ReadonlySet<string> | null): () => void {
+    let grew = false;
+    if (types === null) grew = this.#wantAll++ === 0;
+    else
+      for (const type of types) {
+        const count = this.#wanted.get(type) ?? 0;
+        this.#wanted.set(type, count + 1);
+        if (count === 0 && this.#wantAll === 0) grew = true;
+      }
+    if (grew) for (const feed of this.#feeds.values()) this.#forget(feed, feed.cursor);
+    let wanted = true;
+    return () => {
+      if (!wanted) return;
+      wanted = false;
+      if (types === null) this.#wantAll--;
+      else
+        for (const type of types) {
+          const count = (this.#wanted.get(type) ?? 1) - 1;
+          if (count === 0) this.#wanted.delete(type);
+          else this.#wanted.set(type, count);
+        }
+    };
+  }
+
+  /** Lets go of the oldest recent records, across partitions, until `bytes` are freed. */
+  evict(bytes: number): number {
+    let freed = 0;
+    for (const feed of this.#feeds.values()) {
+      let drop = 0;
+      let dropped = 0;
+      while (freed + dropped < bytes && drop < feed.recent.length)
+        dropped += recordBytes(feed.recent[drop++] as ConsumedRecord);
+      if (drop > 0) this.#trim(feed, drop);
+      freed += dropped;
+      if (freed >= bytes) break;
+    }
+    return freed;
   }
 
   /**
@@ -66,28 +130,19 @@ export class TapFeeds implements TapFeed {
     if (fetchedFrom > feed.cursor) {
       this.#releaseAll(partition, feed);
       feed.cursor = fetchedFrom;
-      feed.base = fetchedFrom;
-      feed.recent = [];
+      this.#forget(feed, fetchedFrom);
     }
     for (const record of records) {
       const offset = Number(record.offset);
       if (offset < feed.cursor) continue;
       feed.cursor = offset + 1;
-      feed.recent.push(record);
-      // Trimmed in bulk once half as many again have piled up: dropping one record from the
-      // front of the array for every record received would move the whole array each time.
-      if (feed.recent.length > this.#recentMax * 1.5) {
-        const dropped = feed.recent.splice(0, feed.recent.length - this.#recentMax);
-        const last = dropped[dropped.length - 1];
-        if (last) feed.base = Number(last.offset) + 1;
-      }
-      this.#dispatch(partition, feed, record);
+      this.#dispatch(partition, feed, this.#keep(feed, record, offset));
     }
   }
 
   attach(partition: number, rider: TapRider, from: number): boolean {
     const feed = this.#feeds.get(partition);
-    if (this.#dead || feed === undefined || from < feed.base) return false;
+    if (this.#dead || feed === undefined || from < feed.base || !this.#keepsAll(rider.types)) return false;
     for (const record of feed.recent) {
       if (Number(record.offset) < from) continue;
       const type = record.headers[CE_HEADER.type];
@@ -113,9 +168,9 @@ export class TapFeeds implements TapFeed {
     if (rider.types !== null) for (const type of rider.types) feed.byType.get(type)?.delete(rider);
   }
 
-  covers(partition: number, offset: number): boolean {
+  covers(partition: number, offset: number, types: ReadonlySet<string> | null): boolean {
     const feed = this.#feeds.get(partition);
-    return !this.#dead && feed !== undefined && offset >= feed.base;
+    return !this.#dead && feed !== undefined && offset >= feed.base && this.#keepsAll(types);
   }
 
   cursor(partition: number): number | null {
@@ -126,7 +181,65 @@ export class TapFeeds implements TapFeed {
   kill(): void {
     if (this.#dead) return;
     this.#dead = true;
-    for (const [partition, feed] of this.#feeds) this.#releaseAll(partition, feed);
+    for (const [partition, feed] of this.#feeds) {
+      this.#releaseAll(partition, feed);
+      this.#forget(feed, feed.cursor);
+    }
+    this.#budget?.removeCache(this);
+  }
+
+  /**
+   * Keeps the record among the recent ones when its type is wanted and the budget has room
+   * (evicting the oldest first); returns what the riders get: the kept copy, or the record as
+   * fetched. Without room, what was kept is forgotten: the recent records stay contiguous.
+   */
+  #keep(feed: PartitionFeed, record: ConsumedRecord, offset: number): ConsumedRecord {
+    const type = record.headers[CE_HEADER.type];
+    // Not taken by any subscriber here: nobody can miss it, so it is passed over as seen.
+    if (!(this.#wantAll > 0 || (type === undefined ? this.#wanted.size > 0 : this.#wanted.has(type))))
+      return record;
+    const bytes = recordBytes(record);
+    if (this.#budget !== null && !this.#budget.tryReserveForCache(bytes)) {
+      this.#forget(feed, offset + 1);
+      return record;
+    }
+    const kept = keptRecord(record);
+    feed.recent.push(kept);
+    feed.bytes += bytes;
+    // Trimmed in bulk once half as many again have piled up: dropping one record from the
+    // front of the array for every record received would move the whole array each time.
+    if (feed.recent.length > this.#recentMax * 1.5) this.#trim(feed, feed.recent.length - this.#recentMax);
+    return kept;
+  }
+
+  /** Drops the `count` oldest recent records: riders can join only after them. */
+  #trim(feed: PartitionFeed, count: number): void {
+    const dropped = feed.recent.splice(0, count);
+    let bytes = 0;
+    for (const record of dropped) bytes += recordBytes(record);
+    this.#releaseBytes(feed, bytes);
+    const last = dropped[dropped.length - 1];
+    if (last) feed.base = Number(last.offset) + 1;
+  }
+
+  /** Keeps nothing from before `base`. */
+  #forget(feed: PartitionFeed, base: number): void {
+    feed.recent = [];
+    this.#releaseBytes(feed, feed.bytes);
+    feed.base = base;
+  }
+
+  #releaseBytes(feed: PartitionFeed, bytes: number): void {
+    feed.bytes -= bytes;
+    this.#budget?.release(bytes);
+  }
+
+  /** Whether every record of `types` (null: every type) since the recent records' base was kept. */
+  #keepsAll(types: ReadonlySet<string> | null): boolean {
+    if (this.#wantAll > 0) return true;
+    if (types === null) return false;
+    for (const type of types) if (!this.#wanted.has(type)) return false;
+    return true;
   }
 
   #dispatch(partition: number, feed: PartitionFeed, record: ConsumedRecord): void {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ConsumedRecord } from '../../../src/consume/consumed-record.ts';
 import { EventsLane, type LaneOwner } from '../../../src/consume/lanes/events-lane.ts';
 import type { SettledOffsets } from '../../../src/consume/ledger/settled-offsets.ts';
+import { MemoryBudget, recordBytes } from '../../../src/consume/memory-budget.ts';
 import type { HandlerOutcome } from '../../../src/consume/record-handler.ts';
 import { TapFeeds } from '../../../src/consume/tap/tap-feeds.ts';
 
@@ -20,10 +21,12 @@ function record(offset: number, type = 'shipment.updated', key: string | null = 
 /** A handler whose records end when the test says so. */
 class Deliveries {
   readonly started: number[] = [];
+  readonly records: ConsumedRecord[] = [];
   readonly #ends = new Map<number, (o: HandlerOutcome) => void>();
   readonly handle = (r: ConsumedRecord): Promise<HandlerOutcome> => {
     const offset = Number(r.offset);
     this.started.push(offset);
+    this.records.push(r);
     return new Promise((resolve) => this.#ends.set(offset, resolve));
   };
   end(offset: number, outcome: HandlerOutcome = 'settled'): Promise<void> {
@@ -42,8 +45,19 @@ class Owner implements LaneOwner {
   }
 }
 
-function setup(options: { window?: number; types?: string[] | null; recent?: number; end?: number } = {}) {
+function setup(
+  options: {
+    window?: number;
+    types?: string[] | null;
+    recent?: number;
+    end?: number;
+    budget?: MemoryBudget;
+  } = {},
+) {
   const feeds = new TapFeeds(options.recent ?? 100);
+  const types = options.types === null ? null : new Set(options.types ?? ['shipment.updated']);
+  // The lane's subscriber is the process's: the tap keeps its types.
+  feeds.want(types);
   feeds.open(0, options.end ?? 10);
   const owner = new Owner();
   const deliveries = new Deliveries();
@@ -59,7 +73,8 @@ function setup(options: { window?: number; types?: string[] | null; recent?: num
       handle: deliveries.handle,
       ordering: 'none',
       window: options.window ?? 4,
-      types: options.types === null ? null : new Set(options.types ?? ['shipment.updated']),
+      types,
+      budget: options.budget ?? null,
       log: () => undefined,
     });
     lane.start();
@@ -215,6 +230,53 @@ describe('EventsLane', () => {
   });
 });
 
+describe('EventsLane and the memory budget', () => {
+  const big = (offset: number): ConsumedRecord => ({ ...record(offset), value: Buffer.alloc(400, offset) });
+  const size = recordBytes(big(0));
+
+  it('queues behind its window only what the budget has room for, copied; the rest is fetched again', async () => {
+    const budget = new MemoryBudget(size * 2);
+    const { owner, deliveries, start } = setup({ window: 1, end: 50, budget });
+    const lane = start(0);
+    const batch = [0, 1, 2, 3].map(big);
+    // 0 begins (in flight: bounded by the window), 1 and 2 are queued and charged, 3 ends the batch.
+    expect(batch.map((r) => lane.fromOwnFetch(r))).toEqual(['next', 'next', 'next', 'stop']);
+    lane.afterOwnBatch();
+    expect(budget.held).toBe(size * 2);
+    expect(budget.pausedFetches).toBe(1);
+    expect(owner.calls).toEqual(['own@0', 'pause']);
+    await deliveries.end(0);
+    expect(budget.held).toBe(size);
+    const queued = deliveries.records[1];
+    expect(queued?.value).toEqual(batch[1]?.value);
+    expect(queued?.value?.buffer).not.toBe(batch[1]?.value?.buffer);
+    await deliveries.end(1);
+    await deliveries.end(2);
+    // Nothing dropped: the own fetch reads on from the record the budget had no room for.
+    expect(budget.held).toBe(0);
+    expect(budget.pausedFetches).toBe(0);
+    expect(owner.calls).toEqual(['own@0', 'pause', 'own@3']);
+  });
+
+  it('a lane holding nothing queues one record larger than the whole budget', () => {
+    const budget = new MemoryBudget(100);
+    const { start } = setup({ window: 1, end: 50, budget });
+    const lane = start(0);
+    expect([0, 1, 2].map((o) => lane.fromOwnFetch(big(o)))).toEqual(['next', 'next', 'stop']);
+    expect(budget.held).toBe(size);
+  });
+
+  it('releases what it queued when it is held', () => {
+    const budget = new MemoryBudget(size * 4);
+    const { start } = setup({ window: 1, end: 50, budget });
+    const lane = start(0);
+    for (const o of [0, 1, 2]) lane.fromOwnFetch(big(o));
+    expect(budget.held).toBe(size * 2);
+    lane.hold(true);
+    expect(budget.held).toBe(0);
+  });
+});
+
 describe('TapFeeds', () => {
   it('a gap in what the tap saw releases its riders at the cursor', () => {
     const { feeds, owner, start } = setup();
@@ -223,8 +285,8 @@ describe('TapFeeds', () => {
     feeds.receive(0, 20, [record(20)]);
     expect(lane.mode).toBe('own');
     expect(owner.calls).toEqual(['pause', 'own@11']);
-    expect(feeds.covers(0, 15)).toBe(false);
-    expect(feeds.covers(0, 20)).toBe(true);
+    expect(feeds.covers(0, 15, new Set(['shipment.updated']))).toBe(false);
+    expect(feeds.covers(0, 20, new Set(['shipment.updated']))).toBe(true);
   });
 
   it('refuses riders from before what it has seen', () => {

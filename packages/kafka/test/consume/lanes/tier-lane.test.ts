@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ConsumedRecord } from '../../../src/consume/consumed-record.ts';
 import { TierLane } from '../../../src/consume/lanes/tier-lane.ts';
+import { MemoryBudget, recordBytes } from '../../../src/consume/memory-budget.ts';
 import type { HandlerOutcome } from '../../../src/consume/record-handler.ts';
 
 const T0 = 1_000_000;
@@ -35,7 +36,13 @@ class Deliveries {
 }
 
 function setup(
-  options: { window?: number; capacity?: number; ordering?: 'none' | 'key'; ledger?: number } = {},
+  options: {
+    window?: number;
+    capacity?: number;
+    ordering?: 'none' | 'key';
+    ledger?: number;
+    budget?: MemoryBudget;
+  } = {},
 ) {
   const deliveries = new Deliveries();
   const fetch = {
@@ -52,6 +59,7 @@ function setup(
     window: options.window ?? 4,
     capacity: options.capacity ?? 16,
     fetch,
+    budget: options.budget ?? null,
     log: () => undefined,
     ledger: options.ledger ?? 0,
   });
@@ -181,5 +189,51 @@ describe('TierLane', () => {
     expect(deliveries.started).toEqual([]);
     await vi.advanceTimersByTimeAsync(5 * 86_400_000);
     expect(deliveries.started).toEqual([0]);
+  });
+
+  describe('and the memory budget', () => {
+    const big = (offset: number, dueAt: number | null): ConsumedRecord => ({
+      ...record(offset, dueAt),
+      value: Buffer.alloc(400, offset),
+    });
+    const size = recordBytes(big(0, T0 + 1000));
+
+    it('takes what the budget has room for, pauses its fetch, and resumes once half its bytes are done', async () => {
+      const budget = new MemoryBudget(size * 4);
+      const { deliveries, fetch, lane } = setup({ window: 2, budget });
+      const offered = [0, 1, 2, 3, 4].map((o) => lane.offer(big(o, T0 + 1000)));
+      expect(offered).toEqual(['taken', 'taken', 'taken', 'taken', 'full']);
+      expect(fetch.calls).toEqual(['pause']);
+      expect(budget.held).toBe(size * 4);
+      expect(budget.pausedFetches).toBe(1);
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(deliveries.started).toEqual([0, 1]);
+      await deliveries.end(0);
+      expect(fetch.calls).toEqual(['pause']);
+      await deliveries.end(1);
+      // Half its bytes ended: its fetch reads on from the record it had no room for.
+      expect(fetch.calls).toEqual(['pause', 'resume']);
+      expect(budget.held).toBe(size * 2);
+      expect(budget.pausedFetches).toBe(0);
+    });
+
+    it('a lane holding nothing takes one record larger than the whole budget', () => {
+      const budget = new MemoryBudget(100);
+      const { lane } = setup({ budget });
+      expect(lane.offer(big(0, T0 + 1000))).toBe('taken');
+      expect(lane.offer(big(1, T0 + 1000))).toBe('full');
+    });
+
+    it('releases its waiting records when held, and those in flight as they end', async () => {
+      const budget = new MemoryBudget(size * 10);
+      const { deliveries, lane } = setup({ window: 1, budget });
+      lane.offer(big(0, T0));
+      lane.offer(big(1, T0 + 1000));
+      expect(budget.held).toBe(size * 2);
+      lane.hold(true);
+      expect(budget.held).toBe(size);
+      await deliveries.end(0, 'abandoned');
+      expect(budget.held).toBe(0);
+    });
   });
 });
