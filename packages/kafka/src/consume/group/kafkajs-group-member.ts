@@ -1,4 +1,5 @@
 import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
+import { commitMetadata } from '../../admin/group-offsets.ts';
 import { explained, explainKafkaError } from '../../connection/access-refusal.ts';
 import type { KafkaConnection } from '../../connection/kafka-connection.ts';
 import { accessOf, kafkaOf } from '../../connection/raw-client.ts';
@@ -74,9 +75,11 @@ export class KafkajsGroupMember implements GroupMember {
     this.#consumer.seek({ topic, partition, offset: String(offset) });
   }
 
+  /** Each commit carries its time as metadata: a gap found later says when the ledger last moved. */
   commit(offsets: readonly PartitionOffset[]): Promise<void> {
+    const metadata = commitMetadata(Date.now());
     return this.#consumer.commitOffsets(
-      offsets.map(({ topic, partition, offset }) => ({ topic, partition, offset: String(offset) })),
+      offsets.map(({ topic, partition, offset }) => ({ topic, partition, offset: String(offset), metadata })),
     );
   }
 
