@@ -4,7 +4,13 @@ import type { KafkaAdmin } from '../admin/kafka-admin.ts';
 import type { KafkaConnection } from '../connection/kafka-connection.ts';
 import type { ConsumedRecord } from './consumed-record.ts';
 import { AdminGroupLedger } from './group/admin-group-ledger.ts';
-import { type GroupLedger, joinPosition, type PartitionReading } from './group/group-ledger.ts';
+import {
+  type GroupLedger,
+  gapAt,
+  joinPosition,
+  type PartitionGap,
+  type PartitionReading,
+} from './group/group-ledger.ts';
 import type { Assignment, GroupMember, MemberBatch, MemberCrash } from './group/group-member.ts';
 import { KafkajsGroupMember } from './group/kafkajs-group-member.ts';
 import type { StartedFrom, StartFrom } from './group/start-position.ts';
@@ -76,6 +82,13 @@ export interface SubscriberConsumerOptions {
    * records are charged to it, and a lane without room pauses its fetch.
    */
   readonly budget?: MemoryBudget | null;
+  /**
+   * A partition's ledger was found below its log start at a join (retention deleted what the
+   * group had not read): resolves once the gap is durable (a dead letter), before the lane
+   * starts at the log start and that is committed. A rejection is fatal: the next start looks
+   * again. Without one the gap is only logged, as an error.
+   */
+  readonly onGap?: (gap: PartitionGap) => Promise<void>;
 }
 
 /** The group as the consumer drives it; by default kafkajs's consumer and Kafka's admin API. */
@@ -278,6 +291,18 @@ export class SubscriberConsumer {
         this.#options.onFatal(new Error(`could not read the ledger of group ${this.#options.groupId}`));
         return;
       }
+      const gaps = held.flatMap(([topic, partitions]) =>
+        partitions.flatMap(
+          (p) =>
+            gapAt(
+              topic,
+              ledgers.get(topic)?.find((r) => r.partition === p),
+              Date.now(),
+            ) ?? [],
+        ),
+      );
+      if (gaps.length > 0 && !(await this.#recordGaps(gaps))) return;
+      if (generation !== this.#generation || this.#stopping || this.#draining) return;
       for (const [topic, partitions] of held) {
         const readings = ledgers.get(topic) ?? [];
         for (const partition of partitions) {
@@ -330,6 +355,44 @@ export class SubscriberConsumer {
     this.#lanes.addTier(lane);
     this.#member.seek(topic, partition, lane.from);
     this.#member.resume(topic, [partition]);
+  }
+
+  /**
+   * Each gap made durable (`onGap`), then the ledger moved to the log start past it, so the next
+   * join does not find it again (if that commit is lost, the gap's record is found instead).
+   * False: a gap could not be recorded, and the subscriber ends (onFatal).
+   */
+  async #recordGaps(gaps: readonly PartitionGap[]): Promise<boolean> {
+    const { onGap, log, groupId } = this.#options;
+    for (const gap of gaps) {
+      try {
+        if (onGap) await onGap(gap);
+        else
+          log('error', 'events lost: retention deleted them before the subscriber read them', {
+            groupId,
+            ...gap,
+          });
+      } catch (err) {
+        const why = err instanceof Error ? err.message : String(err);
+        this.#options.onFatal(
+          new Error(
+            `could not record the gap ${gap.topic}:${gap.partition} ${gap.lostFrom}..${gap.lostTo}: ${why}`,
+          ),
+        );
+        return false;
+      }
+    }
+    try {
+      await this.#member.commit(
+        gaps.map(({ topic, partition, lostTo }) => ({ topic, partition, offset: lostTo + 1 })),
+      );
+    } catch (err) {
+      // A rebalance meanwhile: the next join finds the gap's record and counts it once.
+      log('debug', 'commit past a gap failed; the next join looks again', {
+        error: err instanceof Error ? err.message : String(err),
+      });
+    }
+    return true;
   }
 
   /** The ledger of `topics`, read up to LEDGER_READS times a second apart; null: unreadable. */

@@ -9,9 +9,7 @@ function adminAnswering(
   low = '15',
 ): Admin {
   const fake = {
-    fetchOffsets: async () => [
-      { topic: 't', partitions: partitions.map((p) => ({ metadata: null, ...p })) },
-    ],
+    fetchOffsets: async () => [{ topic: 't', partitions: partitions.map((p) => ({ metadata: null, ...p })) }],
     fetchTopicOffsets: async () =>
       partitions.map((p) => ({ partition: p.partition, offset: '25', high: '25', low })),
   };
