@@ -102,6 +102,10 @@ export function readHsHeaders(headers: Headers): Record<string, unknown> {
     source: location(headers, h.sourceTopic, h.sourcePartition, h.sourceOffset),
     replayOf: headers[h.replayOf],
     replays: headers[h.replays],
+    lostFrom: headers[h.lostFrom],
+    lostTo: headers[h.lostTo],
+    lostCount: headers[h.lostCount],
+    lastCommitAt: headers[h.lastCommitAt],
   };
 }
 
