@@ -292,14 +292,7 @@ export class SubscriberConsumer {
         return;
       }
       const gaps = held.flatMap(([topic, partitions]) =>
-        partitions.flatMap(
-          (p) =>
-            gapAt(
-              topic,
-              ledgers.get(topic)?.find((r) => r.partition === p),
-              Date.now(),
-            ) ?? [],
-        ),
+        partitions.flatMap((p) => gapAt(topic, this.#gapReading(topic, p, ledgers), Date.now()) ?? []),
       );
       if (gaps.length > 0 && !(await this.#recordGaps(gaps))) return;
       if (generation !== this.#generation || this.#stopping || this.#draining) return;
@@ -355,6 +348,24 @@ export class SubscriberConsumer {
     this.#lanes.addTier(lane);
     this.#member.seek(topic, partition, lane.from);
     this.#member.resume(topic, [partition]);
+  }
+
+  /**
+   * The reading a gap is judged by. A retry tier the group never committed on is read from its
+   * offset 0: the subscriber's own topic, every record of it is the subscriber's, so records
+   * retention deleted below the log start were never read. The events topic and the positioned
+   * ones (notices) without a commit start where they start.
+   */
+  #gapReading(
+    topic: string,
+    partition: number,
+    ledgers: ReadonlyMap<string, readonly PartitionReading[]>,
+  ): PartitionReading | undefined {
+    const reading = ledgers.get(topic)?.find((r) => r.partition === partition);
+    const own = topic !== this.#options.topic && !(this.#options.positionedTopics ?? []).includes(topic);
+    return own && reading !== undefined && reading.committed === null
+      ? { ...reading, committed: 0 }
+      : reading;
   }
 
   /**
