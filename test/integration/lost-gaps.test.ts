@@ -56,7 +56,11 @@ describe('gaps are evidence, never silence', () => {
     await fx.produce(topic, factory, after);
     await fx.admin.deleteRecordsBefore(topic, 0, 20);
 
-    const pusher = await spawnPusherCli(topic, definition, { metricsPort: await freePort() });
+    // A short session: after the crash below, the group need not wait 30 s for the dead member.
+    const pusher = await spawnPusherCli(topic, definition, {
+      metricsPort: await freePort(),
+      args: ['--session-timeout', '6000'],
+    });
     const left = after.slice(15);
     await waitFor('the 5 left delivered', async () =>
       left.every((e) => receiver.hasAccepted(name, e.id)) ? true : undefined,
