@@ -8,12 +8,14 @@ import {
 } from '@hookstream/contracts';
 import { SampleReceiver } from '@hookstream/receiver';
 import { describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.ts';
 import { EventFactory } from '../support/events.ts';
 import { uniqueName } from '../support/names.ts';
 import { freePort } from '../support/ports.ts';
 import { sample, scrape } from '../support/prometheus.ts';
 import { spawnPusherCli } from '../support/pusher-process.ts';
 import { KafkaFixture } from '../support/pushers.ts';
+import { endpoints } from '../support/stack.ts';
 import { openForSuite } from '../support/suite.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -94,6 +96,25 @@ describe('gaps are evidence, never silence', () => {
     // pino's error level.
     expect(line).toMatch(/"level":50/);
     expect(line).toContain('"lostCount":15');
+
+    // The tools show it, and a replay skips it, saying why.
+    const env = { ...process.env, KAFKA_BROKERS: endpoints.brokers.join(',') };
+    const listed = await runCli(['dlq', 'list', '--subscriber', name, '--reason', 'lost', '--json'], env);
+    expect(listed.code).toBe(0);
+    const list = JSON.parse(listed.stdout) as { deadLetters: { reason: string; lost: unknown }[] };
+    expect(list.deadLetters).toEqual([
+      expect.objectContaining({
+        reason: 'lost',
+        lost: expect.objectContaining({ topic, partition: 0, lostFrom: '5', lostTo: '19', lostCount: 15 }),
+      }),
+    ]);
+    const replay = await runCli(['dlq', 'replay', '--subscriber', name, '--dry-run', '--json'], env);
+    expect(replay.code).toBe(0);
+    const planned = JSON.parse(replay.stdout) as { replayed: unknown[]; unreplayable: { detail: string }[] };
+    expect(planned.replayed).toEqual([]);
+    expect(planned.unreplayable.map((u) => u.detail)).toEqual([
+      expect.stringMatching(/^a lost range \(15 records of .+:0, offsets 5\.\.19\): retention deleted them/),
+    ]);
 
     const notices = await fx.readTopic(noticesTopicName(topic), 1);
     const notice = notices.find(
