@@ -15,6 +15,7 @@ import type { Assignment, GroupMember, MemberBatch, MemberCrash } from './group/
 import { KafkajsGroupMember } from './group/kafkajs-group-member.ts';
 import type { StartedFrom, StartFrom } from './group/start-position.ts';
 import { EventsLane, type LaneMode, type LaneOwner } from './lanes/events-lane.ts';
+import type { Lane } from './lanes/lane.ts';
 import { MemberLanes } from './lanes/member-lanes.ts';
 import { TierLane } from './lanes/tier-lane.ts';
 import { LedgerCommitter } from './ledger/ledger-committer.ts';
@@ -120,6 +121,8 @@ export class SubscriberConsumer {
   readonly #ledger: GroupLedger;
   readonly #types: ReadonlySet<string> | null;
   readonly #lanes = new MemberLanes();
+  /** Lanes revoked since the last join set up: what they settled bounds a gap found next. */
+  #revoked: Lane[] = [];
   /** Bumped at every join, so an assignment still being set up after the next one is dropped. */
   #generation = 0;
   #assigned: Promise<void> = Promise.resolve();
@@ -204,7 +207,7 @@ export class SubscriberConsumer {
           this.#assign(assignment);
         },
         rebalancing: () => {
-          this.#lanes.revoke();
+          this.#revokeLanes();
           this.#options.log('info', 'group is rebalancing');
         },
         crashed: (crash) => this.#crashed(crash),
@@ -263,7 +266,7 @@ export class SubscriberConsumer {
   #crashed({ error, explained, restart }: MemberCrash): void {
     this.#options.log('error', 'consumer crashed', { error: error.message, restart });
     // Restarted or not, the member leaves the group: its partitions may go elsewhere.
-    this.#lanes.revoke();
+    this.#revokeLanes();
     if (restart) return;
     this.#startFailed?.(explained);
     this.#options.onFatal(explained);
@@ -279,12 +282,13 @@ export class SubscriberConsumer {
    */
   #assign(assignment: Assignment): void {
     const generation = ++this.#generation;
-    this.#lanes.revoke();
+    this.#revokeLanes();
     const held = Object.entries(assignment).filter(([, partitions]) => partitions.length > 0);
     if (held.length === 0) return;
     for (const [topic, partitions] of held) this.#member.pause(topic, partitions);
     this.#assigned = (async () => {
       await this.#lanes.revokedIdle();
+      const settledBefore = this.#settledBeforeRevoke();
       const ledgers = await this.#readLedger(held.map(([topic]) => topic));
       if (generation !== this.#generation || this.#stopping || this.#draining) return;
       if (ledgers === null) {
@@ -292,7 +296,9 @@ export class SubscriberConsumer {
         return;
       }
       const gaps = held.flatMap(([topic, partitions]) =>
-        partitions.flatMap((p) => gapAt(topic, this.#gapReading(topic, p, ledgers), Date.now()) ?? []),
+        partitions.flatMap(
+          (p) => gapAt(topic, this.#gapReading(topic, p, ledgers, settledBefore), Date.now()) ?? [],
+        ),
       );
       if (gaps.length > 0 && !(await this.#recordGaps(gaps))) return;
       if (generation !== this.#generation || this.#stopping || this.#draining) return;
@@ -360,12 +366,33 @@ export class SubscriberConsumer {
     topic: string,
     partition: number,
     ledgers: ReadonlyMap<string, readonly PartitionReading[]>,
+    settledBefore: ReadonlyMap<string, number>,
   ): PartitionReading | undefined {
     const reading = ledgers.get(topic)?.find((r) => r.partition === partition);
+    if (reading === undefined) return undefined;
     const own = topic !== this.#options.topic && !(this.#options.positionedTopics ?? []).includes(topic);
-    return own && reading !== undefined && reading.committed === null
-      ? { ...reading, committed: 0 }
-      : reading;
+    const committed = reading.committed ?? (own ? 0 : null);
+    // A rejoin mid-run (kafkajs's fetch refused below the log start): what this member's lanes
+    // settled and had not committed yet was delivered, not lost.
+    const settled = settledBefore.get(`${topic}:${partition}`);
+    if (committed === null || settled === undefined || settled <= committed) return { ...reading, committed };
+    return { ...reading, committed: settled, committedAtMs: null };
+  }
+
+  /** Per `topic:partition`, the settled prefix of the lanes revoked before this join; then forgets them. */
+  #settledBeforeRevoke(): Map<string, number> {
+    const before = new Map<string, number>();
+    for (const lane of this.#revoked) {
+      const key = `${lane.topic}:${lane.partition}`;
+      before.set(key, Math.max(before.get(key) ?? 0, lane.settled().before));
+    }
+    this.#revoked = [];
+    return before;
+  }
+
+  #revokeLanes(): void {
+    this.#revoked.push(...this.#lanes.current());
+    this.#lanes.revoke();
   }
 
   /**
@@ -441,7 +468,7 @@ export class SubscriberConsumer {
     this.#options.log('warn', `${what}; its lanes stop until the group is joined again`, {
       error: err instanceof Error ? err.message : String(err),
     });
-    this.#lanes.revoke();
+    this.#revokeLanes();
   }
 
   #batch(batch: MemberBatch): void {
