@@ -8,6 +8,7 @@ import {
 } from '@hookstream/contracts';
 import { SampleReceiver } from '@hookstream/receiver';
 import { describe, expect, it } from 'vitest';
+import { applyDefinitions, catalogEnv, startCatalogFleet, subscribersCli } from '../support/catalog.ts';
 import { runCli } from '../support/cli.ts';
 import { EventFactory } from '../support/events.ts';
 import { uniqueName } from '../support/names.ts';
@@ -181,6 +182,57 @@ describe('gaps are evidence, never silence', () => {
       expect(await pusher.stop()).toBe(0);
     } finally {
       await failing.close();
+    }
+  }, 60_000);
+
+  it('a paused subscriber of a fleet, the fleet redeployed, retention deletes 15 of the 20 waiting: resume delivers the 5 left, and subscribers show lists the gap', async () => {
+    const topic = await fx.topic(1);
+    const prefix = uniqueName('gapfleet');
+    const name = `${prefix}-a`;
+    const { env, secretsKey } = catalogEnv(topic);
+    await applyDefinitions(env, [
+      {
+        name,
+        url: `${receiver.url}/hooks`,
+        eventTypes: ['shipment.updated'],
+        start: 'earliest',
+        allowPrivateNetwork: true,
+      },
+    ]);
+    const running = (f: Awaited<ReturnType<typeof startCatalogFleet>>) =>
+      f.entries().some((e) => e.name === name && e.state === 'running');
+    const first = await startCatalogFleet({ topic, prefix, secretsKey });
+    const before = Array.from({ length: 5 }, () => factory.event());
+    try {
+      await waitFor('the subscriber running', async () => (running(first) ? true : undefined));
+      await fx.produce(topic, factory, before);
+      await waitFor('the first 5 delivered and committed', async () =>
+        before.every((e) => receiver.hasAccepted(name, e.id)) && (await fx.ledger(name, topic)) === 5
+          ? true
+          : undefined,
+      );
+      await subscribersCli(env, 'pause', name, '--reason', 'redeploy');
+      await waitFor('the paused subscriber to stop', async () => (running(first) ? undefined : true));
+    } finally {
+      await first.stop();
+    }
+    const after = Array.from({ length: 20 }, () => factory.event());
+    await fx.produce(topic, factory, after);
+    await fx.admin.deleteRecordsBefore(topic, 0, 20);
+
+    const second = await startCatalogFleet({ topic, prefix, secretsKey });
+    try {
+      await subscribersCli(env, 'resume', name);
+      await waitFor('the 5 left delivered', async () =>
+        after.slice(15).every((e) => receiver.hasAccepted(name, e.id)) ? true : undefined,
+      );
+      for (const e of after.slice(0, 15)) expect(receiver.hasAccepted(name, e.id)).toBe(false);
+      const shown = await subscribersCli<{ gaps: unknown[] }>(env, 'show', name, '--topic', topic, '--json');
+      expect(shown.gaps).toEqual([
+        expect.objectContaining({ topic, partition: 0, lostFrom: '5', lostTo: '19', lostCount: 15 }),
+      ]);
+    } finally {
+      await second.stop();
     }
   }, 60_000);
 });
