@@ -12,6 +12,26 @@ interface ConsumerGroupLike {
   logger: { info(message: string, extra: object): void; error(message: string, extra: object): void };
 }
 
+/** Groups whose members rejoin instead of resetting, with how many members of each run here. */
+const rejoining = new Map<string, number>();
+
+/**
+ * The members of `groupId` in this process rejoin on OFFSET_OUT_OF_RANGE instead of letting
+ * kafkajs reset (a subscriber's group: its join records the gap). Other groups (the tap, the
+ * tools' readers, which hold no ledger) keep kafkajs's own recovery. Returns the undo.
+ */
+export function rejoinOnOutOfRange(groupId: string): () => void {
+  rejoining.set(groupId, (rejoining.get(groupId) ?? 0) + 1);
+  let undone = false;
+  return () => {
+    if (undone) return;
+    undone = true;
+    const left = (rejoining.get(groupId) ?? 1) - 1;
+    if (left > 0) rejoining.set(groupId, left);
+    else rejoining.delete(groupId);
+  };
+}
+
 /**
  * The error the patched recovery throws: the runner treats its type as a rebalance and rejoins
  * the group, whose join reads the ledger and records the gap (SubscriberConsumer).
@@ -37,22 +57,28 @@ export class OffsetOutOfRangeRejoin extends Error {
  * says -2. This replaces that recovery: nothing is committed, and the member rejoins its group
  * (the runner's rebalance path), so the join compares the ledger with the log start and the
  * gap becomes a dead letter before anything moves past it (docs/architecture.md). A fetch from
- * a follower is retried with the leader first, as before. A correctness patch: without it
- * records can be lost unreported.
+ * a follower is retried with the leader first, as before. Only groups registered with
+ * `rejoinOnOutOfRange` rejoin; the others recover as kafkajs does. A correctness patch: without
+ * it records can be lost unreported.
  */
 export function patchKafkajsOffsetOutOfRange(): true {
   const require = createRequire(import.meta.url);
   // Deep path: the class is not exported. Checked by this package's tests against the installed
   // kafkajs, so an upgrade that moves or changes it fails there rather than silently.
   const ConsumerGroup = require('kafkajs/src/consumer/consumerGroup.js') as {
-    prototype: { recoverFromOffsetOutOfRange(e: OutOfRange): Promise<void>; hookstreamPatched?: true };
+    prototype: {
+      recoverFromOffsetOutOfRange(this: ConsumerGroupLike, e: OutOfRange): Promise<void>;
+      hookstreamPatched?: true;
+    };
   };
   const proto = ConsumerGroup.prototype;
   if (proto.hookstreamPatched) return true;
+  const original = proto.recoverFromOffsetOutOfRange;
   proto.recoverFromOffsetOutOfRange = async function recoverFromOffsetOutOfRange(
     this: ConsumerGroupLike,
     e: OutOfRange,
   ): Promise<void> {
+    if (!rejoining.has(this.groupId)) return original.call(this, e);
     const { topic, partition } = e;
     const where = { topic, partition, groupId: this.groupId, memberId: this.memberId };
     const replicas = this.preferredReadReplicasPerTopicPartition[topic];

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   OffsetOutOfRangeRejoin,
   patchKafkajsOffsetOutOfRange,
+  rejoinOnOutOfRange,
 } from '../../src/kafkajs-patches/offset-out-of-range.ts';
 
 const require = createRequire(import.meta.url);
@@ -29,6 +30,7 @@ function group(replicas: Record<number, unknown> = {}) {
 describe('patchKafkajsOffsetOutOfRange', () => {
   it('commits no reset (kafkajs committed -2 and read on from the log start) and makes the runner rejoin instead', async () => {
     patchKafkajsOffsetOutOfRange();
+    const undo = rejoinOnOutOfRange('g');
     const g = group();
     const recovery = ConsumerGroup.prototype.recoverFromOffsetOutOfRange.call(g, {
       topic: 't',
@@ -40,14 +42,26 @@ describe('patchKafkajsOffsetOutOfRange', () => {
     expect(g.errors).toEqual(['Offset out of range: not resetting; rejoining so the gap is recorded']);
     // kafkajs's runner rejoins the group on what it takes for a rebalance.
     expect(isRebalancing(error)).toBe(true);
+    undo();
+  });
+
+  it('leaves the groups no member registered (the tap, the tools’ readers: no ledger) to kafkajs’s reset', async () => {
+    patchKafkajsOffsetOutOfRange();
+    const undo = rejoinOnOutOfRange('g');
+    undo();
+    const g = group();
+    await ConsumerGroup.prototype.recoverFromOffsetOutOfRange.call(g, { topic: 't', partition: 0 });
+    expect(g.resets).toEqual([{ topic: 't', partition: 0 }]);
   });
 
   it('still retries a follower’s refusal with the leader first, resetting nothing', async () => {
     patchKafkajsOffsetOutOfRange();
+    const undo = rejoinOnOutOfRange('g');
     const g = group({ 0: 2 });
     await ConsumerGroup.prototype.recoverFromOffsetOutOfRange.call(g, { topic: 't', partition: 0 });
     expect(g.preferredReadReplicasPerTopicPartition.t).toEqual({});
     expect(g.resets).toEqual([]);
+    undo();
   });
 
   it('patches once, however often it is called', () => {

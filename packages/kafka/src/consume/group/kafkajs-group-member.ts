@@ -3,6 +3,7 @@ import { commitMetadata } from '../../admin/group-offsets.ts';
 import { explained, explainKafkaError } from '../../connection/access-refusal.ts';
 import type { KafkaConnection } from '../../connection/kafka-connection.ts';
 import { accessOf, kafkaOf } from '../../connection/raw-client.ts';
+import { rejoinOnOutOfRange } from '../../kafkajs-patches/offset-out-of-range.ts';
 import { toConsumedRecord } from '../consumed-record.ts';
 import type { GroupMember, MemberBatch, MemberListener, PartitionOffset } from './group-member.ts';
 
@@ -21,6 +22,8 @@ export interface KafkajsGroupMemberOptions {
 export class KafkajsGroupMember implements GroupMember {
   readonly #options: KafkajsGroupMemberOptions;
   readonly #consumer: Consumer;
+  /** Ends this member's claim that its group rejoins on OFFSET_OUT_OF_RANGE (see join). */
+  #kafkajsResets: () => void = () => undefined;
 
   constructor(options: KafkajsGroupMemberOptions) {
     this.#options = options;
@@ -47,6 +50,8 @@ export class KafkajsGroupMember implements GroupMember {
     });
     consumer.on(GROUP_JOIN, ({ payload }) => listener.joined(payload.memberAssignment));
     consumer.on(REBALANCING, () => listener.rebalancing());
+    // A fetch below the log start rejoins, so the join records the gap (kafkajs-patches).
+    this.#kafkajsResets = rejoinOnOutOfRange(groupId);
     await explained(() => consumer.connect(), accessOf(kafka, 'connect'));
     await consumer.subscribe({ topics: [...topics], fromBeginning: true });
     const removeFetch = consumer.on(FETCH, () => {
@@ -83,8 +88,12 @@ export class KafkajsGroupMember implements GroupMember {
     );
   }
 
-  leave(): Promise<void> {
-    return this.#consumer.disconnect();
+  async leave(): Promise<void> {
+    try {
+      await this.#consumer.disconnect();
+    } finally {
+      this.#kafkajsResets();
+    }
   }
 }
 
