@@ -12,6 +12,8 @@ export interface PusherProcess {
   readonly metricsUrl: string | undefined;
   /** SIGTERM, then the exit code (the process flushes its spans on the way out). */
   stop(): Promise<number | null>;
+  /** SIGKILL: a crash, nothing flushed or committed on the way out. */
+  crash(): Promise<void>;
 }
 
 /**
@@ -58,6 +60,10 @@ export async function spawnPusherCli(
     stop: async () => {
       if (child.exitCode === null) child.kill('SIGTERM');
       return (await done).code;
+    },
+    crash: async () => {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await done;
     },
   };
 }

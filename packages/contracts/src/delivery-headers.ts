@@ -24,9 +24,15 @@ export const HS_HEADER = {
   /** A short bounded start of the last response body, or a connection error code. */
   excerpt: 'hookstream_excerpt',
   policyVersion: 'hookstream_policy_version',
-  /** DLQ records: terminal | exhausted | expired | poison. */
+  /** DLQ records: terminal | exhausted | expired | poison | lost. */
   deadLetterReason: 'hookstream_dead_letter_reason',
   deadLetteredAt: 'hookstream_dead_lettered_at',
+  /** `lost` records: the range retention deleted unread, both ends included, and its size. */
+  lostFrom: 'hookstream_lost_from',
+  lostTo: 'hookstream_lost_to',
+  lostCount: 'hookstream_lost_count',
+  /** `lost` records: when the ledger last moved before the gap, when known (RFC 3339). */
+  lastCommitAt: 'hookstream_last_commit_at',
   /** Where the event was first read: the events topic record this delivery started from. */
   originTopic: 'hookstream_origin_topic',
   originPartition: 'hookstream_origin_partition',
@@ -49,7 +55,8 @@ export type HsHeaderName = (typeof HS_HEADER)[keyof typeof HS_HEADER];
 /** Excerpts never grow beyond this many characters (no bodies in dead letters). */
 export const MAX_EXCERPT_CHARS = 256;
 
-export const DeadLetterReason = z.enum(['terminal', 'exhausted', 'expired', 'poison']);
+/** `lost`: no event, a range of a partition retention deleted before the subscriber read it. */
+export const DeadLetterReason = z.enum(['terminal', 'exhausted', 'expired', 'poison', 'lost']);
 export type DeadLetterReason = z.infer<typeof DeadLetterReason>;
 
 const Count = z.coerce.number().int().min(0);
@@ -101,6 +108,11 @@ export const DeadLetterEvidence = z.object({
   source: RecordLocation.optional(),
   replayOf: z.string().optional(),
   replays: Count.optional(),
+  /** `lost` only: the range gone (origin is its first offset), and when the ledger last moved. */
+  lostFrom: z.string().regex(/^\d+$/).optional(),
+  lostTo: z.string().regex(/^\d+$/).optional(),
+  lostCount: Count.optional(),
+  lastCommitAt: Instant.optional(),
 });
 export type DeadLetterEvidence = z.infer<typeof DeadLetterEvidence>;
 

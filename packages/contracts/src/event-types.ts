@@ -49,6 +49,20 @@ export type SubscriberEnabled = {
   readonly events_topic: string;
 };
 
+/** Data of `subscriber.events_lost` (schemas/subscriber.events_lost.avsc). */
+export type SubscriberEventsLost = {
+  readonly subscriber: string;
+  readonly topic: string;
+  readonly partition: number;
+  readonly lost_from: string;
+  readonly lost_to: string;
+  readonly lost_count: number;
+  readonly last_commit_at?: string | null;
+  readonly found_at: string;
+  readonly dlq: string;
+  readonly events_topic: string;
+};
+
 /** Event type name -> the data a producer passes for it. */
 export interface EventDataByType {
   readonly 'enrollment.updated': EnrollmentUpdated;
@@ -56,4 +70,5 @@ export interface EventDataByType {
   readonly 'shipment.updated': ShipmentUpdated;
   readonly 'subscriber.disabled': SubscriberDisabled;
   readonly 'subscriber.enabled': SubscriberEnabled;
+  readonly 'subscriber.events_lost': SubscriberEventsLost;
 }

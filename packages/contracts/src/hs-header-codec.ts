@@ -35,6 +35,11 @@ export interface HsFields {
   readonly replayId?: string | undefined;
   readonly replayedBy?: string | undefined;
   readonly replays?: number | undefined;
+  /** A `lost` dead letter's range (both ends included), its size and the ledger's last move. */
+  readonly lostFrom?: number | undefined;
+  readonly lostTo?: number | undefined;
+  readonly lostCount?: number | undefined;
+  readonly lastCommitAtMs?: number | null | undefined;
 }
 
 const iso = (ms: number | null | undefined) =>
@@ -69,6 +74,10 @@ export function writeHsHeaders(f: HsFields): Record<string, string> {
     [h.replayId, f.replayId],
     [h.replayedBy, f.replayedBy],
     [h.replays, decimal(f.replays)],
+    [h.lostFrom, decimal(f.lostFrom)],
+    [h.lostTo, decimal(f.lostTo)],
+    [h.lostCount, decimal(f.lostCount)],
+    [h.lastCommitAt, iso(f.lastCommitAtMs)],
   ];
   const out: Record<string, string> = {};
   for (const [name, value] of entries) if (value !== undefined) out[name] = value;
@@ -102,6 +111,10 @@ export function readHsHeaders(headers: Headers): Record<string, unknown> {
     source: location(headers, h.sourceTopic, h.sourcePartition, h.sourceOffset),
     replayOf: headers[h.replayOf],
     replays: headers[h.replays],
+    lostFrom: headers[h.lostFrom],
+    lostTo: headers[h.lostTo],
+    lostCount: headers[h.lostCount],
+    lastCommitAt: headers[h.lastCommitAt],
   };
 }
 

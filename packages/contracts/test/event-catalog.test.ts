@@ -7,13 +7,14 @@ import { loadEventCatalog } from '../src/event-catalog.ts';
 describe('the event catalog from schemas/', () => {
   const catalog = loadEventCatalog();
 
-  it('has the shipped types and the two operational ones, each with its record-name subject', () => {
+  it('has the shipped types and the three operational ones, each with its record-name subject', () => {
     expect([...catalog.keys()]).toEqual([
       'enrollment.updated',
       'key.revoked',
       'shipment.updated',
       'subscriber.disabled',
       'subscriber.enabled',
+      'subscriber.events_lost',
     ]);
     expect(catalog.get('subscriber.disabled')?.subject).toBe('hookstream.ops.SubscriberDisabled');
     expect(catalog.get('shipment.updated')?.subject).toBe('hookstream.events.ShipmentUpdated');

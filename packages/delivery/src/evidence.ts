@@ -103,3 +103,41 @@ export function deadLetterHeaders(
     trace,
   );
 }
+
+/** A range of one partition retention deleted before the subscriber read it. */
+export interface LostRange {
+  readonly subscriber: string;
+  readonly topic: string;
+  readonly partition: number;
+  readonly lostFrom: number;
+  /** Included. */
+  readonly lostTo: number;
+  readonly lostCount: number;
+  readonly lastCommitAtMs: number | null;
+  readonly foundAtMs: number;
+  readonly policyVersion: string;
+}
+
+/**
+ * Headers of a `lost` dead letter: no event id and no value (there is no event to keep), the
+ * range as its origin (its first offset) and its own fields, no attempt made.
+ */
+export function lostRangeHeaders(r: LostRange): Record<string, string> {
+  return writeHsHeaders({
+    subscriber: r.subscriber,
+    attempts: 0,
+    policyVersion: r.policyVersion,
+    deadLetterReason: 'lost',
+    deadLetteredAtMs: r.foundAtMs,
+    origin: { topic: r.topic, partition: r.partition, offset: String(r.lostFrom) },
+    lostFrom: r.lostFrom,
+    lostTo: r.lostTo,
+    lostCount: r.lostCount,
+    lastCommitAtMs: r.lastCommitAtMs,
+  });
+}
+
+/** The gap's key in the DLQ: one record per (topic, partition, first offset lost). */
+export function lostRangeKey(r: Pick<LostRange, 'topic' | 'partition' | 'lostFrom'>): string {
+  return `lost:${r.topic}:${r.partition}:${r.lostFrom}`;
+}

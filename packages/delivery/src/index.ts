@@ -30,8 +30,8 @@ export {
 } from './destination-limiter.ts';
 export type { DeliveryErrorCode } from './errors.ts';
 export { DeliveryError } from './errors.ts';
-export type { DeliveryTrail, TraceHeaders } from './evidence.ts';
-export { deadLetterHeaders, retryHeaders } from './evidence.ts';
+export type { DeliveryTrail, LostRange, TraceHeaders } from './evidence.ts';
+export { deadLetterHeaders, lostRangeHeaders, lostRangeKey, retryHeaders } from './evidence.ts';
 export type { AttemptReport, HttpClientOptions, OutgoingDelivery } from './http-client.ts';
 export { HttpClient } from './http-client.ts';
 export type { PoolKey, PoolLease } from './origin-pools.ts';

@@ -1,6 +1,12 @@
 import { DeadLetterEvidence, HS_HEADER, RetryState, readHsHeaders } from '@hookstream/contracts';
 import { describe, expect, it } from 'vitest';
-import { type DeliveryTrail, deadLetterHeaders, retryHeaders } from '../src/evidence.ts';
+import {
+  type DeliveryTrail,
+  deadLetterHeaders,
+  lostRangeHeaders,
+  lostRangeKey,
+  retryHeaders,
+} from '../src/evidence.ts';
 import { classify } from '../src/policy.ts';
 
 const t0 = Date.parse('2026-11-30T10:00:00Z');
@@ -91,5 +97,35 @@ describe('deadLetterHeaders', () => {
     expect(evidence.eventId).toBeUndefined();
     expect(evidence.status).toBeUndefined();
     expect(evidence.reason).toBe('poison');
+  });
+});
+
+describe('lostRangeHeaders', () => {
+  it('is a dead letter of reason lost with the range, no event id, and reads back as evidence', () => {
+    const h = lostRangeHeaders({
+      subscriber: 'billing',
+      topic: 'events',
+      partition: 0,
+      lostFrom: 5,
+      lostTo: 19,
+      lostCount: 15,
+      lastCommitAtMs: t0,
+      foundAtMs: t0 + 5000,
+      policyVersion: '2026-11-2',
+    });
+    const evidence = DeadLetterEvidence.parse(readHsHeaders(h));
+    expect(evidence).toEqual({
+      subscriber: 'billing',
+      reason: 'lost',
+      attempts: 0,
+      deadLetteredAt: new Date(t0 + 5000).toISOString(),
+      policyVersion: '2026-11-2',
+      origin: { topic: 'events', partition: 0, offset: '5' },
+      lostFrom: '5',
+      lostTo: '19',
+      lostCount: 15,
+      lastCommitAt: new Date(t0).toISOString(),
+    });
+    expect(lostRangeKey({ topic: 'events', partition: 0, lostFrom: 5 })).toBe('lost:events:0:5');
   });
 });

@@ -18,6 +18,7 @@ export { createKafka, KafkaConnection } from './connection/kafka-connection.ts';
 export type { ClusterInfo } from './connection/probe.ts';
 export { probeCluster } from './connection/probe.ts';
 export type { ConsumedRecord } from './consume/consumed-record.ts';
+export type { PartitionGap } from './consume/group/group-ledger.ts';
 export type { StartedFrom, StartFrom } from './consume/group/start-position.ts';
 export type { LaneMode } from './consume/lanes/events-lane.ts';
 export { OffsetTracker } from './consume/ledger/offset-tracker.ts';

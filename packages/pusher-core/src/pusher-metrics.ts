@@ -42,6 +42,8 @@ const BREAKER_PHASES: readonly BreakerPhase[] = ['closed', 'half-open', 'open'];
 
 /** One subscriber's view of the process's instruments; `close` stops its gauges. */
 export interface SubscriberMetrics extends DeliveryMetrics {
+  /** A gap's events, counted once per gap (its dead letter is one `lost` record). */
+  eventsLost(count: number): void;
   close(): void;
 }
 
@@ -58,6 +60,7 @@ export class PusherMetrics {
   readonly #records: Counter;
   readonly #deadLetters: Counter;
   readonly #registryWaits: Counter;
+  readonly #lostEvents: Counter;
   readonly #attemptDuration: Histogram;
   readonly #limiterWait: Histogram;
   readonly #lag: ObservableGauge;
@@ -79,13 +82,18 @@ export class PusherMetrics {
       unit: '{record}',
     });
     this.#deadLetters = meter.createCounter('hookstream.pusher.dead_letters', {
-      description: 'Records written to the DLQ, by reason (terminal, exhausted, expired, poison)',
+      description: 'Records written to the DLQ, by reason (terminal, exhausted, expired, poison, lost)',
       unit: '{record}',
     });
     this.#registryWaits = meter.createCounter('hookstream.pusher.registry.waits', {
       description:
         'Times a record waited because the schema registry could not be asked (5xx, timeout, down)',
       unit: '{wait}',
+    });
+    this.#lostEvents = meter.createCounter('hookstream.pusher.lost_events', {
+      description:
+        'Events retention deleted before the subscriber read them (its ledger was below the log start); each gap is one `lost` dead letter',
+      unit: '{event}',
     });
     this.#attemptDuration = meter.createHistogram('hookstream.pusher.attempt.duration.seconds', {
       description: 'One HTTP attempt, request sent to response read (or timeout)',
@@ -214,6 +222,10 @@ export class PusherMetrics {
           this.#deadLetters.add(1, { subscriber, reason: deadLetterReason });
       },
       registryWaited: () => this.#registryWaits.add(1, { subscriber }),
+      eventsLost: (count: number) => {
+        this.#lostEvents.add(count, { subscriber });
+        this.#deadLetters.add(1, { subscriber, reason: 'lost' });
+      },
       close: () => this.#meter.removeBatchObservableCallback(observe, gauges),
     };
   }

@@ -19,7 +19,9 @@ import { SubscriberCatalog, SubscriberDisabler } from '@hookstream/subscribers';
 import type { DeliveryCounts } from './delivery-observer.ts';
 import { boundedDueAtMs } from './due-at.ts';
 import { type DisableVerdict, EndpointHealth } from './endpoint-health.ts';
+import { GapRecorder } from './gap-recorder.ts';
 import { resolveHeaders } from './header-values.ts';
+import { KafkaGapLedger } from './kafka-gap-ledger.ts';
 import { LagPoller } from './lag-poller.ts';
 import { type KnownRegistration, LedgerRegistrations } from './ledger-registrations.ts';
 import { KafkaOutcomeRouter, type OutcomeRouter } from './outcome-router.ts';
@@ -95,6 +97,7 @@ export class SubscriberRunner {
   #summary: NodeJS.Timeout | undefined;
   #ownTopics: OwnTopics | null = null;
   #handle: RecordHandler | null = null;
+  #gaps: GapRecorder | null = null;
   #tap: EventsTap | null = null;
   #startAt: StartFrom = 'latest';
   #rejoining: Promise<void> | undefined;
@@ -241,6 +244,20 @@ export class SubscriberRunner {
         this.#options.lagPollMs ?? 3000,
       );
     this.#handle = delivery.handle;
+    this.#gaps = new GapRecorder({
+      subscriber: topology.name,
+      eventsTopic: topology.eventsTopic,
+      dlqTopic: topology.dlqTopic,
+      ledger: new KafkaGapLedger(
+        resources.kafka,
+        resources.sender,
+        topology.dlqTopic,
+        this.#ownTopics.ensure,
+      ),
+      notices: () => resources.noticeProducer(topology.eventsTopic),
+      log,
+      counted: (count) => this.#metrics?.eventsLost(count),
+    });
     this.#tap = await resources.tapFor(topology.eventsTopic);
     this.#startAt = startAt.start;
     this.#consumer = this.#newConsumer(tiersExist);
@@ -267,7 +284,9 @@ export class SubscriberRunner {
     const { topology, resources, log } = this.#options;
     const { definition } = topology;
     const handle = this.#handle;
-    if (handle === null) throw new Error('the delivery handler is created before the consumer');
+    const gaps = this.#gaps;
+    if (handle === null || gaps === null)
+      throw new Error('the delivery handler and the gap recorder are created before the consumer');
     const notices = topology.noticesTopic === null ? [] : [topology.noticesTopic];
     return new SubscriberConsumer({
       kafka: resources.kafka,
@@ -293,6 +312,7 @@ export class SubscriberRunner {
       maxWaitTimeInMs: resources.fetchWaitMs,
       fetchMaxBytes: resources.fetchMaxBytes,
       budget: resources.memoryBudget,
+      onGap: (gap) => gaps.record(gap),
       ...(this.#options.sessionTimeoutMs === undefined
         ? {}
         : { sessionTimeoutMs: this.#options.sessionTimeoutMs }),

@@ -33,6 +33,12 @@ export function checkReplayable(
       ok: false,
       problem: `dead-lettered for subscriber ${letter.evidence.subscriber}, not ${subscriber}`,
     };
+  const ev = letter.evidence;
+  if (ev.reason === 'lost')
+    return {
+      ok: false,
+      problem: `a lost range (${ev.lostCount ?? '?'} records of ${ev.origin.topic}:${ev.origin.partition}, offsets ${ev.lostFrom ?? ev.origin.offset}..${ev.lostTo ?? '?'}): retention deleted them before the subscriber read them, so there is no event to replay; send them again from their source`,
+    };
   const eventId = letter.evidence.eventId;
   if (eventId === undefined) return { ok: false, problem: 'no event id (an unreadable poison record)' };
   if (letter.value === null) return { ok: false, problem: 'no value to deliver' };

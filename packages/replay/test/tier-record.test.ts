@@ -5,6 +5,34 @@ import { buildTierRecord, checkReplayable, type Replayable, replayTopic } from '
 import { dlqRecord, ORIGINAL_HEADERS } from './fixtures.ts';
 
 const h = HS_HEADER;
+
+/** A gap's dead letter as the pusher writes it: no value, no event id, the range. */
+function lostRecord() {
+  return dlqRecord({
+    key: 'lost:events:0:5',
+    value: null,
+    headers: {
+      ...Object.fromEntries(Object.keys(ORIGINAL_HEADERS).map((k) => [k, undefined])),
+      [h.eventId]: undefined,
+      [h.firstAttemptAt]: undefined,
+      [h.lastAttemptAt]: undefined,
+      [h.outcomeClass]: undefined,
+      [h.outcome]: undefined,
+      [h.status]: undefined,
+      [h.excerpt]: undefined,
+      [h.sourceTopic]: undefined,
+      [h.sourcePartition]: undefined,
+      [h.sourceOffset]: undefined,
+      [h.attempts]: '0',
+      [h.deadLetterReason]: 'lost',
+      [h.originPartition]: '0',
+      [h.originOffset]: '5',
+      [h.lostFrom]: '5',
+      [h.lostTo]: '19',
+      [h.lostCount]: '15',
+    },
+  });
+}
 const NOW = Date.parse('2026-05-02T08:00:00.000Z');
 
 function replayable(record = dlqRecord()): Replayable {
@@ -96,6 +124,11 @@ describe('checkReplayable', () => {
       /no event id/,
     ],
     ['no value', dlqRecord({ value: null }), /no value/],
+    [
+      'a lost range (no event: retention deleted it), saying why',
+      lostRecord(),
+      /a lost range \(15 records of events:0, offsets 5\.\.19\): retention deleted them/,
+    ],
   ])('refuses %s', (_, record, problem) => {
     const checked = checkReplayable(readDeadLetter(record), 'billing');
     expect(checked.ok).toBe(false);

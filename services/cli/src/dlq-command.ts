@@ -19,7 +19,7 @@ const FILTERS = `Selection (every given filter must hold; repeat --event-id, --r
   --event-id <id>      this event
   --since <time|age>   dead-lettered at or after: RFC 3339 with offset, or an age like 30m, 2h, 7d
   --until <time|age>   dead-lettered before
-  --reason <r>         terminal | exhausted | expired | poison
+  --reason <r>         terminal | exhausted | expired | poison | lost (a range retention deleted unread)
   --status <s>         the last HTTP status: 404, a class like 5xx, or none (no response)
   --limit <n>          at most n, oldest first`;
 
@@ -143,7 +143,7 @@ async function list(
   const withProblems = letters.some((l) => l.problem !== null);
   const rows = letters.map((l) => [
     l.eventId ?? '-',
-    l.eventType ?? '-',
+    lostRange(l) ?? l.eventType ?? '-',
     l.evidence?.reason ?? '?',
     l.evidence === null ? '?' : String(l.evidence.attempts),
     l.evidence?.status === undefined ? '-' : String(l.evidence.status),
@@ -185,8 +185,26 @@ function toJson(l: DeadLetter) {
     replays: e?.replays ?? 0,
     dlq: l.location,
     origin: e?.origin ?? null,
+    lost:
+      e?.reason === 'lost'
+        ? {
+            topic: e.origin.topic,
+            partition: e.origin.partition,
+            lostFrom: e.lostFrom ?? null,
+            lostTo: e.lostTo ?? null,
+            lostCount: e.lostCount ?? null,
+            lastCommitAt: e.lastCommitAt ?? null,
+          }
+        : null,
     problem: l.problem,
   };
+}
+
+/** A `lost` record's range, in the type column: it has no event (and so no type). */
+function lostRange(l: DeadLetter): string | null {
+  const e = l.evidence;
+  if (e?.reason !== 'lost') return null;
+  return `${e.lostCount ?? '?'} lost: ${e.origin.topic}:${e.origin.partition} ${e.lostFrom ?? '?'}..${e.lostTo ?? '?'}`;
 }
 
 async function replay(

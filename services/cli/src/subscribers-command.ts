@@ -1,6 +1,7 @@
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { DEFAULT_EVENTS_TOPIC, SubscriberName } from '@hookstream/contracts';
+import { readDeadLetters } from '@hookstream/dead-letter-tools';
 import { startNoticeProducer } from '@hookstream/producer';
 import {
   CatalogError,
@@ -316,8 +317,10 @@ async function show(
   const record = knownSubscriber(await catalog.read(), name);
   const topic = eventsTopic(values);
   const detail = await subscriberDetail(kafka, record, topic);
+  // The gaps are `lost` dead letters: read only when the DLQ holds something.
+  const gaps = (detail.dlqDepth ?? 0) > 0 ? lostGaps(await readDeadLetters(kafka, name)) : [];
   if (values.json) {
-    printJson({ ...publicRecord(record), eventsTopic: topic, ...detail });
+    printJson({ ...publicRecord(record), eventsTopic: topic, ...detail, gaps });
     return 0;
   }
   const { definition } = publicRecord(record);
@@ -358,6 +361,23 @@ async function show(
     '',
     `dlq: ${detail.dlqDepth === null ? '(not created)' : `${detail.dlqDepth} record(s)`}`,
   );
+  if (gaps.length > 0)
+    out.push(
+      '',
+      'gaps: events retention deleted before the subscriber read them (dlq list --reason lost):',
+      formatTable(
+        ['topic', 'partition', 'from', 'to', 'lost', 'found', 'dlq'],
+        gaps.map((g) => [
+          g.topic,
+          String(g.partition),
+          g.lostFrom,
+          g.lostTo,
+          String(g.lostCount),
+          g.foundAt,
+          g.dlq,
+        ]),
+      ),
+    );
   process.stdout.write(`${out.join('\n')}\n`);
   return 0;
 }
@@ -483,4 +503,24 @@ async function secret(
       process.stdout.write(`previous secret, still signing until ${p.expiresAt}:\n  ${p.secret}\n`);
   }
   return 0;
+}
+
+/** The `lost` dead letters as the ranges they stand for, oldest first. */
+function lostGaps(letters: Awaited<ReturnType<typeof readDeadLetters>>) {
+  return letters.flatMap((l) => {
+    const e = l.evidence;
+    if (e?.reason !== 'lost') return [];
+    return [
+      {
+        topic: e.origin.topic,
+        partition: e.origin.partition,
+        lostFrom: e.lostFrom ?? e.origin.offset,
+        lostTo: e.lostTo ?? '?',
+        lostCount: e.lostCount ?? 0,
+        lastCommitAt: e.lastCommitAt ?? null,
+        foundAt: e.deadLetteredAt,
+        dlq: `${l.location.partition}:${l.location.offset}`,
+      },
+    ];
+  });
 }

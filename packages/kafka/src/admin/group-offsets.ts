@@ -6,18 +6,57 @@ import { retryRetriable } from './retriable.ts';
 export interface CommittedOffset {
   readonly partition: number;
   readonly offset: string | null;
+  /** When the commit was made (ms), where its metadata says (the ledger committer writes it). */
+  readonly committedAtMs?: number;
 }
 
-/** The group's committed offsets on one topic, per partition. Reading them never joins the group. */
+/** Kafka's answer for a partition the group committed nothing on. */
+const NO_COMMIT = '-1';
+/** kafkajs's "earliest" (its reset after OFFSET_OUT_OF_RANGE commits it): a ledger at the log start. */
+const EARLIEST = '-2';
+
+/** Whether Kafka's answer for a partition is a commit (-2, "earliest", is one; only -1 is none). */
+export function isCommitted(offset: string): boolean {
+  return offset !== NO_COMMIT && Number(offset) >= -2;
+}
+
+/**
+ * The group's committed offsets on one topic, per partition. Reading them never joins the group.
+ * A -2 is a ledger at the partition's log start (kafkajs committed it), never "no ledger": it is
+ * answered with that log start.
+ */
 export async function fetchCommittedOffsets(
   admin: Admin,
   groupId: string,
   topic: string,
 ): Promise<CommittedOffset[]> {
   const [committed] = await retryRetriable(() => admin.fetchOffsets({ groupId, topics: [topic] }));
-  return (committed?.partitions ?? [])
-    .map((p) => ({ partition: p.partition, offset: Number(p.offset) >= 0 ? p.offset : null }))
+  const partitions = committed?.partitions ?? [];
+  const lows = partitions.some((p) => p.offset === EARLIEST)
+    ? new Map((await retryRetriable(() => admin.fetchTopicOffsets(topic))).map((r) => [r.partition, r.low]))
+    : new Map<number, string>();
+  return partitions
+    .map((p) => {
+      const offset = p.offset === EARLIEST ? (lows.get(p.partition) ?? '0') : p.offset;
+      const at = commitTimeMs(p.metadata);
+      return {
+        partition: p.partition,
+        offset: isCommitted(p.offset) && Number(offset) >= 0 ? offset : null,
+        ...(at === null ? {} : { committedAtMs: at }),
+      };
+    })
     .sort((a, b) => a.partition - b.partition);
+}
+
+/** The commit metadata the ledger committer writes: the commit's time (`committedAt=<RFC 3339>`). */
+export function commitMetadata(atMs: number): string {
+  return `committedAt=${new Date(atMs).toISOString()}`;
+}
+
+function commitTimeMs(metadata: string | null | undefined): number | null {
+  const match = /^committedAt=(.{1,40})$/.exec(metadata ?? '');
+  const ms = match?.[1] === undefined ? Number.NaN : Date.parse(match[1]);
+  return Number.isFinite(ms) ? ms : null;
 }
 
 /** Group ids that start with `prefix` (e.g. every subscriber's `hookstream.sub.`), sorted. */

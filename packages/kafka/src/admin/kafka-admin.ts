@@ -146,6 +146,17 @@ export class KafkaAdmin {
     );
   }
 
+  /**
+   * Deletes the partition's records below `before` (Kafka's DeleteRecords, what retention does):
+   * an operator freeing a topic, or a test standing in for retention.
+   */
+  deleteRecordsBefore(topic: string, partition: number, before: number): Promise<void> {
+    return explained(
+      () => this.#admin.deleteTopicRecords({ topic, partitions: [{ partition, offset: String(before) }] }),
+      accessOf(this.#connection, `delete records of topic ${topic}`),
+    );
+  }
+
   /** Deletes groups, best effort: a group that is already gone counts as deleted. */
   deleteGroups(groupIds: readonly string[]): Promise<void> {
     return deleteGroups(this.#admin, groupIds);

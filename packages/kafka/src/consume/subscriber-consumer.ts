@@ -4,11 +4,18 @@ import type { KafkaAdmin } from '../admin/kafka-admin.ts';
 import type { KafkaConnection } from '../connection/kafka-connection.ts';
 import type { ConsumedRecord } from './consumed-record.ts';
 import { AdminGroupLedger } from './group/admin-group-ledger.ts';
-import { type GroupLedger, joinPosition, type PartitionReading } from './group/group-ledger.ts';
+import {
+  type GroupLedger,
+  gapAt,
+  joinPosition,
+  type PartitionGap,
+  type PartitionReading,
+} from './group/group-ledger.ts';
 import type { Assignment, GroupMember, MemberBatch, MemberCrash } from './group/group-member.ts';
 import { KafkajsGroupMember } from './group/kafkajs-group-member.ts';
 import type { StartedFrom, StartFrom } from './group/start-position.ts';
 import { EventsLane, type LaneMode, type LaneOwner } from './lanes/events-lane.ts';
+import type { Lane } from './lanes/lane.ts';
 import { MemberLanes } from './lanes/member-lanes.ts';
 import { TierLane } from './lanes/tier-lane.ts';
 import { LedgerCommitter } from './ledger/ledger-committer.ts';
@@ -76,6 +83,13 @@ export interface SubscriberConsumerOptions {
    * records are charged to it, and a lane without room pauses its fetch.
    */
   readonly budget?: MemoryBudget | null;
+  /**
+   * A partition's ledger was found below its log start at a join (retention deleted what the
+   * group had not read): resolves once the gap is durable (a dead letter), before the lane
+   * starts at the log start and that is committed. A rejection is fatal: the next start looks
+   * again. Without one the gap is only logged, as an error.
+   */
+  readonly onGap?: (gap: PartitionGap) => Promise<void>;
 }
 
 /** The group as the consumer drives it; by default kafkajs's consumer and Kafka's admin API. */
@@ -107,6 +121,8 @@ export class SubscriberConsumer {
   readonly #ledger: GroupLedger;
   readonly #types: ReadonlySet<string> | null;
   readonly #lanes = new MemberLanes();
+  /** Lanes revoked since the last join set up: what they settled bounds a gap found next. */
+  #revoked: Lane[] = [];
   /** Bumped at every join, so an assignment still being set up after the next one is dropped. */
   #generation = 0;
   #assigned: Promise<void> = Promise.resolve();
@@ -191,7 +207,7 @@ export class SubscriberConsumer {
           this.#assign(assignment);
         },
         rebalancing: () => {
-          this.#lanes.revoke();
+          this.#revokeLanes();
           this.#options.log('info', 'group is rebalancing');
         },
         crashed: (crash) => this.#crashed(crash),
@@ -250,7 +266,7 @@ export class SubscriberConsumer {
   #crashed({ error, explained, restart }: MemberCrash): void {
     this.#options.log('error', 'consumer crashed', { error: error.message, restart });
     // Restarted or not, the member leaves the group: its partitions may go elsewhere.
-    this.#lanes.revoke();
+    this.#revokeLanes();
     if (restart) return;
     this.#startFailed?.(explained);
     this.#options.onFatal(explained);
@@ -266,18 +282,26 @@ export class SubscriberConsumer {
    */
   #assign(assignment: Assignment): void {
     const generation = ++this.#generation;
-    this.#lanes.revoke();
+    this.#revokeLanes();
     const held = Object.entries(assignment).filter(([, partitions]) => partitions.length > 0);
     if (held.length === 0) return;
     for (const [topic, partitions] of held) this.#member.pause(topic, partitions);
     this.#assigned = (async () => {
       await this.#lanes.revokedIdle();
+      const settledBefore = this.#settledBeforeRevoke();
       const ledgers = await this.#readLedger(held.map(([topic]) => topic));
       if (generation !== this.#generation || this.#stopping || this.#draining) return;
       if (ledgers === null) {
         this.#options.onFatal(new Error(`could not read the ledger of group ${this.#options.groupId}`));
         return;
       }
+      const gaps = held.flatMap(([topic, partitions]) =>
+        partitions.flatMap(
+          (p) => gapAt(topic, this.#gapReading(topic, p, ledgers, settledBefore), Date.now()) ?? [],
+        ),
+      );
+      if (gaps.length > 0 && !(await this.#recordGaps(gaps))) return;
+      if (generation !== this.#generation || this.#stopping || this.#draining) return;
       for (const [topic, partitions] of held) {
         const readings = ledgers.get(topic) ?? [];
         for (const partition of partitions) {
@@ -332,6 +356,83 @@ export class SubscriberConsumer {
     this.#member.resume(topic, [partition]);
   }
 
+  /**
+   * The reading a gap is judged by. A retry tier the group never committed on is read from its
+   * offset 0: the subscriber's own topic, every record of it is the subscriber's, so records
+   * retention deleted below the log start were never read. The events topic and the positioned
+   * ones (notices) without a commit start where they start.
+   */
+  #gapReading(
+    topic: string,
+    partition: number,
+    ledgers: ReadonlyMap<string, readonly PartitionReading[]>,
+    settledBefore: ReadonlyMap<string, number>,
+  ): PartitionReading | undefined {
+    const reading = ledgers.get(topic)?.find((r) => r.partition === partition);
+    if (reading === undefined) return undefined;
+    const own = topic !== this.#options.topic && !(this.#options.positionedTopics ?? []).includes(topic);
+    const committed = reading.committed ?? (own ? 0 : null);
+    // A rejoin mid-run (kafkajs's fetch refused below the log start): what this member's lanes
+    // settled and had not committed yet was delivered, not lost.
+    const settled = settledBefore.get(`${topic}:${partition}`);
+    if (committed === null || settled === undefined || settled <= committed) return { ...reading, committed };
+    return { ...reading, committed: settled, committedAtMs: null };
+  }
+
+  /** Per `topic:partition`, the settled prefix of the lanes revoked before this join; then forgets them. */
+  #settledBeforeRevoke(): Map<string, number> {
+    const before = new Map<string, number>();
+    for (const lane of this.#revoked) {
+      const key = `${lane.topic}:${lane.partition}`;
+      before.set(key, Math.max(before.get(key) ?? 0, lane.settled().before));
+    }
+    this.#revoked = [];
+    return before;
+  }
+
+  #revokeLanes(): void {
+    this.#revoked.push(...this.#lanes.current());
+    this.#lanes.revoke();
+  }
+
+  /**
+   * Each gap made durable (`onGap`), then the ledger moved to the log start past it, so the next
+   * join does not find it again (if that commit is lost, the gap's record is found instead).
+   * False: a gap could not be recorded, and the subscriber ends (onFatal).
+   */
+  async #recordGaps(gaps: readonly PartitionGap[]): Promise<boolean> {
+    const { onGap, log, groupId } = this.#options;
+    for (const gap of gaps) {
+      try {
+        if (onGap) await onGap(gap);
+        else
+          log('error', 'events lost: retention deleted them before the subscriber read them', {
+            groupId,
+            ...gap,
+          });
+      } catch (err) {
+        const why = err instanceof Error ? err.message : String(err);
+        this.#options.onFatal(
+          new Error(
+            `could not record the gap ${gap.topic}:${gap.partition} ${gap.lostFrom}..${gap.lostTo}: ${why}`,
+          ),
+        );
+        return false;
+      }
+    }
+    try {
+      await this.#member.commit(
+        gaps.map(({ topic, partition, lostTo }) => ({ topic, partition, offset: lostTo + 1 })),
+      );
+    } catch (err) {
+      // A rebalance meanwhile: the next join finds the gap's record and counts it once.
+      log('debug', 'commit past a gap failed; the next join looks again', {
+        error: err instanceof Error ? err.message : String(err),
+      });
+    }
+    return true;
+  }
+
   /** The ledger of `topics`, read up to LEDGER_READS times a second apart; null: unreadable. */
   async #readLedger(
     topics: readonly string[],
@@ -367,7 +468,7 @@ export class SubscriberConsumer {
     this.#options.log('warn', `${what}; its lanes stop until the group is joined again`, {
       error: err instanceof Error ? err.message : String(err),
     });
-    this.#lanes.revoke();
+    this.#revokeLanes();
   }
 
   #batch(batch: MemberBatch): void {

@@ -4,6 +4,7 @@
 import { createRequire } from 'node:module';
 import { installPatches, type KafkajsPatch, type PatchReport } from './guard.ts';
 import { patchKafkajsIdleLoop } from './idle-loop.ts';
+import { patchKafkajsOffsetOutOfRange } from './offset-out-of-range.ts';
 import { patchKafkajsProduceEncoding } from './produce-encoding.ts';
 import { preloadRecordDecoder } from './record-decoder.ts';
 
@@ -12,6 +13,7 @@ const PATCHES: readonly KafkajsPatch[] = [
   { name: 'record-decoder', kind: 'performance', install: preloadRecordDecoder },
   { name: 'produce-encoding', kind: 'performance', install: patchKafkajsProduceEncoding },
   { name: 'idle-loop', kind: 'performance', install: patchKafkajsIdleLoop },
+  { name: 'offset-out-of-range', kind: 'correctness', install: patchKafkajsOffsetOutOfRange },
 ];
 
 const require = createRequire(import.meta.url);

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createKafka } from '../../src/connection/kafka-connection.ts';
+import type { PartitionGap } from '../../src/consume/group/group-ledger.ts';
 import { SubscriberConsumer, type SubscriberConsumerOptions } from '../../src/consume/subscriber-consumer.ts';
 import { Deliveries, FakeCluster, FakeLedger, FakeMember, settle } from './fake-group.ts';
 
@@ -214,21 +215,57 @@ describe('SubscriberConsumer on a fake group member', () => {
     ]);
   });
 
-  it('a committed offset below the log start at join is sought as it is, and the records retention deleted go unreported (today: kafkajs resets to the log start and the gap passes in silence; issue 25 changes this)', async () => {
+  it('a committed offset below the log start at join is a gap: recorded first, then committed past, and the lane starts at the log start', async () => {
     const cluster = new FakeCluster();
     // Retention deleted 0..9; the group had read up to 3.
     cluster.produce(EVENTS, 10, 3);
     cluster.commit(EVENTS, 3);
-    const setup = await running(cluster);
-    const { member, deliveries, logged } = setup;
-    expect(member.take()).toEqual([`pause ${EVENTS}:0`, `seek ${EVENTS}:0@3`, `resume ${EVENTS}:0`]);
+    const gaps: PartitionGap[] = [];
+    const setup = await running(cluster, { onGap: async (gap) => void gaps.push(gap) });
+    const { member, deliveries } = setup;
+    expect(gaps).toEqual([
+      expect.objectContaining({ topic: EVENTS, partition: 0, lostFrom: 3, lostTo: 9, lostCount: 7 }),
+    ]);
+    expect(member.take()).toEqual([
+      `pause ${EVENTS}:0`,
+      `commit ${EVENTS}:0@10`,
+      `seek ${EVENTS}:0@10`,
+      `resume ${EVENTS}:0`,
+    ]);
     member.fetch(EVENTS);
     expect(deliveries.started).toEqual(['events@10', 'events@11', 'events@12']);
     for (const id of deliveries.started.slice()) await deliveries.end(id);
     await tick();
     expect(cluster.committed.get(`${EVENTS}:0`)).toBe(13);
-    // Seven records gone: no warning, no error, nothing handed to the delivery about them.
-    expect(logged.filter((l) => l.level === 'warn' || l.level === 'error')).toEqual([]);
+  });
+
+  it('a gap on a tier partition is recorded the same way; a gap that cannot be recorded is fatal and nothing moves past it', async () => {
+    const cluster = new FakeCluster();
+    cluster.produce(EVENTS, 0, 1);
+    cluster.commit(EVENTS, 0);
+    // Never committed on: a tier is the subscriber's own, so its records from 0 were its to read.
+    cluster.produce(TIER_1, 5, 2);
+    const failing = await running(
+      cluster,
+      { extraTopics: [TIER_1], onGap: async () => Promise.reject(new Error('DLQ away')) },
+      { [EVENTS]: [0], [TIER_1]: [0] },
+    );
+    await tick();
+    expect(failing.fatal.map((e) => e.message)).toEqual([
+      `could not record the gap ${TIER_1}:0 0..4: DLQ away`,
+    ]);
+    expect(cluster.committed.get(`${TIER_1}:0`)).toBeUndefined();
+    expect(failing.member.take().filter((c) => c.startsWith('commit') || c.startsWith('seek'))).toEqual([]);
+
+    const gaps: PartitionGap[] = [];
+    const setup = await running(
+      cluster,
+      { extraTopics: [TIER_1], onGap: async (gap) => void gaps.push(gap) },
+      { [EVENTS]: [0], [TIER_1]: [0] },
+    );
+    expect(gaps.map((g) => [g.topic, g.lostFrom, g.lostTo, g.lostCount])).toEqual([[TIER_1, 0, 4, 5]]);
+    expect(cluster.committed.get(`${TIER_1}:0`)).toBe(5);
+    expect(setup.member.take()).toContain(`seek ${TIER_1}:0@5`);
   });
 
   it('reads exactly the tiers it is built with: a tier added is read from its log start, one left out is never read again, its records stranded (today: a rejoin with a shorter tier set strands them; issue 25 changes this)', async () => {

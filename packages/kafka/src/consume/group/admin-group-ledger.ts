@@ -48,7 +48,7 @@ export class AdminGroupLedger implements GroupLedger {
             admin.committedOffsets(groupId, topic),
             admin.topicOffsets(topic),
           ]);
-          const byPartition = new Map<number, { committed: number | null; logStart: number | null }>();
+          const byPartition = new Map<number, Omit<PartitionReading, 'partition'>>();
           for (const r of ranges ?? [])
             byPartition.set(r.partition, { committed: null, logStart: Number(r.low) });
           for (const c of committed)
@@ -56,6 +56,7 @@ export class AdminGroupLedger implements GroupLedger {
               byPartition.set(c.partition, {
                 committed: Number(c.offset),
                 logStart: byPartition.get(c.partition)?.logStart ?? null,
+                committedAtMs: c.committedAtMs ?? null,
               });
           const readings = [...byPartition].map(([partition, r]) => ({ partition, ...r }));
           return [topic, readings] as const;

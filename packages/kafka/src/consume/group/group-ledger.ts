@@ -7,6 +7,23 @@ export interface PartitionReading {
   readonly committed: number | null;
   /** The partition's earliest offset still in the log; null when unknown. */
   readonly logStart: number | null;
+  /** When the committed offset was committed (ms), when its metadata says. */
+  readonly committedAtMs?: number | null;
+}
+
+/**
+ * Records retention deleted before the group read them: its committed offset was below the
+ * partition's log start. `lostFrom` to `lostTo` (inclusive) are gone.
+ */
+export interface PartitionGap {
+  readonly topic: string;
+  readonly partition: number;
+  readonly lostFrom: number;
+  readonly lostTo: number;
+  readonly lostCount: number;
+  /** When the ledger last moved, when its commit says; null when unknown. */
+  readonly lastCommitAtMs: number | null;
+  readonly foundAtMs: number;
 }
 
 /** A group's committed offsets (its ledger), read and prepared outside the group protocol. */
@@ -20,10 +37,30 @@ export interface GroupLedger {
 /**
  * Where a lane of the partition starts at a join: its committed offset, else its log start
  * (partitions added after the group began, tiers never committed on). A committed offset below
- * the log start is taken as it is: the member's fetch is then refused (OFFSET_OUT_OF_RANGE),
- * kafkajs resets the partition to the log start with a line in its own log, and nothing of
- * hookstream reports the records retention deleted.
+ * the log start starts at the log start: the range between is a gap (`gapAt`), recorded first.
  */
 export function joinPosition(reading: PartitionReading | undefined): number {
-  return reading?.committed ?? reading?.logStart ?? 0;
+  const { committed = null, logStart = null } = reading ?? {};
+  if (committed !== null && logStart !== null) return Math.max(committed, logStart);
+  return committed ?? logStart ?? 0;
+}
+
+/** The gap between the ledger and the log start, if the ledger is below it; else null. */
+export function gapAt(
+  topic: string,
+  reading: PartitionReading | undefined,
+  nowMs: number,
+): PartitionGap | null {
+  if (reading === undefined) return null;
+  const { committed, logStart } = reading;
+  if (committed === null || logStart === null || committed >= logStart) return null;
+  return {
+    topic,
+    partition: reading.partition,
+    lostFrom: committed,
+    lostTo: logStart - 1,
+    lostCount: logStart - committed,
+    lastCommitAtMs: reading.committedAtMs ?? null,
+    foundAtMs: nowMs,
+  };
 }

@@ -1,7 +1,9 @@
 import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
+import { commitMetadata } from '../../admin/group-offsets.ts';
 import { explained, explainKafkaError } from '../../connection/access-refusal.ts';
 import type { KafkaConnection } from '../../connection/kafka-connection.ts';
 import { accessOf, kafkaOf } from '../../connection/raw-client.ts';
+import { rejoinOnOutOfRange } from '../../kafkajs-patches/offset-out-of-range.ts';
 import { toConsumedRecord } from '../consumed-record.ts';
 import type { GroupMember, MemberBatch, MemberListener, PartitionOffset } from './group-member.ts';
 
@@ -20,6 +22,8 @@ export interface KafkajsGroupMemberOptions {
 export class KafkajsGroupMember implements GroupMember {
   readonly #options: KafkajsGroupMemberOptions;
   readonly #consumer: Consumer;
+  /** Ends this member's claim that its group rejoins on OFFSET_OUT_OF_RANGE (see join). */
+  #kafkajsResets: () => void = () => undefined;
 
   constructor(options: KafkajsGroupMemberOptions) {
     this.#options = options;
@@ -49,6 +53,8 @@ export class KafkajsGroupMember implements GroupMember {
     });
     consumer.on(GROUP_JOIN, ({ payload }) => listener.joined(payload.memberAssignment));
     consumer.on(REBALANCING, () => listener.rebalancing());
+    // A fetch below the log start rejoins, so the join records the gap (kafkajs-patches).
+    this.#kafkajsResets = rejoinOnOutOfRange(groupId);
     await explained(() => consumer.connect(), accessOf(kafka, 'connect'));
     await consumer.subscribe({ topics: [...topics], fromBeginning: true });
     const removeFetch = consumer.on(FETCH, () => {
@@ -77,14 +83,20 @@ export class KafkajsGroupMember implements GroupMember {
     this.#consumer.seek({ topic, partition, offset: String(offset) });
   }
 
+  /** Each commit carries its time as metadata: a gap found later says when the ledger last moved. */
   commit(offsets: readonly PartitionOffset[]): Promise<void> {
+    const metadata = commitMetadata(Date.now());
     return this.#consumer.commitOffsets(
-      offsets.map(({ topic, partition, offset }) => ({ topic, partition, offset: String(offset) })),
+      offsets.map(({ topic, partition, offset }) => ({ topic, partition, offset: String(offset), metadata })),
     );
   }
 
-  leave(): Promise<void> {
-    return this.#consumer.disconnect();
+  async leave(): Promise<void> {
+    try {
+      await this.#consumer.disconnect();
+    } finally {
+      this.#kafkajsResets();
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Admin, Kafka } from 'kafkajs';
 import { commitEmptyGroupOffsets, type TopicPositions } from '../../admin/empty-group-commit.ts';
+import { isCommitted } from '../../admin/group-offsets.ts';
 import { retryRetriable } from '../../admin/retriable.ts';
 
 /** Where a brand-new group begins; an existing group always resumes from its ledger. */
@@ -52,9 +53,10 @@ async function startOffsets(admin: Admin, topic: string, start: StartFrom) {
   return offsets.map(({ partition, offset }) => ({ partition, offset }));
 }
 
-async function hasLedger(admin: Admin, groupId: string, topic: string): Promise<boolean> {
+/** A -2 (kafkajs's "earliest") is a ledger: positioning the group again would move it. */
+export async function hasLedger(admin: Admin, groupId: string, topic: string): Promise<boolean> {
   const [committed] = await retryRetriable(() => admin.fetchOffsets({ groupId, topics: [topic] }));
-  return (committed?.partitions ?? []).some((p) => Number(p.offset) >= 0);
+  return (committed?.partitions ?? []).some((p) => isCommitted(p.offset));
 }
 
 async function waitForLedger(
