@@ -123,6 +123,7 @@ export {
   dlqTopicName,
   EventsTopicName,
   replayLogTopicName,
+  retryTierOf,
   retryTopicName,
   SUBSCRIBER_GROUP_PREFIX,
   SubscriberName,
