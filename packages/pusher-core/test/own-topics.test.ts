@@ -40,11 +40,11 @@ class FakeResources {
   }
 }
 
-function ownTopics(resources: FakeResources, delaysMs: number[], onCreated = () => undefined) {
+const retry = (delaysMs: number[]) => ({ delaysMs, maxAttempts: 5, jitter: 0, maxAgeMs: 86_400_000 });
+
+function ownTopics(resources: FakeResources, delaysMs: number[], onCreated: () => void = () => undefined) {
   return new OwnTopics({
-    topology: topology({
-      retry: { delaysMs, maxAttempts: 5, jitter: 0, maxAgeMs: 86_400_000 },
-    }),
+    topology: topology({ retry: retry(delaysMs) }),
     // A structural fake: only the members above are used.
     resources: resources as unknown as PusherResources,
     partitions: 1,
@@ -57,7 +57,9 @@ describe('OwnTopics: which tiers a subscriber reads', () => {
   it('reads the existing tiers at once when the schedule grew, and creates the rest at a failure', async () => {
     const resources = new FakeResources([tier(1), DLQ, 'hookstream.sub.billing-two.retry.1']);
     let created = 0;
-    const own = ownTopics(resources, [100, 200, 300], () => created++);
+    const own = ownTopics(resources, [100, 200, 300], () => {
+      created++;
+    });
     expect(await own.tiersToRead()).toEqual([tier(1)]);
     expect(own.complete).toBe(false);
     expect(own.dlqExists).toBe(true);
@@ -92,16 +94,7 @@ describe('OwnTopics: which tiers a subscriber reads', () => {
     const resources = new FakeResources([tier(1), tier(2), DLQ]);
     const own = ownTopics(resources, [100]);
     await own.tiersToRead();
-    const [spec1, dlqSpec] = [
-      topology({ retry: { delaysMs: [100], maxAttempts: 5, jitter: 0, maxAgeMs: 86_400_000 } }).ownTopics(
-        1,
-        1,
-      )[0],
-      topology({ retry: { delaysMs: [100], maxAttempts: 5, jitter: 0, maxAgeMs: 86_400_000 } }).ownTopics(
-        1,
-        1,
-      )[1],
-    ];
+    const [spec1, dlqSpec] = topology({ retry: retry([100]) }).ownTopics(1, 1);
     resources.retention.set(tier(1), '1000');
     resources.retention.set(tier(2), '1000');
     resources.retention.set(DLQ, dlqSpec?.config?.['retention.ms'] ?? '');
