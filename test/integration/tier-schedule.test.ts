@@ -83,6 +83,12 @@ describe('a retry schedule changed while records wait in its tiers', () => {
     });
     const drained = await subscribersCli<Shown>(env, 'show', name, '--json');
     expect(drained.unlistedTiers).toEqual([{ tier: 2, topic: tier(2), waiting: 0 }]);
+    const table = await subscribersCli<string>(env, 'show', name);
+    expect(table).toMatch(
+      new RegExp(
+        `tiers no longer in the definition[^\\n]*\\n.*waiting\\n[- ]+\\n2 +${tier(2).replaceAll('.', '\\.')} +0`,
+      ),
+    );
 
     // Tier 1's retention follows the new age ceiling and longest delay; tier 2 keeps its own.
     const retention = async (n: number) => (await fx.admin.topicConfig(tier(n)))?.['retention.ms'];
