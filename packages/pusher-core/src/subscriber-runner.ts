@@ -360,7 +360,14 @@ export class SubscriberRunner {
       const settled = old.settledOffsets();
       await old.stop();
       if (this.#stopped || this.#ownTopics === null) return;
-      const tiers = await this.#ownTopics.tiersToRead();
+      // Kafka unreachable for the look: the tiers read so far and the definition's (which exist
+      // now) are still right; only a drained dropped tier may be read once more.
+      const tiers = await this.#ownTopics.tiersToRead().catch((err: unknown) => {
+        this.#options.log('warn', 'cannot list the retry tiers; rejoining with the known ones', {
+          error: err instanceof Error ? err.message : String(err),
+        });
+        return [...new Set([...this.#tiers, ...this.#options.topology.tierTopics])];
+      });
       this.#consumer = this.#newConsumer(tiers, settled);
       await this.#consumer.start();
       this.#options.log('info', 'rejoined the group with the retry tiers', { tiers });
