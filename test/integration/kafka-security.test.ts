@@ -102,6 +102,35 @@ describe('hookstream on a SASL_SSL broker with mTLS and ACLs', () => {
     }
   });
 
+  it("brings an existing tier's retention to the definition with only the documented ACLs", async () => {
+    const name = uniqueName('sec-tiers');
+    const tier = retryTopicName(name, 1);
+    await setup.ensureTopics([
+      {
+        topic: tier,
+        partitions: 1,
+        replicationFactor: 1,
+        config: { 'retention.ms': '3600000', 'max.message.bytes': '2000000' },
+      },
+      { topic: dlqTopicName(name), partitions: 1, replicationFactor: 1 },
+    ]);
+    const maxAgeMs = 8 * 86_400_000;
+    const pusher = await spawnPusherCli(
+      eventsTopic,
+      { name, url: 'http://127.0.0.1:9/hooks', retry: { delaysMs: [300], maxAgeMs } },
+      { env: secureEnv(kafka, 'pusher') },
+    );
+    // Aligned before the pusher says it started.
+    expect((await setup.topicConfig(tier))?.['retention.ms']).toBe(String(maxAgeMs + 300));
+    // AlterConfigs replaces a topic's whole set: the tier's other override is kept.
+    expect((await setup.topicConfig(tier))?.['max.message.bytes']).toBe('2000000');
+    expect(pusher.output()).toContain('retention follows the definition');
+    expect(pusher.output()).not.toContain('cannot bring the retry tiers');
+    // Not its exit code: `push` logs that it started before it listens for SIGTERM, so a stop
+    // this soon may end it by the signal itself.
+    await pusher.stop();
+  });
+
   it('delivers a notice under exactly the documented ACLs, once, with two fleet replicas', async () => {
     const prefix = uniqueName('sec-notice');
     const victim = `${prefix}-victim`;

@@ -125,6 +125,7 @@ export {
   REPLAY_TRANSACTIONAL_ID_PREFIX,
   replayLogTopicName,
   replayTransactionalId,
+  retryTierOf,
   retryTopicName,
   SUBSCRIBER_GROUP_PREFIX,
   SubscriberName,

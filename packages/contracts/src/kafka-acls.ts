@@ -12,7 +12,7 @@ import {
   type SubscriberName,
 } from './topics.ts';
 
-export type AclOperation = 'READ' | 'WRITE' | 'CREATE' | 'DESCRIBE';
+export type AclOperation = 'READ' | 'WRITE' | 'CREATE' | 'DESCRIBE' | 'DESCRIBE_CONFIGS' | 'ALTER_CONFIGS';
 
 /**
  * One ALLOW rule: a principal may do these operations on a topic, a group or a transactional id
@@ -35,7 +35,8 @@ export type ComponentRole =
 
 /**
  * The least a component needs, and nothing more: the ingress only writes events; a pusher reads
- * events and owns everything under hookstream.sub. (its groups, tiers, DLQs, replay logs) plus
+ * events and owns everything under hookstream.sub. (its groups, tiers, DLQs, replay logs, and
+ * their settings: a tier's retention follows the definition) plus
  * the shared attempt log, registry and instance topics and the events topic's notices topic
  * (it publishes subscriber.disabled there, and its subscribers read it); a replay operator reads
  * one subscriber's DLQ and writes its tier 1 and replay log, in transactions as that
@@ -66,7 +67,8 @@ export function componentAcls(component: ComponentRole): AclGrant[] {
           resource: 'topic',
           pattern: 'prefixed',
           name: SUBSCRIBER_GROUP_PREFIX,
-          operations: ['READ', 'WRITE', 'CREATE', 'DESCRIBE'],
+          // Configs: a tier's retention follows the definition's delays and age ceiling.
+          operations: ['READ', 'WRITE', 'CREATE', 'DESCRIBE', 'DESCRIBE_CONFIGS', 'ALTER_CONFIGS'],
         },
         {
           resource: 'group',

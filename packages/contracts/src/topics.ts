@@ -34,6 +34,17 @@ export function retryTopicName(name: SubscriberName, tier: number): string {
   return `${PREFIX}.${name}.retry.${tier}`;
 }
 
+/**
+ * The retry tier (1-based) a topic is of this subscriber, whether or not its definition still
+ * lists it; null for any other topic.
+ */
+export function retryTierOf(name: SubscriberName, topic: string): number | null {
+  const prefix = `${PREFIX}.${name}.retry.`;
+  if (!topic.startsWith(prefix)) return null;
+  const rest = topic.slice(prefix.length);
+  return /^[1-9][0-9]{0,8}$/.test(rest) ? Number(rest) : null;
+}
+
 export function dlqTopicName(name: SubscriberName): string {
   return `${PREFIX}.${name}.dlq`;
 }

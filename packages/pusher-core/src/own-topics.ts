@@ -1,4 +1,4 @@
-import type { LogFn } from '@hookstream/contracts';
+import { type LogFn, retryTierOf } from '@hookstream/contracts';
 
 import type { PusherResources } from './pusher-resources.ts';
 import type { SubscriberTopology } from './subscriber-topology.ts';
@@ -8,6 +8,11 @@ import type { SubscriberTopology } from './subscriber-topology.ts';
  * a fleet of a thousand subscribers that mostly succeed then holds a thousand groups on the
  * shared events topic, not six thousand more topics. Creation happens once; `onCreated` lets the
  * runner rejoin its group with the tiers subscribed.
+ *
+ * Which tiers are read does not follow the definition alone: a tier that exists is read at once
+ * (a grown schedule's new tier appears only at its first retry), and a tier the definition no
+ * longer lists is read while it holds records above the ledger (a shrunk schedule), so no record
+ * waits in a tier nobody reads.
  */
 export class OwnTopics {
   readonly #topology: SubscriberTopology;
@@ -16,7 +21,9 @@ export class OwnTopics {
   readonly #log: LogFn;
   readonly #onCreated: () => void;
   #ensured: Promise<void> | null = null;
-  #exist = false;
+  #complete = false;
+  #dlqExists = false;
+  #existing: readonly string[] = [];
 
   constructor(options: {
     topology: SubscriberTopology;
@@ -33,19 +40,70 @@ export class OwnTopics {
     this.#onCreated = options.onCreated;
   }
 
-  /** Whether every tier and the DLQ exist (asked once at start; after that, known). */
-  async exist(): Promise<boolean> {
-    if (this.#exist) return true;
-    const { tierTopics, dlqTopic } = this.#topology;
-    this.#exist = await this.#resources.topicsExist([...tierTopics, dlqTopic]);
-    return this.#exist;
+  /** Whether every tier of the definition and the DLQ exist (as of the last look). */
+  get complete(): boolean {
+    return this.#complete;
+  }
+
+  get dlqExists(): boolean {
+    return this.#dlqExists;
+  }
+
+  /**
+   * The tier topics to read, in tier order: the definition's that exist, and any other tier of
+   * the subscriber still holding records above its ledger. Looks again each call.
+   */
+  async tiersToRead(): Promise<string[]> {
+    const { tierTopics, dlqTopic, name, groupId, definition } = this.#topology;
+    const names = new Set(await this.#resources.topicsNamed(`${groupId}.`, [...tierTopics, dlqTopic]));
+    this.#dlqExists = names.has(dlqTopic);
+    this.#complete = this.#dlqExists && tierTopics.every((t) => names.has(t));
+    this.#existing = [...names];
+    const listed = tierTopics.filter((t) => names.has(t));
+    const beyond = [...names].filter((t) => (retryTierOf(name, t) ?? 0) > definition.retry.delaysMs.length);
+    const unsettled =
+      beyond.length === 0
+        ? []
+        : (await this.#resources.admin.groupLag(groupId, beyond))
+            .filter((l) => l.lag > 0)
+            .map((l) => l.topic);
+    return [...listed, ...unsettled].sort(
+      (a, b) => (retryTierOf(name, a) ?? 0) - (retryTierOf(name, b) ?? 0),
+    );
+  }
+
+  /**
+   * Brings the retention of the existing tiers and DLQ to what the definition gives new ones
+   * (its delays and age ceiling set it), so a changed definition changes how long they keep
+   * records. Returns the topics it changed.
+   */
+  async alignRetention(): Promise<string[]> {
+    const existing = new Set(this.#existing);
+    const specs = this.#topology
+      .ownTopics(this.#partitions, this.#resources.replicationFactor)
+      .filter((spec) => existing.has(spec.topic));
+    const changed: string[] = [];
+    for (const spec of specs) {
+      const wanted = spec.config?.['retention.ms'];
+      if (wanted === undefined) continue;
+      const current = (await this.#resources.admin.topicConfig(spec.topic))?.['retention.ms'];
+      if (current === undefined || current === wanted) continue;
+      await this.#resources.admin.alterTopicConfig(spec.topic, { 'retention.ms': wanted });
+      this.#log('info', 'retention follows the definition', {
+        topic: spec.topic,
+        fromMs: Number(current),
+        toMs: Number(wanted),
+      });
+      changed.push(spec.topic);
+    }
+    return changed;
   }
 
   /** Creates what is missing, once; a failure is retried by the next call. */
   ensure = (): Promise<void> => {
     // Callers during and after the creation share one promise, so writes leave in call order.
     if (this.#ensured !== null) return this.#ensured;
-    if (this.#exist) return Promise.resolve();
+    if (this.#complete) return Promise.resolve();
     this.#ensured = this.#create().catch((err: unknown) => {
       this.#ensured = null;
       throw err;
@@ -56,7 +114,8 @@ export class OwnTopics {
   async #create(): Promise<void> {
     const specs = this.#topology.ownTopics(this.#partitions, this.#resources.replicationFactor);
     const created = await this.#resources.ensureTopics(specs);
-    this.#exist = true;
+    this.#complete = true;
+    this.#dlqExists = true;
     if (created.length > 0) this.#log('info', 'created subscriber topics', { topics: created });
     this.#onCreated();
   }

@@ -1,3 +1,4 @@
+import { retryTierOf } from '@hookstream/contracts';
 import type { BreakerPhase, OutcomeClass } from '@hookstream/delivery';
 import type {
   BatchObservableCallback,
@@ -13,8 +14,11 @@ import type { DeliveryOutcomeKind } from './delivery-outcome.ts';
 /** The subscriber's topics as the gauges label them. */
 export interface SubscriberTopicSet {
   readonly events: string;
-  /** Tier topics in order: tier n is `tiers[n - 1]`. */
-  readonly tiers: readonly string[];
+  /**
+   * The tier topics read now, asked at each scrape: the definition's that exist and any other
+   * tier still being drained (a schedule that shrank).
+   */
+  readonly tiers: () => readonly string[];
   readonly dlq: string;
 }
 
@@ -183,8 +187,9 @@ export class PusherMetrics {
     sources: PusherGaugeSources,
   ): SubscriberMetrics {
     const gauges: Observable[] = [this.#lag, this.#age, this.#tierDepth, this.#dlqDepth, this.#breaker];
-    const allTopics = [topics.events, ...topics.tiers];
     const observe: BatchObservableCallback = (result) => {
+      const tiers = topics.tiers();
+      const allTopics = [topics.events, ...tiers];
       const lags = sources.lag();
       const oldest = sources.oldestUnsettled();
       const now = Date.now();
@@ -197,10 +202,12 @@ export class PusherMetrics {
           topic,
         });
       }
-      topics.tiers.forEach((topic, i) => {
+      for (const topic of tiers) {
         const l = lags.get(topic);
-        if (l !== undefined) result.observe(this.#tierDepth, l, { subscriber, tier: String(i + 1) });
-      });
+        const tier = retryTierOf(subscriber, topic);
+        if (l !== undefined && tier !== null)
+          result.observe(this.#tierDepth, l, { subscriber, tier: String(tier) });
+      }
       const dlq = sources.dlqDepth();
       if (dlq !== null) result.observe(this.#dlqDepth, dlq, { subscriber });
       const phase = sources.breaker?.();

@@ -192,12 +192,24 @@ export class PusherResources {
    * miss asks the broker again at most every few seconds, however many subscribers ask.
    */
   async topicsExist(topics: readonly string[]): Promise<boolean> {
+    const known = await this.#knownTopics(topics);
+    return topics.every((t) => known.has(t));
+  }
+
+  /** The topics whose names start with `prefix`, from the same shared listing as topicsExist. */
+  async topicsNamed(prefix: string, wanted: readonly string[]): Promise<string[]> {
+    const known = await this.#knownTopics(wanted);
+    return [...known].filter((t) => t.startsWith(prefix)).sort();
+  }
+
+  /** The listing, asked again when one of `wanted` is missing and the last one is a few seconds old. */
+  async #knownTopics(wanted: readonly string[]): Promise<ReadonlySet<string>> {
     const cached = this.#topics;
     if (
       cached !== null &&
-      (topics.every((t) => cached.has(t)) || Date.now() - this.#listedAtMs < LIST_EVERY_MS)
+      (wanted.every((t) => cached.has(t)) || Date.now() - this.#listedAtMs < LIST_EVERY_MS)
     )
-      return topics.every((t) => cached.has(t));
+      return cached;
     this.#listing ??= this.admin
       .listTopics()
       .then((names) => {
@@ -208,8 +220,7 @@ export class PusherResources {
       .finally(() => {
         this.#listing = null;
       });
-    const known = await this.#listing;
-    return topics.every((t) => known.has(t));
+    return this.#listing;
   }
 
   /**

@@ -102,8 +102,8 @@ export class SubscriberRunner {
   #startAt: StartFrom = 'latest';
   #rejoining: Promise<void> | undefined;
   #tierWatch: NodeJS.Timeout | undefined;
-  /** Whether the group reads the tiers (they exist); until then lag covers the events topic. */
-  #tiersRead = false;
+  /** The tier topics the group reads (see OwnTopics.tiersToRead); lag covers these too. */
+  #tiers: readonly string[] = [];
   #stopped = false;
 
   constructor(options: SubscriberRunnerOptions) {
@@ -113,7 +113,7 @@ export class SubscriberRunner {
       options.topology.name,
       {
         events: options.topology.eventsTopic,
-        tiers: options.topology.tierTopics,
+        tiers: () => this.#tiers,
         dlq: options.topology.dlqTopic,
       },
       {
@@ -183,8 +183,14 @@ export class SubscriberRunner {
       log,
       onCreated: () => this.#rejoinWithTiers(),
     });
-    // Existing tiers are read from now on; missing ones are created at the first failure.
-    const tiersExist = await this.#ownTopics.exist();
+    // Existing tiers are read from now on, listed or not; missing ones are created at the first
+    // failure that needs them.
+    const tiers = await this.#ownTopics.tiersToRead();
+    await this.#ownTopics.alignRetention().catch((err: unknown) =>
+      log('warn', "cannot bring the retry tiers' retention to the definition; they keep their own", {
+        error: err instanceof Error ? err.message : String(err),
+      }),
+    );
     const registry = new LedgerRegistrations(resources.kafka, topology.name, topology.eventsTopic);
     const startAt = await registry.check(
       resources.admin,
@@ -237,9 +243,9 @@ export class SubscriberRunner {
         () => [
           topology.eventsTopic,
           ...(topology.noticesTopic === null ? [] : [topology.noticesTopic]),
-          ...(this.#tiersRead ? topology.tierTopics : []),
+          ...this.#tiers,
         ],
-        () => (this.#tiersRead ? topology.dlqTopic : null),
+        () => (this.#ownTopics?.dlqExists ? topology.dlqTopic : null),
         log,
         this.#options.lagPollMs ?? 3000,
       );
@@ -260,9 +266,9 @@ export class SubscriberRunner {
     });
     this.#tap = await resources.tapFor(topology.eventsTopic);
     this.#startAt = startAt.start;
-    this.#consumer = this.#newConsumer(tiersExist);
+    this.#consumer = this.#newConsumer(tiers);
     const startedFrom = await this.#consumer.start();
-    if (!tiersExist) this.#watchForTiers();
+    if (!this.#ownTopics.complete) this.#watchForTiers();
     // Registered once the group has its ledger, so a first start that fails is not "known".
     await registry.register(resources.sender, startAt.registeredAt);
     await this.#lagPoller?.start();
@@ -279,8 +285,8 @@ export class SubscriberRunner {
     return startedFrom;
   }
 
-  #newConsumer(withTiers: boolean, settled?: ReadonlyMap<string, SettledOffsets>): SubscriberConsumer {
-    this.#tiersRead = withTiers;
+  #newConsumer(tiers: readonly string[], settled?: ReadonlyMap<string, SettledOffsets>): SubscriberConsumer {
+    this.#tiers = tiers;
     const { topology, resources, log } = this.#options;
     const { definition } = topology;
     const handle = this.#handle;
@@ -292,7 +298,7 @@ export class SubscriberRunner {
       kafka: resources.kafka,
       groupId: topology.groupId,
       topic: topology.eventsTopic,
-      extraTopics: [...notices, ...(withTiers ? topology.tierTopics : [])],
+      extraTopics: [...notices, ...tiers],
       // A brand-new subscriber begins its notices where it begins its events.
       positionedTopics: notices,
       // An unreadable due time is due now: the delivery then dead-letters the record as poison.
@@ -327,9 +333,9 @@ export class SubscriberRunner {
     this.#tierWatch = setInterval(() => {
       // A failed look (Kafka unreachable for a while) is only a missed look: the next one asks
       // again. Unhandled, it would end the process.
-      this.#ownTopics?.exist().then(
-        (exist) => {
-          if (exist && !this.#tiersRead) this.#rejoinWithTiers();
+      this.#ownTopics?.tiersToRead().then(
+        (tiers) => {
+          if (tiers.some((t) => !this.#tiers.includes(t))) this.#rejoinWithTiers();
         },
         () => undefined,
       );
@@ -338,7 +344,7 @@ export class SubscriberRunner {
   }
 
   /**
-   * The tiers were just created (first failure): the group rejoins with them subscribed. The
+   * Tiers were just created (a failure needed one): the group rejoins with them subscribed. The
    * consumer first drains (records begun end on their own, their retries written), so leaving
    * the group repeats no attempt; records not begun yet are fetched again after the rejoin.
    */
@@ -353,12 +359,18 @@ export class SubscriberRunner {
       // passes over them instead of delivering them again.
       const settled = old.settledOffsets();
       await old.stop();
-      if (this.#stopped) return;
-      this.#consumer = this.#newConsumer(true, settled);
-      await this.#consumer.start();
-      this.#options.log('info', 'rejoined the group with the retry tiers', {
-        tiers: this.#options.topology.tierTopics.length,
+      if (this.#stopped || this.#ownTopics === null) return;
+      // Kafka unreachable for the look: the tiers read so far and the definition's (which exist
+      // now) are still right; only a drained dropped tier may be read once more.
+      const tiers = await this.#ownTopics.tiersToRead().catch((err: unknown) => {
+        this.#options.log('warn', 'cannot list the retry tiers; rejoining with the known ones', {
+          error: err instanceof Error ? err.message : String(err),
+        });
+        return [...new Set([...this.#tiers, ...this.#options.topology.tierTopics])];
       });
+      this.#consumer = this.#newConsumer(tiers, settled);
+      await this.#consumer.start();
+      this.#options.log('info', 'rejoined the group with the retry tiers', { tiers });
     };
     this.#rejoining = new Promise<void>((resolve) => setImmediate(resolve))
       .then(rejoin)

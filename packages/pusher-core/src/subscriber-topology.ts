@@ -1,6 +1,7 @@
 import {
   isNoticeType,
   noticesTopicName,
+  retryTierOf,
   type SubscriberDefinition,
   subscriberNames,
   takesNotices,
@@ -54,9 +55,12 @@ export class SubscriberTopology {
     this.#types = new Set(definition.eventTypes);
   }
 
-  /** The retry tier a topic is (1-based), or undefined for the events topic and others. */
+  /**
+   * The retry tier a topic is (1-based), or undefined for the events topic and others. A tier
+   * the definition no longer lists is one too: its records are read until it is drained.
+   */
   tierOf(topic: string): number | undefined {
-    return this.#tiers.get(topic);
+    return this.#tiers.get(topic) ?? retryTierOf(this.name, topic) ?? undefined;
   }
 
   /** A topic whose records are first deliveries (the events topic, the notices topic), not retries. */

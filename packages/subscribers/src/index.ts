@@ -58,7 +58,7 @@ export type {
 export { SubscriberDisabler } from './subscriber-disabler.ts';
 export type { SubscriberOverview } from './subscriber-overview.ts';
 export { subscriberOverviews } from './subscriber-overview.ts';
-export type { PartitionLedger, SubscriberLoad, TierStatus } from './subscriber-status.ts';
+export type { PartitionLedger, SubscriberLoad, TierStatus, UnlistedTier } from './subscriber-status.ts';
 export { subscriberDetail, subscriberLoads } from './subscriber-status.ts';
 export type { ValueChange } from './value-diff.ts';
 export { diffValues, formatChange, publicChange } from './value-diff.ts';

@@ -1,4 +1,4 @@
-import { type SubscriberRecord, subscriberNames } from '@hookstream/contracts';
+import { retryTierOf, type SubscriberRecord, subscriberNames } from '@hookstream/contracts';
 import type { CatalogKafka } from './subscriber-catalog.ts';
 
 /** One row of `subscribers list`: null where there is nothing to measure yet. */
@@ -25,6 +25,17 @@ export interface TierStatus {
   readonly exists: boolean;
   /** Records waiting in the tier above the ledger; null when the topic does not exist. */
   readonly waiting: number | null;
+}
+
+/**
+ * A tier topic of the subscriber that its definition no longer lists (its retry schedule
+ * shrank): its pushers read it until nothing waits there, then leave it.
+ */
+export interface UnlistedTier {
+  readonly tier: number;
+  readonly topic: string;
+  /** Records waiting in it above the ledger: still to be delivered, by the current schedule. */
+  readonly waiting: number;
 }
 
 /** Lag and DLQ depth of each subscriber, a few at a time so a big catalog does not flood the broker. */
@@ -69,7 +80,12 @@ export async function subscriberDetail(
   kafka: CatalogKafka,
   record: SubscriberRecord,
   eventsTopic: string,
-): Promise<{ ledger: PartitionLedger[] | null; tiers: TierStatus[]; dlqDepth: number | null }> {
+): Promise<{
+  ledger: PartitionLedger[] | null;
+  tiers: TierStatus[];
+  unlistedTiers: UnlistedTier[];
+  dlqDepth: number | null;
+}> {
   const t = subscriberNames(record.definition);
   const admin = kafka.admin();
   await admin.connect();
@@ -98,8 +114,24 @@ export async function subscriberDetail(
         return { ...tier, exists, waiting };
       }),
     );
+    const name = record.definition.name;
+    const beyond = [...existing]
+      .map((topic) => ({ topic, tier: retryTierOf(name, topic) ?? 0 }))
+      .filter((x) => x.tier > t.tiers.length)
+      .sort((a, b) => a.tier - b.tier);
+    const lags =
+      beyond.length === 0
+        ? []
+        : await admin.groupLag(
+            t.group,
+            beyond.map((x) => x.topic),
+          );
+    const unlistedTiers = beyond.map((x) => ({
+      ...x,
+      waiting: lags.find((l) => l.topic === x.topic)?.lag ?? 0,
+    }));
     const dlqDepth = existing.has(t.dlq) ? await admin.topicDepth(t.dlq) : null;
-    return { ledger, tiers, dlqDepth };
+    return { ledger, tiers, unlistedTiers, dlqDepth };
   } finally {
     await admin.disconnect();
   }

@@ -358,9 +358,17 @@ async function show(
         t.exists ? String(t.waiting ?? 0) : '(not created)',
       ]),
     ),
-    '',
-    `dlq: ${detail.dlqDepth === null ? '(not created)' : `${detail.dlqDepth} record(s)`}`,
   );
+  if (detail.unlistedTiers.length > 0)
+    out.push(
+      '',
+      'tiers no longer in the definition (read until drained; their records retry by the current schedule):',
+      formatTable(
+        ['tier', 'topic', 'waiting'],
+        detail.unlistedTiers.map((t) => [String(t.tier), t.topic, String(t.waiting)]),
+      ),
+    );
+  out.push('', `dlq: ${detail.dlqDepth === null ? '(not created)' : `${detail.dlqDepth} record(s)`}`);
   if (gaps.length > 0)
     out.push(
       '',

@@ -1,5 +1,5 @@
 import type { AclGrant } from '@hookstream/contracts';
-import type { Admin, ConfigResourceTypes, Kafka } from 'kafkajs';
+import type { Admin, ConfigResourceTypes, ConfigSource, Kafka } from 'kafkajs';
 import { explained } from '../connection/access-refusal.ts';
 import type { KafkaConnection } from '../connection/kafka-connection.ts';
 import { accessOf, kafkaOf } from '../connection/raw-client.ts';
@@ -20,6 +20,8 @@ import { ensureTopics, type LeaderWait, type TopicSpec } from './topics.ts';
 // ConfigResourceTypes.TOPIC. kafkajs is CommonJS and Node's ESM loader does not see that
 // named export (only some of its exports are detectable), so the value is spelled out here.
 const TOPIC_RESOURCE: ConfigResourceTypes = 2;
+// ConfigSource.TOPIC_CONFIG, spelled out for the same reason: a setting made on the topic itself.
+const DYNAMIC_TOPIC_CONFIG: ConfigSource = 1;
 
 /** Where a partition lives: its leader's broker id (-1 while there is none) and replica brokers. */
 export interface TopicPartition {
@@ -119,6 +121,40 @@ export class KafkaAdmin {
     const config: Record<string, string> = {};
     for (const entry of resources[0]?.configEntries ?? []) config[entry.configName] = entry.configValue;
     return config;
+  }
+
+  /**
+   * Sets these topic settings, keeping the topic's other overrides: Kafka's AlterConfigs
+   * replaces a topic's whole set (what it is not given returns to the broker's default), so the
+   * overrides are read first and sent back with the change.
+   */
+  async alterTopicConfig(topic: string, changes: Readonly<Record<string, string>>): Promise<void> {
+    const access = accessOf(this.#connection, `alter the settings of topic ${topic}`);
+    await explained(async () => {
+      const { resources } = await retryRetriable(() =>
+        this.#admin.describeConfigs({
+          includeSynonyms: false,
+          resources: [{ type: TOPIC_RESOURCE, name: topic }],
+        }),
+      );
+      const kept: Record<string, string> = {};
+      for (const entry of resources[0]?.configEntries ?? [])
+        if (entry.configSource === DYNAMIC_TOPIC_CONFIG && !entry.readOnly)
+          kept[entry.configName] = entry.configValue;
+      const config = { ...kept, ...changes };
+      await retryRetriable(() =>
+        this.#admin.alterConfigs({
+          validateOnly: false,
+          resources: [
+            {
+              type: TOPIC_RESOURCE,
+              name: topic,
+              configEntries: Object.entries(config).map(([name, value]) => ({ name, value })),
+            },
+          ],
+        }),
+      );
+    }, access);
   }
 
   /** Group ids that start with `prefix` (e.g. every subscriber's `hookstream.sub.`), sorted. */
