@@ -18,6 +18,7 @@ import {
   LEDGER_USAGE,
   PUSH_USAGE,
   RECEIVER_USAGE,
+  RECONCILE_USAGE,
   STACK_USAGE,
   START_USAGE,
   SUBSCRIBERS_USAGE,
@@ -47,6 +48,7 @@ const USAGES: Record<string, Record<string, string>> = {
   trace: { '': TRACE_USAGE },
   dlq: { list: DLQ_USAGE, replay: DLQ_USAGE },
   ledger: { '': LEDGER_USAGE },
+  reconcile: { '': RECONCILE_USAGE },
   console: { '': CONSOLE_USAGE },
   bench: {
     '': BENCH_REPORT_USAGE,
