@@ -59,7 +59,8 @@ export async function reconcileCommand(argv: readonly string[]): Promise<number>
     const fromMs = parseInstant('from', values.from, nowMs);
     const toMs = values.to === undefined ? nowMs : parseInstant('to', values.to, nowMs);
     if (toMs <= fromMs) throw new ReplayError('BAD_OPTION', '--to must be later than --from');
-    if (toMs - fromMs > MAX_WINDOW_MS) throw new ReplayError('BAD_OPTION', '--from/--to: at most 366 days apart');
+    if (toMs - fromMs > MAX_WINDOW_MS)
+      throw new ReplayError('BAD_OPTION', '--from/--to: at most 366 days apart');
     for (const t of values.type ?? [])
       if (!EventTypeName.safeParse(t).success)
         throw new ReplayError('BAD_OPTION', `--type: '${t}' is not an event type name`);
@@ -85,7 +86,15 @@ export async function reconcileCommand(argv: readonly string[]): Promise<number>
   }
 }
 
-const COLUMNS = ['delivered', 'pending', 'retrying', 'dead-lettered', 'replayed', 'lost', 'filtered'] as const;
+const COLUMNS = [
+  'delivered',
+  'pending',
+  'retrying',
+  'dead-lettered',
+  'replayed',
+  'lost',
+  'filtered',
+] as const;
 
 /** The table per subscriber, then the listed ids of each state, then the boundary. */
 export function forPeople(report: ReconcileReport): string {
