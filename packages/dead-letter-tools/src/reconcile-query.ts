@@ -89,7 +89,7 @@ export async function reconcile(kafka: KafkaConnection, query: ReconcileQuery): 
   );
   try {
     if (!(await admin.topicExists(query.eventsTopic)))
-      throw new ReplayError('BAD_OPTION', `--topic: the events topic ${query.eventsTopic} does not exist`);
+      throw new ReplayError('NO_EVENTS_TOPIC', `the events topic ${query.eventsTopic} does not exist`);
     const topics = await admin.listTopics();
     const tiersOf = new Map<string, { topic: string; tier: number }[]>();
     for (const s of subscribers) {
