@@ -7,6 +7,7 @@ import {
   BENCH_LIMITER_USAGE,
   BENCH_OUTAGE_USAGE,
   BENCH_PUSH_USAGE,
+  BENCH_RECONCILE_USAGE,
   BENCH_REPORT_USAGE,
   BENCH_RETRY_USAGE,
   BENCH_USAGE,
@@ -59,6 +60,7 @@ const USAGES: Record<string, Record<string, string>> = {
     limiter: BENCH_LIMITER_USAGE,
     fleet: BENCH_FLEET_USAGE,
     outage: BENCH_OUTAGE_USAGE,
+    reconcile: BENCH_RECONCILE_USAGE,
   },
 };
 /** Commands whose first argument is their own (a subcommand, or `bench`'s target), not a value. */

@@ -13,7 +13,7 @@ Commands:
   reconcile      a window of events against every required subscriber: delivered, pending, retrying, dead, lost
   console        the operator console in a browser (127.0.0.1:8088, CONSOLE_TOKENS): subscribers, DLQs, replay, ledgers
   bench          the benchmarks, where the bench workspace is installed (a checkout, not the image): the full
-                 report (bench/results/), or ingress | push | e2e | retry | limiter | fleet | outage alone
+                 report (bench/results/), or ingress | push | e2e | retry | limiter | fleet | outage | reconcile alone
 
 Run \`hookstream <command> --help\` for a command's options.`;
 
