@@ -28,6 +28,7 @@ export {
   BROKEN_STATES,
   classifyObligation,
   LISTED_STATES,
+  ledgerDetail,
   lostInWindow,
   obligation,
   owedFromMs,

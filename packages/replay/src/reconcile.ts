@@ -119,10 +119,25 @@ export interface LostRange {
 /** Committed offsets by partition: the next offset, or null when none. */
 export type PartitionLedger = ReadonlyMap<number, string | null>;
 
-/** What one obligation's state rests on, for the listed ids. */
+/**
+ * One obligation's state and what it rests on, for the listed ids: a copy's detail, or null when
+ * the ledger rule alone decided (no copy; `ledgerDetail` says it). Most obligations are the
+ * latter, and a window of millions allocates nothing per event for them.
+ */
 export interface Verdict {
   readonly state: Exclude<ReconcileState, 'filtered' | 'lost'>;
-  readonly detail: string;
+  readonly detail: string | null;
+}
+
+const PENDING_BY_LEDGER: Verdict = { state: 'pending', detail: null };
+const DELIVERED_BY_LEDGER: Verdict = { state: 'delivered', detail: null };
+
+/** The detail of a verdict the ledger rule decided: the offset against the committed one. */
+export function ledgerDetail(offset: string, committed: string | null): string {
+  if (committed === null) return 'no committed offset yet';
+  return aboveLedger(offset, committed)
+    ? `offset ${offset} ≥ committed ${committed}`
+    : `offset ${offset} < committed ${committed}`;
 }
 
 /**
@@ -275,15 +290,10 @@ export function classifyObligation(
   evidence: SubscriberEvidence,
 ): Verdict {
   const hops = evidence.hopsFor(event.partition, event.offset);
-  if (hops.length === 0) {
-    const c = committed.get(event.partition) ?? null;
-    return aboveLedger(event.offset, c)
-      ? {
-          state: 'pending',
-          detail: c === null ? 'no committed offset yet' : `offset ${event.offset} ≥ committed ${c}`,
-        }
-      : { state: 'delivered', detail: `offset ${event.offset} < committed ${c}` };
-  }
+  if (hops.length === 0)
+    return aboveLedger(event.offset, committed.get(event.partition) ?? null)
+      ? PENDING_BY_LEDGER
+      : DELIVERED_BY_LEDGER;
   const sources = new Set<string>();
   for (const hop of hops) if (hop.source !== null) sources.add(hop.source);
   let best: Verdict | null = null;
@@ -392,11 +402,19 @@ export class ReconcileTally {
     s.notOwed++;
   }
 
-  count(subscriber: string, state: ReconcileState, item: ListedObligation, weight = 1): void {
+  /**
+   * Counts one obligation (or `weight`, a lost range); true when its state is listed and its list
+   * has room, so the caller builds the item (`list`) only then: most counts allocate nothing.
+   */
+  count(subscriber: string, state: ReconcileState, weight = 1): boolean {
     const s = this.#sub(subscriber);
     s.counts[state] += weight;
     if (state !== 'filtered') s.owed += weight;
-    if (!LISTED_STATES.includes(state)) return;
+    return LISTED_STATES.includes(state) && (s.listed.get(state)?.length ?? 0) < this.#sampleSize;
+  }
+
+  list(subscriber: string, state: ReconcileState, item: ListedObligation): void {
+    const s = this.#sub(subscriber);
     const list = s.listed.get(state) ?? [];
     if (list.length < this.#sampleSize) list.push(item);
     s.listed.set(state, list);

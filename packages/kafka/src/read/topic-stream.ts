@@ -8,6 +8,10 @@ import type { ConsumedRecord } from '../consume/consumed-record.ts';
 import { KafkaReadError } from '../errors.ts';
 import { READER_GROUP_PREFIX } from './topic-reader.ts';
 
+/** One fetch response at a time, and small: what a stream holds is about this, whatever the range. */
+const FETCH_MAX_BYTES = 2 * 1024 * 1024;
+const FETCH_PARTITION_BYTES = 512 * 1024;
+
 export interface StreamTopicOptions {
   readonly topic: string;
   /** The first record: the earliest kept, or the first at/after a Kafka timestamp. */
@@ -167,6 +171,8 @@ async function consume(
   const consumer = kafka.consumer({
     groupId,
     maxWaitTimeInMs: 100,
+    maxBytes: FETCH_MAX_BYTES,
+    maxBytesPerPartition: FETCH_PARTITION_BYTES,
     allowAutoTopicCreation: false,
     readUncommitted: false,
   });
@@ -185,8 +191,11 @@ async function consume(
       idleMs,
     );
   };
+  // A finished partition's fetch pauses: a window in the past does not read on to the end.
   const close = (partition: number) => {
-    if (open.delete(partition) && open.size === 0) finish();
+    if (!open.delete(partition)) return;
+    if (open.size === 0) finish();
+    else consumer.pause([{ topic, partitions: [partition] }]);
   };
   consumer.on(consumer.events.CRASH, ({ payload }) =>
     finish(new KafkaReadError('KAFKA_UNAVAILABLE', `reading ${topic} failed: ${payload.error.message}`)),
