@@ -428,7 +428,9 @@ export class SubscriberConsumer {
   /**
    * Offsets above the ledger whose copy is downstream (`options.copies`), by `topic:partition`.
    * Only partitions with records above a ledger whose commit says `openSince` are asked about:
-   * a commit without it (another writer, a rewind, an older pusher) starts a new chain.
+   * a commit without it (another writer, a rewind, an older pusher) starts a new chain. A
+   * partition whose settled offsets the consumer before this one handed over is not: its copies
+   * are among them (so the rejoin at a first failure reads nothing).
    */
   async #copied(
     held: readonly (readonly [string, readonly number[]])[],
@@ -443,7 +445,9 @@ export class SubscriberConsumer {
         const from = r?.committed ?? null;
         const to = r?.logEnd ?? null;
         const sinceMs = r?.openSinceMs ?? null;
-        if (from !== null && to !== null && sinceMs !== null && to > from)
+        // Handed over by this process's consumer before (a rejoin): it knew what it copied.
+        const known = this.#inherited.has(`${topic}:${partition}`);
+        if (from !== null && to !== null && sinceMs !== null && to > from && !known)
           ranges.push({ topic, partition, from, to, sinceMs });
       }
     if (ranges.length === 0) return new Map();

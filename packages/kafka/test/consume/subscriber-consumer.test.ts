@@ -415,17 +415,25 @@ describe('SubscriberConsumer on a fake group member', () => {
     expect(deliveries.started).toEqual(['events@1', 'events@2', 'events@3']);
   });
 
-  it('a consumer that took over settled offsets (a rejoin) stamps with the start of the one before it', async () => {
+  it('a consumer that took over settled offsets (a rejoin) stamps with the start of the one before it, and looks for no copies of those partitions', async () => {
     const cluster = new FakeCluster();
     cluster.produce(EVENTS, 0, 4);
     cluster.commit(EVENTS, 1);
-    const copies = async () => new Map<string, number[]>();
+    const copies = vi.fn(async () => new Map<string, number[]>());
     await running(cluster, {
       copies,
       settled: new Map([[`${EVENTS}:0`, { before: 2, ahead: [] }]]),
       settledSinceMs: 123,
     });
     expect(cluster.openSince.get(`${EVENTS}:0`)).toBe(123);
+    // What it handed over includes its copies: nothing to look for.
+    cluster.commit(EVENTS, 1, 100);
+    await running(cluster, {
+      copies,
+      settled: new Map([[`${EVENTS}:0`, { before: 2, ahead: [] }]]),
+      settledSinceMs: 123,
+    });
+    expect(copies).not.toHaveBeenCalled();
   });
 
   it('a look for copies that fails is logged and the join goes on: the records are attempted (a repeat, never a loss)', async () => {
