@@ -43,8 +43,11 @@ export async function startCatalogFleet(options: {
   readonly topic: string;
   readonly prefix: string;
   readonly secretsKey: string;
+  /** The name it reports under in hookstream.instances (default host:pid). */
+  readonly instance?: string;
 }): Promise<FleetProcess> {
   const fleet = new FleetProcess({
+    instance: options.instance,
     kafka: endpoints.kafka,
     registry: endpoints.registrySettings,
     topic: options.topic,

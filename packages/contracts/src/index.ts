@@ -68,6 +68,7 @@ export {
   InstanceStatus,
   InstanceSubscriberStatus,
   isInstanceStale,
+  recordVersionsOf,
 } from './instance-status.ts';
 export type { AclGrant, AclOperation, ComponentRole } from './kafka-acls.ts';
 export { componentAcls, TOOL_GROUP_PREFIX } from './kafka-acls.ts';
@@ -88,6 +89,8 @@ export {
   BreakerSettings,
   DEFAULT_BREAKER,
   DEFAULT_DISABLE_AFTER_MS,
+  DEFAULT_RETENTION_WARNING_MS,
+  definitionRuleBroken,
   FORBIDDEN_HEADERS,
   HEADER_VALUE_PATTERN,
   HeaderValue,
@@ -106,12 +109,15 @@ export type { SubscriberNames } from './subscriber-names.ts';
 export { subscriberNames } from './subscriber-names.ts';
 export {
   EncryptedSecret,
+  fieldsNewerThan,
   ManagedSecretRequest,
   ManagedSecretState,
   parseSubscriberSpec,
   RecordSecret,
+  recordVersionFor,
   SealedHeaderValue,
   SUBSCRIBER_RECORD_VERSION,
+  SUBSCRIBER_RECORD_VERSIONS,
   SubscriberRecord,
   SubscriberRecordVersion,
   SubscriberSecretSpec,

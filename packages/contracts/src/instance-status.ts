@@ -40,10 +40,20 @@ export const InstanceStatus = z.object({
   at: Timestamp,
   everyMs: z.number().int().min(100).max(3_600_000),
   subscribers: z.array(InstanceSubscriberStatus).max(100_000),
+  /**
+   * The catalog record versions this instance reads (absent: an instance older than version 3,
+   * which reads 1 and 2). `subscribers apply` refuses a record some running instance cannot read.
+   */
+  recordVersions: z.array(z.number().int().min(1).max(1000)).max(100).optional(),
 });
 export type InstanceStatus = z.infer<typeof InstanceStatus>;
 
 /** An instance that stopped writing for three periods (killed, frozen) no longer counts. */
 export function isInstanceStale(status: InstanceStatus, nowMs: number): boolean {
   return nowMs - Date.parse(status.at) > 3 * status.everyMs;
+}
+
+/** The record versions an instance reads: what it reports, or 1 and 2 for one too old to say. */
+export function recordVersionsOf(status: InstanceStatus): readonly number[] {
+  return status.recordVersions ?? [1, 2];
 }

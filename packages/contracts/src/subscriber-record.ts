@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { managedHeaderNames, SecretSource, SubscriberDefinition } from './subscriber.ts';
+import {
+  definitionRuleBroken,
+  managedHeaderNames,
+  SecretSource,
+  SubscriberDefinition,
+} from './subscriber.ts';
 
 /**
  * The catalog's side of the catalog topic: one record per subscriber, keyed by its name, that
@@ -7,18 +12,58 @@ import { managedHeaderNames, SecretSource, SubscriberDefinition } from './subscr
  * A tombstone (null value) means deleted. Secrets never appear in clear text: a managed secret is
  * stored AES-256-GCM encrypted under a key the registry never holds.
  *
- * Version 2 (this one writes it): seals bind the subscriber's name, its URL's origin and what
- * each one is (the signing secret, a previous one with its expiry, a header), and headers may be
- * managed (`sealedHeaders`). Version 1 records are still read, and run when they hold no seal;
- * a version-1 seal (bound to the name only) is opened by `subscribers reseal` alone, which
- * rewrites the record as version 2. Version-1 code refuses version-2 records (its schema takes
- * version 1 only) and keeps the last version-1 record it read of each subscriber.
+ * Version 2: seals bind the subscriber's name, its URL's origin and what each one is (the
+ * signing secret, a previous one with its expiry, a header), and headers may be managed
+ * (`sealedHeaders`). Version 1 records are still read, and run when they hold no seal; a
+ * version-1 seal (bound to the name only) is opened by `subscribers reseal` alone, which rewrites
+ * the record as version 2. Version-1 code refuses version-2 records (its schema takes version 1
+ * only) and keeps the last version-1 record it read of each subscriber.
+ *
+ * Version 3 adds definition fields (`required`, `requiredFrom`, `retentionWarningMs`); seals are
+ * as in version 2. A record is written as the lowest version that holds its definition
+ * (`recordVersionFor`), so a subscriber that uses none of the new fields stays readable by
+ * version-2 fleets; older code keeps the last record it could read, so `subscribers apply`
+ * refuses a version-3 record while a running instance does not understand version 3.
  */
-export const SUBSCRIBER_RECORD_VERSION = 2;
+export const SUBSCRIBER_RECORD_VERSION = 3;
 
-/** The record versions this code reads. */
-export const SubscriberRecordVersion = z.union([z.literal(1), z.literal(2)]);
+/** The record versions this code reads (and says it understands in `hookstream.instances`). */
+export const SubscriberRecordVersion = z.union([z.literal(1), z.literal(2), z.literal(3)]);
 export type SubscriberRecordVersion = z.infer<typeof SubscriberRecordVersion>;
+export const SUBSCRIBER_RECORD_VERSIONS: readonly SubscriberRecordVersion[] = [1, 2, 3];
+
+/** Definition fields by the record version that brought them; a field not listed is older. */
+const FIELDS_SINCE: Readonly<Record<string, SubscriberRecordVersion>> = {
+  required: 3,
+  requiredFrom: 3,
+  retentionWarningMs: 3,
+};
+
+/** The definition fields a record of `version` cannot hold, in the definition's order. */
+export function fieldsNewerThan(definition: SubscriberDefinition, version: number): string[] {
+  return Object.keys(definition).filter(
+    (field) =>
+      definition[field as keyof SubscriberDefinition] !== undefined && (FIELDS_SINCE[field] ?? 0) > version,
+  );
+}
+
+/**
+ * The version a record of this definition is written as: the lowest that holds every field it
+ * uses, and never 1 (whose seals bound the name only).
+ */
+export function recordVersionFor(definition: SubscriberDefinition): SubscriberRecordVersion {
+  let version: SubscriberRecordVersion = 2;
+  for (const field of Object.keys(definition)) {
+    const since = FIELDS_SINCE[field];
+    if (
+      since !== undefined &&
+      since > version &&
+      definition[field as keyof SubscriberDefinition] !== undefined
+    )
+      version = since;
+  }
+  return version;
+}
 
 /** `{"managed": true}` in a definition file: hookstream generates and keeps the secret. */
 export const ManagedSecretRequest = z.strictObject({ managed: z.literal(true) });
@@ -125,13 +170,20 @@ export const SubscriberRecord = z
     path: ['definition', 'secret'],
   })
   .refine(
-    (r) =>
-      r.version === 2 || (r.sealedHeaders === undefined && managedHeaderNames(r.definition).length === 0),
+    (r) => r.version >= 2 || (r.sealedHeaders === undefined && managedHeaderNames(r.definition).length === 0),
     {
       message: 'a version 1 record has no managed headers',
       path: ['definition', 'headers'],
     },
   )
+  .refine((r) => fieldsNewerThan(r.definition, r.version).length === 0, {
+    message: 'a field newer than the record version',
+    path: ['version'],
+  })
+  .refine((r) => definitionRuleBroken(r.definition) === null, {
+    message: '"requiredFrom" only with "required": true',
+    path: ['definition', 'requiredFrom'],
+  })
   .refine(
     (r) => Object.keys(r.sealedHeaders ?? {}).every((h) => managedHeaderNames(r.definition).includes(h)),
     {
@@ -149,7 +201,11 @@ export function parseSubscriberSpec(
   input: unknown,
 ): { ok: true; value: SubscriberSpec } | { ok: false; error: string } {
   const parsed = SubscriberSpec.safeParse(input);
-  if (parsed.success) return { ok: true, value: parsed.data };
+  if (parsed.success) {
+    const broken = definitionRuleBroken(parsed.data);
+    if (broken === null) return { ok: true, value: parsed.data };
+    return { ok: false, error: `${broken.path}: ${broken.message}` };
+  }
   const messages = parsed.error.issues.map((issue) => {
     const path = issue.path.map(String).join('.');
     if (issue.code === 'unrecognized_keys') {

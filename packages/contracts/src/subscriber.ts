@@ -177,8 +177,32 @@ export const SubscriberDefinition = z.strictObject({
     .min(60_000)
     .max(30 * 86_400_000)
     .optional(),
+  /**
+   * A required consumer: every event it takes must reach it. `hookstream reconcile` holds it to
+   * that, and the oldest pending required delivery is a gauge to page on. (Record version 3.)
+   */
+  required: z.boolean().optional(),
+  /**
+   * From when the obligation runs; events before it are not owed. `subscribers apply` fills in
+   * the time it first became required. Only with `required: true`. (Record version 3.)
+   */
+  requiredFrom: z.iso.datetime({ offset: true }).optional(),
+  /**
+   * `subscriber.retention_at_risk` goes out when the oldest record the subscriber still owes is
+   * closer than this to the topic's retention (absent: 24 h). At least a minute, at most a year.
+   * (Record version 3.)
+   */
+  retentionWarningMs: z
+    .number()
+    .int()
+    .min(60_000)
+    .max(365 * 86_400_000)
+    .optional(),
 });
 export type SubscriberDefinition = z.infer<typeof SubscriberDefinition>;
+
+/** The retention warning threshold when a definition sets none. */
+export const DEFAULT_RETENTION_WARNING_MS = 86_400_000;
 
 /**
  * Whether a definition's `eventTypes` take events of this type ('*' takes all). One statement of
@@ -191,6 +215,15 @@ export function acceptsEventType(
   return definition.eventTypes.some((t) => t === '*' || t === type);
 }
 
+/** Rules across fields of a definition, which its schema alone cannot say; null when it keeps them. */
+export function definitionRuleBroken(
+  definition: Pick<SubscriberDefinition, 'required' | 'requiredFrom'>,
+): { path: string; message: string } | null {
+  if (definition.requiredFrom !== undefined && definition.required !== true)
+    return { path: 'requiredFrom', message: 'only with "required": true' };
+  return null;
+}
+
 /**
  * Validates a parsed JSON document; the error names the offending field, e.g.
  * `rate.perSecond: Too small: expected number to be >0` or `unknown field "colour"`.
@@ -199,7 +232,11 @@ export function parseSubscriberDefinition(
   input: unknown,
 ): { ok: true; value: SubscriberDefinition } | { ok: false; error: string } {
   const parsed = SubscriberDefinition.safeParse(input);
-  if (parsed.success) return { ok: true, value: parsed.data };
+  if (parsed.success) {
+    const broken = definitionRuleBroken(parsed.data);
+    if (broken === null) return { ok: true, value: parsed.data };
+    return { ok: false, error: `${broken.path}: ${broken.message}` };
+  }
   const messages = parsed.error.issues.map((issue) => {
     const path = issue.path.map(String).join('.');
     if (issue.code === 'unrecognized_keys') {

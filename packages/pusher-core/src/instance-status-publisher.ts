@@ -4,6 +4,7 @@ import {
   type InstanceStatus,
   type InstanceSubscriberStatus,
   type LogFn,
+  SUBSCRIBER_RECORD_VERSIONS,
 } from '@hookstream/contracts';
 
 import type { PusherResources } from './pusher-resources.ts';
@@ -92,6 +93,7 @@ export class InstanceStatusPublisher {
       at: new Date().toISOString(),
       everyMs: this.#everyMs,
       subscribers: [...this.#options.subscribers()],
+      recordVersions: [...SUBSCRIBER_RECORD_VERSIONS],
     };
   }
 

@@ -2,7 +2,7 @@ import {
   type EncryptedSecret,
   managedHeaderNames,
   type RecordSecret,
-  SUBSCRIBER_RECORD_VERSION,
+  recordVersionFor,
   type SubscriberDefinition,
   type SubscriberRecord,
   type SubscriberSecretSpec,
@@ -74,6 +74,21 @@ function keptSeals(
 }
 
 /**
+ * A required definition that does not say from when owes events from when it first became
+ * required: the record's time when it was required already (so applying the same file again
+ * changes nothing), else now.
+ */
+function withRequiredFrom(
+  definition: SubscriberDefinition,
+  existing: SubscriberRecord | undefined,
+  now: Date,
+): SubscriberDefinition {
+  if (definition.required !== true || definition.requiredFrom !== undefined) return definition;
+  const since = existing?.definition.required === true ? existing.definition.requiredFrom : undefined;
+  return { ...definition, requiredFrom: since ?? now.toISOString() };
+}
+
+/**
  * What applying these files would do to the catalog, per name in file order: created (no
  * record), changed (with the differences) or unchanged. The state (paused…) is not the file's
  * business and stays as it is; so does an existing managed secret. Pure.
@@ -81,11 +96,12 @@ function keptSeals(
 export function planApply(
   current: ReadonlyMap<string, SubscriberRecord>,
   files: readonly DefinitionFile[],
+  now: Date = new Date(),
 ): PlannedSubscriber[] {
   return files.map(({ path, spec }) => {
     const { secret, ...rest } = spec;
-    const definition: SubscriberDefinition = rest;
     const existing = current.get(spec.name);
+    const definition = withRequiredFrom(rest, existing, now);
     const isManaged = secret !== undefined && 'managed' in secret;
     const { reseals, headersWithoutValue } = keptSeals(existing, definition, secret);
     if (existing === undefined)
@@ -121,7 +137,8 @@ export function planApply(
 }
 
 /**
- * The records to write for a plan (created and changed only), as version 2. A managed secret is
+ * The records to write for a plan (created and changed only), each as the lowest record version
+ * that holds its definition (`recordVersionFor`: 2 unless it uses newer fields). A managed secret is
  * generated where the plan says so, and the seals kept are sealed again when the URL's origin
  * changes, which needs the secrets key: without it this throws before anything is written. So
  * does a kept seal of a version-1 record (OLD_SEAL: `subscribers reseal` first). Seals of headers
@@ -174,7 +191,7 @@ export function recordsForPlan(
           options.now,
         );
       return {
-        version: SUBSCRIBER_RECORD_VERSION,
+        version: recordVersionFor(p.definition),
         definition: p.definition,
         ...(secret === undefined ? {} : { secret }),
         ...(kept.headers.length === 0 ? {} : { sealedHeaders }),

@@ -1,5 +1,6 @@
 import {
   isRegistrationKey,
+  SUBSCRIBER_RECORD_VERSION,
   SubscriberName,
   SubscriberRecord,
   SubscriberRegistration,
@@ -105,6 +106,12 @@ export function parseSubscriberRecord(
   } catch (err) {
     return { ok: false, error: `not JSON: ${(err as Error).message}` };
   }
+  const version = (json as { version?: unknown } | null)?.version;
+  if (typeof version === 'number' && version > SUBSCRIBER_RECORD_VERSION)
+    return {
+      ok: false,
+      error: `record version ${version} is newer than this code reads (up to ${SUBSCRIBER_RECORD_VERSION}): upgrade it`,
+    };
   const parsed = SubscriberRecord.safeParse(json);
   if (!parsed.success)
     return {

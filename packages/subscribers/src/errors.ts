@@ -14,7 +14,9 @@ export type CatalogErrorCode =
   | 'OLD_SEAL'
   /** A managed header without a sealed value yet (`subscribers header set`). */
   | 'NO_HEADER_VALUE'
-  | 'BAD_HEADER_VALUE';
+  | 'BAD_HEADER_VALUE'
+  /** A record that a running instance cannot read (an older fleet): upgrade the fleet first. */
+  | 'FLEET_TOO_OLD';
 
 /** A catalog problem; `canRetry` says whether doing the same thing again unchanged could succeed. */
 export class CatalogError extends HookstreamError<CatalogErrorCode> {}

@@ -9,8 +9,13 @@ export { loadDefinitionFiles } from './definition-files.ts';
 export type { CatalogErrorCode } from './errors.ts';
 export { CatalogError } from './errors.ts';
 export { openManagedHeaders, sealHeaderValue, withHeaderValue } from './header-seals.ts';
-export type { SubscriberPlacement } from './instance-statuses.ts';
-export { foldInstanceStatuses, placements, readInstanceStatuses } from './instance-statuses.ts';
+export type { SubscriberPlacement, UnreadableRecord } from './instance-statuses.ts';
+export {
+  foldInstanceStatuses,
+  placements,
+  readInstanceStatuses,
+  unreadableRecords,
+} from './instance-statuses.ts';
 export {
   DEFAULT_ROTATION_GRACE_MS,
   generateSigningSecret,

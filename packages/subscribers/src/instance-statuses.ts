@@ -1,4 +1,11 @@
-import { INSTANCE_STATUS_TOPIC, InstanceStatus, isInstanceStale } from '@hookstream/contracts';
+import {
+  fieldsNewerThan,
+  INSTANCE_STATUS_TOPIC,
+  InstanceStatus,
+  isInstanceStale,
+  recordVersionsOf,
+  type SubscriberRecord,
+} from '@hookstream/contracts';
 import { KafkaReadError, readTopic } from '@hookstream/kafka';
 import type { CatalogKafka } from './subscriber-catalog.ts';
 
@@ -100,4 +107,37 @@ function parseStatus(value: Buffer): InstanceStatus | null {
   } catch {
     return null;
   }
+}
+
+/** A record that some running instance cannot read, and would run from an older one instead. */
+export interface UnreadableRecord {
+  readonly subscriber: string;
+  readonly version: number;
+  /** The definition fields that need that version. */
+  readonly fields: readonly string[];
+  /** The running instances that do not read it, sorted. */
+  readonly instances: readonly string[];
+}
+
+/**
+ * The records to write that a running instance could not read: it would keep the last record it
+ * read of that subscriber (and, for a new one, not run it), deaf to the new fields. Pure.
+ */
+export function unreadableRecords(
+  records: readonly Pick<SubscriberRecord, 'version' | 'definition'>[],
+  statuses: readonly InstanceStatus[],
+): UnreadableRecord[] {
+  return records.flatMap((record) => {
+    const deaf = statuses.filter((s) => !recordVersionsOf(s).includes(record.version));
+    if (deaf.length === 0) return [];
+    const readable = Math.min(...deaf.map((s) => Math.max(...recordVersionsOf(s))));
+    return [
+      {
+        subscriber: record.definition.name,
+        version: record.version,
+        fields: fieldsNewerThan(record.definition, readable),
+        instances: deaf.map((s) => s.instance).sort(),
+      },
+    ];
+  });
 }

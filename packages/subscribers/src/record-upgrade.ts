@@ -1,7 +1,7 @@
 import {
   isRegistrationKey,
   managedHeaderNames,
-  SUBSCRIBER_RECORD_VERSION,
+  recordVersionFor,
   type SubscriberRecord,
 } from '@hookstream/contracts';
 import type { CatalogSnapshot } from './catalog-records.ts';
@@ -133,16 +133,17 @@ export interface ResealOutcome {
 export function resealRecord(record: SubscriberRecord, key: SecretsKey, now: Date): ResealOutcome {
   const name = record.definition.name;
   const origin = sealBindingOf(record).origin;
-  if (record.version === SUBSCRIBER_RECORD_VERSION) {
+  // Versions after 1 share version 2's seals: only a version-1 record has anything to move.
+  if (record.version !== 1) {
     openSeals(record, key, now);
     return { name, origin, from: record.version, action: 'current', record: null };
   }
-  const to = { ...sealBindingOf(record), version: SUBSCRIBER_RECORD_VERSION } as const;
+  const to = { ...sealBindingOf(record), version: 2 } as const;
   const secret = record.secret;
   const resealed = secret !== undefined && 'managed' in secret;
   const next: SubscriberRecord = {
     ...record,
-    version: SUBSCRIBER_RECORD_VERSION,
+    version: recordVersionFor(record.definition),
     ...(resealed ? { secret: resealManagedSecret(key, sealBindingOf(record), to, secret, now) } : {}),
     updatedAt: now.toISOString(),
   };

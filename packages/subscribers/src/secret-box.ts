@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import type { EncryptedSecret, SubscriberRecord, SubscriberRecordVersion } from '@hookstream/contracts';
+import type { EncryptedSecret, SubscriberRecord } from '@hookstream/contracts';
 import { CatalogError } from './errors.ts';
 import type { SecretsKey } from './secrets-key.ts';
 
@@ -9,8 +9,11 @@ import type { SecretsKey } from './secrets-key.ts';
  * record, or left in a record whose URL a catalog writer pointed elsewhere, does not open.
  */
 export interface SealBinding {
-  /** The record version whose rule applies: version 1 bound the name only. */
-  readonly version: SubscriberRecordVersion;
+  /**
+   * The sealing rule: version 1 bound the name only; 2 is every later record version's (a
+   * record version that adds definition fields keeps version 2's seals).
+   */
+  readonly version: 1 | 2;
   readonly subscriber: string;
   /** The origin of the subscriber's URL (`https://host:port`), bound from version 2 on. */
   readonly origin: string;
@@ -30,7 +33,7 @@ export const SIGNING: SealRole = { kind: 'signing' };
 /** The binding a record's seals must have: its version, name and URL origin. */
 export function sealBindingOf(record: SubscriberRecord): SealBinding {
   return {
-    version: record.version,
+    version: record.version === 1 ? 1 : 2,
     subscriber: record.definition.name,
     origin: new URL(record.definition.url).origin,
   };

@@ -1,6 +1,6 @@
 import {
   type ManagedSecretState,
-  SUBSCRIBER_RECORD_VERSION,
+  recordVersionFor,
   type SubscriberDefinition,
   type SubscriberRecord,
 } from '@hookstream/contracts';
@@ -62,7 +62,7 @@ export function recordOfDefinition(definition: SubscriberDefinition, now: Date):
   const { secret, ...rest } = definition;
   const at = now.toISOString();
   return {
-    version: SUBSCRIBER_RECORD_VERSION,
+    version: recordVersionFor(rest),
     definition: rest,
     ...(secret === undefined ? {} : { secret }),
     state: { kind: 'active' },

@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type SubscriberRecord, SubscriberSpec } from '@hookstream/contracts';
+import { parseSubscriberSpec, SubscriberRecord, SubscriberSpec } from '@hookstream/contracts';
 import { describe, expect, it } from 'vitest';
 import { planApply, recordsForPlan } from '../src/apply-plan.ts';
 import { loadDefinitionFiles } from '../src/definition-files.ts';
@@ -226,6 +226,79 @@ describe('recordsForPlan', () => {
     expect(() => recordsForPlan(plan, old, { now: NOW, secretsKey: key })).toThrow(
       expect.objectContaining({ code: 'OLD_SEAL' }),
     );
+  });
+});
+
+describe('record versions', () => {
+  it('writes version 2 unless the definition uses a version-3 field, and a pause keeps the version', () => {
+    const plan = planApply(
+      new Map(),
+      [
+        file({ name: 'plain', url: 'https://x.example.com/' }),
+        file({ name: 'warned', url: 'https://x.example.com/', retentionWarningMs: 3_600_000 }),
+      ],
+      NOW,
+    );
+    const [plain, warned] = recordsForPlan(plan, new Map(), { now: NOW, secretsKey: undefined });
+    expect(plain?.version).toBe(2);
+    expect(warned?.version).toBe(3);
+    if (warned === undefined) throw new Error('no record');
+    expect(pausedRecord(warned, { reason: 'r', by: 'ops', now: NOW }).version).toBe(3);
+  });
+
+  it('a required definition owes events from when it first became required; applying it again changes nothing', () => {
+    const first = planApply(
+      new Map(),
+      [file({ name: 'r', url: 'https://r.example.com/', required: true })],
+      NOW,
+    );
+    expect(first[0]?.definition.requiredFrom).toBe(NOW.toISOString());
+    const [written] = recordsForPlan(first, new Map(), { now: NOW, secretsKey: undefined });
+    if (written === undefined) throw new Error('no record');
+    const later = new Date(NOW.getTime() + 86_400_000);
+    const again = planApply(
+      new Map([['r', written]]),
+      [file({ name: 'r', url: 'https://r.example.com/', required: true })],
+      later,
+    );
+    expect(again[0]).toMatchObject({ action: 'unchanged', definition: { requiredFrom: NOW.toISOString() } });
+    const given = planApply(
+      new Map([['r', written]]),
+      [
+        file({
+          name: 'r',
+          url: 'https://r.example.com/',
+          required: true,
+          requiredFrom: '2026-01-01T00:00:00Z',
+        }),
+      ],
+      later,
+    );
+    expect(given[0]?.changes.map((c) => c.path)).toEqual(['requiredFrom']);
+  });
+
+  it('a record cannot hold a field newer than its version, nor requiredFrom without required', () => {
+    const r = record('v');
+    expect(
+      SubscriberRecord.safeParse({ ...r, definition: { ...r.definition, required: true } }).success,
+    ).toBe(false);
+    expect(
+      SubscriberRecord.safeParse({ ...r, version: 3, definition: { ...r.definition, required: true } })
+        .success,
+    ).toBe(true);
+    expect(
+      SubscriberRecord.safeParse({
+        ...r,
+        version: 3,
+        definition: { ...r.definition, requiredFrom: '2026-01-01T00:00:00Z' },
+      }).success,
+    ).toBe(false);
+    expect(
+      parseSubscriberSpec({ name: 'v', url: 'https://v.example.com/', requiredFrom: '2026-01-01T00:00:00Z' }),
+    ).toEqual({
+      ok: false,
+      error: 'requiredFrom: only with "required": true',
+    });
   });
 });
 

@@ -1,6 +1,7 @@
 import type { InstanceStatus } from '@hookstream/contracts';
 import { describe, expect, it } from 'vitest';
-import { foldInstanceStatuses, placements } from '../src/instance-statuses.ts';
+import { foldInstanceStatuses, placements, unreadableRecords } from '../src/instance-statuses.ts';
+import { record as catalogRecord } from './fixtures.ts';
 
 const NOW = Date.parse('2026-12-01T12:00:00Z');
 
@@ -103,5 +104,18 @@ describe('placements', () => {
       ),
     );
     expect(where.get('x')?.breaker).toBe(worst);
+  });
+});
+
+describe('unreadableRecords', () => {
+  const base = catalogRecord('r');
+  const v3 = { ...base, version: 3 as const, definition: { ...base.definition, required: true } };
+  it('names the instances too old to read a record and the fields that need the newer version', () => {
+    const old = status('old', 0, []);
+    const current = { ...status('new', 0, []), recordVersions: [1, 2, 3] };
+    expect(unreadableRecords([v3], [current])).toEqual([]);
+    expect(unreadableRecords([v3, base], [current, old])).toEqual([
+      { subscriber: 'r', version: 3, fields: ['required'], instances: ['old'] },
+    ]);
   });
 });

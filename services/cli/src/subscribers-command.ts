@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
-import { DEFAULT_EVENTS_TOPIC, SubscriberName } from '@hookstream/contracts';
+import { DEFAULT_EVENTS_TOPIC, recordVersionFor, SubscriberName } from '@hookstream/contracts';
 import { readDeadLetters } from '@hookstream/dead-letter-tools';
 import { startNoticeProducer } from '@hookstream/producer';
 import {
@@ -11,8 +11,10 @@ import {
   knownSubscriber,
   loadDefinitionFiles,
   loadSecretsKey,
+  type PlannedSubscriber,
   planApply,
   publicRecord,
+  readInstanceStatuses,
   recordsForPlan,
   requireSecretsKey,
   revealManagedSecret,
@@ -21,6 +23,7 @@ import {
   sealBindingOf,
   subscriberDetail,
   subscriberOverviews,
+  unreadableRecords,
   withManagedSecret,
 } from '@hookstream/subscribers';
 import { formatTable } from '@hookstream/terminal';
@@ -221,7 +224,7 @@ async function run(action: string, target: string, values: Values): Promise<numb
   const catalog = new SubscriberCatalog(kafka);
   switch (action) {
     case 'apply':
-      return apply(catalog, target, values);
+      return apply(kafka, catalog, target, values);
     case 'list':
       return list(kafka, catalog, values);
     case 'check':
@@ -239,7 +242,12 @@ async function run(action: string, target: string, values: Values): Promise<numb
   }
 }
 
-async function apply(catalog: SubscriberCatalog, target: string, values: Values): Promise<number> {
+async function apply(
+  kafka: ReturnType<typeof toolKafka>,
+  catalog: SubscriberCatalog,
+  target: string,
+  values: Values,
+): Promise<number> {
   const { files, problems } = await loadDefinitionFiles(target);
   if (problems.length > 0) {
     if (values.json) printJson({ written: false, problems });
@@ -253,6 +261,7 @@ async function apply(catalog: SubscriberCatalog, target: string, values: Values)
   const snapshot = await catalog.read();
   const plan = planApply(snapshot.subscribers, files);
   const dryRun = values['dry-run'];
+  await refuseWhatTheFleetCannotRead(kafka, plan);
   // Built before anything is written: a missing secrets key refuses the whole apply.
   const records = dryRun ? [] : recordsForPlan(plan, snapshot.subscribers, { now: new Date(), secretsKey });
   if (!dryRun) await catalog.write(records);
@@ -260,6 +269,32 @@ async function apply(catalog: SubscriberCatalog, target: string, values: Values)
     printJson({ dryRun, written: !dryRun && records.length > 0, subscribers: plan.map(publicPlan) });
   else printApply(plan, dryRun);
   return 0;
+}
+
+/**
+ * A record some running instance cannot read would leave that instance on the subscriber's last
+ * record it read, deaf to the change: refused, naming the fields and the instances, before
+ * anything is written (a dry run says it too).
+ */
+async function refuseWhatTheFleetCannotRead(
+  kafka: ReturnType<typeof toolKafka>,
+  plan: readonly PlannedSubscriber[],
+): Promise<void> {
+  const writes = plan
+    .filter((p) => p.action !== 'unchanged')
+    .map((p) => ({ version: recordVersionFor(p.definition), definition: p.definition }));
+  if (writes.every((w) => w.version <= 2)) return;
+  const unreadable = unreadableRecords(writes, await readInstanceStatuses(kafka));
+  if (unreadable.length === 0) return;
+  const lines = unreadable.map(
+    (u) =>
+      `${u.subscriber} uses ${u.fields.join(', ')} (record version ${u.version}), which ${u.instances.join(', ')} cannot read`,
+  );
+  throw new CatalogError(
+    'FLEET_TOO_OLD',
+    `${lines.join('; ')}: upgrade those instances first (docs/deployment.md); nothing was written`,
+    true,
+  );
 }
 
 async function list(

@@ -1,0 +1,109 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { INSTANCE_STATUS_TOPIC, type InstanceStatus } from '@hookstream/contracts';
+import { RecordSender } from '@hookstream/kafka';
+import { readInstanceStatuses, SubscriberCatalog } from '@hookstream/subscribers';
+import { afterAll, describe, expect, it } from 'vitest';
+import { catalogEnv, startCatalogFleet, subscribersCli } from '../support/catalog.ts';
+import { runCli } from '../support/cli.ts';
+import { EventFactory } from '../support/events.ts';
+import { uniqueName } from '../support/names.ts';
+import { KafkaFixture } from '../support/pushers.ts';
+import { ReceiverPool } from '../support/receivers.ts';
+import { openForSuite } from '../support/suite.ts';
+import { waitFor } from '../support/wait.ts';
+
+// Record version 3 (required, requiredFrom, retentionWarningMs) beside a fleet of older code: an
+// instance that does not say it reads version 3 makes `subscribers apply` refuse such a record,
+// while records that need no new field still go through; a current fleet says what it reads.
+
+const fx = new KafkaFixture();
+const factory = new EventFactory();
+const receivers = new ReceiverPool();
+let sender: RecordSender | undefined;
+const oldInstance = uniqueName('old-fleet');
+
+/** The status record a fleet of the previous version writes: no recordVersions. */
+function olderStatus(): InstanceStatus {
+  const now = new Date().toISOString();
+  return {
+    version: 1,
+    instance: oldInstance,
+    host: 'older-host',
+    pid: 1,
+    startedAt: now,
+    at: now,
+    everyMs: 60_000,
+    subscribers: [],
+  };
+}
+
+async function writeDefinition(definition: object): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'hookstream-versions-'));
+  await writeFile(join(dir, 'def.json'), JSON.stringify(definition));
+  return dir;
+}
+
+async function applyFile(env: NodeJS.ProcessEnv, definition: object) {
+  return runCli(['subscribers', 'apply', await writeDefinition(definition)], env);
+}
+
+describe('record version 3 beside an older fleet', () => {
+  openForSuite(fx, factory, receivers);
+  afterAll(async () => {
+    // The older instance leaves, whatever happened: other suites apply version-3 records too.
+    await sender
+      ?.send(INSTANCE_STATUS_TOPIC, [{ key: oldInstance, value: null, headers: {} }])
+      .catch(() => undefined);
+    await sender?.disconnect();
+  });
+
+  it('apply refuses a required definition while an older instance runs, takes plain ones, and takes it once it is gone', async () => {
+    const topic = await fx.topic(1);
+    const { env, secretsKey } = catalogEnv(topic);
+    const prefix = uniqueName('versions');
+    const url = (await receivers.start()).url;
+    const catalog = new SubscriberCatalog(fx.kafka);
+
+    sender = new RecordSender(fx.kafka);
+    await sender.connect();
+    await sender.send(INSTANCE_STATUS_TOPIC, [
+      { key: oldInstance, value: Buffer.from(JSON.stringify(olderStatus())), headers: {} },
+    ]);
+
+    const required = { name: `${prefix}-audit`, url, required: true, retentionWarningMs: 3_600_000 };
+    const refused = await applyFile(env, required);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('FLEET_TOO_OLD');
+    expect(refused.stderr).toContain(
+      `${prefix}-audit uses required, retentionWarningMs, requiredFrom (record version 3), which ${oldInstance} cannot read`,
+    );
+    expect((await catalog.read()).subscribers.has(`${prefix}-audit`)).toBe(false);
+
+    // A definition with no new field is written as version 2, which the older fleet reads.
+    const plain = await applyFile(env, { name: `${prefix}-plain`, url });
+    expect(plain.code, plain.stderr).toBe(0);
+    expect((await catalog.read()).subscribers.get(`${prefix}-plain`)?.version).toBe(2);
+
+    // A current fleet says which versions it reads, so it never blocks an apply.
+    const current = uniqueName('current-fleet');
+    const fleet = await startCatalogFleet({ topic, prefix, secretsKey, instance: current });
+    try {
+      const reported = await waitFor(
+        'the current fleet in hookstream.instances',
+        async () => (await readInstanceStatuses(fx.kafka)).find((s) => s.instance === current),
+        { timeoutMs: 30_000 },
+      );
+      expect(reported.recordVersions).toEqual([1, 2, 3]);
+    } finally {
+      await fleet.stop();
+    }
+
+    await sender.send(INSTANCE_STATUS_TOPIC, [{ key: oldInstance, value: null, headers: {} }]);
+    await subscribersCli(env, 'apply', await writeDefinition(required));
+    const written = (await catalog.read()).subscribers.get(`${prefix}-audit`);
+    expect(written?.version).toBe(3);
+    expect(Date.parse(written?.definition.requiredFrom ?? '')).toBeGreaterThan(Date.now() - 120_000);
+  });
+});
