@@ -104,8 +104,9 @@ export interface SubscriberConsumerOptions {
   /**
    * The records above the ledger whose copy is already downstream (a retry tier, the DLQ) by
    * `topic:partition`: a member killed after a copy was acknowledged and before its offset was
-   * committed. Asked at each join for the partitions with records above a ledger this consumer's
-   * committer wrote; those records are settled (passed over), so one event keeps one retry chain.
+   * committed. Asked at each join for the partitions with records above a ledger whose commit
+   * says `openSince` (the ledger committer writes it, and the join stamps a ledger without it);
+   * those records are settled (passed over), so one event keeps one retry chain.
    * A rejection is logged and the join goes on without (a repeat, never a loss).
    */
   readonly copies?: (ranges: readonly UnsettledRange[]) => Promise<ReadonlyMap<string, readonly number[]>>;
