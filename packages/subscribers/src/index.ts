@@ -9,6 +9,8 @@ export { loadDefinitionFiles } from './definition-files.ts';
 export type { CatalogErrorCode } from './errors.ts';
 export { CatalogError } from './errors.ts';
 export { openManagedHeaders, sealHeaderValue, withHeaderValue } from './header-seals.ts';
+export type { HeadroomReaderOptions, HeadroomReading, PartitionHeadroom } from './headroom-reader.ts';
+export { HeadroomReader } from './headroom-reader.ts';
 export type { SubscriberPlacement, UnreadableRecord } from './instance-statuses.ts';
 export {
   foldInstanceStatuses,
@@ -28,6 +30,22 @@ export {
 export { describeSecret, publicRecord } from './public-record.ts';
 export type { CatalogCheck, CheckFinding, CheckVerdict, ResealOutcome } from './record-upgrade.ts';
 export { checkCatalog, resealRecord } from './record-upgrade.ts';
+export type {
+  Headroom,
+  HeadroomBasis,
+  HeadroomPlace,
+  PartitionFigures,
+  TopicRetention,
+} from './retention-headroom.ts';
+export {
+  formatHeadroom,
+  HeadroomCrossings,
+  headroomSeconds,
+  leastHeadroom,
+  retentionHeadroom,
+  retentionNoticeId,
+  topicRetention,
+} from './retention-headroom.ts';
 export type { SealBinding, SealRole } from './secret-box.ts';
 export { openSecret, requireCurrentBinding, SIGNING, sealBindingOf, sealSecret } from './secret-box.ts';
 export type { SecretsKey } from './secrets-key.ts';
