@@ -80,8 +80,14 @@ export type {
 } from './subscriber-disabler.ts';
 export { SubscriberDisabler } from './subscriber-disabler.ts';
 export type { SubscriberOverview } from './subscriber-overview.ts';
-export { subscriberOverviews } from './subscriber-overview.ts';
-export type { PartitionLedger, SubscriberLoad, TierStatus, UnlistedTier } from './subscriber-status.ts';
-export { subscriberDetail, subscriberLoads } from './subscriber-status.ts';
+export { subscriberOverviews, subscriberOverviewsWithHeadroom } from './subscriber-overview.ts';
+export type {
+  PartitionLedger,
+  SubscriberHeadrooms,
+  SubscriberLoad,
+  TierStatus,
+  UnlistedTier,
+} from './subscriber-status.ts';
+export { subscriberDetail, subscriberHeadrooms, subscriberLoads } from './subscriber-status.ts';
 export type { ValueChange } from './value-diff.ts';
 export { diffValues, formatChange, publicChange } from './value-diff.ts';
