@@ -53,6 +53,7 @@ export class RetentionWatch {
   readonly #reader: HeadroomReader;
   readonly #crossings = new HeadroomCrossings();
   #points: readonly HeadroomPoint[] = [];
+  #lookedAtMs: number | null = null;
   #timer: NodeJS.Timeout | undefined;
   #looking: Promise<void> | null = null;
   #failing = false;
@@ -72,6 +73,11 @@ export class RetentionWatch {
   /** The headroom per subscriber and partition from the last look (unbounded ones left out). */
   points(): readonly HeadroomPoint[] {
     return this.#points;
+  }
+
+  /** When the last look that succeeded began; null before the first. */
+  lookedAtMs(): number | null {
+    return this.#lookedAtMs;
   }
 
   /** One look; a failure keeps the last figures and is logged once until looks succeed again. */
@@ -131,6 +137,7 @@ export class RetentionWatch {
     }
     this.#points = points;
     await Promise.all(due);
+    this.#lookedAtMs = nowMs;
   }
 
   /** Best effort: one that cannot be sent is tried again at the next look, under the same id. */

@@ -10,6 +10,7 @@ import {
   Fleet,
   type FleetEntry,
   fleetMembers,
+  type HeadroomPoint,
   InstanceStatusPublisher,
   nameMatcher,
   PusherResources,
@@ -117,6 +118,11 @@ export class FleetProcess {
       if (snapshot) void this.#apply(snapshot);
     }, TICK_MS);
     this.#tick.unref();
+  }
+
+  /** The retention headroom from the last look, and when it began (null before the first). */
+  retentionHeadroom(): { readonly points: readonly HeadroomPoint[]; readonly lookedAtMs: number | null } {
+    return { points: this.#retention?.points() ?? [], lookedAtMs: this.#retention?.lookedAtMs() ?? null };
   }
 
   entries(): FleetEntry[] {
