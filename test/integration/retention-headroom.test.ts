@@ -219,5 +219,38 @@ describe('retention headroom', () => {
     expect(
       sample(text, 'hookstream_retention_headroom_seconds', { subscriber: active, topic }),
     ).toBeGreaterThan(RETENTION_MS / 1000 - 60);
-  }, 120_000);
+
+    // Resumed, it catches up: recovered. Paused again with new records owed: a new crossing, a
+    // new notice named by the new ledger offset.
+    await subscribersCli(env, 'resume', paused);
+    const caughtUp = await waitFor('the resumed subscriber to settle everything', async () => {
+      const ends = (await fx.admin.topicOffsets(topic)) ?? [];
+      const ledger = await fx.admin.committedOffsets(subscriberGroupId(paused), topic);
+      const all = ends.every((e) => ledger.find((c) => c.partition === e.partition)?.offset === e.high);
+      return all ? new Map(ends.map((e) => [e.partition, e.high])) : undefined;
+    });
+    const recoveredAt = Date.now();
+    await waitFor('a look by each instance since', async () =>
+      fleets.every((f) => (f.retentionHeadroom().lookedAtMs ?? 0) > recoveredAt) ? true : undefined,
+    );
+    await subscribersCli(env, 'pause', paused, '--reason', 'again');
+    await waitFor('the fleets to stop it again', async () =>
+      fleets.every((f) => !f.entries().some((e) => e.name === paused)) ? true : undefined,
+    );
+    const more = Array.from({ length: 4 }, () => factory.event('shipment.updated'));
+    await fx.produce(topic, factory, more);
+    const ends = (await fx.admin.topicOffsets(topic)) ?? [];
+    const owingAgain = ends.filter((e) => e.high !== caughtUp.get(e.partition));
+    const expected = owingAgain.map(
+      (e) => `subscriber.retention_at_risk:${paused}:${topic}:${e.partition}:${caughtUp.get(e.partition)}`,
+    );
+    const again = await waitFor('a notice per partition owing again', async () => {
+      const got = opsHook.arrivals.filter(
+        (a) => a.body?.type === 'subscriber.retention_at_risk' && expected.includes(a.eventId ?? ''),
+      );
+      return got.length >= expected.length ? got : undefined;
+    });
+    expect(new Set(again.map((a) => a.eventId)).size).toBe(expected.length);
+    for (const a of again) expect(a.body).toMatchObject({ subscriber: paused, state: 'paused' });
+  }, 150_000);
 });
