@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CATALOG_TOPIC, SubscriberDefinition } from '@hookstream/contracts';
+import { CATALOG_TOPIC, type LogFn, SubscriberDefinition } from '@hookstream/contracts';
 import { type KafkaConnection, RecordSender } from '@hookstream/kafka';
 import { FleetProcess } from '@hookstream/pusher';
 import { parseSecretsKey } from '@hookstream/subscribers';
@@ -50,6 +50,8 @@ export async function startCatalogFleet(options: {
   readonly retentionCheckMs?: number;
   /** Its instruments (default: none). */
   readonly meter?: Meter;
+  /** The fleet's own log lines (default: dropped). */
+  readonly log?: LogFn;
 }): Promise<FleetProcess> {
   const fleet = new FleetProcess({
     instance: options.instance,
@@ -62,7 +64,7 @@ export async function startCatalogFleet(options: {
     fetchWaitMs: 100,
     retentionCheckMs: options.retentionCheckMs,
     ...(options.meter === undefined ? {} : { meter: options.meter }),
-    log: () => undefined,
+    log: options.log ?? (() => undefined),
     logFor: () => () => undefined,
   });
   await fleet.start();
