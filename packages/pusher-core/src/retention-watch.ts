@@ -193,6 +193,9 @@ export class RetentionWatch {
         where,
       );
     } catch (err) {
+      // This process already sent that id (the same crossing, seen again after a recovery at the
+      // same offset): the subscriber has it; its data differs only by when it was seen.
+      if ((err as { code?: unknown }).code === 'ID_CONFLICT') return;
       this.#crossings.unsent(place);
       log(
         'warn',
