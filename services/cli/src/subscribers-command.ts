@@ -70,10 +70,14 @@ apply     validates every definition first (a file, or every *.json of a directo
           per name. The state (paused…) and an existing managed secret are kept.
             --dry-run   show what would change (field by field) and write nothing
 list      state, URL host, event types, lag on the events topic, age of the oldest record its
-          pushers hold unsettled, DLQ depth, its destination's circuit breaker (closed, open,
-          half-open: the worst its instances report) and which pusher instances run it (as they
-          report to hookstream.instances every 5 s; a killed instance drops out after 15 s)
-show      the definition (secrets never shown), state, tiers, ledger position per partition
+          pushers hold unsettled, retention headroom (time until the topic's retention reaches
+          the first record it has not settled, paused or not; "unbounded" without retention;
+          "(bytes, 1h rate)" when retention.bytes comes first), DLQ depth, its destination's
+          circuit breaker (closed, open, half-open: the worst its instances report) and which
+          pusher instances run it (as they report to hookstream.instances every 5 s; a killed
+          instance drops out after 15 s)
+show      the definition (secrets never shown), state, tiers, ledger position and retention
+          headroom per partition
 pause     stops delivery, keeping the group and its ledger (--reason, --by: who; default $USER)
 resume    continues from the ledger; a subscriber hookstream disabled (410 Gone, failure for
           its disableAfterMs) is enabled again and subscriber.enabled is published onto the
