@@ -97,7 +97,7 @@ describe('retention headroom', () => {
           secretsKey,
           instance: `${prefix}-${instance}`,
           retentionCheckMs: 1000,
-          log: (level, msg, fields) => {
+          log: (_level, msg, fields) => {
             // Every notice it sends, or tries to.
             if (msg.startsWith('retention headroom below the warning threshold'))
               published.set(instance, [
