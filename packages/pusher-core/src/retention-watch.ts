@@ -23,8 +23,13 @@ export interface HeadroomPoint {
   readonly seconds: number;
 }
 
+/** Where the figures come from: a HeadroomReader on the admin, or a fake in unit tests. */
+export type HeadroomSource = Pick<HeadroomReader, 'read'>;
+
 export interface RetentionWatchOptions {
   readonly admin: KafkaAdmin;
+  /** Default: a HeadroomReader on `admin`. */
+  readonly reader?: HeadroomSource;
   readonly eventsTopic: string;
   /** The subscribers to watch now, whatever their state (a fleet: its catalog's, as `--match` covers). */
   readonly subscribers: () => readonly SubscriberRecord[];
@@ -50,7 +55,7 @@ export const DEFAULT_RETENTION_CHECK_MS = 60_000;
  */
 export class RetentionWatch {
   readonly #options: RetentionWatchOptions;
-  readonly #reader: HeadroomReader;
+  readonly #reader: HeadroomSource;
   readonly #crossings = new HeadroomCrossings();
   #points: readonly HeadroomPoint[] = [];
   #lookedAtMs: number | null = null;
@@ -60,7 +65,7 @@ export class RetentionWatch {
 
   constructor(options: RetentionWatchOptions) {
     this.#options = options;
-    this.#reader = new HeadroomReader(options.admin, options.eventsTopic);
+    this.#reader = options.reader ?? new HeadroomReader(options.admin, options.eventsTopic);
   }
 
   /** Looks now (in the background) and then every few minutes. */
