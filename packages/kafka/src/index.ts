@@ -28,7 +28,7 @@ export { MemoryBudget } from './consume/memory-budget.ts';
 export type { RawConsumer, RawConsumerOptions } from './consume/raw-consumer.ts';
 export { createRawConsumer } from './consume/raw-consumer.ts';
 export type { HandlerOutcome, RecordHandler } from './consume/record-handler.ts';
-export type { SubscriberConsumerOptions } from './consume/subscriber-consumer.ts';
+export type { SubscriberConsumerOptions, UnsettledRange } from './consume/subscriber-consumer.ts';
 export { SubscriberConsumer } from './consume/subscriber-consumer.ts';
 export type { EventsTapOptions } from './consume/tap/events-tap.ts';
 export { EventsTap } from './consume/tap/events-tap.ts';

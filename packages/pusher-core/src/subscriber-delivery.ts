@@ -80,6 +80,14 @@ interface Progress {
   readonly origin: RecordLocation;
 }
 
+/** One request made and classified. */
+interface Attempted {
+  readonly report: AttemptReport;
+  readonly classification: Classification;
+  readonly now: number;
+  readonly durationMs: number;
+}
+
 /** A record that passed the filter and decoded: what its attempt needs. */
 interface Deliverable {
   readonly eventId: string;
@@ -170,42 +178,64 @@ export class SubscriberDelivery {
   /**
    * One attempt through the limiter, then what the policy says about its outcome. While the
    * destination's breaker is open the record waits in place first; a retryable failure with the
-   * breaker open (a failed probe, or the failure that opened it) waits again instead of spending
-   * an attempt, so only the age ceiling can end the wait with a dead letter.
+   * breaker open (a failed probe, or the failure that opened it) waits again instead of going to
+   * a tier, so only the age ceiling can end the wait with a dead letter. Every request is an
+   * attempt: one sent again after such a wait carries the next number, and a record whose wait
+   * is cut short (a stop, a rejoin, a revoke) after an attempt is handed on by the policy with
+   * that attempt's outcome instead of being left to start over at the same number.
    */
   async #deliver(ctx: RecordContext, event: Deliverable): Promise<DeliveryOutcome> {
-    const number = event.progress.attempts + 1;
-    ctx.span.attempt = number;
-    const body = buildBody(event.data, {
-      eventId: event.eventId,
-      subscriptionId: this.#topology.name,
-      deliveryId: deliveryIdOf(this.#topology.name, event.eventId),
-      type: event.type,
-      occurredAt: event.occurredAt,
-      attempt: number,
-    });
     const retry = this.#topology.definition.retry;
+    /** The last attempt this handling made, while the breaker held the record after it. */
+    let failed: { attempted: Attempted; attempt: AttemptSummary } | null = null;
+    let firstAttemptAtMs = event.progress.firstAttemptAtMs;
+    const sofar = (): Deliverable => ({ ...event, progress: { ...event.progress, firstAttemptAtMs } });
     for (;;) {
+      const made = failed?.attempt.number ?? event.progress.attempts;
       const admission = await this.#health.admit(ctx.signal, event.occurredAtMs + retry.maxAgeMs);
-      if (admission === 'aborted') return ABANDONED;
-      if (admission === 'expired') {
-        const last = event.progress.attempts > 0 ? Date.now() : null;
-        return this.#deadLetter(ctx, this.#trail(ctx, event, event.progress.attempts, last), 'expired');
+      if (admission === 'aborted') {
+        if (failed === null) return ABANDONED;
+        // The attempt was made: its outcome becomes durable now (the router's first write goes
+        // ahead even when stopping), so the next one counts up from it.
+        return this.#settle(ctx, sofar(), failed.attempted, failed.attempt);
       }
+      if (admission === 'expired') {
+        const last = made > 0 ? Date.now() : null;
+        return this.#deadLetter(ctx, this.#trail(ctx, sofar(), made, last), 'expired');
+      }
+      const number = made + 1;
+      ctx.span.attempt = number;
+      const body = buildBody(event.data, {
+        eventId: event.eventId,
+        subscriptionId: this.#topology.name,
+        deliveryId: deliveryIdOf(this.#topology.name, event.eventId),
+        type: event.type,
+        occurredAt: event.occurredAt,
+        attempt: number,
+      });
       const probe = admission === 'probe';
       const queuedAt = performance.now();
       const attempted = await this.#deps.limiter.schedule(
         () => this.#attempt(ctx, event.eventId, body, queuedAt, probe),
         ctx.signal,
       );
-      if (attempted === null) return ABANDONED;
+      if (attempted === null) {
+        // Stopped before this attempt went out: the one before it still needs its outcome kept.
+        if (failed === null) return ABANDONED;
+        return this.#settle(ctx, sofar(), failed.attempted, failed.attempt);
+      }
+      firstAttemptAtMs ??= attempted.now;
       const { classification, durationMs } = attempted;
       const attempt: AttemptSummary = { number, classification, durationMs };
       const verdict = this.#health.attempted(classification, probe, event.eventId);
       // Left below the ledger: delivered again from it once the subscriber is resumed.
       if (verdict === 'disable') return { kind: 'abandoned', attempt };
-      if (verdict === 'wait') continue;
-      return this.#settle(ctx, event, attempted, attempt);
+      if (verdict === 'wait') {
+        failed = { attempted, attempt };
+        continue;
+      }
+      // Without a wait, the trail's first attempt is this one (#trail's fallback).
+      return this.#settle(ctx, failed === null ? event : sofar(), attempted, attempt);
     }
   }
 
@@ -213,7 +243,7 @@ export class SubscriberDelivery {
   async #settle(
     ctx: RecordContext,
     event: Deliverable,
-    attempted: { report: AttemptReport; classification: Classification; now: number },
+    attempted: Attempted,
     attempt: AttemptSummary,
   ): Promise<DeliveryOutcome> {
     const { report, classification, now } = attempted;
@@ -334,7 +364,7 @@ export class SubscriberDelivery {
     body: string,
     queuedAt: number,
     probe: boolean,
-  ): Promise<{ report: AttemptReport; classification: Classification; now: number; durationMs: number }> {
+  ): Promise<Attempted> {
     const started = performance.now();
     this.#deps.observer.limiterWaited(ctx, started - queuedAt);
     // The span context is passed explicitly: the limiter may run this job from another job's

@@ -17,6 +17,7 @@ import {
 import { noticesTopicSpec } from '@hookstream/producer';
 import { SubscriberCatalog, SubscriberDisabler } from '@hookstream/subscribers';
 import type { DeliveryCounts } from './delivery-observer.ts';
+import { DownstreamCopies } from './downstream-copies.ts';
 import { boundedDueAtMs } from './due-at.ts';
 import { type DisableVerdict, EndpointHealth } from './endpoint-health.ts';
 import { GapRecorder } from './gap-recorder.ts';
@@ -285,7 +286,10 @@ export class SubscriberRunner {
     return startedFrom;
   }
 
-  #newConsumer(tiers: readonly string[], settled?: ReadonlyMap<string, SettledOffsets>): SubscriberConsumer {
+  #newConsumer(
+    tiers: readonly string[],
+    settled?: { readonly offsets: ReadonlyMap<string, SettledOffsets>; readonly sinceMs: number },
+  ): SubscriberConsumer {
     this.#tiers = tiers;
     const { topology, resources, log } = this.#options;
     const { definition } = topology;
@@ -312,13 +316,18 @@ export class SubscriberRunner {
       tap: this.#tap,
       eventTypes: definition.eventTypes,
       admin: resources.admin,
-      ...(settled === undefined ? {} : { settled }),
+      ...(settled === undefined ? {} : { settled: settled.offsets, settledSinceMs: settled.sinceMs }),
       log,
       onFatal: this.#options.onFatal,
       maxWaitTimeInMs: resources.fetchWaitMs,
       fetchMaxBytes: resources.fetchMaxBytes,
       budget: resources.memoryBudget,
       onGap: (gap) => gaps.record(gap),
+      // A kill between a copy's acknowledgement and its commit: the copy is found, not made again.
+      copies: new DownstreamCopies(resources.kafka, () => [
+        ...tiers,
+        ...(this.#ownTopics?.dlqExists ? [topology.dlqTopic] : []),
+      ]).find,
       ...(this.#options.sessionTimeoutMs === undefined
         ? {}
         : { sessionTimeoutMs: this.#options.sessionTimeoutMs }),
@@ -368,7 +377,7 @@ export class SubscriberRunner {
         });
         return [...new Set([...this.#tiers, ...this.#options.topology.tierTopics])];
       });
-      this.#consumer = this.#newConsumer(tiers, settled);
+      this.#consumer = this.#newConsumer(tiers, { offsets: settled, sinceMs: old.startedAtMs });
       await this.#consumer.start();
       this.#options.log('info', 'rejoined the group with the retry tiers', { tiers });
     };

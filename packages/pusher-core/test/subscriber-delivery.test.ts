@@ -319,14 +319,15 @@ describe('SubscriberDelivery with the endpoint health: breaker and auto-disable'
     return { ...fakes, health, disabled, logs, delivery };
   }
 
-  it('an open breaker holds the record in place: failed probes spend no attempt, the first success delivers it', async () => {
+  it('an open breaker holds the record in place, no tier; each request it makes counts up, the first success delivers it', async () => {
     const h = withHealth({ consecutiveFailures: 1, probeIntervalMs: 100 });
     h.client.reports.push(response(503), response(503), response(204));
     const started = Date.now();
     expect(await h.delivery.handle(eventRecord(), new AbortController().signal)).toBe('settled');
     expect(Date.now() - started).toBeGreaterThanOrEqual(190);
-    expect(h.observer.steps.at(-1)?.step).toMatchObject({ kind: 'delivered', attempt: { number: 1 } });
-    expect(h.client.sent.map((s) => JSON.parse(s.body).attempt)).toEqual([1, 1, 1]);
+    expect(h.observer.steps.at(-1)?.step).toMatchObject({ kind: 'delivered', attempt: { number: 3 } });
+    // The endpoint saw three requests: dashboards count three attempts of one event, not three events.
+    expect(h.client.sent.map((s) => JSON.parse(s.body).attempt)).toEqual([1, 2, 3]);
     expect(h.router.retries).toHaveLength(0);
     expect(h.router.deadLetters).toHaveLength(0);
     expect(h.health.phase).toBe('closed');
@@ -337,6 +338,53 @@ describe('SubscriberDelivery with the endpoint health: breaker and auto-disable'
       'breaker half-open',
       'breaker closed',
     ]);
+  });
+
+  it('a tier record held after a failed probe counts up from its headers', async () => {
+    const h = withHealth({ consecutiveFailures: 1, probeIntervalMs: 100 });
+    h.client.reports.push(response(503), response(204));
+    expect(await h.delivery.handle(tierRecord(2), new AbortController().signal)).toBe('settled');
+    expect(h.client.sent.map((s) => JSON.parse(s.body).attempt)).toEqual([3, 4]);
+  });
+
+  it('stopped while held after its attempt: handed to the tier with that attempt counted, not abandoned to start over', async () => {
+    const h = withHealth({ consecutiveFailures: 1, probeIntervalMs: 60_000 });
+    h.client.reports.push(response(503));
+    const stop = new AbortController();
+    const handled = h.delivery.handle(eventRecord(), stop.signal);
+    await vi.waitFor(() => expect(h.health.phase).toBe('open'));
+    stop.abort();
+    expect(await handled).toBe('settled');
+    expect(h.client.sent).toHaveLength(1);
+    expect(h.router.retries).toHaveLength(1);
+    expect(h.router.retries[0]?.trail).toMatchObject({ attempts: 1 });
+    expect(h.router.retries[0]?.decision).toMatchObject({ tier: 1, nextAttempt: 2 });
+    expect(h.observer.steps.at(-1)?.step).toMatchObject({ kind: 'retry-scheduled', attempt: { number: 1 } });
+  });
+
+  it('stopped while held after its attempt, the hand-off not durable: abandoned (a repeat, never a loss)', async () => {
+    const h = withHealth({ consecutiveFailures: 1, probeIntervalMs: 60_000 });
+    h.client.reports.push(response(503));
+    h.router.answer = 'abandoned';
+    const stop = new AbortController();
+    const handled = h.delivery.handle(eventRecord(), stop.signal);
+    await vi.waitFor(() => expect(h.health.phase).toBe('open'));
+    stop.abort();
+    expect(await handled).toBe('abandoned');
+  });
+
+  it('stopped while held without an attempt: abandoned, nothing sent, nothing routed', async () => {
+    const h = withHealth({ consecutiveFailures: 1, probeIntervalMs: 60_000 });
+    h.client.reports.push(response(503));
+    const first = h.delivery.handle(eventRecord(), new AbortController().signal);
+    await vi.waitFor(() => expect(h.health.phase).toBe('open'));
+    const stop = new AbortController();
+    const held = h.delivery.handle(eventRecord(), stop.signal);
+    stop.abort();
+    expect(await held).toBe('abandoned');
+    expect(h.client.sent).toHaveLength(1);
+    expect(h.router.retries).toHaveLength(0);
+    void first;
   });
 
   it('below the threshold a failure walks the retry tiers as before', async () => {

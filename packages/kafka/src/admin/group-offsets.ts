@@ -8,6 +8,11 @@ export interface CommittedOffset {
   readonly offset: string | null;
   /** When the commit was made (ms), where its metadata says (the ledger committer writes it). */
   readonly committedAtMs?: number;
+  /**
+   * The earliest time a copy (tier, DLQ) of a record at or above the offset may have been
+   * written, where the metadata says: the Kafka timestamp of the oldest record then unsettled.
+   */
+  readonly openSinceMs?: number;
 }
 
 /** Kafka's answer for a partition the group committed nothing on. */
@@ -38,24 +43,38 @@ export async function fetchCommittedOffsets(
   return partitions
     .map((p) => {
       const offset = p.offset === EARLIEST ? (lows.get(p.partition) ?? '0') : p.offset;
-      const at = commitTimeMs(p.metadata);
+      const { at, openSince } = commitTimes(p.metadata);
       return {
         partition: p.partition,
         offset: isCommitted(p.offset) && Number(offset) >= 0 ? offset : null,
         ...(at === null ? {} : { committedAtMs: at }),
+        ...(openSince === null ? {} : { openSinceMs: openSince }),
       };
     })
     .sort((a, b) => a.partition - b.partition);
 }
 
-/** The commit metadata the ledger committer writes: the commit's time (`committedAt=<RFC 3339>`). */
-export function commitMetadata(atMs: number): string {
-  return `committedAt=${new Date(atMs).toISOString()}`;
+/**
+ * The commit metadata the ledger committer writes: the commit's time (`committedAt=<RFC 3339>`),
+ * and with `openSinceMs` the earliest time a copy of a record above the offset may have been
+ * written (`;openSince=<RFC 3339>`; see docs/architecture.md, "One chain per event").
+ */
+export function commitMetadata(atMs: number, openSinceMs?: number): string {
+  const at = `committedAt=${new Date(atMs).toISOString()}`;
+  return openSinceMs === undefined ? at : `${at};openSince=${new Date(openSinceMs).toISOString()}`;
 }
 
-function commitTimeMs(metadata: string | null | undefined): number | null {
-  const match = /^committedAt=(.{1,40})$/.exec(metadata ?? '');
-  const ms = match?.[1] === undefined ? Number.NaN : Date.parse(match[1]);
+/** Both times of a commit's metadata; null where it does not say (another writer, an older pusher). */
+export function commitTimes(metadata: string | null | undefined): {
+  at: number | null;
+  openSince: number | null;
+} {
+  const match = /^committedAt=([^;]{1,40})(?:;openSince=([^;]{1,40}))?$/.exec(metadata ?? '');
+  return { at: timeOf(match?.[1]), openSince: timeOf(match?.[2]) };
+}
+
+function timeOf(text: string | undefined): number | null {
+  const ms = text === undefined ? Number.NaN : Date.parse(text);
   return Number.isFinite(ms) ? ms : null;
 }
 

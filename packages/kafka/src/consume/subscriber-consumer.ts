@@ -11,7 +11,13 @@ import {
   type PartitionGap,
   type PartitionReading,
 } from './group/group-ledger.ts';
-import type { Assignment, GroupMember, MemberBatch, MemberCrash } from './group/group-member.ts';
+import type {
+  Assignment,
+  GroupMember,
+  MemberBatch,
+  MemberCrash,
+  PartitionOffset,
+} from './group/group-member.ts';
 import { KafkajsGroupMember } from './group/kafkajs-group-member.ts';
 import type { StartedFrom, StartFrom } from './group/start-position.ts';
 import { EventsLane, type LaneMode, type LaneOwner } from './lanes/events-lane.ts';
@@ -79,6 +85,11 @@ export interface SubscriberConsumerOptions {
    */
   readonly settled?: ReadonlyMap<string, SettledOffsets>;
   /**
+   * With `settled`: when the consumer that settled them started (its `startedAtMs`), the earliest
+   * its copies downstream may have been written. A ledger stamped at this join says so.
+   */
+  readonly settledSinceMs?: number;
+  /**
    * The process's memory budget: records queued behind an events lane's window and a tier lane's
    * records are charged to it, and a lane without room pauses its fetch.
    */
@@ -90,6 +101,27 @@ export interface SubscriberConsumerOptions {
    * again. Without one the gap is only logged, as an error.
    */
   readonly onGap?: (gap: PartitionGap) => Promise<void>;
+  /**
+   * The records above the ledger whose copy is already downstream (a retry tier, the DLQ) by
+   * `topic:partition`: a member killed after a copy was acknowledged and before its offset was
+   * committed. Asked at each join for the partitions with records above a ledger whose commit
+   * says `openSince` (the ledger committer writes it, and the join stamps a ledger without it);
+   * those records are settled (passed over), so one event keeps one retry chain.
+   * A rejection is logged and the join goes on without (a repeat, never a loss).
+   */
+  readonly copies?: (ranges: readonly UnsettledRange[]) => Promise<ReadonlyMap<string, readonly number[]>>;
+}
+
+/** Records of one partition above its ledger at a join, and since when a copy of one may exist. */
+export interface UnsettledRange {
+  readonly topic: string;
+  readonly partition: number;
+  /** The committed offset: the first record above the ledger. */
+  readonly from: number;
+  /** The partition's end offset at the join (excluded). */
+  readonly to: number;
+  /** No copy of these records is older than this (ms; the last commit's `openSince`). */
+  readonly sinceMs: number;
 }
 
 /** The group as the consumer drives it; by default kafkajs's consumer and Kafka's admin API. */
@@ -138,8 +170,15 @@ export class SubscriberConsumer {
   /** Ends this subscriber's claim on the tap's recent records of its types. */
   #unwant: () => void = () => undefined;
 
+  /**
+   * When this consumer (or the one whose settled offsets it took over) started: no copy it made
+   * downstream is older. A stamp at a join says this as `openSince`.
+   */
+  readonly startedAtMs: number;
+
   constructor(options: SubscriberConsumerOptions, group: ConsumerGroup = kafkajsGroup(options)) {
     this.#options = options;
+    this.startedAtMs = options.settled === undefined ? Date.now() : (options.settledSinceMs ?? 0);
     this.#member = group.member;
     this.#ledger = group.ledger;
     this.#inherited = new Map(options.settled ?? []);
@@ -302,11 +341,19 @@ export class SubscriberConsumer {
       );
       if (gaps.length > 0 && !(await this.#recordGaps(gaps))) return;
       if (generation !== this.#generation || this.#stopping || this.#draining) return;
+      const copied = await this.#copied(held, ledgers);
+      if (generation !== this.#generation || this.#stopping || this.#draining) return;
+      await this.#stamp(held, ledgers);
+      if (generation !== this.#generation || this.#stopping || this.#draining) return;
       for (const [topic, partitions] of held) {
         const readings = ledgers.get(topic) ?? [];
         for (const partition of partitions) {
           const ledger = joinPosition(readings.find((r) => r.partition === partition));
-          const settled = this.#inheritedFor(topic, partition);
+          const ahead = copied.get(`${topic}:${partition}`);
+          const settled = mergeSettled(
+            this.#inheritedFor(topic, partition),
+            ahead === undefined ? null : { before: ledger, ahead },
+          );
           if (topic === this.#options.topic) this.#startEventsLane(partition, ledger, settled);
           else this.#startTierLane(topic, partition, ledger, settled);
         }
@@ -377,6 +424,85 @@ export class SubscriberConsumer {
     const settled = settledBefore.get(`${topic}:${partition}`);
     if (committed === null || settled === undefined || settled <= committed) return { ...reading, committed };
     return { ...reading, committed: settled, committedAtMs: null };
+  }
+
+  /**
+   * Offsets above the ledger whose copy is downstream (`options.copies`), by `topic:partition`.
+   * Only partitions with records above a ledger whose commit says `openSince` are asked about:
+   * a commit without it (another writer, a rewind, an older pusher) starts a new chain. A
+   * partition whose settled offsets the consumer before this one handed over is not: its copies
+   * are among them (so the rejoin at a first failure reads nothing).
+   */
+  async #copied(
+    held: readonly (readonly [string, readonly number[]])[],
+    ledgers: ReadonlyMap<string, readonly PartitionReading[]>,
+  ): Promise<ReadonlyMap<string, readonly number[]>> {
+    const copies = this.#options.copies;
+    if (copies === undefined) return new Map();
+    const ranges: UnsettledRange[] = [];
+    for (const [topic, partitions] of held)
+      for (const partition of partitions) {
+        const r = ledgers.get(topic)?.find((x) => x.partition === partition);
+        const from = r?.committed ?? null;
+        const to = r?.logEnd ?? null;
+        const sinceMs = r?.openSinceMs ?? null;
+        // Handed over by this process's consumer before (a rejoin): it knew what it copied.
+        const known = this.#inherited.has(`${topic}:${partition}`);
+        if (from !== null && to !== null && sinceMs !== null && to > from && !known)
+          ranges.push({ topic, partition, from, to, sinceMs });
+      }
+    if (ranges.length === 0) return new Map();
+    try {
+      const found = await copies(ranges);
+      const count = [...found.values()].reduce((n, offsets) => n + offsets.length, 0);
+      if (count > 0)
+        this.#options.log('info', 'records whose copy is already downstream are passed over', {
+          groupId: this.#options.groupId,
+          count,
+        });
+      return found;
+    } catch (err) {
+      this.#options.log(
+        'warn',
+        'could not look for copies already downstream; records above the ledger are attempted again',
+        {
+          groupId: this.#options.groupId,
+          error: err instanceof Error ? err.message : String(err),
+        },
+      );
+      return new Map();
+    }
+  }
+
+  /**
+   * With `options.copies`: a partition whose ledger does not say `openSince` (a brand-new group
+   * positioned by prepare(), a tier never committed on, a rewind, an older pusher) gets its join
+   * position committed with `openSince` this consumer's start, before any record begins here. A member killed
+   * before its committer's first commit then leaves a ledger the next join can look for copies
+   * by. A failed commit is only logged: that join's look falls back to none.
+   */
+  async #stamp(
+    held: readonly (readonly [string, readonly number[]])[],
+    ledgers: ReadonlyMap<string, readonly PartitionReading[]>,
+  ): Promise<void> {
+    if (this.#options.copies === undefined) return;
+    // Records settled by the consumer before this one (a rejoin) may have copies since it started.
+    const now = Math.min(Date.now(), this.startedAtMs);
+    const offsets: PartitionOffset[] = [];
+    for (const [topic, partitions] of held)
+      for (const partition of partitions) {
+        const r = ledgers.get(topic)?.find((x) => x.partition === partition);
+        if (r === undefined || (r.openSinceMs ?? null) !== null) continue;
+        offsets.push({ topic, partition, offset: joinPosition(r), openSinceMs: now });
+      }
+    if (offsets.length === 0) return;
+    try {
+      await this.#member.commit(offsets);
+    } catch (err) {
+      this.#options.log('debug', 'could not stamp the ledger for the look for copies; the next commit does', {
+        error: err instanceof Error ? err.message : String(err),
+      });
+    }
   }
 
   /** Per `topic:partition`, the settled prefix of the lanes revoked before this join; then forgets them. */

@@ -40,6 +40,28 @@ describe('fetchCommittedOffsets', () => {
       { partition: 2, offset: '3' },
     ]);
   });
+
+  it('reads openSince beside the commit time (an older pusher wrote only committedAt)', async () => {
+    const at = Date.parse('2026-12-03T07:00:00.000Z');
+    const since = at - 5000;
+    expect(commitMetadata(at, since)).toBe(
+      'committedAt=2026-12-03T07:00:00.000Z;openSince=2026-12-03T06:59:55.000Z',
+    );
+    const read = await fetchCommittedOffsets(
+      adminAnswering([
+        { partition: 0, offset: '7', metadata: commitMetadata(at, since) },
+        { partition: 1, offset: '8', metadata: commitMetadata(at) },
+        { partition: 2, offset: '9', metadata: 'committedAt=2026-12-03T07:00:00.000Z;openSince=never' },
+      ]),
+      'g',
+      't',
+    );
+    expect(read).toEqual([
+      { partition: 0, offset: '7', committedAtMs: at, openSinceMs: since },
+      { partition: 1, offset: '8', committedAtMs: at },
+      { partition: 2, offset: '9', committedAtMs: at },
+    ]);
+  });
 });
 
 describe('hasLedger', () => {

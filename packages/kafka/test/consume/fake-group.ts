@@ -37,6 +37,8 @@ interface Log {
 export class FakeCluster {
   readonly #logs = new Map<string, Log>();
   readonly committed = new Map<string, number>();
+  /** Each commit's `openSince` (see PartitionOffset.openSinceMs), where it said one. */
+  readonly openSince = new Map<string, number>();
 
   /** Appends records to a partition (offsets from `from`); earlier ones were deleted by retention. */
   produce(topic: string, from: number, count: number, type = 'shipment.updated'): void {
@@ -45,8 +47,10 @@ export class FakeCluster {
     this.#logs.set(key(topic, 0), log);
   }
 
-  commit(topic: string, offset: number): void {
+  commit(topic: string, offset: number, openSinceMs?: number): void {
     this.committed.set(key(topic, 0), offset);
+    if (openSinceMs === undefined) this.openSince.delete(key(topic, 0));
+    else this.openSince.set(key(topic, 0), openSinceMs);
   }
 
   log(topic: string, partition: number): Log | undefined {
@@ -91,6 +95,10 @@ export class FakeLedger implements GroupLedger {
             partition: 0,
             committed: this.#cluster.committed.get(key(topic, 0)) ?? null,
             logStart: this.#cluster.log(topic, 0)?.logStart ?? 0,
+            logEnd:
+              (this.#cluster.log(topic, 0)?.logStart ?? 0) +
+              (this.#cluster.log(topic, 0)?.records.length ?? 0),
+            openSinceMs: this.#cluster.openSince.get(key(topic, 0)) ?? null,
           },
         ],
       ]),
@@ -196,7 +204,7 @@ export class FakeMember implements GroupMember {
   commit(offsets: readonly PartitionOffset[]): Promise<void> {
     this.calls.push(`commit ${offsets.map((o) => `${o.topic}:${o.partition}@${o.offset}`).join(' ')}`);
     const land = () => {
-      for (const o of offsets) this.#cluster.commit(o.topic, o.offset);
+      for (const o of offsets) this.#cluster.commit(o.topic, o.offset, o.openSinceMs);
     };
     if (!this.holdCommits) {
       land();

@@ -1,7 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createKafka } from '../../src/connection/kafka-connection.ts';
 import type { PartitionGap } from '../../src/consume/group/group-ledger.ts';
-import { SubscriberConsumer, type SubscriberConsumerOptions } from '../../src/consume/subscriber-consumer.ts';
+import {
+  SubscriberConsumer,
+  type SubscriberConsumerOptions,
+  type UnsettledRange,
+} from '../../src/consume/subscriber-consumer.ts';
 import { Deliveries, FakeCluster, FakeLedger, FakeMember, settle } from './fake-group.ts';
 
 const EVENTS = 'events';
@@ -328,5 +332,124 @@ describe('SubscriberConsumer on a fake group member', () => {
     expect(fatal).toEqual([]);
     member.crash(new Error('not authorized'), false);
     expect(fatal.map((e) => e.message)).toEqual(['not authorized']);
+  });
+
+  it('each commit says since when copies of the records above it may exist: the oldest unsettled record, else the commit', async () => {
+    const cluster = new FakeCluster();
+    cluster.produce(EVENTS, 0, 3);
+    const setup = await running(cluster);
+    const { member, deliveries } = setup;
+    member.fetch(EVENTS);
+    await deliveries.end('events@0');
+    await deliveries.end('events@2');
+    await tick();
+    expect(cluster.committed.get(`${EVENTS}:0`)).toBe(1);
+    // The fake's record timestamps are 1_000_000 + offset: 1 is the oldest unsettled.
+    expect(cluster.openSince.get(`${EVENTS}:0`)).toBe(1_000_001);
+    await deliveries.end('events@1');
+    await tick();
+    expect(cluster.committed.get(`${EVENTS}:0`)).toBe(3);
+    expect(cluster.openSince.get(`${EVENTS}:0`)).toBeGreaterThan(1_000_002);
+  });
+
+  it('at a join, records above the ledger whose copy is already downstream are passed over, not attempted again, and the ledger moves over them', async () => {
+    const cluster = new FakeCluster();
+    cluster.produce(EVENTS, 0, 8);
+    cluster.produce(TIER_1, 0, 4);
+    // A member killed after copying 3 and 5 (events) and 1 (tier 1) on, before committing them.
+    cluster.commit(EVENTS, 2, 1_000_002);
+    cluster.commit(TIER_1, 1, 1_000_001);
+    const asked: UnsettledRange[][] = [];
+    const copies = async (ranges: readonly UnsettledRange[]) => {
+      asked.push([...ranges]);
+      return new Map([
+        [`${EVENTS}:0`, [3, 5]],
+        [`${TIER_1}:0`, [1]],
+      ]);
+    };
+    const setup = await running(cluster, { copies, extraTopics: [TIER_1] }, { [EVENTS]: [0], [TIER_1]: [0] });
+    const { member, deliveries, logged } = setup;
+    expect(asked).toEqual([
+      [
+        { topic: EVENTS, partition: 0, from: 2, to: 8, sinceMs: 1_000_002 },
+        { topic: TIER_1, partition: 0, from: 1, to: 4, sinceMs: 1_000_001 },
+      ],
+    ]);
+    expect(logged.map((l) => l.message)).toContain(
+      'records whose copy is already downstream are passed over',
+    );
+    member.fetch(EVENTS);
+    member.fetch(TIER_1);
+    await settle();
+    expect(deliveries.started).toEqual([
+      'events@2',
+      'events@4',
+      'events@6',
+      'events@7',
+      `${TIER_1}@2`,
+      `${TIER_1}@3`,
+    ]);
+    for (const id of deliveries.started.slice()) await deliveries.end(id);
+    await tick();
+    expect(cluster.committed.get(`${EVENTS}:0`)).toBe(8);
+    expect(cluster.committed.get(`${TIER_1}:0`)).toBe(4);
+  });
+
+  it('a ledger whose commit does not say openSince (a new group, another writer, a rewind) starts a new chain: nothing is asked, every record is attempted, and the ledger is stamped first', async () => {
+    const cluster = new FakeCluster();
+    cluster.produce(EVENTS, 0, 4);
+    cluster.commit(EVENTS, 1);
+    const copies = vi.fn(async () => new Map([[`${EVENTS}:0`, [2]]]));
+    const before = Date.now();
+    const { member, deliveries } = await running(cluster, { copies });
+    expect(member.take()).toEqual([
+      `pause ${EVENTS}:0`,
+      `commit ${EVENTS}:0@1`,
+      `seek ${EVENTS}:0@1`,
+      `resume ${EVENTS}:0`,
+    ]);
+    // A kill from here on leaves a ledger the next join looks for copies by.
+    expect(cluster.openSince.get(`${EVENTS}:0`)).toBeGreaterThanOrEqual(before - 1000);
+    member.fetch(EVENTS);
+    expect(copies).not.toHaveBeenCalled();
+    expect(deliveries.started).toEqual(['events@1', 'events@2', 'events@3']);
+  });
+
+  it('a consumer that took over settled offsets (a rejoin) stamps with the start of the one before it, and looks for no copies of those partitions', async () => {
+    const cluster = new FakeCluster();
+    cluster.produce(EVENTS, 0, 4);
+    cluster.commit(EVENTS, 1);
+    const copies = vi.fn(async () => new Map<string, number[]>());
+    await running(cluster, {
+      copies,
+      settled: new Map([[`${EVENTS}:0`, { before: 2, ahead: [] }]]),
+      settledSinceMs: 123,
+    });
+    expect(cluster.openSince.get(`${EVENTS}:0`)).toBe(123);
+    // What it handed over includes its copies: nothing to look for.
+    cluster.commit(EVENTS, 1, 100);
+    await running(cluster, {
+      copies,
+      settled: new Map([[`${EVENTS}:0`, { before: 2, ahead: [] }]]),
+      settledSinceMs: 123,
+    });
+    expect(copies).not.toHaveBeenCalled();
+  });
+
+  it('a look for copies that fails is logged and the join goes on: the records are attempted (a repeat, never a loss)', async () => {
+    const cluster = new FakeCluster();
+    cluster.produce(EVENTS, 0, 3);
+    cluster.commit(EVENTS, 1, 1_000_001);
+    const copies = async (): Promise<Map<string, number[]>> => {
+      throw new Error('Kafka away');
+    };
+    const { member, deliveries, logged, fatal } = await running(cluster, { copies });
+    member.fetch(EVENTS);
+    expect(deliveries.started).toEqual(['events@1', 'events@2']);
+    expect(logged).toContainEqual({
+      level: 'warn',
+      message: 'could not look for copies already downstream; records above the ledger are attempted again',
+    });
+    expect(fatal).toEqual([]);
   });
 });

@@ -50,14 +50,22 @@ export class AdminGroupLedger implements GroupLedger {
           ]);
           const byPartition = new Map<number, Omit<PartitionReading, 'partition'>>();
           for (const r of ranges ?? [])
-            byPartition.set(r.partition, { committed: null, logStart: Number(r.low) });
+            byPartition.set(r.partition, {
+              committed: null,
+              logStart: Number(r.low),
+              logEnd: Number(r.high),
+            });
           for (const c of committed)
-            if (c.offset !== null)
+            if (c.offset !== null) {
+              const range = byPartition.get(c.partition);
               byPartition.set(c.partition, {
                 committed: Number(c.offset),
-                logStart: byPartition.get(c.partition)?.logStart ?? null,
+                logStart: range?.logStart ?? null,
+                logEnd: range?.logEnd ?? null,
                 committedAtMs: c.committedAtMs ?? null,
+                openSinceMs: c.openSinceMs ?? null,
               });
+            }
           const readings = [...byPartition].map(([partition, r]) => ({ partition, ...r }));
           return [topic, readings] as const;
         }),

@@ -9,6 +9,10 @@ export interface PartitionReading {
   readonly logStart: number | null;
   /** When the committed offset was committed (ms), when its metadata says. */
   readonly committedAtMs?: number | null;
+  /** The commit's `openSince` (see PartitionOffset.openSinceMs), when its metadata says. */
+  readonly openSinceMs?: number | null;
+  /** The partition's end offset (the next to be written); null when unknown. */
+  readonly logEnd?: number | null;
 }
 
 /**

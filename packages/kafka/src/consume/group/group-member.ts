@@ -7,6 +7,12 @@ export interface PartitionOffset {
   readonly topic: string;
   readonly partition: number;
   readonly offset: number;
+  /**
+   * Kafka timestamp of the oldest record at or above `offset` the member holds unsettled (or the
+   * commit's time when none): no copy of a record above the ledger is older, so a join looks for
+   * copies from there (see SubscriberConsumerOptions.copies).
+   */
+  readonly openSinceMs?: number;
 }
 
 /** Records of one partition the member fetched, in offset order. */

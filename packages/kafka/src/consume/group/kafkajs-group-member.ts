@@ -85,9 +85,14 @@ export class KafkajsGroupMember implements GroupMember {
 
   /** Each commit carries its time as metadata: a gap found later says when the ledger last moved. */
   commit(offsets: readonly PartitionOffset[]): Promise<void> {
-    const metadata = commitMetadata(Date.now());
+    const now = Date.now();
     return this.#consumer.commitOffsets(
-      offsets.map(({ topic, partition, offset }) => ({ topic, partition, offset: String(offset), metadata })),
+      offsets.map(({ topic, partition, offset, openSinceMs }) => ({
+        topic,
+        partition,
+        offset: String(offset),
+        metadata: commitMetadata(now, openSinceMs),
+      })),
     );
   }
 

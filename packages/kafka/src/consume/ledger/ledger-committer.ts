@@ -32,7 +32,7 @@ export class LedgerCommitter {
       return final ? this.#committing.then(() => this.commit(true)) : this.#committing;
     const { member, lanes, generation, log } = this.#options;
     const now = Date.now();
-    const due: (PartitionOffset & { done: () => void })[] = [];
+    const due: (PartitionOffset & { openSinceMs: number; done: () => void })[] = [];
     for (const lane of lanes()) {
       const offset = lane.commitDue(now, final ? 0 : QUIET_COMMIT_MS);
       if (offset !== null)
@@ -40,6 +40,8 @@ export class LedgerCommitter {
           topic: lane.topic,
           partition: lane.partition,
           offset,
+          // Copies of records above the offset were written after those records were taken.
+          openSinceMs: Math.min(now, lane.oldestUnsettled() ?? now),
           done: () => lane.committed(offset, now),
         });
     }
@@ -47,7 +49,9 @@ export class LedgerCommitter {
     // The lanes a late commit was for are gone by then; the next join's start from the ledger read there.
     const at = generation();
     this.#committing = member
-      .commit(due.map(({ topic, partition, offset }) => ({ topic, partition, offset })))
+      .commit(
+        due.map(({ topic, partition, offset, openSinceMs }) => ({ topic, partition, offset, openSinceMs })),
+      )
       .then(() => {
         if (at === generation()) for (const o of due) o.done();
       })

@@ -1,0 +1,80 @@
+import { HS_HEADER } from '@hookstream/contracts';
+import { type ConsumedRecord, type KafkaConnection, readTopic, type UnsettledRange } from '@hookstream/kafka';
+
+/**
+ * How much earlier than a commit's `openSince` copies are looked for: that time is a record's
+ * Kafka timestamp, which its producer's clock may have set ahead of this process's.
+ */
+export const CLOCK_SKEW_MS = 60_000;
+/** One look at one of the subscriber's topics gives up after this long (the join then goes on without). */
+const READ_TIMEOUT_MS = 30_000;
+
+/**
+ * Of `records` read from a subscriber's tiers and DLQ, the source positions (headers
+ * `hookstream_source_*`, which every copy carries) that fall in `ranges`, by `topic:partition`.
+ */
+export function copiedOffsets(
+  records: Iterable<ConsumedRecord>,
+  ranges: readonly UnsettledRange[],
+): Map<string, number[]> {
+  const found = new Map<string, Set<number>>();
+  for (const record of records) {
+    const at = sourceOf(record, ranges);
+    if (at === null) continue;
+    const key = `${at.topic}:${at.partition}`;
+    const offsets = found.get(key) ?? new Set<number>();
+    offsets.add(at.offset);
+    found.set(key, offsets);
+  }
+  return new Map([...found].map(([key, offsets]) => [key, [...offsets].sort((a, b) => a - b)]));
+}
+
+/** The record's source position when it is one of `ranges`' records; else null. */
+function sourceOf(
+  record: ConsumedRecord,
+  ranges: readonly UnsettledRange[],
+): { topic: string; partition: number; offset: number } | null {
+  const topic = record.headers[HS_HEADER.sourceTopic];
+  const partition = Number(record.headers[HS_HEADER.sourcePartition]);
+  const offset = Number(record.headers[HS_HEADER.sourceOffset]);
+  if (topic === undefined || !Number.isInteger(partition) || !Number.isInteger(offset)) return null;
+  const inRange = ranges.some(
+    (r) => r.topic === topic && r.partition === partition && offset >= r.from && offset < r.to,
+  );
+  return inRange ? { topic, partition, offset } : null;
+}
+
+/**
+ * Finds, at a join, the records above the ledger whose copy a killed member already wrote to a
+ * tier or the DLQ (SubscriberConsumerOptions.copies). Each of the subscriber's own topics is read
+ * from the oldest `openSince` of the ranges (less the clock skew) to its end, keeping only copies
+ * of those records: the cost is what the subscriber wrote downstream since then.
+ */
+export class DownstreamCopies {
+  readonly #kafka: KafkaConnection;
+  readonly #topics: () => readonly string[];
+
+  /** `topics`: the subscriber's tiers and DLQ that exist, as of the join. */
+  constructor(kafka: KafkaConnection, topics: () => readonly string[]) {
+    this.#kafka = kafka;
+    this.#topics = topics;
+  }
+
+  find = async (ranges: readonly UnsettledRange[]): Promise<Map<string, number[]>> => {
+    const topics = this.#topics();
+    if (ranges.length === 0 || topics.length === 0) return new Map();
+    const sinceMs = Math.min(...ranges.map((r) => r.sinceMs)) - CLOCK_SKEW_MS;
+    const read = await Promise.all(
+      topics.map((topic) =>
+        readTopic(this.#kafka, {
+          topic,
+          from: { timestampMs: sinceMs },
+          keep: (record) => sourceOf(record, ranges) !== null,
+          purpose: 'copy-check',
+          timeoutMs: READ_TIMEOUT_MS,
+        }),
+      ),
+    );
+    return copiedOffsets(read.flat(), ranges);
+  };
+}

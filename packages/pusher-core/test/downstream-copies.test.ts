@@ -1,0 +1,63 @@
+import { HS_HEADER } from '@hookstream/contracts';
+import type { ConsumedRecord, UnsettledRange } from '@hookstream/kafka';
+import { describe, expect, it } from 'vitest';
+import { copiedOffsets } from '../src/downstream-copies.ts';
+
+/** A tier or DLQ record written from `topic:partition:offset`. */
+function copyOf(topic: string, partition: number, offset: number): ConsumedRecord {
+  return {
+    topic: 'hookstream.sub.billing.retry.1',
+    partition: 0,
+    offset: '0',
+    key: null,
+    value: Buffer.from('x'),
+    headers: {
+      [HS_HEADER.sourceTopic]: topic,
+      [HS_HEADER.sourcePartition]: String(partition),
+      [HS_HEADER.sourceOffset]: String(offset),
+    },
+    timestampMs: 0,
+  };
+}
+
+const ranges: UnsettledRange[] = [
+  { topic: 'events', partition: 0, from: 10, to: 20, sinceMs: 0 },
+  { topic: 'hookstream.sub.billing.retry.1', partition: 1, from: 5, to: 6, sinceMs: 0 },
+];
+
+describe('copiedOffsets', () => {
+  it('keeps the source positions inside the ranges, each once, in offset order', () => {
+    const found = copiedOffsets(
+      [
+        copyOf('events', 0, 15),
+        copyOf('events', 0, 10),
+        // The same record copied twice (a fork made before this fix): one offset.
+        copyOf('events', 0, 15),
+        copyOf('hookstream.sub.billing.retry.1', 1, 5),
+      ],
+      ranges,
+    );
+    expect(found).toEqual(
+      new Map([
+        ['events:0', [10, 15]],
+        ['hookstream.sub.billing.retry.1:1', [5]],
+      ]),
+    );
+  });
+
+  it('passes over copies of committed records, of the range end, of other partitions and topics, and records without a source', () => {
+    const noSource = { ...copyOf('events', 0, 12), headers: {} };
+    const found = copiedOffsets(
+      [
+        copyOf('events', 0, 9),
+        copyOf('events', 0, 20),
+        copyOf('events', 1, 12),
+        copyOf('other', 0, 12),
+        copyOf('hookstream.sub.billing.retry.1', 1, 6),
+        noSource,
+      ],
+      ranges,
+    );
+    expect(found).toEqual(new Map());
+  });
+});

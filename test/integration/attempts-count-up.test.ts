@@ -1,0 +1,147 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { dlqTopicName, HS_HEADER, retryTopicName } from '@hookstream/contracts';
+import { describe, expect, it } from 'vitest';
+import { exited, spawnCli } from '../support/child.ts';
+import { EventFactory } from '../support/events.ts';
+import { uniqueName } from '../support/names.ts';
+import { KafkaFixture } from '../support/pushers.ts';
+import { ReceiverPool } from '../support/receivers.ts';
+import { openForSuite } from '../support/suite.ts';
+import { waitFor } from '../support/wait.ts';
+
+const fx = new KafkaFixture();
+const factory = new EventFactory();
+const receivers = new ReceiverPool();
+const EVENTS = 200;
+
+/** Per event id, the `attempt` of every request that arrived for it, in arrival order. */
+function attemptsByEvent(arrivals: readonly { eventId: string | null; body?: Record<string, unknown> }[]) {
+  const byEvent = new Map<string, number[]>();
+  for (const a of arrivals) {
+    if (a.eventId === null) continue;
+    const list = byEvent.get(a.eventId) ?? [];
+    list.push(Number(a.body?.attempt));
+    byEvent.set(a.eventId, list);
+  }
+  return byEvent;
+}
+
+describe('attempts count up within one delivery chain', () => {
+  openForSuite(fx, factory, receivers);
+
+  it(`${EVENTS} events answered 500 on their first request: attempt numbers strictly increase per event, none sent twice as attempt 1`, async () => {
+    const endpoint = await receivers.start({ behaviour: { failTimes: 1, failStatus: 500 } });
+    const topic = await fx.topic(3);
+    const events = Array.from({ length: EVENTS }, () => factory.event());
+    await fx.produce(topic, factory, events);
+    const name = uniqueName('countup');
+    // A brand-new subscriber: its tiers do not exist yet, so the first failure creates them.
+    const { logs } = await fx.startPusher(topic, {
+      name,
+      url: endpoint.url,
+      concurrency: 16,
+      rate: { perSecond: 10_000, burst: 0 },
+      retry: { delaysMs: [300, 600], maxAttempts: 5, maxAgeMs: 3_600_000, jitter: 0 },
+      // The default breaker: ten failures in a row open it, so records that made their first
+      // attempt are held in place, and the first failure's tier creation rejoins the group.
+    });
+    await waitFor(
+      'every event accepted',
+      async () => (events.every((e) => endpoint.hasAccepted(name, e.id)) ? true : undefined),
+      { timeoutMs: 90_000 },
+    );
+    await fx.settledEverything(name, topic);
+
+    const byEvent = attemptsByEvent(endpoint.arrivals);
+    const forked = [...byEvent].filter(([, attempts]) =>
+      attempts.some((a, i) => i > 0 && a <= (attempts[i - 1] ?? 0)),
+    );
+    expect(
+      forked,
+      JSON.stringify({
+        forked: forked.slice(0, 5),
+        log: logs.filter((l) => l.level !== 'debug').map((l) => l.message),
+      }),
+    ).toEqual([]);
+    for (const e of events) expect(byEvent.get(e.id)?.[0]).toBe(1);
+    // The run went through what used to send attempt 1 twice: the breaker held records after
+    // their attempt, and the group rejoined with its new tiers.
+    const said = logs.map((l) => l.message);
+    expect(said).toContain('breaker open');
+    expect(said).toContain('rejoined the group with the retry tiers');
+    expect(logs.filter((l) => l.level === 'fatal')).toEqual([]);
+  }, 180_000);
+
+  it('kill -9 right after "retry scheduled": after the restart one retry chain per event, one dead letter each', async () => {
+    const endpoint = await receivers.start({ behaviour: { fixedStatus: 503 } });
+    const topic = await fx.topic(1);
+    const events = Array.from({ length: 10 }, () => factory.event());
+    const name = uniqueName('onechain');
+    const dir = await mkdtemp(join(tmpdir(), 'hookstream-onechain-'));
+    const config = join(dir, `${name}.json`);
+    await writeFile(
+      config,
+      JSON.stringify({
+        name,
+        url: endpoint.url,
+        start: 'earliest',
+        allowPrivateNetwork: true,
+        // Attempt 1 from the events topic, attempt 2 from tier 1, then the DLQ.
+        retry: { delaysMs: [1500], maxAttempts: 2, jitter: 0 },
+        // Every attempt fails on purpose: an open breaker would hold records instead of tiering.
+        breaker: { enabled: false },
+      }),
+    );
+    const args = ['push', '--config', config, '--topic', topic];
+    const first = spawnCli(args);
+    // Killed the moment a copy to tier 1 is acknowledged: the ledger commits about every second,
+    // so copies are downstream while their records are still above the ledger.
+    first.stdout?.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('retry scheduled')) first.kill('SIGKILL');
+    });
+    await waitFor('the pusher to start', async () =>
+      first.output().includes('pusher started') ? true : undefined,
+    );
+    await fx.produce(topic, factory, events);
+    expect((await exited(first)).signal).toBe('SIGKILL');
+    const ledgerAtKill = await fx.ledger(name, topic);
+    const copiedAtKill = await fx.end(retryTopicName(name, 1));
+
+    const second = spawnCli(args);
+    try {
+      // Every event settled, and every tier record (each is in the DLQ now). The killed member
+      // holds its partitions until its session times out (30 s), so the restart waits that long.
+      for (const settledTopic of [topic, retryTopicName(name, 1)])
+        await waitFor(
+          `${settledTopic} settled`,
+          async () =>
+            (await fx.ledger(name, settledTopic)) === (await fx.end(settledTopic)) ? true : undefined,
+          { timeoutMs: 90_000 },
+        );
+    } catch (err) {
+      throw new Error(`${err instanceof Error ? err.message : String(err)}\n${second.output()}`);
+    } finally {
+      second.kill('SIGTERM');
+      await exited(second);
+    }
+    const tier = await fx.readTopic(retryTopicName(name, 1), events.length);
+    const dead = await fx.readTopic(dlqTopicName(name), events.length);
+    const count = (records: typeof dead) => {
+      const byEvent = new Map<string, number>();
+      for (const r of records) {
+        const id = r.headers[HS_HEADER.eventId] ?? '?';
+        byEvent.set(id, (byEvent.get(id) ?? 0) + 1);
+      }
+      return byEvent;
+    };
+    const expected = new Map(events.map((e) => [e.id, 1]));
+    expect(
+      { tier: count(tier), dlq: count(dead) },
+      `ledger at the kill: ${ledgerAtKill}; copies in tier 1 then: ${copiedAtKill}`,
+    ).toEqual({ tier: expected, dlq: expected });
+    // The kill came before the ledger covered the copies: the case the restart must recognize.
+    expect(copiedAtKill).toBeGreaterThan(ledgerAtKill);
+  }, 180_000);
+});
