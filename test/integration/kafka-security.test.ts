@@ -205,6 +205,20 @@ describe('hookstream on a SASL_SSL broker with mTLS and ACLs', () => {
         published: expect.stringMatching(/^subscriber\.enabled:/),
       });
       expect(await settledNotices('subscriber.enabled')).toHaveLength(1);
+
+      // The retention headroom reads the events topic's settings (DESCRIBE_CONFIGS) and the
+      // records at the ledgers, with the same grants, in the tool and in the fleets.
+      const listed = await runCli(['subscribers', 'list', '--json'], asPusher);
+      expect(listed.code, listed.stderr).toBe(0);
+      const overview = JSON.parse(listed.stdout) as {
+        retentionHeadroomError?: string;
+        subscribers: { name: string; retentionHeadroomSeconds: unknown }[];
+      };
+      expect(overview.retentionHeadroomError).toBeUndefined();
+      expect(overview.subscribers.find((r) => r.name === ops)?.retentionHeadroomSeconds).toEqual(
+        expect.any(Number),
+      );
+      expect(fleets.map((f) => f.output()).join('\n')).not.toContain('cannot read the retention headroom');
     } finally {
       await ingress.close();
       for (const f of fleets) f.kill('SIGTERM');

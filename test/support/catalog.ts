@@ -2,10 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CATALOG_TOPIC, SubscriberDefinition } from '@hookstream/contracts';
+import { CATALOG_TOPIC, type LogFn, SubscriberDefinition } from '@hookstream/contracts';
 import { type KafkaConnection, RecordSender } from '@hookstream/kafka';
 import { FleetProcess } from '@hookstream/pusher';
 import { parseSecretsKey } from '@hookstream/subscribers';
+import type { Meter } from '@opentelemetry/api';
 import { expect } from 'vitest';
 import { runCli } from './cli.ts';
 import { endpoints } from './stack.ts';
@@ -45,6 +46,12 @@ export async function startCatalogFleet(options: {
   readonly secretsKey: string;
   /** The name it reports under in hookstream.instances (default host:pid). */
   readonly instance?: string;
+  /** How often it looks at the retention headroom (default: the fleet's, 60 s). */
+  readonly retentionCheckMs?: number;
+  /** Its instruments (default: none). */
+  readonly meter?: Meter;
+  /** The fleet's own log lines (default: dropped). */
+  readonly log?: LogFn;
 }): Promise<FleetProcess> {
   const fleet = new FleetProcess({
     instance: options.instance,
@@ -55,7 +62,9 @@ export async function startCatalogFleet(options: {
     secretsKey: parseSecretsKey(options.secretsKey, 'the test key'),
     tierPartitions: 1,
     fetchWaitMs: 100,
-    log: () => undefined,
+    retentionCheckMs: options.retentionCheckMs,
+    ...(options.meter === undefined ? {} : { meter: options.meter }),
+    log: options.log ?? (() => undefined),
     logFor: () => () => undefined,
   });
   await fleet.start();

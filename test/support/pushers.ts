@@ -32,9 +32,11 @@ export class KafkaFixture {
     await this.producer.connect();
   }
 
-  async topic(partitions = 3): Promise<string> {
+  async topic(partitions = 3, config?: Readonly<Record<string, string>>): Promise<string> {
     const topic = uniqueName('events-test');
-    await this.admin.ensureTopics([{ topic, partitions, replicationFactor: 1 }]);
+    await this.admin.ensureTopics([
+      { topic, partitions, replicationFactor: 1, ...(config ? { config } : {}) },
+    ]);
     return topic;
   }
 

@@ -1,6 +1,7 @@
 import type { AttemptLogEntry, SubscriberRecord } from '@hookstream/contracts';
 import type { DeadLetter, LedgerAnswer, ReplayRequest, ReplaySummary } from '@hookstream/replay';
 import type {
+  HeadroomBasis,
   PartitionLedger,
   RecordProblem,
   StateChangeResult,
@@ -18,6 +19,10 @@ export const ATTEMPT_LOG_SCAN_PER_PARTITION = 5000;
 export interface SubscriberView {
   readonly record: SubscriberRecord;
   readonly ledger: readonly PartitionLedger[] | null;
+  /** The least over the partitions; 'unbounded'; null: not measured (see the error). */
+  readonly retentionHeadroomSeconds: number | 'unbounded' | null;
+  readonly retentionHeadroomBasis: HeadroomBasis | null;
+  readonly retentionHeadroomError: string | null;
   readonly tiers: readonly TierStatus[];
   readonly dlqDepth: number | null;
   /** Newest first. */

@@ -204,6 +204,25 @@ describe('the console server', () => {
     expect(page).toContain('id="pause"');
   });
 
+  it('shows the retention headroom in the list and per partition, unbounded and unmeasured apart', async () => {
+    backend.subscribers = [
+      overview('orders'),
+      overview('forever', { retentionHeadroomSeconds: 'unbounded', retentionHeadroomBasis: null }),
+      overview('sized', { retentionHeadroomSeconds: 125, retentionHeadroomBasis: 'bytes' }),
+      overview('unknown', { retentionHeadroomSeconds: null, retentionHeadroomBasis: null }),
+    ];
+    const list = await (await get('/')).text();
+    expect(list).toMatch(/data-subscriber="orders"[\s\S]*?data-field="headroom">2h0m</);
+    expect(list).toMatch(/data-subscriber="forever"[\s\S]*?data-field="headroom">unbounded</);
+    expect(list).toMatch(/data-subscriber="sized"[\s\S]*?data-field="headroom">2m5s \(bytes, 1h rate\)</);
+    expect(list).toMatch(/data-subscriber="unknown"[\s\S]*?data-field="headroom">–</);
+    const page = await (await get('/subscribers/orders')).text();
+    expect(page).toContain('Retention headroom: 1h30m');
+    expect(page).toMatch(
+      /data-partition="0"[\s\S]*?2026-06-01T10:00:00.000Z[\s\S]*?data-field="headroom">1h30m</,
+    );
+  });
+
   it('answers 404 for an unknown subscriber and 400 for a name that is not one', async () => {
     expect((await get('/subscribers/nobody')).status).toBe(404);
     expect((await get('/subscribers/%3Cscript%3E')).status).toBe(400);

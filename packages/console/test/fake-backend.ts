@@ -45,6 +45,8 @@ export function overview(name: string, extra: Partial<SubscriberOverview> = {}):
     eventTypes: ['order.created'],
     lag: 7,
     oldestUnsettledAgeMs: 65_000,
+    retentionHeadroomSeconds: 7200,
+    retentionHeadroomBasis: 'time',
     dlqDepth: 2,
     breaker: 'closed',
     recent: { windowMs: 300_000, attempts: 8, delivered: 6 },
@@ -101,7 +103,20 @@ export class FakeBackend implements ConsoleBackend {
     if (r === undefined) throw new CatalogError('UNKNOWN_SUBSCRIBER', `no subscriber "${name}"`, false);
     return {
       record: r,
-      ledger: [{ partition: 0, committed: '3', end: '10', lag: 7 }],
+      ledger: [
+        {
+          partition: 0,
+          committed: '3',
+          end: '10',
+          lag: 7,
+          retentionHeadroomSeconds: 5400,
+          retentionHeadroomBasis: 'time',
+          oldestOwedAt: '2026-06-01T10:00:00.000Z',
+        },
+      ],
+      retentionHeadroomSeconds: 5400,
+      retentionHeadroomBasis: 'time',
+      retentionHeadroomError: null,
       tiers: [{ tier: 1, topic: `hookstream.sub.${name}.retry.1`, delayMs: 1000, exists: true, waiting: 1 }],
       dlqDepth: this.letters.length,
       attempts: [],

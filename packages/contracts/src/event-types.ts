@@ -63,6 +63,23 @@ export type SubscriberEventsLost = {
   readonly events_topic: string;
 };
 
+/** Data of `subscriber.retention_at_risk` (schemas/subscriber.retention_at_risk.avsc). */
+export type SubscriberRetentionAtRisk = {
+  readonly subscriber: string;
+  readonly state: string;
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: string;
+  readonly record_timestamp?: string | null;
+  readonly headroom_seconds: number;
+  readonly basis: 'time' | 'bytes';
+  readonly retention_ms?: number | null;
+  readonly retention_bytes?: number | null;
+  readonly warning_ms: number;
+  readonly seen_at: string;
+  readonly events_topic: string;
+};
+
 /** Event type name -> the data a producer passes for it. */
 export interface EventDataByType {
   readonly 'enrollment.updated': EnrollmentUpdated;
@@ -71,4 +88,5 @@ export interface EventDataByType {
   readonly 'subscriber.disabled': SubscriberDisabled;
   readonly 'subscriber.enabled': SubscriberEnabled;
   readonly 'subscriber.events_lost': SubscriberEventsLost;
+  readonly 'subscriber.retention_at_risk': SubscriberRetentionAtRisk;
 }

@@ -61,7 +61,8 @@ export function componentAcls(component: ComponentRole): AclGrant[] {
           resource: 'topic',
           pattern: 'literal',
           name: component.eventsTopic,
-          operations: ['READ', 'DESCRIBE'],
+          // DESCRIBE_CONFIGS: its retention, for the retention headroom (docs/operations.md).
+          operations: ['READ', 'DESCRIBE', 'DESCRIBE_CONFIGS'],
         },
         {
           resource: 'topic',

@@ -6,7 +6,12 @@ import type { EventTypeName } from './envelope.ts';
  * and pushers deliver them only from the notices topic, which only hookstream's principals may
  * write (docs/security.md). A type added here must also be added to schemas/, and back.
  */
-export const NOTICE_TYPES = ['subscriber.disabled', 'subscriber.enabled', 'subscriber.events_lost'] as const;
+export const NOTICE_TYPES = [
+  'subscriber.disabled',
+  'subscriber.enabled',
+  'subscriber.events_lost',
+  'subscriber.retention_at_risk',
+] as const;
 export type NoticeType = (typeof NOTICE_TYPES)[number];
 
 /** The registry namespace of every notice type's schema (a test holds the two lists together). */

@@ -7,7 +7,7 @@ import { loadEventCatalog } from '../src/event-catalog.ts';
 describe('the event catalog from schemas/', () => {
   const catalog = loadEventCatalog();
 
-  it('has the shipped types and the three operational ones, each with its record-name subject', () => {
+  it('has the shipped types and the four operational ones, each with its record-name subject', () => {
     expect([...catalog.keys()]).toEqual([
       'enrollment.updated',
       'key.revoked',
@@ -15,6 +15,7 @@ describe('the event catalog from schemas/', () => {
       'subscriber.disabled',
       'subscriber.enabled',
       'subscriber.events_lost',
+      'subscriber.retention_at_risk',
     ]);
     expect(catalog.get('subscriber.disabled')?.subject).toBe('hookstream.ops.SubscriberDisabled');
     expect(catalog.get('shipment.updated')?.subject).toBe('hookstream.events.ShipmentUpdated');

@@ -39,6 +39,16 @@ describe('subscriber names', () => {
     expect(own?.operations).toEqual(expect.arrayContaining(['DESCRIBE_CONFIGS', 'ALTER_CONFIGS']));
   });
 
+  it("lets a pusher (and the tools running with its grants) read the events topic's retention, not change it", () => {
+    const events = componentAcls({ role: 'pusher', eventsTopic: 'events' }).find(
+      (g) => g.resource === 'topic' && g.name === 'events',
+    );
+    expect(events?.pattern).toBe('literal');
+    expect(events?.operations).toContain('DESCRIBE_CONFIGS');
+    expect(events?.operations).not.toContain('ALTER_CONFIGS');
+    expect(events?.operations).not.toContain('WRITE');
+  });
+
   it.each(['Billing', 'a b', '', '-x', 'x/y', 'a'.repeat(101)])('rejects %j as a subscriber name', (name) => {
     expect(SubscriberName.safeParse(name).success).toBe(false);
   });

@@ -9,6 +9,7 @@ export type { GroupState } from './admin/group-states.ts';
 export type { TopicPartition } from './admin/kafka-admin.ts';
 export { KafkaAdmin } from './admin/kafka-admin.ts';
 export type { TopicLag } from './admin/lag.ts';
+export type { RecordSample } from './admin/record-samples.ts';
 export type { PartitionRange } from './admin/topic-info.ts';
 export type { LeaderWait, TopicSpec } from './admin/topics.ts';
 export type { AccessContext } from './connection/access-refusal.ts';

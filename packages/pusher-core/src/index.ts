@@ -51,6 +51,8 @@ export type { PusherResourcesSettings } from './pusher-resources.ts';
 export { DEFAULT_MEMORY_BUDGET_MB, PusherResources } from './pusher-resources.ts';
 export type { RecordingObserverDeps } from './recording-observer.ts';
 export { RecordingObserver } from './recording-observer.ts';
+export type { HeadroomPoint, HeadroomSource, RetentionWatchOptions } from './retention-watch.ts';
+export { DEFAULT_RETENTION_CHECK_MS, RetentionWatch } from './retention-watch.ts';
 export type { SchemaLookup, SchemaSource } from './schema-source.ts';
 export { RegistrySchemaSource } from './schema-source.ts';
 export type {

@@ -157,6 +157,30 @@ export class PusherMetrics {
   }
 
   /**
+   * The retention headroom per subscriber, topic and partition, from the watch's last look
+   * (asked at scrape time); returns what stops the gauge.
+   */
+  observeRetentionHeadroom(
+    points: () => readonly { subscriber: string; topic: string; partition: number; seconds: number }[],
+  ): () => void {
+    const gauge = this.#meter.createObservableGauge('hookstream.retention_headroom.seconds', {
+      description:
+        "Seconds until the topic's retention reaches the first record the subscriber has not settled (paused subscribers too); absent: unbounded",
+      unit: 's',
+    });
+    const observe = (result: { observe(value: number, attributes: Record<string, string>): void }) => {
+      for (const p of points())
+        result.observe(p.seconds, {
+          subscriber: p.subscriber,
+          topic: p.topic,
+          partition: String(p.partition),
+        });
+    };
+    gauge.addCallback(observe);
+    return () => gauge.removeCallback(observe);
+  }
+
+  /**
    * The process's memory budget: its limit, the bytes of records held against it, the fetches
    * paused now because it is full and how often one paused. Returns what stops the gauges.
    */

@@ -9,6 +9,8 @@ export { loadDefinitionFiles } from './definition-files.ts';
 export type { CatalogErrorCode } from './errors.ts';
 export { CatalogError } from './errors.ts';
 export { openManagedHeaders, sealHeaderValue, withHeaderValue } from './header-seals.ts';
+export type { HeadroomReaderOptions, HeadroomReading, PartitionHeadroom } from './headroom-reader.ts';
+export { HeadroomReader } from './headroom-reader.ts';
 export type { SubscriberPlacement, UnreadableRecord } from './instance-statuses.ts';
 export {
   foldInstanceStatuses,
@@ -28,6 +30,22 @@ export {
 export { describeSecret, publicRecord } from './public-record.ts';
 export type { CatalogCheck, CheckFinding, CheckVerdict, ResealOutcome } from './record-upgrade.ts';
 export { checkCatalog, resealRecord } from './record-upgrade.ts';
+export type {
+  Headroom,
+  HeadroomBasis,
+  HeadroomPlace,
+  PartitionFigures,
+  TopicRetention,
+} from './retention-headroom.ts';
+export {
+  formatHeadroom,
+  HeadroomCrossings,
+  headroomSeconds,
+  leastHeadroom,
+  retentionHeadroom,
+  retentionNoticeId,
+  topicRetention,
+} from './retention-headroom.ts';
 export type { SealBinding, SealRole } from './secret-box.ts';
 export { openSecret, requireCurrentBinding, SIGNING, sealBindingOf, sealSecret } from './secret-box.ts';
 export type { SecretsKey } from './secrets-key.ts';
@@ -62,8 +80,14 @@ export type {
 } from './subscriber-disabler.ts';
 export { SubscriberDisabler } from './subscriber-disabler.ts';
 export type { SubscriberOverview } from './subscriber-overview.ts';
-export { subscriberOverviews } from './subscriber-overview.ts';
-export type { PartitionLedger, SubscriberLoad, TierStatus, UnlistedTier } from './subscriber-status.ts';
-export { subscriberDetail, subscriberLoads } from './subscriber-status.ts';
+export { subscriberOverviews, subscriberOverviewsWithHeadroom } from './subscriber-overview.ts';
+export type {
+  PartitionLedger,
+  SubscriberHeadrooms,
+  SubscriberLoad,
+  TierStatus,
+  UnlistedTier,
+} from './subscriber-status.ts';
+export { subscriberDetail, subscriberHeadrooms, subscriberLoads } from './subscriber-status.ts';
 export type { ValueChange } from './value-diff.ts';
 export { diffValues, formatChange, publicChange } from './value-diff.ts';

@@ -1,7 +1,8 @@
 import type { SubscriberRecord, SubscriberState } from '@hookstream/contracts';
 import { placements, readInstanceStatuses, type SubscriberPlacement } from './instance-statuses.ts';
+import type { HeadroomBasis } from './retention-headroom.ts';
 import type { CatalogKafka } from './subscriber-catalog.ts';
-import { subscriberLoads } from './subscriber-status.ts';
+import { overallHeadroom, subscriberHeadrooms, subscriberLoads } from './subscriber-status.ts';
 
 /** One subscriber as `subscribers list` and the console show it: null where nothing is measured yet. */
 export interface SubscriberOverview {
@@ -11,6 +12,13 @@ export interface SubscriberOverview {
   readonly eventTypes: readonly string[];
   readonly lag: number | null;
   readonly oldestUnsettledAgeMs: number | null;
+  /**
+   * The least time, over the events topic's partitions, until retention reaches the first
+   * record it has not settled (paused or not); 'unbounded' without retention; null: not measured.
+   */
+  readonly retentionHeadroomSeconds: number | 'unbounded' | null;
+  /** Which limit comes first (`bytes`: retention.bytes at the last hour's ingest rate); null: none. */
+  readonly retentionHeadroomBasis: HeadroomBasis | null;
   readonly dlqDepth: number | null;
   /** The worst breaker state its instances report; null: none reports one. */
   readonly breaker: 'closed' | 'open' | 'half-open' | null;
@@ -29,14 +37,24 @@ export async function subscriberOverviews(
   records: Iterable<SubscriberRecord>,
   context: { readonly eventsTopic: string; readonly nowMs: number },
 ): Promise<SubscriberOverview[]> {
+  return (await subscriberOverviewsWithHeadroom(kafka, records, context)).rows;
+}
+
+/** The overviews, and why the retention headroom could not be measured (null: it was). */
+export async function subscriberOverviewsWithHeadroom(
+  kafka: CatalogKafka,
+  records: Iterable<SubscriberRecord>,
+  context: { readonly eventsTopic: string; readonly nowMs: number },
+): Promise<{ rows: SubscriberOverview[]; headroomError: string | null }> {
   const sorted = [...records].sort((a, b) => a.definition.name.localeCompare(b.definition.name));
-  const [loadList, statuses] = await Promise.all([
+  const [loadList, statuses, headrooms] = await Promise.all([
     subscriberLoads(kafka, sorted, context.eventsTopic),
     readInstanceStatuses(kafka, context.nowMs),
+    subscriberHeadrooms(kafka, sorted, context.eventsTopic, context.nowMs),
   ]);
   const loads = new Map(loadList.map((l) => [l.name, l]));
   const where = placements(statuses);
-  return sorted.map((r) => {
+  const rows = sorted.map((r) => {
     const name = r.definition.name;
     const placement = where.get(name);
     const oldestAt = placement?.oldestUnsettledAtMs ?? null;
@@ -47,6 +65,7 @@ export async function subscriberOverviews(
       eventTypes: r.definition.eventTypes,
       lag: loads.get(name)?.lag ?? null,
       oldestUnsettledAgeMs: oldestAt === null ? null : Math.max(0, context.nowMs - oldestAt),
+      ...overallHeadroom(headrooms.byName.get(name)),
       dlqDepth: loads.get(name)?.dlqDepth ?? null,
       breaker: placement?.breaker ?? null,
       recent: placement?.recent ?? null,
@@ -54,4 +73,5 @@ export async function subscriberOverviews(
       failedOn: placement?.failed ?? [],
     };
   });
+  return { rows, headroomError: headrooms.error };
 }

@@ -1,4 +1,6 @@
 import { retryTierOf, type SubscriberRecord, subscriberNames } from '@hookstream/contracts';
+import { HeadroomReader, type PartitionHeadroom } from './headroom-reader.ts';
+import { type HeadroomBasis, headroomSeconds, leastHeadroom } from './retention-headroom.ts';
 import type { CatalogKafka } from './subscriber-catalog.ts';
 
 /** One row of `subscribers list`: null where there is nothing to measure yet. */
@@ -16,6 +18,59 @@ export interface PartitionLedger {
   readonly committed: string | null;
   readonly end: string;
   readonly lag: number | null;
+  /** Seconds until retention reaches the first record not settled; 'unbounded'; null: not measured. */
+  readonly retentionHeadroomSeconds: number | 'unbounded' | null;
+  /** Which limit comes first (`bytes`: retention.bytes at the last hour's ingest rate); null: none. */
+  readonly retentionHeadroomBasis: HeadroomBasis | null;
+  /** Kafka timestamp (RFC 3339) of that record; null: nothing owed, or not read. */
+  readonly oldestOwedAt: string | null;
+}
+
+/** Every subscriber's retention headroom on the events topic, measured once, by name. */
+export interface SubscriberHeadrooms {
+  readonly byName: ReadonlyMap<string, readonly PartitionHeadroom[]>;
+  /** Why nothing could be measured (the topic's settings refused, Kafka down); null: measured. */
+  readonly error: string | null;
+}
+
+/**
+ * Reads the retention headroom of these subscribers on demand (`list`, `show`, the console),
+ * as a fleet's watch does; a failure leaves them unmeasured and says why, never failing the caller.
+ */
+export async function subscriberHeadrooms(
+  kafka: CatalogKafka,
+  records: readonly SubscriberRecord[],
+  eventsTopic: string,
+  nowMs: number,
+): Promise<SubscriberHeadrooms> {
+  const admin = kafka.admin();
+  try {
+    await admin.connect();
+    const groups = new Map(records.map((r) => [subscriberNames(r.definition).group, r.definition.name]));
+    const reading = await new HeadroomReader(admin, eventsTopic).read([...groups.keys()], nowMs);
+    const byName = new Map<string, readonly PartitionHeadroom[]>();
+    for (const [group, partitions] of reading.groups) {
+      const name = groups.get(group);
+      if (name !== undefined) byName.set(name, partitions);
+    }
+    return { byName, error: null };
+  } catch (err) {
+    return { byName: new Map(), error: err instanceof Error ? err.message : String(err) };
+  } finally {
+    await admin.disconnect().catch(() => undefined);
+  }
+}
+
+/** A subscriber's least headroom over its partitions, as `--json` gives it. */
+export function overallHeadroom(partitions: readonly PartitionHeadroom[] | undefined): {
+  retentionHeadroomSeconds: number | 'unbounded' | null;
+  retentionHeadroomBasis: HeadroomBasis | null;
+} {
+  const least = leastHeadroom((partitions ?? []).map((p) => p.headroom));
+  return {
+    retentionHeadroomSeconds: headroomSeconds(least),
+    retentionHeadroomBasis: least?.kind === 'bounded' ? least.basis : null,
+  };
 }
 
 export interface TierStatus {
@@ -80,13 +135,20 @@ export async function subscriberDetail(
   kafka: CatalogKafka,
   record: SubscriberRecord,
   eventsTopic: string,
+  nowMs: number = Date.now(),
 ): Promise<{
   ledger: PartitionLedger[] | null;
+  retentionHeadroomSeconds: number | 'unbounded' | null;
+  retentionHeadroomBasis: HeadroomBasis | null;
+  /** Why the headroom could not be measured; null: it was. */
+  retentionHeadroomError: string | null;
   tiers: TierStatus[];
   unlistedTiers: UnlistedTier[];
   dlqDepth: number | null;
 }> {
   const t = subscriberNames(record.definition);
+  const headrooms = await subscriberHeadrooms(kafka, [record], eventsTopic, nowMs);
+  const partitions = headrooms.byName.get(record.definition.name);
   const admin = kafka.admin();
   await admin.connect();
   try {
@@ -98,11 +160,19 @@ export async function subscriberDetail(
       );
       ledger = ranges.map((r) => {
         const at = committed.get(r.partition) ?? null;
+        const h = partitions?.find((p) => p.partition === r.partition);
+        const headroom = h?.headroom ?? null;
         return {
           partition: r.partition,
           committed: at,
           end: r.high,
           lag: at === null ? null : Math.max(0, Number(BigInt(r.high) - BigInt(at))),
+          retentionHeadroomSeconds: headroomSeconds(headroom),
+          retentionHeadroomBasis: headroom?.kind === 'bounded' ? headroom.basis : null,
+          oldestOwedAt:
+            h?.recordTimestampMs === null || h?.recordTimestampMs === undefined
+              ? null
+              : new Date(h.recordTimestampMs).toISOString(),
         };
       });
     }
@@ -131,7 +201,14 @@ export async function subscriberDetail(
       waiting: lags.find((l) => l.topic === x.topic)?.lag ?? 0,
     }));
     const dlqDepth = existing.has(t.dlq) ? await admin.topicDepth(t.dlq) : null;
-    return { ledger, tiers, unlistedTiers, dlqDepth };
+    return {
+      ledger,
+      ...overallHeadroom(partitions),
+      retentionHeadroomError: headrooms.error,
+      tiers,
+      unlistedTiers,
+      dlqDepth,
+    };
   } finally {
     await admin.disconnect();
   }

@@ -1,6 +1,11 @@
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
-import { DEFAULT_EVENTS_TOPIC, recordVersionFor, SubscriberName } from '@hookstream/contracts';
+import {
+  DEFAULT_EVENTS_TOPIC,
+  DEFAULT_RETENTION_WARNING_MS,
+  recordVersionFor,
+  SubscriberName,
+} from '@hookstream/contracts';
 import { readDeadLetters } from '@hookstream/dead-letter-tools';
 import { startNoticeProducer } from '@hookstream/producer';
 import {
@@ -22,7 +27,7 @@ import {
   SubscriberCatalog,
   sealBindingOf,
   subscriberDetail,
-  subscriberOverviews,
+  subscriberOverviewsWithHeadroom,
   unreadableRecords,
   withManagedSecret,
 } from '@hookstream/subscribers';
@@ -32,6 +37,7 @@ import { runtimeConnection } from './runtime-endpoints.ts';
 import {
   formatCount,
   formatDelay,
+  formatHeadroomCell,
   formatInstances,
   parseDuration,
   printApply,
@@ -64,10 +70,14 @@ apply     validates every definition first (a file, or every *.json of a directo
           per name. The state (paused…) and an existing managed secret are kept.
             --dry-run   show what would change (field by field) and write nothing
 list      state, URL host, event types, lag on the events topic, age of the oldest record its
-          pushers hold unsettled, DLQ depth, its destination's circuit breaker (closed, open,
-          half-open: the worst its instances report) and which pusher instances run it (as they
-          report to hookstream.instances every 5 s; a killed instance drops out after 15 s)
-show      the definition (secrets never shown), state, tiers, ledger position per partition
+          pushers hold unsettled, retention headroom (time until the topic's retention reaches
+          the first record it has not settled, paused or not; "unbounded" without retention;
+          "(bytes, 1h rate)" when retention.bytes comes first), DLQ depth, its destination's
+          circuit breaker (closed, open, half-open: the worst its instances report) and which
+          pusher instances run it (as they report to hookstream.instances every 5 s; a killed
+          instance drops out after 15 s)
+show      the definition (secrets never shown), state, tiers, ledger position and retention
+          headroom per partition
 pause     stops delivery, keeping the group and its ledger (--reason, --by: who; default $USER)
 resume    continues from the ledger; a subscriber hookstream disabled (410 Gone, failure for
           its disableAfterMs) is enabled again and subscriber.enabled is published onto the
@@ -304,15 +314,25 @@ async function list(
 ): Promise<number> {
   const snapshot = await catalog.read();
   const topic = eventsTopic(values);
-  const rows = await subscriberOverviews(kafka, snapshot.subscribers.values(), {
-    eventsTopic: topic,
-    nowMs: Date.now(),
-  });
+  const { rows, headroomError } = await subscriberOverviewsWithHeadroom(
+    kafka,
+    snapshot.subscribers.values(),
+    {
+      eventsTopic: topic,
+      nowMs: Date.now(),
+    },
+  );
   if (values.json) {
-    printJson({ eventsTopic: topic, subscribers: rows, problems: snapshot.problems });
+    printJson({
+      eventsTopic: topic,
+      subscribers: rows,
+      problems: snapshot.problems,
+      ...(headroomError === null ? {} : { retentionHeadroomError: headroomError }),
+    });
     return 0;
   }
   printProblems(snapshot);
+  if (headroomError !== null) process.stderr.write(`retention headroom not measured: ${headroomError}\n\n`);
   if (rows.length === 0) {
     process.stdout.write('no subscribers in the catalog (add some with hookstream subscribers apply)\n');
     return 0;
@@ -324,6 +344,7 @@ async function list(
     r.eventTypes.join(','),
     formatCount(r.lag),
     r.oldestUnsettledAgeMs === null ? '-' : formatAge(r.oldestUnsettledAgeMs),
+    formatHeadroomCell(r.retentionHeadroomSeconds, r.retentionHeadroomBasis),
     formatCount(r.dlqDepth),
     r.breaker ?? '-',
     formatInstances(r.instances, r.failedOn.length),
@@ -335,6 +356,7 @@ async function list(
     'event types',
     `lag (${topic})`,
     'oldest unsettled',
+    'retention headroom',
     'dlq',
     'breaker',
     'instances',
@@ -378,9 +400,22 @@ async function show(
     out.push(
       `ledger of group hookstream.sub.${name} on ${topic}:`,
       formatTable(
-        ['partition', 'committed', 'end', 'lag'],
-        detail.ledger.map((p) => [String(p.partition), p.committed ?? '-', p.end, formatCount(p.lag)]),
+        ['partition', 'committed', 'end', 'lag', 'oldest owed', 'retention headroom'],
+        detail.ledger.map((p) => [
+          String(p.partition),
+          p.committed ?? '-',
+          p.end,
+          formatCount(p.lag),
+          p.oldestOwedAt ?? '-',
+          formatHeadroomCell(p.retentionHeadroomSeconds, p.retentionHeadroomBasis),
+        ]),
       ),
+    );
+  if (detail.retentionHeadroomError !== null)
+    out.push(`retention headroom not measured: ${detail.retentionHeadroomError}`);
+  else
+    out.push(
+      `retention headroom: ${formatHeadroomCell(detail.retentionHeadroomSeconds, detail.retentionHeadroomBasis)} (warning below ${formatDelay(record.definition.retentionWarningMs ?? DEFAULT_RETENTION_WARNING_MS)})`,
     );
   out.push(
     '',

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { main } from '../src/main.ts';
-import { formatDelay, parseDuration } from '../src/subscribers-output.ts';
+import { formatDelay, formatHeadroomCell, parseDuration } from '../src/subscribers-output.ts';
 
 describe('hookstream subscribers (no Kafka needed)', () => {
   it.each([
@@ -24,6 +24,16 @@ describe('hookstream subscribers (no Kafka needed)', () => {
     [1500, '1500ms'],
   ])('formats the delay %d as %s', (ms, text) => {
     expect(formatDelay(ms)).toBe(text);
+  });
+
+  it.each([
+    [null, null, '-'],
+    ['unbounded', null, 'unbounded'],
+    [41, 'time', '41s'],
+    [3 * 3600 + 12 * 60, 'time', '3h12m'],
+    [125, 'bytes', '2m5s (bytes, 1h rate)'],
+  ] as const)('shows the retention headroom %j (%s) as %s', (seconds, basis, text) => {
+    expect(formatHeadroomCell(seconds, basis)).toBe(text);
   });
 
   it.each([

@@ -10,10 +10,12 @@ import {
   Fleet,
   type FleetEntry,
   fleetMembers,
+  type HeadroomPoint,
   InstanceStatusPublisher,
   nameMatcher,
   PusherResources,
   type PusherResourcesSettings,
+  RetentionWatch,
 } from '@hookstream/pusher-core';
 import { type CatalogSnapshot, CatalogWatcher, type SecretsKey } from '@hookstream/subscribers';
 
@@ -29,6 +31,8 @@ export interface FleetProcessSettings extends Omit<PusherResourcesSettings, 'cli
   readonly sessionTimeoutMs?: number | undefined;
   /** The name this instance reports under in `hookstream.instances` (default host:pid). */
   readonly instance?: string | undefined;
+  /** How often the retention headroom of the subscribers `--match` covers is looked at (default 60 s). */
+  readonly retentionCheckMs?: number | undefined;
 }
 
 /** Failed subscribers are retried, and expired rotation keys dropped, this often. */
@@ -45,6 +49,8 @@ export class FleetProcess {
   #fleet: Fleet | null = null;
   #watcher: CatalogWatcher | null = null;
   #status: InstanceStatusPublisher | null = null;
+  #retention: RetentionWatch | null = null;
+  #stopHeadroomGauge: (() => void) | undefined;
   #tick: NodeJS.Timeout | undefined;
   #reported = '';
   /** Subscribers of this fleet's catalog it does not run, and why: reported as failed. */
@@ -84,6 +90,23 @@ export class FleetProcess {
       onSnapshot: (snapshot) => this.#apply(snapshot),
     });
     const first = await this.#watcher.start();
+    // Every subscriber `--match` covers, whatever its state: a paused or disabled one is not run
+    // anywhere, so only the fleets that would run it can warn before retention deletes its events.
+    const resources = this.#resources;
+    const match = this.#settings.match ? nameMatcher(this.#settings.match) : () => true;
+    this.#retention = new RetentionWatch({
+      admin: resources.admin,
+      eventsTopic: this.#settings.topic,
+      subscribers: () =>
+        [...(this.#watcher?.snapshot?.subscribers.values() ?? [])].filter((r) => match(r.definition.name)),
+      notices: () => resources.noticeProducer(this.#settings.topic),
+      log,
+      ...(this.#settings.retentionCheckMs === undefined ? {} : { everyMs: this.#settings.retentionCheckMs }),
+    });
+    this.#stopHeadroomGauge = resources.metrics?.observeRetentionHeadroom(
+      () => this.#retention?.points() ?? [],
+    );
+    this.#retention.start();
     log('info', 'fleet started', {
       subscribers: first.subscribers.size,
       match: this.#settings.match ?? '*',
@@ -95,6 +118,11 @@ export class FleetProcess {
       if (snapshot) void this.#apply(snapshot);
     }, TICK_MS);
     this.#tick.unref();
+  }
+
+  /** The retention headroom from the last look, and when it began (null before the first). */
+  retentionHeadroom(): { readonly points: readonly HeadroomPoint[]; readonly lookedAtMs: number | null } {
+    return { points: this.#retention?.points() ?? [], lookedAtMs: this.#retention?.lookedAtMs() ?? null };
   }
 
   entries(): FleetEntry[] {
@@ -169,6 +197,8 @@ export class FleetProcess {
   async stop(): Promise<void> {
     clearInterval(this.#tick);
     this.#stopGauge?.();
+    this.#stopHeadroomGauge?.();
+    await this.#retention?.stop();
     await this.#watcher?.stop();
     await this.#fleet?.stop();
     await this.#status?.stop();

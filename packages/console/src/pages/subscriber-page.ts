@@ -1,7 +1,7 @@
 import type { SubscriberState } from '@hookstream/contracts';
 import { describeSecret } from '@hookstream/subscribers';
 import { ATTEMPT_LOG_SCAN_PER_PARTITION, type SubscriberView } from '../console-backend.ts';
-import { formatCount, segment } from '../format.ts';
+import { formatCount, formatHeadroomCell, segment } from '../format.ts';
 import { publicDefinition } from '../public-definition.ts';
 import { html, type SafeHtml } from '../safe-html.ts';
 import { csrfField, layout } from './layout.ts';
@@ -35,9 +35,10 @@ ${view.tiers.map(
 ${
   view.ledger === null
     ? html`<p>The events topic does not exist yet.</p>`
-    : html`<table><tr><th>partition</th><th>committed</th><th>end</th><th>lag</th></tr>${view.ledger.map(
+    : html`<p id="headroom">Retention headroom: ${formatHeadroomCell(view.retentionHeadroomSeconds, view.retentionHeadroomBasis)}${view.retentionHeadroomError === null ? '' : ` (not measured: ${view.retentionHeadroomError})`}</p>
+<table id="ledger"><tr><th>partition</th><th>committed</th><th>end</th><th>lag</th><th>oldest owed</th><th>retention headroom</th></tr>${view.ledger.map(
         (p) =>
-          html`<tr><td>${p.partition}</td><td>${p.committed ?? '–'}</td><td>${p.end}</td><td>${formatCount(p.lag)}</td></tr>`,
+          html`<tr data-partition="${p.partition}"><td>${p.partition}</td><td>${p.committed ?? '–'}</td><td>${p.end}</td><td>${formatCount(p.lag)}</td><td>${p.oldestOwedAt ?? '–'}</td><td data-field="headroom">${formatHeadroomCell(p.retentionHeadroomSeconds, p.retentionHeadroomBasis)}</td></tr>`,
       )}</table>`
 }
 <h2>Recent attempts</h2>

@@ -1,5 +1,5 @@
 import type { RecordProblem, SubscriberOverview } from '@hookstream/subscribers';
-import { formatAge, formatCount, segment } from '../format.ts';
+import { formatAge, formatCount, formatHeadroomCell, segment } from '../format.ts';
 import { html, type SafeHtml } from '../safe-html.ts';
 import { layout } from './layout.ts';
 
@@ -17,7 +17,7 @@ export interface SubscribersView {
 }
 
 /**
- * Every subscriber: state, breaker, lag, oldest unsettled age, DLQ depth, deliveries and success
+ * Every subscriber: state, breaker, lag, oldest unsettled age, retention headroom, DLQ depth, deliveries and success
  * ratio over the last minutes (from its instances' reports), last error; reloads itself.
  */
 export function subscribersPage(view: SubscribersView): SafeHtml {
@@ -28,6 +28,7 @@ export function subscribersPage(view: SubscribersView): SafeHtml {
 <td class="breaker-${s.breaker ?? 'none'}" data-field="breaker">${s.breaker ?? '–'}</td>
 <td data-field="lag">${formatCount(s.lag)}</td>
 <td data-field="oldest">${s.oldestUnsettledAgeMs === null ? '–' : formatAge(s.oldestUnsettledAgeMs)}</td>
+<td data-field="headroom">${formatHeadroomCell(s.retentionHeadroomSeconds, s.retentionHeadroomBasis)}</td>
 <td data-field="dlq">${s.dlqDepth === null ? '–' : html`<a href="/subscribers/${segment(s.name)}/dead-letters">${s.dlqDepth}</a>`}</td>
 <td data-field="delivered">${s.recent === null ? '–' : s.recent.delivered}</td>
 <td data-field="success">${successRatio(s.recent)}</td>
@@ -47,7 +48,7 @@ ${
     : view.subscribers.length === 0
       ? html`<p>No subscriber's name contains that.</p>`
       : html`<table id="subscribers">
-<thead><tr><th>name</th><th>state</th><th>breaker</th><th>lag</th><th>oldest unsettled</th><th>dlq</th><th>delivered (5 min)</th><th>success</th><th>host</th><th>event types</th><th>instances</th><th>last error</th></tr></thead>
+<thead><tr><th>name</th><th>state</th><th>breaker</th><th>lag</th><th>oldest unsettled</th><th>retention headroom</th><th>dlq</th><th>delivered (5 min)</th><th>success</th><th>host</th><th>event types</th><th>instances</th><th>last error</th></tr></thead>
 <tbody>${rows}</tbody>
 </table>`
 }

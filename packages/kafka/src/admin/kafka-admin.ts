@@ -13,6 +13,12 @@ import {
 } from './group-offsets.ts';
 import { describeGroupStates, type GroupState } from './group-states.ts';
 import { fetchGroupLag, fetchTopicDepth, type TopicLag } from './lag.ts';
+import {
+  createInternalCluster,
+  type InternalCluster,
+  type RecordSample,
+  sampleRecords,
+} from './record-samples.ts';
 import { retryRetriable } from './retriable.ts';
 import { brokerCount, type PartitionRange, partitionRanges, topicExists } from './topic-info.ts';
 import { ensureTopics, type LeaderWait, type TopicSpec } from './topics.ts';
@@ -41,6 +47,8 @@ export class KafkaAdmin {
   readonly #admin: Admin;
   readonly #kafka: Kafka;
   readonly #connection: KafkaConnection;
+  /** Connections of its own for sampling records, made at the first sample. */
+  #sampler: Promise<InternalCluster> | null = null;
 
   constructor(connection: KafkaConnection) {
     this.#connection = connection;
@@ -53,8 +61,11 @@ export class KafkaAdmin {
     return explained(() => this.#admin.connect(), accessOf(this.#connection, 'connect'));
   }
 
-  disconnect(): Promise<void> {
-    return this.#admin.disconnect();
+  async disconnect(): Promise<void> {
+    const sampler = this.#sampler;
+    this.#sampler = null;
+    if (sampler !== null) await sampler.then((c) => c.disconnect()).catch(() => undefined);
+    await this.#admin.disconnect();
   }
 
   /** Every topic's name, internal ones included. */
@@ -102,6 +113,46 @@ export class KafkaAdmin {
   /** Per partition, the earliest (low) and end (high) offsets; null when the topic does not exist. */
   topicOffsets(topic: string): Promise<PartitionRange[] | null> {
     return partitionRanges(this.#admin, topic);
+  }
+
+  /**
+   * Per partition, the first offset whose record's timestamp is at or after `timestampMs` (the
+   * end offset when none is): with the end offsets, how many records arrived since.
+   */
+  async offsetsAt(topic: string, timestampMs: number): Promise<{ partition: number; offset: string }[]> {
+    const offsets = await retryRetriable(() => this.#admin.fetchTopicOffsetsByTimestamp(topic, timestampMs));
+    return offsets
+      .map((o) => ({ partition: o.partition, offset: o.offset }))
+      .sort((a, b) => a.partition - b.partition);
+  }
+
+  /**
+   * The timestamp of the record at each offset (or the first one after it) and the mean size of
+   * the records there: one Fetch per partition leader that never waits, joining no group.
+   */
+  async recordSamples(
+    topic: string,
+    positions: readonly { readonly partition: number; readonly offset: number }[],
+  ): Promise<RecordSample[]> {
+    const access = accessOf(this.#connection, `read topic ${topic}`);
+    return explained(async () => {
+      if (this.#sampler === null) {
+        const cluster = createInternalCluster(this.#kafka);
+        const connecting = cluster.connect().then(() => cluster);
+        this.#sampler = connecting;
+        connecting.catch(() => {
+          if (this.#sampler === connecting) this.#sampler = null;
+        });
+      }
+      const cluster = await this.#sampler;
+      try {
+        return await sampleRecords(cluster, topic, positions);
+      } catch (err) {
+        // A leader moved or a broker went: the next sample asks for the metadata again.
+        await cluster.refreshMetadata().catch(() => undefined);
+        throw err;
+      }
+    }, access);
   }
 
   /** Records the topic holds (high − low over its partitions), e.g. a DLQ's depth. */
