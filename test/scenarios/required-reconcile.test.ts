@@ -3,12 +3,14 @@ import { dlqTopicName } from '@hookstream/contracts';
 import type { ReconcileReport } from '@hookstream/dead-letter-tools';
 import type { FleetProcess } from '@hookstream/pusher';
 import { SampleReceiver } from '@hookstream/receiver';
+import { type MetricsServer, serveMetrics, startMetrics } from '@hookstream/telemetry';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogEnv, handMadeRecord, produceRegistryRecords, startCatalogFleet } from '../support/catalog.ts';
 import { type CliResult, runCli } from '../support/cli.ts';
 import { post, TOKENS } from '../support/ingress.ts';
 import { type IngressProcess, spawnIngressCli } from '../support/ingress-process.ts';
 import { uniqueName } from '../support/names.ts';
+import { sample, scrape } from '../support/prometheus.ts';
 import { KafkaFixture } from '../support/pushers.ts';
 import { deadLetterTotal } from '../support/topic.ts';
 import { waitFor } from '../support/wait.ts';
@@ -37,6 +39,7 @@ const names = {
 const { env, secretsKey } = catalogEnv(topic);
 let ingress: IngressProcess;
 let fleet: FleetProcess | undefined;
+let metricsServer: MetricsServer | undefined;
 
 async function reconcile(fromMs: number): Promise<{ run: CliResult; report: ReconcileReport }> {
   const subs = Object.values(names).flatMap((n) => ['--subscriber', n]);
@@ -70,6 +73,7 @@ describe('scenario: reconcile three required consumers of key.revoked, one answe
   });
   afterAll(async () => {
     await fleet?.stop();
+    await metricsServer?.close();
     await ingress?.stop();
     await fx.close();
     await Promise.all(Object.values(receivers).map((r) => r.close().catch(() => undefined)));
@@ -99,7 +103,12 @@ describe('scenario: reconcile three required consumers of key.revoked, one answe
         value: handMadeRecord(definition(key), { version: 3 }),
       })),
     );
-    fleet = await startCatalogFleet({ topic, prefix, secretsKey });
+    const metrics = await startMetrics({ serviceName: 'hookstream-pusher' });
+    metricsServer = await serveMetrics(metrics, '127.0.0.1', 0);
+    const url = metricsServer.url;
+    const oldestPending = async (key: keyof typeof names) =>
+      sample(await scrape(url), 'hookstream_required_oldest_pending_seconds', { subscriber: names[key] });
+    fleet = await startCatalogFleet({ topic, prefix, secretsKey, meter: metrics.meter });
     const { billing, audit, entitlements } = receivers;
 
     audit.setBehaviour({ fixedStatus: 503 });
@@ -127,6 +136,14 @@ describe('scenario: reconcile three required consumers of key.revoked, one answe
       audit.stats().failed >= KEYS ? true : undefined,
     );
 
+    // The gauge to page on: audit holds records it cannot deliver; billing holds none.
+    await waitFor('audit to hold a required delivery for over a second', async () =>
+      ((await oldestPending('audit')) ?? 0) > 1 ? true : undefined,
+    );
+    await waitFor('billing to hold none', async () =>
+      (await oldestPending('billing')) === 0 ? true : undefined,
+    );
+
     // While audit retries: its obligations are pending or retrying, none delivered, exit 0.
     const during = await reconcile(fromMs);
     expect(during.run.code, during.run.stdout).toBe(0);
@@ -146,6 +163,9 @@ describe('scenario: reconcile three required consumers of key.revoked, one answe
     await waitFor('audit to catch up', async () => (audit.stats().accepted === KEYS ? true : undefined), {
       timeoutMs: 30_000,
     });
+    await waitFor('audit to hold nothing once caught up', async () =>
+      (await oldestPending('audit')) === 0 ? true : undefined,
+    );
     // Its tiers' ledgers move within a second or so of the deliveries.
     const after = await waitFor('reconcile to find all three delivered', async () => {
       const r = await reconcile(fromMs);
