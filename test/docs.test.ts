@@ -7,6 +7,7 @@ import {
   BENCH_LIMITER_USAGE,
   BENCH_OUTAGE_USAGE,
   BENCH_PUSH_USAGE,
+  BENCH_RECONCILE_USAGE,
   BENCH_REPORT_USAGE,
   BENCH_RETRY_USAGE,
   BENCH_USAGE,
@@ -18,6 +19,7 @@ import {
   LEDGER_USAGE,
   PUSH_USAGE,
   RECEIVER_USAGE,
+  RECONCILE_USAGE,
   STACK_USAGE,
   START_USAGE,
   SUBSCRIBERS_USAGE,
@@ -47,6 +49,7 @@ const USAGES: Record<string, Record<string, string>> = {
   trace: { '': TRACE_USAGE },
   dlq: { list: DLQ_USAGE, replay: DLQ_USAGE },
   ledger: { '': LEDGER_USAGE },
+  reconcile: { '': RECONCILE_USAGE },
   console: { '': CONSOLE_USAGE },
   bench: {
     '': BENCH_REPORT_USAGE,
@@ -57,6 +60,7 @@ const USAGES: Record<string, Record<string, string>> = {
     limiter: BENCH_LIMITER_USAGE,
     fleet: BENCH_FLEET_USAGE,
     outage: BENCH_OUTAGE_USAGE,
+    reconcile: BENCH_RECONCILE_USAGE,
   },
 };
 /** Commands whose first argument is their own (a subcommand, or `bench`'s target), not a value. */

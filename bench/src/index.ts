@@ -11,6 +11,7 @@ export { BENCH_FLEET_USAGE } from './cli/bench-fleet.ts';
 export { BENCH_LIMITER_USAGE } from './cli/bench-limiter.ts';
 export { BENCH_OUTAGE_USAGE } from './cli/bench-outage.ts';
 export { BENCH_PUSH_USAGE } from './cli/bench-push.ts';
+export { BENCH_RECONCILE_USAGE } from './cli/bench-reconcile.ts';
 export { BENCH_REPORT_USAGE } from './cli/bench-report-command.ts';
 export { BENCH_RETRY_USAGE } from './cli/bench-retry.ts';
 export { DEFAULT_SECTIONS } from './default-sections.ts';
@@ -36,6 +37,8 @@ export type { OutageBenchOptions, OutageBenchResult, OutageRun } from './outage-
 export { benchOutage } from './outage-bench.ts';
 export type { BenchOptions, BenchResult } from './push-bench.ts';
 export { benchPush, produceBacklog } from './push-bench.ts';
+export type { ReconcileBenchOptions, ReconcileBenchResult } from './reconcile-bench.ts';
+export { runReconcileBench } from './reconcile-bench.ts';
 export { renderChartSvg } from './report-chart.ts';
 export { formatNumber, renderMarkdown } from './report-markdown.ts';
 export { PNG_SIGNATURE, svgToPng } from './report-png.ts';

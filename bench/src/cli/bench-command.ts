@@ -7,6 +7,7 @@ import { benchFleetCommand } from './bench-fleet.ts';
 import { benchLimiterCommand } from './bench-limiter.ts';
 import { benchOutageCommand } from './bench-outage.ts';
 import { benchPushCommand } from './bench-push.ts';
+import { benchReconcileCommand } from './bench-reconcile.ts';
 import { benchReportCommand } from './bench-report-command.ts';
 import { benchRetryCommand } from './bench-retry.ts';
 
@@ -18,6 +19,7 @@ export const BENCH_USAGE = `Usage: hookstream bench [--quick] [--events <n>] [--
        hookstream bench limiter --help
        hookstream bench fleet --help
        hookstream bench outage --help
+       hookstream bench reconcile --help
 
 Measures accepted events/s and p50/p99 latency of ~1 KiB events through the HTTP ingress (one
 event per request at concurrency 8, 32, 128; batches of 50 at 4 and 16), next to a raw kafkajs
@@ -33,6 +35,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   if (argv[0] === 'limiter') return benchLimiterCommand(argv.slice(1));
   if (argv[0] === 'fleet') return benchFleetCommand(argv.slice(1));
   if (argv[0] === 'outage') return benchOutageCommand(argv.slice(1));
+  if (argv[0] === 'reconcile') return benchReconcileCommand(argv.slice(1));
   // No target (only options): the whole report.
   if (argv[0] === undefined || argv[0].startsWith('-')) return benchReportCommand(argv);
   const { values, positionals } = parseArgs({

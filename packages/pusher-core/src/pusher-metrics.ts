@@ -40,6 +40,8 @@ export interface PusherGaugeSources {
   oldestUnsettled(): ReadonlyMap<string, number>;
   /** The destination's circuit breaker; absent: the subscriber has none to report. */
   breaker?(): BreakerPhase;
+  /** A required consumer (its definition says `required: true`): it reports its oldest pending delivery. */
+  readonly required?: boolean;
 }
 
 const BREAKER_PHASES: readonly BreakerPhase[] = ['closed', 'half-open', 'open'];
@@ -72,6 +74,7 @@ export class PusherMetrics {
   readonly #tierDepth: ObservableGauge;
   readonly #dlqDepth: ObservableGauge;
   readonly #breaker: ObservableGauge;
+  readonly #requiredAge: ObservableGauge;
 
   constructor(meter: Meter) {
     this.#meter = meter;
@@ -116,6 +119,11 @@ export class PusherMetrics {
     this.#age = meter.createObservableGauge('hookstream.pusher.oldest_unsettled.age.seconds', {
       description:
         'Age of the oldest record this pusher holds unsettled (in flight or waiting until due), per topic',
+      unit: 's',
+    });
+    this.#requiredAge = meter.createObservableGauge('hookstream.required.oldest_pending.seconds', {
+      description:
+        'A required subscriber: age (Kafka timestamp) of the oldest record this pusher holds unsettled on any of its topics, 0 when none',
       unit: 's',
     });
     this.#tierDepth = meter.createObservableGauge('hookstream.pusher.retry_tier.depth', {
@@ -210,13 +218,25 @@ export class PusherMetrics {
     topics: SubscriberTopicSet,
     sources: PusherGaugeSources,
   ): SubscriberMetrics {
-    const gauges: Observable[] = [this.#lag, this.#age, this.#tierDepth, this.#dlqDepth, this.#breaker];
+    const gauges: Observable[] = [
+      this.#lag,
+      this.#age,
+      this.#tierDepth,
+      this.#dlqDepth,
+      this.#breaker,
+      this.#requiredAge,
+    ];
     const observe: BatchObservableCallback = (result) => {
       const tiers = topics.tiers();
       const allTopics = [topics.events, ...tiers];
       const lags = sources.lag();
       const oldest = sources.oldestUnsettled();
       const now = Date.now();
+      if (sources.required === true) {
+        const times = [...oldest.values()];
+        const age = times.length === 0 ? 0 : Math.max(0, (now - Math.min(...times)) / 1000);
+        result.observe(this.#requiredAge, age, { subscriber });
+      }
       for (const topic of allTopics) {
         const l = lags.get(topic);
         if (l !== undefined) result.observe(this.#lag, l, { subscriber, topic });

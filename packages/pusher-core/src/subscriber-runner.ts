@@ -122,6 +122,7 @@ export class SubscriberRunner {
         dlqDepth: () => this.#lagPoller?.dlqDepth ?? null,
         oldestUnsettled: () => this.#consumer?.oldestUnsettled() ?? new Map(),
         breaker: () => this.#health.phase,
+        required: options.topology.definition.required === true,
       },
     );
     const redisUrl = options.resources.limiterRedisUrl;

@@ -4,6 +4,7 @@ export type ReplayErrorCode =
   | 'NO_DLQ'
   | 'NO_RETRY_TIER'
   | 'EVENT_NOT_FOUND'
+  | 'NO_EVENTS_TOPIC'
   | 'KAFKA_UNAVAILABLE'
   | 'REPLAY_LEASE_HELD'
   | 'REPLAY_FENCED';

@@ -4,6 +4,7 @@ export type { ReplayErrorCode } from './errors.ts';
 export { ReplayError } from './errors.ts';
 export type { Committed, LedgerLine, LedgerState, TypeFilter } from './ledger.ts';
 export {
+  aboveLedger,
   attemptEntriesFor,
   latestStep,
   originFromEntries,
@@ -12,6 +13,31 @@ export {
   subscribersFromGroups,
 } from './ledger.ts';
 export type { LedgerAnswer, LedgerQuery } from './ledger-answer.ts';
+export type {
+  Hop,
+  ListedObligation,
+  LostRange,
+  PartitionLedger,
+  RequiredSubscriber,
+  RetentionBoundary,
+  SubscriberTally,
+  Verdict,
+  WindowPartition,
+} from './reconcile.ts';
+export {
+  BROKEN_STATES,
+  classifyObligation,
+  LISTED_STATES,
+  ledgerDetail,
+  lostInWindow,
+  obligation,
+  owedFromMs,
+  ReconcileState,
+  ReconcileTally,
+  reconcileExitCode,
+  requiredSubscriber,
+  SubscriberEvidence,
+} from './reconcile.ts';
 export { replayAttemptEntry } from './replay-attempt.ts';
 export type { LeaseHolder } from './replay-lease.ts';
 export {

@@ -122,12 +122,21 @@ export function resolveLedger(input: {
   if (latest !== undefined) return fromStep(latest);
   if (input.origin === null) return { state: 'unknown' };
   const committed = input.committed?.get(input.origin.partition) ?? null;
-  if (committed === null || BigInt(input.origin.offset) >= BigInt(committed))
+  if (committed === null || aboveLedger(input.origin.offset, committed))
     return { state: 'not-reached', committed };
   const { eventType, accepts } = input;
   if (eventType != null && accepts != null && !accepts(eventType))
     return { state: 'filtered', at: null, eventType, committed };
   return { state: 'passed-without-record', committed };
+}
+
+/**
+ * The ledger rule, stated once for `ledger` and `reconcile`: a record at or above its group's
+ * committed offset on its partition (or with no committed offset) is not settled yet; below
+ * it, it is (delivered, or its copy durable in a tier or the DLQ, or filtered).
+ */
+export function aboveLedger(offset: string | bigint, committed: string | bigint | null): boolean {
+  return committed === null || BigInt(offset) >= BigInt(committed);
 }
 
 /** Attempt log records of one event (key = event id); records that do not parse are skipped. */

@@ -5,6 +5,7 @@ export { LEDGER_USAGE } from './ledger-command.ts';
 export { main } from './main.ts';
 export { PUSH_USAGE } from './push-command.ts';
 export { RECEIVER_USAGE } from './receiver-command.ts';
+export { RECONCILE_USAGE } from './reconcile-command.ts';
 export { STACK_USAGE } from './stack-command.ts';
 export { START_USAGE } from './start-command.ts';
 export { SUBSCRIBERS_USAGE } from './subscribers-command.ts';

@@ -10,9 +10,10 @@ Commands:
   trace          an event's delivery timeline from Jaeger
   dlq            list | replay a subscriber's dead letters (back into its retry tier 1)
   ledger         where an event is for every subscriber: delivered, retrying, dead, filtered, not reached
+  reconcile      a window of events against every required subscriber: delivered, pending, retrying, dead, lost
   console        the operator console in a browser (127.0.0.1:8088, CONSOLE_TOKENS): subscribers, DLQs, replay, ledgers
   bench          the benchmarks, where the bench workspace is installed (a checkout, not the image): the full
-                 report (bench/results/), or ingress | push | e2e | retry | limiter | fleet | outage alone
+                 report (bench/results/), or ingress | push | e2e | retry | limiter | fleet | outage | reconcile alone
 
 Run \`hookstream <command> --help\` for a command's options.`;
 
@@ -30,6 +31,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   trace: async () => (await import('./trace-command.ts')).traceCommand,
   dlq: async () => (await import('./dlq-command.ts')).dlqCommand,
   ledger: async () => (await import('./ledger-command.ts')).ledgerCommand,
+  reconcile: async () => (await import('./reconcile-command.ts')).reconcileCommand,
   console: async () => (await import('./console-command.ts')).consoleCommand,
   bench: async () => (await import('./bench-loader.ts')).loadBenchCommand(),
 };

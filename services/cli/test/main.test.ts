@@ -79,4 +79,22 @@ describe('hookstream command line', { timeout: 30_000 }, () => {
     expect(said).toContain('--since');
     write.mockRestore();
   });
+
+  it('refuses reconcile without --from, with a bad or empty window, type or subscriber, naming each, exit 2', async () => {
+    const write = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    expect(await main(['reconcile'])).toBe(2);
+    expect(await main(['reconcile', '--from', 'yesterday'])).toBe(2);
+    expect(await main(['reconcile', '--from', '1h', '--to', '2h'])).toBe(2);
+    expect(await main(['reconcile', '--from', '400d'])).toBe(2);
+    expect(await main(['reconcile', '--from', '1h', '--type', 'Not A Type'])).toBe(2);
+    expect(await main(['reconcile', '--from', '1h', '--subscriber', 'Bad Name'])).toBe(2);
+    const said = write.mock.calls.map((c) => String(c[0])).join('');
+    expect(said).toContain('--from <time|age> is required');
+    expect(said).toContain("--from: 'yesterday'");
+    expect(said).toContain('--to must be later than --from');
+    expect(said).toContain('at most 366 days apart');
+    expect(said).toContain("--type: 'Not A Type'");
+    expect(said).toContain("--subscriber: 'Bad Name'");
+    write.mockRestore();
+  });
 });
