@@ -1,5 +1,3 @@
-import { formatHeadroom, type HeadroomBasis } from '@hookstream/subscribers';
-
 /** 850ms, 12s, 3m 20s, 2h 5m, 3d 4h: an age for people. */
 export function formatAge(ms: number): string {
   if (ms < 1000) return `${Math.max(0, Math.round(ms))}ms`;
@@ -19,14 +17,4 @@ export function formatCount(n: number | null): string {
 /** A path segment for a link: names and ids are escaped again by the template, this keeps them one segment. */
 export function segment(text: string): string {
   return encodeURIComponent(text);
-}
-
-/** A retention headroom: `3h12m`, `unbounded`, or – when not measured; `(bytes, 1h rate)` under retention.bytes. */
-export function formatHeadroomCell(
-  seconds: number | 'unbounded' | null,
-  basis: HeadroomBasis | null,
-): string {
-  if (seconds === null) return '–';
-  if (seconds === 'unbounded') return formatHeadroom({ kind: 'unbounded' });
-  return formatHeadroom({ kind: 'bounded', seconds, basis: basis ?? 'time' });
 }

@@ -215,7 +215,7 @@ describe('the console server', () => {
     expect(list).toMatch(/data-subscriber="orders"[\s\S]*?data-field="headroom">2h0m</);
     expect(list).toMatch(/data-subscriber="forever"[\s\S]*?data-field="headroom">unbounded</);
     expect(list).toMatch(/data-subscriber="sized"[\s\S]*?data-field="headroom">2m5s \(bytes, 1h rate\)</);
-    expect(list).toMatch(/data-subscriber="unknown"[\s\S]*?data-field="headroom">–</);
+    expect(list).toMatch(/data-subscriber="unknown"[\s\S]*?data-field="headroom">-</);
     const page = await (await get('/subscribers/orders')).text();
     expect(page).toContain('Retention headroom: 1h30m');
     expect(page).toMatch(

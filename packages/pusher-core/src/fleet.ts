@@ -1,3 +1,4 @@
+import { forEachLimited } from '@hookstream/concurrency';
 import type { InstanceSubscriberStatus, LogFn } from '@hookstream/contracts';
 import type { BreakerPhase } from '@hookstream/delivery';
 
@@ -210,20 +211,4 @@ export class Fleet {
     await entry.runner.stop().catch(() => undefined);
     this.#running.delete(name);
   }
-}
-
-/** Runs `fn` over the items with at most `limit` in flight. */
-async function forEachLimited<T>(
-  items: readonly T[],
-  limit: number,
-  fn: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const item = items[next++] as T;
-      await fn(item);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }

@@ -1,3 +1,4 @@
+import { forEachLimited } from '@hookstream/concurrency';
 import type { KafkaAdmin, RecordSample } from '@hookstream/kafka';
 import {
   type Headroom,
@@ -197,16 +198,4 @@ export class HeadroomReader {
 
 function sampleKey(partition: number, offset: number): string {
   return `${partition}:${offset}`;
-}
-
-async function forEachLimited<T>(
-  items: readonly T[],
-  limit: number,
-  fn: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await fn(items[next++] as T);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }

@@ -39,6 +39,7 @@ export type {
 } from './retention-headroom.ts';
 export {
   formatHeadroom,
+  formatHeadroomCell,
   HeadroomCrossings,
   headroomSeconds,
   leastHeadroom,

@@ -111,6 +111,16 @@ export function formatHeadroom(h: Headroom | null): string {
   return `${formatSeconds(h.seconds)}${h.basis === 'bytes' ? ' (bytes, 1h rate)' : ''}`;
 }
 
+/** A figure as `--json` gives it (`headroomSeconds`), as a table cell; `-` when not measured. */
+export function formatHeadroomCell(
+  seconds: number | 'unbounded' | null,
+  basis: HeadroomBasis | null,
+): string {
+  if (seconds === null) return '-';
+  if (seconds === 'unbounded') return formatHeadroom({ kind: 'unbounded' });
+  return formatHeadroom({ kind: 'bounded', seconds, basis: basis ?? 'time' });
+}
+
 function formatSeconds(total: number): string {
   const s = Math.max(0, Math.floor(total));
   const d = Math.floor(s / 86_400);

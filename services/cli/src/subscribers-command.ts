@@ -13,6 +13,7 @@ import {
   changeSubscriberState,
   DEFAULT_ROTATION_GRACE_MS,
   describeSecret,
+  formatHeadroomCell,
   knownSubscriber,
   loadDefinitionFiles,
   loadSecretsKey,
@@ -37,7 +38,6 @@ import { runtimeConnection } from './runtime-endpoints.ts';
 import {
   formatCount,
   formatDelay,
-  formatHeadroomCell,
   formatInstances,
   parseDuration,
   printApply,

@@ -3,8 +3,6 @@ import {
   CatalogError,
   type CatalogSnapshot,
   formatChange,
-  formatHeadroom,
-  type HeadroomBasis,
   type PlannedSubscriber,
   publicChange,
 } from '@hookstream/subscribers';
@@ -87,14 +85,4 @@ export function parseDuration(option: string, text: string): number {
   if (m === null || unit === undefined)
     throw new CatalogError('BAD_OPTION', `${option}: '${text}' is not a duration like 30m, 24h or 7d`, false);
   return Number(m[1]) * unit;
-}
-
-/** A retention headroom as `--json` gives it, for a table: `3h12m`, `unbounded`, or `-` (not measured). */
-export function formatHeadroomCell(
-  seconds: number | 'unbounded' | null,
-  basis: HeadroomBasis | null,
-): string {
-  if (seconds === null) return '-';
-  if (seconds === 'unbounded') return formatHeadroom({ kind: 'unbounded' });
-  return formatHeadroom({ kind: 'bounded', seconds, basis: basis ?? 'time' });
 }

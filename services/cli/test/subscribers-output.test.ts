@@ -1,6 +1,7 @@
+import { formatHeadroomCell } from '@hookstream/subscribers';
 import { describe, expect, it, vi } from 'vitest';
 import { main } from '../src/main.ts';
-import { formatDelay, formatHeadroomCell, parseDuration } from '../src/subscribers-output.ts';
+import { formatDelay, parseDuration } from '../src/subscribers-output.ts';
 
 describe('hookstream subscribers (no Kafka needed)', () => {
   it.each([

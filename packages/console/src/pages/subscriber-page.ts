@@ -1,7 +1,7 @@
 import type { SubscriberState } from '@hookstream/contracts';
-import { describeSecret } from '@hookstream/subscribers';
+import { describeSecret, formatHeadroomCell } from '@hookstream/subscribers';
 import { ATTEMPT_LOG_SCAN_PER_PARTITION, type SubscriberView } from '../console-backend.ts';
-import { formatCount, formatHeadroomCell, segment } from '../format.ts';
+import { formatCount, segment } from '../format.ts';
 import { publicDefinition } from '../public-definition.ts';
 import { html, type SafeHtml } from '../safe-html.ts';
 import { csrfField, layout } from './layout.ts';

@@ -1,5 +1,6 @@
 import type { RecordProblem, SubscriberOverview } from '@hookstream/subscribers';
-import { formatAge, formatCount, formatHeadroomCell, segment } from '../format.ts';
+import { formatHeadroomCell } from '@hookstream/subscribers';
+import { formatAge, formatCount, segment } from '../format.ts';
 import { html, type SafeHtml } from '../safe-html.ts';
 import { layout } from './layout.ts';
 

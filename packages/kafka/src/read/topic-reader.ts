@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { TOOL_GROUP_PREFIX } from '@hookstream/contracts';
-import type { Kafka } from 'kafkajs';
+import type { Admin, Kafka } from 'kafkajs';
 import { deleteGroups } from '../admin/group-offsets.ts';
-import { partitionRanges } from '../admin/topic-info.ts';
+import { type PartitionRange, partitionRanges } from '../admin/topic-info.ts';
 import type { KafkaConnection } from '../connection/kafka-connection.ts';
 import { kafkaOf } from '../connection/raw-client.ts';
 import { type ConsumedRecord, toConsumedRecord } from '../consume/consumed-record.ts';
@@ -47,12 +47,7 @@ export async function readTopic(
   const admin = kafka.admin();
   await admin.connect();
   try {
-    const ranges = await partitionRanges(admin, topic);
-    if (ranges === null)
-      throw new KafkaReadError(
-        'NO_SUCH_TOPIC',
-        `topic ${topic} does not exist (or, on a cluster with ACLs, this principal may not DESCRIBE it)`,
-      );
+    const ranges = await readableRanges(admin, topic);
     const only = options.partitions === undefined ? undefined : new Set(options.partitions);
     const starts = new Map<number, bigint>();
     if (options.from === undefined || options.from === 'earliest') {
@@ -161,4 +156,15 @@ async function consume(
 function compareOffsets(a: string, b: string): number {
   const d = BigInt(a) - BigInt(b);
   return d < 0n ? -1 : d > 0n ? 1 : 0;
+}
+
+/** The topic's partitions with their log start and end; NO_SUCH_TOPIC when it cannot be seen. */
+export async function readableRanges(admin: Admin, topic: string): Promise<PartitionRange[]> {
+  const ranges = await partitionRanges(admin, topic);
+  if (ranges === null)
+    throw new KafkaReadError(
+      'NO_SUCH_TOPIC',
+      `topic ${topic} does not exist (or, on a cluster with ACLs, this principal may not DESCRIBE it)`,
+    );
+  return ranges;
 }

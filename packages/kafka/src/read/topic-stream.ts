@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Admin, Kafka, KafkaMessage } from 'kafkajs';
 import { deleteGroups } from '../admin/group-offsets.ts';
-import { partitionRanges } from '../admin/topic-info.ts';
 import type { KafkaConnection } from '../connection/kafka-connection.ts';
 import { kafkaOf } from '../connection/raw-client.ts';
 import type { ConsumedRecord } from '../consume/consumed-record.ts';
 import { KafkaReadError } from '../errors.ts';
-import { READER_GROUP_PREFIX } from './topic-reader.ts';
+import { READER_GROUP_PREFIX, readableRanges } from './topic-reader.ts';
 
 /** One fetch response at a time, and small: what a stream holds is about this, whatever the range. */
 const FETCH_MAX_BYTES = 2 * 1024 * 1024;
@@ -71,12 +70,7 @@ export async function streamTopic(
   const admin = kafka.admin();
   await admin.connect();
   try {
-    const ranges = await partitionRanges(admin, topic);
-    if (ranges === null)
-      throw new KafkaReadError(
-        'NO_SUCH_TOPIC',
-        `topic ${topic} does not exist (or, on a cluster with ACLs, this principal may not DESCRIBE it)`,
-      );
+    const ranges = await readableRanges(admin, topic);
     const starts = await offsetsAt(admin, topic, options.from);
     const ends = options.to === undefined ? null : await offsetsAt(admin, topic, options.to);
     const plans: Plan[] = ranges.map((r) => {
