@@ -8,6 +8,8 @@ export const CE_HEADER = {
   source: 'ce_source',
   time: 'ce_time',
   specversion: 'ce_specversion',
+  /** The CloudEvents extension attribute `tenant`: whose event it is (absent: no tenant). */
+  tenant: 'ce_tenant',
 } as const;
 
 export const CE_SPECVERSION = '1.0';
