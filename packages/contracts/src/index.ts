@@ -86,6 +86,7 @@ export { MAX_BATCH_EVENTS, PublishBatchRequest, PublishRequest } from './publish
 export { REDACTED, redactUrl } from './redact-url.ts';
 export {
   acceptsEventType,
+  acceptsTenant,
   BreakerSettings,
   DEFAULT_BREAKER,
   DEFAULT_DISABLE_AFTER_MS,
@@ -104,6 +105,8 @@ export {
   SecretSource,
   StartPosition,
   SubscriberDefinition,
+  TenantId,
+  tenantOf,
 } from './subscriber.ts';
 export type { SubscriberNames } from './subscriber-names.ts';
 export { subscriberNames } from './subscriber-names.ts';
