@@ -23,6 +23,7 @@ const factory = new EventFactory();
 const receivers = new ReceiverPool();
 let sender: RecordSender | undefined;
 const oldInstance = uniqueName('old-fleet');
+const v3Instance = uniqueName('v3-fleet');
 
 /** The status record a fleet of the previous version writes: no recordVersions. */
 function olderStatus(): InstanceStatus {
@@ -54,7 +55,10 @@ describe('record version 3 beside an older fleet', () => {
   afterAll(async () => {
     // The older instance leaves, whatever happened: other suites apply version-3 records too.
     await sender
-      ?.send(INSTANCE_STATUS_TOPIC, [{ key: oldInstance, value: null, headers: {} }])
+      ?.send(INSTANCE_STATUS_TOPIC, [
+        { key: oldInstance, value: null, headers: {} },
+        { key: v3Instance, value: null, headers: {} },
+      ])
       .catch(() => undefined);
     await sender?.disconnect();
   });
@@ -95,7 +99,7 @@ describe('record version 3 beside an older fleet', () => {
         async () => (await readInstanceStatuses(fx.kafka)).find((s) => s.instance === current),
         { timeoutMs: 30_000 },
       );
-      expect(reported.recordVersions).toEqual([1, 2, 3]);
+      expect(reported.recordVersions).toEqual([1, 2, 3, 4]);
     } finally {
       await fleet.stop();
     }
@@ -105,5 +109,66 @@ describe('record version 3 beside an older fleet', () => {
     const written = (await catalog.read()).subscribers.get(`${prefix}-audit`);
     expect(written?.version).toBe(3);
     expect(Date.parse(written?.definition.requiredFrom ?? '')).toBeGreaterThan(Date.now() - 120_000);
+  });
+
+  it('apply refuses a tenant while a version-3 instance runs, and takes it once that instance is gone; a tenant never changes', async () => {
+    const topic = await fx.topic(1);
+    const { env } = catalogEnv(topic);
+    const prefix = uniqueName('tenant-versions');
+    const url = (await receivers.start()).url;
+    const catalog = new SubscriberCatalog(fx.kafka);
+    if (sender === undefined) {
+      sender = new RecordSender(fx.kafka);
+      await sender.connect();
+    }
+    // The fleet of the release before tenants: it reads records up to version 3.
+    await sender.send(INSTANCE_STATUS_TOPIC, [
+      {
+        key: v3Instance,
+        value: Buffer.from(
+          JSON.stringify({ ...olderStatus(), instance: v3Instance, recordVersions: [1, 2, 3] }),
+        ),
+        headers: {},
+      },
+    ]);
+
+    const acme = { name: `${prefix}-acme`, url, tenant: 'acme', required: true };
+    const refused = await applyFile(env, acme);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('FLEET_TOO_OLD');
+    // Only the field version 3 lacks is named: the instance reads `required` already.
+    expect(refused.stderr).toMatch(
+      new RegExp(`${prefix}-acme uses tenant \\(record version 4\\), which [^;]*${v3Instance}`),
+    );
+    expect((await catalog.read()).subscribers.has(`${prefix}-acme`)).toBe(false);
+
+    await sender.send(INSTANCE_STATUS_TOPIC, [{ key: v3Instance, value: null, headers: {} }]);
+    // The stack is shared: another fleet of older code (a CI run of an older checkout) may be
+    // running too. Then the refusal names it, and no longer ours.
+    const others = (await readInstanceStatuses(fx.kafka))
+      .filter((s) => !(s.recordVersions ?? []).includes(4))
+      .map((s) => s.instance);
+    const again = await applyFile(env, acme);
+    if (others.length > 0) {
+      expect(again.stderr).toContain('FLEET_TOO_OLD');
+      expect(again.stderr).not.toContain(v3Instance);
+      return;
+    }
+    expect(again.code, again.stderr).toBe(0);
+    const written = (await catalog.read()).subscribers.get(`${prefix}-acme`);
+    expect(written?.version).toBe(4);
+    expect(written?.definition.tenant).toBe('acme');
+
+    // Moving it to another tenant, or taking its tenant away, is refused naming the field.
+    for (const changed of [
+      { ...acme, tenant: 'globex' },
+      { name: acme.name, url, required: true },
+    ]) {
+      const refusedChange = await applyFile(env, changed);
+      expect(refusedChange.code).toBe(1);
+      expect(refusedChange.stderr).toContain('TENANT_CHANGED');
+      expect(refusedChange.stderr).toContain('"tenant" cannot change');
+    }
+    expect((await catalog.read()).subscribers.get(`${prefix}-acme`)?.definition.tenant).toBe('acme');
   });
 });
