@@ -5,7 +5,13 @@ import { INSTANCE_STATUS_TOPIC, type InstanceStatus } from '@hookstream/contract
 import { RecordSender } from '@hookstream/kafka';
 import { readInstanceStatuses, SubscriberCatalog } from '@hookstream/subscribers';
 import { afterAll, describe, expect, it } from 'vitest';
-import { catalogEnv, startCatalogFleet, subscribersCli } from '../support/catalog.ts';
+import {
+  catalogEnv,
+  handMadeRecord,
+  produceRegistryRecords,
+  startCatalogFleet,
+  subscribersCli,
+} from '../support/catalog.ts';
 import { runCli } from '../support/cli.ts';
 import { EventFactory } from '../support/events.ts';
 import { uniqueName } from '../support/names.ts';
@@ -17,6 +23,7 @@ import { waitFor } from '../support/wait.ts';
 // Record version 3 (required, requiredFrom, retentionWarningMs) beside a fleet of older code: an
 // instance that does not say it reads version 3 makes `subscribers apply` refuse such a record,
 // while records that need no new field still go through; a current fleet says what it reads.
+// Record version 4 (tenant) likewise beside a version-3 instance; and a tenant never changes.
 
 const fx = new KafkaFixture();
 const factory = new EventFactory();
@@ -50,7 +57,7 @@ async function applyFile(env: NodeJS.ProcessEnv, definition: object) {
   return runCli(['subscribers', 'apply', await writeDefinition(definition)], env);
 }
 
-describe('record version 3 beside an older fleet', () => {
+describe('record versions 3 and 4 beside an older fleet', () => {
   openForSuite(fx, factory, receivers);
   afterAll(async () => {
     // The older instance leaves, whatever happened: other suites apply version-3 records too.
@@ -111,7 +118,7 @@ describe('record version 3 beside an older fleet', () => {
     expect(Date.parse(written?.definition.requiredFrom ?? '')).toBeGreaterThan(Date.now() - 120_000);
   });
 
-  it('apply refuses a tenant while a version-3 instance runs, and takes it once that instance is gone; a tenant never changes', async () => {
+  it('apply refuses a tenant while a version-3 instance runs, and takes it once that instance is gone', async () => {
     const topic = await fx.topic(1);
     const { env } = catalogEnv(topic);
     const prefix = uniqueName('tenant-versions');
@@ -152,23 +159,41 @@ describe('record version 3 beside an older fleet', () => {
     if (others.length > 0) {
       expect(again.stderr).toContain('FLEET_TOO_OLD');
       expect(again.stderr).not.toContain(v3Instance);
-      return;
+    } else {
+      expect(again.code, again.stderr).toBe(0);
+      const written = (await catalog.read()).subscribers.get(`${prefix}-acme`);
+      expect(written?.version).toBe(4);
+      expect(written?.definition.tenant).toBe('acme');
     }
-    expect(again.code, again.stderr).toBe(0);
-    const written = (await catalog.read()).subscribers.get(`${prefix}-acme`);
-    expect(written?.version).toBe(4);
-    expect(written?.definition.tenant).toBe('acme');
+  });
 
-    // Moving it to another tenant, or taking its tenant away, is refused naming the field.
-    for (const changed of [
-      { ...acme, tenant: 'globex' },
-      { name: acme.name, url, required: true },
-    ]) {
-      const refusedChange = await applyFile(env, changed);
-      expect(refusedChange.code).toBe(1);
-      expect(refusedChange.stderr).toContain('TENANT_CHANGED');
-      expect(refusedChange.stderr).toContain('"tenant" cannot change');
+  it("apply refuses a subscriber's tenant changing, gained or lost, naming the field, whatever the fleet", async () => {
+    const topic = await fx.topic(1);
+    const { env } = catalogEnv(topic);
+    const prefix = uniqueName('tenant-change');
+    const url = (await receivers.start()).url;
+    const catalog = new SubscriberCatalog(fx.kafka);
+    const acme = { name: `${prefix}-acme`, url, tenant: 'acme' };
+    const plain = { name: `${prefix}-plain`, url };
+    // Written directly: the change is refused before the fleet's versions are even asked about.
+    await produceRegistryRecords(fx.kafka, [
+      { key: acme.name, value: handMadeRecord(acme, { version: 4 }) },
+      { key: plain.name, value: handMadeRecord(plain) },
+    ]);
+    const cases = [
+      { changed: { ...acme, tenant: 'globex' }, from: '"acme"', to: '"globex"' },
+      { changed: { name: acme.name, url }, from: '"acme"', to: 'null' },
+      { changed: { ...plain, tenant: 'acme' }, from: 'null', to: '"acme"' },
+    ];
+    for (const { changed, from, to } of cases) {
+      const refused = await applyFile(env, changed);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('TENANT_CHANGED');
+      expect(refused.stderr).toContain(`${changed.name} (`);
+      expect(refused.stderr).toContain(`"tenant" cannot change (${from} → ${to})`);
     }
-    expect((await catalog.read()).subscribers.get(`${prefix}-acme`)?.definition.tenant).toBe('acme');
+    const { subscribers } = await catalog.read();
+    expect(subscribers.get(acme.name)?.definition.tenant).toBe('acme');
+    expect(subscribers.get(plain.name)?.definition.tenant).toBeUndefined();
   });
 });
