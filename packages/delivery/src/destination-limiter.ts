@@ -69,10 +69,16 @@ async function pause(ms: number, signal: AbortSignal | undefined): Promise<boole
   }
 }
 
-/** The job's result, or null as soon as the signal aborts; the listener never outlives the job. */
-function untilAborted<T>(job: Promise<T>, signal: AbortSignal): Promise<T | null> {
+/**
+ * The job's result, or null as soon as the signal aborts before the job's work has started; once
+ * it has (`started()`), its result: a request already on its way must be seen to its answer, or
+ * the caller would take a sent attempt for one never made. The listener never outlives the job.
+ */
+function untilAborted<T>(job: Promise<T>, signal: AbortSignal, started: () => boolean): Promise<T | null> {
   return new Promise((resolve, reject) => {
-    const onAbort = () => resolve(null);
+    const onAbort = () => {
+      if (!started()) resolve(null);
+    };
     signal.addEventListener('abort', onAbort, { once: true });
     job.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
@@ -164,12 +170,19 @@ export class DestinationLimiter {
     let priority = 5;
     for (;;) {
       if (signal?.aborted) return null;
+      let started = false;
+      // Aborted while it waited for its turn (spacing, the cap): never sent, and the caller knows.
+      const run = (): Promise<T | null> => {
+        if (signal?.aborted) return Promise.resolve(null);
+        started = true;
+        return fn();
+      };
       const job = bottleneck.schedule<T | typeof DEFERRED | null>({ priority }, () => {
         if (signal?.aborted) return Promise.resolve(null);
         if (Date.now() < this.#pausedUntil) return Promise.resolve(DEFERRED);
-        return this.#capped(this.#schedule || this.#shared ? () => this.#spaced(fn) : fn);
+        return this.#capped(this.#schedule || this.#shared ? () => this.#spaced(run) : run);
       });
-      const result = signal ? await untilAborted(job, signal) : await job;
+      const result = signal ? await untilAborted(job, signal, () => started) : await job;
       if (result !== DEFERRED) return result;
       // Deferred jobs go ahead of fresh ones, so a pause does not reorder the queue much.
       priority = 4;
