@@ -6,6 +6,8 @@ import { uniqueName } from '../support/names.ts';
 import { endOffsetTotal } from '../support/topic.ts';
 
 const REQUESTS = 3000;
+/** Bound to the tenant `fuzz`: events naming another tenant must be refused. */
+const BOUND = 'test-token-bound-0123456789';
 const CONCURRENCY = 16;
 
 function validEvent(r: Random): Record<string, unknown> {
@@ -51,13 +53,16 @@ function brokenEvent(r: Random): unknown {
       target[`zz_${r.string(5)}`] = r.json(1);
       return event;
     case 3:
-      (event.data as Record<string, unknown>)[r.pick(['event_id', 'attempt', 'type', 'occurred_at'])] =
-        r.json(1);
+      (event.data as Record<string, unknown>)[
+        r.pick(['event_id', 'attempt', 'type', 'occurred_at', 'tenant'])
+      ] = r.json(1);
       return event;
     case 4:
       return { ...event, type: `${r.pick(['x', 'shipment', 'Key'])}.${r.string(6)}!` };
     case 5:
-      return { ...event, id: r.pick(['', ' ', 'a b', 'é', 'x'.repeat(201)]) };
+      return r.next() < 0.5
+        ? { ...event, id: r.pick(['', ' ', 'a b', 'é', 'x'.repeat(201)]) }
+        : { ...event, tenant: r.pick(['', ' ', 'a b', 'é', 't'.repeat(101), 7, null, {}]) };
     default:
       return { ...event, occurred_at: r.pick(['yesterday', '2026-13-01T00:00:00Z', 12, '']) };
   }
@@ -92,11 +97,16 @@ function attempt(r: Random): Attempt {
           { contentType: r.pick(['text/plain', 'application/xml', '', 'application/jsonx']) },
         ]),
       );
-    case 4: // a valid non-key event with the token limited to key.revoked
-      return single(
-        { type: 'shipment.updated', data: { shipment: { id: 's', status: 's' } } },
-        { token: TOKENS.keysOnly },
-      );
+    case 4: // a valid non-key event with the token limited to key.revoked, or as another tenant
+      return r.next() < 0.5
+        ? single(
+            { type: 'shipment.updated', data: { shipment: { id: 's', status: 's' } } },
+            { token: TOKENS.keysOnly },
+          )
+        : single(
+            { ...validEvent(r), tenant: r.pick(['fuzz2', 'FUZZ', 'other', 'fuzz.x']) },
+            { token: BOUND },
+          );
     case 5: {
       const events = Array.from({ length: 1 + r.int(5) }, () => validEvent(r));
       events.splice(r.int(events.length + 1), 0, brokenEvent(r) as Record<string, unknown>);
@@ -115,7 +125,9 @@ describe('ingress fuzz', () => {
   let ingress: RunningIngress;
 
   beforeAll(async () => {
-    ingress = await startTestIngress(topic);
+    ingress = await startTestIngress(topic, {
+      INGRESS_TOKENS: `${TOKENS.all},${TOKENS.keysOnly}=key.revoked,${BOUND}@fuzz`,
+    });
   });
   afterAll(() => ingress.close());
 

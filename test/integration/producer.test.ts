@@ -56,6 +56,18 @@ describe('EventProducer against the real Kafka and registry', () => {
     expect(await registry.decode(second?.value as Buffer)).toEqual({ tenant_id: 't1', key_id: 'k1' });
   });
 
+  it('writes the tenant given as ce_tenant, and none when none is given', async () => {
+    const owned = await producer.publish('key.revoked', { tenant_id: 't', key_id: 'k' }, { tenant: 'acme' });
+    const unowned = await producer.publish('key.revoked', { tenant_id: 't', key_id: 'k' });
+    await expect(
+      producer.publish('key.revoked', { tenant_id: 't', key_id: 'k' }, { tenant: 'acme corp' }),
+    ).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
+    const records = await readRecords(topic, await endOffsetTotal(topic));
+    const byId = new Map(records.map((r) => [r.headers[CE_HEADER.id], r]));
+    expect(byId.get(owned.eventId)?.headers[CE_HEADER.tenant]).toBe('acme');
+    expect(byId.get(unowned.eventId)?.headers).not.toHaveProperty(CE_HEADER.tenant);
+  });
+
   it('micro-batches concurrent publishes and still tells each caller its own offset', async () => {
     const before = await endOffsetTotal(topic);
     const results = await Promise.all(

@@ -193,6 +193,57 @@ describe('hookstream reconcile and retention', () => {
     expect(withLost.boundary).toMatchObject({ topic, partition: 0 });
   });
 
+  it("a subscriber's own topic that lost only records older than its retention does not cut the window; one whose retention reaches into it does", async () => {
+    const topic = uniqueName('reconcile-own');
+    await createTopic(topic, 1);
+    const { env } = catalogEnv(topic);
+    const name = uniqueName('reconcile-own-audit');
+    await produceRegistryRecords(kafka, [
+      {
+        key: name,
+        value: handMadeRecord(
+          {
+            name,
+            url: 'https://audit.invalid/',
+            required: true,
+            requiredFrom: '2026-01-01T00:00:00Z',
+            start: 'earliest',
+          },
+          { version: 3 },
+        ),
+      },
+    ]);
+    // A DLQ whose one old dead letter is gone and whose next came inside the window: sparse, not cut.
+    const dlq = dlqTopicName(name);
+    await createTopic(dlq, 1);
+    await sender.send(dlq, [{ key: 'old', value: Buffer.from('x'), headers: {} }]);
+    await deleteBefore(dlq, 1);
+    const fromMs = Date.now() - 60_000;
+    await sender.send(dlq, [{ key: 'new', value: Buffer.from('y'), headers: {} }]);
+    await sender.send(topic, events(3, 'a'));
+    await admin.commitOffsets(subscriberGroupId(name), topic, [{ partition: 0, offset: '3' }]);
+    const args = [
+      'reconcile',
+      '--from',
+      new Date(fromMs).toISOString(),
+      '--topic',
+      topic,
+      '--subscriber',
+      name,
+      '--json',
+    ];
+
+    const whole = await runCli(args, env);
+    expect(whole.code, whole.stderr).toBe(0);
+    expect((JSON.parse(whole.stdout) as ReconcileReport).boundary).toBeNull();
+
+    // With a retention shorter than the window, what the DLQ lost may have been in it.
+    await admin.alterTopicConfig(dlq, { 'retention.ms': '1000' });
+    const cut = await runCli(args, env);
+    expect(cut.code, cut.stderr).toBe(3);
+    expect((JSON.parse(cut.stdout) as ReconcileReport).boundary).toMatchObject({ topic: dlq, partition: 0 });
+  });
+
   it('refuses a subscriber that is not required (exit 2) and a missing events topic (exit 1)', async () => {
     const topic = uniqueName('reconcile-plain');
     await createTopic(topic, 1);

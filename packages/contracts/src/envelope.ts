@@ -14,9 +14,24 @@ export const EventId = z
   .regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits, ".", "_", ":" or "-"');
 export type EventId = z.infer<typeof EventId>;
 
+/** Longest tenant name: it travels in a header of every record and in every body. */
+export const MAX_TENANT_LENGTH = 100;
+
 /**
- * Field names the pusher adds at the top level of every request body, so event data must not
- * use them itself (the ingress rejects such data).
+ * Whose event it is (the CloudEvents extension attribute `tenant`, header `ce_tenant`): the
+ * characters of an event id, at most MAX_TENANT_LENGTH. Absent: the event has no tenant.
+ */
+export const TenantId = z
+  .string()
+  .min(1)
+  .max(MAX_TENANT_LENGTH)
+  .regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits, ".", "_", ":" or "-"');
+export type TenantId = z.infer<typeof TenantId>;
+
+/**
+ * Field names the pusher adds at the top level of request bodies (`tenant` only for an event
+ * that has one), so event data must not use them itself: the ingress rejects such data, and
+ * a schema declaring one at its top level is refused.
  */
 export const RESERVED_DATA_FIELDS = [
   'event_id',
@@ -25,6 +40,7 @@ export const RESERVED_DATA_FIELDS = [
   'attempt',
   'type',
   'occurred_at',
+  'tenant',
 ] as const;
 
 /** One event as stored on the events topic: key + CloudEvents headers + Avro data. */
@@ -37,6 +53,8 @@ export const EventEnvelope = z.object({
   time: z.iso.datetime({ offset: true }),
   /** The partition key; events of one key keep their order. */
   key: z.string().min(1),
+  /** The CloudEvents extension attribute `tenant`; absent when the event has no tenant. */
+  tenant: TenantId.optional(),
   data: z.record(z.string(), z.unknown()),
 });
 export type EventEnvelope = z.infer<typeof EventEnvelope>;

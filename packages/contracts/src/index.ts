@@ -33,7 +33,14 @@ export {
   RetryState,
 } from './delivery-headers.ts';
 export { envReference, HEADER_ENV_PREFIX, SECRET_ENV_PREFIX } from './env-references.ts';
-export { EventEnvelope, EventId, EventTypeName, RESERVED_DATA_FIELDS } from './envelope.ts';
+export {
+  EventEnvelope,
+  EventId,
+  EventTypeName,
+  MAX_TENANT_LENGTH,
+  RESERVED_DATA_FIELDS,
+  TenantId,
+} from './envelope.ts';
 export type { EventSchema } from './event-catalog.ts';
 export { loadEventCatalog, SCHEMAS_DIR } from './event-catalog.ts';
 export type {
@@ -105,7 +112,6 @@ export {
   SecretSource,
   StartPosition,
   SubscriberDefinition,
-  TenantId,
   tenantOf,
 } from './subscriber.ts';
 export type { SubscriberNames } from './subscriber-names.ts';

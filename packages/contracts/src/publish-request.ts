@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EventId, EventTypeName } from './envelope.ts';
+import { EventId, EventTypeName, TenantId } from './envelope.ts';
 
 /** What a producer sends to publish one event (`POST /v1/events`, or the library's options). */
 export const PublishRequest = z.strictObject({
@@ -11,6 +11,8 @@ export const PublishRequest = z.strictObject({
   key: z.string().min(1).max(1024).optional(),
   /** When it happened (RFC 3339); the intake time when absent. */
   occurred_at: z.iso.datetime({ offset: true }).optional(),
+  /** Whose event it is (header `ce_tenant`); a tenant-bound token's tenant when absent. */
+  tenant: TenantId.optional(),
 });
 export type PublishRequest = z.infer<typeof PublishRequest>;
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { envReference, HEADER_ENV_PREFIX, SECRET_ENV_PREFIX } from './env-references.ts';
-import { EventTypeName } from './envelope.ts';
+import { EventTypeName, TenantId } from './envelope.ts';
 import { CE_HEADER } from './headers.ts';
 import { SubscriberName } from './topics.ts';
 
@@ -141,17 +141,6 @@ export const StartPosition = z.union([
   z.iso.datetime({ offset: true }),
 ]);
 export type StartPosition = z.infer<typeof StartPosition>;
-
-/**
- * A tenant, as an event (the `ce_tenant` header) and a subscriber name it: the characters of an
- * event id, at most 100.
- */
-export const TenantId = z
-  .string()
-  .min(1)
-  .max(100)
-  .regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits, ".", "_", ":" or "-"');
-export type TenantId = z.infer<typeof TenantId>;
 
 /** One subscriber, as an operator writes it in a JSON file. */
 export const SubscriberDefinition = z.strictObject({

@@ -50,10 +50,21 @@ describe('the event catalog from schemas/', () => {
     expect(result?.success).toBe(false);
   });
 
-  it('refuses a schema that declares a reserved top-level field, naming the file', () => {
+  it.each(['attempt', 'tenant'])(
+    'refuses a schema that declares the reserved top-level field %s, naming the file',
+    (name) => {
+      const dir = mkdtempSync(join(tmpdir(), 'schemas-'));
+      const avro = { type: 'record', name: 'Bad', fields: [{ name, type: 'string' }] };
+      writeFileSync(join(dir, 'bad.thing.avsc'), JSON.stringify(avro));
+      expect(() => loadEventCatalog(dir)).toThrow(new RegExp(`bad\\.thing\\.avsc.*${name} is reserved`));
+    },
+  );
+
+  it('takes a tenant below the top level: only the top level of the body is reserved', () => {
     const dir = mkdtempSync(join(tmpdir(), 'schemas-'));
-    const avro = { type: 'record', name: 'Bad', fields: [{ name: 'attempt', type: 'int' }] };
-    writeFileSync(join(dir, 'bad.thing.avsc'), JSON.stringify(avro));
-    expect(() => loadEventCatalog(dir)).toThrow(/bad\.thing\.avsc.*attempt is reserved/);
+    const inner = { type: 'record', name: 'Owner', fields: [{ name: 'tenant', type: 'string' }] };
+    const avro = { type: 'record', name: 'Fine', fields: [{ name: 'owner', type: inner }] };
+    writeFileSync(join(dir, 'fine.thing.avsc'), JSON.stringify(avro));
+    expect(loadEventCatalog(dir).has('fine.thing')).toBe(true);
   });
 });

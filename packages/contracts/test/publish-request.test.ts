@@ -6,14 +6,25 @@ describe('PublishRequest', () => {
 
   it('takes type and data, with optional id, key and occurred_at', () => {
     expect(PublishRequest.parse(valid)).toEqual(valid);
-    const full = { ...valid, id: 'evt-1', key: 'tenant-t', occurred_at: '2026-11-30T10:00:00+01:00' };
+    const full = {
+      ...valid,
+      id: 'evt-1',
+      key: 'tenant-t',
+      occurred_at: '2026-11-30T10:00:00+01:00',
+      tenant: 'acme.eu-1:prod_2',
+    };
     expect(PublishRequest.parse(full)).toEqual(full);
+    expect(PublishRequest.safeParse({ ...valid, tenant: 'a'.repeat(100) }).success).toBe(true);
   });
 
   it.each([
     [{ ...valid, id: 'has space' }, ['id']],
     [{ ...valid, key: '' }, ['key']],
     [{ ...valid, occurred_at: 'now' }, ['occurred_at']],
+    [{ ...valid, tenant: '' }, ['tenant']],
+    [{ ...valid, tenant: 'acme corp' }, ['tenant']],
+    [{ ...valid, tenant: 'a'.repeat(101) }, ['tenant']],
+    [{ ...valid, tenant: 7 }, ['tenant']],
     [{ ...valid, data: [] }, ['data']],
     [{ ...valid, type: 'NotDotted' }, ['type']],
     [{ ...valid, extra: 1 }, []],

@@ -110,14 +110,14 @@ export async function reconcile(kafka: KafkaConnection, query: ReconcileQuery): 
       if (ev === undefined) continue;
       for (const t of tiersOf.get(s.name) ?? []) {
         const streamed = await readEvidence(kafka, t.topic, since, false, (r) => ev.addTierRecord(r, t.tier));
-        cuts.push(...(await cutsOf(admin, streamed, query.fromMs)));
+        cuts.push(...(await cutsOf(admin, streamed, query.fromMs, true)));
       }
       const dlq = await readEvidence(kafka, dlqTopicName(s.name), since, false, (r) => ev.addDlqRecord(r));
-      cuts.push(...(await cutsOf(admin, dlq, query.fromMs)));
+      cuts.push(...(await cutsOf(admin, dlq, query.fromMs, true)));
       const log = await readEvidence(kafka, replayLogTopicName(s.name), since, true, (r) =>
         ev.addReplayLogRecord(r),
       );
-      cuts.push(...(await cutsOf(admin, log, query.fromMs)));
+      cuts.push(...(await cutsOf(admin, log, query.fromMs, true)));
     }
     const types = query.types === undefined || query.types.length === 0 ? null : new Set(query.types);
     let total = 0;
@@ -273,27 +273,49 @@ async function readEvidence(
  * Partitions whose log start cut into the window: the first record still held is later than
  * the window's start. A partition retention emptied (it holds nothing) lost only records older
  * than its retention.ms, so it cuts the window only when that reaches past the window's start.
+ *
+ * `own`: one of the subscriber's own topics (a tier, the DLQ, the replay log). Those are sparse:
+ * a DLQ whose one old dead letter aged out and whose next came yesterday holds nothing of the
+ * window's start, yet lost nothing in it. There a deletion counts only when retention could have
+ * reached into the window (retention.ms past its start, retention.bytes set, or neither set, so
+ * the deletion was by hand); a tier's records deleted unread are `lost` dead letters anyway.
+ * On the events topic every cut counts: a deletion by hand there leaves no other trace.
  */
 async function cutsOf(
   admin: KafkaAdmin,
   streamed: StreamedTopic | null,
   fromMs: number,
+  own = false,
 ): Promise<RetentionBoundary[]> {
   if (streamed === null) return [];
   const out: RetentionBoundary[] = [];
-  let retentionMs: number | undefined;
+  let config: Record<string, string> | null | undefined;
+  const topicConfig = async () => {
+    config ??= await admin.topicConfig(streamed.topic);
+    return config;
+  };
   for (const p of streamed.partitions) {
     if (p.cut === null) continue;
     if (p.cut.firstKeptMs !== null) {
-      if (p.cut.firstKeptMs > fromMs)
-        out.push({ topic: streamed.topic, partition: p.partition, firstKeptMs: p.cut.firstKeptMs });
+      if (p.cut.firstKeptMs <= fromMs) continue;
+      if (own && !retentionReaches(await topicConfig(), fromMs)) continue;
+      out.push({ topic: streamed.topic, partition: p.partition, firstKeptMs: p.cut.firstKeptMs });
       continue;
     }
-    retentionMs ??= Number((await admin.topicConfig(streamed.topic))?.['retention.ms'] ?? -1);
+    const retentionMs = Number((await topicConfig())?.['retention.ms'] ?? -1);
     if (retentionMs < 0 || Date.now() - retentionMs > fromMs)
       out.push({ topic: streamed.topic, partition: p.partition, firstKeptMs: null });
   }
   return out;
+}
+
+/** Whether the topic's retention could have deleted records written since `fromMs`. */
+function retentionReaches(config: Record<string, string> | null, fromMs: number): boolean {
+  const retentionMs = Number(config?.['retention.ms'] ?? -1);
+  const retentionBytes = Number(config?.['retention.bytes'] ?? -1);
+  if (retentionBytes >= 0) return true;
+  if (!Number.isFinite(retentionMs) || retentionMs < 0) return true;
+  return Date.now() - retentionMs > fromMs;
 }
 
 /** The cut furthest into the window: a partition that holds nothing, else the latest first record. */

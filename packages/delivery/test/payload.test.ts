@@ -26,6 +26,18 @@ describe('request body', () => {
 
   it('lets the contract fields win over data that uses their names', () => {
     expect(JSON.parse(buildBody({ event_id: 'forged' }, meta)).event_id).toBe('evt-1');
+    expect(JSON.parse(buildBody({ tenant: 'forged' }, { ...meta, tenant: 'acme' })).tenant).toBe('acme');
+  });
+
+  it("adds the event's tenant last, and nothing for an event without one (the body as before tenants)", () => {
+    const data = { shipment_id: 's-1' };
+    expect(buildBody(data, meta)).toBe(
+      `{"shipment_id":"s-1","event_id":"evt-1","subscription_id":"billing","delivery_id":"${meta.deliveryId}","attempt":2,"type":"shipment.updated","occurred_at":"2026-11-30T12:00:00Z"}`,
+    );
+    expect(buildBody(data, { ...meta, tenant: undefined })).toBe(buildBody(data, meta));
+    expect(buildBody(data, { ...meta, tenant: 'acme' })).toBe(
+      `${buildBody(data, meta).slice(0, -1)},"tenant":"acme"}`,
+    );
   });
 
   it('derives a delivery id stable per (subscriber, event) and distinct across both', () => {

@@ -61,7 +61,7 @@ interface RequestState {
 }
 
 /** Demo mode: every request is one producer that may publish every type. */
-const ALL_TYPES: TokenGrant = { types: null, producer: 'demo' };
+const ALL_TYPES: TokenGrant = { types: null, tenant: null, producer: 'demo' };
 
 /** Routes and answers the ingress's HTTP requests; no state beyond a draining flag. */
 export class IngressHttp {
@@ -242,7 +242,7 @@ export class IngressHttp {
     state: RequestState,
   ): Promise<void> {
     forbidUnlessAllowed(grant, body);
-    const prepared = this.#options.producer.prepare(body);
+    const prepared = this.#options.producer.prepare(body, grant.tenant ?? undefined);
     state.eventIds = [prepared.id];
     const results = await this.#options.producer.publishPrepared([prepared], publishOptions(req, grant));
     const r = results[0] as PublishResult;
@@ -277,7 +277,7 @@ export class IngressHttp {
     batch.data.events.forEach((item, index) => {
       try {
         forbidUnlessAllowed(grant, item);
-        prepared.push(this.#options.producer.prepare(item));
+        prepared.push(this.#options.producer.prepare(item, grant.tenant ?? undefined));
       } catch (err) {
         const e = httpErrorFor(err, this.#options.retryAfterS);
         errors.push({
@@ -338,14 +338,26 @@ function allow(req: IncomingMessage, method: string): void {
 
 /**
  * The types hookstream emits first, for every token: a notice announces what hookstream did, so
- * one from outside would announce something that did not happen. Then the token's own types.
+ * one from outside would announce something that did not happen. Then the token's own types,
+ * then its tenant: a tenant-bound token publishes as its tenant only (a request may name it or
+ * leave it out; the producer fills it in). A tenant that is not a string is zod's to refuse.
  */
 function forbidUnlessAllowed(grant: TokenGrant, body: unknown): void {
-  const type = typeof body === 'object' && body !== null ? (body as { type?: unknown }).type : undefined;
+  if (typeof body !== 'object' || body === null) return;
+  const type = (body as { type?: unknown }).type;
   if (typeof type === 'string' && isNoticeType(type))
     throw new HttpError(403, 'reserved_type', `'${type}' is reserved: only hookstream publishes it`);
   if (grant.types !== null && typeof type === 'string' && !grant.types.has(type)) {
     throw new HttpError(403, 'forbidden_type', `this token may not publish '${type}'`);
+  }
+  if (grant.tenant !== null) {
+    const tenant = (body as { tenant?: unknown }).tenant;
+    if (typeof tenant === 'string' && tenant !== grant.tenant)
+      throw new HttpError(
+        403,
+        'tenant_forbidden',
+        'this token publishes for its own tenant only: name that one, or leave tenant out',
+      );
   }
 }
 

@@ -105,6 +105,32 @@ describe('IngressHttp', () => {
     },
   );
 
+  it('refuses a tenant-bound token naming another tenant with 403 tenant_forbidden, before the producer', async () => {
+    const http = new IngressHttp({
+      producer: noProducer,
+      tokens: TokenTable.parse([`${TOKEN}@acme`], new Set(['key.revoked'])),
+      maxBodyBytes: 4096,
+      retryAfterS: 1,
+      checkReady: async () => ({}),
+    });
+    const url = await serve(http);
+    const post = (path: string, body: unknown) =>
+      fetch(`${url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const event = { type: 'key.revoked', data: { tenant_id: 't', key_id: 'k' }, tenant: 'globex' };
+    const one = await post('/v1/events', event);
+    expect(one.status).toBe(403);
+    expect(await one.json()).toMatchObject({ error: { code: 'tenant_forbidden' } });
+    const batch = await post('/v1/events/batch', { events: [event] });
+    expect(batch.status).toBe(403);
+    expect(await batch.json()).toMatchObject({
+      error: { code: 'invalid_batch', details: [{ index: 0, status: 403, code: 'tenant_forbidden' }] },
+    });
+  });
+
   it('does not serve /metrics on the publishing port', async () => {
     const http = new IngressHttp({
       producer: noProducer,

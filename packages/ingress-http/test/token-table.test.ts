@@ -33,6 +33,42 @@ describe('TokenTable', () => {
     }
   });
 
+  it('binds a token to a tenant with @tenant, after its types or without them', () => {
+    const bound = TokenTable.parse(
+      [`${A}@acme.eu-1:prod_2`, `${B}=shipment.updated|key.revoked@globex`, 'token-cccccccccccccccc'],
+      known,
+    );
+    expect(bound.authorize(`Bearer ${A}`)).toMatchObject({ types: null, tenant: 'acme.eu-1:prod_2' });
+    expect(bound.authorize(`Bearer ${B}`)?.tenant).toBe('globex');
+    expect([...(bound.authorize(`Bearer ${B}`)?.types ?? [])]).toEqual(['shipment.updated', 'key.revoked']);
+    expect(bound.authorize('Bearer token-cccccccccccccccc')?.tenant).toBeNull();
+    // The token is what comes before the suffix: the whole entry is no token.
+    expect(bound.authorize(`Bearer ${A}@acme.eu-1:prod_2`)).toBeNull();
+  });
+
+  it.each([
+    [`${A}@`, /entry 1: the tenant after @ needs 1 to 100/],
+    [`${A}@acme corp`, /entry 1: the tenant after @/],
+    [`${A}@${'t'.repeat(101)}`, /entry 1: the tenant after @/],
+    [`${A}@acme=shipment.updated`, /entry 1: the tenant after @/],
+    [`tok@en-aaaaaaaaaaaaaaaa@acme`, /entry 1: a token needs at least 16 characters and no spaces or @/],
+  ])('refuses %j naming the entry, never the token', (entry, message) => {
+    expect(() => TokenTable.parse([entry], known)).toThrow(message);
+    try {
+      TokenTable.parse([entry], known);
+    } catch (err) {
+      expect((err as Error).message).not.toContain('aaaaaaaa');
+    }
+  });
+
+  it('refuses a token listed twice with two tenants, and takes it twice with the same one', () => {
+    expect(() => TokenTable.parse([`${A}@acme`, `${A}@globex`], known)).toThrow(
+      /entry 2: this token is listed before, bound to another tenant/,
+    );
+    expect(() => TokenTable.parse([`${A}@acme`, A], known)).toThrow(/entry 2/);
+    expect(TokenTable.parse([`${A}@acme`, `${A}@acme`], known).size).toBe(1);
+  });
+
   it("refuses a token granted a type hookstream emits: nobody may publish hookstream's notices", () => {
     expect(() =>
       TokenTable.parse(

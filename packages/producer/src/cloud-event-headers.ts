@@ -7,13 +7,16 @@ import {
 } from '@hookstream/contracts';
 import type { PreparedEvent } from './prepare-event.ts';
 
-/** The envelope as CloudEvents Kafka binding (binary mode) headers, plus W3C traceparent. */
+/**
+ * The envelope as CloudEvents Kafka binding (binary mode) headers, plus W3C traceparent;
+ * `ce_tenant` only on an event that has a tenant.
+ */
 export function cloudEventHeaders(
   event: PreparedEvent,
   source: string,
   traceparent: string,
 ): Record<string, string> {
-  return {
+  const headers: Record<string, string> = {
     [CE_HEADER.id]: event.id,
     [CE_HEADER.type]: event.type,
     [CE_HEADER.source]: source,
@@ -22,4 +25,6 @@ export function cloudEventHeaders(
     [CONTENT_TYPE_HEADER]: AVRO_CONTENT_TYPE,
     [TRACEPARENT_HEADER]: traceparent,
   };
+  if (event.tenant !== undefined) headers[CE_HEADER.tenant] = event.tenant;
+  return headers;
 }

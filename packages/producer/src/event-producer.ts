@@ -77,6 +77,8 @@ export interface PublishOptions {
   readonly key?: string;
   /** RFC 3339; defaults to now. */
   readonly occurredAt?: string;
+  /** Whose event it is: the `ce_tenant` header, `tenant` in subscribers' bodies. None when absent. */
+  readonly tenant?: string;
   /**
    * The caller's W3C trace context, used when no span is active; a new trace starts when absent
    * or malformed.
@@ -217,11 +219,12 @@ export class EventProducer {
       ...(options.id === undefined ? {} : { id: options.id }),
       ...(options.key === undefined ? {} : { key: options.key }),
       ...(options.occurredAt === undefined ? {} : { occurred_at: options.occurredAt }),
+      ...(options.tenant === undefined ? {} : { tenant: options.tenant }),
     };
     return this.publishRequest(request, options.traceparent);
   }
 
-  /** Publishes an untrusted request body (`{ type, data, id?, key?, occurred_at? }`). */
+  /** Publishes an untrusted request body (`{ type, data, id?, key?, occurred_at?, tenant? }`). */
   async publishRequest(request: unknown, traceparent?: string): Promise<PublishResult> {
     const [result] = await this.publishPrepared(
       [this.prepare(request)],
@@ -230,9 +233,13 @@ export class EventProducer {
     return result as PublishResult;
   }
 
-  /** Validates a request and fixes its id, key and time; throws PublishError, writes nothing. */
-  prepare(request: unknown): PreparedEvent {
-    return prepareEvent(this.#catalog, request, undefined, this.#channel);
+  /**
+   * Validates a request and fixes its id, key, time and tenant; throws PublishError, writes
+   * nothing. `tenant`: the tenant of a request that names none (the caller has checked that a
+   * named one is the same, e.g. the ingress for a tenant-bound token).
+   */
+  prepare(request: unknown, tenant?: string): PreparedEvent {
+    return prepareEvent(this.#catalog, request, undefined, this.#channel, tenant);
   }
 
   /**

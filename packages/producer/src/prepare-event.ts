@@ -1,5 +1,11 @@
 import { hash, randomUUID } from 'node:crypto';
-import { type EventSchema, isNoticeType, PublishRequest, RESERVED_DATA_FIELDS } from '@hookstream/contracts';
+import {
+  type EventSchema,
+  isNoticeType,
+  MAX_TENANT_LENGTH,
+  PublishRequest,
+  RESERVED_DATA_FIELDS,
+} from '@hookstream/contracts';
 import type { z } from 'zod';
 import { plainData } from './data-check.ts';
 import { PublishError, type PublishErrorDetail } from './errors.ts';
@@ -18,13 +24,15 @@ export interface PreparedEvent {
   readonly key: string;
   /** RFC 3339 time it happened (CloudEvents `time`). */
   readonly time: string;
+  /** Whose event it is (header `ce_tenant`); undefined when it has none. */
+  readonly tenant: string | undefined;
   /** The data as the schema's validator normalised it (defaults filled in). */
   readonly data: unknown;
   readonly schema: EventSchema;
   /**
-   * A digest of what the producer sent (type, data, and key and occurred_at as given, not as
-   * defaulted), so a resubmission of the same event matches and a different event reusing
-   * the id does not.
+   * A digest of what the producer sent (type, data, tenant, and key and occurred_at as given,
+   * not as defaulted), so a resubmission of the same event matches and a different event
+   * reusing the id does not.
    */
   readonly fingerprint: string;
 }
@@ -39,13 +47,15 @@ export type PublishChannel = 'events' | 'notices';
 /**
  * Checks a publish request against the envelope rules and its type's schema, then fixes its
  * identity: the producer's id is kept, otherwise one is generated here, once. Throws a
- * PublishError (never writes anything).
+ * PublishError (never writes anything). `tenant`: the tenant of a request that names none
+ * (a tenant-bound token's); whoever passes it has checked that a named one is the same.
  */
 export function prepareEvent(
   catalog: ReadonlyMap<string, EventSchema>,
   input: unknown,
   now: () => Date = () => new Date(),
   channel: PublishChannel = 'events',
+  tenant?: string,
 ): PreparedEvent {
   const plain = plainRequest(input);
   const parsed =
@@ -108,14 +118,16 @@ export function prepareEvent(
     }
   }
   const id = request.id ?? randomUUID();
+  const eventTenant = request.tenant ?? tenant;
   return {
     id,
     type: request.type,
     key: request.key ?? id,
     time: request.occurred_at ?? at.toISOString(),
+    tenant: eventTenant,
     data: data.data,
     schema,
-    fingerprint: hash('sha256', fingerprintText(schema, request, data.data)),
+    fingerprint: hash('sha256', fingerprintText(schema, request, eventTenant, data.data)),
   };
 }
 
@@ -123,10 +135,22 @@ export function prepareEvent(
  * What the fingerprint digests: the request as given, with equal values giving equal text
  * whatever their key order. The validator's output lists a record's fields in schema order, so
  * for schemas without Avro maps (whose keys keep the producer's order) plain JSON already is
- * that text; only the others need sorted keys.
+ * that text; only the others need sorted keys. The tenant is the event's (a bound token's when
+ * the request named none: the same event either way); without one the text is what it was
+ * before tenants, so nothing more is built per event.
  */
-function fingerprintText(schema: EventSchema, request: PublishRequest, data: unknown): string {
-  const fields = { type: request.type, key: request.key ?? null, occurred_at: request.occurred_at ?? null };
+function fingerprintText(
+  schema: EventSchema,
+  request: PublishRequest,
+  tenant: string | undefined,
+  data: unknown,
+): string {
+  const key = request.key ?? null;
+  const occurredAt = request.occurred_at ?? null;
+  const fields =
+    tenant === undefined
+      ? { type: request.type, key, occurred_at: occurredAt }
+      : { type: request.type, key, occurred_at: occurredAt, tenant };
   return hasMaps(schema) ? canonicalJson({ ...fields, data }) : JSON.stringify([fields, data]);
 }
 
@@ -153,11 +177,11 @@ function usesAvroMap(avro: unknown): boolean {
 
 const TYPE_NAME = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/;
 const EVENT_ID = /^[A-Za-z0-9._:-]+$/;
-const PLAIN_MEMBERS = new Set(['type', 'data', 'id', 'key']);
+const PLAIN_MEMBERS = new Set(['type', 'data', 'id', 'key', 'tenant']);
 
 /**
  * The request as PublishRequest would parse it, when it plainly passes: a JSON object with only
- * the envelope's members, a valid type name, an object as data, a valid id and key, no
+ * the envelope's members, a valid type name, an object as data, a valid id, key and tenant, no
  * occurred_at. Anything else (every error, and occurred_at) goes to the zod schema, which
  * stays the one source of the rules and of their error messages; this only spares valid
  * requests its cost.
@@ -166,17 +190,23 @@ export function plainRequest(input: unknown): PublishRequest | undefined {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) return undefined;
   if (Object.getPrototypeOf(input) !== Object.prototype) return undefined;
   for (const name in input) if (!PLAIN_MEMBERS.has(name)) return undefined;
-  const { type, data, id, key } = input as Record<string, unknown>;
+  const { type, data, id, key, tenant } = input as Record<string, unknown>;
   if (typeof type !== 'string' || !TYPE_NAME.test(type)) return undefined;
   if (typeof data !== 'object' || data === null || Array.isArray(data)) return undefined;
   if (Object.getPrototypeOf(data) !== Object.prototype || Object.hasOwn(data, '__proto__')) return undefined;
   if (id !== undefined && (typeof id !== 'string' || id.length > 200 || !EVENT_ID.test(id))) return undefined;
   if (key !== undefined && (typeof key !== 'string' || key.length < 1 || key.length > 1024)) return undefined;
+  if (
+    tenant !== undefined &&
+    (typeof tenant !== 'string' || tenant.length > MAX_TENANT_LENGTH || !EVENT_ID.test(tenant))
+  )
+    return undefined;
   return {
     type,
     data: data as Record<string, unknown>,
     ...(id === undefined ? {} : { id }),
     ...(key === undefined ? {} : { key }),
+    ...(tenant === undefined ? {} : { tenant }),
   };
 }
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { loadEventCatalog, PublishRequest } from '@hookstream/contracts';
 import { describe, expect, it } from 'vitest';
 import { PublishError } from '../src/errors.ts';
@@ -56,6 +57,15 @@ describe('prepareEvent', () => {
     expect([event.id, event.key, event.time]).toEqual(['evt-1', 's1', '2026-01-01T00:00:00Z']);
   });
 
+  it('keeps a named tenant, gives a request without one the bound tenant, and none otherwise', () => {
+    expect(prepareEvent(catalog, shipment, now).tenant).toBeUndefined();
+    expect(prepareEvent(catalog, { ...shipment, tenant: 'acme' }, now).tenant).toBe('acme');
+    expect(prepareEvent(catalog, shipment, now, 'events', 'bound').tenant).toBe('bound');
+    expect(prepareEvent(catalog, { ...shipment, tenant: 'bound' }, now, 'events', 'bound').tenant).toBe(
+      'bound',
+    );
+  });
+
   it('generates a different id for each event without one', () => {
     expect(prepareEvent(catalog, shipment, now).id).not.toBe(prepareEvent(catalog, shipment, now).id);
   });
@@ -71,6 +81,11 @@ describe('prepareEvent', () => {
     [{ ...shipment, data: { shipment: { id: 's1' } } }, 'INVALID_DATA', 'data.shipment.status'],
     [{ ...shipment, data: { shipment: { id: 's1', status: 7 } } }, 'INVALID_DATA', 'data.shipment.status'],
     [{ ...shipment, data: { ...shipment.data, attempt: 1 } }, 'RESERVED_FIELD', 'data.attempt'],
+    [{ ...shipment, data: { ...shipment.data, tenant: 'acme' } }, 'RESERVED_FIELD', 'data.tenant'],
+    [{ ...shipment, tenant: 'a'.repeat(101) }, 'INVALID_REQUEST', 'tenant'],
+    [{ ...shipment, tenant: 'acme corp' }, 'INVALID_REQUEST', 'tenant'],
+    [{ ...shipment, tenant: '' }, 'INVALID_REQUEST', 'tenant'],
+    [{ ...shipment, tenant: null }, 'INVALID_REQUEST', 'tenant'],
     [
       { type: 'key.revoked', data: { tenant_id: 't', key_id: 'k', event_id: 'x' } },
       'RESERVED_FIELD',
@@ -154,6 +169,16 @@ describe('plainRequest (the fast path past the zod envelope schema)', () => {
     { type: 'shipment.updated', data, key: 'k'.repeat(1025) },
     { type: 'shipment.updated', data, key: '😀' },
     { type: 'shipment.updated', data, occurred_at: '2026-01-01T00:00:00Z' },
+    { type: 'shipment.updated', data, tenant: 'acme' },
+    { type: 'shipment.updated', data, id: 'evt-1', key: 'k', tenant: 'acme.eu-1:prod_2' },
+    { type: 'shipment.updated', data, tenant: 't'.repeat(100) },
+    { type: 'shipment.updated', data, tenant: 't'.repeat(101) },
+    { type: 'shipment.updated', data, tenant: '' },
+    { type: 'shipment.updated', data, tenant: 'acme corp' },
+    { type: 'shipment.updated', data, tenant: 'ünï' },
+    { type: 'shipment.updated', data, tenant: 7 },
+    { type: 'shipment.updated', data, tenant: null },
+    { type: 'shipment.updated', data, tenant: undefined },
     { type: 'shipment.updated', data, extra: 1 },
     { type: 'shipment.updated', data, id: undefined },
     { type: 'Shipment.updated', data },
@@ -180,6 +205,7 @@ describe('plainRequest (the fast path past the zod envelope schema)', () => {
       }
     }
     expect(plainRequest({ type: 'shipment.updated', data, id: 'evt-1', key: 'k' })).toBeDefined();
+    expect(plainRequest({ type: 'shipment.updated', data, tenant: 'acme' })).toBeDefined();
   });
 
   it('leaves every refused request to zod, so its messages stay as they were', () => {
@@ -220,7 +246,22 @@ describe('fingerprints', () => {
       { ...shipment, id: 'e1', key: 's2' },
       { ...shipment, id: 'e1', key: 's1', occurred_at: '2026-01-01T00:00:00Z' },
       { ...shipment, id: 'e1', key: 's1', data: { shipment: { id: 's1', status: 'delivered' } } },
+      { ...shipment, id: 'e1', key: 's1', tenant: 'acme' },
     ].map((input) => prepareEvent(catalog, input, now).fingerprint);
-    expect(new Set([a.fingerprint, ...different]).size).toBe(5);
+    expect(new Set([a.fingerprint, ...different]).size).toBe(6);
+  });
+
+  it("take the event's tenant: a bound token's event is the same whether the request names it or not", () => {
+    const named = prepareEvent(catalog, { ...shipment, id: 'e1', tenant: 'acme' }, now);
+    const bound = prepareEvent(catalog, { ...shipment, id: 'e1' }, now, 'events', 'acme');
+    const other = prepareEvent(catalog, { ...shipment, id: 'e1' }, now, 'events', 'globex');
+    expect(bound.fingerprint).toBe(named.fingerprint);
+    expect(other.fingerprint).not.toBe(named.fingerprint);
+  });
+
+  it('of events without a tenant are what they were before tenants (the same text digested)', () => {
+    const event = prepareEvent(catalog, { ...shipment, id: 'e1', key: 's1' }, now);
+    const before = JSON.stringify([{ type: 'shipment.updated', key: 's1', occurred_at: null }, event.data]);
+    expect(event.fingerprint).toBe(createHash('sha256').update(before).digest('hex'));
   });
 });

@@ -2,8 +2,9 @@ import { HS_HEADER } from '@hookstream/contracts';
 import { type ConsumedRecord, type KafkaConnection, readTopic, type UnsettledRange } from '@hookstream/kafka';
 
 /**
- * How much earlier than a commit's `openSince` copies are looked for: that time is a record's
- * Kafka timestamp, which its producer's clock may have set ahead of this process's.
+ * How much earlier than a commit's `openSince` copies are looked for: that time is the clock of
+ * the member that committed, and a copy's timestamp its producer's (the same process, unless the
+ * broker sets LogAppendTime); the margin covers a clock that stepped between the two.
  */
 export const CLOCK_SKEW_MS = 60_000;
 /** One look at one of the subscriber's topics gives up after this long (the join then goes on without). */
@@ -38,8 +39,15 @@ function sourceOf(
   const partition = Number(record.headers[HS_HEADER.sourcePartition]);
   const offset = Number(record.headers[HS_HEADER.sourceOffset]);
   if (topic === undefined || !Number.isInteger(partition) || !Number.isInteger(offset)) return null;
+  // A copy older than its own range's openSince is an earlier chain's (before a rewind, or of a
+  // subscriber deleted and made again), never one of these records' copies.
   const inRange = ranges.some(
-    (r) => r.topic === topic && r.partition === partition && offset >= r.from && offset < r.to,
+    (r) =>
+      r.topic === topic &&
+      r.partition === partition &&
+      offset >= r.from &&
+      offset < r.to &&
+      record.timestampMs >= r.sinceMs - CLOCK_SKEW_MS,
   );
   return inRange ? { topic, partition, offset } : null;
 }

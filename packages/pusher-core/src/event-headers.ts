@@ -4,6 +4,7 @@ import {
   EventId,
   EventTypeName,
   isTraceparent,
+  TenantId,
   TRACEPARENT_HEADER,
 } from '@hookstream/contracts';
 
@@ -16,6 +17,8 @@ import {
 export interface EventHeaders {
   readonly eventId: string | undefined;
   readonly type: string | undefined;
+  /** `ce_tenant` when it is a tenant name; undefined when absent (no tenant) or not one. */
+  readonly tenant: string | undefined;
   readonly problem: string | null;
 }
 
@@ -26,6 +29,9 @@ export function readEventHeaders(headers: Readonly<Record<string, string>>): Eve
   const type = headers[CE_HEADER.type];
   const time = headers[CE_HEADER.time];
   const traceparent = headers[TRACEPARENT_HEADER];
+  const tenantHeader = headers[CE_HEADER.tenant];
+  const tenant =
+    tenantHeader !== undefined && TenantId.safeParse(tenantHeader).success ? tenantHeader : undefined;
   const eventId = id !== undefined && EventId.safeParse(id).success ? id : undefined;
   const validType = type !== undefined && EventTypeName.safeParse(type).success ? type : undefined;
   const problem =
@@ -41,8 +47,11 @@ export function readEventHeaders(headers: Readonly<Record<string, string>>): Eve
               ? `${TRACEPARENT_HEADER} header is not a W3C traceparent (${describe(traceparent)})`
               : time !== undefined && !EventTime.safeParse(time).success
                 ? `${CE_HEADER.time} header is not an RFC 3339 time (${describe(time)})`
-                : null;
-  return { eventId, type: validType, problem };
+                : tenantHeader !== undefined && tenant === undefined
+                  ? // Delivered as is it would tell an endpoint a tenant the contract cannot name.
+                    `${CE_HEADER.tenant} header is not a tenant name (${describe(tenantHeader)})`
+                  : null;
+  return { eventId, type: validType, tenant, problem };
 }
 
 /** A bad value as evidence: its length and a short, printable start (it may be 10 KB of anything). */

@@ -96,6 +96,8 @@ interface Deliverable {
   readonly data: Readonly<Record<string, unknown>>;
   readonly occurredAt: string;
   readonly occurredAtMs: number;
+  /** undefined: the event has no tenant, and its body names none. */
+  readonly tenant: string | undefined;
   readonly progress: Progress;
 }
 
@@ -124,7 +126,7 @@ export class SubscriberDelivery {
 
   readonly handle = async (record: ConsumedRecord, signal: AbortSignal): Promise<HandlerOutcome> => {
     const here = locationOf(record);
-    const { eventId, type, problem } = readEventHeaders(record.headers);
+    const { eventId, type, tenant, problem } = readEventHeaders(record.headers);
     const span = new ProcessSpan(this.#tracer, record, {
       consumerGroup: this.#topology.groupId,
       subscriber: this.#topology.name,
@@ -137,15 +139,22 @@ export class SubscriberDelivery {
     let step: DeliveryOutcome = ABANDONED;
     try {
       // Active while the record is handled, so every log line about it carries its trace id.
-      step = await span.run(() => this.#handle(ctx, problem));
+      step = await span.run(() => this.#handle(ctx, problem, tenant));
       return step.kind === 'abandoned' ? 'abandoned' : 'settled';
     } finally {
       this.#deps.observer.recorded(ctx, step);
     }
   };
 
-  /** `headerProblem`: why the record's CloudEvents headers cannot be trusted (see readEventHeaders). */
-  async #handle(ctx: RecordContext, headerProblem: string | null): Promise<DeliveryOutcome> {
+  /**
+   * `headerProblem`: why the record's CloudEvents headers cannot be trusted (see readEventHeaders);
+   * `tenant`: its `ce_tenant`, read with them.
+   */
+  async #handle(
+    ctx: RecordContext,
+    headerProblem: string | null,
+    tenant: string | undefined,
+  ): Promise<DeliveryOutcome> {
     const progress = this.#progress(ctx.record);
     if (progress === null) return this.#poison(ctx, 'unreadable retry headers');
     ctx.origin = progress.origin;
@@ -167,7 +176,15 @@ export class SubscriberDelivery {
     const occurredAt = record.headers[CE_HEADER.time] ?? new Date(record.timestampMs).toISOString();
     const parsed = Date.parse(occurredAt);
     const occurredAtMs = Number.isNaN(parsed) ? record.timestampMs : parsed;
-    const event: Deliverable = { eventId, type, data: decoded.data, occurredAt, occurredAtMs, progress };
+    const event: Deliverable = {
+      eventId,
+      type,
+      data: decoded.data,
+      occurredAt,
+      occurredAtMs,
+      tenant,
+      progress,
+    };
 
     const retry = this.#topology.definition.retry;
     if (checkAge({ occurredAtMs, nowMs: Date.now(), retry })) {
@@ -213,6 +230,7 @@ export class SubscriberDelivery {
         deliveryId: deliveryIdOf(this.#topology.name, event.eventId),
         type: event.type,
         occurredAt: event.occurredAt,
+        tenant: event.tenant,
         attempt: number,
       });
       const probe = admission === 'probe';

@@ -1,7 +1,7 @@
 import { HS_HEADER } from '@hookstream/contracts';
 import type { ConsumedRecord, UnsettledRange } from '@hookstream/kafka';
 import { describe, expect, it } from 'vitest';
-import { copiedOffsets } from '../src/downstream-copies.ts';
+import { CLOCK_SKEW_MS, copiedOffsets } from '../src/downstream-copies.ts';
 
 /** A tier or DLQ record written from `topic:partition:offset`. */
 function copyOf(topic: string, partition: number, offset: number): ConsumedRecord {
@@ -59,5 +59,17 @@ describe('copiedOffsets', () => {
       ranges,
     );
     expect(found).toEqual(new Map());
+  });
+
+  it("passes over a copy written before its own range's openSince: an earlier chain's, before a rewind", () => {
+    const since = 1_000_000_000;
+    const rewound: UnsettledRange[] = [
+      { topic: 'events', partition: 0, from: 10, to: 20, sinceMs: since },
+      // Another partition open for longer: its age must not let old copies of the first in.
+      { topic: 'events', partition: 1, from: 0, to: 5, sinceMs: 0 },
+    ];
+    const old = { ...copyOf('events', 0, 12), timestampMs: since - CLOCK_SKEW_MS - 1 };
+    const fresh = { ...copyOf('events', 0, 13), timestampMs: since - CLOCK_SKEW_MS };
+    expect(copiedOffsets([old, fresh], rewound)).toEqual(new Map([['events:0', [13]]]));
   });
 });

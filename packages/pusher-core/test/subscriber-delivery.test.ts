@@ -62,6 +62,16 @@ describe('SubscriberDelivery: one record to its step', () => {
     expect(h.observer.waits).toBe(1);
   });
 
+  it("the body names the event's tenant (ce_tenant) only when it has one", async () => {
+    const h = harness();
+    await h.handle(eventRecord({ [CE_HEADER.tenant]: 'acme' }));
+    await h.handle(eventRecord());
+    const [withTenant, without] = h.client.sent.map((r) => JSON.parse(r.body));
+    expect(withTenant).toMatchObject({ type: 'shipment.updated', tenant: 'acme' });
+    expect(Object.keys(withTenant).at(-1)).toBe('tenant');
+    expect(without).not.toHaveProperty('tenant');
+  });
+
   it('a type the subscriber does not want is filtered before decoding, with no request', async () => {
     const h = harness({ eventTypes: ['key.revoked'] });
     expect(await h.handle(eventRecord())).toBe('settled');
@@ -238,6 +248,11 @@ describe('SubscriberDelivery: one record to its step', () => {
       name: 'a ce_time that is not a time',
       record: () => eventRecord({ [CE_HEADER.time]: 'yesterday' }),
       detail: `${CE_HEADER.time} header is not an RFC 3339 time ("yesterday")`,
+    },
+    {
+      name: 'a ce_tenant that is not a tenant name',
+      record: () => eventRecord({ [CE_HEADER.tenant]: 'acme corp' }),
+      detail: `${CE_HEADER.tenant} header is not a tenant name ("acme corp")`,
     },
     {
       name: 'unreadable retry headers',

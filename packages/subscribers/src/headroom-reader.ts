@@ -154,7 +154,11 @@ export class HeadroomReader {
             partition: r.partition,
             committed: at,
             recordTimestampMs: figures.recordTimestampMs,
-            headroom: retentionHeadroom(retention, figures, nowMs),
+            // Owed, but its record could not be read: not measured, rather than a whole retention.
+            headroom:
+              at < end && retention.retentionMs !== null && figures.recordTimestampMs === null
+                ? null
+                : retentionHeadroom(retention, figures, nowMs),
           };
         }),
       );

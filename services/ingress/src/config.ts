@@ -18,9 +18,9 @@ const flag = z.enum(['1', '0', 'true', 'false', '']).transform((v) => v === '1' 
 export const IngressEnv = ConnectionEnv.extend({
   INGRESS_HOST: z.string().min(1).default('127.0.0.1'),
   INGRESS_PORT: port.default(8080),
-  /** `token` or `token=type|type`, comma-separated. */
+  /** `token[=type|type][@tenant]`, comma-separated. */
   INGRESS_TOKENS: z.string().default(''),
-  /** A file with one `token[=type|type]` per line (`#` comments); added to INGRESS_TOKENS. */
+  /** A file with one `token[=type|type][@tenant]` per line (`#` comments); added to INGRESS_TOKENS. */
   INGRESS_TOKENS_FILE: z.string().min(1).optional(),
   /** Local demo only: with no tokens configured, accept requests without a token. */
   INGRESS_DEMO: flag.default(false),

@@ -363,6 +363,9 @@ export class SubscriberConsumer {
           else this.#startTierLane(topic, partition, ledger, settled);
         }
       }
+      // What the consumer before handed over counts at the first assignment only: a partition
+      // that comes back later may have been copied from by another member meanwhile.
+      this.#inherited.clear();
     })().catch((err: unknown) => this.#lost('could not set up the assignment', err));
   }
 

@@ -190,6 +190,10 @@ export class EventsLane implements TapRider, Lane {
     return this.#ledger.oldestUnsettled();
   }
 
+  oldestBegunAt(): number | null {
+    return this.#ledger.oldestBegunAt();
+  }
+
   hold(abort: boolean): void {
     if (this.#mode === 'riding') {
       this.#options.tap?.detach(this.partition, this);

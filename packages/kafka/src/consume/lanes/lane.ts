@@ -20,4 +20,6 @@ export interface Lane {
   settled(): SettledOffsets;
   /** Kafka timestamp of the oldest record taken and not settled; null when none. */
   oldestUnsettled(): number | null;
+  /** When (this process's clock) the first of the records not settled was taken; null when none. */
+  oldestBegunAt(): number | null;
 }

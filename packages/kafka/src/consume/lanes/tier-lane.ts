@@ -121,6 +121,10 @@ export class TierLane implements Lane {
     return this.#ledger.oldestUnsettled();
   }
 
+  oldestBegunAt(): number | null {
+    return this.#ledger.oldestBegunAt();
+  }
+
   /**
    * Takes and starts nothing more; records not started are dropped (unsettled, so the ledger
    * stays before them), and `abort` ends the waits of those in flight. The partition's fetch is

@@ -41,7 +41,7 @@ export class LedgerCommitter {
           partition: lane.partition,
           offset,
           // Copies of records above the offset were written after those records were taken.
-          openSinceMs: Math.min(now, lane.oldestUnsettled() ?? now),
+          openSinceMs: Math.min(now, lane.oldestBegunAt() ?? now),
           done: () => lane.committed(offset, now),
         });
     }

@@ -37,6 +37,8 @@ export class PartitionLedger {
   readonly #keyTails = new Map<string, Promise<HandlerOutcome>>();
   /** Offset → Kafka timestamp of records begun and not settled. */
   readonly #held = new Map<number, number>();
+  /** Offset → this process's clock when it began, for the same records; in the order they began. */
+  readonly #begunAt = new Map<number, number>();
   /** Offsets settled by an earlier lane of the partition, beyond where this one starts. */
   readonly #settledBefore: Set<number>;
   #idleWaiters: (() => void)[] = [];
@@ -76,6 +78,7 @@ export class PartitionLedger {
     this.#tracker.begin(offset);
     this.#next = offset + 1;
     this.#held.set(offset, timestampMs);
+    this.#begunAt.set(offset, Date.now());
   }
 
   /** Everything below `offset` was taken or passed over (a record not wanted, a tap's cursor). */
@@ -101,6 +104,7 @@ export class PartitionLedger {
         (outcome) => {
           if (outcome !== 'settled') return;
           this.#held.delete(offset);
+          this.#begunAt.delete(offset);
           this.#tracker.settle(offset);
           this.#settledSinceCommit = true;
         },
@@ -134,6 +138,17 @@ export class PartitionLedger {
     let oldest: number | null = null;
     for (const ts of this.#held.values()) if (oldest === null || ts < oldest) oldest = ts;
     return oldest;
+  }
+
+  /**
+   * When (this process's clock) the record that began first of those not settled began; null
+   * when none. No copy of a record above the ledger was written before it: a commit says so as
+   * `openSince`, and a later join looks for copies from then. Not the record's Kafka timestamp,
+   * which is when the event was produced, days ago for a backlog or after a rewind.
+   */
+  oldestBegunAt(): number | null {
+    for (const at of this.#begunAt.values()) return at;
+    return null;
   }
 
   /**

@@ -101,6 +101,22 @@ describe('PartitionLedger', () => {
     expect(core.oldestUnsettled()).toBeNull();
   });
 
+  it("oldestBegunAt is this process's clock when the first unsettled record began, not its Kafka timestamp", async () => {
+    const { core, run, end } = setup(0);
+    expect(core.oldestBegunAt()).toBeNull();
+    const before = Date.now();
+    run(3);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    run(4);
+    const first = core.oldestBegunAt() ?? 0;
+    expect(first).toBeGreaterThanOrEqual(before);
+    expect(first).toBeLessThanOrEqual(Date.now());
+    await end(3);
+    expect(core.oldestBegunAt()).toBeGreaterThan(first);
+    await end(4);
+    expect(core.oldestBegunAt()).toBeNull();
+  });
+
   it('a ledger moved only by records passed over waits out the quiet period', () => {
     const { core } = setup(10);
     const now = Date.now();
