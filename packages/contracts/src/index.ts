@@ -93,6 +93,7 @@ export { MAX_BATCH_EVENTS, PublishBatchRequest, PublishRequest } from './publish
 export { REDACTED, redactUrl } from './redact-url.ts';
 export {
   acceptsEventType,
+  acceptsTenant,
   BreakerSettings,
   DEFAULT_BREAKER,
   DEFAULT_DISABLE_AFTER_MS,
@@ -111,6 +112,7 @@ export {
   SecretSource,
   StartPosition,
   SubscriberDefinition,
+  tenantOf,
 } from './subscriber.ts';
 export type { SubscriberNames } from './subscriber-names.ts';
 export { subscriberNames } from './subscriber-names.ts';

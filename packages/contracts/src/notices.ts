@@ -34,7 +34,15 @@ export function noticesTopicName(eventsTopic: string): string {
   return `${NOTICES_TOPIC_PREFIX}${eventsTopic}`;
 }
 
-/** Whether a definition's `eventTypes` take any notice ('*' takes them all). */
-export function takesNotices(definition: { readonly eventTypes: readonly (EventTypeName | '*')[] }): boolean {
+/**
+ * Whether a definition's `eventTypes` take any notice ('*' takes them all). A tenant's subscriber
+ * takes none: notices carry no tenant yet, and those about other tenants' subscribers are none of
+ * its business.
+ */
+export function takesNotices(definition: {
+  readonly eventTypes: readonly (EventTypeName | '*')[];
+  readonly tenant?: string | undefined;
+}): boolean {
+  if (definition.tenant !== undefined) return false;
   return definition.eventTypes.some((t) => t === '*' || isNoticeType(t));
 }

@@ -24,19 +24,24 @@ import {
  * (`recordVersionFor`), so a subscriber that uses none of the new fields stays readable by
  * version-2 fleets; older code keeps the last record it could read, so `subscribers apply`
  * refuses a version-3 record while a running instance does not understand version 3.
+ *
+ * Version 4 adds `tenant`. An older fleet would ignore it and deliver every tenant's events, so
+ * apply refuses it while such a fleet runs, and refuses a tenant that changes on an existing
+ * record (an older fleet keeps the last record it read: a subscriber never gains a tenant).
  */
-export const SUBSCRIBER_RECORD_VERSION = 3;
+export const SUBSCRIBER_RECORD_VERSION = 4;
 
 /** The record versions this code reads (and says it understands in `hookstream.instances`). */
-export const SubscriberRecordVersion = z.union([z.literal(1), z.literal(2), z.literal(3)]);
+export const SubscriberRecordVersion = z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(4)]);
 export type SubscriberRecordVersion = z.infer<typeof SubscriberRecordVersion>;
-export const SUBSCRIBER_RECORD_VERSIONS: readonly SubscriberRecordVersion[] = [1, 2, 3];
+export const SUBSCRIBER_RECORD_VERSIONS: readonly SubscriberRecordVersion[] = [1, 2, 3, 4];
 
 /** Definition fields by the record version that brought them; a field not listed is older. */
 const FIELDS_SINCE: Readonly<Record<string, SubscriberRecordVersion>> = {
   required: 3,
   requiredFrom: 3,
   retentionWarningMs: 3,
+  tenant: 4,
 };
 
 /** The definition fields a record of `version` cannot hold, in the definition's order. */

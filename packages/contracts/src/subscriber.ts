@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { envReference, HEADER_ENV_PREFIX, SECRET_ENV_PREFIX } from './env-references.ts';
-import { EventTypeName } from './envelope.ts';
+import { EventTypeName, TenantId } from './envelope.ts';
+import { CE_HEADER } from './headers.ts';
 import { SubscriberName } from './topics.ts';
 
 /**
@@ -198,6 +199,12 @@ export const SubscriberDefinition = z.strictObject({
     .min(60_000)
     .max(365 * 86_400_000)
     .optional(),
+  /**
+   * The only tenant whose events it receives (the `ce_tenant` header); events without a tenant
+   * never reach it. Absent: every event, with a tenant or without. It cannot change: a subscriber
+   * moves to another tenant by being deleted and created again. (Record version 4.)
+   */
+  tenant: TenantId.optional(),
 });
 export type SubscriberDefinition = z.infer<typeof SubscriberDefinition>;
 
@@ -213,6 +220,22 @@ export function acceptsEventType(
   type: string,
 ): boolean {
   return definition.eventTypes.some((t) => t === '*' || t === type);
+}
+
+/**
+ * Whether a subscriber of this definition receives an event whose `ce_tenant` header is `tenant`
+ * (undefined: the event has none). One statement of the rule for the pusher and the tools.
+ */
+export function acceptsTenant(
+  definition: Pick<SubscriberDefinition, 'tenant'>,
+  tenant: string | undefined,
+): boolean {
+  return definition.tenant === undefined || definition.tenant === tenant;
+}
+
+/** The tenant of a record with these headers (its `ce_tenant`), or undefined. */
+export function tenantOf(headers: Readonly<Record<string, string>>): string | undefined {
+  return headers[CE_HEADER.tenant];
 }
 
 /** Rules across fields of a definition, which its schema alone cannot say; null when it keeps them. */

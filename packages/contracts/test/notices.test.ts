@@ -28,6 +28,11 @@ describe('notices', () => {
     expect(takesNotices({ eventTypes: [...eventTypes] })).toBe(expected);
   });
 
+  it("a tenant's subscriber takes no notices, even with '*': they may be about other tenants' subscribers", () => {
+    expect(takesNotices({ eventTypes: ['*'], tenant: 'acme' })).toBe(false);
+    expect(takesNotices({ eventTypes: ['subscriber.disabled'], tenant: 'acme' })).toBe(false);
+  });
+
   it('gives the pusher, and the ingress not, the events topic notices topic', () => {
     const topic = noticesTopicName('events');
     expect(topic).toBe('hookstream.notices.events');

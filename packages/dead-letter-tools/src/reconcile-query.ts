@@ -5,6 +5,7 @@ import {
   replayLogTopicName,
   retryTierOf,
   subscriberGroupId,
+  tenantOf,
 } from '@hookstream/contracts';
 import {
   type ConsumedRecord,
@@ -189,7 +190,7 @@ function judge(
   tally: ReconcileTally,
 ): void {
   for (const s of subscribers) {
-    const owes = obligation(s, { type, timestampMs: record.timestampMs });
+    const owes = obligation(s, { type, tenant: tenantOf(record.headers), timestampMs: record.timestampMs });
     if (owes === 'not-owed') {
       tally.notOwed(s.name);
       continue;

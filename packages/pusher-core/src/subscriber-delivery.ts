@@ -5,6 +5,7 @@ import {
   type RecordLocation,
   readRetryState,
   TRACEPARENT_HEADER,
+  tenantOf,
 } from '@hookstream/contracts';
 import {
   type AttemptReport,
@@ -157,8 +158,9 @@ export class SubscriberDelivery {
     const progress = this.#progress(ctx.record);
     if (progress === null) return this.#poison(ctx, 'unreadable retry headers');
     ctx.origin = progress.origin;
-    // Another subscriber's type is none of this one's business, whatever else is wrong with it;
-    // so is a notice type anywhere but on the notices topic (a forgery).
+    // Another tenant's record, or another subscriber's type, is none of this one's business,
+    // whatever else is wrong with it; so is a notice type anywhere but on the notices topic (a forgery).
+    if (!this.#topology.takesTenant(tenantOf(ctx.record.headers))) return { kind: 'filtered' };
     if (ctx.type !== undefined && !this.#topology.takes(ctx.type, progress.origin.topic))
       return { kind: 'filtered' };
     const { eventId, type, record } = ctx;

@@ -316,6 +316,7 @@ export class SubscriberRunner {
       handle,
       tap: this.#tap,
       eventTypes: definition.eventTypes,
+      tenant: definition.tenant ?? null,
       admin: resources.admin,
       ...(settled === undefined ? {} : { settled: settled.offsets, settledSinceMs: settled.sinceMs }),
       log,

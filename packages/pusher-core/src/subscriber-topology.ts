@@ -1,4 +1,5 @@
 import {
+  acceptsTenant,
   isNoticeType,
   noticesTopicName,
   retryTierOf,
@@ -13,7 +14,7 @@ import { subscriberTopics } from './subscriber-topics.ts';
 /**
  * Everything derived from a subscriber's definition and the events topic it reads, computed once
  * when the definition loads: its group (the ledger), the topics it reads and writes, its parsed
- * destination and type filter. The rest of the core takes this object, never the parts.
+ * destination, its type and tenant filter. The rest of the core takes this object, never the parts.
  */
 export class SubscriberTopology {
   readonly definition: SubscriberDefinition;
@@ -23,7 +24,7 @@ export class SubscriberTopology {
   readonly eventsTopic: string;
   /**
    * The events topic's notices topic, which the group reads too when the definition takes any
-   * notice type ('*' does); null otherwise.
+   * notice type ('*' does) and names no tenant; null otherwise.
    */
   readonly noticesTopic: string | null;
   /** Retry tier topics in order: tier n is `tierTopics[n - 1]`. */
@@ -80,6 +81,14 @@ export class SubscriberTopology {
   takes(type: string, origin: string): boolean {
     if (!(this.#allTypes || this.#types.has(type))) return false;
     return isNoticeType(type) ? this.isNoticesTopic(origin) : !this.isNoticesTopic(origin);
+  }
+
+  /**
+   * Whether the subscriber takes a record whose `ce_tenant` is `tenant` (undefined: none). A
+   * retry or a replay carries its original's headers, so it is judged as its original was.
+   */
+  takesTenant(tenant: string | undefined): boolean {
+    return acceptsTenant(this.definition, tenant);
   }
 
   /** The subscriber's own topics (tiers and DLQ) with explicit retention, for ensureTopics. */

@@ -80,6 +80,44 @@ describe('SubscriberDelivery: one record to its step', () => {
     expect(h.client.sent).toHaveLength(0);
   });
 
+  it("a tenant's subscriber gets its tenant's events; others', and those without one, are filtered before decoding", async () => {
+    const h = harness({ tenant: 'acme' });
+    expect(await h.handle(eventRecord({ [CE_HEADER.tenant]: 'globex' }))).toBe('settled');
+    expect(h.lastStep()).toEqual({ kind: 'filtered' });
+    expect(await h.handle(eventRecord())).toBe('settled');
+    expect(h.lastStep()).toEqual({ kind: 'filtered' });
+    // Even a record it could not read otherwise: another tenant's is none of its business.
+    expect(await h.handle(eventRecord({ [CE_HEADER.tenant]: 'globex', [CE_HEADER.type]: '' }))).toBe(
+      'settled',
+    );
+    expect(h.lastStep()).toEqual({ kind: 'filtered' });
+    expect(h.decoder.calls).toBe(0);
+    expect(h.client.sent).toHaveLength(0);
+    expect(await h.handle(eventRecord({ [CE_HEADER.tenant]: 'acme' }))).toBe('settled');
+    expect(h.lastStep()).toMatchObject({ kind: 'delivered' });
+    expect(h.client.sent).toHaveLength(1);
+  });
+
+  it("a retry of another tenant's record is filtered as its original would have been", async () => {
+    const h = harness({ tenant: 'acme' });
+    const retry = tierRecord(1);
+    expect(await h.handle({ ...retry, headers: { ...retry.headers, [CE_HEADER.tenant]: 'globex' } })).toBe(
+      'settled',
+    );
+    expect(h.lastStep()).toEqual({ kind: 'filtered' });
+    expect(await h.handle({ ...retry, headers: { ...retry.headers, [CE_HEADER.tenant]: 'acme' } })).toBe(
+      'settled',
+    );
+    expect(h.lastStep()).toMatchObject({ kind: 'delivered', attempt: { number: 2 } });
+  });
+
+  it('a subscriber without a tenant gets events with a tenant and without', async () => {
+    const h = harness();
+    expect(await h.handle(eventRecord({ [CE_HEADER.tenant]: 'acme' }))).toBe('settled');
+    expect(await h.handle(eventRecord())).toBe('settled');
+    expect(h.client.sent).toHaveLength(2);
+  });
+
   it('a notice type on the events topic is a forgery: passed over, never decoded or sent', async () => {
     const h = harness();
     expect(await h.handle(eventRecord({ [CE_HEADER.type]: 'subscriber.disabled' }))).toBe('settled');
@@ -110,6 +148,8 @@ describe('SubscriberDelivery: one record to its step', () => {
   it('a subscriber without notice types does not read the notices topic', () => {
     expect(topology({ eventTypes: ['shipment.updated'] }).noticesTopic).toBeNull();
     expect(topology({ eventTypes: ['*'] }).noticesTopic).toBe('hookstream.notices.events-unit');
+    // Notices carry no tenant yet: a tenant's subscriber reads none, even with '*'.
+    expect(topology({ eventTypes: ['*'], tenant: 'acme' }).noticesTopic).toBeNull();
   });
 
   it.each([

@@ -1,5 +1,6 @@
 import {
   acceptsEventType,
+  acceptsTenant,
   DeadLetterReason,
   formatLocation,
   HS_HEADER,
@@ -43,7 +44,8 @@ export const BROKEN_STATES: readonly ReconcileState[] = ['dead-lettered', 'lost'
 /** A required subscriber as reconcile holds it to its obligations. */
 export interface RequiredSubscriber {
   readonly name: string;
-  readonly takes: (type: string) => boolean;
+  /** Whether its definition takes an event of this type and tenant (`ce_tenant`; undefined: none). */
+  readonly takes: (type: string, tenant: string | undefined) => boolean;
   /** Events with a Kafka timestamp before this are not owed (requiredFrom, start). */
   readonly owedFromMs: number;
 }
@@ -77,15 +79,22 @@ export function requiredSubscriber(
 ): RequiredSubscriber | null {
   const from = owedFromMs(definition, firstStartedAt);
   if (from === null) return null;
-  return { name: definition.name, takes: (type) => acceptsEventType(definition, type), owedFromMs: from };
+  return {
+    name: definition.name,
+    takes: (type, tenant) => acceptsTenant(definition, tenant) && acceptsEventType(definition, type),
+    owedFromMs: from,
+  };
 }
 
-/** Whether the subscriber owes the event: `filtered` when its definition does not take its type. */
+/**
+ * Whether the subscriber owes the event: `filtered` when its definition does not take its type or
+ * its tenant (a tenant's subscriber owes nothing of other tenants, nor events without one).
+ */
 export function obligation(
   subscriber: RequiredSubscriber,
-  event: { readonly type: string | null; readonly timestampMs: number },
+  event: { readonly type: string | null; readonly tenant?: string | undefined; readonly timestampMs: number },
 ): 'owed' | 'filtered' | 'not-owed' {
-  if (!subscriber.takes(event.type ?? '')) return 'filtered';
+  if (!subscriber.takes(event.type ?? '', event.tenant)) return 'filtered';
   return event.timestampMs < subscriber.owedFromMs ? 'not-owed' : 'owed';
 }
 

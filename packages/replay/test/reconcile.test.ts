@@ -272,6 +272,18 @@ describe('owedFromMs and obligation', () => {
     if (s !== null) expect(obligation(s, { type, timestampMs: T(at) })).toBe(is);
   });
 
+  it("a tenant's required subscriber owes only its tenant's events", () => {
+    const s = requiredSubscriber(def({ required: true, start: 'earliest', tenant: 'acme' }), null);
+    if (s === null) throw new Error('required');
+    const at = T('2026-12-02T00:00:00Z');
+    expect(obligation(s, { type: 'key.revoked', tenant: 'acme', timestampMs: at })).toBe('owed');
+    expect(obligation(s, { type: 'key.revoked', tenant: 'globex', timestampMs: at })).toBe('filtered');
+    expect(obligation(s, { type: 'key.revoked', timestampMs: at })).toBe('filtered');
+    const ops = requiredSubscriber(def({ required: true, start: 'earliest' }), null);
+    if (ops === null) throw new Error('required');
+    expect(obligation(ops, { type: 'key.revoked', tenant: 'globex', timestampMs: at })).toBe('owed');
+  });
+
   it('a subscriber that is not required owes nothing', () => {
     expect(requiredSubscriber(def({ required: false }), null)).toBeNull();
   });

@@ -8,6 +8,7 @@ import {
   type SubscriberSecretSpec,
 } from '@hookstream/contracts';
 import type { DefinitionFile } from './definition-files.ts';
+import { CatalogError } from './errors.ts';
 import { resealHeaders } from './header-seals.ts';
 import { newManagedSecret, resealManagedSecret } from './managed-secret.ts';
 import { requireCurrentBinding, type SealBinding, sealBindingOf } from './secret-box.ts';
@@ -91,7 +92,10 @@ function withRequiredFrom(
 /**
  * What applying these files would do to the catalog, per name in file order: created (no
  * record), changed (with the differences) or unchanged. The state (paused…) is not the file's
- * business and stays as it is; so does an existing managed secret. Pure.
+ * business and stays as it is; so does an existing managed secret. Pure. A subscriber's tenant
+ * cannot change (TENANT_CHANGED, naming the field): its group's ledger holds what it acknowledged
+ * of one tenant's events, and an older fleet, which keeps the last record it could read, would go
+ * on delivering every tenant's events to a subscriber that gained one.
  */
 export function planApply(
   current: ReadonlyMap<string, SubscriberRecord>,
@@ -116,6 +120,12 @@ export function planApply(
         definition,
         secret,
       };
+    if (existing.definition.tenant !== definition.tenant)
+      throw new CatalogError(
+        'TENANT_CHANGED',
+        `${spec.name} (${path}): "tenant" cannot change (${JSON.stringify(existing.definition.tenant ?? null)} → ${JSON.stringify(definition.tenant ?? null)}); delete the subscriber and create it again; nothing was written`,
+        false,
+      );
     const changes = diffValues(
       comparable(existing.definition, secretReference(existing.secret)),
       comparable(definition, secret),

@@ -16,7 +16,9 @@ export type CatalogErrorCode =
   | 'NO_HEADER_VALUE'
   | 'BAD_HEADER_VALUE'
   /** A record that a running instance cannot read (an older fleet): upgrade the fleet first. */
-  | 'FLEET_TOO_OLD';
+  | 'FLEET_TOO_OLD'
+  /** An existing subscriber's `tenant` differs from its record's: delete it and create it again. */
+  | 'TENANT_CHANGED';
 
 /** A catalog problem; `canRetry` says whether doing the same thing again unchanged could succeed. */
 export class CatalogError extends HookstreamError<CatalogErrorCode> {}

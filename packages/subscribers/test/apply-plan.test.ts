@@ -82,6 +82,34 @@ describe('planApply', () => {
     expect(plan?.changes.length === 0).toBe(action === 'unchanged');
   });
 
+  it('refuses a tenant that changes on an existing subscriber, naming the field; a new one may have any', () => {
+    const withTenant = new Map([
+      ...current,
+      ['t', record('t', { version: 4, definition: definition('t', { tenant: 'acme' }) })],
+    ]);
+    const refused = (spec: Record<string, unknown>) => {
+      try {
+        planApply(withTenant, [file(spec, 'defs/x.json')]);
+        return null;
+      } catch (err) {
+        return err as { code: string; message: string; canRetry: boolean };
+      }
+    };
+    const gained = refused({ name: 'a', url: 'https://a.example.com/hook', tenant: 'acme' });
+    expect(gained?.code).toBe('TENANT_CHANGED');
+    expect(gained?.canRetry).toBe(false);
+    expect(gained?.message).toMatch(/^a \(defs\/x\.json\): "tenant" cannot change \(null → "acme"\); delete/);
+    expect(refused({ name: 't', url: 'https://t.example.com/hook', tenant: 'globex' })?.message).toMatch(
+      /"tenant" cannot change \("acme" → "globex"\)/,
+    );
+    expect(refused({ name: 't', url: 'https://t.example.com/hook' })?.code).toBe('TENANT_CHANGED');
+    expect(refused({ name: 't', url: 'https://t.example.com/hook', tenant: 'acme' })).toBeNull();
+    const [created] = planApply(withTenant, [
+      file({ name: 'n', url: 'https://n.example.com/', tenant: 'acme' }),
+    ]);
+    expect(created?.action).toBe('created');
+  });
+
   it('names each changed field with before and after', () => {
     const [plan] = planApply(current, [
       file({

@@ -118,4 +118,14 @@ describe('unreadableRecords', () => {
       { subscriber: 'r', version: 3, fields: ['required'], instances: ['old'] },
     ]);
   });
+
+  it('a version-3 instance cannot read a tenant (version 4): it would deliver every tenant its events', () => {
+    const v4 = { ...base, version: 4 as const, definition: { ...base.definition, tenant: 'acme' } };
+    const v3Fleet = { ...status('v3', 0, []), recordVersions: [1, 2, 3] };
+    const v4Fleet = { ...status('v4', 0, []), recordVersions: [1, 2, 3, 4] };
+    expect(unreadableRecords([v4, v3], [v3Fleet, v4Fleet])).toEqual([
+      { subscriber: 'r', version: 4, fields: ['tenant'], instances: ['v3'] },
+    ]);
+    expect(unreadableRecords([v4], [v4Fleet])).toEqual([]);
+  });
 });

@@ -77,6 +77,11 @@ export interface SubscriberConsumerOptions {
   readonly tap?: EventsTap | null;
   /** Event types the subscriber wants (`*`: all); other records are passed over undecoded. */
   readonly eventTypes?: readonly string[];
+  /**
+   * The subscriber's tenant: only records whose `ce_tenant` header is this one reach `handle`;
+   * others (and records without one) are passed over undecoded. Absent or null: every record.
+   */
+  readonly tenant?: string | null;
   /** A connected admin shared by the process, for the ledger's offsets at every join; else one of its own each time. */
   readonly admin?: KafkaAdmin;
   /**
@@ -376,6 +381,7 @@ export class SubscriberConsumer {
       ordering: this.#options.ordering,
       window: this.#options.maxInFlightPerPartition,
       types: this.#types,
+      tenant: this.#options.tenant ?? null,
       budget: this.#options.budget ?? null,
       log: this.#options.log,
     });

@@ -10,14 +10,19 @@ import type {
 import type { StartedFrom } from '../../src/consume/group/start-position.ts';
 import type { HandlerOutcome } from '../../src/consume/record-handler.ts';
 
-export function record(topic: string, offset: number, type = 'shipment.updated'): ConsumedRecord {
+export function record(
+  topic: string,
+  offset: number,
+  type = 'shipment.updated',
+  tenant?: string,
+): ConsumedRecord {
   return {
     topic,
     partition: 0,
     offset: String(offset),
     key: null,
     value: Buffer.from('x'),
-    headers: { ce_type: type },
+    headers: tenant === undefined ? { ce_type: type } : { ce_type: type, ce_tenant: tenant },
     timestampMs: 1_000_000 + offset,
   };
 }
@@ -41,9 +46,10 @@ export class FakeCluster {
   readonly openSince = new Map<string, number>();
 
   /** Appends records to a partition (offsets from `from`); earlier ones were deleted by retention. */
-  produce(topic: string, from: number, count: number, type = 'shipment.updated'): void {
+  /** `tenant`: the records' `ce_tenant` header (absent: none). */
+  produce(topic: string, from: number, count: number, type = 'shipment.updated', tenant?: string): void {
     const log = this.#logs.get(key(topic, 0)) ?? { logStart: from, records: [] };
-    for (let i = 0; i < count; i++) log.records.push(record(topic, from + i, type));
+    for (let i = 0; i < count; i++) log.records.push(record(topic, from + i, type, tenant));
     this.#logs.set(key(topic, 0), log);
   }
 

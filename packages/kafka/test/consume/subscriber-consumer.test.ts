@@ -200,6 +200,23 @@ describe('SubscriberConsumer on a fake group member', () => {
     expect(cluster.committed.get(`${EVENTS}:0`)).toBe(9);
   });
 
+  it("a tenant's consumer hands over only its tenant's records; the others are passed over and committed past", async () => {
+    const cluster = new FakeCluster();
+    cluster.produce(EVENTS, 0, 1, 'shipment.updated', 'acme');
+    cluster.produce(EVENTS, 1, 1, 'shipment.updated', 'globex');
+    cluster.produce(EVENTS, 2, 1);
+    cluster.produce(EVENTS, 3, 1, 'shipment.updated', 'acme');
+    const setup = await running(cluster, { tenant: 'acme' });
+    const { member, deliveries } = setup;
+    member.fetch(EVENTS);
+    expect(deliveries.started).toEqual(['events@0', 'events@3']);
+    await deliveries.end('events@0');
+    await deliveries.end('events@3');
+    await tick();
+    expect(member.take()).toContain(`commit ${EVENTS}:0@4`);
+    await stopped(setup);
+  });
+
   it('stop() leaves a record it abandoned below the ledger', async () => {
     const cluster = new FakeCluster();
     cluster.produce(EVENTS, 0, 3);

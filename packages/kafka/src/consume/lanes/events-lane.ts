@@ -21,6 +21,8 @@ export interface EventsLaneOptions extends LaneLedgerOptions {
   readonly window: number;
   /** Types the subscriber wants; null: all. */
   readonly types: ReadonlySet<string> | null;
+  /** The subscriber's tenant: only records whose `ce_tenant` is this one; null: every record. */
+  readonly tenant: string | null;
   /** The process's budget: records queued behind the window are charged to it. */
   readonly budget?: MemoryBudget | null;
 }
@@ -34,13 +36,14 @@ const QUEUED_WINDOWS = 8;
 /**
  * One subscriber's share of one events-topic partition: where its records come from (the
  * process's tap while the lane keeps up, its own fetch when it falls behind) and how many may
- * run; its ledger keeps the rest. Records whose type the subscriber does not want are passed
- * over before anything decodes them.
+ * run; its ledger keeps the rest. Records whose type or tenant the subscriber does not want are
+ * passed over before anything decodes them.
  */
 export class EventsLane implements TapRider, Lane {
   readonly topic: string;
   readonly partition: number;
   readonly types: ReadonlySet<string> | null;
+  readonly tenant: string | null;
   readonly #options: EventsLaneOptions;
   readonly #ledger: PartitionLedger;
   #mode: LaneMode = 'held';
@@ -58,6 +61,7 @@ export class EventsLane implements TapRider, Lane {
     this.topic = options.topic;
     this.partition = options.partition;
     this.types = options.types;
+    this.tenant = options.tenant;
     this.#ledger = new PartitionLedger({
       ...options,
       ended: () => {
@@ -123,7 +127,8 @@ export class EventsLane implements TapRider, Lane {
     if (this.#queued.length === 0 && ledger.inFlight * 2 <= this.#options.window && this.#tryRide(offset))
       return 'stop';
     const type = record.headers[CE_HEADER.type];
-    if ((type !== undefined && !this.accepts(type)) || ledger.passSettled(offset)) {
+    const otherTenant = this.tenant !== null && record.headers[CE_HEADER.tenant] !== this.tenant;
+    if (otherTenant || (type !== undefined && !this.accepts(type)) || ledger.passSettled(offset)) {
       ledger.skipTo(offset + 1);
       return 'next';
     }

@@ -9,6 +9,11 @@ export interface TapRider {
   /** The types, for the index; null: every type. */
   readonly types: ReadonlySet<string> | null;
   /**
+   * The one tenant (`ce_tenant`) whose records it takes, for the index; null: every record, with
+   * a tenant or without. Records of other tenants, and without one, never reach a tenant's rider.
+   */
+  readonly tenant: string | null;
+  /**
    * Takes a record in offset order. False: it cannot take more now; the tap forgets it, and it
    * reads on by itself from this record's offset.
    */
@@ -29,6 +34,12 @@ export interface TapFeed {
   cursor(partition: number): number | null;
 }
 
+/** Riders by the types they take: those of some types, and those of every type. */
+interface RiderIndex {
+  byType: Map<string, Set<TapRider>>;
+  anyType: Set<TapRider>;
+}
+
 interface PartitionFeed {
   /** The next offset the tap hands out; everything from `base` below it was seen. */
   cursor: number;
@@ -37,14 +48,17 @@ interface PartitionFeed {
   recent: ConsumedRecord[];
   /** Reserved in the budget for `recent`. */
   bytes: number;
-  byType: Map<string, Set<TapRider>>;
-  anyType: Set<TapRider>;
+  /** Riders without a tenant: every record of their types reaches them. */
+  open: RiderIndex;
+  /** Riders of one tenant, by tenant: only records of that tenant reach them. */
+  byTenant: Map<string, RiderIndex>;
 }
 
 /**
  * The tap's bookkeeping without Kafka: per partition, the next offset to hand out, the recent
  * records (so a lane a little behind can join without a fetch of its own) and the riders indexed
- * by event type, so a record costs only the subscribers that want it. Recent records are kept
+ * by tenant and event type, so a record costs only the subscribers that want it: a few map
+ * look-ups whatever the number of riders, then one offer per rider of its tenant and type. Recent records are kept
  * only of the types some subscriber of the process takes (`want`), their bytes in the process's
  * memory budget: they are a cache, evicted oldest first when something else needs the room.
  */
@@ -70,8 +84,8 @@ export class TapFeeds implements TapFeed, MemoryCache {
       base: end,
       recent: [],
       bytes: 0,
-      byType: new Map(),
-      anyType: new Set(),
+      open: newIndex(),
+      byTenant: new Map(),
     });
   }
 
@@ -145,16 +159,22 @@ export class TapFeeds implements TapFeed, MemoryCache {
     if (this.#dead || feed === undefined || from < feed.base || !this.#keepsAll(rider.types)) return false;
     for (const record of feed.recent) {
       if (Number(record.offset) < from) continue;
+      if (rider.tenant !== null && record.headers[CE_HEADER.tenant] !== rider.tenant) continue;
       const type = record.headers[CE_HEADER.type];
       if ((type === undefined || rider.accepts(type)) && !rider.offer(record)) return false;
     }
-    if (rider.types === null) feed.anyType.add(rider);
+    let index = feed.open;
+    if (rider.tenant !== null) {
+      index = feed.byTenant.get(rider.tenant) ?? newIndex();
+      feed.byTenant.set(rider.tenant, index);
+    }
+    if (rider.types === null) index.anyType.add(rider);
     else
       for (const type of rider.types) {
-        let riders = feed.byType.get(type);
+        let riders = index.byType.get(type);
         if (!riders) {
           riders = new Set();
-          feed.byType.set(type, riders);
+          index.byType.set(type, riders);
         }
         riders.add(rider);
       }
@@ -164,8 +184,18 @@ export class TapFeeds implements TapFeed, MemoryCache {
   detach(partition: number, rider: TapRider): void {
     const feed = this.#feeds.get(partition);
     if (!feed) return;
-    feed.anyType.delete(rider);
-    if (rider.types !== null) for (const type of rider.types) feed.byType.get(type)?.delete(rider);
+    const index = rider.tenant === null ? feed.open : feed.byTenant.get(rider.tenant);
+    if (index === undefined) return;
+    index.anyType.delete(rider);
+    if (rider.types !== null)
+      for (const type of rider.types) {
+        const riders = index.byType.get(type);
+        riders?.delete(rider);
+        if (riders?.size === 0) index.byType.delete(type);
+      }
+    // Tenants come and go with their subscribers: an index nobody rides is dropped.
+    if (rider.tenant !== null && index.anyType.size === 0 && index.byType.size === 0)
+      feed.byTenant.delete(rider.tenant);
   }
 
   covers(partition: number, offset: number, types: ReadonlySet<string> | null): boolean {
@@ -244,8 +274,16 @@ export class TapFeeds implements TapFeed, MemoryCache {
 
   #dispatch(partition: number, feed: PartitionFeed, record: ConsumedRecord): void {
     const type = record.headers[CE_HEADER.type];
-    // A record without a type goes to everyone: the delivery dead-letters it as poison.
-    const groups = type === undefined ? [allRiders(feed)] : [feed.byType.get(type), feed.anyType];
+    const tenant = record.headers[CE_HEADER.tenant];
+    // Riders without a tenant, and those of the record's tenant: nobody else is looked at.
+    const indexes = [feed.open];
+    const ofTenant = tenant === undefined ? undefined : feed.byTenant.get(tenant);
+    if (ofTenant !== undefined) indexes.push(ofTenant);
+    const groups: (Set<TapRider> | undefined)[] = [];
+    // A record without a type goes to every rider it may reach: the delivery dead-letters it as poison.
+    for (const index of indexes)
+      if (type === undefined) groups.push(ridersOf(index));
+      else groups.push(index.byType.get(type), index.anyType);
     for (const riders of groups)
       if (riders)
         for (const rider of riders) {
@@ -275,8 +313,18 @@ export class TapFeeds implements TapFeed, MemoryCache {
   }
 }
 
+function newIndex(): RiderIndex {
+  return { byType: new Map(), anyType: new Set() };
+}
+
+function ridersOf(index: RiderIndex): Set<TapRider> {
+  const all = new Set(index.anyType);
+  for (const riders of index.byType.values()) for (const rider of riders) all.add(rider);
+  return all;
+}
+
 function allRiders(feed: PartitionFeed): Set<TapRider> {
-  const all = new Set(feed.anyType);
-  for (const riders of feed.byType.values()) for (const rider of riders) all.add(rider);
+  const all = ridersOf(feed.open);
+  for (const index of feed.byTenant.values()) for (const rider of ridersOf(index)) all.add(rider);
   return all;
 }

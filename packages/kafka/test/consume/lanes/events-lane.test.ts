@@ -6,14 +6,19 @@ import { MemoryBudget, recordBytes } from '../../../src/consume/memory-budget.ts
 import type { HandlerOutcome } from '../../../src/consume/record-handler.ts';
 import { TapFeeds } from '../../../src/consume/tap/tap-feeds.ts';
 
-function record(offset: number, type = 'shipment.updated', key: string | null = null): ConsumedRecord {
+function record(
+  offset: number,
+  type = 'shipment.updated',
+  key: string | null = null,
+  tenant?: string,
+): ConsumedRecord {
   return {
     topic: 'events',
     partition: 0,
     offset: String(offset),
     key,
     value: Buffer.from('x'),
-    headers: { ce_type: type },
+    headers: tenant === undefined ? { ce_type: type } : { ce_type: type, ce_tenant: tenant },
     timestampMs: 1000 + offset,
   };
 }
@@ -52,6 +57,7 @@ function setup(
     recent?: number;
     end?: number;
     budget?: MemoryBudget;
+    tenant?: string;
   } = {},
 ) {
   const feeds = new TapFeeds(options.recent ?? 100);
@@ -74,6 +80,7 @@ function setup(
       ordering: 'none',
       window: options.window ?? 4,
       types,
+      tenant: options.tenant ?? null,
       budget: options.budget ?? null,
       log: () => undefined,
     });
@@ -177,6 +184,42 @@ describe('EventsLane', () => {
     expect(deliveries.started).toEqual([1]);
     await deliveries.end(1);
     expect(lane.commitDue(Date.now(), 0)).toBe(2);
+  });
+
+  it("a tenant's lane takes from the tap only its tenant's records, and passes over the rest", async () => {
+    const { feeds, deliveries, start } = setup({ tenant: 'acme' });
+    const lane = start(10);
+    expect(lane.mode).toBe('riding');
+    feeds.receive(0, 10, [
+      record(10, 'shipment.updated', null, 'acme'),
+      record(11, 'shipment.updated', null, 'globex'),
+      record(12),
+      record(13, 'student.enrolled', null, 'acme'),
+      record(14, 'shipment.updated', null, 'acme'),
+    ]);
+    expect(deliveries.started).toEqual([10, 14]);
+    await deliveries.end(10);
+    await deliveries.end(14);
+    expect(lane.commitDue(Date.now(), 0)).toBe(15);
+  });
+
+  it("a tenant's lane passes over other tenants' records, and those without one, in its own fetch", async () => {
+    const { deliveries, start } = setup({ end: 100, tenant: 'acme' });
+    const lane = start(0);
+    expect(lane.mode).toBe('own');
+    expect(lane.fromOwnFetch(record(0, 'shipment.updated', null, 'globex'))).toBe('next');
+    expect(lane.fromOwnFetch(record(1))).toBe('next');
+    expect(lane.fromOwnFetch(record(2, 'shipment.updated', null, 'acme'))).toBe('next');
+    expect(deliveries.started).toEqual([2]);
+    await deliveries.end(2);
+    expect(lane.commitDue(Date.now(), 0)).toBe(3);
+  });
+
+  it('a lane without a tenant takes records with a tenant and without', () => {
+    const { feeds, deliveries, start } = setup();
+    start(10);
+    feeds.receive(0, 10, [record(10, 'shipment.updated', null, 'acme'), record(11)]);
+    expect(deliveries.started).toEqual([10, 11]);
   });
 
   it('an abandoned record holds the ledger', async () => {

@@ -3,26 +3,30 @@ import type { ConsumedRecord } from '../../../src/consume/consumed-record.ts';
 import { MemoryBudget, recordBytes } from '../../../src/consume/memory-budget.ts';
 import { TapFeeds, type TapRider } from '../../../src/consume/tap/tap-feeds.ts';
 
-function record(offset: number, type: string, size = 400): ConsumedRecord {
+function record(offset: number, type: string, size = 400, tenant?: string): ConsumedRecord {
   return {
     topic: 'events',
     partition: 0,
     offset: String(offset),
     key: null,
     value: Buffer.alloc(size, offset),
-    headers: { ce_type: type },
+    headers: tenant === undefined ? { ce_type: type } : { ce_type: type, ce_tenant: tenant },
     timestampMs: offset,
   };
 }
 
 /** A rider that takes everything of its types and notes what it got. */
-function rider(types: string[]): TapRider & { readonly got: ConsumedRecord[] } {
-  const set = new Set(types);
+function rider(
+  types: string[] | null,
+  tenant: string | null = null,
+): TapRider & { readonly got: ConsumedRecord[] } {
+  const set = types === null ? null : new Set(types);
   const got: ConsumedRecord[] = [];
   return {
     got,
     types: set,
-    accepts: (type) => set.has(type),
+    tenant,
+    accepts: (type) => set === null || set.has(type),
     offer: (r) => {
       got.push(r);
       return true;
@@ -131,5 +135,95 @@ describe('TapFeeds and the memory budget', () => {
     expect(budget.held).toBe(recordBytes(record(0, 'a')) * 2);
     feeds.kill();
     expect(budget.held).toBe(0);
+  });
+});
+
+describe('TapFeeds and tenants', () => {
+  const offsets = (r: { got: ConsumedRecord[] }) => r.got.map((g) => Number(g.offset));
+
+  it('hands a record to the riders of its type and tenant and to those without a tenant, nobody else', () => {
+    const feeds = new TapFeeds(100);
+    feeds.want(null);
+    feeds.open(0, 0);
+    const acmeA = rider(['a'], 'acme');
+    const acmeAll = rider(null, 'acme');
+    const globexA = rider(['a'], 'globex');
+    const openA = rider(['a']);
+    const openAll = rider(null);
+    for (const r of [acmeA, acmeAll, globexA, openA, openAll]) expect(feeds.attach(0, r, 0)).toBe(true);
+    feeds.receive(0, 0, [
+      record(0, 'a', 10, 'acme'),
+      record(1, 'b', 10, 'acme'),
+      record(2, 'a', 10, 'globex'),
+      record(3, 'a', 10),
+      record(4, 'a', 10, 'initech'),
+    ]);
+    expect(offsets(acmeA)).toEqual([0]);
+    expect(offsets(acmeAll)).toEqual([0, 1]);
+    expect(offsets(globexA)).toEqual([2]);
+    expect(offsets(openA)).toEqual([0, 2, 3, 4]);
+    expect(offsets(openAll)).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it("a record without a type reaches the riders of its tenant and those without one (to be dead-lettered), not other tenants'", () => {
+    const feeds = new TapFeeds(100);
+    feeds.want(null);
+    feeds.open(0, 0);
+    const acme = rider(['a'], 'acme');
+    const globex = rider(['a'], 'globex');
+    const open = rider(['a']);
+    for (const r of [acme, globex, open]) feeds.attach(0, r, 0);
+    const untyped: ConsumedRecord = { ...record(0, 'a', 10, 'acme'), headers: { ce_tenant: 'acme' } };
+    feeds.receive(0, 0, [untyped]);
+    expect([offsets(acme), offsets(globex), offsets(open)]).toEqual([[0], [], [0]]);
+  });
+
+  it("a rider joining late gets only its tenant's recent records", () => {
+    const feeds = new TapFeeds(100);
+    feeds.want(A);
+    feeds.open(0, 0);
+    feeds.receive(0, 0, [record(0, 'a', 10, 'acme'), record(1, 'a', 10), record(2, 'a', 10, 'globex')]);
+    const acme = rider(['a'], 'acme');
+    expect(feeds.attach(0, acme, 0)).toBe(true);
+    expect(offsets(acme)).toEqual([0]);
+    const open = rider(['a']);
+    expect(feeds.attach(0, open, 0)).toBe(true);
+    expect(offsets(open)).toEqual([0, 1, 2]);
+  });
+
+  it('a detached rider gets nothing more, and a tenant nobody rides leaves the index', () => {
+    const feeds = new TapFeeds(100);
+    feeds.want(null);
+    feeds.open(0, 0);
+    const acme = rider(['a', 'b'], 'acme');
+    feeds.attach(0, acme, 0);
+    feeds.detach(0, acme);
+    feeds.receive(0, 0, [record(0, 'a', 10, 'acme')]);
+    expect(offsets(acme)).toEqual([]);
+    // Attaching again after the tenant's index was dropped works as the first time.
+    expect(feeds.attach(0, acme, 1)).toBe(true);
+    feeds.receive(0, 1, [record(1, 'b', 10, 'acme')]);
+    expect(offsets(acme)).toEqual([1]);
+  });
+
+  it('a record costs its own tenant and type, whatever the number of riders of other tenants', () => {
+    const feeds = new TapFeeds(10);
+    feeds.want(null);
+    feeds.open(0, 0);
+    let offered = 0;
+    const counting = (tenant: string): TapRider => ({
+      types: A,
+      tenant,
+      accepts: (type) => A.has(type),
+      offer: () => {
+        offered++;
+        return true;
+      },
+      released: () => undefined,
+    });
+    for (let i = 0; i < 1000; i++) feeds.attach(0, counting(`t${i}`), 0);
+    feeds.receive(0, 0, [record(0, 'a', 10, 't7'), record(1, 'a', 10, 'nobody'), record(2, 'a', 10)]);
+    // One rider of t7; none for a tenant nobody rides or a record without one.
+    expect(offered).toBe(1);
   });
 });
