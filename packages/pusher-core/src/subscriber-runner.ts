@@ -254,6 +254,7 @@ export class SubscriberRunner {
     this.#handle = delivery.handle;
     this.#gaps = new GapRecorder({
       subscriber: topology.name,
+      tenant: topology.definition.tenant,
       eventsTopic: topology.eventsTopic,
       dlqTopic: topology.dlqTopic,
       ledger: new KafkaGapLedger(

@@ -68,8 +68,8 @@ export {
   resumedRecord,
   withManagedSecret,
 } from './state-changes.ts';
-export type { Notice, NoticePublisher } from './state-notices.ts';
-export { disabledNotice, enabledNotice, publishNotice } from './state-notices.ts';
+export type { Notice, NoticeOptions, NoticePublisher } from './state-notices.ts';
+export { disabledNotice, enabledNotice, noticeOptions, publishNotice } from './state-notices.ts';
 export type { CatalogKafka, PurgeReport } from './subscriber-catalog.ts';
 export { registryTopicSpec, SubscriberCatalog } from './subscriber-catalog.ts';
 export type {
