@@ -76,6 +76,7 @@ export function deadLetter(eventId: string, partition: number, offset: string): 
     problem: null,
     eventId,
     eventType: 'order.created',
+    tenant: null,
     deadLetteredAtMs: Date.parse('2026-06-01T11:00:00.000Z'),
   };
 }
@@ -163,6 +164,7 @@ export class FakeBackend implements ConsoleBackend {
       eventId,
       origin: { topic: 'events', partition: 0, offset: '4' },
       foundIn: 'attempt-log',
+      tenant: null,
       otherGroups: 0,
       subscribers: [
         { subscriber: 'orders', origin: null, ledger: { state: 'delivered', at: 'now', attempt: 1 } },
