@@ -132,6 +132,7 @@ export class SubscriberDelivery {
       subscriber: this.#topology.name,
       eventId,
       eventType: type,
+      tenant,
       tier: this.#topology.tierOf(record.topic),
       keyInClear: this.#topology.definition.keysInTraces,
     });
