@@ -123,6 +123,7 @@ export class SubscriberRunner {
         oldestUnsettled: () => this.#consumer?.oldestUnsettled() ?? new Map(),
         breaker: () => this.#health.phase,
         required: options.topology.definition.required === true,
+        tenant: options.topology.definition.tenant,
       },
     );
     const redisUrl = options.resources.limiterRedisUrl;
