@@ -141,7 +141,8 @@ export class PusherMetrics {
     // a subscriber belongs to one tenant, so its label already names the tenant's series, and a
     // join on `subscriber` attributes them without multiplying any (docs/operations.md).
     this.#info = meter.createObservableGauge('hookstream.subscriber.info', {
-      description: 'Always 1, for each subscriber of a tenant: its tenant, to join other series on `subscriber`',
+      description:
+        'Always 1, for each subscriber of a tenant: its tenant, to join other series on `subscriber`',
       unit: '',
     });
     this.#breaker = meter.createObservableGauge('hookstream.pusher.breaker.state', {

@@ -13,7 +13,7 @@ function sample(text: string, subscriber: string): number | undefined {
 }
 
 describe('hookstream_subscriber_info', () => {
-  it("reports one series per subscriber of a tenant, naming it, and none for a subscriber without one; other series carry no tenant", async () => {
+  it('reports one series per subscriber of a tenant, naming it, and none for a subscriber without one; other series carry no tenant', async () => {
     const metrics = await startMetrics({ serviceName: 'pusher-metrics-test' });
     const server = await serveMetrics(metrics, '127.0.0.1', 0);
     try {
@@ -33,7 +33,9 @@ describe('hookstream_subscriber_info', () => {
       expect(info[0]).toMatch(/subscriber="acme-billing"/);
       expect(info[0]).toMatch(/tenant="acme"/);
       expect(info[0]?.split(' ').at(-1)).toBe('1');
-      const others = text.split('\n').filter((l) => l.startsWith('hookstream_') && !l.startsWith('hookstream_subscriber_info'));
+      const others = text
+        .split('\n')
+        .filter((l) => l.startsWith('hookstream_') && !l.startsWith('hookstream_subscriber_info'));
       expect(others.some((l) => l.includes('acme-billing'))).toBe(true);
       expect(others.some((l) => l.includes('tenant='))).toBe(false);
     } finally {
