@@ -56,11 +56,12 @@ describe("a tenant's dead letter replayed", () => {
     );
     expect(entry.tenant).toBe('acme');
     expect(ReplayLogEntry.parse(JSON.parse(value.toString())).tenant).toBe('acme');
-    const tier = buildTierRecord(c.replayable, { replayId: 'rpl_1', nowMs: NOW });
+    const tier = buildTierRecord(c.replayable, { replayId: 'rpl_1', nowMs: NOW, operator: 'ops' });
     expect(tier.headers[CE_HEADER.tenant]).toBe('acme');
     // Without one, the entry is as before.
     expect(
-      'tenant' in replayLogRecord(replayable('9'), entry.tier, { replayId: 'r', nowMs: NOW }).entry,
+      'tenant' in
+        replayLogRecord(replayable('9'), entry.tier, { replayId: 'r', nowMs: NOW, operator: 'ops' }).entry,
     ).toBe(false);
   });
 });
