@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   CATALOG_TOPIC,
+  CE_HEADER,
   dlqTopicName,
   nameBindingKey,
   registrationKey,
@@ -10,7 +11,8 @@ import {
   retryTopicName,
   subscriberGroupId,
 } from '@hookstream/contracts';
-import { readTopic } from '@hookstream/kafka';
+import { RecordSender, readTopic } from '@hookstream/kafka';
+import type { FleetProcess } from '@hookstream/pusher';
 import {
   CatalogError,
   deleteSubscriber,
@@ -18,10 +20,12 @@ import {
   SubscriberCatalog,
 } from '@hookstream/subscribers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalogEnv, handMadeRecord, produceRegistryRecords } from '../support/catalog.ts';
+import { catalogEnv, handMadeRecord, produceRegistryRecords, startCatalogFleet } from '../support/catalog.ts';
 import { runCli } from '../support/cli.ts';
+import { EventFactory } from '../support/events.ts';
 import { uniqueName } from '../support/names.ts';
 import { KafkaFixture } from '../support/pushers.ts';
+import { ReceiverPool } from '../support/receivers.ts';
 import { deadLetterTotal } from '../support/topic.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -85,11 +89,11 @@ beforeAll(async () => {
     },
   ]);
   await fx.admin.ensureTopics(leftovers().map((t) => ({ topic: t, partitions: 1, replicationFactor: 1 })));
-  await fx.producer.send({
-    topic: dlqTopicName(name),
-    acks: -1,
-    messages: [{ key: 'k', value: Buffer.from('acme dead letter'), headers: {} }],
-  });
+  // A sender of its own: the fixture's producer would go on refreshing the DLQ's metadata after the purge.
+  const sender = new RecordSender(fx.kafka);
+  await sender.connect();
+  await sender.send(dlqTopicName(name), [{ key: 'k', value: Buffer.from('acme dead letter'), headers: {} }]);
+  await sender.disconnect();
   await fx.producer.send({ topic, acks: -1, messages: [{ key: 'k', value: Buffer.from('e'), headers: {} }] });
   await fx.admin.commitOffsets(subscriberGroupId(name), topic, [{ partition: 0, offset: '1' }]);
 });
@@ -169,5 +173,72 @@ describe('names stay with their tenant', () => {
     expect((await catalog.read()).subscribers.get(name)?.definition.tenant).toBe('globex');
     expect(await fx.ledger(name, topic)).toBe(0);
     expect(await deadLetterTotal(dlqTopicName(name))).toBe(0);
+  });
+});
+
+describe("a tenant's delete of a subscriber a fleet runs", () => {
+  const factory = new EventFactory();
+  const receivers = new ReceiverPool();
+  const prefix = uniqueName('names-run');
+  const running = `${prefix}-acme`;
+  let fleet: FleetProcess | undefined;
+  let runTopic = '';
+
+  beforeAll(async () => {
+    await factory.init();
+    runTopic = await fx.topic(1);
+    const { secretsKey } = catalogEnv(runTopic);
+    const failing = await receivers.start({ behaviour: { failTimes: 1000, failStatus: 503 } });
+    await produceRegistryRecords(fx.kafka, [
+      {
+        key: running,
+        value: handMadeRecord(
+          {
+            name: running,
+            url: failing.url,
+            tenant: 'acme',
+            start: 'earliest',
+            allowPrivateNetwork: true,
+            retry: { delaysMs: [200], maxAttempts: 2, jitter: 0 },
+          },
+          { version: 4 },
+        ),
+      },
+    ]);
+    const message = await factory.message(factory.event());
+    message.headers[CE_HEADER.tenant] = 'acme';
+    await fx.producer.send({ topic: runTopic, acks: -1, messages: [message] });
+    fleet = await startCatalogFleet({ topic: runTopic, prefix, secretsKey });
+    // A dead letter and a ledger past it: everything a purge must take.
+    await waitFor(
+      'the dead letter',
+      async () => ((await deadLetterTotal(dlqTopicName(running))) > 0 ? true : undefined),
+      {
+        timeoutMs: 60_000,
+      },
+    );
+    await fx.settledEverything(running, runTopic);
+  }, 120_000);
+
+  afterAll(async () => {
+    await fleet?.stop();
+    await receivers.closeAll();
+  });
+
+  it('deletes the record, waits for the fleet to leave the group, purges and frees the name', async () => {
+    const result = await deleteSubscriber(catalog, { name: running, actor: acme, purge: false });
+    expect(result).toMatchObject({
+      deleted: true,
+      bound: false,
+      purged: { group: subscriberGroupId(running) },
+    });
+    expect(result.purged?.topics).toContain(dlqTopicName(running));
+    const snapshot = await catalog.read();
+    expect(snapshot.subscribers.has(running)).toBe(false);
+    expect(snapshot.bindings.has(running)).toBe(false);
+    expect(await fx.ledger(running, runTopic)).toBe(0);
+    await waitFor('the DLQ to be gone', async () =>
+      (await fx.admin.topicExists(dlqTopicName(running))) ? undefined : true,
+    );
   });
 });

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   CATALOG_TOPIC,
   dlqTopicName,
@@ -120,6 +121,26 @@ export class SubscriberCatalog {
     }
     await this.tombstone([...registrationKeys, nameBindingKey(name)]);
     return { group, topics, registrations: registrationKeys };
+  }
+
+  /**
+   * Waits until the subscriber's group has no member (its pushers let go after seeing its
+   * tombstone), polling; false when it still has one after `timeoutMs`.
+   */
+  async groupEmptied(name: string, timeoutMs: number): Promise<boolean> {
+    const admin = this.#kafka.admin();
+    await admin.connect();
+    try {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const [state] = await admin.groupStates([subscriberGroupId(name)]);
+        if (state === undefined || state.members === 0) return true;
+        if (Date.now() > deadline) return false;
+        await sleep(500);
+      }
+    } finally {
+      await admin.disconnect();
+    }
   }
 
   /**
