@@ -80,6 +80,7 @@ export {
 export type { AclGrant, AclOperation, ComponentRole } from './kafka-acls.ts';
 export { componentAcls, TOOL_GROUP_PREFIX } from './kafka-acls.ts';
 export type { LogFn } from './log.ts';
+export { NameBinding, nameBindingKey, nameOfBindingKey } from './name-binding.ts';
 export type { NoticeType } from './notices.ts';
 export {
   isNoticeType,

@@ -1,5 +1,7 @@
 import {
   isRegistrationKey,
+  NameBinding,
+  nameOfBindingKey,
   SUBSCRIBER_RECORD_VERSION,
   SubscriberName,
   SubscriberRecord,
@@ -29,6 +31,8 @@ export interface CatalogSnapshot {
   readonly registrations: ReadonlyMap<string, readonly string[]>;
   /** When each registration key's subscriber first started (the pusher writes it). */
   readonly registeredAt: ReadonlyMap<string, string>;
+  /** Deleted subscribers' names still bound to their tenant (or to none), by name. */
+  readonly bindings: ReadonlyMap<string, NameBinding>;
 }
 
 /**
@@ -42,6 +46,7 @@ export function foldRegistry(records: Iterable<RawRegistryRecord>): CatalogSnaps
   const problems = new Map<string, RecordProblem>();
   const registrations = new Map<string, string[]>();
   const registeredAt = new Map<string, string>();
+  const bindings = new Map<string, NameBinding>();
   for (const r of records) {
     const offset = r.offset ?? null;
     if (r.key === null) {
@@ -49,6 +54,17 @@ export function foldRegistry(records: Iterable<RawRegistryRecord>): CatalogSnaps
       continue;
     }
     const key = r.key;
+    const bound = nameOfBindingKey(key);
+    if (bound !== null) {
+      const binding = r.value === null ? null : parseBinding(r.value, bound);
+      if (r.value === null) bindings.delete(bound);
+      else if (binding !== null) bindings.set(bound, binding);
+      // Unreadable: the last good binding stands (a name is never freed by a bad record).
+      if (r.value !== null && binding === null)
+        problems.set(key, { key, offset, error: 'the record does not parse as a name binding' });
+      else problems.delete(key);
+      continue;
+    }
     if (isRegistrationKey(key)) {
       const name = key.slice(key.lastIndexOf('/') + 1);
       const keys = registrations.get(name) ?? [];
@@ -81,7 +97,21 @@ export function foldRegistry(records: Iterable<RawRegistryRecord>): CatalogSnaps
     } else problems.set(key, { key, offset, error: parsed.error });
   }
   for (const [name, keys] of registrations) if (keys.length === 0) registrations.delete(name);
-  return { subscribers, problems: [...problems.values()], registrations, registeredAt };
+  return { subscribers, problems: [...problems.values()], registrations, registeredAt, bindings };
+}
+
+function parseBinding(value: Buffer, name: string): NameBinding | null {
+  try {
+    const parsed = NameBinding.safeParse(JSON.parse(value.toString('utf8')));
+    return parsed.success && parsed.data.name === name ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The bytes a name binding is written as. */
+export function encodeNameBinding(binding: NameBinding): Buffer {
+  return Buffer.from(JSON.stringify(NameBinding.parse(binding)), 'utf8');
 }
 
 function registrationTime(value: Buffer): string | null {

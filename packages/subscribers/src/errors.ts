@@ -18,7 +18,11 @@ export type CatalogErrorCode =
   /** A record that a running instance cannot read (an older fleet): upgrade the fleet first. */
   | 'FLEET_TOO_OLD'
   /** An existing subscriber's `tenant` differs from its record's: delete it and create it again. */
-  | 'TENANT_CHANGED';
+  | 'TENANT_CHANGED'
+  /** The name is held (by another tenant, or left bound after a delete): the API's 409 `name_unavailable`. */
+  | 'NAME_UNAVAILABLE'
+  /** A tenant's delete: the record is gone, the fleet has not left the group yet; delete again. */
+  | 'GROUP_IN_USE';
 
 /** A catalog problem; `canRetry` says whether doing the same thing again unchanged could succeed. */
 export class CatalogError extends HookstreamError<CatalogErrorCode> {}

@@ -1,7 +1,12 @@
 export type { ApplyAction, PlannedSubscriber } from './apply-plan.ts';
 export { planApply, recordsForPlan } from './apply-plan.ts';
 export type { CatalogSnapshot, RawRegistryRecord, RecordProblem } from './catalog-records.ts';
-export { encodeSubscriberRecord, foldRegistry, parseSubscriberRecord } from './catalog-records.ts';
+export {
+  encodeNameBinding,
+  encodeSubscriberRecord,
+  foldRegistry,
+  parseSubscriberRecord,
+} from './catalog-records.ts';
 export type { CatalogWatcherOptions } from './catalog-watcher.ts';
 export { CatalogWatcher } from './catalog-watcher.ts';
 export type { DefinitionFile, DefinitionProblem } from './definition-files.ts';
@@ -27,6 +32,14 @@ export {
   revealManagedSecret,
   rotateManagedSecret,
 } from './managed-secret.ts';
+export type { Actor, DeletePlan, NameHolder } from './name-holders.ts';
+export {
+  nameHolder,
+  OPERATOR,
+  planDelete,
+  refuseUnavailableNames,
+  unavailableNames,
+} from './name-holders.ts';
 export { describeSecret, publicRecord } from './public-record.ts';
 export type { CatalogCheck, CheckFinding, CheckVerdict, ResealOutcome } from './record-upgrade.ts';
 export { checkCatalog, resealRecord } from './record-upgrade.ts';
@@ -72,6 +85,8 @@ export type { Notice, NoticeOptions, NoticePublisher } from './state-notices.ts'
 export { disabledNotice, enabledNotice, noticeOptions, publishNotice } from './state-notices.ts';
 export type { CatalogKafka, PurgeReport } from './subscriber-catalog.ts';
 export { registryTopicSpec, SubscriberCatalog } from './subscriber-catalog.ts';
+export type { DeleteRequest, DeleteResult } from './subscriber-delete.ts';
+export { deleteSubscriber } from './subscriber-delete.ts';
 export type {
   DisableRequest,
   DisableResult,

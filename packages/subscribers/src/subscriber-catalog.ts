@@ -1,6 +1,21 @@
-import { CATALOG_TOPIC, type SubscriberRecord, subscriberNames } from '@hookstream/contracts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  CATALOG_TOPIC,
+  dlqTopicName,
+  type NameBinding,
+  nameBindingKey,
+  replayLogTopicName,
+  retryTierOf,
+  type SubscriberRecord,
+  subscriberGroupId,
+} from '@hookstream/contracts';
 import { type KafkaConnection, KafkaReadError, RecordSender, readTopic } from '@hookstream/kafka';
-import { type CatalogSnapshot, encodeSubscriberRecord, foldRegistry } from './catalog-records.ts';
+import {
+  type CatalogSnapshot,
+  encodeNameBinding,
+  encodeSubscriberRecord,
+  foldRegistry,
+} from './catalog-records.ts';
 
 /** The Kafka connection the catalog reads and writes through. */
 export type CatalogKafka = KafkaConnection;
@@ -83,25 +98,61 @@ export class SubscriberCatalog {
   }
 
   /**
-   * Deletes the subscriber's consumer group (its ledger), its tier, DLQ and replay-log topics,
-   * and its registrations, so the name can start afresh. The group must have no member (stop
-   * its pushers first): Kafka refuses to delete a live group, and so does this.
+   * Deletes the subscriber's consumer group (its ledger), every tier topic of its name (listed or
+   * not by a definition: after a delete there is none), its DLQ and replay-log topics, then its
+   * registrations and name binding, so the name can start afresh. The group must have no member
+   * (stop its pushers first): Kafka refuses to delete a live group, and so does this, before
+   * any topic is touched.
    */
-  async purge(record: SubscriberRecord, registrationKeys: readonly string[]): Promise<PurgeReport> {
-    const names = subscriberNames(record.definition);
+  async purge(name: string, registrationKeys: readonly string[]): Promise<PurgeReport> {
+    const group = subscriberGroupId(name);
     const admin = this.#kafka.admin();
     await admin.connect();
     let topics: string[] = [];
     try {
-      await admin.deleteGroups([names.group]);
-      const candidates = [...names.tiers.map((t) => t.topic), names.dlq, names.replayLog];
-      const existing = new Set(await admin.listTopics());
-      topics = candidates.filter((t) => existing.has(t));
+      await admin.deleteGroups([group]);
+      const others = new Set([dlqTopicName(name), replayLogTopicName(name)]);
+      topics = (await admin.listTopics())
+        .filter((t) => others.has(t) || retryTierOf(name, t) !== null)
+        .sort();
       await admin.deleteTopics(topics);
     } finally {
       await admin.disconnect();
     }
-    await this.tombstone(registrationKeys);
-    return { group: names.group, topics, registrations: registrationKeys };
+    await this.tombstone([...registrationKeys, nameBindingKey(name)]);
+    return { group, topics, registrations: registrationKeys };
+  }
+
+  /**
+   * Waits until the subscriber's group has no member (its pushers let go after seeing its
+   * tombstone), polling; false when it still has one after `timeoutMs`.
+   */
+  async groupEmptied(name: string, timeoutMs: number): Promise<boolean> {
+    const admin = this.#kafka.admin();
+    await admin.connect();
+    try {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const [state] = await admin.groupStates([subscriberGroupId(name)]);
+        if (state === undefined || state.members === 0) return true;
+        if (Date.now() > deadline) return false;
+        await sleep(500);
+      }
+    } finally {
+      await admin.disconnect();
+    }
+  }
+
+  /**
+   * Deletes a subscriber's record; with a binding, in the same batch, so the name is never free
+   * in between.
+   */
+  async remove(name: string, binding: NameBinding | null): Promise<void> {
+    await this.#send([
+      ...(binding === null
+        ? []
+        : [{ key: nameBindingKey(name), value: encodeNameBinding(binding), headers: {} }]),
+      { key: name, value: null, headers: {} },
+    ]);
   }
 }

@@ -12,16 +12,20 @@ import {
   CatalogError,
   changeSubscriberState,
   DEFAULT_ROTATION_GRACE_MS,
+  deleteSubscriber,
   describeSecret,
   formatHeadroomCell,
   knownSubscriber,
   loadDefinitionFiles,
   loadSecretsKey,
+  OPERATOR,
   type PlannedSubscriber,
   planApply,
+  planDelete,
   publicRecord,
   readInstanceStatuses,
   recordsForPlan,
+  refuseUnavailableNames,
   requireSecretsKey,
   revealManagedSecret,
   rotateManagedSecret,
@@ -83,9 +87,11 @@ resume    continues from the ledger; a subscriber hookstream disabled (410 Gone,
           its disableAfterMs) is enabled again and subscriber.enabled is published onto the
           events topic's notices topic, hookstream.notices.<events topic> (--topic; --by: who,
           default $USER)
-delete    removes the record (a managed secret goes with it); the group, tiers and DLQ stay.
+delete    removes the record (a managed secret goes with it); the group, tiers and DLQ stay,
+          and the name stays bound to its tenant (or to none): no other may take it.
             --purge     also deletes the group (the ledger), the tier, DLQ and replay-log
-                        topics and the ledger-lost registrations; stop its pushers first.
+                        topics and the ledger-lost registrations, and frees the name (also
+                        of one deleted before); stop its pushers first.
                         Asks for the name again on a terminal; --yes skips that
 secret    show: the managed secret (and previous ones still signing) in clear text, or where an
           env/file secret comes from. rotate: a new managed secret; the old one keeps signing
@@ -269,6 +275,11 @@ async function apply(
   }
   const secretsKey = await loadSecretsKey({ keyFile: values['secrets-key-file'] });
   const snapshot = await catalog.read();
+  refuseUnavailableNames(
+    snapshot,
+    files.map((f) => f.spec),
+    OPERATOR,
+  );
   const plan = planApply(snapshot.subscribers, files);
   const dryRun = values['dry-run'];
   await refuseWhatTheFleetCannotRead(kafka, plan);
@@ -510,10 +521,12 @@ async function setState(
   return 0;
 }
 
+/** The operator's delete: without --purge the name stays bound to its tenant (docs/subscribers.md). */
 async function remove(catalog: SubscriberCatalog, name: string, values: Values): Promise<number> {
   if (values.yes && !values.purge) throw bad('--yes only applies with --purge');
   const snapshot = await catalog.read();
-  const record = knownSubscriber(snapshot, name);
+  // Refuses an unknown name before asking for a confirmation.
+  planDelete(snapshot, name, OPERATOR, { purge: values.purge, now: new Date() });
   if (values.purge && !values.yes) {
     if (!process.stdin.isTTY) throw bad('--purge deletes the ledger and topics: pass --yes to confirm');
     const rl = createInterface({ input: process.stdin, output: process.stderr });
@@ -526,15 +539,17 @@ async function remove(catalog: SubscriberCatalog, name: string, values: Values):
       return 1;
     }
   }
-  // Purge first: when Kafka refuses (a pusher still in the group), the record is still there.
-  const purged = values.purge ? await catalog.purge(record, snapshot.registrations.get(name) ?? []) : null;
-  await catalog.tombstone([name]);
-  if (values.json) printJson({ name, deleted: true, purged });
+  const result = await deleteSubscriber(catalog, { name, actor: OPERATOR, purge: values.purge, snapshot });
+  if (values.json) printJson(result);
   else {
-    process.stdout.write(`${name}: deleted from the catalog\n`);
-    if (purged !== null)
+    if (result.deleted) process.stdout.write(`${name}: deleted from the catalog\n`);
+    if (result.bound)
       process.stdout.write(
-        `purged group ${purged.group}${purged.topics.length > 0 ? ` and topics ${purged.topics.join(', ')}` : ''}\n`,
+        `${name}: the name stays bound to its tenant while its group, tiers or DLQ exist (delete ${name} --purge frees it)\n`,
+      );
+    if (result.purged !== null)
+      process.stdout.write(
+        `purged group ${result.purged.group}${result.purged.topics.length > 0 ? ` and topics ${result.purged.topics.join(', ')}` : ''}; the name is free\n`,
       );
   }
   return 0;

@@ -1,0 +1,62 @@
+import type { CatalogSnapshot } from './catalog-records.ts';
+import { CatalogError } from './errors.ts';
+import { type Actor, planDelete } from './name-holders.ts';
+import type { PurgeReport, SubscriberCatalog } from './subscriber-catalog.ts';
+
+export interface DeleteRequest {
+  readonly name: string;
+  readonly actor: Actor;
+  /** The operator's `--purge`; a tenant's delete purges whatever this says. */
+  readonly purge: boolean;
+  readonly now?: Date;
+  /** The catalog as already read (the CLI reads it to confirm first); read afresh when absent. */
+  readonly snapshot?: CatalogSnapshot;
+  /** How long a tenant's delete waits for the fleet to leave the group before purging (default 60 s). */
+  readonly releaseTimeoutMs?: number;
+}
+
+export interface DeleteResult {
+  readonly name: string;
+  /** A live record was tombstoned (false: only a bound name was purged). */
+  readonly deleted: boolean;
+  readonly purged: PurgeReport | null;
+  /** The name stays bound to its tenant (or to none) after this delete. */
+  readonly bound: boolean;
+}
+
+/**
+ * Deletes a subscriber as its actor may (planDelete). The operator's purge comes first, since
+ * Kafka refuses to delete a group with members and the record must then still be there (the
+ * operator stops its pushers first). A tenant cannot stop pushers: its live record is tombstoned
+ * first, with a binding to its tenant so the name is never free while anything of it is left,
+ * then the purge waits for the fleet to leave the group. If it does not in time, the subscriber is
+ * deleted and its name still bound to the tenant: the same delete again finishes the purge.
+ */
+export async function deleteSubscriber(
+  catalog: SubscriberCatalog,
+  request: DeleteRequest,
+): Promise<DeleteResult> {
+  const snapshot = request.snapshot ?? (await catalog.read());
+  const now = request.now ?? new Date();
+  const plan = planDelete(snapshot, request.name, request.actor, { purge: request.purge, now });
+  const registrations = snapshot.registrations.get(plan.name) ?? [];
+  if (request.actor.kind === 'tenant') {
+    if (plan.record !== undefined)
+      await catalog.remove(plan.name, {
+        name: plan.name,
+        tenant: request.actor.tenant,
+        boundAt: now.toISOString(),
+      });
+    if (!(await catalog.groupEmptied(plan.name, request.releaseTimeoutMs ?? 60_000)))
+      throw new CatalogError(
+        'GROUP_IN_USE',
+        `${plan.name} is deleted, but its pushers have not left its group yet; its name stays yours: delete it again to purge it`,
+        true,
+      );
+    const purged = await catalog.purge(plan.name, registrations);
+    return { name: plan.name, deleted: plan.record !== undefined, purged, bound: false };
+  }
+  const purged = plan.purge ? await catalog.purge(plan.name, registrations) : null;
+  if (plan.record !== undefined) await catalog.remove(plan.name, plan.binding);
+  return { name: plan.name, deleted: plan.record !== undefined, purged, bound: plan.binding !== null };
+}
