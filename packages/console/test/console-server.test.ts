@@ -237,6 +237,10 @@ describe('the console server', () => {
     expect(await bad.text()).toContain('is not one of terminal');
     const one = await (await get('/subscribers/orders/dead-letters/0/1')).text();
     expect(one).toContain('&lt;b&gt;down&lt;/b&gt;');
+    expect(one).toContain('data-field="tenant">acme<');
+    expect(await (await get('/subscribers/orders/dead-letters/0/0')).text()).toContain(
+      'data-field="tenant">none<',
+    );
     expect((await get('/subscribers/orders/dead-letters/0/9')).status).toBe(404);
   });
 
@@ -290,6 +294,10 @@ describe('the console server', () => {
     expect(event).toContain('data-field="state">delivered<');
     // Judged from the definition: no attempt log time to show.
     expect(event).toContain('its eventTypes do not take order.created (passed, committed 9)');
+    expect(event).toContain('<p id="tenant">Tenant: acme</p>');
+    expect(event).toContain(
+      'by tenant: its tenant does not take the event&#39;s (acme) (passed, committed 9)',
+    );
     const find = await get('/events?id=evt-1');
     expect(find.headers.get('location')).toBe('/events/evt-1');
     const catalogue = await (await get('/catalogue')).text();

@@ -56,12 +56,17 @@ export function overview(name: string, extra: Partial<SubscriberOverview> = {}):
   };
 }
 
-export function deadLetter(eventId: string, partition: number, offset: string): DeadLetter {
+export function deadLetter(
+  eventId: string,
+  partition: number,
+  offset: string,
+  tenant: string | null = null,
+): DeadLetter {
   return {
     location: { topic: 'hookstream.sub.orders.dlq', partition, offset },
     key: eventId,
     value: Buffer.from([0, 1, 2]),
-    headers: { ce_id: eventId },
+    headers: tenant === null ? { ce_id: eventId } : { ce_id: eventId, ce_tenant: tenant },
     evidence: {
       eventId,
       subscriber: 'orders',
@@ -76,6 +81,7 @@ export function deadLetter(eventId: string, partition: number, offset: string): 
     problem: null,
     eventId,
     eventType: 'order.created',
+    tenant,
     deadLetteredAtMs: Date.parse('2026-06-01T11:00:00.000Z'),
   };
 }
@@ -86,7 +92,7 @@ export class FakeBackend implements ConsoleBackend {
   readonly jaegerUrl = 'http://jaeger.test:16686';
   subscribers: SubscriberOverview[] = [overview('orders')];
   records = new Map<string, SubscriberRecord>([['orders', record('orders')]]);
-  letters: DeadLetter[] = [deadLetter('evt-1', 0, '0'), deadLetter('evt-2', 0, '1')];
+  letters: DeadLetter[] = [deadLetter('evt-1', 0, '0'), deadLetter('evt-2', 0, '1', 'acme')];
   readonly changes: { action: string; name: string; by: string }[] = [];
   /** What the next state change says of its notice (null: published, or none due). */
   noticeError: string | null = null;
@@ -163,6 +169,7 @@ export class FakeBackend implements ConsoleBackend {
       eventId,
       origin: { topic: 'events', partition: 0, offset: '4' },
       foundIn: 'attempt-log',
+      tenant: 'acme',
       otherGroups: 0,
       subscribers: [
         { subscriber: 'orders', origin: null, ledger: { state: 'delivered', at: 'now', attempt: 1 } },
@@ -170,6 +177,11 @@ export class FakeBackend implements ConsoleBackend {
           subscriber: 'audit',
           origin: { topic: 'events', partition: 0, offset: '4' },
           ledger: { state: 'filtered', at: null, eventType: 'order.created', committed: '9' },
+        },
+        {
+          subscriber: 'globex-orders',
+          origin: { topic: 'events', partition: 0, offset: '4' },
+          ledger: { state: 'filtered', at: null, tenant: 'acme', committed: '9' },
         },
       ],
     };

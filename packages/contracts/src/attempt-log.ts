@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DeadLetterReason, RecordLocation } from './delivery-headers.ts';
-import { EventId } from './envelope.ts';
+import { EventId, TenantId } from './envelope.ts';
 import { SubscriberName } from './topics.ts';
 
 /**
@@ -36,5 +36,10 @@ export const AttemptLogEntry = z.object({
   policyVersion: z.string().optional(),
   /** A replay's step: who sent the event again. */
   operator: z.string().min(1).max(200).optional(),
+  /**
+   * The event's tenant (its ce_tenant); absent for an event without one, and in entries written
+   * before tenants. Readers that predate it drop it (the object is not strict) and read the rest.
+   */
+  tenant: TenantId.optional(),
 });
 export type AttemptLogEntry = z.infer<typeof AttemptLogEntry>;

@@ -36,13 +36,11 @@ export function noticesTopicName(eventsTopic: string): string {
 
 /**
  * Whether a definition's `eventTypes` take any notice ('*' takes them all). A tenant's subscriber
- * takes none: notices carry no tenant yet, and those about other tenants' subscribers are none of
- * its business.
+ * does too: a notice about a tenant's subscriber carries that tenant as its `ce_tenant`, and the
+ * tenant filter every subscriber applies to every record (acceptsTenant) keeps only its own
+ * tenant's; notices about subscribers of no tenant carry none, so a tenant's subscriber never
+ * takes them.
  */
-export function takesNotices(definition: {
-  readonly eventTypes: readonly (EventTypeName | '*')[];
-  readonly tenant?: string | undefined;
-}): boolean {
-  if (definition.tenant !== undefined) return false;
+export function takesNotices(definition: { readonly eventTypes: readonly (EventTypeName | '*')[] }): boolean {
   return definition.eventTypes.some((t) => t === '*' || isNoticeType(t));
 }

@@ -28,9 +28,13 @@ describe('notices', () => {
     expect(takesNotices({ eventTypes: [...eventTypes] })).toBe(expected);
   });
 
-  it("a tenant's subscriber takes no notices, even with '*': they may be about other tenants' subscribers", () => {
-    expect(takesNotices({ eventTypes: ['*'], tenant: 'acme' })).toBe(false);
-    expect(takesNotices({ eventTypes: ['subscriber.disabled'], tenant: 'acme' })).toBe(false);
+  it("a tenant's subscriber takes notices as any other (its tenant filter keeps its tenant's)", () => {
+    const all = { eventTypes: ['*' as const], tenant: 'acme' };
+    const disabled = { eventTypes: ['subscriber.disabled' as const], tenant: 'acme' };
+    const shipments = { eventTypes: ['shipment.updated' as const], tenant: 'acme' };
+    expect(takesNotices(all)).toBe(true);
+    expect(takesNotices(disabled)).toBe(true);
+    expect(takesNotices(shipments)).toBe(false);
   });
 
   it('gives the pusher, and the ingress not, the events topic notices topic', () => {

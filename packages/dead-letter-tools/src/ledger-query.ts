@@ -2,10 +2,12 @@ import {
   ATTEMPT_LOG_TOPIC,
   type AttemptLogEntry,
   acceptsEventType,
+  acceptsTenant,
   CE_HEADER,
   type RecordLocation,
   SUBSCRIBER_GROUP_PREFIX,
   subscriberGroupId,
+  tenantOf,
 } from '@hookstream/contracts';
 import {
   type ConsumedRecord,
@@ -24,6 +26,7 @@ import {
   originFromEntries,
   resolveLedgers,
   subscribersFromGroups,
+  type TenantFilter,
   type TypeFilter,
 } from '@hookstream/replay';
 import { SubscriberCatalog } from '@hookstream/subscribers';
@@ -36,8 +39,8 @@ const CLOCK_SKEW_MS = 5 * 60_000;
  * hashes to (the log is keyed by event id with the default partitioner), scans the events topic
  * for the ce_id only when no attempt names the event's location, then compares that location with
  * each subscriber group's committed offset. A subscriber past the event without a step is judged
- * by its definition in the catalog against the event's type (pushers log no step for a type a
- * subscriber does not take). Nothing here joins a subscriber's group.
+ * by its definition in the catalog against the event's tenant and type (pushers log no step for
+ * an event a subscriber does not take). The answer names the event's tenant. Nothing here joins a subscriber's group.
  */
 export async function queryLedger(kafka: KafkaConnection, query: LedgerQuery): Promise<LedgerAnswer> {
   const from = query.sinceMs === undefined ? undefined : { timestampMs: query.sinceMs };
@@ -47,14 +50,14 @@ export async function queryLedger(kafka: KafkaConnection, query: LedgerQuery): P
     const entries = await readAttempts(kafka, admin, query.eventId, from);
     let origin = originFromEntries(entries);
     let foundIn: LedgerAnswer['foundIn'] = origin === null ? null : 'attempt-log';
-    // undefined: not read (yet); null: read, but unknown.
-    let eventType: string | null | undefined;
+    // undefined: not read (yet); null: read, but not found.
+    let event: EventFacts | null | undefined;
     if (origin === null) {
       const record = await scanEvents(kafka, admin, query, from);
       if (record !== null) {
         origin = { topic: record.topic, partition: record.partition, offset: record.offset };
         foundIn = 'events-topic';
-        eventType = record.headers[CE_HEADER.type] ?? null;
+        event = factsOf(record.headers);
       }
     }
     const groups = subscribersFromGroups(await admin.listGroupIds(SUBSCRIBER_GROUP_PREFIX));
@@ -76,20 +79,34 @@ export async function queryLedger(kafka: KafkaConnection, query: LedgerQuery): P
     }
     const known = { subscribers: shown, entries: relevant, origin, committed };
     let lines = resolveLedgers(known);
-    // Only subscribers past the event without a step depend on its type: the catalog, and then the
-    // event's record, are read only when one of them takes some types and not others.
+    // Only subscribers past the event without a step depend on its type and tenant: the catalog is
+    // read only then. The event's record is read when its tenant or its type is still needed: an
+    // attempt log entry that names a tenant says it, one without may come from a pusher that
+    // predates tenants, so only the record says "none".
     const passed = lines.filter((l) => l.ledger.state === 'passed-without-record').map((l) => l.subscriber);
-    if (origin !== null && passed.length > 0) {
-      const filters = await narrowFilters(kafka, passed);
-      if (filters.size > 0) {
-        eventType ??= await eventTypeAt(kafka, origin, query.eventId, entries, query.sinceMs);
-        if (eventType !== null) lines = resolveLedgers({ ...known, eventType, filters });
-      }
+    const filters = origin !== null && passed.length > 0 ? await definitionFilters(kafka, passed) : null;
+    const entryTenant = entries.find((e) => e.tenant !== undefined)?.tenant;
+    if (
+      origin !== null &&
+      event === undefined &&
+      (entryTenant === undefined || (filters?.types.size ?? 0) > 0)
+    )
+      event = await eventAt(kafka, origin, query.eventId, entries, query.sinceMs);
+    const tenant = event != null ? event.tenant : (entryTenant ?? undefined);
+    if (filters !== null && (filters.types.size > 0 || filters.tenants.size > 0)) {
+      lines = resolveLedgers({
+        ...known,
+        eventType: event?.type ?? null,
+        filters: filters.types,
+        eventTenant: tenant,
+        tenantFilters: filters.tenants,
+      });
     }
     return {
       eventId: query.eventId,
       origin,
       foundIn,
+      tenant: tenant ?? null,
       subscribers: lines,
       otherGroups: names.length - shown.length,
     };
@@ -98,34 +115,50 @@ export async function queryLedger(kafka: KafkaConnection, query: LedgerQuery): P
   }
 }
 
-/** Type filters of the named subscribers whose catalog definition does not take every type. */
-async function narrowFilters(
-  kafka: KafkaConnection,
-  names: readonly string[],
-): Promise<Map<string, TypeFilter>> {
-  const { subscribers } = await new SubscriberCatalog(kafka).read();
-  const filters = new Map<string, TypeFilter>();
-  for (const name of names) {
-    const definition = subscribers.get(name)?.definition;
-    if (definition === undefined || definition.eventTypes.includes('*')) continue;
-    filters.set(name, (type) => acceptsEventType(definition, type));
-  }
-  return filters;
+/** What the ledger needs of the event's record: its ce_type and ce_tenant (null: none). */
+interface EventFacts {
+  readonly type: string | null;
+  readonly tenant: string | null;
+}
+
+function factsOf(headers: Readonly<Record<string, string>>): EventFacts {
+  return { type: headers[CE_HEADER.type] ?? null, tenant: tenantOf(headers) ?? null };
 }
 
 /**
- * The ce_type of the event's record at its origin, or null when the record is gone or is not this
- * event. readTopic has no start offset, so a first read starts shortly before the event's first
+ * The filters of the named subscribers as their catalog definitions state them, with the
+ * pusher's rules (acceptsEventType, acceptsTenant): type filters of those that do not take every
+ * type, tenant filters of those that name a tenant.
+ */
+async function definitionFilters(
+  kafka: KafkaConnection,
+  names: readonly string[],
+): Promise<{ types: Map<string, TypeFilter>; tenants: Map<string, TenantFilter> }> {
+  const { subscribers } = await new SubscriberCatalog(kafka).read();
+  const types = new Map<string, TypeFilter>();
+  const tenants = new Map<string, TenantFilter>();
+  for (const name of names) {
+    const definition = subscribers.get(name)?.definition;
+    if (definition === undefined) continue;
+    if (!definition.eventTypes.includes('*')) types.set(name, (type) => acceptsEventType(definition, type));
+    if (definition.tenant !== undefined) tenants.set(name, (tenant) => acceptsTenant(definition, tenant));
+  }
+  return { types, tenants };
+}
+
+/**
+ * The ce_type and ce_tenant of the event's record at its origin, or null when the record is gone
+ * or is not this event. readTopic has no start offset, so a first read starts shortly before the event's first
  * step (the record was written before it); only when that read began past the origin (clocks too
  * far apart) does a second one start from --since or the partition's earliest record.
  */
-async function eventTypeAt(
+async function eventAt(
   kafka: KafkaConnection,
   origin: RecordLocation,
   eventId: string,
   entries: readonly AttemptLogEntry[],
   sinceMs: number | undefined,
-): Promise<string | null> {
+): Promise<EventFacts | null> {
   const target = BigInt(origin.offset);
   const starts: NonNullable<ReadTopicOptions['from']>[] = [];
   const firstStepMs = Math.min(...entries.map((e) => Date.parse(e.at)));
@@ -155,7 +188,7 @@ async function eventTypeAt(
     }
     const record = found[0];
     if (record !== undefined)
-      return record.headers[CE_HEADER.id] === eventId ? (record.headers[CE_HEADER.type] ?? null) : null;
+      return record.headers[CE_HEADER.id] === eventId ? factsOf(record.headers) : null;
     // The read covered the origin and it was not there (retention, compaction): no second read.
     if (lowest !== null && lowest <= target) return null;
   }

@@ -69,7 +69,10 @@ export function startPublishSpan(
     parent,
   );
   // The key's digest costs a hash per event: only for spans that are recorded.
-  if (span.isRecording()) span.setAttribute(ATTR.messagingKafkaKey, traceKey(event.key));
+  if (span.isRecording()) {
+    span.setAttribute(ATTR.messagingKafkaKey, traceKey(event.key));
+    if (event.tenant !== undefined) span.setAttribute(ATTR.tenant, event.tenant);
+  }
   // No context to carry (no tracing SDK, no parent): nothing would be injected, so skip it.
   else if (!isSpanContextValid(span.spanContext()))
     return { span, traceparent: fallback ?? newTraceparent() };

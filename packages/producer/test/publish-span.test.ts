@@ -8,12 +8,13 @@ import { prepareEvent } from '../src/prepare-event.ts';
 import { endPublishSpan, publishParent, startPublishSpan } from '../src/publish-span.ts';
 import { isTraceparent } from '../src/traceparent.ts';
 
-const event = prepareEvent(loadEventCatalog(), {
+const REQUEST = {
   id: 'evt_1',
   key: 'tenant-1',
   type: 'key.revoked',
   data: { tenant_id: 'tenant-1', key_id: 'k' },
-});
+};
+const event = prepareEvent(loadEventCatalog(), REQUEST);
 const callers = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
 
 describe('publish spans without a tracing SDK', () => {
@@ -60,6 +61,24 @@ describe('publish spans with a tracing SDK', () => {
       'messaging.destination.partition.id': '2',
       'messaging.kafka.offset': 41,
     });
+  });
+
+  it("names a tenant's event's tenant (hookstream.tenant), and no tenant for an event without one", () => {
+    exporter.reset();
+    const acme = prepareEvent(loadEventCatalog(), { ...REQUEST, id: 'evt_2' }, undefined, 'events', 'acme');
+    expect(acme.tenant).toBe('acme');
+    endPublishSpan(startPublishSpan(tracer, 'events', acme, publishParent(callers), callers).span, {
+      partition: 0,
+      offset: '1',
+    });
+    endPublishSpan(startPublishSpan(tracer, 'events', event, publishParent(callers), callers).span, {
+      partition: 0,
+      offset: '2',
+    });
+    expect(exporter.getFinishedSpans().map((s) => s.attributes['hookstream.tenant'])).toEqual([
+      'acme',
+      undefined,
+    ]);
   });
 
   it('prefers the active span (the HTTP request) over the traceparent argument as parent', () => {

@@ -46,6 +46,8 @@ export interface RecordContext {
   readonly here: RecordLocation;
   readonly eventId: string | undefined;
   readonly type: string | undefined;
+  /** Its `ce_tenant` when that is a tenant name; undefined for an event without one. */
+  readonly tenant: string | undefined;
   /** The events topic record this delivery started from (a tier record's origin header). */
   origin: RecordLocation;
 }

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { EventDataByType, LogFn } from '@hookstream/contracts';
 import { type LostRange, lostRangeHeaders, lostRangeKey, POLICY_VERSION } from '@hookstream/delivery';
 import type { PartitionGap, RecordPosition } from '@hookstream/kafka';
-import type { NoticePublisher } from '@hookstream/subscribers';
+import { type NoticePublisher, noticeOptions } from '@hookstream/subscribers';
 
 /** The dead-letter side of a gap: where its record is, and writing it. */
 export interface GapLedger {
@@ -14,6 +14,8 @@ export interface GapLedger {
 
 export interface GapRecorderOptions {
   readonly subscriber: string;
+  /** The subscriber's tenant, which its notices carry; undefined for a subscriber of none. */
+  readonly tenant?: string | undefined;
   readonly eventsTopic: string;
   readonly dlqTopic: string;
   readonly ledger: GapLedger;
@@ -85,7 +87,11 @@ export class GapRecorder {
     const retries = this.#options.noticeRetryMs ?? NOTICE_RETRY_MS;
     for (let attempt = 0; ; attempt++) {
       try {
-        await (await notices()).publish('subscriber.events_lost', data, { id, key: subscriber });
+        await (await notices()).publish(
+          'subscriber.events_lost',
+          data,
+          noticeOptions(id, { name: subscriber, tenant: this.#options.tenant }),
+        );
         return;
       } catch (err) {
         const wait = retries[attempt];

@@ -42,6 +42,8 @@ export interface PusherGaugeSources {
   breaker?(): BreakerPhase;
   /** A required consumer (its definition says `required: true`): it reports its oldest pending delivery. */
   readonly required?: boolean;
+  /** The subscriber's tenant: it then reports `hookstream_subscriber_info{subscriber,tenant}`. */
+  readonly tenant?: string | undefined;
 }
 
 const BREAKER_PHASES: readonly BreakerPhase[] = ['closed', 'half-open', 'open'];
@@ -75,6 +77,7 @@ export class PusherMetrics {
   readonly #dlqDepth: ObservableGauge;
   readonly #breaker: ObservableGauge;
   readonly #requiredAge: ObservableGauge;
+  readonly #info: ObservableGauge;
 
   constructor(meter: Meter) {
     this.#meter = meter;
@@ -133,6 +136,14 @@ export class PusherMetrics {
     this.#dlqDepth = meter.createObservableGauge('hookstream.pusher.dlq.depth', {
       description: "Records held in the subscriber's DLQ",
       unit: '{record}',
+    });
+    // The tenant is a label of this one series per subscriber of a tenant, not of every series:
+    // a subscriber belongs to one tenant, so its label already names the tenant's series, and a
+    // join on `subscriber` attributes them without multiplying any (docs/operations.md).
+    this.#info = meter.createObservableGauge('hookstream.subscriber.info', {
+      description:
+        'Always 1, for each subscriber of a tenant: its tenant, to join other series on `subscriber`',
+      unit: '',
     });
     this.#breaker = meter.createObservableGauge('hookstream.pusher.breaker.state', {
       description:
@@ -225,8 +236,11 @@ export class PusherMetrics {
       this.#dlqDepth,
       this.#breaker,
       this.#requiredAge,
+      this.#info,
     ];
+    const info = sources.tenant === undefined ? null : { subscriber, tenant: sources.tenant };
     const observe: BatchObservableCallback = (result) => {
+      if (info !== null) result.observe(this.#info, 1, info);
       const tiers = topics.tiers();
       const allTopics = [topics.events, ...tiers];
       const lags = sources.lag();

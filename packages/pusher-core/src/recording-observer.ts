@@ -139,7 +139,9 @@ export class RecordingObserver implements DeliveryObserver {
     attempt: number,
     fields: Omit<Partial<AttemptLogEntry>, 'eventId' | 'step' | 'attempt' | 'origin' | 'source'>,
   ): void {
-    this.#deps.attemptLog?.write({
+    const log = this.#deps.attemptLog;
+    if (log === undefined) return;
+    const entry: AttemptLogEntry = {
       eventId,
       subscriber: this.#deps.subscriber,
       step,
@@ -149,7 +151,9 @@ export class RecordingObserver implements DeliveryObserver {
       source: ctx.here,
       policyVersion: POLICY_VERSION,
       ...fields,
-    });
+    };
+    // A tenant's event names it; an entry of an event without one stays as it was.
+    log.write(ctx.tenant === undefined ? entry : { ...entry, tenant: ctx.tenant });
   }
 }
 

@@ -10,6 +10,7 @@ import {
   HeadroomCrossings,
   HeadroomReader,
   type NoticePublisher,
+  noticeOptions,
   type PartitionHeadroom,
   retentionNoticeId,
   type TopicRetention,
@@ -188,10 +189,11 @@ export class RetentionWatch {
       return;
     }
     try {
-      await (await notices()).publish('subscriber.retention_at_risk', data, {
-        id: retentionNoticeId(place, offset),
-        key: subscriber,
-      });
+      await (await notices()).publish(
+        'subscriber.retention_at_risk',
+        data,
+        noticeOptions(retentionNoticeId(place, offset), record.definition),
+      );
       log(
         'warn',
         'retention headroom below the warning threshold; subscriber.retention_at_risk published',

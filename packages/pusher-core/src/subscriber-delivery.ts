@@ -132,10 +132,11 @@ export class SubscriberDelivery {
       subscriber: this.#topology.name,
       eventId,
       eventType: type,
+      tenant,
       tier: this.#topology.tierOf(record.topic),
       keyInClear: this.#topology.definition.keysInTraces,
     });
-    const ctx: RecordContext = { record, signal, span, here, eventId, type, origin: here };
+    const ctx: RecordContext = { record, signal, span, here, eventId, type, tenant, origin: here };
     let step: DeliveryOutcome = ABANDONED;
     try {
       // Active while the record is handled, so every log line about it carries its trace id.

@@ -123,6 +123,7 @@ export class SubscriberRunner {
         oldestUnsettled: () => this.#consumer?.oldestUnsettled() ?? new Map(),
         breaker: () => this.#health.phase,
         required: options.topology.definition.required === true,
+        tenant: options.topology.definition.tenant,
       },
     );
     const redisUrl = options.resources.limiterRedisUrl;
@@ -254,6 +255,7 @@ export class SubscriberRunner {
     this.#handle = delivery.handle;
     this.#gaps = new GapRecorder({
       subscriber: topology.name,
+      tenant: topology.definition.tenant,
       eventsTopic: topology.eventsTopic,
       dlqTopic: topology.dlqTopic,
       ledger: new KafkaGapLedger(

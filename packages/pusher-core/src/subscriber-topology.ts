@@ -24,7 +24,8 @@ export class SubscriberTopology {
   readonly eventsTopic: string;
   /**
    * The events topic's notices topic, which the group reads too when the definition takes any
-   * notice type ('*' does) and names no tenant; null otherwise.
+   * notice type ('*' does); null otherwise. A tenant's subscriber keeps only its tenant's notices
+   * (takesTenant, by their `ce_tenant`).
    */
   readonly noticesTopic: string | null;
   /** Retry tier topics in order: tier n is `tierTopics[n - 1]`. */

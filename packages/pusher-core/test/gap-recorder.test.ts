@@ -29,19 +29,20 @@ class MemoryGapLedger implements GapLedger {
   }
 }
 
-function recorder(ledger: GapLedger, failNotices = 0) {
+function recorder(ledger: GapLedger, failNotices = 0, tenant?: string) {
   const counted: number[] = [];
-  const notices: { type: string; data: unknown; id: string }[] = [];
+  const notices: { type: string; data: unknown; id: string; tenant?: string | undefined }[] = [];
   const logged: { level: string; message: string }[] = [];
   let failures = failNotices;
   const publisher: NoticePublisher = {
-    publish: async (type, data, { id }) => {
+    publish: async (type, data, { id, tenant }) => {
       if (failures-- > 0) throw new Error('registry away');
-      notices.push({ type, data, id });
+      notices.push({ type, data, id, tenant });
     },
   };
   const gaps = new GapRecorder({
     subscriber: 'billing',
+    tenant,
     eventsTopic: 'events',
     dlqTopic: 'hookstream.sub.billing.dlq',
     ledger,
@@ -54,6 +55,15 @@ function recorder(ledger: GapLedger, failNotices = 0) {
 }
 
 describe('GapRecorder', () => {
+  it("sends a tenant's subscriber's notice with its tenant, and none for a subscriber of none", async () => {
+    const acme = recorder(new MemoryGapLedger(), 0, 'acme');
+    await acme.gaps.record(GAP);
+    expect(acme.notices.map((n) => n.tenant)).toEqual(['acme']);
+    const none = recorder(new MemoryGapLedger());
+    await none.gaps.record(GAP);
+    expect(none.notices.map((n) => 'tenant' in n && n.tenant !== undefined)).toEqual([false]);
+  });
+
   it('writes one lost dead letter keyed by the gap, logs an error, counts the events and sends the notice', async () => {
     const dlq = new MemoryGapLedger();
     const { gaps, counted, notices, logged } = recorder(dlq);

@@ -12,6 +12,39 @@ function sample(text: string, subscriber: string): number | undefined {
   return line === undefined ? undefined : Number(line.split(' ').at(-1));
 }
 
+describe('hookstream_subscriber_info', () => {
+  it('reports one series per subscriber of a tenant, naming it, and none for a subscriber without one; other series carry no tenant', async () => {
+    const metrics = await startMetrics({ serviceName: 'pusher-metrics-test' });
+    const server = await serveMetrics(metrics, '127.0.0.1', 0);
+    try {
+      const pusher = new PusherMetrics(metrics.meter);
+      const topics = { events: 'events', tiers: () => [], dlq: 'x.dlq' };
+      const sources = (tenant?: string) => ({
+        lag: () => new Map<string, number>(),
+        dlqDepth: () => 3,
+        oldestUnsettled: () => new Map<string, number>(),
+        tenant,
+      });
+      pusher.forSubscriber('acme-billing', topics, sources('acme')).ended('delivered');
+      pusher.forSubscriber('ops', topics, sources()).ended('delivered');
+      const text = await (await fetch(server.url)).text();
+      const info = text.split('\n').filter((l) => l.startsWith('hookstream_subscriber_info{'));
+      expect(info).toHaveLength(1);
+      expect(info[0]).toMatch(/subscriber="acme-billing"/);
+      expect(info[0]).toMatch(/tenant="acme"/);
+      expect(info[0]?.split(' ').at(-1)).toBe('1');
+      const others = text
+        .split('\n')
+        .filter((l) => l.startsWith('hookstream_') && !l.startsWith('hookstream_subscriber_info'));
+      expect(others.some((l) => l.includes('acme-billing'))).toBe(true);
+      expect(others.some((l) => l.includes('tenant='))).toBe(false);
+    } finally {
+      await server.close();
+      await metrics.shutdown();
+    }
+  });
+});
+
 describe('hookstream_required_oldest_pending_seconds', () => {
   it('reports the oldest unsettled record of a required subscriber, 0 when none, and nothing for others', async () => {
     const metrics = await startMetrics({ serviceName: 'pusher-metrics-test' });

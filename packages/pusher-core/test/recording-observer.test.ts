@@ -7,7 +7,7 @@ import type { AttemptSummary, DeliveryOutcome, RecordContext } from '../src/deli
 import { RecordingObserver } from '../src/recording-observer.ts';
 import { eventRecord } from './fakes.ts';
 
-function context(): RecordContext {
+function context(tenant?: string): RecordContext {
   const record = eventRecord();
   const span = new ProcessSpan(deliveryTracer(), record, {
     consumerGroup: 'g',
@@ -24,6 +24,7 @@ function context(): RecordContext {
     here,
     eventId: 'evt_1',
     type: 't',
+    tenant,
     origin: here,
   };
 }
@@ -93,6 +94,15 @@ describe('RecordingObserver: one step fans out to counts, metrics, the attempt l
     expect(h.ended).toEqual([step.kind === 'dead-lettered' ? `${step.kind}:${step.reason}` : step.kind]);
     expect(h.entries.map((e) => e.step)).toEqual(entry === null ? [] : [entry]);
     expect(h.lines.map((l) => [l.level, l.message])).toEqual(line === null ? [] : [line]);
+  });
+
+  it("an entry of a tenant's event names its tenant; one of an event without a tenant has no tenant key", () => {
+    const h = harness();
+    const step: DeliveryOutcome = { kind: 'delivered', attempt: attempt(200) };
+    h.observer.recorded(context('acme'), step);
+    h.observer.recorded(context(), step);
+    expect(h.entries.map((e) => e.tenant)).toEqual(['acme', undefined]);
+    expect('tenant' in (h.entries[1] ?? {})).toBe(false);
   });
 
   it('a poison dead letter counts as both dead-lettered and poison', () => {

@@ -7,13 +7,19 @@ import { RetentionWatch } from '../src/retention-watch.ts';
 const NOW = Date.parse('2026-12-03T12:00:00Z');
 const TOPIC = 'events';
 
-function record(name: string, kind: 'active' | 'paused', retentionWarningMs?: number): SubscriberRecord {
+function record(
+  name: string,
+  kind: 'active' | 'paused',
+  retentionWarningMs?: number,
+  tenant?: string,
+): SubscriberRecord {
   return {
-    version: 3,
+    version: tenant === undefined ? 3 : 4,
     definition: SubscriberDefinition.parse({
       name,
       url: 'https://example.com/hook',
       ...(retentionWarningMs === undefined ? {} : { retentionWarningMs }),
+      ...(tenant === undefined ? {} : { tenant }),
     }),
     state: kind === 'active' ? { kind } : { kind, reason: 'test', by: 'ops', at: '2026-12-03T00:00:00.000Z' },
     createdAt: '2026-12-01T00:00:00.000Z',
@@ -33,14 +39,14 @@ function partition(committed: number, seconds: number, owed = true): PartitionHe
 
 /** A watch over `records` whose looks answer, in turn, the given partitions of every group. */
 function watch(records: readonly SubscriberRecord[], failures: (Error & { code?: string })[] = []) {
-  const sent: { id: string; data: Record<string, unknown> }[] = [];
+  const sent: { id: string; data: Record<string, unknown>; tenant?: string | undefined }[] = [];
   const logged: string[] = [];
   let answer: PartitionHeadroom[] = [];
   const publisher: NoticePublisher = {
-    publish: async (_type, data, { id }) => {
+    publish: async (_type, data, { id, tenant }) => {
       const failure = failures.shift();
       if (failure !== undefined) throw failure;
-      sent.push({ id, data: data as unknown as Record<string, unknown> });
+      sent.push({ id, data: data as unknown as Record<string, unknown>, tenant });
     },
   };
   const w = new RetentionWatch({
@@ -69,6 +75,12 @@ function watch(records: readonly SubscriberRecord[], failures: (Error & { code?:
 }
 
 describe('RetentionWatch', () => {
+  it("sends a tenant's subscriber's notice with its tenant", async () => {
+    const { sent, look } = watch([record('acme-billing', 'active', 3_600_000, 'acme')]);
+    await look(partition(5, 3000));
+    expect(sent.map((s) => [s.data['subscriber'], s.tenant])).toEqual([['acme-billing', 'acme']]);
+  });
+
   it('sends one notice per crossing, and again only after a recovery, named by the ledger offset', async () => {
     const { sent, look } = watch([record('billing', 'paused', 3_600_000)]);
     await look(partition(5, 4000)); // above the hour: nothing

@@ -148,8 +148,10 @@ describe('SubscriberDelivery: one record to its step', () => {
   it('a subscriber without notice types does not read the notices topic', () => {
     expect(topology({ eventTypes: ['shipment.updated'] }).noticesTopic).toBeNull();
     expect(topology({ eventTypes: ['*'] }).noticesTopic).toBe('hookstream.notices.events-unit');
-    // Notices carry no tenant yet: a tenant's subscriber reads none, even with '*'.
-    expect(topology({ eventTypes: ['*'], tenant: 'acme' }).noticesTopic).toBeNull();
+    // A tenant's subscriber reads the notices topic too; its tenant filter keeps its own tenant's.
+    expect(topology({ eventTypes: ['*'], tenant: 'acme' }).noticesTopic).toBe(
+      'hookstream.notices.events-unit',
+    );
   });
 
   it.each([

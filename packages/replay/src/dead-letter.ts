@@ -4,6 +4,7 @@ import {
   HS_HEADER,
   type RecordLocation,
   readDeadLetterEvidence,
+  tenantOf,
 } from '@hookstream/contracts';
 import type { StoredRecord } from './stored-record.ts';
 
@@ -19,6 +20,8 @@ export interface DeadLetter {
   /** The evidence's event id, else the CloudEvents ce_id; null for an unreadable poison record. */
   readonly eventId: string | null;
   readonly eventType: string | null;
+  /** The event's tenant (its ce_tenant, which the DLQ copy keeps); null when it has none. */
+  readonly tenant: string | null;
   /** When it was dead-lettered (the evidence's time; the record's timestamp without one). */
   readonly deadLetteredAtMs: number;
 }
@@ -37,6 +40,7 @@ export function readDeadLetter(record: StoredRecord): DeadLetter {
     problem,
     eventId: evidence?.eventId ?? record.headers[CE_HEADER.id] ?? record.headers[HS_HEADER.eventId] ?? null,
     eventType: record.headers[CE_HEADER.type] ?? null,
+    tenant: tenantOf(record.headers) ?? null,
     deadLetteredAtMs,
   };
 }

@@ -20,6 +20,11 @@ export interface LedgerAnswer {
   readonly origin: RecordLocation | null;
   /** Where the location came from. */
   readonly foundIn: 'attempt-log' | 'events-topic' | null;
+  /**
+   * The event's tenant (its ce_tenant, or what its attempt log entries name); null when it has
+   * none, or when its record could not be read (then `origin` is null or the record is gone).
+   */
+  readonly tenant: string | null;
   readonly subscribers: readonly LedgerLine[];
   /** Subscriber groups left out: no ledger on the event's topic and no attempt for it (they read another topic). */
   readonly otherGroups: number;

@@ -32,6 +32,11 @@ export type LedgerState =
       readonly at: string | null;
       /** Judged from the definition: the event's type, which its eventTypes do not take. */
       readonly eventType?: string;
+      /**
+       * Judged from the definition: the event's tenant (its ce_tenant; null: it has none), which
+       * the subscriber's tenant does not take.
+       */
+      readonly tenant?: string | null;
       /** Judged from the definition: the group's committed offset, past the event. */
       readonly committed?: string;
     }
@@ -104,6 +109,12 @@ function fromStep(e: AttemptLogEntry): LedgerState {
 export type TypeFilter = (type: string) => boolean;
 
 /**
+ * Whether a subscriber's definition takes events of a tenant (undefined: an event without one),
+ * from the catalog: `acceptsTenant` of its definition, the pusher's rule.
+ */
+export type TenantFilter = (tenant: string | undefined) => boolean;
+
+/**
  * One subscriber's state for an event. The attempt log says what happened when it has a step for
  * the subscriber; otherwise the committed offset on the event's partition says whether the
  * subscriber got there yet. Past it without a step, an event whose type the definition does not
@@ -117,6 +128,10 @@ export function resolveLedger(input: {
   readonly eventType?: string | null | undefined;
   /** The subscriber's type filter; null or absent when its definition is unknown. */
   readonly accepts?: TypeFilter | null | undefined;
+  /** The event's ce_tenant: null when it has none, absent when unknown. */
+  readonly eventTenant?: string | null | undefined;
+  /** The subscriber's tenant filter; null or absent when its definition is unknown. */
+  readonly acceptsTenant?: TenantFilter | null | undefined;
 }): LedgerState {
   const latest = latestStep(input.entries);
   if (latest !== undefined) return fromStep(latest);
@@ -124,7 +139,10 @@ export function resolveLedger(input: {
   const committed = input.committed?.get(input.origin.partition) ?? null;
   if (committed === null || aboveLedger(input.origin.offset, committed))
     return { state: 'not-reached', committed };
-  const { eventType, accepts } = input;
+  const { eventType, accepts, eventTenant, acceptsTenant } = input;
+  // The pusher judges the tenant first (SubscriberTopology.takesTenant), so the ledger does too.
+  if (eventTenant !== undefined && acceptsTenant != null && !acceptsTenant(eventTenant ?? undefined))
+    return { state: 'filtered', at: null, tenant: eventTenant, committed };
   if (eventType != null && accepts != null && !accepts(eventType))
     return { state: 'filtered', at: null, eventType, committed };
   return { state: 'passed-without-record', committed };
@@ -180,6 +198,10 @@ export function resolveLedgers(input: {
   readonly eventType?: string | null | undefined;
   /** Type filters of the subscribers the catalog defines, by name. */
   readonly filters?: ReadonlyMap<string, TypeFilter> | undefined;
+  /** The event's ce_tenant: null when it has none, absent when unknown. */
+  readonly eventTenant?: string | null | undefined;
+  /** Tenant filters of the subscribers of a tenant the catalog defines, by name. */
+  readonly tenantFilters?: ReadonlyMap<string, TenantFilter> | undefined;
 }): LedgerLine[] {
   const names = [...new Set([...input.subscribers, ...input.entries.map((e) => e.subscriber)])].sort();
   return names.map((subscriber) => {
@@ -194,6 +216,8 @@ export function resolveLedgers(input: {
         committed: input.committed.get(subscriber) ?? null,
         eventType: input.eventType,
         accepts: input.filters?.get(subscriber),
+        eventTenant: input.eventTenant,
+        acceptsTenant: input.tenantFilters?.get(subscriber),
       }),
     };
   });

@@ -1,4 +1,4 @@
-import { EventId, formatLocation, RecordLocation, SubscriberName } from '@hookstream/contracts';
+import { EventId, formatLocation, RecordLocation, SubscriberName, TenantId } from '@hookstream/contracts';
 import { z } from 'zod';
 import type { DeadLetter } from './dead-letter.ts';
 import { REPLAY_LEASE_KEY } from './replay-lease.ts';
@@ -21,6 +21,11 @@ export const ReplayLogEntry = z.object({
   tier: RecordLocation,
   /** This event's replay count for the subscriber after this replay. */
   replays: z.number().int().min(1),
+  /**
+   * The event's tenant (the dead letter's ce_tenant); absent without one, and in entries written
+   * before tenants. Not strict: older readers read an entry with it.
+   */
+  tenant: TenantId.optional(),
 });
 export type ReplayLogEntry = z.infer<typeof ReplayLogEntry>;
 
@@ -120,5 +125,8 @@ export function replayLogRecord(
     tier,
     replays: (r.evidence.replays ?? 0) + 1,
   };
-  return { key: replayLogKey(r.letter.location), value: Buffer.from(JSON.stringify(entry)), entry };
+  // Only a tenant name: an entry that did not parse would not stop a second replay of it.
+  const tenant = r.letter.tenant;
+  const named = tenant !== null && TenantId.safeParse(tenant).success ? { ...entry, tenant } : entry;
+  return { key: replayLogKey(r.letter.location), value: Buffer.from(JSON.stringify(named)), entry: named };
 }

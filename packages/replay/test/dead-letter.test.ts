@@ -1,4 +1,4 @@
-import { HS_HEADER } from '@hookstream/contracts';
+import { CE_HEADER, HS_HEADER } from '@hookstream/contracts';
 import { describe, expect, it } from 'vitest';
 import { readDeadLetter } from '../src/dead-letter.ts';
 import { dlqRecord } from './fixtures.ts';
@@ -19,6 +19,11 @@ describe('readDeadLetter', () => {
     expect(l.eventType).toBe('shipment.updated');
     expect(l.location).toEqual({ topic: 'hookstream.sub.billing.dlq', partition: 0, offset: '7' });
     expect(l.deadLetteredAtMs).toBe(Date.parse('2026-05-01T10:00:11.500Z'));
+  });
+
+  it("names the event's tenant from the ce_tenant its DLQ copy keeps, null without one", () => {
+    expect(readDeadLetter(dlqRecord()).tenant).toBeNull();
+    expect(readDeadLetter(dlqRecord({ headers: { [CE_HEADER.tenant]: 'acme' } })).tenant).toBe('acme');
   });
 
   it('keeps a record whose evidence does not parse, says why, and falls back to ce_id and the record time', () => {

@@ -1,4 +1,4 @@
-import type { AttemptLogEntry } from '@hookstream/contracts';
+import { type AttemptLogEntry, acceptsTenant } from '@hookstream/contracts';
 import { describe, expect, it } from 'vitest';
 import {
   attemptEntriesFor,
@@ -214,6 +214,35 @@ describe('resolveLedger: filtered without an attempt log step, judged from the d
       accepts: c.accepts,
     });
     expect(state).toEqual(c.expected);
+  });
+});
+
+describe('resolveLedger: filtered by tenant without an attempt log step, judged from the definition', () => {
+  // The one rule the pusher applies (acceptsTenant), for a subscriber of acme.
+  const acme = (tenant: string | undefined) => acceptsTenant({ tenant: 'acme' }, tenant);
+  const judge = (eventTenant: string | null | undefined, c: { committed?: string } = {}) =>
+    resolveLedger({
+      entries: [],
+      origin: ORIGIN,
+      committed: committed(c.committed ?? '101'),
+      eventType: 'shipment.updated',
+      accepts: () => true,
+      eventTenant,
+      acceptsTenant: acme,
+    });
+
+  it("another tenant's event, or one without a tenant, past the ledger: filtered, by tenant", () => {
+    expect(judge('globex')).toEqual({ state: 'filtered', at: null, tenant: 'globex', committed: '101' });
+    expect(judge(null)).toEqual({ state: 'filtered', at: null, tenant: null, committed: '101' });
+  });
+
+  it("its own tenant's event past the ledger without a step: passed without a record", () => {
+    expect(judge('acme')).toEqual({ state: 'passed-without-record', committed: '101' });
+  });
+
+  it('an unknown tenant judges nothing; not reached stays not reached', () => {
+    expect(judge(undefined)).toEqual({ state: 'passed-without-record', committed: '101' });
+    expect(judge('globex', { committed: '100' })).toEqual({ state: 'not-reached', committed: '100' });
   });
 });
 

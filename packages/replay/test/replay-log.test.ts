@@ -1,7 +1,8 @@
+import { CE_HEADER } from '@hookstream/contracts';
 import { describe, expect, it } from 'vitest';
 import { readDeadLetter } from '../src/dead-letter.ts';
 import { indexReplayLog, planReplay, ReplayLogEntry, replayLogRecord } from '../src/replay-log.ts';
-import { checkReplayable, type Replayable } from '../src/tier-record.ts';
+import { buildTierRecord, checkReplayable, type Replayable } from '../src/tier-record.ts';
 import { dlqRecord } from './fixtures.ts';
 
 const NOW = Date.parse('2026-05-02T08:00:00.000Z');
@@ -41,6 +42,27 @@ describe('replayLogRecord', () => {
       tier: { topic: 'hookstream.sub.billing.retry.1', partition: 2, offset: '40' },
       replays: 1,
     });
+  });
+});
+
+describe("a tenant's dead letter replayed", () => {
+  it('keeps its ce_tenant on the tier record and names the tenant in the replay log entry', () => {
+    const c = check(readDeadLetter(dlqRecord({ offset: '8', headers: { [CE_HEADER.tenant]: 'acme' } })));
+    if (!c.ok) throw new Error(c.problem);
+    const { value, entry } = replayLogRecord(
+      c.replayable,
+      { topic: 'hookstream.sub.billing.retry.1', partition: 0, offset: '1' },
+      { replayId: 'rpl_1', nowMs: NOW, operator: 'ops' },
+    );
+    expect(entry.tenant).toBe('acme');
+    expect(ReplayLogEntry.parse(JSON.parse(value.toString())).tenant).toBe('acme');
+    const tier = buildTierRecord(c.replayable, { replayId: 'rpl_1', nowMs: NOW, operator: 'ops' });
+    expect(tier.headers[CE_HEADER.tenant]).toBe('acme');
+    // Without one, the entry is as before.
+    expect(
+      'tenant' in
+        replayLogRecord(replayable('9'), entry.tier, { replayId: 'r', nowMs: NOW, operator: 'ops' }).entry,
+    ).toBe(false);
   });
 });
 

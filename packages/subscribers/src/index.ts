@@ -81,8 +81,8 @@ export {
   resumedRecord,
   withManagedSecret,
 } from './state-changes.ts';
-export type { Notice, NoticePublisher } from './state-notices.ts';
-export { disabledNotice, enabledNotice, publishNotice } from './state-notices.ts';
+export type { Notice, NoticeOptions, NoticePublisher } from './state-notices.ts';
+export { disabledNotice, enabledNotice, noticeOptions, publishNotice } from './state-notices.ts';
 export type { CatalogKafka, PurgeReport } from './subscriber-catalog.ts';
 export { registryTopicSpec, SubscriberCatalog } from './subscriber-catalog.ts';
 export type { DeleteRequest, DeleteResult } from './subscriber-delete.ts';

@@ -11,16 +11,34 @@ export interface Notice<T extends NoticeType> {
   readonly id: string;
   /** The subscriber's name: its notices stay in order on one partition. */
   readonly key: string;
+  /** The subscriber's tenant, sent as the notice's `ce_tenant`; absent for a subscriber of none. */
+  readonly tenant?: string;
   readonly data: EventDataByType[T];
 }
 
 /** Where notices go (an EventProducer of the notices channel in production). */
 export interface NoticePublisher {
-  publish<T extends NoticeType>(
-    type: T,
-    data: EventDataByType[T],
-    options: { readonly id: string; readonly key: string },
-  ): Promise<unknown>;
+  publish<T extends NoticeType>(type: T, data: EventDataByType[T], options: NoticeOptions): Promise<unknown>;
+}
+
+/**
+ * How a notice is published. `tenant`: the tenant of the subscriber it is about, as its
+ * `ce_tenant`, so the tenant filter every subscriber applies lets only that tenant's subscribers
+ * (and those of no tenant) take it. Data has no tenant field: `tenant` is reserved in data.
+ */
+export interface NoticeOptions {
+  readonly id: string;
+  readonly key: string;
+  readonly tenant?: string;
+}
+
+/** The options for a notice about a subscriber of this definition: its tenant when it has one. */
+export function noticeOptions(
+  id: string,
+  definition: { readonly name: string; readonly tenant?: string | undefined },
+): NoticeOptions {
+  const { name, tenant } = definition;
+  return tenant === undefined ? { id, key: name } : { id, key: name, tenant };
 }
 
 /**
@@ -41,8 +59,7 @@ export function disabledNotice(
   const name = record.definition.name;
   return {
     type: 'subscriber.disabled',
-    id: `subscriber.disabled:${name}:${Date.parse(was.updatedAt)}`,
-    key: name,
+    ...noticeOptions(`subscriber.disabled:${name}:${Date.parse(was.updatedAt)}`, record.definition),
     data: {
       subscriber: name,
       cause: state.cause ?? 'failing',
@@ -66,8 +83,7 @@ export function enabledNotice(
   const at = context.now.toISOString();
   return {
     type: 'subscriber.enabled',
-    id: `subscriber.enabled:${name}:${Date.parse(state.at)}`,
-    key: name,
+    ...noticeOptions(`subscriber.enabled:${name}:${Date.parse(state.at)}`, was.definition),
     data: {
       subscriber: name,
       enabled_at: at,
@@ -84,5 +100,10 @@ export function publishNotice<T extends NoticeType>(
   publisher: NoticePublisher,
   notice: Notice<T>,
 ): Promise<unknown> {
-  return publisher.publish(notice.type, notice.data, { id: notice.id, key: notice.key });
+  const { id, key, tenant } = notice;
+  return publisher.publish(
+    notice.type,
+    notice.data,
+    tenant === undefined ? { id, key } : { id, key, tenant },
+  );
 }

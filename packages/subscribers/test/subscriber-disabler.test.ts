@@ -2,7 +2,7 @@ import type { EventDataByType, NoticeType, SubscriberRecord } from '@hookstream/
 import { describe, expect, it } from 'vitest';
 import { foldRegistry } from '../src/catalog-records.ts';
 import { recordOfDefinition, resumedRecord } from '../src/state-changes.ts';
-import { enabledNotice, type NoticePublisher } from '../src/state-notices.ts';
+import { enabledNotice, type NoticeOptions, type NoticePublisher } from '../src/state-notices.ts';
 import { SubscriberDisabler } from '../src/subscriber-disabler.ts';
 import { definition, NOW, raw, record } from './fixtures.ts';
 
@@ -22,12 +22,8 @@ class MemoryCatalog {
 }
 
 class MemoryPublisher implements NoticePublisher {
-  readonly published: { type: NoticeType; data: unknown; id: string; key: string }[] = [];
-  async publish<T extends NoticeType>(
-    type: T,
-    data: EventDataByType[T],
-    options: { id: string; key: string },
-  ) {
+  readonly published: { type: NoticeType; data: unknown; id: string; key: string; tenant?: string }[] = [];
+  async publish<T extends NoticeType>(type: T, data: EventDataByType[T], options: NoticeOptions) {
     this.published.push({ type, data, ...options });
   }
 }
@@ -73,6 +69,21 @@ describe('SubscriberDisabler', () => {
           events_topic: 'events',
         },
       },
+    ]);
+  });
+
+  it("publishes a tenant's subscriber's notice with its tenant (as ce_tenant), and no tenant otherwise", async () => {
+    const acme = record('acme-billing', {
+      version: 4,
+      definition: definition('acme-billing', { tenant: 'acme' }),
+    });
+    const { d, publisher } = disabler([acme, record('ops')]);
+    const input = { cause: 'gone', reason: '410', status: 410, failingSinceMs: null } as const;
+    await d.disable({ name: 'acme-billing', ...input });
+    await d.disable({ name: 'ops', ...input });
+    expect(publisher.published.map((p) => [p.key, 'tenant' in p ? p.tenant : 'none'])).toEqual([
+      ['acme-billing', 'acme'],
+      ['ops', 'none'],
     ]);
   });
 
@@ -196,6 +207,12 @@ describe('subscriber.enabled', () => {
       },
     });
     expect(() => enabledNotice(record('x'), { eventsTopic: 'e', by: 'a', now: NOW })).toThrow();
+    const acme = record('acme-billing', {
+      version: 4,
+      definition: definition('acme-billing', { tenant: 'acme' }),
+      state: { kind: 'disabled', reason: '410', at: '2026-05-30T00:00:00.000Z' },
+    });
+    expect(enabledNotice(acme, { eventsTopic: 'events', by: 'ann', now: NOW }).tenant).toBe('acme');
   });
 
   it('a record made from a definition is active and valid', () => {

@@ -33,6 +33,8 @@ export interface ProcessSpanOptions {
   readonly subscriber: string;
   readonly eventId: string | undefined;
   readonly eventType: string | undefined;
+  /** The event's tenant (a valid ce_tenant); undefined for an event without one. */
+  readonly tenant?: string | undefined;
   /** The retry tier the record was read from; undefined for the events topic. */
   readonly tier: number | undefined;
   /** The partition key in clear in spans (the subscriber's `keysInTraces`); else a digest. */
@@ -105,6 +107,7 @@ export class ProcessSpan {
     };
     if (options.eventId !== undefined) attributes[ATTR.messagingMessageId] = options.eventId;
     if (options.eventType !== undefined) attributes[ATTR.eventType] = options.eventType;
+    if (options.tenant !== undefined) attributes[ATTR.tenant] = options.tenant;
     if (options.tier !== undefined) attributes[ATTR.retryTier] = options.tier;
     const lite = liteTracerFor(tracer);
     const remote = lite?.remoteParent(message.headers);

@@ -26,6 +26,8 @@ export const ATTR = {
   /** The attempt's outcome reason from the delivery contract (server-error, timeout, …). */
   outcomeReason: 'hookstream.outcome.reason',
   eventType: 'hookstream.event.type',
+  /** The event's tenant (its ce_tenant); only on spans of an event that has one. */
+  tenant: 'hookstream.tenant',
   /** Replays: the DLQ record replayed (`<topic>:<partition>:<offset>`) and the run's id. */
   replayOf: 'hookstream.replay.of',
   replayId: 'hookstream.replay.id',

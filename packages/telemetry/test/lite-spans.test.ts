@@ -157,7 +157,12 @@ interface Run {
   readonly traceId: string | undefined;
 }
 
-function sdkRun(record: ConsumedMessage, scenario: Scenario, sampler?: Sampler): Run & { times: HrTime[] } {
+function sdkRun(
+  record: ConsumedMessage,
+  scenario: Scenario,
+  sampler?: Sampler,
+  spanOptions: ProcessSpanOptions = options,
+): Run & { times: HrTime[] } {
   const exporter = new InMemorySpanExporter();
   const clock = new ClockRecorder();
   const provider = new TracerProvider({
@@ -166,7 +171,7 @@ function sdkRun(record: ConsumedMessage, scenario: Scenario, sampler?: Sampler):
     spanProcessors: [clock, new SimpleSpanProcessor({ exporter })],
     ...(sampler ? { sampler } : {}),
   });
-  const span = new ProcessSpan(provider.getTracer('hookstream-pusher'), record, options);
+  const span = new ProcessSpan(provider.getTracer('hookstream-pusher'), record, spanOptions);
   const result = scenario(span);
   return { spans: exporter.getFinishedSpans(), result, traceId: span.traceId, times: clock.times };
 }
@@ -177,6 +182,7 @@ function liteRun(
   scope: InstrumentationScope,
   times: HrTime[],
   sampling: { parentBasedRoot?: Sampler; sampler?: Sampler },
+  spanOptions: ProcessSpanOptions = options,
 ): Run {
   const exporter = new InMemorySpanExporter();
   const replay = [...times];
@@ -197,7 +203,7 @@ function liteRun(
   const standIn = { startSpan: () => undefined, startActiveSpan: () => undefined } as unknown as Tracer;
   installLiteTracer(lite, standIn, 'hookstream-pusher');
   try {
-    const span = new ProcessSpan(standIn, record, options);
+    const span = new ProcessSpan(standIn, record, spanOptions);
     const result = scenario(span);
     return { spans: exporter.getFinishedSpans(), result, traceId: span.traceId };
   } finally {
@@ -295,6 +301,37 @@ describe('delivery spans from the lite tracer', () => {
           expect(sdkBytes(lite.spans)).toBe(expected);
           expect(ownBytes(lite.spans)).toBe(expected);
         });
+
+  for (const [scenarioName, scenario] of Object.entries(SCENARIOS))
+    it(`a tenant's event: the SDK's bytes, with hookstream.tenant on its process span: ${scenarioName}`, () => {
+      const record = RECORDS['a sampled remote parent with trace state'] as ConsumedMessage;
+      const tenant = { ...options, tenant: 'acme' };
+      const sdk = sdkRun(record, scenario, undefined, tenant);
+      const scope = (sdk.spans[0]?.instrumentationScope ?? {
+        name: 'hookstream-pusher',
+      }) as InstrumentationScope;
+      const lite = liteRun(
+        record,
+        scenario,
+        scope,
+        sdk.times,
+        { parentBasedRoot: new AlwaysOnSampler() },
+        tenant,
+      );
+      const process = sdk.spans.find((s) => s.name.startsWith('process '));
+      expect(process?.attributes['hookstream.tenant']).toBe('acme');
+      expect(lite.spans.find((s) => s.name.startsWith('process '))?.attributes['hookstream.tenant']).toBe(
+        'acme',
+      );
+      const expected = sdkBytes(sdk.spans);
+      expect(sdkBytes(lite.spans)).toBe(expected);
+      expect(ownBytes(lite.spans)).toBe(expected);
+      // Without a tenant the attribute is absent, not empty: those bytes are what they were.
+      const plain = sdkRun(record, scenario);
+      expect(
+        'hookstream.tenant' in (plain.spans.find((s) => s.name.startsWith('process '))?.attributes ?? {}),
+      ).toBe(false);
+    });
 
   it('covers sampled and unsampled runs alike', () => {
     const sampled = sdkRun(RECORDS['no parent'] as ConsumedMessage, SCENARIOS.delivered as Scenario);

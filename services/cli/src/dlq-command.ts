@@ -141,9 +141,12 @@ async function list(
     return 0;
   }
   const withProblems = letters.some((l) => l.problem !== null);
+  // A tenant column only when some dead letter has one: other tables stay as they were.
+  const withTenants = letters.some((l) => l.tenant !== null);
   const rows = letters.map((l) => [
     l.eventId ?? '-',
     lostRange(l) ?? l.eventType ?? '-',
+    ...(withTenants ? [l.tenant ?? '-'] : []),
     l.evidence?.reason ?? '?',
     l.evidence === null ? '?' : String(l.evidence.attempts),
     l.evidence?.status === undefined ? '-' : String(l.evidence.status),
@@ -154,6 +157,7 @@ async function list(
   const headers = [
     'event id',
     'type',
+    ...(withTenants ? ['tenant'] : []),
     'reason',
     'attempts',
     'status',
@@ -172,6 +176,7 @@ function toJson(l: DeadLetter) {
   return {
     eventId: l.eventId,
     type: l.eventType,
+    tenant: l.tenant,
     reason: e?.reason ?? null,
     attempts: e?.attempts ?? null,
     status: e?.status ?? null,

@@ -80,7 +80,8 @@ export async function ledgerCommand(argv: readonly string[]): Promise<number> {
       answer.origin === null
         ? 'location unknown'
         : `${formatLocation(answer.origin)} (found in the ${answer.foundIn === 'attempt-log' ? 'attempt log' : 'events topic'})`;
-    process.stdout.write(`event ${eventId} at ${where}\n\n`);
+    process.stdout.write(`event ${eventId} at ${where}\n`);
+    process.stdout.write(`tenant ${answer.tenant ?? 'none'}\n\n`);
     if (answer.subscribers.length === 0) {
       process.stdout.write('no subscriber groups (hookstream.sub.*) exist\n');
       return 0;
@@ -114,8 +115,9 @@ export function describe(line: LedgerLine, nowMs: number): string {
     case 'dead-lettered':
       return `reason ${l.reason ?? 'unknown'}, after attempt ${l.attempt}${status}, at ${l.at}`;
     case 'filtered':
-      return l.at !== null
-        ? `filtered out at ${l.at}`
+      if (l.at !== null) return `filtered out at ${l.at}`;
+      return l.tenant !== undefined
+        ? `by tenant: its tenant does not take the event's (${l.tenant ?? 'none'}) (offset ${line.origin?.offset} < committed ${l.committed ?? '?'}; no attempt log entry)`
         : `its eventTypes do not take ${l.eventType ?? 'the event type'} (offset ${line.origin?.offset} < committed ${l.committed ?? '?'}; no attempt log entry)`;
     case 'not-reached':
       return l.committed === null

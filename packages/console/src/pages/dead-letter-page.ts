@@ -36,6 +36,7 @@ ${letter.problem === null ? '' : html`<p class="error">${letter.problem}</p>`}
       .filter(([, v]) => v !== undefined)
       .map(([k, v]) => html`<tr><th>${k}</th><td>${v}</td></tr>`)}
 <tr><th>type</th><td>${letter.eventType ?? '–'}</td></tr>
+<tr><th>tenant</th><td data-field="tenant">${letter.tenant ?? 'none'}</td></tr>
 <tr><th>dlq record</th><td>${letter.location.topic}:${letter.location.partition}:${letter.location.offset}</td></tr>
 <tr><th>payload</th><td>${letter.value === null ? 'none' : `${letter.value.length} bytes (Avro)`}</td></tr>
 </table>

@@ -23,6 +23,7 @@ export function eventPage(view: EventView): SafeHtml {
   return layout(
     { title: `Event ${ledger.eventId}`, csrfToken: view.csrfToken },
     html`<p>At ${where}</p>
+<p id="tenant">Tenant: ${ledger.tenant ?? 'none'}</p>
 <h2>Traces</h2>
 ${
   view.traceIds.length === 0
@@ -53,8 +54,9 @@ function detail(line: LedgerLine): string {
     case 'dead-lettered':
       return `reason ${l.reason ?? 'unknown'}, after attempt ${l.attempt}, at ${l.at}`;
     case 'filtered':
-      return l.at !== null
-        ? `filtered out at ${l.at}`
+      if (l.at !== null) return `filtered out at ${l.at}`;
+      return l.tenant !== undefined
+        ? `by tenant: its tenant does not take the event's (${l.tenant ?? 'none'}) (passed, committed ${l.committed ?? 'unknown'})`
         : `its eventTypes do not take ${l.eventType ?? 'the event type'} (passed, committed ${l.committed ?? 'unknown'})`;
     case 'not-reached':
       return l.committed === null
