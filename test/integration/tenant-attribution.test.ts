@@ -2,7 +2,12 @@ import { CE_HEADER, dlqTopicName, noticesTopicName, subscriberGroupId } from '@h
 import type { FleetProcess } from '@hookstream/pusher';
 import type { SampleReceiver } from '@hookstream/receiver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalogEnv, handMadeRecord, produceRegistryRecords, startCatalogFleet } from '../support/catalog.ts';
+import {
+  catalogEnv,
+  handMadeRecord,
+  produceRegistryRecords,
+  startRunningCatalogFleet,
+} from '../support/catalog.ts';
 import { runCli } from '../support/cli.ts';
 import { EventFactory, type TestEvent } from '../support/events.ts';
 import { uniqueName } from '../support/names.ts';
@@ -73,14 +78,7 @@ describe("a tenant's notices, dead letters and ledger name the tenant", () => {
         ),
       })),
     );
-    fleet = await startCatalogFleet({ topic, prefix, secretsKey });
-    const f = fleet;
-    await waitFor(
-      `${subs.length} subscribers running`,
-      async () =>
-        f.entries().filter((e) => e.state === 'running').length === subs.length ? true : undefined,
-      { timeoutMs: 90_000 },
-    );
+    fleet = await startRunningCatalogFleet({ topic, prefix, secretsKey }, subs.length);
   }, 150_000);
 
   afterAll(async () => {

@@ -2,7 +2,12 @@ import { CE_HEADER } from '@hookstream/contracts';
 import type { FleetProcess } from '@hookstream/pusher';
 import type { SampleReceiver } from '@hookstream/receiver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalogEnv, handMadeRecord, produceRegistryRecords, startCatalogFleet } from '../support/catalog.ts';
+import {
+  catalogEnv,
+  handMadeRecord,
+  produceRegistryRecords,
+  startRunningCatalogFleet,
+} from '../support/catalog.ts';
 import { EventFactory, type TestEvent } from '../support/events.ts';
 import { uniqueName } from '../support/names.ts';
 import { KafkaFixture } from '../support/pushers.ts';
@@ -111,14 +116,7 @@ describe('subscribers of a tenant in a fleet', () => {
         ),
       })),
     );
-    fleet = await startCatalogFleet({ topic, prefix, secretsKey });
-    const f = fleet;
-    await waitFor(
-      `${SUBS.length} subscribers running`,
-      async () =>
-        f.entries().filter((e) => e.state === 'running').length === SUBS.length ? true : undefined,
-      { timeoutMs: 90_000 },
-    );
+    fleet = await startRunningCatalogFleet({ topic, prefix, secretsKey }, SUBS.length);
   }, 150_000);
 
   afterAll(async () => {

@@ -10,6 +10,7 @@ import type { Meter } from '@opentelemetry/api';
 import { expect } from 'vitest';
 import { runCli } from './cli.ts';
 import { endpoints } from './stack.ts';
+import { waitFor } from './wait.ts';
 
 /** A secrets key and the environment that carries it, for the CLI and a fleet of one test file. */
 export function catalogEnv(topic: string): { secretsKey: string; env: NodeJS.ProcessEnv } {
@@ -68,6 +69,20 @@ export async function startCatalogFleet(options: {
     logFor: () => () => undefined,
   });
   await fleet.start();
+  return fleet;
+}
+
+/** startCatalogFleet, once `count` of its subscribers run (a fleet starts them in the background). */
+export async function startRunningCatalogFleet(
+  options: Parameters<typeof startCatalogFleet>[0],
+  count: number,
+): Promise<FleetProcess> {
+  const fleet = await startCatalogFleet(options);
+  await waitFor(
+    `${count} subscribers running`,
+    async () => (fleet.entries().filter((e) => e.state === 'running').length === count ? true : undefined),
+    { timeoutMs: 90_000 },
+  );
   return fleet;
 }
 
