@@ -27,18 +27,7 @@ export function deliveryIdOf(subscriber: string, eventId: string): string {
  * only for an event with a tenant, so other bodies are byte for byte what they were.
  */
 export function buildBody(data: Readonly<Record<string, unknown>>, meta: DeliveryMeta): string {
-  if (meta.tenant === undefined) {
-    return JSON.stringify({
-      ...data,
-      event_id: meta.eventId,
-      subscription_id: meta.subscriptionId,
-      delivery_id: meta.deliveryId,
-      attempt: meta.attempt,
-      type: meta.type,
-      occurred_at: meta.occurredAt,
-    });
-  }
-  return JSON.stringify({
+  const body: Record<string, unknown> = {
     ...data,
     event_id: meta.eventId,
     subscription_id: meta.subscriptionId,
@@ -46,6 +35,7 @@ export function buildBody(data: Readonly<Record<string, unknown>>, meta: Deliver
     attempt: meta.attempt,
     type: meta.type,
     occurred_at: meta.occurredAt,
-    tenant: meta.tenant,
-  });
+  };
+  if (meta.tenant !== undefined) body.tenant = meta.tenant;
+  return JSON.stringify(body);
 }
