@@ -118,27 +118,32 @@ describe('streamTopic', () => {
   });
 });
 
+/** A required subscriber's catalog record, written by hand: no fleet runs it (the ledger is set by the test). */
+async function writeRequired(name: string): Promise<void> {
+  await produceRegistryRecords(kafka, [
+    {
+      key: name,
+      value: handMadeRecord(
+        {
+          name,
+          url: 'https://audit.invalid/',
+          required: true,
+          requiredFrom: '2026-01-01T00:00:00Z',
+          start: 'earliest',
+        },
+        { version: 3 },
+      ),
+    },
+  ]);
+}
+
 describe('hookstream reconcile and retention', () => {
   it('exits 3 naming the boundary when the window begins before what the events topic holds, and 1 with a lost range', async () => {
     const topic = uniqueName('reconcile-cut');
     await createTopic(topic, 1);
     const { env } = catalogEnv(topic);
     const name = uniqueName('reconcile-cut-audit');
-    await produceRegistryRecords(kafka, [
-      {
-        key: name,
-        value: handMadeRecord(
-          {
-            name,
-            url: 'https://audit.invalid/',
-            required: true,
-            requiredFrom: '2026-01-01T00:00:00Z',
-            start: 'earliest',
-          },
-          { version: 3 },
-        ),
-      },
-    ]);
+    await writeRequired(name);
     const fromMs = Date.now() - 60_000;
     await sender.send(topic, events(10, 'a'));
     await admin.commitOffsets(subscriberGroupId(name), topic, [{ partition: 0, offset: '10' }]);
@@ -198,21 +203,7 @@ describe('hookstream reconcile and retention', () => {
     await createTopic(topic, 1);
     const { env } = catalogEnv(topic);
     const name = uniqueName('reconcile-own-audit');
-    await produceRegistryRecords(kafka, [
-      {
-        key: name,
-        value: handMadeRecord(
-          {
-            name,
-            url: 'https://audit.invalid/',
-            required: true,
-            requiredFrom: '2026-01-01T00:00:00Z',
-            start: 'earliest',
-          },
-          { version: 3 },
-        ),
-      },
-    ]);
+    await writeRequired(name);
     // A DLQ whose one old dead letter is gone and whose next came inside the window: sparse, not cut.
     const dlq = dlqTopicName(name);
     await createTopic(dlq, 1);
