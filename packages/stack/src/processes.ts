@@ -110,12 +110,36 @@ export async function stopProcess(
   signal(record.pid, 'SIGTERM');
   const deadline = Date.now() + graceMs;
   while (Date.now() < deadline) {
-    if (!(await isOurProcess(record))) return 'stopped';
+    if (!(await isOurProcess(record))) {
+      await untilExited(record.pid);
+      return 'stopped';
+    }
     await sleep(200);
   }
   signal(record.pid, 'SIGKILL');
   while (await isOurProcess(record)) await sleep(100);
+  await untilExited(record.pid);
   return 'killed';
+}
+
+/**
+ * An exiting process loses its command line (its memory is released) before the kernel closes
+ * its files, so for a moment it no longer looks like ours while it still holds its listening
+ * ports: a start right after a stop found the port taken. Wait (bounded) until it is a zombie
+ * or gone; a pid that shows a command line again belongs to another process.
+ */
+async function untilExited(pid: number, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline && (await isExiting(pid))) await sleep(20);
+}
+
+async function isExiting(pid: number): Promise<boolean> {
+  if ((await processStartTime(pid)) === null) return false;
+  try {
+    return (await readFile(`/proc/${pid}/cmdline`, 'utf8')) === '';
+  } catch {
+    return false;
+  }
 }
 
 function signal(pid: number, sig: NodeJS.Signals): void {
