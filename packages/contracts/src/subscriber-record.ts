@@ -28,13 +28,22 @@ import {
  * Version 4 adds `tenant`. An older fleet would ignore it and deliver every tenant's events, so
  * apply refuses it while such a fleet runs, and refuses a tenant that changes on an existing
  * record (an older fleet keeps the last record it read: a subscriber never gains a tenant).
+ *
+ * Version 5 adds `fairness`. An older fleet would deliver such a subscriber's events in order of
+ * arrival, one tenant's burst ahead of every other's, so apply refuses it while such a fleet runs.
  */
-export const SUBSCRIBER_RECORD_VERSION = 4;
+export const SUBSCRIBER_RECORD_VERSION = 5;
 
 /** The record versions this code reads (and says it understands in `hookstream.instances`). */
-export const SubscriberRecordVersion = z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(4)]);
+export const SubscriberRecordVersion = z.union([
+  z.literal(1),
+  z.literal(2),
+  z.literal(3),
+  z.literal(4),
+  z.literal(5),
+]);
 export type SubscriberRecordVersion = z.infer<typeof SubscriberRecordVersion>;
-export const SUBSCRIBER_RECORD_VERSIONS: readonly SubscriberRecordVersion[] = [1, 2, 3, 4];
+export const SUBSCRIBER_RECORD_VERSIONS: readonly SubscriberRecordVersion[] = [1, 2, 3, 4, 5];
 
 /** Definition fields by the record version that brought them; a field not listed is older. */
 const FIELDS_SINCE: Readonly<Record<string, SubscriberRecordVersion>> = {
@@ -42,6 +51,7 @@ const FIELDS_SINCE: Readonly<Record<string, SubscriberRecordVersion>> = {
   requiredFrom: 3,
   retentionWarningMs: 3,
   tenant: 4,
+  fairness: 5,
 };
 
 /** The definition fields a record of `version` cannot hold, in the definition's order. */

@@ -205,6 +205,13 @@ export const SubscriberDefinition = z.strictObject({
    * moves to another tenant by being deleted and created again. (Record version 4.)
    */
   tenant: TenantId.optional(),
+  /**
+   * `tenant`: while the destination's rate limit holds events back, every tenant with events
+   * waiting gets an equal share of it, instead of one tenant's burst going first because it
+   * arrived first (events without a tenant share as one more tenant). Only for a subscriber
+   * without `tenant`, which receives many tenants' events. (Record version 5.)
+   */
+  fairness: z.literal('tenant').optional(),
 });
 export type SubscriberDefinition = z.infer<typeof SubscriberDefinition>;
 
@@ -240,8 +247,13 @@ export function tenantOf(headers: Readonly<Record<string, string>>): string | un
 
 /** Rules across fields of a definition, which its schema alone cannot say; null when it keeps them. */
 export function definitionRuleBroken(
-  definition: Pick<SubscriberDefinition, 'required' | 'requiredFrom'>,
+  definition: Pick<SubscriberDefinition, 'required' | 'requiredFrom' | 'tenant' | 'fairness'>,
 ): { path: string; message: string } | null {
+  if (definition.fairness !== undefined && definition.tenant !== undefined)
+    return {
+      path: 'fairness',
+      message: 'only without "tenant" (a tenant\'s subscriber receives one tenant)',
+    };
   if (definition.requiredFrom !== undefined && definition.required !== true)
     return { path: 'requiredFrom', message: 'only with "required": true' };
   return null;

@@ -128,4 +128,18 @@ describe('unreadableRecords', () => {
     ]);
     expect(unreadableRecords([v4], [v4Fleet])).toEqual([]);
   });
+
+  it('a version-4 instance cannot read fairness (version 5): it would deliver in order of arrival', () => {
+    const v5 = {
+      ...base,
+      version: 5 as const,
+      definition: { ...base.definition, fairness: 'tenant' as const },
+    };
+    const v4Fleet = { ...status('v4', 0, []), recordVersions: [1, 2, 3, 4] };
+    const v5Fleet = { ...status('v5', 0, []), recordVersions: [1, 2, 3, 4, 5] };
+    expect(unreadableRecords([v5], [v4Fleet, v5Fleet])).toEqual([
+      { subscriber: 'r', version: 5, fields: ['fairness'], instances: ['v4'] },
+    ]);
+    expect(unreadableRecords([v5], [v5Fleet])).toEqual([]);
+  });
 });
