@@ -82,6 +82,11 @@ export interface SubscriberConsumerOptions {
    * others (and records without one) are passed over undecoded. Absent or null: every record.
    */
   readonly tenant?: string | null;
+  /**
+   * `tenant`: an events lane's records waiting behind its window run a tenant at a time, in
+   * turn, and the lane reads ahead within the budget (see EventsLane). Absent or null: oldest first.
+   */
+  readonly fairness?: 'tenant' | null;
   /** A connected admin shared by the process, for the ledger's offsets at every join; else one of its own each time. */
   readonly admin?: KafkaAdmin;
   /**
@@ -382,6 +387,7 @@ export class SubscriberConsumer {
       window: this.#options.maxInFlightPerPartition,
       types: this.#types,
       tenant: this.#options.tenant ?? null,
+      fairness: this.#options.fairness ?? null,
       budget: this.#options.budget ?? null,
       log: this.#options.log,
     });

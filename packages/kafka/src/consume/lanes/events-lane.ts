@@ -1,3 +1,4 @@
+import { Fifo } from '@hookstream/concurrency';
 import { CE_HEADER } from '@hookstream/contracts';
 import { type ConsumedRecord, keptRecord } from '../consumed-record.ts';
 import { type LaneLedgerOptions, PartitionLedger } from '../ledger/partition-ledger.ts';
@@ -5,6 +6,9 @@ import type { SettledOffsets } from '../ledger/settled-offsets.ts';
 import { type MemoryBudget, recordBytes } from '../memory-budget.ts';
 import type { TapFeed, TapRider } from '../tap/tap-feeds.ts';
 import type { Lane } from './lane.ts';
+import type { RecordQueue } from './record-queue.ts';
+import { TenantFairQueue } from './tenant-fair-queue.ts';
+import { TenantWindows } from './tenant-windows.ts';
 
 /** What a lane needs of the consumer group member that owns its partition. */
 export interface LaneOwner {
@@ -25,6 +29,13 @@ export interface EventsLaneOptions extends LaneLedgerOptions {
   readonly tenant: string | null;
   /** The process's budget: records queued behind the window are charged to it. */
   readonly budget?: MemoryBudget | null;
+  /**
+   * `tenant`: the window is each tenant's (up to FAIR_WINDOWS of them in all), queued records
+   * start a tenant at a time, in turn, and the lane reads on while they wait (up to
+   * FAIR_QUEUED_RECORDS and the budget), so a tenant that publishes behind another's burst is
+   * seen and started at once. Absent or null: one window, oldest first, one batch read ahead.
+   */
+  readonly fairness?: 'tenant' | null;
 }
 
 /** `own`: its group member fetches; `riding`: the tap feeds it; `held`: takes nothing more. */
@@ -32,6 +43,13 @@ export type LaneMode = 'own' | 'riding' | 'held';
 
 /** An own fetch queues at most this many windows of records; the rest of a batch is fetched again. */
 const QUEUED_WINDOWS = 8;
+/**
+ * A fair lane reads ahead at most this many records (the budget bounds their bytes): enough for
+ * a burst of one tenant not to hide the records of the next from the turns.
+ */
+const FAIR_QUEUED_RECORDS = 20_000;
+/** A fair lane runs at most this many windows of records at once, whatever the tenants. */
+const FAIR_WINDOWS = 4;
 
 /**
  * One subscriber's share of one events-topic partition: where its records come from (the
@@ -51,8 +69,16 @@ export class EventsLane implements TapRider, Lane {
   #inOwnBatch = false;
   /** Its own fetch is paused until the window has room. */
   #waitingForRoom = false;
-  /** Fetched by its own fetch with the window full: taken (the ledger stops before them), not begun. */
-  #queued: ConsumedRecord[] = [];
+  /** Fetched by its own fetch with the window full: taken (the ledger stops before them), not run. */
+  readonly #queued: RecordQueue;
+  /** At most this many records are queued. */
+  readonly #queueCap: number;
+  /** A fair lane whose queue stopped its fetch reads on once the queue is down to this. */
+  #readOnBelow = 0;
+  /** A fair lane's records running, by tenant; null: one window for all. */
+  readonly #windows: TenantWindows | null;
+  /** Records running at most. */
+  readonly #maxInFlight: number;
   /** Reserved in the budget for `#queued`. */
   #queuedBytes = 0;
 
@@ -62,9 +88,15 @@ export class EventsLane implements TapRider, Lane {
     this.partition = options.partition;
     this.types = options.types;
     this.tenant = options.tenant;
+    const fair = options.fairness === 'tenant';
+    this.#queued = fair ? new TenantFairQueue(options.ordering) : new Fifo<ConsumedRecord>();
+    this.#queueCap = fair ? FAIR_QUEUED_RECORDS : options.window * QUEUED_WINDOWS;
+    this.#windows = fair ? new TenantWindows(options.window) : null;
+    this.#maxInFlight = fair ? options.window * FAIR_WINDOWS : options.window;
     this.#ledger = new PartitionLedger({
       ...options,
-      ended: () => {
+      ended: (offset) => {
+        this.#windows?.ended(offset);
         this.#launchQueued();
         // A lane that caught up gets no more own batches to notice it: its last records ending is when.
         this.#rideWhenRoom();
@@ -98,12 +130,12 @@ export class EventsLane implements TapRider, Lane {
     const offset = Number(record.offset);
     if (offset < this.#ledger.next) return true;
     if (this.#ledger.passSettled(offset)) return true;
-    if (this.#ledger.inFlight >= this.#options.window) {
+    if (!this.#mayStart(record)) {
       this.#goOwn(offset);
       return false;
     }
     this.#ledger.begin(offset, record.timestampMs);
-    this.#ledger.run(record, offset);
+    this.#start(record, offset);
     return true;
   }
 
@@ -132,26 +164,30 @@ export class EventsLane implements TapRider, Lane {
       ledger.skipTo(offset + 1);
       return 'next';
     }
-    if (ledger.inFlight < this.#options.window && this.#queued.length === 0) {
+    if (this.#queued.length === 0 && this.#mayStart(record)) {
       ledger.begin(offset, record.timestampMs);
-      ledger.run(record, offset);
+      this.#start(record, offset);
       return 'next';
     }
-    if (!this.#waitingForRoom) {
-      this.#waitingForRoom = true;
-      this.#options.owner.pauseOwn(this.partition);
+    // A fair lane reads on while its queue has room; otherwise the batch in hand is the last.
+    if (!this.#fair) this.#pauseForRoom();
+    if (this.#queued.length >= this.#queueCap) {
+      this.#pauseForRoom();
+      return 'stop';
     }
-    if (this.#queued.length >= this.#options.window * QUEUED_WINDOWS) return 'stop';
     // Over the budget the batch ends here too: the rest is fetched again once the queue drains.
     const bytes = recordBytes(record);
     const budget = this.#options.budget;
     if (budget && !budget.tryReserve(bytes, this.#queuedBytes)) {
+      this.#pauseForRoom();
       budget.fetchPaused(this);
       return 'stop';
     }
     this.#queuedBytes += bytes;
     ledger.begin(offset, record.timestampMs);
     this.#queued.push(keptRecord(record));
+    // Another tenant's window may have room: the queue says whose turn it is.
+    if (this.#fair) this.#launchQueued();
     return 'next';
   }
 
@@ -166,9 +202,30 @@ export class EventsLane implements TapRider, Lane {
    * seen this far, else read on where a full window paused the own fetch.
    */
   #rideWhenRoom(): void {
-    if (this.#mode !== 'own' || this.#inOwnBatch || this.#queued.length > 0) return;
+    if (this.#mode !== 'own' || this.#inOwnBatch) return;
+    if (this.#queued.length > 0) {
+      if (this.#fair && this.#waitingForRoom && this.#queued.length <= this.#readOnBelow) this.#readOn();
+      return;
+    }
     if (this.#ledger.inFlight * 2 > this.#options.window) return;
     if (this.#tryRide(this.#ledger.next) || !this.#waitingForRoom) return;
+    this.#readOn();
+  }
+
+  get #fair(): boolean {
+    return this.#options.fairness === 'tenant';
+  }
+
+  /** Its own fetch pauses until the queue drains (to half of what it holds now, for a fair lane). */
+  #pauseForRoom(): void {
+    if (this.#waitingForRoom) return;
+    this.#waitingForRoom = true;
+    this.#readOnBelow = Math.floor(this.#queued.length / 2);
+    this.#options.owner.pauseOwn(this.partition);
+  }
+
+  /** Its own fetch goes on from the first record neither begun nor passed over. */
+  #readOn(): void {
     this.#waitingForRoom = false;
     this.#options.budget?.fetchResumed(this);
     this.#options.owner.readOwn(this.partition, this.#ledger.next);
@@ -203,7 +260,7 @@ export class EventsLane implements TapRider, Lane {
     this.#mode = 'held';
     this.#waitingForRoom = false;
     // Never begun: they stay unsettled, below the ledger, for whoever reads the partition next.
-    this.#queued = [];
+    this.#queued.clear();
     this.#releaseQueued(this.#queuedBytes);
     this.#options.budget?.fetchResumed(this);
     if (abort) this.#ledger.abort();
@@ -241,20 +298,39 @@ export class EventsLane implements TapRider, Lane {
   }
 
   /**
-   * Queued records start, oldest first, as the window has room; they leave the budget then (in
-   * flight, records are bounded by the window).
+   * Queued records start, in the queue's order, as the window has room; they leave the budget
+   * then (in flight, records are bounded by the window).
    */
   #launchQueued(): void {
-    while (this.#mode !== 'held' && this.#ledger.inFlight < this.#options.window) {
-      const next = this.#queued.shift();
+    const windows = this.#windows;
+    const mayStart = windows ? (tenant: string) => windows.hasRoom(tenant) : undefined;
+    while (this.#mode !== 'held' && this.#ledger.inFlight < this.#maxInFlight) {
+      const next = this.#queued.take(mayStart);
       if (next === undefined) return;
       this.#releaseQueued(recordBytes(next));
-      this.#ledger.run(next, Number(next.offset));
+      this.#start(next, Number(next.offset));
     }
+  }
+
+  /** Room for the record now: in the window, and for a fair lane in its tenant's. */
+  #mayStart(record: ConsumedRecord): boolean {
+    if (this.#ledger.inFlight >= this.#maxInFlight) return false;
+    return this.#windows?.hasRoom(tenantOfRecord(record)) ?? true;
+  }
+
+  /** Runs a begun record, counted in its tenant's window in a fair lane. */
+  #start(record: ConsumedRecord, offset: number): void {
+    this.#windows?.started(offset, tenantOfRecord(record));
+    this.#ledger.run(record, offset);
   }
 
   #releaseQueued(bytes: number): void {
     this.#queuedBytes -= bytes;
     this.#options.budget?.release(bytes);
   }
+}
+
+/** The tenant a fair lane counts a record under: its `ce_tenant`, or '' for records without one. */
+function tenantOfRecord(record: ConsumedRecord): string {
+  return record.headers[CE_HEADER.tenant] ?? '';
 }

@@ -58,6 +58,8 @@ function setup(
     end?: number;
     budget?: MemoryBudget;
     tenant?: string;
+    fairness?: 'tenant';
+    ordering?: 'none' | 'key';
   } = {},
 ) {
   const feeds = new TapFeeds(options.recent ?? 100);
@@ -77,11 +79,12 @@ function setup(
       tap: feeds,
       owner,
       handle: deliveries.handle,
-      ordering: 'none',
+      ordering: options.ordering ?? 'none',
       window: options.window ?? 4,
       types,
       tenant: options.tenant ?? null,
       budget: options.budget ?? null,
+      fairness: options.fairness ?? null,
       log: () => undefined,
     });
     lane.start();
@@ -338,5 +341,66 @@ describe('TapFeeds', () => {
     expect(lane.mode).toBe('own');
     expect(owner.calls).toEqual(['own@40']);
     expect(feeds.cursor(0)).toBe(50);
+  });
+});
+
+describe('EventsLane with fairness "tenant"', () => {
+  /** Own-fetch records 10.. of tenant `a` (a burst), then `b`'s, through a fair lane with window 2. */
+  function burst(
+    options: { budget?: MemoryBudget; ordering?: 'none' | 'key'; keys?: (i: number) => string } = {},
+  ) {
+    const env = setup({ window: 2, fairness: 'tenant', end: 50, ...options });
+    const lane = env.start(10);
+    const fetched = (offset: number, tenant: string) =>
+      lane.fromOwnFetch(record(offset, 'shipment.updated', options.keys?.(offset) ?? null, tenant));
+    return { ...env, lane, fetched };
+  }
+
+  it('reads on past its window while its queue has room; each tenant runs a window of its own, and queued ones take turns', async () => {
+    const { owner, deliveries, lane, fetched } = burst();
+    const calls = owner.calls.length;
+    for (let o = 10; o < 30; o++) expect(fetched(o, 'a')).toBe('next');
+    for (let o = 30; o < 33; o++) expect(fetched(o, 'b')).toBe('next');
+    lane.afterOwnBatch();
+    // The fetch was never paused: the next batch comes on its own.
+    expect(owner.calls.slice(calls)).toEqual([]);
+    // b's records start at once, behind a's burst, in a window of b's own.
+    expect(deliveries.started).toEqual([10, 11, 30, 31]);
+    for (const offset of [10, 30, 11]) await deliveries.end(offset);
+    expect(deliveries.started).toEqual([10, 11, 30, 31, 12, 32, 13]);
+    // The ledger stays contiguous: 12 is the first record not settled.
+    expect(lane.commitDue(Date.now(), 0)).toBe(12);
+  });
+
+  it('pauses its fetch only when the budget is full, and reads on once the queue is down to half', async () => {
+    const one = recordBytes(record(0, 'shipment.updated', null, 'a'));
+    const { owner, deliveries, lane, fetched } = burst({ budget: new MemoryBudget(one * 4) });
+    for (let o = 10; o < 16; o++) expect(fetched(o, 'a')).toBe('next');
+    // Two in flight, four queued: the budget holds no fifth.
+    expect(fetched(16, 'a')).toBe('stop');
+    lane.afterOwnBatch();
+    expect(owner.calls.at(-1)).toBe('pause');
+    await deliveries.end(10);
+    expect(owner.calls.at(-1)).toBe('pause');
+    await deliveries.end(11);
+    // Two left of four: it reads on from the first record it did not take.
+    expect(owner.calls.at(-1)).toBe('own@16');
+  });
+
+  it('with key ordering never runs a record before an older queued one of its key, whatever the tenant', async () => {
+    // Offsets 10–13: tenant a, keys k0..k3; 14: tenant b, key k2 (a's 12 is older).
+    const keys = (o: number) => (o === 14 ? 'k2' : `k${o - 10}`);
+    const { deliveries, fetched } = burst({ ordering: 'key', keys });
+    for (let o = 10; o < 14; o++) fetched(o, 'a');
+    fetched(14, 'b');
+    // b's window has room, but its record waits for a's 12 of the same key.
+    expect(deliveries.started).toEqual([10, 11]);
+    await deliveries.end(10);
+    expect(deliveries.started).toEqual([10, 11, 12]);
+    await deliveries.end(11);
+    // b's 14 is taken now, and a's 13; 14 runs only once a's 12 has ended (key order).
+    expect(deliveries.started).toEqual([10, 11, 12, 13]);
+    await deliveries.end(12);
+    expect(deliveries.started).toEqual([10, 11, 12, 13, 14]);
   });
 });
