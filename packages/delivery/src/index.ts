@@ -57,3 +57,5 @@ export {
   sharedWindowSettings,
 } from './shared-window.ts';
 export { parseSigningSecret, signPayload, signPayloadWithKeys } from './signing.ts';
+export type { TurnsLimiter } from './tenant-turns.ts';
+export { TenantTurns } from './tenant-turns.ts';

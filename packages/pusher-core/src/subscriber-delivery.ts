@@ -32,8 +32,11 @@ import type { SubscriberTopology } from './subscriber-topology.ts';
 
 /** The destination's limiter as the handler uses it (DestinationLimiter in production). */
 export interface AttemptLimiter {
-  /** Runs the job when the destination's limits allow; null when the signal aborted first. */
-  schedule<T>(job: () => Promise<T>, signal: AbortSignal): Promise<T | null>;
+  /**
+   * Runs the job when the destination's limits allow; null when the signal aborted first.
+   * `tenant`: the event's, for a subscriber whose tenants take turns (TenantTurns).
+   */
+  schedule<T>(job: () => Promise<T>, signal: AbortSignal, tenant?: string): Promise<T | null>;
   /** The whole destination backs off (a 429's Retry-After). */
   pauseFor(ms: number): void;
 }
@@ -239,6 +242,7 @@ export class SubscriberDelivery {
       const attempted = await this.#deps.limiter.schedule(
         () => this.#attempt(ctx, event.eventId, body, queuedAt, probe),
         ctx.signal,
+        event.tenant,
       );
       if (attempted === null) {
         // Stopped before this attempt went out: the one before it still needs its outcome kept.

@@ -5,6 +5,7 @@ import {
   DestinationLimiter,
   HttpClient,
   RedisBreakerStore,
+  TenantTurns,
 } from '@hookstream/delivery';
 import {
   type EventsTap,
@@ -232,7 +233,7 @@ export class SubscriberRunner {
       topology,
       decoder: resources.decoder,
       client: this.#client,
-      limiter: this.#limiter,
+      limiter: definition.fairness === 'tenant' ? new TenantTurns(this.#limiter) : this.#limiter,
       router:
         this.#options.router ??
         new KafkaOutcomeRouter(topology, resources.sender, log, this.#ownTopics.ensure),
@@ -319,6 +320,7 @@ export class SubscriberRunner {
       tap: this.#tap,
       eventTypes: definition.eventTypes,
       tenant: definition.tenant ?? null,
+      fairness: definition.fairness ?? null,
       admin: resources.admin,
       ...(settled === undefined ? {} : { settled: settled.offsets, settledSinceMs: settled.sinceMs }),
       log,
