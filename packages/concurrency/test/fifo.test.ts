@@ -22,4 +22,17 @@ describe('Fifo', () => {
     expect(fifo.peek()).toBeUndefined();
     expect(fifo.length).toBe(0);
   });
+
+  it('a queue that never empties holds only what waits: taken items are let go of', () => {
+    const fifo = new Fifo<{ n: number }>();
+    fifo.push({ n: 0 });
+    for (let n = 1; n <= 10_000; n++) {
+      fifo.push({ n });
+      expect(fifo.take()?.n).toBe(n - 1);
+    }
+    expect(fifo.length).toBe(1);
+    expect(fifo.peek()?.n).toBe(10_000);
+    // The array behind it was compacted: at most twice the compaction threshold long.
+    expect(fifo.slots).toBeLessThanOrEqual(2 * 1024 + 2);
+  });
 });

@@ -58,4 +58,4 @@ export {
 } from './shared-window.ts';
 export { parseSigningSecret, signPayload, signPayloadWithKeys } from './signing.ts';
 export type { TurnsLimiter } from './tenant-turns.ts';
-export { TenantTurns } from './tenant-turns.ts';
+export { TenantTurns, turnsAhead } from './tenant-turns.ts';

@@ -1,10 +1,20 @@
 import { Fifo } from '@hookstream/concurrency';
+import type { RateSettings } from '@hookstream/contracts';
 
 /** The destination's limiter as the turns use it (DestinationLimiter). */
 export interface TurnsLimiter {
   /** Runs fn when the destination may take one more request; null when the signal aborted first. */
   schedule<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T | null>;
   pauseFor(ms: number): void;
+}
+
+/**
+ * How many requests wait in the limiter at once: one where the rate spaces requests 5 ms apart
+ * or more (strict turns), more above that, where a handoff per start would cost rate, and never
+ * more than can be in flight.
+ */
+export function turnsAhead(rate: RateSettings, concurrency: number): number {
+  return Math.min(concurrency, Math.max(1, Math.ceil((rate.perSecond + rate.burst) / 200)));
 }
 
 /** A request waiting for its tenant's turn. */
@@ -18,9 +28,10 @@ interface Waiting {
  * A subscriber's requests to a rate-limited destination, a tenant at a time in turn (fairness
  * `tenant`): the limiter starts requests in the order they reach it, so a tenant's burst queued
  * there first would take the whole rate until it drains. Here each tenant's requests wait in a
- * line of their own, and only `ahead` of them at a time are handed to the limiter to wait for
- * their start: when one starts, the next tenant in turn hands over its oldest. Every tenant with
- * requests waiting so gets an equal share of the rate. Requests without a tenant share as one.
+ * line of their own, and only `ahead` of them at a time (turnsAhead) are handed to the limiter to
+ * wait for their start: when one starts, the next tenant in turn hands over its oldest. Every
+ * tenant with requests waiting so gets an equal share of the rate. Requests without a tenant
+ * share as one.
  */
 export class TenantTurns {
   readonly #limiter: TurnsLimiter;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TenantTurns, type TurnsLimiter } from '../src/tenant-turns.ts';
+import { TenantTurns, type TurnsLimiter, turnsAhead } from '../src/tenant-turns.ts';
 
 /** A limiter that starts the oldest request handed to it when the test says so. */
 class SteppedLimiter implements TurnsLimiter {
@@ -110,5 +110,32 @@ describe('TenantTurns', () => {
     const { limiter, turns } = setup();
     turns.pauseFor(1500);
     expect(limiter.paused).toBe(1500);
+  });
+
+  it('hands one request ahead at up to 200/s, more above, never more than the concurrency', () => {
+    expect(turnsAhead({ perSecond: 5, burst: 0 }, 10)).toBe(1);
+    expect(turnsAhead({ perSecond: 200, burst: 0 }, 10)).toBe(1);
+    expect(turnsAhead({ perSecond: 1000, burst: 0 }, 10)).toBe(5);
+    expect(turnsAhead({ perSecond: 5000, burst: 1000 }, 10)).toBe(10);
+  });
+
+  it('with two ahead, two wait in the limiter and the turns go on behind them', async () => {
+    const limiter = new SteppedLimiter();
+    const turns = new TenantTurns(limiter, { ahead: 2 });
+    const sent: string[] = [];
+    const signal = new AbortController().signal;
+    for (const [name, tenant] of [
+      ['a1', 'a'],
+      ['a2', 'a'],
+      ['a3', 'a'],
+      ['a4', 'a'],
+      ['a5', 'a'],
+      ['b1', 'b'],
+    ] as const)
+      void turns.schedule(async () => void sent.push(name), signal, tenant);
+    expect(limiter.queued).toBe(2);
+    for (let i = 0; i < 6; i++) await limiter.step();
+    // a1 and a2 were in the limiter before b1 came; a3 was handed in a's turn, then b's.
+    expect(sent).toEqual(['a1', 'a2', 'a3', 'b1', 'a4', 'a5']);
   });
 });

@@ -6,6 +6,7 @@ import {
   HttpClient,
   RedisBreakerStore,
   TenantTurns,
+  turnsAhead,
 } from '@hookstream/delivery';
 import {
   type EventsTap,
@@ -233,7 +234,10 @@ export class SubscriberRunner {
       topology,
       decoder: resources.decoder,
       client: this.#client,
-      limiter: definition.fairness === 'tenant' ? new TenantTurns(this.#limiter) : this.#limiter,
+      limiter:
+        definition.fairness === 'tenant'
+          ? new TenantTurns(this.#limiter, { ahead: turnsAhead(definition.rate, definition.concurrency) })
+          : this.#limiter,
       router:
         this.#options.router ??
         new KafkaOutcomeRouter(topology, resources.sender, log, this.#ownTopics.ensure),

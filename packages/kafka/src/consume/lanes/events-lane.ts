@@ -50,6 +50,11 @@ const QUEUED_WINDOWS = 8;
 const FAIR_QUEUED_RECORDS = 20_000;
 /** A fair lane runs at most this many windows of records at once, whatever the tenants. */
 const FAIR_WINDOWS = 4;
+/**
+ * A fair lane's read-ahead holds at most this share of the process's budget, so one fair
+ * subscriber's backlog cannot take the room every other lane (and the tap's cache) needs.
+ */
+const FAIR_BUDGET_SHARE = 0.25;
 
 /**
  * One subscriber's share of one events-topic partition: where its records come from (the
@@ -178,6 +183,15 @@ export class EventsLane implements TapRider, Lane {
     // Over the budget the batch ends here too: the rest is fetched again once the queue drains.
     const bytes = recordBytes(record);
     const budget = this.#options.budget;
+    if (
+      this.#fair &&
+      budget &&
+      this.#queuedBytes + bytes > budget.limit * FAIR_BUDGET_SHARE &&
+      this.#queued.length > 0
+    ) {
+      this.#pauseForRoom();
+      return 'stop';
+    }
     if (budget && !budget.tryReserve(bytes, this.#queuedBytes)) {
       this.#pauseForRoom();
       budget.fetchPaused(this);
@@ -216,11 +230,15 @@ export class EventsLane implements TapRider, Lane {
     return this.#options.fairness === 'tenant';
   }
 
-  /** Its own fetch pauses until the queue drains (to half of what it holds now, for a fair lane). */
+  /**
+   * Its own fetch pauses until the queue drains: a fair lane's reads on once a quarter of what it
+   * holds now has started, so a tenant publishing behind a burst longer than the read-ahead waits
+   * for that quarter, not for half of it.
+   */
   #pauseForRoom(): void {
     if (this.#waitingForRoom) return;
     this.#waitingForRoom = true;
-    this.#readOnBelow = Math.floor(this.#queued.length / 2);
+    this.#readOnBelow = Math.floor((this.#queued.length * 3) / 4);
     this.#options.owner.pauseOwn(this.partition);
   }
 

@@ -372,19 +372,28 @@ describe('EventsLane with fairness "tenant"', () => {
     expect(lane.commitDue(Date.now(), 0)).toBe(12);
   });
 
-  it('pauses its fetch only when the budget is full, and reads on once the queue is down to half', async () => {
+  it('pauses its fetch only when the budget is full, and reads on once a quarter of its queue has started', async () => {
     const one = recordBytes(record(0, 'shipment.updated', null, 'a'));
-    const { owner, deliveries, lane, fetched } = burst({ budget: new MemoryBudget(one * 4) });
+    const { owner, deliveries, lane, fetched } = burst({ budget: new MemoryBudget(one * 4 * 4) });
     for (let o = 10; o < 16; o++) expect(fetched(o, 'a')).toBe('next');
-    // Two in flight, four queued: the budget holds no fifth.
+    // Two in flight, four queued: a fair lane's read-ahead takes at most a quarter of the budget.
     expect(fetched(16, 'a')).toBe('stop');
     lane.afterOwnBatch();
     expect(owner.calls.at(-1)).toBe('pause');
     await deliveries.end(10);
-    expect(owner.calls.at(-1)).toBe('pause');
-    await deliveries.end(11);
-    // Two left of four: it reads on from the first record it did not take.
+    // Three left of four: it reads on from the first record it did not take.
     expect(owner.calls.at(-1)).toBe('own@16');
+  });
+
+  it("stops at the budget's refusal too, and counts it as a fetch paused by the budget", () => {
+    const one = recordBytes(record(0, 'shipment.updated', null, 'a'));
+    const budget = new MemoryBudget(one * 16);
+    budget.tryReserve(one * 14, 1);
+    const { owner, fetched } = burst({ budget });
+    for (let o = 10; o < 14; o++) expect(fetched(o, 'a')).toBe('next');
+    expect(fetched(14, 'a')).toBe('stop');
+    expect(owner.calls.at(-1)).toBe('pause');
+    expect(budget.pausedFetches).toBe(1);
   });
 
   it('with key ordering never runs a record before an older queued one of its key, whatever the tenant', async () => {
