@@ -41,6 +41,12 @@ export function recordDigest(record: SubscriberRecord | null | undefined): Audit
   return `sha256:${createHash('sha256').update(canonicalJson(stored), 'utf8').digest('hex')}`;
 }
 
+/** Where a change's audit records go (AuditTrail in production) and whose hand made it. */
+export interface AuditContext {
+  readonly trail: { write(records: readonly AuditRecord[]): Promise<void> };
+  readonly actor: AuditActor;
+}
+
 /** One change, as a command or component saw it. */
 export interface AuditChange {
   readonly actor: AuditActor;
@@ -112,5 +118,48 @@ export function applyAuditRecords(
       after,
       now,
     });
+  });
+}
+
+/** What an audit record keeps of a replay's summary (ReplaySummary of @hookstream/replay). */
+export interface ReplayCounts {
+  readonly replayId: string;
+  readonly selected: number;
+  readonly replayed: readonly unknown[];
+  readonly alreadyReplayed: readonly unknown[];
+  readonly unreplayable: readonly unknown[];
+}
+
+/**
+ * The audit record of a replay that wrote something: counts, not the events (the replay log
+ * names each), and who the replay says replayed (`--operator`, the console's operator). Pure.
+ */
+export function replayAuditRecord(
+  summary: ReplayCounts & { readonly subscriber: string },
+  context: {
+    readonly actor: AuditActor;
+    readonly operator: string;
+    readonly again: boolean;
+    readonly tenant?: string | undefined;
+    readonly now: Date;
+  },
+): AuditRecord {
+  return auditRecordOf({
+    actor: context.actor,
+    action: 'dead_letters.replayed',
+    subscriber: summary.subscriber,
+    before: null,
+    after: null,
+    tenant: context.tenant,
+    detail: {
+      replayId: summary.replayId.slice(0, 200),
+      operator: context.operator.slice(0, 200),
+      again: context.again,
+      selected: summary.selected,
+      replayed: summary.replayed.length,
+      alreadyReplayed: summary.alreadyReplayed.length,
+      unreplayable: summary.unreplayable.length,
+    },
+    now: context.now,
   });
 }

@@ -1,13 +1,14 @@
 export type { ApplyAction, PlannedSubscriber } from './apply-plan.ts';
 export { planApply, recordsForPlan } from './apply-plan.ts';
 export { readAuditTrail } from './audit-reader.ts';
-export type { AuditChange } from './audit-records.ts';
+export type { AuditChange, AuditContext, ReplayCounts } from './audit-records.ts';
 export {
   applyAuditRecords,
   auditRecordOf,
   canonicalJson,
   encodeAuditRecord,
   recordDigest,
+  replayAuditRecord,
 } from './audit-records.ts';
 export type { AuditProblem, AuditSelection, RawAuditRecord } from './audit-selection.ts';
 export { mayBeSelected, selectAuditRecords } from './audit-selection.ts';

@@ -1,3 +1,4 @@
+import { type AuditContext, auditRecordOf } from './audit-records.ts';
 import type { CatalogSnapshot } from './catalog-records.ts';
 import { CatalogError } from './errors.ts';
 import { type Actor, planDelete } from './name-holders.ts';
@@ -13,6 +14,8 @@ export interface DeleteRequest {
   readonly snapshot?: CatalogSnapshot;
   /** How long a tenant's delete waits for the fleet to leave the group before purging (default 60 s). */
   readonly releaseTimeoutMs?: number;
+  /** Where the delete's audit record goes, once it is done; absent: none is written. */
+  readonly audit?: AuditContext;
 }
 
 export interface DeleteResult {
@@ -36,6 +39,30 @@ export async function deleteSubscriber(
   catalog: SubscriberCatalog,
   request: DeleteRequest,
 ): Promise<DeleteResult> {
+  const snapshot = request.snapshot ?? (await catalog.read());
+  const result = await deleteWithoutAudit(catalog, { ...request, snapshot });
+  const audit = request.audit;
+  if (audit === undefined) return result;
+  const before = snapshot.subscribers.get(result.name);
+  await audit.trail.write([
+    auditRecordOf({
+      actor: audit.actor,
+      // A purge of a name left bound has no record before: it is still the purge of that name.
+      action: result.purged === null ? 'subscriber.deleted' : 'subscriber.purged',
+      subscriber: result.name,
+      before: result.deleted ? before : null,
+      after: null,
+      tenant: snapshot.bindings.get(result.name)?.tenant ?? undefined,
+      ...(result.purged === null
+        ? {}
+        : { detail: { group: result.purged.group, topics: result.purged.topics.slice(0, 100) } }),
+      now: request.now ?? new Date(),
+    }),
+  ]);
+  return result;
+}
+
+async function deleteWithoutAudit(catalog: SubscriberCatalog, request: DeleteRequest): Promise<DeleteResult> {
   const snapshot = request.snapshot ?? (await catalog.read());
   const now = request.now ?? new Date();
   const plan = planDelete(snapshot, request.name, request.actor, { purge: request.purge, now });

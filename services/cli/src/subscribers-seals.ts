@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { SubscriberRecord } from '@hookstream/contracts';
 import { nameMatcher } from '@hookstream/pusher-core';
 import {
+  auditRecordOf,
   CatalogError,
   type CatalogSnapshot,
   checkCatalog,
@@ -14,6 +15,7 @@ import {
   withHeaderValue,
 } from '@hookstream/subscribers';
 import { formatTable } from '@hookstream/terminal';
+import { cliAudit } from './cli-audit.ts';
 import { printJson } from './subscribers-output.ts';
 
 /** What these actions read of the command line. */
@@ -112,7 +114,22 @@ export async function resealCommand(
   }
   const writes = outcomes.flatMap((o) => ('record' in o && o.record !== null ? [o.record] : []));
   const dryRun = values['dry-run'] === true;
-  if (!dryRun) await catalog.write(writes);
+  if (!dryRun) {
+    await catalog.write(writes);
+    const audit = cliAudit();
+    await audit.trail.write(
+      writes.map((after) =>
+        auditRecordOf({
+          actor: audit.actor,
+          action: 'subscriber.resealed',
+          subscriber: after.definition.name,
+          before: snapshot.subscribers.get(after.definition.name),
+          after,
+          now,
+        }),
+      ),
+    );
+  }
   const failed = outcomes.filter((o) => o.action === 'failed').length;
   if (values.json)
     printJson({
@@ -156,8 +173,21 @@ export async function headerSetCommand(
   );
   const record = knownSubscriber(await catalog.read(), name);
   const value = (await readValue(values['value-file'])).replace(/\r?\n$/, '');
-  const next = withHeaderValue(record, key, header, value, new Date());
+  const now = new Date();
+  const next = withHeaderValue(record, key, header, value, now);
   await catalog.write([next]);
+  const audit = cliAudit();
+  await audit.trail.write([
+    auditRecordOf({
+      actor: audit.actor,
+      action: 'subscriber.header_sealed',
+      subscriber: name,
+      before: record,
+      after: next,
+      detail: { header },
+      now,
+    }),
+  ]);
   if (values.json) printJson({ name, header, sealed: true });
   else process.stdout.write(`${name}: header ${header} sealed; fleets use it within seconds\n`);
   return 0;
