@@ -1,14 +1,22 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AUDIT_RETENTION_MS, AUDIT_TOPIC, type AuditRecord } from '@hookstream/contracts';
-import { createKafka } from '@hookstream/kafka';
+import {
+  AUDIT_RETENTION_MS,
+  AUDIT_TOPIC,
+  type AuditRecord,
+  dlqTopicName,
+  retryTopicName,
+} from '@hookstream/contracts';
+import { createKafka, RecordSender } from '@hookstream/kafka';
 import { AuditTrail, recordDigest, SubscriberCatalog, SubscriberDisabler } from '@hookstream/subscribers';
 import { describe, expect, it } from 'vitest';
 import { catalogEnv } from '../support/catalog.ts';
 import { runCli } from '../support/cli.ts';
+import { deadLetterRecord, randomTraceparent } from '../support/dead-letters.ts';
 import { uniqueName } from '../support/names.ts';
 import { endpoints } from '../support/stack.ts';
+import { createTopic } from '../support/topic.ts';
 
 const kafka = createKafka({ brokers: endpoints.brokers, clientId: 'test-audit-trail', quiet: true });
 // The audit trail is shared by every test on the stack: each test selects its own unique names.
@@ -121,6 +129,45 @@ describe('the audit trail', () => {
       detail: { cause: 'gone', status: 410 },
     });
     await cli(['subscribers', 'delete', name]);
+  });
+
+  it('a replay that wrote something is recorded with its counts and operator; a dry run is not', async () => {
+    const name = uniqueName('audit-rp');
+    await createTopic(dlqTopicName(name), 1);
+    await createTopic(retryTopicName(name, 1), 1);
+    const sender = new RecordSender(kafka);
+    await sender.connect();
+    try {
+      await sender.send(dlqTopicName(name), [
+        deadLetterRecord({
+          eventId: uniqueName('evt'),
+          subscriber: name,
+          reason: 'terminal',
+          status: 404,
+          attempts: 1,
+          origin: { topic: 'events', partition: 0, offset: '1' },
+          deadLetteredAt: new Date().toISOString(),
+          traceparent: randomTraceparent().traceparent,
+          key: 'k',
+          value: Buffer.from([0, 0, 0, 0, 7, 1]),
+        }),
+      ]);
+    } finally {
+      await sender.disconnect();
+    }
+    await cli(['dlq', 'replay', '--subscriber', name, '--dry-run']);
+    expect(await trail('--subscriber', name)).toEqual([]);
+    await cli(['dlq', 'replay', '--subscriber', name, '--operator', 'ops-bob']);
+    const records = await trail('--subscriber', name);
+    expect(records).toEqual([
+      expect.objectContaining({
+        action: 'dead_letters.replayed',
+        actor: { kind: 'user', user },
+        before: null,
+        after: null,
+        detail: expect.objectContaining({ operator: 'ops-bob', selected: 1, replayed: 1, again: false }),
+      }),
+    ]);
   });
 
   it('the topic is one partition, deleted by time after a year, never compacted', async () => {
