@@ -9,7 +9,6 @@ import {
 import { readDeadLetters } from '@hookstream/dead-letter-tools';
 import { startNoticeProducer } from '@hookstream/producer';
 import {
-  AuditTrail,
   applyAuditRecords,
   auditRecordOf,
   CatalogError,
@@ -40,7 +39,7 @@ import {
   withManagedSecret,
 } from '@hookstream/subscribers';
 import { formatTable } from '@hookstream/terminal';
-import { cliAudit } from './cli-audit.ts';
+import { cliAudit, rethrow, writeAudit } from './cli-audit.ts';
 import { toolKafka } from './kafka-client.ts';
 import { runtimeConnection } from './runtime-endpoints.ts';
 import {
@@ -290,13 +289,15 @@ async function apply(
   // Built before anything is written: a missing secrets key refuses the whole apply.
   const now = new Date();
   const records = dryRun ? [] : recordsForPlan(plan, snapshot.subscribers, { now, secretsKey });
+  let auditFailure: unknown = null;
   if (!dryRun) {
     await catalog.write(records);
-    await new AuditTrail(kafka).write(applyAuditRecords(snapshot.subscribers, records, toolActor(), now));
+    auditFailure = await writeAudit(applyAuditRecords(snapshot.subscribers, records, toolActor(), now));
   }
   if (values.json)
     printJson({ dryRun, written: !dryRun && records.length > 0, subscribers: plan.map(publicPlan) });
   else printApply(plan, dryRun);
+  rethrow(auditFailure);
   return 0;
 }
 
@@ -597,11 +598,12 @@ async function secret(
   );
   const now = new Date();
   let shown = state;
+  let auditFailure: unknown = null;
   if (action === 'rotate') {
     shown = rotateManagedSecret(key, sealBindingOf(record), state, { now, graceMs });
     const next = withManagedSecret(record, shown, now);
     await catalog.write([next]);
-    await cliAudit().trail.write([
+    auditFailure = await writeAudit([
       auditRecordOf({
         actor: toolActor(),
         action: 'subscriber.secret_rotated',
@@ -622,6 +624,8 @@ async function secret(
     for (const p of open.previous)
       process.stdout.write(`previous secret, still signing until ${p.expiresAt}:\n  ${p.secret}\n`);
   }
+  // The new secret is shown first: the rotation happened, and its holder needs it.
+  rethrow(auditFailure);
   return 0;
 }
 

@@ -15,8 +15,9 @@ import {
   withHeaderValue,
 } from '@hookstream/subscribers';
 import { formatTable } from '@hookstream/terminal';
-import { cliAudit } from './cli-audit.ts';
+import { rethrow, writeAudit } from './cli-audit.ts';
 import { printJson } from './subscribers-output.ts';
+import { toolActor } from './tool-env.ts';
 
 /** What these actions read of the command line. */
 export interface SealOptions {
@@ -114,13 +115,13 @@ export async function resealCommand(
   }
   const writes = outcomes.flatMap((o) => ('record' in o && o.record !== null ? [o.record] : []));
   const dryRun = values['dry-run'] === true;
+  let auditFailure: unknown = null;
   if (!dryRun) {
     await catalog.write(writes);
-    const audit = cliAudit();
-    await audit.trail.write(
+    auditFailure = await writeAudit(
       writes.map((after) =>
         auditRecordOf({
-          actor: audit.actor,
+          actor: toolActor(),
           action: 'subscriber.resealed',
           subscriber: after.definition.name,
           before: snapshot.subscribers.get(after.definition.name),
@@ -157,6 +158,7 @@ export async function resealCommand(
         dryRun ? ' (dry run: nothing written)' : ''
       }\n`,
     );
+  rethrow(auditFailure);
   return failed === 0 ? 0 : 1;
 }
 
@@ -176,10 +178,9 @@ export async function headerSetCommand(
   const now = new Date();
   const next = withHeaderValue(record, key, header, value, now);
   await catalog.write([next]);
-  const audit = cliAudit();
-  await audit.trail.write([
+  const auditFailure = await writeAudit([
     auditRecordOf({
-      actor: audit.actor,
+      actor: toolActor(),
       action: 'subscriber.header_sealed',
       subscriber: name,
       before: record,
@@ -190,6 +191,7 @@ export async function headerSetCommand(
   ]);
   if (values.json) printJson({ name, header, sealed: true });
   else process.stdout.write(`${name}: header ${header} sealed; fleets use it within seconds\n`);
+  rethrow(auditFailure);
   return 0;
 }
 
