@@ -40,24 +40,32 @@ export async function deleteSubscriber(
   request: DeleteRequest,
 ): Promise<DeleteResult> {
   const snapshot = request.snapshot ?? (await catalog.read());
-  const result = await deleteWithoutAudit(catalog, { ...request, snapshot });
   const audit = request.audit;
-  if (audit === undefined) return result;
-  const before = snapshot.subscribers.get(result.name);
-  await audit.trail.write([
+  if (audit === undefined) return deleteWithoutAudit(catalog, { ...request, snapshot });
+  const before = snapshot.subscribers.get(request.name);
+  const record = (action: 'subscriber.deleted' | 'subscriber.purged', purged: PurgeReport | null) =>
     auditRecordOf({
       actor: audit.actor,
-      // A purge of a name left bound has no record before: it is still the purge of that name.
-      action: result.purged === null ? 'subscriber.deleted' : 'subscriber.purged',
-      subscriber: result.name,
-      before: result.deleted ? before : null,
+      action,
+      subscriber: request.name,
+      before,
       after: null,
-      tenant: snapshot.bindings.get(result.name)?.tenant ?? undefined,
-      ...(result.purged === null
-        ? {}
-        : { detail: { group: result.purged.group, topics: result.purged.topics.slice(0, 100) } }),
+      tenant: snapshot.bindings.get(request.name)?.tenant ?? undefined,
+      ...(purged === null ? {} : { detail: { group: purged.group, topics: purged.topics.slice(0, 100) } }),
       now: request.now ?? new Date(),
-    }),
+    });
+  let result: DeleteResult;
+  try {
+    result = await deleteWithoutAudit(catalog, { ...request, snapshot });
+  } catch (err) {
+    // A tenant's delete whose purge must wait: the record is gone all the same, and so recorded.
+    if (err instanceof CatalogError && err.code === 'GROUP_IN_USE' && before !== undefined)
+      await audit.trail.write([record('subscriber.deleted', null)]);
+    throw err;
+  }
+  // A purge of a name left bound has no record before (before: null); it is still that name's purge.
+  await audit.trail.write([
+    record(result.purged === null ? 'subscriber.deleted' : 'subscriber.purged', result.purged),
   ]);
   return result;
 }
