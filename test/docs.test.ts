@@ -13,6 +13,7 @@ import {
   BENCH_USAGE,
 } from '@hookstream/bench';
 import {
+  AUDIT_USAGE,
   CONSOLE_USAGE,
   DLQ_USAGE,
   INGRESS_USAGE,
@@ -48,6 +49,7 @@ const USAGES: Record<string, Record<string, string>> = {
   receiver: { '': RECEIVER_USAGE },
   trace: { '': TRACE_USAGE },
   dlq: { list: DLQ_USAGE, replay: DLQ_USAGE },
+  audit: { '': AUDIT_USAGE },
   ledger: { '': LEDGER_USAGE },
   reconcile: { '': RECONCILE_USAGE },
   console: { '': CONSOLE_USAGE },

@@ -206,6 +206,21 @@ describe('hookstream on a SASL_SSL broker with mTLS and ACLs', () => {
       });
       expect(await settledNotices('subscriber.enabled')).toHaveLength(1);
 
+      // The audit trail, written and read with the same grants: the tool's changes as the OS
+      // user, the fleet's auto-disable as the pusher (both replicas may have disabled it at once).
+      const audit = await runCli(['audit', '--subscriber', victim, '--json'], asPusher);
+      expect(audit.code, audit.stderr).toBe(0);
+      const changes = JSON.parse(audit.stdout) as {
+        action: string;
+        actor: { kind: string; component?: string };
+      }[];
+      expect(changes[0]).toMatchObject({ action: 'subscriber.created', actor: { kind: 'user' } });
+      const disables = changes.filter((c) => c.action === 'subscriber.disabled');
+      expect(disables.length).toBeGreaterThanOrEqual(1);
+      for (const d of disables) expect(d.actor).toMatchObject({ kind: 'system', component: 'pusher' });
+      expect(changes.at(-1)).toMatchObject({ action: 'subscriber.resumed', actor: { kind: 'user' } });
+      expect(fleets.map((f) => f.output()).join('\n')).not.toContain('audit record could not be written');
+
       // The retention headroom reads the events topic's settings (DESCRIBE_CONFIGS) and the
       // records at the ledgers, with the same grants, in the tool and in the fleets.
       const listed = await runCli(['subscribers', 'list', '--json'], asPusher);

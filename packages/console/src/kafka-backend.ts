@@ -2,9 +2,11 @@ import { ATTEMPT_LOG_TOPIC, AttemptLogEntry, loadEventCatalog } from '@hookstrea
 import { type KafkaConnection, KafkaReadError, readTopic } from '@hookstream/kafka';
 import type { DeadLetter, LedgerAnswer, LedgerQuery, ReplayRequest, ReplaySummary } from '@hookstream/replay';
 import {
+  AuditTrail,
   changeSubscriberState,
   knownSubscriber,
   type NoticePublisher,
+  replayAuditRecord,
   SubscriberCatalog,
   subscriberDetail,
   subscriberOverviews,
@@ -50,6 +52,7 @@ export class KafkaConsoleBackend implements ConsoleBackend {
   readonly jaegerUrl: string;
   readonly #context: KafkaBackendContext;
   readonly #catalog: SubscriberCatalog;
+  readonly #audit: AuditTrail;
   readonly #now: () => number;
 
   constructor(context: KafkaBackendContext) {
@@ -57,6 +60,7 @@ export class KafkaConsoleBackend implements ConsoleBackend {
     this.eventsTopic = context.eventsTopic;
     this.jaegerUrl = context.jaegerUrl;
     this.#catalog = new SubscriberCatalog(context.kafka);
+    this.#audit = new AuditTrail(context.kafka);
     this.#now = context.now ?? Date.now;
   }
 
@@ -85,8 +89,14 @@ export class KafkaConsoleBackend implements ConsoleBackend {
     readonly by: string;
     readonly reason?: string;
   }) {
+    // Whoever clicks signed in with a console token: the trail names the token (console-token-<n>),
+    // not the OS user the console runs as, who is the same for every operator.
     return changeSubscriberState(
-      { catalog: this.#catalog, openPublisher: this.#context.openPublisher },
+      {
+        catalog: this.#catalog,
+        openPublisher: this.#context.openPublisher,
+        audit: { trail: this.#audit, actor: { kind: 'token', tokenId: request.by } },
+      },
       { ...request, eventsTopic: this.eventsTopic, now: new Date(this.#now()) },
     );
   }
@@ -95,8 +105,30 @@ export class KafkaConsoleBackend implements ConsoleBackend {
     return this.#context.tools.readDeadLetters(this.#context.kafka, name);
   }
 
-  replay(request: ReplayRequest): Promise<ReplaySummary> {
-    return this.#context.tools.replayDeadLetters(this.#context.kafka, request);
+  /**
+   * A replay, then its audit record. One that cannot be written is a warning on the replay's
+   * page: the replay happened, and failing the job would say it had not.
+   */
+  async replay(request: ReplayRequest): Promise<ReplaySummary> {
+    const summary = await this.#context.tools.replayDeadLetters(this.#context.kafka, request);
+    if (summary.dryRun || summary.replayed.length === 0) return summary;
+    try {
+      const tenant = (await this.#catalog.read()).subscribers.get(summary.subscriber)?.definition.tenant;
+      await this.#audit.write([
+        replayAuditRecord(summary, {
+          actor: { kind: 'token', tokenId: request.operator },
+          operator: request.operator,
+          again: request.again,
+          tenant,
+          now: new Date(this.#now()),
+        }),
+      ]);
+    } catch (err) {
+      request.onWarning?.(
+        `the replay's audit record could not be written: ${err instanceof Error ? err.message : String(err)}`,
+      );
+    }
+    return summary;
   }
 
   ledger(eventId: string): Promise<LedgerAnswer> {

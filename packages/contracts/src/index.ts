@@ -1,4 +1,14 @@
 export { ATTEMPT_LOG_TOPIC, AttemptLogEntry, LedgerStep } from './attempt-log.ts';
+export {
+  AUDIT_ACTIONS,
+  AUDIT_RETENTION_MS,
+  AUDIT_TOPIC,
+  AuditAction,
+  AuditActor,
+  AuditDetail,
+  AuditDigest,
+  AuditRecord,
+} from './audit.ts';
 export { avroToTypeScript } from './avro-typescript.ts';
 export { avroToZod } from './avro-zod.ts';
 export {

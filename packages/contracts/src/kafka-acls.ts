@@ -1,4 +1,5 @@
 import { ATTEMPT_LOG_TOPIC } from './attempt-log.ts';
+import { AUDIT_TOPIC } from './audit.ts';
 import { CATALOG_TOPIC } from './catalog-registration.ts';
 import { INSTANCE_STATUS_TOPIC } from './instance-status.ts';
 import { noticesTopicName } from './notices.ts';
@@ -37,10 +38,12 @@ export type ComponentRole =
  * The least a component needs, and nothing more: the ingress only writes events; a pusher reads
  * events and owns everything under hookstream.sub. (its groups, tiers, DLQs, replay logs, and
  * their settings: a tier's retention follows the definition) plus
- * the shared attempt log, registry and instance topics and the events topic's notices topic
- * (it publishes subscriber.disabled there, and its subscribers read it); a replay operator reads
+ * the shared attempt log, registry, instance and audit topics and the events topic's notices topic
+ * (it publishes subscriber.disabled there, and its subscribers read it; the tools and the console,
+ * which run with its grants, write and read the audit trail); a replay operator reads
  * one subscriber's DLQ and writes its tier 1 and replay log, in transactions as that
- * subscriber's replay transactional id (the lease that keeps replays one at a time). The pusher's
+ * subscriber's replay transactional id (the lease that keeps replays one at a time), and
+ * writes its replay's audit record. The pusher's
  * principal may take every replay's id, for the console, which runs with its grants. The
  * secured-broker test grants exactly these.
  */
@@ -81,6 +84,7 @@ export function componentAcls(component: ComponentRole): AclGrant[] {
           ATTEMPT_LOG_TOPIC,
           INSTANCE_STATUS_TOPIC,
           CATALOG_TOPIC,
+          AUDIT_TOPIC,
           noticesTopicName(component.eventsTopic),
         ].map(
           (name): AclGrant => ({
@@ -113,6 +117,13 @@ export function componentAcls(component: ComponentRole): AclGrant[] {
           pattern: 'literal',
           name: replayLogTopicName(name),
           operations: ['READ', 'WRITE', 'CREATE', 'DESCRIBE'],
+        },
+        // The replay's audit record (created when first needed); reading the trail is not its part.
+        {
+          resource: 'topic',
+          pattern: 'literal',
+          name: AUDIT_TOPIC,
+          operations: ['WRITE', 'CREATE', 'DESCRIBE'],
         },
         { resource: 'group', pattern: 'prefixed', name: TOOL_GROUP_PREFIX, operations: ['READ', 'DESCRIBE'] },
         {

@@ -30,3 +30,31 @@ describe('the replay lease in the ACLs', () => {
     expect(transactionalIds(componentAcls({ role: 'ingress', eventsTopic: 'events' }))).toEqual([]);
   });
 });
+
+describe('the audit trail in the ACLs', () => {
+  const audit = (grants: ReturnType<typeof componentAcls>) =>
+    grants.filter((g) => g.resource === 'topic' && g.name === 'hookstream.audit');
+
+  it('lets the pusher (auto-disable), and the tools and console with its grants, write and read it', () => {
+    expect(audit(componentAcls({ role: 'pusher', eventsTopic: 'events' }))).toEqual([
+      {
+        resource: 'topic',
+        pattern: 'literal',
+        name: 'hookstream.audit',
+        operations: ['READ', 'WRITE', 'CREATE', 'DESCRIBE'],
+      },
+    ]);
+  });
+
+  it('lets a replay operator write its replay record but not read the trail; the ingress nothing', () => {
+    expect(audit(componentAcls({ role: 'replay', subscriber: 'billing' }))).toEqual([
+      {
+        resource: 'topic',
+        pattern: 'literal',
+        name: 'hookstream.audit',
+        operations: ['WRITE', 'CREATE', 'DESCRIBE'],
+      },
+    ]);
+    expect(audit(componentAcls({ role: 'ingress', eventsTopic: 'events' }))).toEqual([]);
+  });
+});

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import type { LogFn, SubscriberDefinition } from '@hookstream/contracts';
 import {
   assertDestinationAllowed,
@@ -17,7 +18,7 @@ import {
   SubscriberConsumer,
 } from '@hookstream/kafka';
 import { noticesTopicSpec } from '@hookstream/producer';
-import { SubscriberCatalog, SubscriberDisabler } from '@hookstream/subscribers';
+import { AuditTrail, SubscriberCatalog, SubscriberDisabler } from '@hookstream/subscribers';
 import type { DeliveryCounts } from './delivery-observer.ts';
 import { DownstreamCopies } from './downstream-copies.ts';
 import { boundedDueAtMs } from './due-at.ts';
@@ -407,6 +408,11 @@ export class SubscriberRunner {
       catalog: new SubscriberCatalog(resources.kafka),
       publisher: () => resources.noticeProducer(topology.eventsTopic),
       eventsTopic: topology.eventsTopic,
+      // host:pid, as an instance names itself in hookstream.instances without --instance.
+      audit: {
+        trail: new AuditTrail(resources.kafka),
+        actor: { kind: 'system', component: 'pusher', instance: `${hostname()}:${process.pid}` },
+      },
     });
     const result = await disabler.disable({
       name: topology.name,
@@ -431,6 +437,11 @@ export class SubscriberRunner {
         reason: verdict.reason,
         notice: notice.id,
         error: notice.error,
+      });
+    if (result.auditError !== null)
+      log('error', 'subscriber disabled; its audit record could not be written', {
+        cause: verdict.cause,
+        error: result.auditError,
       });
     this.#options.onDisabled?.();
   }

@@ -22,7 +22,12 @@ export type CatalogErrorCode =
   /** The name is held (by another tenant, or left bound after a delete): the API's 409 `name_unavailable`. */
   | 'NAME_UNAVAILABLE'
   /** A tenant's delete: the record is gone, the fleet has not left the group yet; delete again. */
-  | 'GROUP_IN_USE';
+  | 'GROUP_IN_USE'
+  /**
+   * The change was made, but its audit record could not be written (hookstream.audit): the trail
+   * misses it. Running the command again does not help (an unchanged apply writes no record).
+   */
+  | 'AUDIT_NOT_WRITTEN';
 
 /** A catalog problem; `canRetry` says whether doing the same thing again unchanged could succeed. */
 export class CatalogError extends HookstreamError<CatalogErrorCode> {}

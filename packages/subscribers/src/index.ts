@@ -1,5 +1,18 @@
 export type { ApplyAction, PlannedSubscriber } from './apply-plan.ts';
 export { planApply, recordsForPlan } from './apply-plan.ts';
+export { readAuditTrail } from './audit-reader.ts';
+export type { AuditChange, AuditContext, ReplayCounts } from './audit-records.ts';
+export {
+  applyAuditRecords,
+  auditRecordOf,
+  canonicalJson,
+  encodeAuditRecord,
+  recordDigest,
+  replayAuditRecord,
+} from './audit-records.ts';
+export type { AuditProblem, AuditSelection, RawAuditRecord } from './audit-selection.ts';
+export { mayBeSelected, selectAuditRecords } from './audit-selection.ts';
+export { AuditTrail, auditTopicSpec } from './audit-trail.ts';
 export type { CatalogSnapshot, RawRegistryRecord, RecordProblem } from './catalog-records.ts';
 export {
   encodeNameBinding,

@@ -1,4 +1,5 @@
 import type { SubscriberRecord } from '@hookstream/contracts';
+import { type AuditContext, auditRecordOf } from './audit-records.ts';
 import type { CatalogSnapshot } from './catalog-records.ts';
 import { CatalogError } from './errors.ts';
 import { pausedRecord, resumedRecord } from './state-changes.ts';
@@ -23,6 +24,8 @@ export interface StateChangeContext {
   };
   /** Opened for the subscriber.enabled notice only, and closed right after it. */
   readonly openPublisher: () => Promise<NoticePublisher & { close(): Promise<void> }>;
+  /** Where a change's audit record goes; absent: none is written (tests of other things). */
+  readonly audit?: AuditContext;
 }
 
 export interface StateChangeResult {
@@ -38,7 +41,9 @@ export interface StateChangeResult {
 /**
  * Pauses or resumes a subscriber in the catalog. Resuming one hookstream disabled publishes
  * subscriber.enabled onto the notices topic, after the record is written: the notice announces
- * a change that has happened, and one that cannot be published is reported, not thrown.
+ * a change that has happened, and one that cannot be published is reported, not thrown. With an
+ * audit context, the change's audit record is written after the record; one that cannot be
+ * written is thrown (AUDIT_NOT_WRITTEN), after the notice: the change happened, the trail misses it.
  */
 export async function changeSubscriberState(
   context: StateChangeContext,
@@ -50,6 +55,27 @@ export async function changeSubscriberState(
       ? pausedRecord(record, { reason: request.reason ?? '', by: request.by, now: request.now })
       : resumedRecord(record, request.now);
   if (next !== null) await context.catalog.write([next]);
+  // Written once the change is durable; a failure is thrown after the notice, which is still due.
+  let auditError: unknown = null;
+  if (next !== null && context.audit !== undefined)
+    await context.audit.trail
+      .write([
+        auditRecordOf({
+          actor: context.audit.actor,
+          action: request.action === 'pause' ? 'subscriber.paused' : 'subscriber.resumed',
+          subscriber: request.name,
+          before: record,
+          after: next,
+          detail: {
+            by: request.by.slice(0, 200),
+            ...(request.reason ? { reason: request.reason.slice(0, 500) } : {}),
+          },
+          now: request.now,
+        }),
+      ])
+      .catch((err: unknown) => {
+        auditError = err;
+      });
   const enabled =
     request.action === 'resume' && record.state.kind === 'disabled'
       ? enabledNotice(record, { eventsTopic: request.eventsTopic, by: request.by, now: request.now })
@@ -67,6 +93,7 @@ export async function changeSubscriberState(
       noticeError = err instanceof Error ? err.message : String(err);
     }
   }
+  if (auditError !== null) throw auditError;
   return {
     name: request.name,
     changed: next !== null,

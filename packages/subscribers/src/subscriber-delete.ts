@@ -1,3 +1,4 @@
+import { type AuditContext, auditRecordOf } from './audit-records.ts';
 import type { CatalogSnapshot } from './catalog-records.ts';
 import { CatalogError } from './errors.ts';
 import { type Actor, planDelete } from './name-holders.ts';
@@ -13,6 +14,8 @@ export interface DeleteRequest {
   readonly snapshot?: CatalogSnapshot;
   /** How long a tenant's delete waits for the fleet to leave the group before purging (default 60 s). */
   readonly releaseTimeoutMs?: number;
+  /** Where the delete's audit record goes, once it is done; absent: none is written. */
+  readonly audit?: AuditContext;
 }
 
 export interface DeleteResult {
@@ -36,6 +39,38 @@ export async function deleteSubscriber(
   catalog: SubscriberCatalog,
   request: DeleteRequest,
 ): Promise<DeleteResult> {
+  const snapshot = request.snapshot ?? (await catalog.read());
+  const audit = request.audit;
+  if (audit === undefined) return deleteWithoutAudit(catalog, { ...request, snapshot });
+  const before = snapshot.subscribers.get(request.name);
+  const record = (action: 'subscriber.deleted' | 'subscriber.purged', purged: PurgeReport | null) =>
+    auditRecordOf({
+      actor: audit.actor,
+      action,
+      subscriber: request.name,
+      before,
+      after: null,
+      tenant: snapshot.bindings.get(request.name)?.tenant ?? undefined,
+      ...(purged === null ? {} : { detail: { group: purged.group, topics: purged.topics.slice(0, 100) } }),
+      now: request.now ?? new Date(),
+    });
+  let result: DeleteResult;
+  try {
+    result = await deleteWithoutAudit(catalog, { ...request, snapshot });
+  } catch (err) {
+    // A tenant's delete whose purge must wait: the record is gone all the same, and so recorded.
+    if (err instanceof CatalogError && err.code === 'GROUP_IN_USE' && before !== undefined)
+      await audit.trail.write([record('subscriber.deleted', null)]);
+    throw err;
+  }
+  // A purge of a name left bound has no record before (before: null); it is still that name's purge.
+  await audit.trail.write([
+    record(result.purged === null ? 'subscriber.deleted' : 'subscriber.purged', result.purged),
+  ]);
+  return result;
+}
+
+async function deleteWithoutAudit(catalog: SubscriberCatalog, request: DeleteRequest): Promise<DeleteResult> {
   const snapshot = request.snapshot ?? (await catalog.read());
   const now = request.now ?? new Date();
   const plan = planDelete(snapshot, request.name, request.actor, { purge: request.purge, now });

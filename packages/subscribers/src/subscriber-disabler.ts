@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { SubscriberDefinition, SubscriberRecord } from '@hookstream/contracts';
+import type { AuditActor, AuditRecord, SubscriberDefinition, SubscriberRecord } from '@hookstream/contracts';
+import { auditRecordOf } from './audit-records.ts';
 import type { CatalogSnapshot } from './catalog-records.ts';
 import { CatalogError } from './errors.ts';
 import { disabledRecord, recordOfDefinition } from './state-changes.ts';
@@ -38,6 +39,14 @@ export interface SubscriberDisablerOptions {
   readonly now?: () => Date;
   /** Waits between the notice's tries (default 1 s, 3 s, 10 s); tests pass short ones. */
   readonly noticeRetryMs?: readonly number[];
+  /**
+   * Where the disable's audit record goes (AuditTrail in production), and who disables: the
+   * pusher, named by its instance. Absent: no audit record (tests of other things).
+   */
+  readonly audit?: {
+    readonly trail: { write(records: readonly AuditRecord[]): Promise<void> };
+    readonly actor: AuditActor;
+  };
 }
 
 /** What became of the notice of a disable that was written. */
@@ -55,6 +64,8 @@ export interface DisableResult {
   readonly written: boolean;
   readonly record: SubscriberRecord;
   readonly notice: NoticeOutcome | null;
+  /** Why the disable's audit record could not be written; null: written, or none was due. */
+  readonly auditError: string | null;
 }
 
 /**
@@ -85,9 +96,12 @@ export class SubscriberDisabler {
         false,
       );
     // Another instance got there first, or an operator paused it meanwhile: nothing to announce.
-    if (current.state.kind !== 'active') return { written: false, record: current, notice: null };
+    if (current.state.kind !== 'active')
+      return { written: false, record: current, notice: null, auditError: null };
     const record = disabledRecord(current, { reason: request.reason, cause: request.cause, now });
     await this.#options.catalog.write([record]);
+    // A definition file's subscriber had no record before: its audit record says so (before null).
+    const auditError = await this.#audit(request, snapshot.subscribers.get(request.name), record, now);
     const notice = disabledNotice(current, record, {
       eventsTopic: this.#options.eventsTopic,
       status: request.status,
@@ -97,7 +111,7 @@ export class SubscriberDisabler {
     for (let attempt = 0; ; attempt++) {
       try {
         await publishNotice(await this.#options.publisher(), notice);
-        return { written: true, record, notice: { id: notice.id, error: null } };
+        return { written: true, record, notice: { id: notice.id, error: null }, auditError };
       } catch (err) {
         const retryable = (err as { canRetry?: unknown }).canRetry !== false;
         const wait = retries[attempt];
@@ -106,9 +120,40 @@ export class SubscriberDisabler {
             written: true,
             record,
             notice: { id: notice.id, error: err instanceof Error ? err.message : String(err) },
+            auditError,
           };
         await sleep(wait);
       }
+    }
+  }
+
+  /**
+   * The disable's audit record, after the record is written. A failure is reported, not thrown:
+   * the subscriber is disabled all the same, and a throw would read as "nothing changed".
+   */
+  async #audit(
+    request: DisableRequest,
+    before: SubscriberRecord | undefined,
+    after: SubscriberRecord,
+    now: Date,
+  ): Promise<string | null> {
+    const audit = this.#options.audit;
+    if (audit === undefined) return null;
+    try {
+      await audit.trail.write([
+        auditRecordOf({
+          actor: audit.actor,
+          action: 'subscriber.disabled',
+          subscriber: request.name,
+          before,
+          after,
+          detail: { cause: request.cause, status: request.status, reason: request.reason.slice(0, 500) },
+          now,
+        }),
+      ]);
+      return null;
+    } catch (err) {
+      return err instanceof Error ? err.message : String(err);
     }
   }
 }

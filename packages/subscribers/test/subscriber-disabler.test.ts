@@ -1,5 +1,6 @@
-import type { EventDataByType, NoticeType, SubscriberRecord } from '@hookstream/contracts';
+import type { AuditRecord, EventDataByType, NoticeType, SubscriberRecord } from '@hookstream/contracts';
 import { describe, expect, it } from 'vitest';
+import { recordDigest } from '../src/audit-records.ts';
 import { foldRegistry } from '../src/catalog-records.ts';
 import { recordOfDefinition, resumedRecord } from '../src/state-changes.ts';
 import { enabledNotice, type NoticeOptions, type NoticePublisher } from '../src/state-notices.ts';
@@ -219,5 +220,74 @@ describe('subscriber.enabled', () => {
     const r = recordOfDefinition(definition('solo'), NOW);
     expect(r.state).toEqual({ kind: 'active' });
     expect(foldRegistry([raw('solo', r)]).problems).toEqual([]);
+  });
+});
+
+describe('SubscriberDisabler and the audit trail', () => {
+  const actor = { kind: 'system', component: 'pusher', instance: 'host:1' } as const;
+
+  it('writes subscriber.disabled with a system actor after the record, chaining the digests', async () => {
+    const catalog = new MemoryCatalog([record('billing')]);
+    const audits: AuditRecord[] = [];
+    const d = new SubscriberDisabler({
+      catalog,
+      publisher: async () => new MemoryPublisher(),
+      eventsTopic: 'events',
+      now: () => NOW,
+      audit: {
+        trail: {
+          write: async (records) => {
+            // After the change is durable: the catalog already holds it.
+            expect(catalog.written).toHaveLength(1);
+            audits.push(...records);
+          },
+        },
+        actor,
+      },
+    });
+    const result = await d.disable({
+      name: 'billing',
+      cause: 'gone',
+      reason: '410',
+      status: 410,
+      failingSinceMs: null,
+    });
+    expect(result.auditError).toBeNull();
+    expect(audits).toEqual([
+      expect.objectContaining({
+        actor,
+        action: 'subscriber.disabled',
+        subscriber: 'billing',
+        before: recordDigest(record('billing')),
+        after: recordDigest(catalog.written[0]),
+        detail: { cause: 'gone', status: 410, reason: '410' },
+      }),
+    ]);
+  });
+
+  it('reports an audit record it could not write; the subscriber is disabled all the same', async () => {
+    const catalog = new MemoryCatalog([record('billing')]);
+    const d = new SubscriberDisabler({
+      catalog,
+      publisher: async () => new MemoryPublisher(),
+      eventsTopic: 'events',
+      now: () => NOW,
+      audit: {
+        trail: {
+          write: async () => {
+            throw new Error('not authorized');
+          },
+        },
+        actor,
+      },
+    });
+    const result = await d.disable({
+      name: 'billing',
+      cause: 'gone',
+      reason: '410',
+      status: 410,
+      failingSinceMs: null,
+    });
+    expect(result).toMatchObject({ written: true, auditError: 'not authorized', notice: { error: null } });
   });
 });

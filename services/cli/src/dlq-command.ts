@@ -9,10 +9,11 @@ import {
   ReplayProgress,
   selectDeadLetters,
 } from '@hookstream/replay';
+import { AuditTrail, replayAuditRecord, SubscriberCatalog } from '@hookstream/subscribers';
 import { startTracing } from '@hookstream/telemetry';
 import { formatTable } from '@hookstream/terminal';
 import { toolKafka } from './kafka-client.ts';
-import { operatorName } from './tool-env.ts';
+import { operatorName, toolActor } from './tool-env.ts';
 import { formatAge, reportToolError } from './tool-errors.ts';
 
 const FILTERS = `Selection (every given filter must hold; repeat --event-id, --reason, --status for several):
@@ -242,6 +243,34 @@ async function replay(
   } finally {
     await tracing?.shutdown().catch(() => undefined);
   }
+  const code = await print(summary, options);
+  // After the replay is durable and its summary out; a failure exits non-zero (AUDIT_NOT_WRITTEN).
+  if (!summary.dryRun && summary.replayed.length > 0) await auditReplay(summary, options);
+  return code;
+}
+
+/** Writes the replay's audit record; its tenant only when the catalog may be read (a replay operator may not). */
+async function auditReplay(
+  summary: ReplaySummary,
+  options: { again: boolean; operator: string },
+): Promise<void> {
+  const kafka = toolKafka('hookstream-audit');
+  const tenant = await new SubscriberCatalog(kafka)
+    .read()
+    .then((s) => s.subscribers.get(summary.subscriber)?.definition.tenant)
+    .catch(() => undefined);
+  await new AuditTrail(kafka).write([
+    replayAuditRecord(summary, {
+      actor: toolActor(),
+      operator: options.operator,
+      again: options.again,
+      tenant,
+      now: new Date(),
+    }),
+  ]);
+}
+
+async function print(summary: ReplaySummary, options: { json: boolean; dryRun: boolean }): Promise<number> {
   if (options.json) {
     process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
     return 0;

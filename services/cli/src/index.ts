@@ -1,3 +1,4 @@
+export { AUDIT_USAGE } from './audit-command.ts';
 export { CONSOLE_USAGE } from './console-command.ts';
 export { DLQ_USAGE } from './dlq-command.ts';
 export { INGRESS_USAGE } from './ingress-command.ts';

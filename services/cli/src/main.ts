@@ -9,6 +9,7 @@ Commands:
   receiver       a sample subscriber endpoint (signature check, dedupe, misbehaviour on request)
   trace          an event's delivery timeline from Jaeger
   dlq            list | replay a subscriber's dead letters (back into its retry tier 1)
+  audit          the audit trail: every change to a subscriber, who made it and when
   ledger         where an event is for every subscriber: delivered, retrying, dead, filtered, not reached
   reconcile      a window of events against every required subscriber: delivered, pending, retrying, dead, lost
   console        the operator console in a browser (127.0.0.1:8088, CONSOLE_TOKENS): subscribers, DLQs, replay, ledgers
@@ -30,6 +31,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   receiver: async () => (await import('./receiver-command.ts')).receiverCommand,
   trace: async () => (await import('./trace-command.ts')).traceCommand,
   dlq: async () => (await import('./dlq-command.ts')).dlqCommand,
+  audit: async () => (await import('./audit-command.ts')).auditCommand,
   ledger: async () => (await import('./ledger-command.ts')).ledgerCommand,
   reconcile: async () => (await import('./reconcile-command.ts')).reconcileCommand,
   console: async () => (await import('./console-command.ts')).consoleCommand,

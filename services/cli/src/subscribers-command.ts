@@ -9,6 +9,8 @@ import {
 import { readDeadLetters } from '@hookstream/dead-letter-tools';
 import { startNoticeProducer } from '@hookstream/producer';
 import {
+  applyAuditRecords,
+  auditRecordOf,
   CatalogError,
   changeSubscriberState,
   DEFAULT_ROTATION_GRACE_MS,
@@ -37,6 +39,7 @@ import {
   withManagedSecret,
 } from '@hookstream/subscribers';
 import { formatTable } from '@hookstream/terminal';
+import { cliAudit, rethrow, writeAudit } from './cli-audit.ts';
 import { toolKafka } from './kafka-client.ts';
 import { runtimeConnection } from './runtime-endpoints.ts';
 import {
@@ -50,7 +53,7 @@ import {
   publicPlan,
 } from './subscribers-output.ts';
 import { checkCommand, headerSetCommand, resealCommand } from './subscribers-seals.ts';
-import { operatorName, toolEnv } from './tool-env.ts';
+import { operatorName, toolActor, toolEnv } from './tool-env.ts';
 import { formatAge, reportToolError } from './tool-errors.ts';
 
 export const SUBSCRIBERS_USAGE = `Usage: hookstream subscribers apply <file.json|dir> [--dry-run] [--secrets-key-file <path>] [--json]
@@ -284,11 +287,17 @@ async function apply(
   const dryRun = values['dry-run'];
   await refuseWhatTheFleetCannotRead(kafka, plan);
   // Built before anything is written: a missing secrets key refuses the whole apply.
-  const records = dryRun ? [] : recordsForPlan(plan, snapshot.subscribers, { now: new Date(), secretsKey });
-  if (!dryRun) await catalog.write(records);
+  const now = new Date();
+  const records = dryRun ? [] : recordsForPlan(plan, snapshot.subscribers, { now, secretsKey });
+  let auditFailure: unknown = null;
+  if (!dryRun) {
+    await catalog.write(records);
+    auditFailure = await writeAudit(applyAuditRecords(snapshot.subscribers, records, toolActor(), now));
+  }
   if (values.json)
     printJson({ dryRun, written: !dryRun && records.length > 0, subscribers: plan.map(publicPlan) });
   else printApply(plan, dryRun);
+  rethrow(auditFailure);
   return 0;
 }
 
@@ -481,6 +490,7 @@ async function setState(
   const result = await changeSubscriberState(
     {
       catalog,
+      audit: cliAudit(),
       openPublisher: () =>
         startNoticeProducer({
           kafka: runtimeConnection().kafka,
@@ -539,7 +549,13 @@ async function remove(catalog: SubscriberCatalog, name: string, values: Values):
       return 1;
     }
   }
-  const result = await deleteSubscriber(catalog, { name, actor: OPERATOR, purge: values.purge, snapshot });
+  const result = await deleteSubscriber(catalog, {
+    name,
+    actor: OPERATOR,
+    purge: values.purge,
+    snapshot,
+    audit: cliAudit(),
+  });
   if (values.json) printJson(result);
   else {
     if (result.deleted) process.stdout.write(`${name}: deleted from the catalog\n`);
@@ -582,9 +598,22 @@ async function secret(
   );
   const now = new Date();
   let shown = state;
+  let auditFailure: unknown = null;
   if (action === 'rotate') {
     shown = rotateManagedSecret(key, sealBindingOf(record), state, { now, graceMs });
-    await catalog.write([withManagedSecret(record, shown, now)]);
+    const next = withManagedSecret(record, shown, now);
+    await catalog.write([next]);
+    auditFailure = await writeAudit([
+      auditRecordOf({
+        actor: toolActor(),
+        action: 'subscriber.secret_rotated',
+        subscriber: name,
+        before: record,
+        after: next,
+        detail: { graceMs },
+        now,
+      }),
+    ]);
   }
   const open = revealManagedSecret(key, sealBindingOf(record), shown, now);
   if (values.json) printJson({ name, managed: true, rotated: action === 'rotate', ...open });
@@ -595,6 +624,8 @@ async function secret(
     for (const p of open.previous)
       process.stdout.write(`previous secret, still signing until ${p.expiresAt}:\n  ${p.secret}\n`);
   }
+  // The new secret is shown first: the rotation happened, and its holder needs it.
+  rethrow(auditFailure);
   return 0;
 }
 

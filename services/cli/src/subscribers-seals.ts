@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { SubscriberRecord } from '@hookstream/contracts';
 import { nameMatcher } from '@hookstream/pusher-core';
 import {
+  auditRecordOf,
   CatalogError,
   type CatalogSnapshot,
   checkCatalog,
@@ -14,7 +15,9 @@ import {
   withHeaderValue,
 } from '@hookstream/subscribers';
 import { formatTable } from '@hookstream/terminal';
+import { rethrow, writeAudit } from './cli-audit.ts';
 import { printJson } from './subscribers-output.ts';
+import { toolActor } from './tool-env.ts';
 
 /** What these actions read of the command line. */
 export interface SealOptions {
@@ -112,7 +115,22 @@ export async function resealCommand(
   }
   const writes = outcomes.flatMap((o) => ('record' in o && o.record !== null ? [o.record] : []));
   const dryRun = values['dry-run'] === true;
-  if (!dryRun) await catalog.write(writes);
+  let auditFailure: unknown = null;
+  if (!dryRun) {
+    await catalog.write(writes);
+    auditFailure = await writeAudit(
+      writes.map((after) =>
+        auditRecordOf({
+          actor: toolActor(),
+          action: 'subscriber.resealed',
+          subscriber: after.definition.name,
+          before: snapshot.subscribers.get(after.definition.name),
+          after,
+          now,
+        }),
+      ),
+    );
+  }
   const failed = outcomes.filter((o) => o.action === 'failed').length;
   if (values.json)
     printJson({
@@ -140,6 +158,7 @@ export async function resealCommand(
         dryRun ? ' (dry run: nothing written)' : ''
       }\n`,
     );
+  rethrow(auditFailure);
   return failed === 0 ? 0 : 1;
 }
 
@@ -156,10 +175,23 @@ export async function headerSetCommand(
   );
   const record = knownSubscriber(await catalog.read(), name);
   const value = (await readValue(values['value-file'])).replace(/\r?\n$/, '');
-  const next = withHeaderValue(record, key, header, value, new Date());
+  const now = new Date();
+  const next = withHeaderValue(record, key, header, value, now);
   await catalog.write([next]);
+  const auditFailure = await writeAudit([
+    auditRecordOf({
+      actor: toolActor(),
+      action: 'subscriber.header_sealed',
+      subscriber: name,
+      before: record,
+      after: next,
+      detail: { header },
+      now,
+    }),
+  ]);
   if (values.json) printJson({ name, header, sealed: true });
   else process.stdout.write(`${name}: header ${header} sealed; fleets use it within seconds\n`);
+  rethrow(auditFailure);
   return 0;
 }
 

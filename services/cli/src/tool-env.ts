@@ -60,3 +60,11 @@ export function operatorName(): string {
     return 'unknown';
   }
 }
+
+/**
+ * Who the audit trail says made a change at the CLI: the OS user ($USER, else the account's
+ * name). `--by` and `--operator` say who for a pause or a replay; the trail keeps the account.
+ */
+export function toolActor(): { readonly kind: 'user'; readonly user: string } {
+  return { kind: 'user', user: operatorName() };
+}

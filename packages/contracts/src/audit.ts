@@ -1,0 +1,93 @@
+import { z } from 'zod';
+import { TenantId } from './envelope.ts';
+import { SubscriberName } from './topics.ts';
+
+/**
+ * Every change to a subscriber, one record each: who, what, a digest of the catalog record
+ * before and after, and when. One partition (one order for every subscriber), not compacted
+ * (each change stays, not only the last), kept AUDIT_RETENTION_MS. Keyed by the subscriber's
+ * name; a subscriber of a tenant's record carries it as `ce_tenant`, as notices do, so a
+ * tenant's reader can skip others' records before decoding them.
+ */
+export const AUDIT_TOPIC = 'hookstream.audit';
+
+/** How long the trail is kept: a year, long enough for a yearly review. */
+export const AUDIT_RETENTION_MS = 365 * 24 * 3_600_000;
+
+/**
+ * What changed. `subscriber.purged`: a delete with --purge (the group, topics and name went too);
+ * `subscriber.disabled`: hookstream's own (410 Gone, sustained failure).
+ */
+export const AUDIT_ACTIONS = [
+  'subscriber.created',
+  'subscriber.updated',
+  'subscriber.deleted',
+  'subscriber.purged',
+  'subscriber.paused',
+  'subscriber.resumed',
+  'subscriber.disabled',
+  'subscriber.secret_rotated',
+  'subscriber.header_sealed',
+  'subscriber.resealed',
+  'dead_letters.replayed',
+] as const;
+export const AuditAction = z.enum(AUDIT_ACTIONS);
+export type AuditAction = z.infer<typeof AuditAction>;
+
+/**
+ * Who did it: an OS user at the CLI or the console (`user`: os.userInfo().username, or the
+ * console's `by`), a management API token (`token`, with its tenant when bound to one), or
+ * hookstream itself (`system`: the component and its instance, e.g. a pusher's auto-disable).
+ */
+export const AuditActor = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('user'), user: z.string().min(1).max(200) }),
+  z.object({
+    kind: z.literal('token'),
+    tokenId: z.string().min(1).max(200),
+    tenant: TenantId.optional(),
+  }),
+  z.object({
+    kind: z.literal('system'),
+    component: z.string().min(1).max(100),
+    instance: z.string().min(1).max(200).optional(),
+  }),
+]);
+export type AuditActor = z.infer<typeof AuditActor>;
+
+/** `sha256:` and the hex SHA-256 of the catalog record's canonical JSON (sorted keys). */
+export const AuditDigest = z.string().regex(/^sha256:[0-9a-f]{64}$/, 'sha256:<64 hex digits>');
+export type AuditDigest = z.infer<typeof AuditDigest>;
+
+/** Small facts about the change (a replay's counts, a purge's topics): bounded, never a secret. */
+export const AuditDetail = z
+  .record(
+    z.string().min(1).max(64),
+    z.union([
+      z.string().max(1000),
+      z.number(),
+      z.boolean(),
+      z.null(),
+      z.array(z.union([z.string().max(300), z.number()])).max(100),
+    ]),
+  )
+  .refine((d) => Object.keys(d).length <= 20, 'at most 20 detail fields');
+export type AuditDetail = z.infer<typeof AuditDetail>;
+
+export const AuditRecord = z.object({
+  version: z.literal(1),
+  /** Unique per record (a uuid). */
+  id: z.uuid(),
+  /** When the change was made (written after it was durable). */
+  at: z.iso.datetime({ offset: true }),
+  actor: AuditActor,
+  action: AuditAction,
+  subscriber: SubscriberName,
+  /** The subscriber's tenant; absent for a subscriber of none. */
+  tenant: TenantId.optional(),
+  /** The catalog record before the change; null when there was none (created). */
+  before: AuditDigest.nullable(),
+  /** The catalog record after it; null when there is none (deleted, purged). */
+  after: AuditDigest.nullable(),
+  detail: AuditDetail.optional(),
+});
+export type AuditRecord = z.infer<typeof AuditRecord>;

@@ -1,0 +1,67 @@
+import { AUDIT_RETENTION_MS, AUDIT_TOPIC, type AuditRecord } from '@hookstream/contracts';
+import { type KafkaConnection, RecordSender } from '@hookstream/kafka';
+import { encodeAuditRecord } from './audit-records.ts';
+import { CatalogError } from './errors.ts';
+
+/**
+ * The audit topic: one partition (one order for every change), deleted by time only, after
+ * AUDIT_RETENTION_MS: not compacted, since every change is kept, not each subscriber's last.
+ */
+export function auditTopicSpec(replicationFactor: number) {
+  return {
+    topic: AUDIT_TOPIC,
+    partitions: 1,
+    replicationFactor,
+    config: { 'cleanup.policy': 'delete', 'retention.ms': String(AUDIT_RETENTION_MS) },
+  };
+}
+
+/**
+ * Writes audit records to `hookstream.audit` (acks=all), after the change they describe is
+ * durable: a record of a change that did not happen would be worse than none. A failure throws
+ * AUDIT_NOT_WRITTEN, naming the records, so the command exits non-zero rather than dropping them.
+ */
+export class AuditTrail {
+  readonly #kafka: KafkaConnection;
+
+  constructor(kafka: KafkaConnection) {
+    this.#kafka = kafka;
+  }
+
+  /** Creates the topic when missing (replication: up to 3, as many as there are brokers). */
+  async ensureTopic(): Promise<void> {
+    const admin = this.#kafka.admin();
+    await admin.connect();
+    try {
+      const replication = Math.min(3, Math.max(1, await admin.brokerCount()));
+      await admin.ensureTopics([auditTopicSpec(replication)]);
+    } finally {
+      await admin.disconnect();
+    }
+  }
+
+  /** Writes the records in one batch, in order. */
+  async write(records: readonly AuditRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    try {
+      await this.ensureTopic();
+      const sender = new RecordSender(this.#kafka);
+      await sender.connect();
+      try {
+        await sender.send(AUDIT_TOPIC, records.map(encodeAuditRecord));
+      } finally {
+        await sender.disconnect();
+      }
+    } catch (err) {
+      const what = records.map((r) => `${r.action} ${r.subscriber}`).join(', ');
+      throw new CatalogError(
+        'AUDIT_NOT_WRITTEN',
+        `the change was made, but its audit record could not be written to ${AUDIT_TOPIC} (${what}): ${
+          err instanceof Error ? err.message : String(err)
+        }`,
+        false,
+        { cause: err },
+      );
+    }
+  }
+}
