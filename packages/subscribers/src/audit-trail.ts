@@ -2,6 +2,7 @@ import { AUDIT_RETENTION_MS, AUDIT_TOPIC, type AuditRecord } from '@hookstream/c
 import { type KafkaConnection, RecordSender } from '@hookstream/kafka';
 import { encodeAuditRecord } from './audit-records.ts';
 import { CatalogError } from './errors.ts';
+import { ensureOwnTopic } from './own-topic.ts';
 
 /**
  * The audit topic: one partition (one order for every change), deleted by time only, after
@@ -30,14 +31,7 @@ export class AuditTrail {
 
   /** Creates the topic when missing (replication: up to 3, as many as there are brokers). */
   async ensureTopic(): Promise<void> {
-    const admin = this.#kafka.admin();
-    await admin.connect();
-    try {
-      const replication = Math.min(3, Math.max(1, await admin.brokerCount()));
-      await admin.ensureTopics([auditTopicSpec(replication)]);
-    } finally {
-      await admin.disconnect();
-    }
+    await ensureOwnTopic(this.#kafka, auditTopicSpec);
   }
 
   /** Writes the records in one batch, in order. */

@@ -16,6 +16,7 @@ import {
   encodeSubscriberRecord,
   foldRegistry,
 } from './catalog-records.ts';
+import { ensureOwnTopic } from './own-topic.ts';
 
 /** The Kafka connection the catalog reads and writes through. */
 export type CatalogKafka = KafkaConnection;
@@ -60,14 +61,7 @@ export class SubscriberCatalog {
 
   /** Creates the catalog topic when missing (replication: up to 3, as many as there are brokers). */
   async ensureTopic(): Promise<void> {
-    const admin = this.#kafka.admin();
-    await admin.connect();
-    try {
-      const replication = Math.min(3, Math.max(1, await admin.brokerCount()));
-      await admin.ensureTopics([registryTopicSpec(replication)]);
-    } finally {
-      await admin.disconnect();
-    }
+    await ensureOwnTopic(this.#kafka, registryTopicSpec);
   }
 
   /** Writes records (acks=all), keyed by name, in one batch: all of them or, on failure, an error. */
