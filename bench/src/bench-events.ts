@@ -30,6 +30,8 @@ export interface BenchEvent {
   readonly n: number;
   /** CloudEvents time (RFC 3339): occurred_at, which a subscriber's max age counts from. */
   readonly time: string;
+  /** Whose event it is (`ce_tenant`, as the producer writes it); none when absent. */
+  readonly tenant?: string;
 }
 
 /**
@@ -62,6 +64,16 @@ export class BenchEventCodec {
   }
 
   async record(event: BenchEvent): Promise<OutgoingRecord> {
+    const headers: Record<string, string> = {
+      [CE_HEADER.id]: event.id,
+      [CE_HEADER.type]: event.type,
+      [CE_HEADER.source]: '/bench',
+      [CE_HEADER.time]: event.time,
+      [CE_HEADER.specversion]: CE_SPECVERSION,
+      [CONTENT_TYPE_HEADER]: AVRO_CONTENT_TYPE,
+    };
+    // Only on an event that has one, as the producer does (cloudEventHeaders).
+    if (event.tenant !== undefined) headers[CE_HEADER.tenant] = event.tenant;
     return {
       key: event.key,
       value: await this.#registry.encode(this.#schemaId, {
@@ -69,14 +81,7 @@ export class BenchEventCodec {
         status: 'in_transit',
         n: event.n,
       }),
-      headers: {
-        [CE_HEADER.id]: event.id,
-        [CE_HEADER.type]: event.type,
-        [CE_HEADER.source]: '/bench',
-        [CE_HEADER.time]: event.time,
-        [CE_HEADER.specversion]: CE_SPECVERSION,
-        [CONTENT_TYPE_HEADER]: AVRO_CONTENT_TYPE,
-      },
+      headers,
     };
   }
 }

@@ -12,6 +12,7 @@ import { type CleanupReport, stopFleet, whatIsLeft } from './fleet-cleanup.ts';
 import { type LoadFigures, runLoadPhase } from './fleet-load.ts';
 import { type OwnTopics, ownTopics } from './fleet-partitions.ts';
 import {
+  type BenchRouting,
   type BenchSubscriber,
   benchFleetSubscribers,
   deleteSubscribers,
@@ -30,6 +31,8 @@ export interface FleetBenchOptions extends RunControl {
   /** The hookstream command's script: the fleet runs as `<node> <bin> push --all …`. */
   readonly hookstreamBin: string;
   readonly subscribers: number;
+  /** Each subscriber's own event type routes its events, or its own tenant on one shared type. */
+  readonly routing: BenchRouting;
   /** Subscribers under load, the first of them; at most `subscribers`. */
   readonly active: number;
   /** Of the active ones, how many have their endpoint die before the second load (0: no such load). */
@@ -46,6 +49,8 @@ export interface FleetBenchResult {
   readonly prefix: string;
   readonly eventsTopic: string;
   readonly subscribers: number;
+  /** What told the subscribers' events apart: a type each, or a tenant each on one type. */
+  readonly routing: BenchRouting;
   /** From the fleet process's spawn until every group was Stable with a member. */
   readonly join: JoinWait;
   readonly memory: {
@@ -79,13 +84,20 @@ type Measured = Omit<FleetBenchResult, 'cleanup' | 'targets'>;
 
 /**
  * One pusher fleet process (`hookstream push --all`) hosting `subscribers` subscribers of the
- * catalog topic, each its own group on an events topic of the run's own: how long until all
- * joined, its memory and idle CPU (and the broker's), then latency under load and how healthy
- * subscribers fare once some endpoints die. Deletes what it created, also when it fails.
+ * catalog topic, each its own group on an events topic of the run's own, told apart by an event
+ * type each or by a tenant each (`routing`): how long until all joined, its memory and idle CPU
+ * (and the broker's), then latency under load and how healthy subscribers fare once some
+ * endpoints die. Deletes what it created, also when it fails.
  */
 export async function runFleetBench(options: FleetBenchOptions): Promise<FleetBenchResult> {
   const prefix = `bench-fleet-${randomUUID().slice(0, 8)}`;
-  const subscribers = benchFleetSubscribers(prefix, options.subscribers, options.active, options.dead);
+  const subscribers = benchFleetSubscribers(
+    prefix,
+    options.subscribers,
+    options.active,
+    options.dead,
+    options.routing,
+  );
   const names = subscribers.map((s) => s.name);
   const kafka = createKafka({ ...options.connection.kafka, clientId: 'hookstream-bench-fleet', quiet: true });
   const secret = `whsec_${randomBytes(24).toString('base64')}`;
@@ -106,7 +118,10 @@ export async function runFleetBench(options: FleetBenchOptions): Promise<FleetBe
       let sink: KafkaEventSink | null = null;
       let fleet: FleetChild | null = null;
       try {
-        options.progress(`registering ${names.length} subscribers ${prefix}-* for events topic ${topic}`);
+        const each = options.routing === 'tenant' ? 'a tenant each, one event type' : 'an event type each';
+        options.progress(
+          `registering ${names.length} subscribers ${prefix}-* (${each}) for events topic ${topic}`,
+        );
         await registerSubscribers(kafka, subscribers, { ...urls, secretEnv: SECRET_ENV });
         sink = await KafkaEventSink.open(kafka, options.connection.registry, topic);
         const run = { prefix, topic, admin, subscribers, receiver, doomed };
@@ -189,6 +204,7 @@ async function measure(
     prefix: run.prefix,
     eventsTopic: run.topic,
     subscribers: run.subscribers.length,
+    routing: options.routing,
     join,
     memory: { rssMiB, heap, rssAfterIdleMiB, peakMiB },
     idle,

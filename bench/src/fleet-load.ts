@@ -49,7 +49,8 @@ export interface LoadFigures {
 }
 
 /**
- * Publishes events on a fixed schedule, round robin over the subscribers (each its own type), at
+ * Publishes events on a fixed schedule, round robin over the subscribers (each its own type, or
+ * its own tenant on a shared type), at
  * `perSubscriberPerSecond` each for `seconds`, then waits for what should arrive and times it.
  */
 export async function runLoadPhase(options: LoadPhaseOptions): Promise<LoadFigures> {
@@ -83,6 +84,7 @@ export async function runLoadPhase(options: LoadPhaseOptions): Promise<LoadFigur
           key: `k${n % 256}`,
           n,
           time: new Date().toISOString(),
+          ...(s.tenant === undefined ? {} : { tenant: s.tenant }),
         });
         if (ok && arrives(s)) expected++;
         return ok;

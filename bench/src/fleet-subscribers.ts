@@ -1,35 +1,51 @@
-import { parseSubscriberSpec, registrationKey } from '@hookstream/contracts';
+import { parseSubscriberSpec, registrationKey, type SubscriberRecord } from '@hookstream/contracts';
 import type { KafkaConnection } from '@hookstream/kafka';
 import { type DefinitionFile, planApply, recordsForPlan, SubscriberCatalog } from '@hookstream/subscribers';
 
 /** What a benchmark subscriber does: waits (idle), receives load, or receives load and then dies. */
 export type BenchRole = 'idle' | 'active' | 'doomed';
 
+/** What routes an event to one subscriber: a type of its own, or a tenant of its own on one shared type. */
+export type BenchRouting = 'event-type' | 'tenant';
+
 export interface BenchSubscriber {
   readonly name: string;
-  /** Its one event type, no one else's: every other event reaches it only to be skipped by ce_type. */
+  /**
+   * Its one event type: no one else's when routing by type (every other event reaches it only to
+   * be skipped by ce_type), the same for all when routing by tenant.
+   */
   readonly eventType: string;
+  /** Its tenant (its definition's `tenant`, its events' `ce_tenant`) when routing by tenant. */
+  readonly tenant?: string;
   readonly role: BenchRole;
 }
+
+/** The one event type every subscriber takes when tenants route. */
+const SHARED_EVENT_TYPE = 'bench.fleet';
 
 /** Records per write to the catalog topic, well under a broker's 1 MiB batch. */
 const WRITE_CHUNK = 200;
 
 /**
  * `count` subscribers named `<prefix>-0001`…: the first `active` receive load, the last `doomed`
- * of those have their endpoint die before the second load; the rest stay idle.
+ * of those have their endpoint die before the second load; the rest stay idle. Routed by
+ * `bench.s0001`… types, or by tenants `t-0001`… on one shared type.
  */
 export function benchFleetSubscribers(
   prefix: string,
   count: number,
   active: number,
   doomed: number,
+  routing: BenchRouting = 'event-type',
 ): BenchSubscriber[] {
   const width = Math.max(4, String(count).length);
   return Array.from({ length: count }, (_, i) => {
     const n = String(i + 1).padStart(width, '0');
     const role: BenchRole = i >= active ? 'idle' : i >= active - doomed ? 'doomed' : 'active';
-    return { name: `${prefix}-${n}`, eventType: `bench.s${n}`, role };
+    const name = `${prefix}-${n}`;
+    return routing === 'tenant'
+      ? { name, eventType: SHARED_EVENT_TYPE, tenant: `t-${n}`, role }
+      : { name, eventType: `bench.s${n}`, role };
   });
 }
 
@@ -42,14 +58,30 @@ export interface RegisterOptions {
 }
 
 /**
- * Writes their records to the catalog topic as `hookstream subscribers apply` does (validated
- * specs, planned against an empty catalog: the names are new), in a few batches.
+ * Writes their records to the catalog topic as `hookstream subscribers apply` does, in a few
+ * batches. Without apply's FLEET_TOO_OLD check: the only fleet that must read them is the bench's
+ * own, of this checkout, and an older instance on a shared stack never runs a record it cannot
+ * parse.
  */
 export async function registerSubscribers(
   kafka: KafkaConnection,
   subscribers: readonly BenchSubscriber[],
   options: RegisterOptions,
 ): Promise<void> {
+  const records = subscriberRecords(subscribers, options);
+  const catalog = new SubscriberCatalog(kafka);
+  for (let i = 0; i < records.length; i += WRITE_CHUNK)
+    await catalog.write(records.slice(i, i + WRITE_CHUNK));
+}
+
+/**
+ * Their records as apply builds them: validated specs, planned against an empty catalog (the
+ * names are new), each written as the lowest version that holds it (4 with a tenant).
+ */
+export function subscriberRecords(
+  subscribers: readonly BenchSubscriber[],
+  options: RegisterOptions,
+): SubscriberRecord[] {
   const files: DefinitionFile[] = subscribers.map((s) => {
     const parsed = parseSubscriberSpec({
       name: s.name,
@@ -59,17 +91,12 @@ export async function registerSubscribers(
       rate: { perSecond: 100 },
       secret: { env: options.secretEnv },
       allowPrivateNetwork: true,
+      ...(s.tenant === undefined ? {} : { tenant: s.tenant }),
     });
     if (!parsed.ok) throw new Error(`benchmark subscriber ${s.name}: ${parsed.error}`);
     return { path: `(bench) ${s.name}`, spec: parsed.value };
   });
-  const records = recordsForPlan(planApply(new Map(), files), new Map(), {
-    now: new Date(),
-    secretsKey: undefined,
-  });
-  const catalog = new SubscriberCatalog(kafka);
-  for (let i = 0; i < records.length; i += WRITE_CHUNK)
-    await catalog.write(records.slice(i, i + WRITE_CHUNK));
+  return recordsForPlan(planApply(new Map(), files), new Map(), { now: new Date(), secretsKey: undefined });
 }
 
 /** Tombstones their records and the registrations the fleet wrote for them on `eventsTopic`. */

@@ -22,6 +22,7 @@ interface Report {
   prefix: string;
   eventsTopic: string;
   subscribers: number;
+  routing: 'event-type' | 'tenant';
   join: { groups: number; joined: number; seconds: number | null; shared: number };
   memory: { rssMiB: number; heap: { usedMiB: number; totalMiB: number } | null; peakMiB: number };
   idle: { seconds: number; fleetCpuPercent: number; broker: { pid: number; cpuPercent: number } | null };
@@ -44,6 +45,7 @@ describe('hookstream bench fleet', () => {
     const r = JSON.parse(result.stdout) as Report;
 
     expect(r.subscribers).toBe(5);
+    expect(r.routing).toBe('event-type');
     expect(r.join).toMatchObject({ groups: 5, joined: 5, shared: 0 });
     expect(r.join.seconds).toBeGreaterThan(0);
     expect(r.memory.rssMiB).toBeGreaterThan(0);
@@ -86,6 +88,24 @@ describe('hookstream bench fleet', () => {
     } finally {
       await admin.disconnect();
     }
+  }, 180_000);
+
+  it("routes by tenant with --tenants: each event reaches only its tenant's subscriber", async () => {
+    const args = ['bench', 'fleet', '--tenants', '--subscribers', '4', '--active', '3', '--dead', '1'];
+    args.push('--idle-seconds', '1', '--load-seconds', '2', '--json');
+    const result = await runCli(args, process.env, 170_000);
+    expect(result.code, result.stderr).toBe(0);
+    const r = JSON.parse(result.stdout) as Report;
+
+    expect(r.routing).toBe('tenant');
+    expect(r.join).toMatchObject({ groups: 4, joined: 4, shared: 0 });
+    // Every subscriber takes the one event type: without ce_tenant (or a tenant index that let
+    // it pass) none would arrive, or the healthy ones would deliver the dead one's events too.
+    expect(r.load).toMatchObject({ subscribers: 3, published: 60, publishErrors: 0, doomedDelivered: 20 });
+    expect(r.load.all.delivered).toBe(60);
+    expect(r.dead).toMatchObject({ published: 60, doomedDelivered: 0 });
+    expect(r.dead?.all.delivered).toBe(40);
+    expect(r.cleanup).toEqual({ fleet: 'stopped', recordsLeft: 0, topicsLeft: 0, groupsLeft: 0, errors: [] });
   }, 180_000);
 
   it('refuses a bad option with its usage, exit 2', async () => {

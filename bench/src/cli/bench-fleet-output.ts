@@ -31,6 +31,12 @@ export function formatFleetBench(r: FleetBenchResult): string {
     : 'not read';
   const rows: string[][] = [
     [
+      'routing',
+      r.routing === 'tenant'
+        ? 'a tenant each (ce_tenant), one shared event type'
+        : 'an event type each (ce_type)',
+    ],
+    [
       'groups joined',
       `${join.joined}/${join.groups}${join.seconds === null ? '' : ` after ${join.seconds} s`}` +
         (join.shared > 0 ? ` (${join.shared} also joined by another process)` : ''),

@@ -5,12 +5,15 @@ import { benchConnection } from './bench-connection.ts';
 import { formatFleetBench } from './bench-fleet-output.ts';
 
 export const BENCH_FLEET_USAGE = `Usage: hookstream bench fleet [--subscribers <n>] [--active <n>] [--dead <n>] [--rate <n>]
-                             [--idle-seconds <s>] [--load-seconds <s>] [--join-timeout <s>] [--json]
+                             [--idle-seconds <s>] [--load-seconds <s>] [--join-timeout <s>]
+                             [--tenants] [--json]
 
 One pusher fleet process (hookstream push --all) hosting --subscribers subscribers (default
 1000), registered in the catalog topic as \`subscribers apply\` writes them, each with an event
 type of its own on an events topic of the run's own (6 partitions), all delivering to a local
-receiver. Measures, against issue 11's targets:
+receiver. With --tenants each has a tenant of its own instead (t-0001…, record version 4) and
+all take one shared event type: the bench's events carry their subscriber's tenant as ce_tenant,
+so the tenant routes them. Measures, against issue 11's targets:
   1. the time from the fleet's start until every group joined (Stable, with a member), its RSS
      (/proc VmRSS) and V8 heap then;
   2. idle CPU of the fleet and of the Kafka broker (the local stack's) over --idle-seconds
@@ -21,9 +24,10 @@ receiver. Measures, against issue 11's targets:
   4. the same load with --dead of them (default min(10, active − 1); 0 skips it) pointing at an
      endpoint that died (connection refused): the others' delivered rate before and after.
 Then deletes its subscriber records, groups and topics, also when it fails or is interrupted.
-Progress goes to stderr; --json prints the result for scripts. Tracing is off in the fleet.
-Needs the stack (npx hookstream stack up); the broker's CPU is read from the machine's stack
-(HOOKSTREAM_STATE_DIR names another). Loopback only; every phase is bounded in time.`;
+Progress goes to stderr; --json prints the result for scripts (its \`routing\` says which ran).
+Tracing is off in the fleet. Needs the stack (npx hookstream stack up); the broker's CPU is
+read from the machine's stack (HOOKSTREAM_STATE_DIR names another). Loopback only; every phase
+is bounded in time.`;
 
 /** Options bounded here, so a typo never reaches Kafka. */
 const LIMITS = {
@@ -53,6 +57,7 @@ export function parseBenchFleetArgs(args: readonly string[]): ParsedBenchFleet {
       args: [...args],
       options: {
         ...Object.fromEntries(Object.keys(LIMITS).map((k) => [k, { type: 'string' as const }])),
+        tenants: { type: 'boolean', default: false },
         json: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -83,6 +88,7 @@ export function parseBenchFleetArgs(args: readonly string[]): ParsedBenchFleet {
       json: values.json === true,
       settings: {
         subscribers,
+        routing: values.tenants === true ? 'tenant' : 'event-type',
         active,
         dead,
         perSubscriberPerSecond: rate,

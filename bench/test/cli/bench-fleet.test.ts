@@ -9,6 +9,7 @@ describe('hookstream bench fleet (argument handling)', () => {
       json: false,
       settings: {
         subscribers: 1000,
+        routing: 'event-type',
         active: 100,
         dead: 10,
         perSubscriberPerSecond: 10,
@@ -29,7 +30,16 @@ describe('hookstream bench fleet (argument handling)', () => {
     expect(parseBenchFleetArgs(['--subscribers', '1'])).toMatchObject({ settings: { active: 1, dead: 0 } });
   });
 
+  it('routes by a tenant each with --tenants, the other settings as without it', () => {
+    const plain = parseBenchFleetArgs(['--subscribers', '20', '--json']);
+    const tenants = parseBenchFleetArgs(['--subscribers', '20', '--tenants', '--json']);
+    expect(tenants).toMatchObject({ kind: 'run', json: true, settings: { routing: 'tenant' } });
+    if (plain.kind !== 'run' || tenants.kind !== 'run') throw new Error('both should run');
+    expect({ ...tenants.settings, routing: 'event-type' }).toEqual(plain.settings);
+  });
+
   it.each([
+    [['--tenants=yes'], "Option '--tenants' does not take an argument"],
     [['--subscribers', '0'], '--subscribers must be an integer from 1 to 5000'],
     [['--subscribers', '1.5'], '--subscribers must be an integer'],
     [['--subscribers', ''], '--subscribers must be an integer'],
