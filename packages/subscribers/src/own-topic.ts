@@ -1,12 +1,10 @@
 import type { KafkaConnection, TopicSpec } from '@hookstream/kafka';
 
-/** A topic the catalog side keeps, as ensureTopics takes it, for a replication factor. */
-type TopicSpecFor = (
-  replicationFactor: number,
-) => Parameters<ReturnType<KafkaConnection['admin']>['ensureTopics']>[0][number];
-
 /** Creates the topic when missing, replicated up to 3 times, as many as there are brokers. */
-export async function ensureOwnTopic(kafka: KafkaConnection, specFor: (replicationFactor: number) => TopicSpec): Promise<void> {
+export async function ensureOwnTopic(
+  kafka: KafkaConnection,
+  specFor: (replicationFactor: number) => TopicSpec,
+): Promise<void> {
   const admin = kafka.admin();
   await admin.connect();
   try {
