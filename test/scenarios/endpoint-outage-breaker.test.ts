@@ -82,6 +82,13 @@ describe('an endpoint down for 60 s behind an open breaker, shared by two instan
     const firstAfter = Math.min(...accepted().map((a) => a.atMs));
     expect(firstAfter - recoveredAt).toBeLessThanOrEqual(2 * PROBE_MS + 500);
     await fx.settledEverything(name, topic);
+    // An event accepted twice names its requests: when, which attempt, what answer.
+    const ids = accepted().map((a) => a.eventId);
+    const twice = ids.filter((id, i) => ids.indexOf(id) !== i);
+    const requestsOf = endpoint.arrivals
+      .filter((a) => a.subscriptionId === name && twice.includes(a.eventId))
+      .map((a) => ({ id: a.eventId, atMs: a.atMs, status: a.status, attempt: a.body?.attempt }));
+    expect(twice, JSON.stringify(requestsOf)).toEqual([]);
     // Exactly once: no event acknowledged twice, none dead-lettered.
     expect(
       accepted()

@@ -148,6 +148,12 @@ const FINAL_COMMIT_MS = 5000;
 const TIER_CAPACITY_MIN = 512;
 /** Reads of the ledger at a join, a second apart, before the member gives up. */
 const LEDGER_READS = 3;
+/**
+ * How long a rebalance's rejoin waits for the revoked lanes' requests in flight, at most: the
+ * member sends no heartbeat meanwhile, so it stays well within the session timeout.
+ */
+const HANDOVER_MAX_MS = 10_000;
+const DEFAULT_SESSION_TIMEOUT_MS = 30_000;
 
 /**
  * One subscriber's consumer group: its committed offsets are the subscriber's ledger, and the
@@ -256,8 +262,10 @@ export class SubscriberConsumer {
           this.#assign(assignment);
         },
         rebalancing: () => {
+          const revoked = this.#lanes.current();
           this.#revokeLanes();
           this.#options.log('info', 'group is rebalancing');
+          return this.#handOver(revoked);
         },
         crashed: (crash) => this.#crashed(crash),
         firstFetch: () => fetchedFirst(),
@@ -534,6 +542,38 @@ export class SubscriberConsumer {
   #revokeLanes(): void {
     this.#revoked.push(...this.#lanes.current());
     this.#lanes.revoke();
+  }
+
+  /**
+   * Before the member rejoins a rebalancing group: the revoked lanes' requests already sent end
+   * (bounded), and what they settled is committed while this member's generation still counts.
+   * The partitions' next owners then start past those records instead of sending them again
+   * beside requests still on the wire here. Records only waiting (limiter, breaker) were
+   * abandoned at the revoke: no attempt of theirs is repeated.
+   */
+  async #handOver(lanes: readonly Lane[]): Promise<void> {
+    if (lanes.length === 0 || this.#stopping) return;
+    const boundMs = Math.min(
+      HANDOVER_MAX_MS,
+      (this.#options.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS) / 3,
+    );
+    const ended = await Promise.race([
+      Promise.all(lanes.map((lane) => lane.idle())).then(() => true),
+      sleep(boundMs, false, { ref: false }),
+    ]);
+    if (!ended)
+      this.#options.log(
+        'warn',
+        'requests still in flight when the group rejoined; their next owner may send them again',
+        {
+          groupId: this.#options.groupId,
+          waitedMs: boundMs,
+        },
+      );
+    await Promise.race([
+      this.#committer.commitLanes(lanes),
+      sleep(FINAL_COMMIT_MS, undefined, { ref: false }),
+    ]);
   }
 
   /**

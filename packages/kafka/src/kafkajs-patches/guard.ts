@@ -7,8 +7,8 @@ export const PINNED_KAFKAJS = '2.2.4';
 export interface KafkajsPatch {
   readonly name: string;
   /**
-   * `performance`: kafkajs gives the same results without it, only slower; on any other kafkajs
-   * release it is skipped. `correctness`: a guarantee of hookstream rests on it; without it the
+   * `performance`: hookstream keeps its guarantees without it, only slower (or, for the rejoin
+   * barrier, with more duplicates at a rebalance); on any other kafkajs release it is skipped. `correctness`: a guarantee of hookstream rests on it; without it the
    * package refuses to load.
    */
   readonly kind: 'performance' | 'correctness';

@@ -7,6 +7,7 @@ import { patchKafkajsIdleLoop } from './idle-loop.ts';
 import { patchKafkajsOffsetOutOfRange } from './offset-out-of-range.ts';
 import { patchKafkajsProduceEncoding } from './produce-encoding.ts';
 import { preloadRecordDecoder } from './record-decoder.ts';
+import { patchKafkajsRejoinBarrier } from './rejoin-barrier.ts';
 
 /** In install order: the decoder first, before anything else of kafkajs's protocol loads. */
 const PATCHES: readonly KafkajsPatch[] = [
@@ -14,6 +15,8 @@ const PATCHES: readonly KafkajsPatch[] = [
   { name: 'produce-encoding', kind: 'performance', install: patchKafkajsProduceEncoding },
   { name: 'idle-loop', kind: 'performance', install: patchKafkajsIdleLoop },
   { name: 'offset-out-of-range', kind: 'correctness', install: patchKafkajsOffsetOutOfRange },
+  // Fewer duplicates at a rebalance; delivery stays at least once without it.
+  { name: 'rejoin-barrier', kind: 'performance', install: patchKafkajsRejoinBarrier },
 ];
 
 const require = createRequire(import.meta.url);

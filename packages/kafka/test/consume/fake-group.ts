@@ -162,8 +162,9 @@ export class FakeMember implements GroupMember {
     this.#listener?.firstFetch();
   }
 
-  rebalance(): void {
-    this.#listener?.rebalancing();
+  /** What the member's rejoin would wait for. */
+  rebalance(): Promise<void> {
+    return this.#listener?.rebalancing() ?? Promise.resolve();
   }
 
   crash(error: Error, restart: boolean): void {

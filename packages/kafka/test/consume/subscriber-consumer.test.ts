@@ -116,6 +116,28 @@ describe('SubscriberConsumer on a fake group member', () => {
     expect(cluster.committed.get(`${EVENTS}:0`)).toBe(8);
   });
 
+  it("a rebalance holds the rejoin until the revoked lane's requests in flight end, and commits what they settled first", async () => {
+    const cluster = new FakeCluster();
+    cluster.produce(EVENTS, 0, 3);
+    const { member, deliveries } = await running(cluster);
+    member.fetch(EVENTS);
+    await deliveries.end('events@0');
+    // events@1 and events@2 are on the wire when the group rebalances.
+    let rejoined = false;
+    const rejoin = member.rebalance().then(() => {
+      rejoined = true;
+    });
+    await settle();
+    expect(rejoined).toBe(false);
+    expect(cluster.committed.get(`${EVENTS}:0`)).toBeUndefined();
+    await deliveries.end('events@1');
+    await deliveries.end('events@2');
+    await rejoin;
+    // Committed while this member's generation still counts: the partition's next owner starts at 3.
+    expect(member.take()).toContain(`commit ${EVENTS}:0@3`);
+    expect(cluster.committed.get(`${EVENTS}:0`)).toBe(3);
+  });
+
   it('a commit refused as from a stale generation is logged and sent again by the next generation', async () => {
     const cluster = new FakeCluster();
     cluster.produce(EVENTS, 0, 3);
@@ -130,10 +152,14 @@ describe('SubscriberConsumer on a fake group member', () => {
     member.rebalance();
     member.assign({ [EVENTS]: [0] });
     await settle();
-    member.pendingCommits
-      .shift()
-      ?.reject(new Error('The provided generation id is not the current generation'));
-    await settle();
+    // Refused, and so is the hand-over's commit of the revoked lane, which waited behind it.
+    for (let refused = 0; refused < 2; refused++) {
+      member.pendingCommits
+        .shift()
+        ?.reject(new Error('The provided generation id is not the current generation'));
+      await settle();
+    }
+    expect(member.pendingCommits).toEqual([]);
     expect(logged).toContainEqual({ level: 'debug', message: 'commit failed; trying again' });
     expect(fatal).toEqual([]);
     // The new lane starts from the ledger as the broker holds it, and commits what it settles.

@@ -18,6 +18,7 @@ describe('the kafkajs patches the package installs', () => {
       ['produce-encoding', 'installed'],
       ['idle-loop', 'installed'],
       ['offset-out-of-range', 'installed'],
+      ['rejoin-barrier', 'installed'],
     ]);
   });
 

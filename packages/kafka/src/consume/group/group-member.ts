@@ -40,13 +40,18 @@ export interface MemberCrash {
 /**
  * What a group member tells its driver, on the client's own schedule: these are the calls that
  * come back up into SubscriberConsumer. None may wait (the member fetches again only once every
- * batch of a fetch returned), so each only hands over or starts work.
+ * batch of a fetch returned), so each only hands over or starts work; a rebalance's rejoin alone
+ * waits for what `rebalancing` returns.
  */
 export interface MemberListener {
   /** A join completed with this assignment: a new generation, everything before it is void. */
   joined(assignment: Assignment): void;
-  /** The group is rebalancing: every partition may move. */
-  rebalancing(): void;
+  /**
+   * The group is rebalancing: every partition may move. The member rejoins once the promise
+   * returned settles (the driver lets its requests in flight end and commits them first); the
+   * driver bounds it well within the session timeout.
+   */
+  rebalancing(): Promise<void>;
   crashed(crash: MemberCrash): void;
   /** Once, at the member's first completed fetch: the group was joined and every position resolved. */
   firstFetch(): void;

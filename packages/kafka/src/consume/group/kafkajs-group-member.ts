@@ -4,6 +4,7 @@ import { explained, explainKafkaError } from '../../connection/access-refusal.ts
 import type { KafkaConnection } from '../../connection/kafka-connection.ts';
 import { accessOf, kafkaOf } from '../../connection/raw-client.ts';
 import { rejoinOnOutOfRange } from '../../kafkajs-patches/offset-out-of-range.ts';
+import { holdNextRejoin } from '../../kafkajs-patches/rejoin-barrier.ts';
 import { toConsumedRecord } from '../consumed-record.ts';
 import type { GroupMember, MemberBatch, MemberListener, PartitionOffset } from './group-member.ts';
 
@@ -52,7 +53,8 @@ export class KafkajsGroupMember implements GroupMember {
       listener.crashed({ error: payload.error, explained: explainedError, restart: payload.restart });
     });
     consumer.on(GROUP_JOIN, ({ payload }) => listener.joined(payload.memberAssignment));
-    consumer.on(REBALANCING, () => listener.rebalancing());
+    // kafkajs rejoins in the same tick as it emits this: the barrier holds that rejoin.
+    consumer.on(REBALANCING, () => holdNextRejoin(listener.rebalancing()));
     // A fetch below the log start rejoins, so the join records the gap (kafkajs-patches).
     this.#kafkajsResets = rejoinOnOutOfRange(groupId);
     await explained(() => consumer.connect(), accessOf(kafka, 'connect'));

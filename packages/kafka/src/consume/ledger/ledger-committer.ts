@@ -28,9 +28,21 @@ export class LedgerCommitter {
 
   /** Commits each partition's settled prefix that moved; `final`: everything that moved, at once. */
   commit(final: boolean): Promise<void> {
+    return this.#commit(final, this.#options.lanes);
+  }
+
+  /**
+   * Commits everything these lanes settled that moved, at once: revoked lanes at a rebalance,
+   * before the member rejoins (its generation still counts then).
+   */
+  commitLanes(lanes: readonly Lane[]): Promise<void> {
+    return this.#commit(true, () => lanes);
+  }
+
+  #commit(final: boolean, lanes: () => readonly Lane[]): Promise<void> {
     if (this.#committing !== null)
-      return final ? this.#committing.then(() => this.commit(true)) : this.#committing;
-    const { member, lanes, generation, log } = this.#options;
+      return final ? this.#committing.then(() => this.#commit(true, lanes)) : this.#committing;
+    const { member, generation, log } = this.#options;
     const now = Date.now();
     const due: (PartitionOffset & { openSinceMs: number; done: () => void })[] = [];
     for (const lane of lanes()) {

@@ -1,0 +1,48 @@
+import { createRequire } from 'node:module';
+
+interface JoinAndSync {
+  joinAndSync(this: unknown, ...args: unknown[]): Promise<void>;
+  hookstreamRejoinBarrier?: true;
+}
+
+/** The barrier a REBALANCING listener handed over, for the joinAndSync that follows it. */
+let handed: Promise<void> | null = null;
+
+/**
+ * Makes the rejoin kafkajs's runner is about to start wait for `barrier`. Call it only from a
+ * REBALANCING listener: the runner emits that event and calls joinAndSync in the same tick, so
+ * the barrier reaches that member's rejoin and no other. The barrier must settle by itself,
+ * bounded well within the session timeout (the member sends no heartbeat meanwhile).
+ */
+export function holdNextRejoin(barrier: Promise<void>): void {
+  handed = barrier;
+}
+
+/**
+ * kafkajs 2.2.4 rejoins its group the moment a fetch or heartbeat says it is rebalancing, while
+ * records it handed out are still being delivered (the eachBatch handler has long returned).
+ * Another member may then be given those partitions and start from the committed offset, and
+ * send again what is still on the wire here. Java's consumer runs onPartitionsRevoked before it
+ * rejoins for this reason; kafkajs has no such hook. This puts one in: joinAndSync first awaits
+ * the barrier a REBALANCING listener handed over (`holdNextRejoin`), so the member can let its
+ * requests in flight end and commit them while its generation still counts. Without it delivery
+ * is still at least once, with more duplicates at each rebalance.
+ */
+export function patchKafkajsRejoinBarrier(): true {
+  const require = createRequire(import.meta.url);
+  // Deep path: the class is not exported. Checked by this package's tests against the installed
+  // kafkajs, so an upgrade that moves or changes it fails there rather than silently.
+  const ConsumerGroup = require('kafkajs/src/consumer/consumerGroup.js') as { prototype: JoinAndSync };
+  const proto = ConsumerGroup.prototype;
+  if (proto.hookstreamRejoinBarrier) return true;
+  const original = proto.joinAndSync;
+  proto.joinAndSync = async function joinAndSync(this: unknown, ...args: unknown[]): Promise<void> {
+    const barrier = handed;
+    handed = null;
+    // The barrier ends on its own (bounded); if it fails, the rejoin goes ahead as before.
+    if (barrier !== null) await barrier.catch(() => undefined);
+    return original.apply(this, args);
+  };
+  proto.hookstreamRejoinBarrier = true;
+  return true;
+}

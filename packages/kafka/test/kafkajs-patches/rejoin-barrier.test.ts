@@ -1,0 +1,48 @@
+import { createRequire } from 'node:module';
+import { describe, expect, it } from 'vitest';
+import { holdNextRejoin, patchKafkajsRejoinBarrier } from '../../src/kafkajs-patches/rejoin-barrier.ts';
+
+const require = createRequire(import.meta.url);
+const ConsumerGroup = require('kafkajs/src/consumer/consumerGroup.js') as {
+  prototype: { joinAndSync(this: unknown): Promise<void> };
+};
+
+describe('patchKafkajsRejoinBarrier', () => {
+  it('holds the rejoin that follows a REBALANCING listener until its barrier settles, and only that one', async () => {
+    patchKafkajsRejoinBarrier();
+    const order: string[] = [];
+    // kafkajs's joinAndSync runs the join and sync inside its retrier: a fake retrier stands for them.
+    const joined: unknown[] = [];
+    const fake = Object.create(ConsumerGroup.prototype) as { retrier: unknown };
+    fake.retrier = async () => void joined.push('joined');
+    let release: () => void = () => undefined;
+    holdNextRejoin(
+      new Promise<void>((resolve) => {
+        release = () => {
+          order.push('barrier settled');
+          resolve();
+        };
+      }),
+    );
+    const rejoin = ConsumerGroup.prototype.joinAndSync.call(fake).then(() => order.push('rejoined'));
+    await new Promise((r) => setImmediate(r));
+    expect(joined).toEqual([]);
+    release();
+    await rejoin;
+    expect(order).toEqual(['barrier settled', 'rejoined']);
+    expect(joined).toEqual(['joined']);
+    // The next rejoin (no REBALANCING listener before it) goes ahead at once.
+    await ConsumerGroup.prototype.joinAndSync.call(fake);
+    expect(joined).toEqual(['joined', 'joined']);
+  });
+
+  it('lets the rejoin go ahead when the barrier fails', async () => {
+    patchKafkajsRejoinBarrier();
+    const fake = Object.create(ConsumerGroup.prototype) as { retrier: unknown };
+    let joined = 0;
+    fake.retrier = async () => void joined++;
+    holdNextRejoin(Promise.reject(new Error('commit refused')));
+    await ConsumerGroup.prototype.joinAndSync.call(fake);
+    expect(joined).toBe(1);
+  });
+});
