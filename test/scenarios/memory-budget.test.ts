@@ -32,8 +32,11 @@ const MIB = 1024 * 1024;
  * What the fleet's peak RSS may exceed its idle RSS by while records nobody takes pass: the
  * budget, the fetch responses in hand (the tap's up to 10 MiB, each group's 256 KiB) and garbage
  * not collected yet. Before the budget the tap kept 2,048 to 3,072 of them (peak 860 MiB).
+ * The garbage depends on when V8 collects (one run peaked 161 MiB above idle), so the bound
+ * sits well clear of it and still far below what keeping records would cost; the held-bytes
+ * metric below is the exact check that no big record is kept.
  */
-const UNWANTED_ABOVE_IDLE_MIB = BUDGET_MIB + 128;
+const UNWANTED_ABOVE_IDLE_MIB = BUDGET_MIB + 192;
 /**
  * The same with a wanted type behind a slow endpoint: on top, the records in flight (two windows
  * of 50, the events lane's and the tier lane's, each as fetched, decoded, as a request body or a
