@@ -50,6 +50,10 @@ export const VERSIONS = {
   helm: 'v3.22.0',
   /** PyPI kubernetes-validate: bundles Kubernetes JSON schemas, so validation needs no network. */
   kubernetesValidate: '1.37.0',
+  /** PyPI schemathesis: fuzzes the management API against its OpenAPI document. */
+  schemathesis: '4.32.5',
+  /** PyPI openapi-spec-validator: checks the management API's OpenAPI document. */
+  openapiSpecValidator: '0.9.0',
   /** github.com/kedacore/keda/v2: the ScaledObject CRD's schema comes from this module's zip. */
   keda: 'v2.21.0',
 } as const;

@@ -12,7 +12,9 @@ export type StackErrorCode =
   /** A running component is of another version than this checkout pins (HOOKSTREAM_STACK_MISMATCH). */
   | 'VERSION_MISMATCH'
   /** Manifests that could not even be read for validation (invalid ones are results, not errors). */
-  | 'BAD_MANIFEST';
+  | 'BAD_MANIFEST'
+  /** A caller's value out of its bounds. */
+  | 'BAD_ARGUMENT';
 
 /** A stack problem with a code and a hint a person can act on. */
 export class StackError extends HookstreamError<StackErrorCode> {

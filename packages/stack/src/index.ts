@@ -10,6 +10,8 @@ export type { KafkaClusterOptions } from './kafka-cluster.ts';
 export { KafkaCluster } from './kafka-cluster.ts';
 export type { KubernetesValidator, ManifestCheck } from './kubernetes-validate.ts';
 export { ensureKubernetesValidator } from './kubernetes-validate.ts';
+export type { FuzzOptions, OpenApiTools, ToolRun } from './openapi-tools.ts';
+export { ensureOpenApiTools } from './openapi-tools.ts';
 export type { TestPki } from './pki.ts';
 export { generateTestPki } from './pki.ts';
 export type { Reporter } from './progress.ts';

@@ -1,13 +1,12 @@
 import { execFile, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { type StackConfig, VERSIONS } from './config.ts';
 import { StackError } from './errors.ts';
-import { runInstallStep } from './install-step.ts';
 import type { Reporter } from './progress.ts';
+import { completePythonVenv, ensurePythonVenv, type PythonVenvSpec } from './python-venv.ts';
 import { requireCommand } from './tools.ts';
 
 const run = promisify(execFile);
@@ -21,9 +20,6 @@ const KEDA_MODULE = 'github.com/kedacore/keda/v2';
 const KEDA_MODULE_SUM = 'h1:R6z2HZvstK4RLUMxroNACzBj74xGxt3kG59b5Xc+Xps=';
 /** The KEDA kinds the chart renders; their CRDs are copied out of the module. */
 const KEDA_CRDS = ['keda.sh_scaledobjects.yaml', 'keda.sh_triggerauthentications.yaml'] as const;
-
-/** The oldest Python whose wheels the pinned requirements have (rpds-py needs 3.11). */
-const MIN_PYTHON: readonly [number, number] = [3, 11];
 
 export interface ManifestCheck {
   /** Position in the YAML stream, empty documents not counted. */
@@ -52,66 +48,29 @@ export async function ensureKubernetesValidator(
   config: StackConfig,
   report: Reporter,
 ): Promise<KubernetesValidator> {
-  const dir = join(config.cacheDir, `kubernetes-validate-${VERSIONS.kubernetesValidate}`);
-  const venv = join(dir, 'venv');
-  const python = join(venv, 'bin', 'python');
-  const crdDir = join(dir, `keda-${VERSIONS.keda}`);
-  const crds = KEDA_CRDS.map((file) => join(crdDir, file));
-  const marker = join(dir, '.complete');
-  const requirements = join(RESOURCES, 'requirements.txt');
-  // The marker holds what was installed: a changed pin reinstalls instead of trusting old files.
-  const want = `${hash(await readFile(requirements, 'utf8'))} ${VERSIONS.keda} ${KEDA_MODULE_SUM}\n`;
-  const have = existsSync(marker) ? await readFile(marker, 'utf8') : '';
-  if (have !== want || !existsSync(python) || !crds.every((f) => existsSync(f))) {
-    await rm(dir, { recursive: true, force: true });
-    await mkdir(dir, { recursive: true });
-    await installVenv(dir, venv, requirements, report);
-    await fetchKedaCrds(config, crdDir, report);
-    await writeFile(marker, want);
+  const crdDir = (dir: string) => join(dir, `keda-${VERSIONS.keda}`);
+  const spec: PythonVenvSpec = {
+    component: 'k8s-schemas',
+    purpose: 'Validating Kubernetes manifests',
+    dir: join(config.cacheDir, `kubernetes-validate-${VERSIONS.kubernetesValidate}`),
+    requirements: join(RESOURCES, 'requirements.txt'),
+    packages: `kubernetes-validate ${VERSIONS.kubernetesValidate}`,
+    extra: `${VERSIONS.keda} ${KEDA_MODULE_SUM}`,
+  };
+  const crds = KEDA_CRDS.map((file) => join(crdDir(spec.dir), file));
+  let venv = await ensurePythonVenv(spec, report);
+  if (!venv.fresh && !crds.every((f) => existsSync(f))) {
+    await rm(spec.dir, { recursive: true, force: true });
+    venv = await ensurePythonVenv(spec, report);
   }
+  if (venv.fresh) {
+    await fetchKedaCrds(config, crdDir(spec.dir), report);
+    await completePythonVenv(spec);
+  }
+  const { python } = venv;
   return {
     validate: (yaml, options) => validate(python, crds, yaml, options.kubeVersion),
   };
-}
-
-function hash(text: string): string {
-  return createHash('sha256').update(text).digest('hex').slice(0, 16);
-}
-
-async function installVenv(dir: string, venv: string, requirements: string, report: Reporter) {
-  const python3 = await requireCommand('python3', 'Validating Kubernetes manifests');
-  const { stdout } = await run(python3, ['-c', 'import sys; print("%d %d" % sys.version_info[:2])']);
-  const [major = 0, minor = 0] = stdout.trim().split(' ').map(Number);
-  if (major < MIN_PYTHON[0] || (major === MIN_PYTHON[0] && minor < MIN_PYTHON[1])) {
-    throw new StackError(
-      'TOOL_TOO_OLD',
-      `Validating Kubernetes manifests needs Python ${MIN_PYTHON.join('.')}+, but \`${python3}\` is ${major}.${minor}`,
-    );
-  }
-  await runInstallStep(
-    {
-      component: 'k8s-schemas',
-      label: 'creating a Python venv for kubernetes-validate',
-      command: python3,
-      args: ['-m', 'venv', venv],
-      cwd: dir,
-      logFile: join(dir, 'venv.log'),
-    },
-    report,
-  );
-  await runInstallStep(
-    {
-      component: 'k8s-schemas',
-      label: `installing kubernetes-validate ${VERSIONS.kubernetesValidate} from PyPI (pinned, first run only)`,
-      command: join(venv, 'bin', 'pip'),
-      args: ['install', '--disable-pip-version-check', '--no-input', '-r', requirements],
-      cwd: dir,
-      logFile: join(dir, 'pip.log'),
-      progressLine: /^(Collecting|Downloading|Installing) /,
-      progressNoun: 'packages fetched',
-    },
-    report,
-  );
 }
 
 async function fetchKedaCrds(config: StackConfig, crdDir: string, report: Reporter) {
