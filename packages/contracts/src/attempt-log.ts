@@ -41,5 +41,10 @@ export const AttemptLogEntry = z.object({
    * before tenants. Readers that predate it drop it (the object is not strict) and read the rest.
    */
   tenant: TenantId.optional(),
+  /**
+   * filtered: the part of the subscriber's `filter` that refused the event (`filter.all[1].exact.type`);
+   * absent when its type or tenant did. Older readers drop it.
+   */
+  filter: z.string().min(1).max(600).optional(),
 });
 export type AttemptLogEntry = z.infer<typeof AttemptLogEntry>;

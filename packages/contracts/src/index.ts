@@ -53,6 +53,15 @@ export {
 } from './envelope.ts';
 export type { EventSchema } from './event-catalog.ts';
 export { loadEventCatalog, SCHEMAS_DIR } from './event-catalog.ts';
+export type { FilterInput, FilterVerdict } from './event-filter.ts';
+export {
+  EventFilter,
+  evaluateFilter,
+  filterNeedsData,
+  MAX_FILTER_DEPTH,
+  MAX_FILTER_NODES,
+  resolvePointer,
+} from './event-filter.ts';
 export type {
   EnrollmentUpdated,
   EventDataByType,
@@ -62,6 +71,7 @@ export type {
   SubscriberEnabled,
 } from './event-types.ts';
 export { renderEventTypes } from './event-types-source.ts';
+export { definitionFilterProblems, filterProblems } from './filter-check.ts';
 export {
   AVRO_CONTENT_TYPE,
   CE_HEADER,

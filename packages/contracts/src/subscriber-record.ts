@@ -31,8 +31,11 @@ import {
  *
  * Version 5 adds `fairness`. An older fleet would deliver such a subscriber's events in order of
  * arrival, one tenant's burst ahead of every other's, so apply refuses it while such a fleet runs.
+ *
+ * Version 6 adds `filter`. An older fleet would deliver every event of the subscriber's types,
+ * the ones its filter refuses too, so apply refuses it while such a fleet runs.
  */
-export const SUBSCRIBER_RECORD_VERSION = 5;
+export const SUBSCRIBER_RECORD_VERSION = 6;
 
 /** The record versions this code reads (and says it understands in `hookstream.instances`). */
 export const SubscriberRecordVersion = z.union([
@@ -41,9 +44,10 @@ export const SubscriberRecordVersion = z.union([
   z.literal(3),
   z.literal(4),
   z.literal(5),
+  z.literal(6),
 ]);
 export type SubscriberRecordVersion = z.infer<typeof SubscriberRecordVersion>;
-export const SUBSCRIBER_RECORD_VERSIONS: readonly SubscriberRecordVersion[] = [1, 2, 3, 4, 5];
+export const SUBSCRIBER_RECORD_VERSIONS: readonly SubscriberRecordVersion[] = [1, 2, 3, 4, 5, 6];
 
 /** Definition fields by the record version that brought them; a field not listed is older. */
 const FIELDS_SINCE: Readonly<Record<string, SubscriberRecordVersion>> = {
@@ -52,6 +56,7 @@ const FIELDS_SINCE: Readonly<Record<string, SubscriberRecordVersion>> = {
   retentionWarningMs: 3,
   tenant: 4,
   fairness: 5,
+  filter: 6,
 };
 
 /** The definition fields a record of `version` cannot hold, in the definition's order. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { envReference, HEADER_ENV_PREFIX, SECRET_ENV_PREFIX } from './env-references.ts';
 import { EventTypeName, TenantId } from './envelope.ts';
+import { EventFilter } from './event-filter.ts';
 import { CE_HEADER } from './headers.ts';
 import { SubscriberName } from './topics.ts';
 
@@ -212,6 +213,11 @@ export const SubscriberDefinition = z.strictObject({
    * without `tenant`, which receives many tenants' events. (Record version 5.)
    */
   fairness: z.literal('tenant').optional(),
+  /**
+   * Which events of its types and tenant it receives, on their attributes and data
+   * (`event-filter.ts`); the others are settled as filtered. Absent: all of them. (Record version 6.)
+   */
+  filter: EventFilter.optional(),
 });
 export type SubscriberDefinition = z.infer<typeof SubscriberDefinition>;
 

@@ -125,7 +125,10 @@ export async function reconcile(kafka: KafkaConnection, query: ReconcileQuery): 
       topic: query.eventsTopic,
       from: { timestampMs: query.fromMs },
       to: { timestampMs: query.toMs },
-      headers: [CE_HEADER.id, CE_HEADER.type],
+      // A filter on attributes may read any ce_ header; without one, these are enough.
+      ...(subscribers.some((s) => s.filtersAttributes)
+        ? {}
+        : { headers: [CE_HEADER.id, CE_HEADER.type, CE_HEADER.tenant] }),
       withoutValues: true,
       purpose: 'reconcile',
       onPlan: (partitions) => {
@@ -190,7 +193,12 @@ function judge(
   tally: ReconcileTally,
 ): void {
   for (const s of subscribers) {
-    const owes = obligation(s, { type, tenant: tenantOf(record.headers), timestampMs: record.timestampMs });
+    const owes = obligation(s, {
+      type,
+      tenant: tenantOf(record.headers),
+      timestampMs: record.timestampMs,
+      headers: record.headers,
+    });
     if (owes === 'not-owed') {
       tally.notOwed(s.name);
       continue;

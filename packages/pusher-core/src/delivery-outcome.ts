@@ -17,7 +17,8 @@ export interface AttemptSummary {
  * the outcome was durable; the record stays below the ledger and comes again.
  */
 export type DeliveryOutcome =
-  | { readonly kind: 'filtered' }
+  /** `by`: the part of the subscriber's filter that refused it (absent: its type or tenant). */
+  | { readonly kind: 'filtered'; readonly by?: string }
   | { readonly kind: 'delivered'; readonly attempt: AttemptSummary }
   | {
       readonly kind: 'retry-scheduled';

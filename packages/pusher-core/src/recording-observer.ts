@@ -82,7 +82,8 @@ export class RecordingObserver implements DeliveryObserver {
     const traceId = ctx.span.traceId;
     const eventId = ctx.eventId;
     if (step.kind === 'filtered') {
-      if (eventId !== undefined) this.#entry(ctx, eventId, 'filtered', 0, {});
+      if (eventId !== undefined)
+        this.#entry(ctx, eventId, 'filtered', 0, step.by === undefined ? {} : { filter: step.by });
     } else if (step.kind === 'delivered') {
       const a = step.attempt;
       if (eventId !== undefined) this.#entry(ctx, eventId, 'delivered', a.number, attemptFields(a));

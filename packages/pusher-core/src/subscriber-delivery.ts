@@ -174,9 +174,19 @@ export class SubscriberDelivery {
     // are passed over. They share the notices topic's one partition, so one member sees them all.
     if (this.#topology.isNoticesTopic(record.topic) && !this.#notices.owns(eventId, formatLocation(ctx.here)))
       return { kind: 'filtered' };
+    // A filter on attributes only is judged before the event is decoded.
+    const topology = this.#topology;
+    if (topology.filter !== null && !topology.filterNeedsData) {
+      const verdict = topology.admits({ headers: record.headers });
+      if (!verdict.pass) return { kind: 'filtered', by: verdict.refusedBy };
+    }
     const decoded = await this.#decode(ctx, type);
     if (decoded === null) return ABANDONED;
     if (decoded.kind === 'poison') return this.#poison(ctx, decoded.detail);
+    if (topology.filterNeedsData) {
+      const verdict = topology.admits({ headers: record.headers, data: decoded.data });
+      if (!verdict.pass) return { kind: 'filtered', by: verdict.refusedBy };
+    }
     const occurredAt = record.headers[CE_HEADER.time] ?? new Date(record.timestampMs).toISOString();
     const parsed = Date.parse(occurredAt);
     const occurredAtMs = Number.isNaN(parsed) ? record.timestampMs : parsed;

@@ -1,5 +1,10 @@
 import {
   acceptsTenant,
+  type EventFilter,
+  evaluateFilter,
+  type FilterInput,
+  type FilterVerdict,
+  filterNeedsData,
   isNoticeType,
   noticesTopicName,
   retryTierOf,
@@ -36,6 +41,10 @@ export class SubscriberTopology {
   readonly origin: string;
   /** The destination as span attributes (credentials redacted). */
   readonly target: HttpTarget;
+  /** The definition's filter; null: it takes every event of its types and tenant. */
+  readonly filter: EventFilter | null;
+  /** Whether the filter reads the data; if not, it runs before the event is decoded. */
+  readonly filterNeedsData: boolean;
   readonly #tiers: ReadonlyMap<string, number>;
   readonly #allTypes: boolean;
   readonly #types: ReadonlySet<string>;
@@ -55,6 +64,13 @@ export class SubscriberTopology {
     this.#tiers = new Map(this.tierTopics.map((topic, i) => [topic, i + 1]));
     this.#allTypes = definition.eventTypes.includes('*');
     this.#types = new Set(definition.eventTypes);
+    this.filter = definition.filter ?? null;
+    this.filterNeedsData = this.filter !== null && filterNeedsData(this.filter);
+  }
+
+  /** The filter's verdict on an event (held when there is no filter). */
+  admits(input: FilterInput): FilterVerdict {
+    return this.filter === null ? { pass: true } : evaluateFilter(this.filter, input);
   }
 
   /**

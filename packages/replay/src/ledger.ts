@@ -39,6 +39,8 @@ export type LedgerState =
       readonly tenant?: string | null;
       /** Judged from the definition: the group's committed offset, past the event. */
       readonly committed?: string;
+      /** The part of the subscriber's `filter` that refused it (from the attempt log). */
+      readonly filter?: string;
     }
   /** Its offset is at or above the group's committed offset (or the group has none there yet). */
   | { readonly state: 'not-reached'; readonly committed: string | null }
@@ -101,7 +103,7 @@ function fromStep(e: AttemptLogEntry): LedgerState {
         ...status,
       };
     case 'filtered':
-      return { state: 'filtered', at: e.at };
+      return { state: 'filtered', at: e.at, ...(e.filter === undefined ? {} : { filter: e.filter }) };
   }
 }
 

@@ -2,6 +2,8 @@ import {
   acceptsEventType,
   acceptsTenant,
   DeadLetterReason,
+  evaluateFilter,
+  filterNeedsData,
   formatLocation,
   HS_HEADER,
   RecordLocation,
@@ -46,6 +48,14 @@ export interface RequiredSubscriber {
   readonly name: string;
   /** Whether its definition takes an event of this type and tenant (`ce_tenant`; undefined: none). */
   readonly takes: (type: string, tenant: string | undefined) => boolean;
+  /**
+   * Its filter's verdict on the event's attributes (its `ce_` headers); true without a filter.
+   * A filter on the data is not judged here (reconcile reads no values): the events it refuses
+   * are settled below the ledger and count as delivered.
+   */
+  readonly admits: (headers: Readonly<Record<string, string>>) => boolean;
+  /** Whether `admits` reads headers beyond ce_id, ce_type and ce_tenant. */
+  readonly filtersAttributes: boolean;
   /** Events with a Kafka timestamp before this are not owed (requiredFrom, start). */
   readonly owedFromMs: number;
 }
@@ -79,9 +89,13 @@ export function requiredSubscriber(
 ): RequiredSubscriber | null {
   const from = owedFromMs(definition, firstStartedAt);
   if (from === null) return null;
+  const filter = definition.filter;
+  const attributesOnly = filter !== undefined && !filterNeedsData(filter);
   return {
     name: definition.name,
     takes: (type, tenant) => acceptsTenant(definition, tenant) && acceptsEventType(definition, type),
+    admits: (headers) => !attributesOnly || filter === undefined || evaluateFilter(filter, { headers }).pass,
+    filtersAttributes: attributesOnly,
     owedFromMs: from,
   };
 }
@@ -92,9 +106,16 @@ export function requiredSubscriber(
  */
 export function obligation(
   subscriber: RequiredSubscriber,
-  event: { readonly type: string | null; readonly tenant?: string | undefined; readonly timestampMs: number },
+  event: {
+    readonly type: string | null;
+    readonly tenant?: string | undefined;
+    readonly timestampMs: number;
+    /** The record's headers, for a filter on attributes; absent: not judged. */
+    readonly headers?: Readonly<Record<string, string>>;
+  },
 ): 'owed' | 'filtered' | 'not-owed' {
   if (!subscriber.takes(event.type ?? '', event.tenant)) return 'filtered';
+  if (event.headers !== undefined && !subscriber.admits(event.headers)) return 'filtered';
   return event.timestampMs < subscriber.owedFromMs ? 'not-owed' : 'owed';
 }
 

@@ -142,4 +142,18 @@ describe('unreadableRecords', () => {
     ]);
     expect(unreadableRecords([v5], [v5Fleet])).toEqual([]);
   });
+
+  it('a version-5 instance cannot read a filter (version 6): it would deliver what the filter refuses', () => {
+    const v6 = {
+      ...base,
+      version: 6 as const,
+      definition: { ...base.definition, filter: { exact: { source: 'billing' } } },
+    };
+    const v5Fleet = { ...status('v5', 0, []), recordVersions: [1, 2, 3, 4, 5] };
+    const v6Fleet = { ...status('v6', 0, []), recordVersions: [1, 2, 3, 4, 5, 6] };
+    expect(unreadableRecords([v6], [v5Fleet, v6Fleet])).toEqual([
+      { subscriber: 'r', version: 6, fields: ['filter'], instances: ['v5'] },
+    ]);
+    expect(unreadableRecords([v6], [v6Fleet])).toEqual([]);
+  });
 });

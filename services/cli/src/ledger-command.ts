@@ -115,7 +115,8 @@ export function describe(line: LedgerLine, nowMs: number): string {
     case 'dead-lettered':
       return `reason ${l.reason ?? 'unknown'}, after attempt ${l.attempt}${status}, at ${l.at}`;
     case 'filtered':
-      if (l.at !== null) return `filtered out at ${l.at}`;
+      if (l.at !== null)
+        return `filtered out at ${l.at}${l.filter === undefined ? '' : ` by its filter's ${l.filter}`}`;
       return l.tenant !== undefined
         ? `by tenant: its tenant does not take the event's (${l.tenant ?? 'none'}) (offset ${line.origin?.offset} < committed ${l.committed ?? '?'}; no attempt log entry)`
         : `its eventTypes do not take ${l.eventType ?? 'the event type'} (offset ${line.origin?.offset} < committed ${l.committed ?? '?'}; no attempt log entry)`;

@@ -54,7 +54,8 @@ function detail(line: LedgerLine): string {
     case 'dead-lettered':
       return `reason ${l.reason ?? 'unknown'}, after attempt ${l.attempt}, at ${l.at}`;
     case 'filtered':
-      if (l.at !== null) return `filtered out at ${l.at}`;
+      if (l.at !== null)
+        return `filtered out at ${l.at}${l.filter === undefined ? '' : ` by its filter's ${l.filter}`}`;
       return l.tenant !== undefined
         ? `by tenant: its tenant does not take the event's (${l.tenant ?? 'none'}) (passed, committed ${l.committed ?? 'unknown'})`
         : `its eventTypes do not take ${l.eventType ?? 'the event type'} (passed, committed ${l.committed ?? 'unknown'})`;
