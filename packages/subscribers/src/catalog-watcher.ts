@@ -1,7 +1,7 @@
 import { CATALOG_TOPIC, type LogFn } from '@hookstream/contracts';
 import { type KafkaConnection, TopicFollower } from '@hookstream/kafka';
 import { type CatalogSnapshot, foldRegistry, type RawRegistryRecord } from './catalog-records.ts';
-import { SubscriberCatalog } from './subscriber-catalog.ts';
+import { catalogRecord, SubscriberCatalog } from './subscriber-catalog.ts';
 
 export interface CatalogWatcherOptions {
   /** Called with every new snapshot, one at a time; a failure is logged, the watch goes on. */
@@ -33,7 +33,8 @@ export class CatalogWatcher {
       topic: CATALOG_TOPIC,
       purpose: 'catalog-watch',
       onRecord: (r) => {
-        this.#records.push({ key: r.key, value: r.value, offset: `${r.partition}:${r.offset}` });
+        // With offsets and headers: conditional writes fold by the same rule everywhere.
+        this.#records.push(catalogRecord(r));
         if (this.#started) this.#schedule();
       },
     });
