@@ -114,7 +114,7 @@ export class SubscriberCatalog {
   async writeIfRevision(record: SubscriberRecord, expected: ExpectedRevision): Promise<string> {
     const write = { key: record.definition.name, value: encodeSubscriberRecord(record), headers: {} };
     const state = await writeIfRevision(this.#revisionLog(), write, expected);
-    // A record write always leaves a record in effect (a tombstone is removeIfRevision's).
+    // Never 'deleted': a record that won is the record in effect.
     return state.kind === 'record' ? state.revision : state.at;
   }
 
