@@ -192,4 +192,46 @@ describe('catalog revisions', () => {
       await watcher.stop();
     }
   }, 120_000);
+
+  it('through watchers (as API replicas keep them): the same answers, and one winner of a race', async () => {
+    const name = named('rev-watch');
+    const watchers = [0, 1].map(
+      () => new CatalogWatcher(kafka, { onSnapshot: async () => undefined, log: () => undefined }),
+    );
+    await Promise.all(watchers.map((w) => w.start()));
+    try {
+      const [one, two] = watchers as [CatalogWatcher, CatalogWatcher];
+      const started = Date.now();
+      const created = await catalog.writeIfRevision(version(name, 'v1'), 'absent', { watcher: one });
+      const tookMs = Date.now() - started;
+      expect((await catalog.read()).revisions.get(name)).toBe(created);
+      await expect(
+        catalog.writeIfRevision(version(name, 'v2'), 'absent', { watcher: one }),
+      ).rejects.toMatchObject({ code: 'REVISION_MISMATCH', current: created });
+
+      const outcomes = await Promise.allSettled([
+        new SubscriberCatalog(kafka).writeIfRevision(version(name, 'x'), created, { watcher: one }),
+        new SubscriberCatalog(kafka).writeIfRevision(version(name, 'y'), created, { watcher: two }),
+      ]);
+      const won = outcomes.flatMap((o, i) =>
+        o.status === 'fulfilled' ? [{ writer: ['x', 'y'][i], revision: o.value }] : [],
+      );
+      const lost = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason] : []));
+      expect(won).toHaveLength(1);
+      expect(lost).toHaveLength(1);
+      const winner = won[0] as { writer: string; revision: string };
+      expect(lost[0]).toMatchObject({ code: 'REVISION_MISMATCH', current: winner.revision });
+      const snapshot = await catalog.read();
+      expect(snapshot.revisions.get(name)).toBe(winner.revision);
+      expect(markerOf(snapshot.subscribers.get(name))).toBe(winner.writer);
+      expect(await latestMarker(name)).toBe(winner.writer);
+
+      await catalog.removeIfRevision(name, winner.revision, null, { watcher: two });
+      expect((await catalog.read()).subscribers.has(name)).toBe(false);
+      // A full read costs about 0.7 s on the local stack; a watcher's records cost nothing.
+      expect(tookMs).toBeLessThan(5_000);
+    } finally {
+      await Promise.all(watchers.map((w) => w.stop()));
+    }
+  }, 120_000);
 });

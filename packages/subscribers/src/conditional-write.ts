@@ -12,8 +12,11 @@ export interface CatalogWrite {
 
 /** The catalog topic as a conditional write needs it. */
 export interface RevisionLog {
-  /** Every record of the topic, each with its logOffset and headers. */
-  readRecords(): Promise<RawRegistryRecord[]>;
+  /**
+   * Every record of the topic, each with its logOffset and headers; with `through`, at least up
+   * to that offset (one this process wrote).
+   */
+  readRecords(through?: string): Promise<RawRegistryRecord[]>;
   /** Writes the records in one batch (acks=all); the offset of the last one. */
   send(records: readonly CatalogWrite[]): Promise<string>;
 }
@@ -45,7 +48,7 @@ export async function writeIfRevision(
     ...before,
     { ...write, headers: { ...write.headers, ...conditionHeaders(expected) } },
   ]);
-  const records = await log.readRecords();
+  const records = await log.readRecords(offset);
   const upTo = foldCatalog(
     records.filter((r) => r.logOffset !== undefined && BigInt(r.logOffset) <= BigInt(offset)),
   );
@@ -87,8 +90,12 @@ async function repair(log: RevisionLog, name: string, first: RawRegistryRecord[]
     if (state?.kind === 'record') {
       const bytes = records.find((r) => r.logOffset === state.at)?.value ?? null;
       if (bytes === null) return fold;
-      await log.send([{ key: name, value: bytes, headers: conditionHeaders(state.revision, true) }]);
-    } else await log.send([{ key: name, value: null, headers: conditionHeaders('absent', true) }]);
-    records = await log.readRecords();
+      records = await log.readRecords(
+        await log.send([{ key: name, value: bytes, headers: conditionHeaders(state.revision, true) }]),
+      );
+    } else
+      records = await log.readRecords(
+        await log.send([{ key: name, value: null, headers: conditionHeaders('absent', true) }]),
+      );
   }
 }

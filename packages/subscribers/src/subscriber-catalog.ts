@@ -25,6 +25,7 @@ import {
   type RawRegistryRecord,
 } from './catalog-records.ts';
 import type { ExpectedRevision } from './catalog-revisions.ts';
+import type { CatalogWatcher } from './catalog-watcher.ts';
 import { type CatalogWrite, writeIfRevision } from './conditional-write.ts';
 import { CatalogError } from './errors.ts';
 import { ensureOwnTopic, raiseTopicSetting } from './own-topic.ts';
@@ -109,11 +110,17 @@ export class SubscriberCatalog {
    * (CatalogError `REVISION_MISMATCH`, canRetry false, `current`: the revision in effect, null
    * for none) when another write came first; nothing of this write stays in effect. Of two
    * concurrent writers with the same `expected`, exactly one succeeds. Costs two catalog reads
-   * (one before, one after the write) and, for a loser, a repair write and a third read.
+   * (one before, one after the write) and, for a loser, a repair write and a third read; with a
+   * started `watcher` (a long-running process such as the API keeps one), the reads are its
+   * records (the read-back waits until it has followed the write), not full reads of the topic.
    */
-  async writeIfRevision(record: SubscriberRecord, expected: ExpectedRevision): Promise<string> {
+  async writeIfRevision(
+    record: SubscriberRecord,
+    expected: ExpectedRevision,
+    options: { readonly watcher?: CatalogWatcher } = {},
+  ): Promise<string> {
     const write = { key: record.definition.name, value: encodeSubscriberRecord(record), headers: {} };
-    const state = await writeIfRevision(this.#revisionLog(), write, expected);
+    const state = await writeIfRevision(this.#revisionLog(options.watcher), write, expected);
     // Never 'deleted': a record that won is the record in effect.
     return state.kind === 'record' ? state.revision : state.at;
   }
@@ -122,17 +129,24 @@ export class SubscriberCatalog {
    * Deletes a subscriber's record only if its revision is still `expected`: as writeIfRevision,
    * RevisionMismatchError when it is not (also when it has no record). A binding goes in the same
    * batch, before the tombstone, as in `remove`; it is written even when the delete loses (the
-   * live record then holds the name: nameHolder).
+   * live record then holds the name: nameHolder). `watcher` as for writeIfRevision.
    */
-  async removeIfRevision(name: string, expected: string, binding: NameBinding | null = null): Promise<void> {
+  async removeIfRevision(
+    name: string,
+    expected: string,
+    binding: NameBinding | null = null,
+    options: { readonly watcher?: CatalogWatcher } = {},
+  ): Promise<void> {
     const before: CatalogWrite[] =
       binding === null ? [] : [{ key: nameBindingKey(name), value: encodeNameBinding(binding), headers: {} }];
-    await writeIfRevision(this.#revisionLog(), { key: name, value: null, headers: {} }, expected, before);
+    const tombstone = { key: name, value: null, headers: {} };
+    await writeIfRevision(this.#revisionLog(options.watcher), tombstone, expected, before);
   }
 
-  #revisionLog() {
+  #revisionLog(watcher: CatalogWatcher | undefined) {
     return {
-      readRecords: () => this.#records(),
+      readRecords: (through?: string) =>
+        watcher === undefined ? this.#records() : watcher.recordsThrough(through),
       send: async (records: readonly CatalogWrite[]) => {
         const positions = await this.#send([...records]);
         const last = positions.at(-1);
