@@ -7,13 +7,31 @@ import {
   SubscriberRecord,
   SubscriberRegistration,
 } from '@hookstream/contracts';
+import { admits, conditionOf, type KeyState, nextState } from './catalog-revisions.ts';
 
-/** A record of the catalog topic as read: key and value only (tests build these by hand). */
+/** A record of the catalog topic as read (tests build these by hand). */
 export interface RawRegistryRecord {
   readonly key: string | null;
   readonly value: Buffer | null;
   /** Where it was, for reports ("partition:offset"); optional. */
   readonly offset?: string;
+  /**
+   * Its offset in the (one-partition) topic, decimal: a subscriber's revision. Without it the
+   * record still applies, but sets no revision, and a conditional record is reported as bad.
+   */
+  readonly logOffset?: string;
+  /** Its headers: `hookstream-if-revision` makes it a conditional write (catalog-revisions.ts). */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** A conditional write that did not apply: its expected revision was not the one in effect. */
+export interface LostWrite {
+  readonly key: string;
+  /** The losing record's offset. */
+  readonly offset: string;
+  readonly expected: string;
+  /** The revision in effect when it arrived; null when the subscriber had none (deleted). */
+  readonly found: string | null;
 }
 
 /** A key whose latest record cannot be used; the subscriber keeps its last good record, if any. */
@@ -33,6 +51,19 @@ export interface CatalogSnapshot {
   readonly registeredAt: ReadonlyMap<string, string>;
   /** Deleted subscribers' names still bound to their tenant (or to none), by name. */
   readonly bindings: ReadonlyMap<string, NameBinding>;
+  /**
+   * Each subscriber's revision (the offset of the write that set its record in effect), by name:
+   * what an ETag carries. A deleted subscriber has none.
+   */
+  readonly revisions: ReadonlyMap<string, string>;
+  /** Conditional writes that lost their race, oldest first (their writers repair the log). */
+  readonly lost: readonly LostWrite[];
+}
+
+/** A snapshot with each subscriber key's state, for writers that check their own write. */
+export interface CatalogFold {
+  readonly snapshot: CatalogSnapshot;
+  readonly states: ReadonlyMap<string, KeyState>;
 }
 
 /**
@@ -42,6 +73,17 @@ export interface CatalogSnapshot {
  * apart. Never throws.
  */
 export function foldRegistry(records: Iterable<RawRegistryRecord>): CatalogSnapshot {
+  return foldCatalog(records).snapshot;
+}
+
+/**
+ * foldRegistry, with each subscriber key's revision state. A conditional record (a
+ * `hookstream-if-revision` header) applies only when the key's revision is the expected one
+ * (catalog-revisions.ts); one that does not is listed in `lost`, not as a problem.
+ */
+export function foldCatalog(records: Iterable<RawRegistryRecord>): CatalogFold {
+  const states = new Map<string, KeyState>();
+  const lost: LostWrite[] = [];
   const subscribers = new Map<string, SubscriberRecord>();
   const problems = new Map<string, RecordProblem>();
   const registrations = new Map<string, string[]>();
@@ -85,19 +127,48 @@ export function foldRegistry(records: Iterable<RawRegistryRecord>): CatalogSnaps
       registrations.set(name, keys);
       continue;
     }
+    const condition = conditionOf(r.headers, r.logOffset);
+    if (condition.kind === 'bad') {
+      problems.set(key, { key, offset, error: condition.error });
+      continue;
+    }
+    const before = states.get(key);
+    if (condition.kind === 'if' && !admits(before, condition.expected)) {
+      const found = before?.kind === 'record' ? before.revision : null;
+      // Never undefined here: a conditional record has an offset (conditionOf).
+      lost.push({ key, offset: r.logOffset ?? '', expected: condition.expected, found });
+      continue;
+    }
     if (r.value === null) {
       subscribers.delete(key);
       problems.delete(key);
+      if (r.logOffset === undefined) states.delete(key);
+      else states.set(key, nextState(condition, r.logOffset, true, before));
       continue;
     }
     const parsed = parseSubscriberRecord(key, r.value);
     if (parsed.ok) {
       subscribers.set(key, parsed.value);
       problems.delete(key);
+      if (r.logOffset === undefined) states.delete(key);
+      else states.set(key, nextState(condition, r.logOffset, false, before));
     } else problems.set(key, { key, offset, error: parsed.error });
   }
   for (const [name, keys] of registrations) if (keys.length === 0) registrations.delete(name);
-  return { subscribers, problems: [...problems.values()], registrations, registeredAt, bindings };
+  const revisions = new Map<string, string>();
+  for (const [key, state] of states) if (state.kind === 'record') revisions.set(key, state.revision);
+  return {
+    snapshot: {
+      subscribers,
+      problems: [...problems.values()],
+      registrations,
+      registeredAt,
+      bindings,
+      revisions,
+      lost,
+    },
+    states,
+  };
 }
 
 function parseBinding(value: Buffer, name: string): NameBinding | null {

@@ -1,7 +1,8 @@
 import { CATALOG_TOPIC, type LogFn } from '@hookstream/contracts';
 import { type KafkaConnection, TopicFollower } from '@hookstream/kafka';
 import { type CatalogSnapshot, foldRegistry, type RawRegistryRecord } from './catalog-records.ts';
-import { SubscriberCatalog } from './subscriber-catalog.ts';
+import { CatalogError } from './errors.ts';
+import { catalogRecord, SubscriberCatalog } from './subscriber-catalog.ts';
 
 export interface CatalogWatcherOptions {
   /** Called with every new snapshot, one at a time; a failure is logged, the watch goes on. */
@@ -25,6 +26,9 @@ export class CatalogWatcher {
   #started = false;
   #timer: NodeJS.Timeout | undefined;
   #handing: Promise<void> = Promise.resolve();
+  /** The offset after the last record seen (the one catalog partition). */
+  #next = 0n;
+  readonly #waiting = new Set<{ readonly offset: bigint; readonly seen: () => void }>();
 
   constructor(kafka: KafkaConnection, options: CatalogWatcherOptions) {
     this.#catalog = new SubscriberCatalog(kafka);
@@ -33,10 +37,52 @@ export class CatalogWatcher {
       topic: CATALOG_TOPIC,
       purpose: 'catalog-watch',
       onRecord: (r) => {
-        this.#records.push({ key: r.key, value: r.value, offset: `${r.partition}:${r.offset}` });
+        // With offsets and headers: conditional writes fold by the same rule everywhere.
+        this.#records.push(catalogRecord(r));
+        if (r.partition === 0) this.#passed(BigInt(r.offset) + 1n);
         if (this.#started) this.#schedule();
       },
     });
+  }
+
+  /**
+   * Every record followed so far once the one at `offset` (a write of this process) was seen;
+   * without an offset, at once. CatalogError `WRITE_UNCONFIRMED` (canRetry) when it is not seen
+   * within `timeoutMs` (default 10 s). For conditional writes that read back through a running
+   * watcher (SubscriberCatalog.writeIfRevision's `watcher`) instead of a full read.
+   */
+  async recordsThrough(offset?: string, timeoutMs = 10_000): Promise<RawRegistryRecord[]> {
+    if (offset !== undefined && BigInt(offset) >= this.#next) {
+      const wanted = BigInt(offset);
+      let timer: NodeJS.Timeout | undefined;
+      let entry: { readonly offset: bigint; readonly seen: () => void } | undefined;
+      try {
+        await new Promise<void>((resolve, reject) => {
+          entry = { offset: wanted, seen: resolve };
+          this.#waiting.add(entry);
+          timer = setTimeout(
+            () =>
+              reject(
+                new CatalogError(
+                  'WRITE_UNCONFIRMED',
+                  `the catalog watcher did not see offset ${offset} within ${timeoutMs} ms`,
+                  true,
+                ),
+              ),
+            Math.min(Math.max(timeoutMs, 0), 600_000),
+          );
+        });
+      } finally {
+        clearTimeout(timer);
+        if (entry !== undefined) this.#waiting.delete(entry);
+      }
+    }
+    return [...this.#records];
+  }
+
+  #passed(next: bigint): void {
+    if (next > this.#next) this.#next = next;
+    for (const w of this.#waiting) if (w.offset < this.#next) w.seen();
   }
 
   /** The last snapshot handed on; null before the first. */

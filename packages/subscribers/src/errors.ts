@@ -27,7 +27,14 @@ export type CatalogErrorCode =
    * The change was made, but its audit record could not be written (hookstream.audit): the trail
    * misses it. Running the command again does not help (an unchanged apply writes no record).
    */
-  | 'AUDIT_NOT_WRITTEN';
+  | 'AUDIT_NOT_WRITTEN'
+  /**
+   * A conditional write (writeIfRevision, removeIfRevision) expected another revision than the
+   * one in effect: nothing changed (RevisionMismatchError carries the current one; the API's 412).
+   */
+  | 'REVISION_MISMATCH'
+  /** A conditional write landed, but reading the catalog back did not show it in effect. */
+  | 'WRITE_UNCONFIRMED';
 
 /** A catalog problem; `canRetry` says whether doing the same thing again unchanged could succeed. */
 export class CatalogError extends HookstreamError<CatalogErrorCode> {}

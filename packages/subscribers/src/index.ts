@@ -13,13 +13,15 @@ export {
 export type { AuditProblem, AuditSelection, RawAuditRecord } from './audit-selection.ts';
 export { mayBeSelected, selectAuditRecords } from './audit-selection.ts';
 export { AuditTrail, auditTopicSpec } from './audit-trail.ts';
-export type { CatalogSnapshot, RawRegistryRecord, RecordProblem } from './catalog-records.ts';
+export type { CatalogSnapshot, LostWrite, RawRegistryRecord, RecordProblem } from './catalog-records.ts';
 export {
   encodeNameBinding,
   encodeSubscriberRecord,
   foldRegistry,
   parseSubscriberRecord,
 } from './catalog-records.ts';
+export type { ExpectedRevision } from './catalog-revisions.ts';
+export { IF_REVISION_HEADER, isRevision, RESTATES_HEADER } from './catalog-revisions.ts';
 export type { CatalogWatcherOptions } from './catalog-watcher.ts';
 export { CatalogWatcher } from './catalog-watcher.ts';
 export type { DefinitionFile, DefinitionProblem } from './definition-files.ts';
@@ -73,6 +75,7 @@ export {
   retentionNoticeId,
   topicRetention,
 } from './retention-headroom.ts';
+export { RevisionMismatchError } from './revision-mismatch.ts';
 export type { SealBinding, SealRole } from './secret-box.ts';
 export { openSecret, requireCurrentBinding, SIGNING, sealBindingOf, sealSecret } from './secret-box.ts';
 export type { SecretsKey } from './secrets-key.ts';
@@ -97,7 +100,11 @@ export {
 export type { Notice, NoticeOptions, NoticePublisher } from './state-notices.ts';
 export { disabledNotice, enabledNotice, noticeOptions, publishNotice } from './state-notices.ts';
 export type { CatalogKafka, PurgeReport } from './subscriber-catalog.ts';
-export { registryTopicSpec, SubscriberCatalog } from './subscriber-catalog.ts';
+export {
+  CATALOG_MIN_COMPACTION_LAG_MS,
+  registryTopicSpec,
+  SubscriberCatalog,
+} from './subscriber-catalog.ts';
 export type { DeleteRequest, DeleteResult } from './subscriber-delete.ts';
 export { deleteSubscriber } from './subscriber-delete.ts';
 export type {

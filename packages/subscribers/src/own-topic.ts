@@ -14,3 +14,29 @@ export async function ensureOwnTopic(
     await admin.disconnect();
   }
 }
+
+/**
+ * Raises a numeric setting of an existing topic to at least `atLeast` (a topic created before the
+ * setting was part of its spec); a higher value an operator chose stays. Best effort: false when
+ * this principal may not read or alter the topic's settings (a pusher's grants do not include
+ * them), and the setting is left to the operator (docs/deployment.md).
+ */
+export async function raiseTopicSetting(
+  kafka: KafkaConnection,
+  topic: string,
+  setting: string,
+  atLeast: number,
+): Promise<boolean> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const current = Number((await admin.topicConfig(topic))?.[setting] ?? Number.NaN);
+    if (Number.isFinite(current) && current >= atLeast) return true;
+    await admin.alterTopicConfig(topic, { [setting]: String(atLeast) });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await admin.disconnect();
+  }
+}

@@ -9,25 +9,50 @@ import {
   type SubscriberRecord,
   subscriberGroupId,
 } from '@hookstream/contracts';
-import { type KafkaConnection, KafkaReadError, RecordSender, readTopic } from '@hookstream/kafka';
+import {
+  type ConsumedRecord,
+  type KafkaConnection,
+  KafkaReadError,
+  type RecordPosition,
+  RecordSender,
+  readTopic,
+} from '@hookstream/kafka';
 import {
   type CatalogSnapshot,
   encodeNameBinding,
   encodeSubscriberRecord,
   foldRegistry,
+  type RawRegistryRecord,
 } from './catalog-records.ts';
-import { ensureOwnTopic } from './own-topic.ts';
+import type { ExpectedRevision } from './catalog-revisions.ts';
+import type { CatalogWatcher } from './catalog-watcher.ts';
+import { type CatalogWrite, writeIfRevision } from './conditional-write.ts';
+import { CatalogError } from './errors.ts';
+import { ensureOwnTopic, raiseTopicSetting } from './own-topic.ts';
 
 /** The Kafka connection the catalog reads and writes through. */
 export type CatalogKafka = KafkaConnection;
 
-/** The catalog topic: one partition (tiny, ordered), compacted, never deleted by time (as the pusher creates it). */
+/**
+ * How long a catalog record is safe from compaction: a conditional write that lost repairs the
+ * log within moments, long before compaction could drop the winner's record for the loser's.
+ */
+export const CATALOG_MIN_COMPACTION_LAG_MS = 3_600_000;
+
+/**
+ * The catalog topic: one partition (tiny, ordered: offsets are revisions), compacted, never
+ * deleted by time (as the pusher creates it), and no record compacted within its first hour.
+ */
 export function registryTopicSpec(replicationFactor: number) {
   return {
     topic: CATALOG_TOPIC,
     partitions: 1,
     replicationFactor,
-    config: { 'cleanup.policy': 'compact', 'retention.ms': '-1' },
+    config: {
+      'cleanup.policy': 'compact',
+      'retention.ms': '-1',
+      'min.compaction.lag.ms': String(CATALOG_MIN_COMPACTION_LAG_MS),
+    },
   };
 }
 
@@ -41,6 +66,7 @@ export interface PurgeReport {
 /** Reads and writes subscriber records in the catalog topic `hookstream.subscribers`. */
 export class SubscriberCatalog {
   readonly #kafka: CatalogKafka;
+  #aligned = false;
 
   constructor(kafka: CatalogKafka) {
     this.#kafka = kafka;
@@ -48,20 +74,91 @@ export class SubscriberCatalog {
 
   /** Every subscriber's latest record; an absent topic is an empty catalog. */
   async read(): Promise<CatalogSnapshot> {
+    return foldRegistry(await this.#records());
+  }
+
+  async #records(): Promise<RawRegistryRecord[]> {
     try {
       const records = await readTopic(this.#kafka, { topic: CATALOG_TOPIC, purpose: 'catalog' });
-      return foldRegistry(
-        records.map((r) => ({ key: r.key, value: r.value, offset: `${r.partition}:${r.offset}` })),
-      );
+      return records.map(catalogRecord);
     } catch (err) {
-      if (err instanceof KafkaReadError && err.code === 'NO_SUCH_TOPIC') return foldRegistry([]);
+      if (err instanceof KafkaReadError && err.code === 'NO_SUCH_TOPIC') return [];
       throw err;
     }
   }
 
-  /** Creates the catalog topic when missing (replication: up to 3, as many as there are brokers). */
+  /**
+   * Creates the catalog topic when missing (replication: up to 3, as many as there are brokers),
+   * and, once per instance, raises an older topic's min.compaction.lag.ms when it may.
+   */
   async ensureTopic(): Promise<void> {
     await ensureOwnTopic(this.#kafka, registryTopicSpec);
+    if (this.#aligned) return;
+    this.#aligned = true;
+    await raiseTopicSetting(
+      this.#kafka,
+      CATALOG_TOPIC,
+      'min.compaction.lag.ms',
+      CATALOG_MIN_COMPACTION_LAG_MS,
+    );
+  }
+
+  /**
+   * Creates or replaces a subscriber's record only if its revision (CatalogSnapshot.revisions) is
+   * still `expected`, or, with `'absent'`, only if it has no record (If-None-Match: *). Returns the
+   * new revision (the ETag of the record now in effect). Throws RevisionMismatchError
+   * (CatalogError `REVISION_MISMATCH`, canRetry false, `current`: the revision in effect, null
+   * for none) when another write came first; nothing of this write stays in effect. Of two
+   * concurrent writers with the same `expected`, exactly one succeeds. Costs two catalog reads
+   * (one before, one after the write) and, for a loser, a repair write and a third read; with a
+   * started `watcher` (a long-running process such as the API keeps one), the reads are its
+   * records (the read-back waits until it has followed the write), not full reads of the topic.
+   */
+  async writeIfRevision(
+    record: SubscriberRecord,
+    expected: ExpectedRevision,
+    options: { readonly watcher?: CatalogWatcher } = {},
+  ): Promise<string> {
+    const write = { key: record.definition.name, value: encodeSubscriberRecord(record), headers: {} };
+    const state = await writeIfRevision(this.#revisionLog(options.watcher), write, expected);
+    // Never 'deleted': a record that won is the record in effect.
+    return state.kind === 'record' ? state.revision : state.at;
+  }
+
+  /**
+   * Deletes a subscriber's record only if its revision is still `expected`: as writeIfRevision,
+   * RevisionMismatchError when it is not (also when it has no record). A binding goes in the same
+   * batch, before the tombstone, as in `remove`; it is written even when the delete loses (the
+   * live record then holds the name: nameHolder). `watcher` as for writeIfRevision.
+   */
+  async removeIfRevision(
+    name: string,
+    expected: string,
+    binding: NameBinding | null = null,
+    options: { readonly watcher?: CatalogWatcher } = {},
+  ): Promise<void> {
+    const before: CatalogWrite[] =
+      binding === null ? [] : [{ key: nameBindingKey(name), value: encodeNameBinding(binding), headers: {} }];
+    const tombstone = { key: name, value: null, headers: {} };
+    await writeIfRevision(this.#revisionLog(options.watcher), tombstone, expected, before);
+  }
+
+  #revisionLog(watcher: CatalogWatcher | undefined) {
+    return {
+      readRecords: (through?: string) =>
+        watcher === undefined ? this.#records() : watcher.recordsThrough(through),
+      send: async (records: readonly CatalogWrite[]) => {
+        const positions = await this.#send([...records]);
+        const last = positions.at(-1);
+        if (last === undefined || last.partition !== 0)
+          throw new CatalogError(
+            'WRITE_UNCONFIRMED',
+            `${CATALOG_TOPIC} has more than one partition: its offsets are no revisions`,
+            false,
+          );
+        return last.offset;
+      },
+    };
   }
 
   /** Writes records (acks=all), keyed by name, in one batch: all of them or, on failure, an error. */
@@ -78,14 +175,12 @@ export class SubscriberCatalog {
     await this.#send(keys.map((key) => ({ key, value: null, headers: {} })));
   }
 
-  async #send(
-    records: { key: string; value: Buffer | null; headers: Record<string, string> }[],
-  ): Promise<void> {
+  async #send(records: CatalogWrite[]): Promise<RecordPosition[]> {
     await this.ensureTopic();
     const sender = new RecordSender(this.#kafka);
     await sender.connect();
     try {
-      await sender.send(CATALOG_TOPIC, records);
+      return await sender.send(CATALOG_TOPIC, records);
     } finally {
       await sender.disconnect();
     }
@@ -149,4 +244,18 @@ export class SubscriberCatalog {
       { key: name, value: null, headers: {} },
     ]);
   }
+}
+
+/**
+ * A record of the catalog topic for the fold: its offset is a revision on the one partition the
+ * catalog has (a record of any other partition sets none).
+ */
+export function catalogRecord(r: ConsumedRecord): RawRegistryRecord {
+  return {
+    key: r.key,
+    value: r.value,
+    offset: `${r.partition}:${r.offset}`,
+    ...(r.partition === 0 ? { logOffset: r.offset } : {}),
+    headers: r.headers,
+  };
 }
