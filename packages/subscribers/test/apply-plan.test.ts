@@ -387,6 +387,26 @@ describe('loadDefinitionFiles', () => {
     expect(problems.find((p) => p.path.endsWith('a.json'))?.error).toContain('e.json');
   });
 
+  it('refuses a filter that could never hold against the schemas of the types it takes', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'hs-defs-'));
+    const def = (name: string, filter: unknown, eventTypes = ['shipment.updated']) =>
+      writeFile(
+        join(dir, `${name}.json`),
+        JSON.stringify({ name, url: `https://${name}.example.com/`, eventTypes, filter }),
+      );
+    await def('ok', { all: [{ prefix: { '/shipment/carrier': 'D' } }, { exact: { region: 'eu' } }] });
+    await def('nofield', { exact: { '/shipment/colour': 'red' } });
+    await def('notext', { prefix: { '/shipment': 'x' } });
+    await def('anytype', { exact: { '/tenant_id': 'acme' } }, ['*']);
+    const { files, problems } = await loadDefinitionFiles(dir);
+    expect(files.map((f) => f.spec.name).sort()).toEqual(['anytype', 'ok']);
+    const byFile = Object.fromEntries(problems.map((p) => [p.path.slice(dir.length + 1), p.error]));
+    expect(byFile).toEqual({
+      'nofield.json': 'filter.exact./shipment/colour: no field at that path in the data of shipment.updated',
+      'notext.json': 'filter.prefix./shipment: prefix needs a text field, and it is record',
+    });
+  });
+
   it('reports a missing path instead of throwing', async () => {
     const { problems } = await loadDefinitionFiles('/nonexistent/hookstream.json');
     expect(problems[0]?.error).toMatch(/cannot read/);
