@@ -41,10 +41,19 @@ const USAGES: Record<string, Record<string, string>> = {
   ingress: { '': INGRESS_USAGE },
   push: { '': PUSH_USAGE },
   subscribers: Object.fromEntries(
-    ['apply', 'list', 'show', 'pause', 'resume', 'delete', 'secret', 'header', 'check', 'reseal'].map((s) => [
-      s,
-      SUBSCRIBERS_USAGE,
-    ]),
+    [
+      'apply',
+      'list',
+      'show',
+      'pause',
+      'resume',
+      'delete',
+      'secret',
+      'header',
+      'check',
+      'reseal',
+      'rewind',
+    ].map((s) => [s, SUBSCRIBERS_USAGE]),
   ),
   receiver: { '': RECEIVER_USAGE },
   trace: { '': TRACE_USAGE },

@@ -29,6 +29,7 @@ export const AUDIT_ACTIONS = [
   'subscriber.secret_rotated',
   'subscriber.header_sealed',
   'subscriber.resealed',
+  'subscriber.rewound',
   'dead_letters.replayed',
 ] as const;
 export const AuditAction = z.enum(AUDIT_ACTIONS);

@@ -34,7 +34,9 @@ export type CatalogErrorCode =
    */
   | 'REVISION_MISMATCH'
   /** A conditional write landed, but reading the catalog back did not show it in effect. */
-  | 'WRITE_UNCONFIRMED';
+  | 'WRITE_UNCONFIRMED'
+  /** A rewind's target that does not parse or names no partition of the events topic. */
+  | 'BAD_REWIND';
 
 /** A catalog problem; `canRetry` says whether doing the same thing again unchanged could succeed. */
 export class CatalogError extends HookstreamError<CatalogErrorCode> {}

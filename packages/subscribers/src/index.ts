@@ -76,6 +76,8 @@ export {
   topicRetention,
 } from './retention-headroom.ts';
 export { RevisionMismatchError } from './revision-mismatch.ts';
+export type { PartitionRewind, RewindPlan, RewindReading, RewindTarget } from './rewind-plan.ts';
+export { parseRewindTarget, planRewind } from './rewind-plan.ts';
 export type { SealBinding, SealRole } from './secret-box.ts';
 export { openSecret, requireCurrentBinding, SIGNING, sealBindingOf, sealSecret } from './secret-box.ts';
 export type { SecretsKey } from './secrets-key.ts';
@@ -117,6 +119,8 @@ export type {
 export { SubscriberDisabler } from './subscriber-disabler.ts';
 export type { SubscriberOverview } from './subscriber-overview.ts';
 export { subscriberOverviews, subscriberOverviewsWithHeadroom } from './subscriber-overview.ts';
+export type { RewindContext, RewindRequest, RewindResult } from './subscriber-rewind.ts';
+export { describeMove, rewindSubscriber } from './subscriber-rewind.ts';
 export type {
   PartitionLedger,
   SubscriberHeadrooms,

@@ -52,6 +52,7 @@ import {
   printProblems,
   publicPlan,
 } from './subscribers-output.ts';
+import { rewindCommand } from './subscribers-rewind.ts';
 import { checkCommand, headerSetCommand, resealCommand } from './subscribers-seals.ts';
 import { operatorName, toolActor, toolEnv } from './tool-env.ts';
 import { formatAge, reportToolError } from './tool-errors.ts';
@@ -62,6 +63,7 @@ export const SUBSCRIBERS_USAGE = `Usage: hookstream subscribers apply <file.json
        hookstream subscribers pause <name> [--reason <text>] [--by <who>] [--json]
        hookstream subscribers resume <name> [--by <who>] [--topic <events topic>] [--json]
        hookstream subscribers delete <name> [--purge [--yes]] [--json]
+       hookstream subscribers rewind <name> --to <time|earliest|partition:offset,…> [--dry-run] [--topic <events topic>] [--json]
        hookstream subscribers secret show <name> [--secrets-key-file <path>] [--json]
        hookstream subscribers secret rotate <name> [--grace <age>] [--secrets-key-file <path>] [--json]
        hookstream subscribers header set <name> <header> [--value-file <path>] [--secrets-key-file <path>] [--json]
@@ -96,6 +98,13 @@ delete    removes the record (a managed secret goes with it); the group, tiers a
                         topics and the ledger-lost registrations, and frees the name (also
                         of one deleted before); stop its pushers first.
                         Asks for the name again on a terminal; --yes skips that
+rewind    delivers again from the events topic from --to (an ISO time, earliest, or
+          partition:offset,…), event ids unchanged; a ledger already before it stays (a rewind
+          never skips). An active subscriber is paused while its ledger moves, then resumed; a
+          paused one stays paused. Records already in its retry tiers go on as they are. Says per
+          partition how many events are sent again and what retention already deleted (exit 1
+          then). Written to the audit trail.
+            --dry-run   print the events per partition that would be sent again; move nothing
 secret    show: the managed secret (and previous ones still signing) in clear text, or where an
           env/file secret comes from. rotate: a new managed secret; the old one keeps signing
           (requests carry both signatures) for --grace (default 24h; 0 drops it at once, at most 30d)
@@ -121,6 +130,7 @@ missing or wrong, Kafka; check: something listed); 2 bad command line.`;
 
 const OPTIONS = {
   'dry-run': { type: 'boolean', default: false },
+  to: { type: 'string' },
   'secrets-key-file': { type: 'string' },
   topic: { type: 'string' },
   reason: { type: 'string' },
@@ -145,6 +155,7 @@ const ALLOWED: Record<string, readonly (keyof typeof OPTIONS)[]> = {
   pause: ['reason', 'by'],
   resume: ['by', 'topic'],
   delete: ['purge', 'yes'],
+  rewind: ['to', 'dry-run', 'topic', 'by'],
   'secret show': ['secrets-key-file'],
   'secret rotate': ['grace', 'secrets-key-file'],
   'header set': ['value-file', 'secrets-key-file'],
@@ -256,6 +267,14 @@ async function run(action: string, target: string, values: Values): Promise<numb
 
     case 'delete':
       return remove(catalog, target, values);
+    case 'rewind':
+      return rewindCommand(kafka, catalog, target, {
+        to: values.to,
+        dryRun: values['dry-run'],
+        eventsTopic: eventsTopic(values),
+        by: values.by,
+        json: values.json,
+      });
     default:
       return secret(catalog, action === 'secret rotate' ? 'rotate' : 'show', target, values);
   }

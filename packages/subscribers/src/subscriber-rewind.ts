@@ -1,0 +1,146 @@
+import { subscriberGroupId } from '@hookstream/contracts';
+import type { KafkaAdmin } from '@hookstream/kafka';
+import { auditRecordOf } from './audit-records.ts';
+import { CatalogError } from './errors.ts';
+import {
+  type PartitionRewind,
+  planRewind,
+  type RewindPlan,
+  type RewindReading,
+  type RewindTarget,
+} from './rewind-plan.ts';
+import { changeSubscriberState, knownSubscriber, type StateChangeContext } from './state-change.ts';
+
+/** How long a rewind waits for the fleet to leave the paused subscriber's group. */
+const GROUP_EMPTY_MS = 60_000;
+
+export interface RewindRequest {
+  readonly name: string;
+  readonly target: RewindTarget;
+  /** As the operator wrote it, for the audit record. */
+  readonly targetText: string;
+  readonly dryRun: boolean;
+  readonly eventsTopic: string;
+  /** Who asks: in the pause's state and the audit record. */
+  readonly by: string;
+  readonly now: Date;
+}
+
+/** A state change's context, and the admin that reads and moves the ledger. */
+export interface RewindContext extends StateChangeContext {
+  readonly admin: KafkaAdmin;
+  /** Whether the subscriber's group had no member left within `timeoutMs`. */
+  readonly groupEmptied: (name: string, timeoutMs: number) => Promise<boolean>;
+}
+
+export interface RewindResult {
+  readonly name: string;
+  readonly plan: RewindPlan;
+  /** False for a dry run, or when no partition moves. */
+  readonly applied: boolean;
+  /** Whether the subscriber was paused for the move and resumed after it. */
+  readonly pausedForIt: boolean;
+}
+
+/**
+ * Moves a subscriber's ledger back on the events topic, so the fleet delivers again from there
+ * (ids unchanged). Kafka refuses offsets of a group with members, so an active subscriber is
+ * paused (the fleet leaves its group), moved, and resumed; a paused or disabled one is moved and
+ * stays as it is. Records already waiting in its retry tiers go on as they are. The move is
+ * planned again once the group is empty, from the ledger the fleet committed as it left.
+ */
+export async function rewindSubscriber(
+  context: RewindContext,
+  request: RewindRequest,
+): Promise<RewindResult> {
+  const record = knownSubscriber(await context.catalog.read(), request.name);
+  const planned = planRewind(request.target, await readings(context.admin, request));
+  const moves = (plan: RewindPlan) => plan.partitions.some((p) => p.from !== p.to);
+  if (request.dryRun || !moves(planned))
+    return { name: request.name, plan: planned, applied: false, pausedForIt: false };
+  const active = record.state.kind === 'active';
+  const stateChange = (action: 'pause' | 'resume') =>
+    changeSubscriberState(context, {
+      action,
+      name: request.name,
+      by: request.by,
+      reason: `rewind to ${request.targetText}`,
+      eventsTopic: request.eventsTopic,
+      now: request.now,
+    });
+  if (active) await stateChange('pause');
+  try {
+    if (!(await context.groupEmptied(request.name, GROUP_EMPTY_MS)))
+      throw new CatalogError(
+        'GROUP_IN_USE',
+        `${request.name}: its group still has members after ${GROUP_EMPTY_MS / 1000} s (is an older pusher running it?); nothing moved`,
+        true,
+      );
+    const plan = planRewind(request.target, await readings(context.admin, request));
+    await context.admin.commitOffsets(
+      subscriberGroupId(request.name),
+      request.eventsTopic,
+      plan.partitions.map((p) => ({ partition: p.partition, offset: String(p.to) })),
+    );
+    await context.audit?.trail.write([
+      auditRecordOf({
+        actor: context.audit.actor,
+        action: 'subscriber.rewound',
+        subscriber: request.name,
+        before: record,
+        after: record,
+        detail: {
+          to: request.targetText.slice(0, 200),
+          eventsTopic: request.eventsTopic,
+          resend: plan.resend,
+          partitions: plan.partitions.slice(0, 100).map(describeMove),
+        },
+        now: request.now,
+      }),
+    ]);
+    return { name: request.name, plan, applied: true, pausedForIt: active };
+  } finally {
+    if (active) await stateChange('resume');
+  }
+}
+
+/** `2: 120 → 100` */
+export function describeMove(p: PartitionRewind): string {
+  return `${p.partition}: ${p.from ?? 'none'} → ${p.to}`;
+}
+
+async function readings(admin: KafkaAdmin, request: RewindRequest): Promise<RewindReading[]> {
+  const { eventsTopic, target } = request;
+  const ranges = await admin.topicOffsets(eventsTopic);
+  if (ranges === null)
+    throw new CatalogError('BAD_REWIND', `the events topic ${eventsTopic} does not exist`, false);
+  const committed = new Map(
+    (await admin.committedOffsets(subscriberGroupId(request.name), eventsTopic)).map((c) => [
+      c.partition,
+      c.offset === null || Number(c.offset) < 0 ? null : Number(c.offset),
+    ]),
+  );
+  const atTime =
+    target.kind === 'time'
+      ? new Map((await admin.offsetsAt(eventsTopic, target.atMs)).map((o) => [o.partition, Number(o.offset)]))
+      : null;
+  const lowTimes =
+    target.kind === 'time'
+      ? new Map(
+          (
+            await admin.recordSamples(
+              eventsTopic,
+              ranges.map((r) => ({ partition: r.partition, offset: Number(r.low) })),
+            )
+          ).map((s) => [s.partition, s.timestampMs]),
+        )
+      : null;
+  return ranges.map((r) => ({
+    partition: r.partition,
+    low: Number(r.low),
+    high: Number(r.high),
+    committed: committed.get(r.partition) ?? null,
+    ...(atTime === null ? {} : { atTime: atTime.get(r.partition) ?? Number(r.high) }),
+    ...(lowTimes === null ? {} : { lowTimestampMs: lowTimes.get(r.partition) ?? null }),
+  }));
+}

@@ -1,0 +1,105 @@
+import type { KafkaConnection } from '@hookstream/kafka';
+import { startNoticeProducer } from '@hookstream/producer';
+import {
+  CatalogError,
+  describeMove,
+  parseRewindTarget,
+  type RewindResult,
+  rewindSubscriber,
+  type SubscriberCatalog,
+} from '@hookstream/subscribers';
+import { formatTable } from '@hookstream/terminal';
+import { cliAudit } from './cli-audit.ts';
+import { runtimeConnection } from './runtime-endpoints.ts';
+import { operatorName } from './tool-env.ts';
+
+export interface RewindOptions {
+  readonly to: string | undefined;
+  readonly dryRun: boolean;
+  readonly eventsTopic: string;
+  readonly by: string | undefined;
+  readonly json: boolean;
+}
+
+/**
+ * `hookstream subscribers rewind <name> --to <time|earliest|partition:offset,…>`: re-delivers
+ * from the events topic from there (ids unchanged). An active subscriber is paused while its
+ * ledger moves and resumed after; a paused one stays paused. Exit 1 when part of the wanted
+ * range was deleted by retention (it is said per partition), 0 otherwise.
+ */
+export async function rewindCommand(
+  kafka: KafkaConnection,
+  catalog: SubscriberCatalog,
+  name: string,
+  options: RewindOptions,
+): Promise<number> {
+  if (options.to === undefined)
+    throw new CatalogError('BAD_OPTION', '--to <time|earliest|partition:offset,…> is required', false);
+  const target = parseRewindTarget(options.to);
+  const admin = kafka.admin();
+  await admin.connect();
+  let result: RewindResult;
+  try {
+    result = await rewindSubscriber(
+      {
+        catalog,
+        admin,
+        audit: cliAudit(),
+        groupEmptied: (n, timeoutMs) => catalog.groupEmptied(n, timeoutMs),
+        openPublisher: () =>
+          startNoticeProducer({
+            kafka: runtimeConnection().kafka,
+            registry: runtimeConnection().registry,
+            source: '/hookstream/cli',
+            eventsTopic: options.eventsTopic,
+            clientId: 'hookstream-subscribers',
+          }),
+      },
+      {
+        name,
+        target,
+        targetText: options.to,
+        dryRun: options.dryRun,
+        eventsTopic: options.eventsTopic,
+        by: options.by ?? operatorName(),
+        now: new Date(),
+      },
+    );
+  } finally {
+    await admin.disconnect();
+  }
+  print(result, options);
+  return result.plan.rangeDeleted ? 1 : 0;
+}
+
+function print(result: RewindResult, options: RewindOptions): void {
+  const { plan } = result;
+  // Said on stderr for people and scripts alike: the exit code is 1 for it.
+  if (plan.rangeDeleted)
+    process.stderr.write(
+      `part of the wanted range is gone (retention deleted it): ${plan.partitions
+        .filter((p) => p.deleted === null || p.deleted > 0)
+        .map((p) => `partition ${p.partition}: ${p.deleted ?? 'some'} record(s)`)
+        .join('; ')}\n`,
+    );
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify({ ...result, dryRun: options.dryRun }, null, 2)}\n`);
+    return;
+  }
+  const rows = plan.partitions.map((p) => [
+    String(p.partition),
+    p.from === null ? 'none' : String(p.from),
+    String(p.to),
+    String(p.resend),
+    p.deleted === null ? 'some (uncounted)' : String(p.deleted),
+  ]);
+  process.stdout.write(
+    `${formatTable(['partition', 'ledger', 'rewound to', 'sent again', 'deleted by retention'], rows)}\n`,
+  );
+  const what = options.dryRun
+    ? `dry run: ${plan.resend} event(s) would be sent again`
+    : result.applied
+      ? `${result.name}: rewound (${plan.partitions.map(describeMove).join(', ')}), ${plan.resend} event(s) to be sent again${result.pausedForIt ? '; paused for the move, resumed' : ''}`
+      : `${result.name}: nothing to move`;
+  process.stdout.write(`${what}\n`);
+}
