@@ -5,14 +5,15 @@ import type { Classification } from './policy.ts';
  * The version of the breaker's rules below, next to POLICY_VERSION: bump it when a rule
  * changes, so a transition in the logs can be traced to the rules that made it.
  */
-export const BREAKER_POLICY_VERSION = '2026-12-1';
+export const BREAKER_POLICY_VERSION = '2026-12-2';
 
 export type BreakerPhase = 'closed' | 'open' | 'half-open';
 
 /**
  * What one attempt says about the destination's health. A 4xx other than 410 means the
  * endpoint is up and refused this one event (the event is dead-lettered; the endpoint is
- * healthy); a 429 says nothing either way (its Retry-After already pauses the destination).
+ * healthy); a 429 says nothing either way (its Retry-After already pauses the destination), nor
+ * does a failure of the egress proxy.
  */
 export type HealthSignal = 'success' | 'failure' | 'neutral' | 'gone';
 
@@ -20,6 +21,8 @@ export function healthSignal(c: Classification): HealthSignal {
   if (c.outcome === 'ack') return 'success';
   if (c.status === 410) return 'gone';
   if (c.reason === 'rate-limited') return 'neutral';
+  // The proxy failed, not the destination: its breaker and failure clock hear nothing.
+  if (c.reason === 'proxy-error') return 'neutral';
   if (c.outcome === 'terminal') return 'success';
   return 'failure';
 }

@@ -28,6 +28,8 @@ export {
   DestinationLimiter,
   limiterMode,
 } from './destination-limiter.ts';
+export type { EgressProxy } from './egress-proxy.ts';
+export { bypassesProxy, EGRESS_PROXY_CODE_PREFIX, parseEgressProxy, proxyConnector } from './egress-proxy.ts';
 export type { DeliveryErrorCode } from './errors.ts';
 export { DeliveryError } from './errors.ts';
 export type { DeliveryTrail, LostRange, TraceHeaders } from './evidence.ts';

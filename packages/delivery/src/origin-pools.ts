@@ -1,11 +1,14 @@
 import { Pool } from 'undici';
 import { publicOnlyLookup } from './address-guard.ts';
+import { bypassesProxy, type EgressProxy, proxyConnector } from './egress-proxy.ts';
 
 /** What a pool is shared by: the origin and the rules its connections are made under. */
 export interface PoolKey {
   readonly origin: string;
   readonly allowPrivateNetwork: boolean;
   readonly connectTimeoutMs: number;
+  /** Every connection goes through this proxy (unless NO_PROXY names the host); null: direct. */
+  readonly proxy?: EgressProxy | null;
 }
 
 /** A client's use of a shared pool; release it once, when the client closes. */
@@ -25,12 +28,18 @@ const KEEP_ALIVE_MS = 30_000;
  */
 export class OriginPools {
   readonly #pools = new Map<string, { pool: Pool; users: number }>();
+  readonly #proxy: EgressProxy | null;
+
+  /** `proxy`: the process's egress proxy (HOOKSTREAM_EGRESS_PROXY), for every pool it opens. */
+  constructor(proxy: EgressProxy | null = null) {
+    this.#proxy = proxy;
+  }
 
   lease(key: PoolKey): PoolLease {
     const id = `${key.allowPrivateNetwork ? 'private' : 'public'} ${key.connectTimeoutMs} ${key.origin}`;
     let entry = this.#pools.get(id);
     if (entry === undefined) {
-      entry = { pool: newPool(key, null), users: 0 };
+      entry = { pool: newPool({ ...key, proxy: this.#proxy }, null), users: 0 };
       this.#pools.set(id, entry);
     }
     entry.users++;
@@ -57,12 +66,19 @@ export class OriginPools {
 
 /** A pool of `connections` at most (null: as many as requests in flight) under the key's rules. */
 export function newPool(key: PoolKey, connections: number | null): Pool {
+  const proxy = key.proxy ?? null;
+  const viaProxy = proxy !== null && !bypassesProxy(proxy, new URL(key.origin).hostname);
   return new Pool(key.origin, {
     connections,
     keepAliveTimeout: KEEP_ALIVE_MS,
-    connect: {
-      timeout: key.connectTimeoutMs,
-      ...(key.allowPrivateNetwork ? {} : { lookup: publicOnlyLookup }),
-    },
+    connect: viaProxy
+      ? proxyConnector(proxy, {
+          allowPrivateNetwork: key.allowPrivateNetwork,
+          timeoutMs: key.connectTimeoutMs,
+        })
+      : {
+          timeout: key.connectTimeoutMs,
+          ...(key.allowPrivateNetwork ? {} : { lookup: publicOnlyLookup }),
+        },
   });
 }

@@ -1,11 +1,12 @@
 import type { DeadLetterReason, RetrySettings } from '@hookstream/contracts';
+import { EGRESS_PROXY_CODE_PREFIX } from './egress-proxy.ts';
 import { parseRetryAfter } from './retry-after.ts';
 
 /**
  * The version of the delivery contract table below. Every decision carries it, so a dead letter
  * or a retry can always be traced to the rules that made it; bump it whenever a rule changes.
  */
-export const POLICY_VERSION = '2026-11-2';
+export const POLICY_VERSION = '2026-12-1';
 
 /** What happened to one HTTP attempt, as plain data. */
 export type AttemptResult =
@@ -22,6 +23,8 @@ export type OutcomeReason =
   | 'request-timeout'
   | 'timeout'
   | 'connection-error'
+  /** The egress proxy failed (unreachable, refused the tunnel): not the destination's doing. */
+  | 'proxy-error'
   | 'redirect'
   | 'client-error'
   | 'informational';
@@ -51,7 +54,12 @@ export function classify(result: AttemptResult, nowMs: number): Classification {
     policyVersion: POLICY_VERSION,
   });
   if (result.kind === 'timeout') return make('retryable', 'timeout', null);
-  if (result.kind === 'connection-error') return make('retryable', 'connection-error', null);
+  if (result.kind === 'connection-error')
+    return make(
+      'retryable',
+      result.code.startsWith(EGRESS_PROXY_CODE_PREFIX) ? 'proxy-error' : 'connection-error',
+      null,
+    );
   const { status } = result;
   if (status >= 200 && status < 300) return make('ack', 'accepted', status);
   if (status === 429)

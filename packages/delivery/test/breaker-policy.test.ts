@@ -73,6 +73,8 @@ describe('healthSignal: what an attempt says about the endpoint', () => {
     [{ kind: 'response', status: 404 }, 'success'],
     [{ kind: 'response', status: 422 }, 'success'],
     [{ kind: 'response', status: 429 }, 'neutral'],
+    [{ kind: 'connection-error', code: 'EGRESS_PROXY_UNREACHABLE' }, 'neutral'],
+    [{ kind: 'connection-error', code: 'EGRESS_PROXY_REFUSED' }, 'neutral'],
   ] as const)('%o is %s', (result, signal) => {
     expect(healthSignal(classify(result, 0))).toBe(signal);
   });

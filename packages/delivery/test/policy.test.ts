@@ -73,6 +73,11 @@ describe('classify (the delivery contract table)', () => {
       outcome: 'retryable',
       reason: 'connection-error',
     });
+    // The egress proxy's own failure: retried, and named apart from the destination's.
+    expect(classify({ kind: 'connection-error', code: 'EGRESS_PROXY_TIMEOUT' }, now)).toMatchObject({
+      outcome: 'retryable',
+      reason: 'proxy-error',
+    });
   });
 
   it('records the policy version on every classification', () => {

@@ -4,7 +4,7 @@ import {
   type LogFn,
   type RegistrySettings,
 } from '@hookstream/contracts';
-import { createInFlightCap, type InFlightCap, OriginPools } from '@hookstream/delivery';
+import { createInFlightCap, type EgressProxy, type InFlightCap, OriginPools } from '@hookstream/delivery';
 import {
   createKafka,
   EventsTap,
@@ -60,6 +60,8 @@ export interface PusherResourcesSettings {
    * fetching pauses (docs/operations.md, "Memory").
    */
   readonly memoryBudgetBytes?: number | undefined;
+  /** Every delivery of the process goes through this proxy (HOOKSTREAM_EGRESS_PROXY); absent: direct. */
+  readonly egressProxy?: EgressProxy | null | undefined;
   /** Instruments go here (lag, ages, outcomes, latencies); no metrics without one. */
   readonly meter?: Meter;
   /**
@@ -100,7 +102,7 @@ export class PusherResources {
   readonly decoder: EventDecoder;
   readonly inFlightCap: InFlightCap;
   /** Keep-alive pools per destination origin, shared by every subscriber of the process. */
-  readonly httpPools = new OriginPools();
+  readonly httpPools: OriginPools;
   readonly metrics: PusherMetrics | undefined;
   readonly replicationFactor: number;
   readonly limiterRedisUrl: string | undefined;
@@ -127,6 +129,7 @@ export class PusherResources {
     this.admin = kafka.admin();
     this.sender = new RecordSender(kafka);
     this.attemptLog = new AttemptLogWriter(this.sender, settings.log);
+    this.httpPools = new OriginPools(settings.egressProxy ?? null);
     this.decoder =
       settings.decoder ?? new AvroEventDecoder(new RegistrySchemaSource(new RegistryHttp(settings.registry)));
     this.inFlightCap = settings.inFlightCap ?? createInFlightCap(1000);

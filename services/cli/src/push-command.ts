@@ -77,6 +77,11 @@ Options:
   --log-level <level>  debug | info | warn | error (default LOG_LEVEL, else info); debug logs
                     every delivery
 
+HOOKSTREAM_EGRESS_PROXY=http://[user:password@]host:port sends every delivery through that HTTP
+proxy (CONNECT to the destination's checked address; TLS inside the tunnel); hosts NO_PROXY names
+(comma-separated hosts or domain suffixes, * for all) go direct. A failure of the proxy is
+retried and not counted against the destination (proxy-error).
+
 Traces go to OTLP/HTTP as service hookstream-pusher, configured by the standard OTEL_* variables
 (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_TRACES_SAMPLER[_ARG]; default: every trace the ingress sampled;
 OTEL_SDK_DISABLED=true turns tracing off). Logs are JSON lines on stdout.
@@ -161,6 +166,7 @@ export async function pushCommand(args: readonly string[]): Promise<number> {
     limiterRedisUrl: config.limiterRedisUrl,
     fetchWaitMs: config.fetchWaitMs,
     memoryBudgetBytes: config.memoryBudgetBytes,
+    egressProxy: config.egressProxy,
     log,
     ...(metrics ? { meter: metrics.meter } : {}),
     ...(config.sessionTimeoutMs === undefined ? {} : { sessionTimeoutMs: config.sessionTimeoutMs }),

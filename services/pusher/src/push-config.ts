@@ -6,6 +6,7 @@ import {
   loadConnectionSettings,
   StartPosition,
 } from '@hookstream/contracts';
+import { DeliveryError, type EgressProxy, parseEgressProxy } from '@hookstream/delivery';
 import { DEFAULT_MEMORY_BUDGET_MB } from '@hookstream/pusher-core';
 import { z } from 'zod';
 
@@ -101,6 +102,8 @@ export interface PushConfig {
   readonly sessionTimeoutMs: number | undefined;
   /** Bytes of records the process keeps while they wait (the tap, lane queues, tier lanes). */
   readonly memoryBudgetBytes: number;
+  /** HOOKSTREAM_EGRESS_PROXY (and NO_PROXY); null: deliveries connect directly. */
+  readonly egressProxy: EgressProxy | null;
 }
 
 /** A flag or variable `hookstream push` cannot run with; the message names it. Exit code 2. */
@@ -168,5 +171,19 @@ export function loadPushConfig(flags: PushFlags, env: NodeJS.ProcessEnv): PushCo
     logLevel: o['log-level'],
     sessionTimeoutMs: o['session-timeout'],
     memoryBudgetBytes: o['memory-budget'] * 1024 * 1024,
+    egressProxy: egressProxyOf(env),
   };
+}
+
+/** The egress proxy from the environment; a bad one is a PushConfigError naming the variable. */
+function egressProxyOf(env: NodeJS.ProcessEnv): EgressProxy | null {
+  try {
+    return parseEgressProxy({
+      HOOKSTREAM_EGRESS_PROXY: env.HOOKSTREAM_EGRESS_PROXY,
+      NO_PROXY: env.NO_PROXY ?? env.no_proxy,
+    });
+  } catch (err) {
+    if (err instanceof DeliveryError) throw new PushConfigError(err.message);
+    throw err;
+  }
 }
