@@ -75,6 +75,7 @@ export {
 } from './retention-headroom.ts';
 export type { SealBinding, SealRole } from './secret-box.ts';
 export { openSecret, requireCurrentBinding, SIGNING, sealBindingOf, sealSecret } from './secret-box.ts';
+export { secretRotation } from './secret-rotation.ts';
 export type { SecretsKey } from './secrets-key.ts';
 export {
   loadSecretsKey,
