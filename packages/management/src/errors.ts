@@ -15,6 +15,7 @@ export const MANAGEMENT_ERROR_STATUS = {
   replay_running: 409,
   precondition_failed: 412,
   invalid_definition: 422,
+  invalid_body: 422,
   forbidden_field: 422,
   audit_not_written: 500,
   internal: 500,
