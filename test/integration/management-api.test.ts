@@ -4,8 +4,12 @@ import { createKafka } from '@hookstream/kafka';
 import { kafkaPorts, ManagementService } from '@hookstream/management';
 import { parseSecretsKey, readAuditTrail, recordDigest, SubscriberCatalog } from '@hookstream/subscribers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EventFactory } from '../support/events.ts';
 import { uniqueName } from '../support/names.ts';
+import { KafkaFixture } from '../support/pushers.ts';
+import { ReceiverPool } from '../support/receivers.ts';
 import { endpoints } from '../support/stack.ts';
+import { waitFor } from '../support/wait.ts';
 
 // The management API in this process against the real stack: its catalog, audit trail and
 // dead-letter tools. Every name (subscribers, tenants, tokens) is this run's own.
@@ -29,6 +33,8 @@ const service = new ManagementService(
   }),
 );
 const servers: ApiServer[] = [];
+/** Every subscriber this file PUT, deleted at its end. */
+const made = new Set<string>();
 let base = '';
 
 async function serve(rate: number): Promise<string> {
@@ -42,6 +48,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  // The shared catalog keeps no subscriber of this file (their names stay bound: they are unique).
+  for (const name of (await catalog.read()).subscribers.keys())
+    if (name.startsWith('mapi-') && made.has(name))
+      await service.deleteSubscriber({ scope: { kind: 'operator' }, id: 'test' }, name, { purge: false });
   for (const s of servers) await s.close();
 });
 
@@ -60,6 +70,8 @@ async function call<T = Record<string, unknown>>(
   const headers: Record<string, string> = { authorization: `Bearer ${as}` };
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   if (options.ifMatch !== undefined) headers['if-match'] = options.ifMatch;
+  const name = /^\/v1\/subscribers\/([^/?]+)/.exec(path)?.[1];
+  if (method === 'PUT' && name !== undefined) made.add(name);
   const res = await fetch(`${options.at ?? base}${path}`, {
     method,
     headers,
@@ -247,4 +259,85 @@ describe('the management API against the stack', () => {
       ]),
     );
   });
+});
+
+describe('a replay over the management API', () => {
+  const fx = new KafkaFixture();
+  const factory = new EventFactory();
+  const receivers = new ReceiverPool();
+
+  afterAll(async () => {
+    await fx.close();
+    await receivers.closeAll();
+  });
+
+  it('is a job (202) whose dead letters a real receiver accepts, recorded in the audit trail; another tenant gets 404', async () => {
+    await fx.connect();
+    await factory.init();
+    const topic = await fx.topic(1);
+    const events = [factory.event(), factory.event()];
+    const receiver = await receivers.start({ behaviour: { fixedStatus: 422 } });
+    const name = uniqueName('mapi-replay');
+    // In the catalog for the API; the pusher runs one of the same name and URL on its own.
+    const definition = { url: receiver.url, allowPrivateNetwork: true, allowInsecureHttp: true };
+    expect((await call(operatorToken, 'PUT', `/v1/subscribers/${name}`, { body: definition })).status).toBe(
+      201,
+    );
+    await fx.produce(topic, factory, events);
+    await fx.startPusher(topic, { name, url: receiver.url });
+    const letters = await waitFor(
+      'two dead letters',
+      async () => {
+        const answer = await call<{ items: { eventId: string }[] }>(
+          operatorToken,
+          'GET',
+          `/v1/subscribers/${name}/dead-letters?reason=terminal&status=4xx`,
+        );
+        return answer.status === 200 && answer.body.items.length === 2 ? answer.body.items : undefined;
+      },
+      { timeoutMs: 45_000, intervalMs: 500 },
+    );
+    expect(letters.map((l) => l.eventId).sort()).toEqual(events.map((e) => e.id).sort());
+
+    const foreign = await call(acmeToken, 'POST', `/v1/subscribers/${name}/dead-letters/replay`, {
+      body: {},
+    });
+    expect(foreign.status).toBe(404);
+
+    receiver.setBehaviour({ fixedStatus: null });
+    const started = await call<{ id: string; state: string }>(
+      operatorToken,
+      'POST',
+      `/v1/subscribers/${name}/dead-letters/replay`,
+      { body: { reasons: ['terminal'] } },
+    );
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    const job = await waitFor(
+      'the job done',
+      async () => {
+        const answer = await call<{
+          state: string;
+          error: string | null;
+          summary: { replayed: unknown[] } | null;
+        }>(operatorToken, 'GET', `/v1/jobs/${started.body.id}`);
+        return answer.body.state === 'running' ? undefined : answer.body;
+      },
+      { timeoutMs: 45_000, intervalMs: 250 },
+    );
+    expect([job.state, job.error]).toEqual(['done', null]);
+    expect(job.summary?.replayed).toHaveLength(2);
+    expect((await call(acmeToken, 'GET', `/v1/jobs/${started.body.id}`)).status).toBe(404);
+    await waitFor(
+      'both replayed events accepted',
+      async () => (events.every((e) => receiver.hasAccepted(name, e.id)) ? true : undefined),
+      { timeoutMs: 45_000 },
+    );
+    const { records } = await readAuditTrail(kafka, { subscriber: name });
+    const replayed = records.find((r) => r.action === 'dead_letters.replayed');
+    expect(replayed?.actor).toEqual({
+      kind: 'token',
+      tokenId: tokens.authorize(`Bearer ${operatorToken}`)?.id,
+    });
+    expect(replayed?.detail).toMatchObject({ replayed: 2 });
+  }, 120_000);
 });
