@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ApiServer, ApiTokens } from '@hookstream/api';
+import { ApiServer, ApiTokens, answerSchema, managementRoutes, Router } from '@hookstream/api';
 import { createKafka } from '@hookstream/kafka';
 import { kafkaPorts, ManagementService } from '@hookstream/management';
 import { parseSecretsKey, readAuditTrail, recordDigest, SubscriberCatalog } from '@hookstream/subscribers';
@@ -33,6 +33,7 @@ const service = new ManagementService(
   }),
 );
 const servers: ApiServer[] = [];
+const router = new Router(managementRoutes(service, () => ({})));
 /** Every subscriber this file PUT, deleted at its end. */
 const made = new Set<string>();
 let base = '';
@@ -77,7 +78,16 @@ async function call<T = Record<string, unknown>>(
     headers,
     ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
   });
-  return { status: res.status, etag: res.headers.get('etag'), body: (await res.json()) as T };
+  const body: unknown = await res.json();
+  // Every answer meets the schema the document gives for its route and status.
+  const match = router.match(method, new URL(path, 'http://x').pathname);
+  if (match.kind !== 'route') throw new Error(`no route ${method} ${path}`);
+  const check = answerSchema(match.route, res.status)?.safeParse(body);
+  expect(
+    check?.success,
+    `${method} ${path} ${res.status}: ${JSON.stringify(check?.error?.issues ?? 'undocumented')}`,
+  ).toBe(true);
+  return { status: res.status, etag: res.headers.get('etag'), body: body as T };
 }
 
 const code = (a: Answer) => (a.body as { error?: { code?: string } }).error?.code;

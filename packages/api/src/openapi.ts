@@ -26,6 +26,28 @@ const COMMON_ERRORS: Readonly<Record<number, string>> = {
   503: 'Kafka or the secrets key unavailable; Retry-After says when to try again',
 };
 
+/**
+ * The schema an answer of this status must meet, as the document states it: the route's own,
+ * else the error shape for a common failure; undefined for a status the document does not list.
+ */
+export function answerSchema(route: Route, status: number): z.ZodType | undefined {
+  return (
+    route.responses[status]?.schema ?? (commonErrors(route)[status] === undefined ? undefined : ErrorBody)
+  );
+}
+
+/** The common failures of this route: those of every authenticated route, and of a body. */
+function commonErrors(route: Route): Readonly<Record<number, string>> {
+  if (route.public) return {};
+  return route.body === undefined ? COMMON_ERRORS : { ...COMMON_ERRORS, ...BODY_ERRORS };
+}
+
+/** The failures of reading a body. */
+const BODY_ERRORS: Readonly<Record<number, string>> = {
+  413: 'The body is larger than the limit (1 MiB by default)',
+  415: 'A body other than application/json',
+};
+
 function errorResponse(description: string) {
   return { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
 }

@@ -2,7 +2,7 @@ import type { AuditRecord, SubscriberRecord } from '@hookstream/contracts';
 import { type ManagementPorts, ManagementService } from '@hookstream/management';
 import { foldRegistry } from '@hookstream/subscribers';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiServer, ApiTokens } from '../src/index.ts';
+import { ApiServer, ApiTokens, answerSchema, managementRoutes, Router } from '../src/index.ts';
 
 const OPERATOR_TOKEN = 'operator-token-0123456789';
 const ACME_TOKEN = 'acme-token-0123456789abc';
@@ -63,6 +63,21 @@ async function start(options: { rate?: number; bodyLimit?: number } = {}) {
       headers.set('content-type', 'application/json');
     return fetch(`${base}${path}`, { ...rest, headers });
   };
+}
+
+const router = new Router(managementRoutes(service().service, () => ({})));
+
+/** Every answer of a route meets the schema the document gives for its status. */
+async function conforms(method: string, path: string, res: Response): Promise<void> {
+  const body: unknown = await res.json();
+  const match = router.match(method, new URL(path, 'http://x').pathname);
+  if (match.kind !== 'route') return;
+  const schema = answerSchema(match.route, res.status);
+  expect(schema, `${method} ${path} ${res.status} is in the document`).toBeDefined();
+  const check = schema?.safeParse(body);
+  expect(check?.success, `${method} ${path} ${res.status}: ${JSON.stringify(check?.error?.issues)}`).toBe(
+    true,
+  );
 }
 
 async function errorCode(res: Response): Promise<string> {
