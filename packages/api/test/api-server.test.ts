@@ -55,13 +55,15 @@ async function start(options: { rate?: number; bodyLimit?: number } = {}) {
     ...(options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }),
   });
   const base = await server.start();
-  return (path: string, init: RequestInit & { token?: string | null } = {}) => {
+  return async (path: string, init: RequestInit & { token?: string | null } = {}) => {
     const { token = OPERATOR_TOKEN, ...rest } = init;
     const headers = new Headers(rest.headers);
     if (token !== null) headers.set('authorization', `Bearer ${token}`);
     if (rest.body !== undefined && !headers.has('content-type'))
       headers.set('content-type', 'application/json');
-    return fetch(`${base}${path}`, { ...rest, headers });
+    const res = await fetch(`${base}${path}`, { ...rest, headers });
+    await conforms(rest.method ?? 'GET', path, res.clone());
+    return res;
   };
 }
 
