@@ -81,9 +81,8 @@ function operation(route: Route): JsonSchema {
             description: spec.description,
             content: { 'application/json': { schema: schemaOf(spec.schema, 'output') } },
           };
-  if (!route.public)
-    for (const [status, description] of Object.entries(COMMON_ERRORS))
-      responses[status] ??= errorResponse(description);
+  for (const [status, description] of Object.entries(commonErrors(route)))
+    responses[status] ??= errorResponse(description);
   return {
     operationId: route.operationId,
     summary: route.summary,

@@ -214,7 +214,7 @@ describe('the OpenAPI document', () => {
       expect.arrayContaining(['url', 'eventTypes', 'allowPrivateNetwork', 'tenant', 'secret']),
     );
     expect(Object.keys(put?.responses ?? {})).toEqual(
-      expect.arrayContaining(['200', '201', '401', '412', '429']),
+      expect.arrayContaining(['200', '201', '401', '412', '413', '415', '429']),
     );
   });
 });
