@@ -112,6 +112,7 @@ export class ApiServer {
       }
       const body = route.body === undefined ? undefined : await this.#body(req);
       const answer = await route.run({
+        // Only a public route runs without a token; the one there is (the document) reads no caller.
         caller: caller ?? { scope: { kind: 'operator' }, id: 'public' },
         params,
         query,
