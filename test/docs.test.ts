@@ -13,6 +13,7 @@ import {
   BENCH_USAGE,
 } from '@hookstream/bench';
 import {
+  API_USAGE,
   AUDIT_USAGE,
   CONSOLE_USAGE,
   DLQ_USAGE,
@@ -62,6 +63,7 @@ const USAGES: Record<string, Record<string, string>> = {
   ledger: { '': LEDGER_USAGE },
   reconcile: { '': RECONCILE_USAGE },
   console: { '': CONSOLE_USAGE },
+  api: { '': API_USAGE },
   bench: {
     '': BENCH_REPORT_USAGE,
     ingress: BENCH_USAGE,

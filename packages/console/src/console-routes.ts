@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { EventId, SubscriberName } from '@hookstream/contracts';
+import type { ReplayJobs } from '@hookstream/management';
 import { selectDeadLetters } from '@hookstream/replay';
 import type { ConsoleSession } from './console-auth.ts';
 import type { ConsoleBackend } from './console-backend.ts';
@@ -14,7 +15,6 @@ import { eventPage } from './pages/event-page.ts';
 import { replayPage } from './pages/replay-page.ts';
 import { subscriberPage } from './pages/subscriber-page.ts';
 import { subscribersPage } from './pages/subscribers-page.ts';
-import type { ReplayJobs } from './replay-jobs.ts';
 
 /** One authenticated request: the session is known, and a POST's form has passed the CSRF check. */
 export interface RouteRequest {

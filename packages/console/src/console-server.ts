@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { HookstreamError, type LogFn } from '@hookstream/contracts';
+import { ReplayJobs } from '@hookstream/management';
 import { ConsoleAuth, type ConsoleSession } from './console-auth.ts';
 import type { ConsoleBackend } from './console-backend.ts';
 import { redirect, send, sendHtml, sendText } from './console-response.ts';
@@ -11,7 +12,6 @@ import { LoginThrottle, type LoginThrottleOptions } from './login-throttle.ts';
 import { errorPage } from './pages/error-page.ts';
 import { STYLESHEET } from './pages/layout.ts';
 import { loginPage } from './pages/login-page.ts';
-import { ReplayJobs } from './replay-jobs.ts';
 import { RequestGuard } from './request-guard.ts';
 
 export const SESSION_COOKIE = 'hookstream_console';
@@ -203,7 +203,8 @@ function statusOf(code: string, canRetry: boolean): number {
   if (code === 'NOT_FOUND' || code === 'UNKNOWN_SUBSCRIBER' || code === 'NO_DLQ') return 404;
   if (code === 'BAD_REQUEST' || code === 'BAD_OPTION') return 400;
   if (code === 'TOO_LARGE') return 413;
-  if (code === 'REPLAY_RUNNING') return 409;
+  // A replay of the subscriber already running here (ReplayJobs, of the management layer).
+  if (code === 'replay_running') return 409;
   return canRetry ? 503 : 500;
 }
 

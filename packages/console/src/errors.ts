@@ -8,7 +8,6 @@ export type ConsoleErrorCode =
   | 'UNAUTHENTICATED'
   | 'FORBIDDEN'
   | 'TOO_LARGE'
-  | 'REPLAY_RUNNING'
   /** The state changed, but its notice could not be published. */
   | 'NOTICE_NOT_PUBLISHED';
 

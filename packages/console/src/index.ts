@@ -11,8 +11,6 @@ export { KafkaConsoleBackend } from './kafka-backend.ts';
 export type { LoginThrottleOptions, LoginVerdict } from './login-throttle.ts';
 export { DEFAULT_LOGIN_ATTEMPTS, DEFAULT_LOGIN_WINDOW_MS, LoginThrottle } from './login-throttle.ts';
 export { publicDefinition } from './public-definition.ts';
-export type { ReplayJob } from './replay-jobs.ts';
-export { ReplayJobs } from './replay-jobs.ts';
 export { RequestGuard } from './request-guard.ts';
 export type { HtmlValue } from './safe-html.ts';
 export { escapeHtml, html, SafeHtml } from './safe-html.ts';

@@ -1,12 +1,13 @@
 import { ATTEMPT_LOG_TOPIC, AttemptLogEntry, loadEventCatalog } from '@hookstream/contracts';
 import { type KafkaConnection, KafkaReadError, readTopic } from '@hookstream/kafka';
+import { catalogueFor, replayWithAudit } from '@hookstream/management';
 import type { DeadLetter, LedgerAnswer, LedgerQuery, ReplayRequest, ReplaySummary } from '@hookstream/replay';
 import {
   AuditTrail,
   changeSubscriberState,
   knownSubscriber,
   type NoticePublisher,
-  replayAuditRecord,
+  OPERATOR,
   SubscriberCatalog,
   subscriberDetail,
   subscriberOverviews,
@@ -105,30 +106,18 @@ export class KafkaConsoleBackend implements ConsoleBackend {
     return this.#context.tools.readDeadLetters(this.#context.kafka, name);
   }
 
-  /**
-   * A replay, then its audit record. One that cannot be written is a warning on the replay's
-   * page: the replay happened, and failing the job would say it had not.
-   */
-  async replay(request: ReplayRequest): Promise<ReplaySummary> {
-    const summary = await this.#context.tools.replayDeadLetters(this.#context.kafka, request);
-    if (summary.dryRun || summary.replayed.length === 0) return summary;
-    try {
-      const tenant = (await this.#catalog.read()).subscribers.get(summary.subscriber)?.definition.tenant;
-      await this.#audit.write([
-        replayAuditRecord(summary, {
-          actor: { kind: 'token', tokenId: request.operator },
-          operator: request.operator,
-          again: request.again,
-          tenant,
-          now: new Date(this.#now()),
-        }),
-      ]);
-    } catch (err) {
-      request.onWarning?.(
-        `the replay's audit record could not be written: ${err instanceof Error ? err.message : String(err)}`,
-      );
-    }
-    return summary;
+  /** A replay, then its audit record naming the console token (the management layer's replayWithAudit). */
+  replay(request: ReplayRequest): Promise<ReplaySummary> {
+    return replayWithAudit(
+      {
+        replayDeadLetters: (r) => this.#context.tools.replayDeadLetters(this.#context.kafka, r),
+        catalog: this.#catalog,
+        audit: this.#audit,
+        now: () => new Date(this.#now()),
+      },
+      { scope: OPERATOR, id: request.operator },
+      request,
+    );
   }
 
   ledger(eventId: string): Promise<LedgerAnswer> {
@@ -151,17 +140,12 @@ export class KafkaConsoleBackend implements ConsoleBackend {
   }
 
   async catalogue(): Promise<CatalogueEntry[]> {
-    const snapshot = await this.#catalog.read();
-    const records = [...snapshot.subscribers.values()];
-    return [...loadEventCatalog().values()].map((schema) => ({
-      type: schema.type,
-      subject: schema.subject,
-      schema: schema.avro,
-      subscribers: records
-        .filter((r) => r.definition.eventTypes.some((t) => t === '*' || t === schema.type))
-        .map((r) => r.definition.name)
-        .sort(),
+    const types = [...loadEventCatalog().values()].map((t) => ({
+      type: t.type,
+      subject: t.subject,
+      schema: t.avro,
     }));
+    return catalogueFor({ scope: OPERATOR, id: 'console' }, types, await this.#catalog.read());
   }
 
   /** The subscriber's entries in the attempt log since `sinceMs`, newest first. */

@@ -12,7 +12,7 @@ export const REPLAY_LEASE_KEY = 'replay-lease';
 export const REPLAY_LEASE_TTL_MS = 60_000;
 
 /** Which tool took the lease. */
-export const ReplayTool = z.enum(['cli', 'console']);
+export const ReplayTool = z.enum(['cli', 'console', 'api']);
 export type ReplayTool = z.infer<typeof ReplayTool>;
 
 /**
@@ -83,6 +83,11 @@ export function liveLease(
 
 /** "rpl_… by alice on ops-1 (pid 4242, hookstream dlq replay) since …, lease until …". */
 export function describeHolder(lease: ReplayLease): string {
-  const tool = lease.tool === 'cli' ? 'hookstream dlq replay' : 'the console';
+  const tool =
+    lease.tool === 'cli'
+      ? 'hookstream dlq replay'
+      : lease.tool === 'api'
+        ? 'the management API'
+        : 'the console';
   return `${lease.replayId} by ${lease.operator} on ${lease.host} (pid ${lease.pid}, ${tool}) since ${lease.since}, lease until ${lease.expiresAt}`;
 }

@@ -80,6 +80,7 @@ export type { PartitionRewind, RewindPlan, RewindReading, RewindTarget } from '.
 export { parseRewindTarget, planRewind } from './rewind-plan.ts';
 export type { SealBinding, SealRole } from './secret-box.ts';
 export { openSecret, requireCurrentBinding, SIGNING, sealBindingOf, sealSecret } from './secret-box.ts';
+export { secretRotation } from './secret-rotation.ts';
 export type { SecretsKey } from './secrets-key.ts';
 export {
   loadSecretsKey,

@@ -1,3 +1,4 @@
+export { API_USAGE } from './api-command.ts';
 export { AUDIT_USAGE } from './audit-command.ts';
 export { CONSOLE_USAGE } from './console-command.ts';
 export { DLQ_USAGE } from './dlq-command.ts';

@@ -1,16 +1,11 @@
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
-import {
-  DEFAULT_EVENTS_TOPIC,
-  DEFAULT_RETENTION_WARNING_MS,
-  recordVersionFor,
-  SubscriberName,
-} from '@hookstream/contracts';
+import { DEFAULT_EVENTS_TOPIC, DEFAULT_RETENTION_WARNING_MS, SubscriberName } from '@hookstream/contracts';
 import { readDeadLetters } from '@hookstream/dead-letter-tools';
+import { refuseWhatTheFleetCannotRead } from '@hookstream/management';
 import { startNoticeProducer } from '@hookstream/producer';
 import {
   applyAuditRecords,
-  auditRecordOf,
   CatalogError,
   changeSubscriberState,
   DEFAULT_ROTATION_GRACE_MS,
@@ -21,7 +16,6 @@ import {
   loadDefinitionFiles,
   loadSecretsKey,
   OPERATOR,
-  type PlannedSubscriber,
   planApply,
   planDelete,
   publicRecord,
@@ -30,13 +24,11 @@ import {
   refuseUnavailableNames,
   requireSecretsKey,
   revealManagedSecret,
-  rotateManagedSecret,
   SubscriberCatalog,
   sealBindingOf,
+  secretRotation,
   subscriberDetail,
   subscriberOverviewsWithHeadroom,
-  unreadableRecords,
-  withManagedSecret,
 } from '@hookstream/subscribers';
 import { formatTable } from '@hookstream/terminal';
 import { cliAudit, rethrow, writeAudit } from './cli-audit.ts';
@@ -304,7 +296,7 @@ async function apply(
   );
   const plan = planApply(snapshot.subscribers, files);
   const dryRun = values['dry-run'];
-  await refuseWhatTheFleetCannotRead(kafka, plan);
+  await refuseWhatTheFleetCannotRead(plan, () => readInstanceStatuses(kafka));
   // Built before anything is written: a missing secrets key refuses the whole apply.
   const now = new Date();
   const records = dryRun ? [] : recordsForPlan(plan, snapshot.subscribers, { now, secretsKey });
@@ -318,32 +310,6 @@ async function apply(
   else printApply(plan, dryRun);
   rethrow(auditFailure);
   return 0;
-}
-
-/**
- * A record some running instance cannot read would leave that instance on the subscriber's last
- * record it read, deaf to the change: refused, naming the fields and the instances, before
- * anything is written (a dry run says it too).
- */
-async function refuseWhatTheFleetCannotRead(
-  kafka: ReturnType<typeof toolKafka>,
-  plan: readonly PlannedSubscriber[],
-): Promise<void> {
-  const writes = plan
-    .filter((p) => p.action !== 'unchanged')
-    .map((p) => ({ version: recordVersionFor(p.definition), definition: p.definition }));
-  if (writes.every((w) => w.version <= 2)) return;
-  const unreadable = unreadableRecords(writes, await readInstanceStatuses(kafka));
-  if (unreadable.length === 0) return;
-  const lines = unreadable.map(
-    (u) =>
-      `${u.subscriber} uses ${u.fields.join(', ')} (record version ${u.version}), which ${u.instances.join(', ')} cannot read`,
-  );
-  throw new CatalogError(
-    'FLEET_TOO_OLD',
-    `${lines.join('; ')}: upgrade those instances first (docs/deployment.md); nothing was written`,
-    true,
-  );
 }
 
 async function list(
@@ -619,20 +585,10 @@ async function secret(
   let shown = state;
   let auditFailure: unknown = null;
   if (action === 'rotate') {
-    shown = rotateManagedSecret(key, sealBindingOf(record), state, { now, graceMs });
-    const next = withManagedSecret(record, shown, now);
-    await catalog.write([next]);
-    auditFailure = await writeAudit([
-      auditRecordOf({
-        actor: toolActor(),
-        action: 'subscriber.secret_rotated',
-        subscriber: name,
-        before: record,
-        after: next,
-        detail: { graceMs },
-        now,
-      }),
-    ]);
+    const rotation = secretRotation(key, record, state, { actor: toolActor(), now, graceMs });
+    shown = rotation.state;
+    await catalog.write([rotation.next]);
+    auditFailure = await writeAudit([rotation.audit]);
   }
   const open = revealManagedSecret(key, sealBindingOf(record), shown, now);
   if (values.json) printJson({ name, managed: true, rotated: action === 'rotate', ...open });

@@ -1,6 +1,6 @@
+import type { ReplayJob } from '@hookstream/management';
 import type { ReplayItem } from '@hookstream/replay';
 import { segment } from '../format.ts';
-import type { ReplayJob } from '../replay-jobs.ts';
 import { html, type SafeHtml } from '../safe-html.ts';
 import { layout } from './layout.ts';
 

@@ -1,0 +1,188 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { HttpError, readBody, TokenRateLimiter } from '@hookstream/ingress-http';
+import { ManagementError, type ManagementService, managementErrorOf } from '@hookstream/management';
+import type { ApiTokens } from './api-tokens.ts';
+import { openApiDocument } from './openapi.ts';
+import type { Route } from './route.ts';
+import { Router } from './router.ts';
+import { managementRoutes } from './routes.ts';
+
+/** The largest body the API reads (a definition is a few KiB; its headers at most 8 KiB each). */
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+export const DEFAULT_API_RATE = 50;
+/** Seconds a client waits after a 503 before trying again. */
+const RETRY_AFTER_S = 5;
+
+export interface ApiServerOptions {
+  readonly service: ManagementService;
+  readonly tokens: ApiTokens;
+  readonly host: string;
+  readonly port: number;
+  /** Requests per second per token (and as many at once after a quiet second). */
+  readonly ratePerSecond?: number;
+  readonly bodyLimit?: number;
+  readonly version?: string;
+  /** Each request as answered, and failures of the server's own (500s). */
+  readonly log?: (level: 'info' | 'warn' | 'error', message: string, fields: Record<string, unknown>) => void;
+}
+
+/**
+ * The management API on node:http, as the ingress serves: its error shape, its body limit and
+ * its token table; one route table (routes.ts) for dispatch and the OpenAPI document.
+ */
+export class ApiServer {
+  readonly #options: ApiServerOptions;
+  readonly #routes: readonly Route[];
+  readonly #router: Router;
+  readonly #limiter: TokenRateLimiter;
+  readonly #server: Server;
+  #document: unknown = null;
+
+  constructor(options: ApiServerOptions) {
+    this.#options = options;
+    const rate = options.ratePerSecond ?? DEFAULT_API_RATE;
+    this.#limiter = new TokenRateLimiter({ perSecond: rate, burst: Math.max(1, Math.ceil(rate)) });
+    this.#routes = managementRoutes(options.service, () => this.document());
+    this.#router = new Router(this.#routes);
+    this.#server = createServer((req, res) => {
+      void this.#handle(req, res);
+    });
+    this.#server.requestTimeout = 30_000;
+    this.#server.headersTimeout = 10_000;
+  }
+
+  /** The OpenAPI document, built once from the route table. */
+  document(): unknown {
+    this.#document ??= openApiDocument(this.#routes, { version: this.#options.version ?? '0.1.0' });
+    return this.#document;
+  }
+
+  /** Listens; resolves to the base URL. */
+  async start(): Promise<string> {
+    await new Promise<void>((resolve, reject) => {
+      this.#server.once('error', reject);
+      this.#server.listen(this.#options.port, this.#options.host, () => {
+        this.#server.off('error', reject);
+        resolve();
+      });
+    });
+    const { address, port } = this.#server.address() as AddressInfo;
+    return `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
+  }
+
+  /** Stops taking requests, lets those in flight finish, then waits for replay jobs. */
+  async close(): Promise<void> {
+    await new Promise<void>((resolve) => {
+      this.#server.close(() => resolve());
+      this.#server.closeIdleConnections();
+    });
+    await this.#options.service.settled();
+  }
+
+  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = performance.now();
+    const method = req.method ?? 'GET';
+    let path = '?';
+    let status = 500;
+    try {
+      const url = new URL(req.url ?? '/', 'http://api.invalid');
+      path = url.pathname;
+      const match = this.#router.match(method, path);
+      if (match.kind === 'none') throw new HttpError(404, 'not_found', `no route ${path}`);
+      if (match.kind === 'method')
+        throw new HttpError(405, 'method_not_allowed', `${method} is not allowed on ${path}`, {
+          details: [{ allow: match.allow }],
+        });
+      const { route, params } = match;
+      const caller = this.#options.tokens.authorize(req.headers.authorization);
+      if (caller === null && !route.public)
+        throw new HttpError(401, 'unauthorized', 'a bearer token of HOOKSTREAM_API_TOKENS is required');
+      if (caller !== null) {
+        const wait = this.#limiter.take(caller.id);
+        if (wait > 0)
+          throw new HttpError(429, 'rate_limited', 'past the rate limit of this token', {
+            retryAfterS: wait,
+          });
+      }
+      const query: Record<string, string> = {};
+      for (const [k, v] of url.searchParams) {
+        if (k in query) throw new HttpError(400, 'invalid_request', `query parameter ${k} given twice`);
+        query[k] = v;
+      }
+      const body = route.body === undefined ? undefined : await this.#body(req);
+      const answer = await route.run({
+        // Only a public route runs without a token; the one there is (the document) reads no caller.
+        caller: caller ?? { scope: { kind: 'operator' }, id: 'public' },
+        params,
+        query,
+        body,
+        ifMatch: headerValue(req.headers['if-match']),
+      });
+      status = answer.status;
+      send(res, answer.status, answer.body, answer.headers);
+    } catch (err) {
+      const http = this.#httpError(err);
+      status = http.status;
+      if (status >= 500)
+        this.#options.log?.('error', 'request failed', { method, path, error: describe(err) });
+      send(res, http.status, http.body(), {
+        ...(http.retryAfterS === null ? {} : { 'retry-after': String(http.retryAfterS) }),
+        ...(http.status === 401 ? { 'www-authenticate': 'Bearer' } : {}),
+      });
+    } finally {
+      this.#options.log?.('info', 'request', {
+        method,
+        path,
+        status,
+        ms: Math.round(performance.now() - started),
+      });
+    }
+  }
+
+  async #body(req: IncomingMessage): Promise<unknown> {
+    const raw = await readBody(req, this.#options.bodyLimit ?? DEFAULT_BODY_LIMIT);
+    if (raw.length === 0) return undefined;
+    const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+    if (type !== 'application/json')
+      throw new HttpError(415, 'unsupported_media_type', 'a body must be application/json');
+    try {
+      return JSON.parse(raw.toString('utf8'));
+    } catch {
+      throw new HttpError(400, 'invalid_json', 'the body is not JSON');
+    }
+  }
+
+  #httpError(err: unknown): HttpError {
+    if (err instanceof HttpError) return err;
+    const m = err instanceof ManagementError ? err : managementErrorOf(err);
+    return new HttpError(m.status, m.code, m.message, {
+      details: m.details,
+      ...(m.status === 503 ? { retryAfterS: RETRY_AFTER_S } : {}),
+    });
+  }
+}
+
+function send(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Readonly<Record<string, string>> = {},
+) {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-store',
+    ...headers,
+  });
+  res.end(text);
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+}

@@ -1,0 +1,126 @@
+import { z } from 'zod';
+import type { Route } from './route.ts';
+import { ErrorBody } from './schemas.ts';
+
+type JsonSchema = Record<string, unknown>;
+
+/**
+ * A zod schema as an OpenAPI 3.1 schema object: JSON Schema draft 2020-12, which 3.1 uses, as
+ * the request side validates (`input`: before defaults and transforms) or the answer is (`output`).
+ */
+function schemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  const { $schema: _, ...rest } = z.toJSONSchema(schema, {
+    target: 'draft-2020-12',
+    io,
+    unrepresentable: 'any',
+  }) as JsonSchema;
+  return rest;
+}
+
+/** The common failures every authenticated route may answer. */
+const COMMON_ERRORS: Readonly<Record<number, string>> = {
+  400: 'A path, query or body that does not validate',
+  401: 'No bearer token, or an unknown one',
+  429: 'Past the rate limit of the token; Retry-After says when to come back',
+  500: 'Internal error',
+  503: 'Kafka or the secrets key unavailable; Retry-After says when to try again',
+};
+
+/**
+ * The schema an answer of this status must meet, as the document states it: the route's own,
+ * else the error shape for a common failure; undefined for a status the document does not list.
+ */
+export function answerSchema(route: Route, status: number): z.ZodType | undefined {
+  return (
+    route.responses[status]?.schema ?? (commonErrors(route)[status] === undefined ? undefined : ErrorBody)
+  );
+}
+
+/** The common failures of this route: those of every authenticated route, and of a body. */
+function commonErrors(route: Route): Readonly<Record<number, string>> {
+  if (route.public) return {};
+  return route.body === undefined ? COMMON_ERRORS : { ...COMMON_ERRORS, ...BODY_ERRORS };
+}
+
+/** The failures of reading a body. */
+const BODY_ERRORS: Readonly<Record<number, string>> = {
+  413: 'The body is larger than the limit (1 MiB by default)',
+  415: 'A body other than application/json',
+};
+
+function errorResponse(description: string) {
+  return { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+}
+
+function parameters(route: Route): JsonSchema[] {
+  const inPath = Object.entries(route.params.shape).map(([name, schema]) => ({
+    name,
+    in: 'path',
+    required: true,
+    schema: schemaOf(schema as z.ZodType, 'input'),
+  }));
+  const query = schemaOf(route.query, 'input');
+  const required = new Set((query.required as string[] | undefined) ?? []);
+  const inQuery = Object.entries((query.properties as Record<string, JsonSchema> | undefined) ?? {}).map(
+    ([name, schema]) => ({ name, in: 'query', required: required.has(name), schema }),
+  );
+  const conditional =
+    route.method === 'PUT' || route.method === 'DELETE'
+      ? [{ name: 'If-Match', in: 'header', required: false, schema: { type: 'string' } }]
+      : [];
+  return [...inPath, ...inQuery, ...conditional];
+}
+
+function operation(route: Route): JsonSchema {
+  const responses: Record<string, unknown> = {};
+  for (const [status, spec] of Object.entries(route.responses))
+    responses[status] =
+      spec.schema === ErrorBody
+        ? errorResponse(spec.description)
+        : {
+            description: spec.description,
+            content: { 'application/json': { schema: schemaOf(spec.schema, 'output') } },
+          };
+  for (const [status, description] of Object.entries(commonErrors(route)))
+    responses[status] ??= errorResponse(description);
+  return {
+    operationId: route.operationId,
+    summary: route.summary,
+    ...(route.public ? { security: [] } : {}),
+    parameters: parameters(route),
+    ...(route.body === undefined
+      ? {}
+      : {
+          requestBody: {
+            required: !route.body.safeParse(undefined).success,
+            content: { 'application/json': { schema: schemaOf(route.body, 'input') } },
+          },
+        }),
+    responses,
+  };
+}
+
+/** The OpenAPI 3.1 document of a route table, every schema generated from the routes' zod schemas. */
+export function openApiDocument(routes: readonly Route[], info: { readonly version: string }): JsonSchema {
+  const paths: Record<string, Record<string, JsonSchema>> = {};
+  for (const route of routes) {
+    const item = paths[route.path] ?? {};
+    item[route.method.toLowerCase()] = operation(route);
+    paths[route.path] = item;
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'hookstream management API',
+      version: info.version,
+      description:
+        'Subscribers, dead letters, replays, ledgers, the event catalogue and the audit trail, for the operator (token=*) or one tenant (token@tenant).',
+    },
+    security: [{ bearer: [] }],
+    paths,
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+      schemas: { Error: schemaOf(ErrorBody, 'output') },
+    },
+  };
+}

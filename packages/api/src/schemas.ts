@@ -1,0 +1,199 @@
+import {
+  AuditRecord,
+  DeadLetterReason,
+  EventId,
+  SubscriberName,
+  SubscriberSpec,
+  SubscriberState,
+} from '@hookstream/contracts';
+import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '@hookstream/management';
+import { StatusMatch } from '@hookstream/replay';
+import { z } from 'zod';
+
+// The request and answer shapes of the management API: the requests' validate them, and all of
+// them make the OpenAPI document (openapi.ts). Answers holding another component's records
+// (evidence, ledger lines, a replay's summary) are open objects: those records own their shape.
+
+/** The ingress's error shape, `{ error: { code, message, details? } }`. */
+export const ErrorBody = z.object({
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  }),
+});
+
+export const NameParams = z.object({ name: SubscriberName });
+export const JobParams = z.object({ id: z.string().regex(/^job_[A-Za-z0-9_-]{1,40}$/, 'a job id') });
+export const EventParams = z.object({ id: EventId });
+export const NoParams = z.object({});
+
+const limit = (fallback: number) => z.coerce.number().int().min(1).max(MAX_PAGE_LIMIT).default(fallback);
+const csv = <T extends z.ZodType<unknown, string>>(item: T) =>
+  z
+    .string()
+    .max(4000)
+    .transform((s) => s.split(',').filter((x) => x !== ''))
+    .pipe(z.array(item).max(100));
+
+export const ListQuery = z.object({
+  limit: limit(DEFAULT_PAGE_LIMIT),
+  cursor: z.string().max(400).optional(),
+});
+
+export const DeleteQuery = z.object({
+  /** Operator only: also delete the group, tiers and DLQ, and free the name (a tenant's delete always does). */
+  purge: z.enum(['true', 'false']).default('false'),
+});
+
+/** The CLI's `dlq list` selection, as query parameters (lists comma-separated). */
+export const DeadLetterQuery = z.object({
+  eventId: csv(EventId).optional(),
+  reason: csv(DeadLetterReason).optional(),
+  status: csv(StatusMatch).optional(),
+  since: z.iso.datetime({ offset: true }).optional(),
+  until: z.iso.datetime({ offset: true }).optional(),
+  limit: limit(DEFAULT_PAGE_LIMIT),
+});
+
+export const AuditQuery = z.object({
+  subscriber: SubscriberName.optional(),
+  limit: limit(DEFAULT_PAGE_LIMIT),
+});
+
+/** A definition as `subscribers apply` takes it; the path names it, so `name` may be left out. */
+export const PutBody = SubscriberSpec.extend({ name: SubscriberName.optional() });
+
+export const PauseBody = z.strictObject({ reason: z.string().max(500).optional() }).optional();
+
+export const RotateBody = z
+  .strictObject({
+    /** How long the old secret keeps signing (default 24 h; 0: drops it at once; at most 30 days). */
+    graceMs: z
+      .number()
+      .int()
+      .min(0)
+      .max(30 * 86_400_000)
+      .optional(),
+  })
+  .optional();
+
+/** Which dead letters to replay (the CLI's selection), and how. */
+export const ReplayBody = z.strictObject({
+  eventIds: z.array(EventId).max(1000).default([]),
+  reasons: z.array(DeadLetterReason).max(10).default([]),
+  statuses: z.array(StatusMatch).max(100).default([]),
+  since: z.iso.datetime({ offset: true }).optional(),
+  until: z.iso.datetime({ offset: true }).optional(),
+  limit: z.number().int().min(1).max(100_000).optional(),
+  dryRun: z.boolean().default(false),
+  /** Replay records the replay log already names. */
+  again: z.boolean().default(false),
+});
+
+const open = z.looseObject({});
+
+export const SubscriberItem = z.object({
+  name: z.string(),
+  tenant: z.string().nullable(),
+  state: SubscriberState,
+  lag: z.number().nullable(),
+  oldestUnsettledAgeMs: z.number().nullable(),
+  retentionHeadroomSeconds: z.union([z.number(), z.literal('unbounded')]).nullable(),
+  dlqDepth: z.number().nullable(),
+  breaker: z.enum(['closed', 'open', 'half-open']).nullable(),
+});
+
+export const SubscriberList = z.object({
+  items: z.array(SubscriberItem),
+  nextCursor: z.string().nullable(),
+  retentionHeadroomError: z.string().nullable(),
+});
+
+/** The record without sealed material (a managed secret is described, never shown), and its ETag. */
+export const SubscriberResource = z.looseObject({
+  version: z.number(),
+  definition: z.looseObject({ name: z.string(), url: z.string() }),
+  state: SubscriberState,
+  secret: open.nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  etag: z.string(),
+});
+
+export const PutAnswer = z.object({
+  action: z.enum(['created', 'changed', 'unchanged']),
+  subscriber: SubscriberResource,
+});
+
+export const DeleteAnswer = z.object({
+  name: z.string(),
+  deleted: z.boolean(),
+  purged: open.nullable(),
+  bound: z.boolean(),
+});
+
+export const StateAnswer = z.object({
+  name: z.string(),
+  changed: z.boolean(),
+  state: SubscriberState,
+  noticeError: z.string().nullable(),
+});
+
+export const SecretAnswer = z.object({
+  name: z.string(),
+  current: z.string(),
+  createdAt: z.string(),
+  previous: z.array(z.object({ secret: z.string(), expiresAt: z.string() })),
+});
+
+export const DeadLetterList = z.object({
+  items: z.array(
+    z.object({
+      dlq: z.string(),
+      eventId: z.string().nullable(),
+      eventType: z.string().nullable(),
+      tenant: z.string().nullable(),
+      deadLetteredAt: z.string(),
+      evidence: open.nullable(),
+      problem: z.string().nullable(),
+    }),
+  ),
+});
+
+export const Job = z.object({
+  id: z.string(),
+  subscriber: z.string(),
+  dryRun: z.boolean(),
+  operator: z.string(),
+  startedAt: z.string(),
+  state: z.enum(['running', 'done', 'failed']),
+  done: z.number(),
+  total: z.number().nullable(),
+  summary: open.nullable(),
+  error: z.string().nullable(),
+  warnings: z.array(z.string()),
+});
+
+export const LedgerAnswer = z.object({
+  eventId: z.string(),
+  tenant: z.string().nullable(),
+  origin: open.nullable(),
+  counts: z.record(z.string(), z.number()),
+  subscribers: z.array(open),
+});
+
+export const EventTypeList = z.object({
+  items: z.array(
+    z.object({
+      type: z.string(),
+      subject: z.string(),
+      schema: open,
+      subscribers: z.array(z.string()),
+    }),
+  ),
+});
+
+export const AuditList = z.object({ items: z.array(AuditRecord) });
+
+export const OpenApiDocument = open;

@@ -1,0 +1,220 @@
+import type { AuditRecord, SubscriberRecord } from '@hookstream/contracts';
+import { type ManagementPorts, ManagementService } from '@hookstream/management';
+import { foldRegistry } from '@hookstream/subscribers';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ApiServer, ApiTokens, answerSchema, managementRoutes, Router } from '../src/index.ts';
+
+const OPERATOR_TOKEN = 'operator-token-0123456789';
+const ACME_TOKEN = 'acme-token-0123456789abc';
+
+/** Only the catalog and the audit trail are used here; every other port fails loudly. */
+function service(): { service: ManagementService; audit: AuditRecord[] } {
+  const records = new Map<string, SubscriberRecord>();
+  const audit: AuditRecord[] = [];
+  const unused = async (): Promise<never> => {
+    throw new Error('not used by these tests');
+  };
+  const ports: ManagementPorts = {
+    eventsTopic: 'events',
+    secretsKey: undefined,
+    catalog: {
+      read: async () => ({ ...foldRegistry([]), subscribers: new Map(records) }),
+      write: async (rs) => {
+        for (const r of rs) records.set(r.definition.name, r);
+      },
+    },
+    deleteSubscriber: unused,
+    openPublisher: unused,
+    overviews: async () => ({ rows: [], headroomError: null }),
+    instanceStatuses: async () => [],
+    readDeadLetters: unused,
+    replayDeadLetters: unused,
+    ledger: unused,
+    eventTypes: () => [],
+    audit: { write: async (rs) => void audit.push(...rs) },
+    readAudit: async () => ({ records: audit }),
+    now: () => new Date(),
+  };
+  return { service: new ManagementService(ports), audit };
+}
+
+let server: ApiServer | null = null;
+
+afterEach(async () => {
+  await server?.close();
+  server = null;
+});
+
+async function start(options: { rate?: number; bodyLimit?: number } = {}) {
+  server = new ApiServer({
+    service: service().service,
+    tokens: ApiTokens.parse([`${OPERATOR_TOKEN}=*`, `${ACME_TOKEN}@acme`]),
+    host: '127.0.0.1',
+    port: 0,
+    ratePerSecond: options.rate ?? 1000,
+    ...(options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }),
+  });
+  const base = await server.start();
+  return async (path: string, init: RequestInit & { token?: string | null } = {}) => {
+    const { token = OPERATOR_TOKEN, ...rest } = init;
+    const headers = new Headers(rest.headers);
+    if (token !== null) headers.set('authorization', `Bearer ${token}`);
+    if (rest.body !== undefined && !headers.has('content-type'))
+      headers.set('content-type', 'application/json');
+    const res = await fetch(`${base}${path}`, { ...rest, headers });
+    await conforms(rest.method ?? 'GET', path, res.clone());
+    return res;
+  };
+}
+
+const router = new Router(managementRoutes(service().service, () => ({})));
+
+/** Every answer of a route meets the schema the document gives for its status. */
+async function conforms(method: string, path: string, res: Response): Promise<void> {
+  const body: unknown = await res.json();
+  const match = router.match(method, new URL(path, 'http://x').pathname);
+  if (match.kind !== 'route') return;
+  const schema = answerSchema(match.route, res.status);
+  expect(schema, `${method} ${path} ${res.status} is in the document`).toBeDefined();
+  const check = schema?.safeParse(body);
+  expect(check?.success, `${method} ${path} ${res.status}: ${JSON.stringify(check?.error?.issues)}`).toBe(
+    true,
+  );
+}
+
+async function errorCode(res: Response): Promise<string> {
+  return ((await res.json()) as { error: { code: string } }).error.code;
+}
+
+describe('tokens', () => {
+  it('reads token=* as the operator and token@tenant as that tenant, and refuses other forms', () => {
+    const tokens = ApiTokens.parse([`${OPERATOR_TOKEN}=*`, `# a comment`, `${ACME_TOKEN}@acme`]);
+    expect(tokens.authorize(`Bearer ${OPERATOR_TOKEN}`)?.scope).toEqual({ kind: 'operator' });
+    expect(tokens.authorize(`Bearer ${ACME_TOKEN}`)?.scope).toEqual({ kind: 'tenant', tenant: 'acme' });
+    expect(tokens.authorize(`Bearer ${ACME_TOKEN}`)?.id).toMatch(/^tok_[0-9a-f]{16}$/);
+    expect(tokens.authorize('Bearer nope-nope-nope-nope')).toBeNull();
+    expect(() => ApiTokens.parse([OPERATOR_TOKEN])).toThrow(/entry 1: write token=\*/);
+    expect(() => ApiTokens.parse([`${OPERATOR_TOKEN}=order.created`])).toThrow(/entry 1/);
+    expect(() => ApiTokens.parse(['short=*'])).toThrow(/at least 16/);
+    expect(() => ApiTokens.parse([])).toThrow(/no API token/);
+  });
+});
+
+describe('the server', () => {
+  it('answers 401 without a token or with an unknown one, in the ingress error shape', async () => {
+    const api = await start();
+    for (const token of [null, 'unknown-token-0123456789']) {
+      const res = await api('/v1/subscribers', { token });
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toBe('Bearer');
+      expect(await res.json()).toEqual({ error: { code: 'unauthorized', message: expect.any(String) } });
+    }
+  });
+
+  it('routes: 404 for no route, 405 for another method, 400 for a name the contracts refuse', async () => {
+    const api = await start();
+    expect(await errorCode(await api('/v1/nothing'))).toBe('not_found');
+    expect((await api('/v1/subscribers', { method: 'DELETE' })).status).toBe(405);
+    const bad = await api('/v1/subscribers/UPPER');
+    expect(bad.status).toBe(400);
+    expect(await errorCode(bad)).toBe('invalid_request');
+    expect((await api(`/v1/subscribers?limit=1001`)).status).toBe(400);
+    expect((await api(`/v1/subscribers?limit=5&limit=6`)).status).toBe(400);
+    expect(await errorCode(await api(`/v1/subscribers?cursor=forged`))).toBe('invalid_cursor');
+  });
+
+  it('bounds bodies: 413 past the limit, 415 for another type, 400 for bad JSON, 422 for a bad definition', async () => {
+    const api = await start({ bodyLimit: 1000 });
+    const put = (body: string, type = 'application/json') =>
+      api('/v1/subscribers/s1', { method: 'PUT', body, headers: { 'content-type': type } });
+    expect((await put(JSON.stringify({ url: `https://x.example.com/${'a'.repeat(2000)}` }))).status).toBe(
+      413,
+    );
+    expect((await put('{}', 'text/plain')).status).toBe(415);
+    expect(await errorCode(await put('{'))).toBe('invalid_json');
+    const invalid = await put(JSON.stringify({ url: 'ftp://x' }));
+    expect(invalid.status).toBe(422);
+    expect(
+      ((await invalid.json()) as { error: { details: { path: string }[] } }).error.details[0]?.path,
+    ).toBe('url');
+  });
+
+  it('creates with PUT (201), then 200 with the same ETag; GET gives it; a stale If-Match is 412', async () => {
+    const api = await start();
+    const body = JSON.stringify({ url: 'https://x.example.com/hook' });
+    const created = await api('/v1/subscribers/s1', { method: 'PUT', body });
+    expect(created.status).toBe(201);
+    const again = await api('/v1/subscribers/s1', { method: 'PUT', body });
+    expect(again.status).toBe(200);
+    expect(((await again.json()) as { action: string }).action).toBe('unchanged');
+    const etag = created.headers.get('etag');
+    expect(etag).toMatch(/^"[0-9a-f]{64}"$/);
+    expect(again.headers.get('etag')).toBe(etag);
+    const got = await api('/v1/subscribers/s1');
+    expect(got.headers.get('etag')).toBe(etag);
+    const stale = await api('/v1/subscribers/s1', { method: 'PUT', body, headers: { 'if-match': '"00"' } });
+    expect(stale.status).toBe(412);
+    expect(await errorCode(stale)).toBe('precondition_failed');
+    // A tenant does not see the operator's subscriber.
+    expect((await api('/v1/subscribers/s1', { token: ACME_TOKEN })).status).toBe(404);
+  });
+
+  it('limits each token to its rate, then answers 429 with Retry-After', async () => {
+    const api = await start({ rate: 3 });
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await api('/v1/subscribers')).status);
+    expect(statuses.slice(0, 3)).toEqual([200, 200, 200]);
+    const limited = await api('/v1/subscribers');
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    // Another token has its own bucket.
+    expect((await api('/v1/subscribers', { token: ACME_TOKEN })).status).toBe(200);
+  });
+});
+
+describe('the OpenAPI document', () => {
+  it('is served without a token, as OpenAPI 3.1 with every route and its schemas from zod', async () => {
+    const api = await start();
+    const res = await api('/v1/openapi.json', { token: null });
+    expect(res.status).toBe(200);
+    const doc = (await res.json()) as {
+      openapi: string;
+      paths: Record<
+        string,
+        Record<
+          string,
+          { requestBody?: { content: Record<string, { schema: { properties: object } }> }; responses: object }
+        >
+      >;
+    };
+    expect(doc.openapi).toBe('3.1.0');
+    const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`),
+    );
+    expect(operations.sort()).toEqual(
+      [
+        'GET /v1/openapi.json',
+        'GET /v1/subscribers',
+        'GET /v1/subscribers/{name}',
+        'PUT /v1/subscribers/{name}',
+        'DELETE /v1/subscribers/{name}',
+        'POST /v1/subscribers/{name}/pause',
+        'POST /v1/subscribers/{name}/resume',
+        'POST /v1/subscribers/{name}/secret/rotate',
+        'GET /v1/subscribers/{name}/dead-letters',
+        'POST /v1/subscribers/{name}/dead-letters/replay',
+        'GET /v1/jobs/{id}',
+        'GET /v1/events/{id}/ledger',
+        'GET /v1/event-types',
+        'GET /v1/audit',
+      ].sort(),
+    );
+    const put = doc.paths['/v1/subscribers/{name}']?.put;
+    expect(Object.keys(put?.requestBody?.content['application/json']?.schema.properties ?? {})).toEqual(
+      expect.arrayContaining(['url', 'eventTypes', 'allowPrivateNetwork', 'tenant', 'secret']),
+    );
+    expect(Object.keys(put?.responses ?? {})).toEqual(
+      expect.arrayContaining(['200', '201', '401', '412', '413', '415', '429']),
+    );
+  });
+});

@@ -1,0 +1,147 @@
+import type { AuditRecord } from '@hookstream/contracts';
+import type { DlqSelection } from '@hookstream/replay';
+import type { DeleteResult } from '@hookstream/subscribers';
+import type { Caller } from './caller.ts';
+import { catalogueFor, type EventTypeEntry } from './catalogue.ts';
+import {
+  auditTrailFor,
+  type DeadLetterItem,
+  eventLedger,
+  type LedgerView,
+  listDeadLetters,
+  replayWithAudit,
+} from './dead-letter-ops.ts';
+import { managementErrorOf } from './error-mapping.ts';
+import { ManagementError } from './errors.ts';
+import type { ManagementPorts } from './management-ports.ts';
+import type { Page } from './pagination.ts';
+import { type ReplayJob, ReplayJobs } from './replay-jobs.ts';
+import {
+  getSubscriber,
+  listSubscribers,
+  type SubscriberItem,
+  type SubscriberResource,
+} from './subscriber-reads.ts';
+import {
+  changeState,
+  type PutResult,
+  putSubscriber,
+  type RotatedSecret,
+  removeSubscriber,
+  rotateSecret,
+  type StateResult,
+} from './subscriber-writes.ts';
+import { visibleRecord, visibleTo } from './tenant-rules.ts';
+
+/**
+ * The management operations for a caller, over one set of ports: every failure leaves as a
+ * ManagementError (code, status, canRetry), whatever threw it. Replay jobs live in this process.
+ */
+export class ManagementService {
+  readonly #ports: ManagementPorts;
+  readonly #jobs: ReplayJobs;
+
+  constructor(ports: ManagementPorts) {
+    this.#ports = ports;
+    this.#jobs = new ReplayJobs({ replay: (r) => ports.replayDeadLetters(r) }, 'api');
+  }
+
+  listSubscribers(
+    caller: Caller,
+    options: { readonly limit: number; readonly cursor?: string | undefined },
+  ): Promise<Page<SubscriberItem> & { readonly retentionHeadroomError: string | null }> {
+    return mapped(listSubscribers(this.#ports, caller, options));
+  }
+
+  getSubscriber(caller: Caller, name: string): Promise<SubscriberResource> {
+    return mapped(getSubscriber(this.#ports, caller, name));
+  }
+
+  putSubscriber(caller: Caller, name: string, body: unknown, ifMatch?: string): Promise<PutResult> {
+    return mapped(putSubscriber(this.#ports, caller, name, body, { ifMatch }));
+  }
+
+  deleteSubscriber(
+    caller: Caller,
+    name: string,
+    options: { readonly purge: boolean; readonly ifMatch?: string | undefined },
+  ): Promise<DeleteResult> {
+    return mapped(removeSubscriber(this.#ports, caller, name, options));
+  }
+
+  changeState(
+    caller: Caller,
+    name: string,
+    request: { readonly action: 'pause' | 'resume'; readonly reason?: string | undefined },
+  ): Promise<StateResult> {
+    return mapped(changeState(this.#ports, caller, name, request));
+  }
+
+  rotateSecret(caller: Caller, name: string, graceMs?: number): Promise<RotatedSecret> {
+    return mapped(rotateSecret(this.#ports, caller, name, { graceMs }));
+  }
+
+  deadLetters(caller: Caller, name: string, selection: DlqSelection): Promise<DeadLetterItem[]> {
+    return mapped(listDeadLetters(this.#ports, caller, name, selection));
+  }
+
+  /** Starts a replay of the caller's subscriber's dead letters; the job reports its progress. */
+  replay(
+    caller: Caller,
+    name: string,
+    request: { readonly selection: DlqSelection; readonly dryRun: boolean; readonly again: boolean },
+  ): Promise<ReplayJob> {
+    return mapped(
+      (async () => {
+        visibleRecord(await this.#ports.catalog.read(), name, caller);
+        return this.#jobs.start({ ...request, subscriber: name, operator: caller.id }, (r) =>
+          replayWithAudit(this.#ports, caller, r),
+        );
+      })(),
+    );
+  }
+
+  /** A job of one of the caller's subscribers; another's is not found. */
+  job(caller: Caller, id: string): Promise<ReplayJob> {
+    return mapped(
+      (async () => {
+        const job = this.#jobs.get(id);
+        const record =
+          job === undefined ? undefined : (await this.#ports.catalog.read()).subscribers.get(job.subscriber);
+        const mine = caller.scope.kind === 'operator' || (record !== undefined && visibleTo(caller, record));
+        if (job === undefined || !mine) throw new ManagementError('not_found', `no job "${id}"`);
+        return job;
+      })(),
+    );
+  }
+
+  ledger(caller: Caller, eventId: string): Promise<LedgerView> {
+    return mapped(eventLedger(this.#ports, caller, eventId));
+  }
+
+  eventTypes(caller: Caller): Promise<EventTypeEntry[]> {
+    return mapped(
+      (async () => catalogueFor(caller, this.#ports.eventTypes(), await this.#ports.catalog.read()))(),
+    );
+  }
+
+  audit(
+    caller: Caller,
+    options: { readonly subscriber?: string | undefined; readonly limit: number },
+  ): Promise<AuditRecord[]> {
+    return mapped(auditTrailFor(this.#ports, caller, options));
+  }
+
+  /** Resolves when no replay job is running (a clean shutdown). */
+  settled(): Promise<void> {
+    return this.#jobs.settled();
+  }
+}
+
+async function mapped<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (err) {
+    throw managementErrorOf(err);
+  }
+}

@@ -1,0 +1,48 @@
+import { SubscriberName } from '@hookstream/contracts';
+import { ManagementError } from './errors.ts';
+
+export const DEFAULT_PAGE_LIMIT = 100;
+export const MAX_PAGE_LIMIT = 1000;
+
+/** A page of names in order, and the cursor of the next one (null: this was the last). */
+export interface Page<T> {
+  readonly items: readonly T[];
+  readonly nextCursor: string | null;
+}
+
+/** An opaque cursor: the last name of the page before, so a page is stable as names come and go. */
+export function encodeCursor(after: string): string {
+  return Buffer.from(JSON.stringify({ after }), 'utf8').toString('base64url');
+}
+
+export function decodeCursor(cursor: string): string {
+  const invalid = () => new ManagementError('invalid_cursor', 'the cursor is not one this API gave');
+  if (cursor.length > 400 || !/^[A-Za-z0-9_-]*$/.test(cursor)) throw invalid();
+  try {
+    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    const after = (value as { after?: unknown } | null)?.after;
+    if (!SubscriberName.safeParse(after).success) throw invalid();
+    return after as string;
+  } catch {
+    throw invalid();
+  }
+}
+
+/** The page after the cursor of `items` sorted by `nameOf` (code-unit order, as the cursor compares). Pure. */
+export function pageOf<T>(
+  items: readonly T[],
+  nameOf: (item: T) => string,
+  options: { readonly limit: number; readonly cursor?: string | undefined },
+): Page<T> {
+  if (!Number.isInteger(options.limit) || options.limit < 1 || options.limit > MAX_PAGE_LIMIT)
+    throw new ManagementError('invalid_request', `limit must be an integer from 1 to ${MAX_PAGE_LIMIT}`);
+  const after = options.cursor === undefined ? null : decodeCursor(options.cursor);
+  const sorted = [...items].sort((a, b) => (nameOf(a) < nameOf(b) ? -1 : nameOf(a) > nameOf(b) ? 1 : 0));
+  const rest = after === null ? sorted : sorted.filter((i) => nameOf(i) > after);
+  const page = rest.slice(0, options.limit);
+  const last = page.at(-1);
+  return {
+    items: page,
+    nextCursor: rest.length > page.length && last !== undefined ? encodeCursor(nameOf(last)) : null,
+  };
+}

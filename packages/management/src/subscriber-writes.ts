@@ -1,0 +1,151 @@
+import type { SubscriberState } from '@hookstream/contracts';
+import {
+  applyAuditRecords,
+  changeSubscriberState,
+  DEFAULT_ROTATION_GRACE_MS,
+  type DeleteResult,
+  describeSecret,
+  planApply,
+  publicRecord,
+  recordsForPlan,
+  refuseUnavailableNames,
+  requireSecretsKey,
+  revealManagedSecret,
+  sealBindingOf,
+  secretRotation,
+} from '@hookstream/subscribers';
+import { auditActorOf, auditContextOf, type Caller } from './caller.ts';
+import { ManagementError } from './errors.ts';
+import { changeIfMatch, etagOf } from './etag.ts';
+import { refuseWhatTheFleetCannotRead } from './fleet-check.ts';
+import type { ManagementPorts } from './management-ports.ts';
+import type { SubscriberResource } from './subscriber-reads.ts';
+import { specFor, visibleRecord } from './tenant-rules.ts';
+
+export interface PutResult {
+  /** created: no record held the name; changed: replaced; unchanged: the same definition again. */
+  readonly action: 'created' | 'changed' | 'unchanged';
+  readonly subscriber: SubscriberResource;
+}
+
+/**
+ * Creates or replaces a subscriber from a definition, as `subscribers apply` does one file: the
+ * state and an existing managed secret are kept, the same definition again writes nothing
+ * (idempotent), and a name another tenant holds (or a deleted subscriber's binding) is
+ * `name_unavailable`. One audit record per write.
+ */
+export async function putSubscriber(
+  ports: ManagementPorts,
+  caller: Caller,
+  name: string,
+  body: unknown,
+  options: { readonly ifMatch?: string | undefined } = {},
+): Promise<PutResult> {
+  const spec = specFor(caller, name, body);
+  const snapshot = await ports.catalog.read();
+  refuseUnavailableNames(snapshot, [spec], caller.scope);
+  const now = ports.now();
+  const plan = planApply(snapshot.subscribers, [{ path: `PUT /v1/subscribers/${name}`, spec }], now);
+  await refuseWhatTheFleetCannotRead(plan, () => ports.instanceStatuses());
+  const records = recordsForPlan(plan, snapshot.subscribers, { now, secretsKey: ports.secretsKey });
+  const existing = snapshot.subscribers.get(name);
+  await changeIfMatch(options.ifMatch, existing, async () => {
+    if (records.length > 0) await ports.catalog.write(records);
+  });
+  await ports.audit.write(applyAuditRecords(snapshot.subscribers, records, auditActorOf(caller), now));
+  const after = records[0] ?? existing;
+  if (after === undefined) throw new ManagementError('internal', `${name}: no record after the apply`);
+  return {
+    action: plan[0]?.action ?? 'unchanged',
+    subscriber: { ...publicRecord(after), etag: etagOf(after) },
+  };
+}
+
+/**
+ * Deletes a subscriber as the caller may (planDelete): a tenant's delete purges its group and
+ * topics and frees the name; the operator's keeps the name bound unless `purge`.
+ */
+export async function removeSubscriber(
+  ports: ManagementPorts,
+  caller: Caller,
+  name: string,
+  options: { readonly purge: boolean; readonly ifMatch?: string | undefined },
+): Promise<DeleteResult> {
+  const snapshot = await ports.catalog.read();
+  const current = snapshot.subscribers.get(name);
+  // A tenant's If-Match on another tenant's record must answer 404, as without one.
+  if (current !== undefined) visibleRecord(snapshot, name, caller);
+  return changeIfMatch(options.ifMatch, current, () =>
+    ports.deleteSubscriber({
+      name,
+      actor: caller.scope,
+      purge: options.purge,
+      snapshot,
+      now: ports.now(),
+      audit: auditContextOf(ports.audit, caller),
+    }),
+  );
+}
+
+export interface StateResult {
+  readonly name: string;
+  readonly changed: boolean;
+  readonly state: SubscriberState;
+  /** Why the subscriber.enabled notice due on resuming a disabled subscriber could not be published. */
+  readonly noticeError: string | null;
+}
+
+/** Pauses or resumes one of the caller's subscribers; the trail names the caller's token. */
+export async function changeState(
+  ports: ManagementPorts,
+  caller: Caller,
+  name: string,
+  request: { readonly action: 'pause' | 'resume'; readonly reason?: string | undefined },
+): Promise<StateResult> {
+  const snapshot = await ports.catalog.read();
+  visibleRecord(snapshot, name, caller);
+  const result = await changeSubscriberState(
+    {
+      catalog: { read: async () => snapshot, write: (records) => ports.catalog.write(records) },
+      openPublisher: () => ports.openPublisher(),
+      audit: auditContextOf(ports.audit, caller),
+    },
+    { ...request, name, by: caller.id, eventsTopic: ports.eventsTopic, now: ports.now() },
+  );
+  return { name, changed: result.changed, state: result.record.state, noticeError: result.noticeError };
+}
+
+/** A managed secret in clear: the current one and those still signing through their grace. */
+export interface RotatedSecret {
+  readonly name: string;
+  readonly current: string;
+  readonly createdAt: string;
+  readonly previous: readonly { readonly secret: string; readonly expiresAt: string }[];
+}
+
+/**
+ * A new managed secret for one of the caller's subscribers; the old one keeps signing for
+ * `graceMs`. The answer holds the secrets in clear: the receiver's owner needs them to verify.
+ */
+export async function rotateSecret(
+  ports: ManagementPorts,
+  caller: Caller,
+  name: string,
+  options: { readonly graceMs?: number | undefined },
+): Promise<RotatedSecret> {
+  const record = visibleRecord(await ports.catalog.read(), name, caller);
+  const state = record.secret;
+  if (state === undefined || !('managed' in state))
+    throw new ManagementError(
+      'not_managed',
+      `${name}'s secret is not managed (${caller.scope.kind === 'operator' ? describeSecret(record) : 'PUT {"secret": {"managed": true}} first'})`,
+    );
+  const key = requireSecretsKey(ports.secretsKey, `the managed secret of "${name}"`);
+  const now = ports.now();
+  const graceMs = options.graceMs ?? DEFAULT_ROTATION_GRACE_MS;
+  const rotation = secretRotation(key, record, state, { actor: auditActorOf(caller), now, graceMs });
+  await ports.catalog.write([rotation.next]);
+  await ports.audit.write([rotation.audit]);
+  const open = revealManagedSecret(key, sealBindingOf(record), rotation.state, now);
+  return { name, current: open.current, createdAt: open.createdAt, previous: open.previous };
+}

@@ -1,0 +1,111 @@
+import type { AuditRecord, SubscriberRecord } from '@hookstream/contracts';
+import type { CatalogSnapshot, DeleteRequest } from '@hookstream/subscribers';
+import type { ManagementPorts } from '../src/index.ts';
+
+/** A record as the catalog would hold it (active, version 2 or 4 with a tenant). */
+export function record(name: string, tenant?: string): SubscriberRecord {
+  return {
+    version: tenant === undefined ? 2 : 4,
+    definition: {
+      name,
+      url: `https://${name}.example.com/hook`,
+      eventTypes: ['*'],
+      rate: { perSecond: 50, burst: 0 },
+      concurrency: 10,
+      timeoutMs: 10_000,
+      retry: { delaysMs: [1000], maxAttempts: 6, maxAgeMs: 86_400_000, jitter: 0.2 },
+      start: 'latest',
+      ordering: 'none',
+      headers: {},
+      allowPrivateNetwork: false,
+      ...(tenant === undefined ? {} : { tenant }),
+    },
+    state: { kind: 'active' },
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:00.000Z',
+  };
+}
+
+/** In-memory ports: the catalog as a map, writes and audit records kept for the test to read. */
+export function fakePorts(
+  records: readonly SubscriberRecord[],
+  bindings: Record<string, string | null> = {},
+) {
+  const subscribers = new Map(records.map((r) => [r.definition.name, r]));
+  const writes: SubscriberRecord[][] = [];
+  const audit: AuditRecord[] = [];
+  const deletes: DeleteRequest[] = [];
+  const snapshot = (): CatalogSnapshot => ({
+    subscribers: new Map(subscribers),
+    problems: [],
+    registrations: new Map(),
+    registeredAt: new Map(),
+    bindings: new Map(
+      Object.entries(bindings).map(([name, tenant]) => [
+        name,
+        { name, tenant, boundAt: '2026-01-01T00:00:00Z' },
+      ]),
+    ),
+  });
+  const ports: ManagementPorts = {
+    eventsTopic: 'events',
+    secretsKey: undefined,
+    catalog: {
+      read: async () => snapshot(),
+      write: async (written) => {
+        writes.push([...written]);
+        for (const r of written) subscribers.set(r.definition.name, r);
+      },
+    },
+    deleteSubscriber: async (request) => {
+      deletes.push(request);
+      subscribers.delete(request.name);
+      return { name: request.name, deleted: true, purged: null, bound: false };
+    },
+    openPublisher: async () => {
+      throw new Error('no notices in these tests');
+    },
+    overviews: async (rs) => ({
+      rows: rs.map((r) => ({
+        name: r.definition.name,
+        state: r.state,
+        host: 'x',
+        eventTypes: ['*'],
+        lag: 7,
+        oldestUnsettledAgeMs: null,
+        retentionHeadroomSeconds: 'unbounded' as const,
+        retentionHeadroomBasis: null,
+        dlqDepth: 0,
+        breaker: null,
+        recent: null,
+        instances: [],
+        failedOn: [],
+      })),
+      headroomError: null,
+    }),
+    instanceStatuses: async () => [],
+    readDeadLetters: async () => [],
+    replayDeadLetters: async () => {
+      throw new Error('no replays in these tests');
+    },
+    ledger: async (eventId) => ({
+      eventId,
+      origin: null,
+      foundIn: null,
+      tenant: 'acme',
+      subscribers: [],
+      otherGroups: 0,
+    }),
+    eventTypes: () => [{ type: 'order.created', subject: 'order.created-value', schema: {} }],
+    audit: {
+      write: async (rs) => {
+        audit.push(...rs);
+      },
+    },
+    readAudit: async (selection) => ({
+      records: audit.filter((r) => selection.tenant === undefined || r.tenant === selection.tenant),
+    }),
+    now: () => new Date('2026-02-01T00:00:00.000Z'),
+  };
+  return { ports, writes, audit, deletes, subscribers };
+}

@@ -1,0 +1,192 @@
+import { KafkaReadError } from '@hookstream/kafka';
+import { CatalogError } from '@hookstream/subscribers';
+import { describe, expect, it } from 'vitest';
+import { type Caller, etagOf, ManagementError, ManagementService, managementErrorOf } from '../src/index.ts';
+import { fakePorts, record } from './fake-ports.ts';
+
+const operator: Caller = { scope: { kind: 'operator' }, id: 'tok-op' };
+const acme: Caller = { scope: { kind: 'tenant', tenant: 'acme' }, id: 'tok-acme' };
+
+async function failure(work: Promise<unknown>): Promise<ManagementError> {
+  const err = await work.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(ManagementError);
+  return err as ManagementError;
+}
+
+function setup() {
+  const fake = fakePorts([record('a-acme', 'acme'), record('b-globex', 'globex'), record('c-none')]);
+  return { ...fake, service: new ManagementService(fake.ports) };
+}
+
+describe('tenant isolation', () => {
+  it("lists, reads and changes only its own subscribers; another tenant's is not_found (404), untouched", async () => {
+    const { service, writes, deletes } = setup();
+    const list = await service.listSubscribers(acme, { limit: 100 });
+    expect(list.items.map((i) => i.name)).toEqual(['a-acme']);
+    expect(list.items[0]).toMatchObject({ tenant: 'acme', lag: 7, retentionHeadroomSeconds: 'unbounded' });
+    for (const attempt of [
+      service.getSubscriber(acme, 'b-globex'),
+      service.changeState(acme, 'b-globex', { action: 'pause' }),
+      service.deleteSubscriber(acme, 'b-globex', { purge: true }),
+      service.deadLetters(acme, 'b-globex', { eventIds: [], reasons: [], statuses: [] }),
+      service.replay(acme, 'b-globex', {
+        selection: { eventIds: [], reasons: [], statuses: [] },
+        dryRun: false,
+        again: false,
+      }),
+      service.rotateSecret(acme, 'c-none'),
+    ]) {
+      const err = await failure(attempt);
+      expect([err.code, err.status]).toEqual(['not_found', 404]);
+    }
+    expect(writes).toEqual([]);
+    expect(deletes).toEqual([]);
+  });
+
+  it('creates for its own tenant only, without operator-only fields', async () => {
+    const { service, writes } = setup();
+    const other = await failure(
+      service.putSubscriber(acme, 'x', { url: 'https://x.example.com/', tenant: 'globex' }),
+    );
+    expect([other.code, other.status]).toEqual(['forbidden_tenant', 403]);
+    const priv = await failure(
+      service.putSubscriber(acme, 'x', {
+        url: 'https://x.example.com/',
+        allowPrivateNetwork: true,
+        allowInsecureHttp: true,
+        headers: { 'x-key': { env: 'HOOKSTREAM_HEADER_KEY' } },
+        secret: { env: 'HOOKSTREAM_SECRET_X' },
+      }),
+    );
+    expect([priv.code, priv.status]).toEqual(['forbidden_field', 422]);
+    expect(priv.details.map((d) => d.path)).toEqual([
+      'allowPrivateNetwork',
+      'allowInsecureHttp',
+      'secret',
+      'headers.x-key',
+    ]);
+    expect(writes).toEqual([]);
+    const made = await service.putSubscriber(acme, 'x', { url: 'https://x.example.com/' });
+    expect(made.action).toBe('created');
+    expect(made.subscriber.definition.tenant).toBe('acme');
+  });
+
+  it('answers name_unavailable (409) for a name another tenant holds, live or left bound', async () => {
+    const fake = fakePorts([record('b-globex', 'globex')], { gone: 'globex' });
+    const service = new ManagementService(fake.ports);
+    for (const name of ['b-globex', 'gone']) {
+      const err = await failure(service.putSubscriber(acme, name, { url: 'https://x.example.com/' }));
+      expect([err.code, err.status]).toEqual(['name_unavailable', 409]);
+    }
+    expect(fake.writes).toEqual([]);
+  });
+
+  it('reads the audit trail and an event ledger of its own tenant only', async () => {
+    const { service } = setup();
+    await service.putSubscriber(operator, 'made-by-op', { url: 'https://y.example.com/', tenant: 'globex' });
+    await service.putSubscriber(acme, 'made-by-acme', { url: 'https://y.example.com/' });
+    expect((await service.audit(acme, { limit: 10 })).map((r) => r.subscriber)).toEqual(['made-by-acme']);
+    expect((await service.ledger(acme, 'e1')).counts).toEqual({});
+    const globex: Caller = { scope: { kind: 'tenant', tenant: 'globex' }, id: 'tok-g' };
+    expect((await failure(service.ledger(globex, 'e1'))).code).toBe('not_found');
+    expect((await service.eventTypes(acme))[0]?.subscribers).toEqual(['a-acme', 'made-by-acme']);
+  });
+});
+
+describe('writes', () => {
+  it('PUT is idempotent: created (one write, one audit record), then unchanged, with the same ETag', async () => {
+    const { service, writes, audit } = setup();
+    const body = { url: 'https://new.example.com/hook', eventTypes: ['order.created'] };
+    const first = await service.putSubscriber(operator, 'new-one', body);
+    const second = await service.putSubscriber(operator, 'new-one', body);
+    expect([first.action, second.action]).toEqual(['created', 'unchanged']);
+    expect(second.subscriber.etag).toBe(first.subscriber.etag);
+    expect(writes).toHaveLength(1);
+    expect(audit.map((a) => [a.action, a.actor])).toEqual([
+      ['subscriber.created', { kind: 'token', tokenId: 'tok-op' }],
+    ]);
+  });
+
+  it('refuses a body naming another subscriber, and an invalid one, field by field', async () => {
+    const { service } = setup();
+    expect(
+      (await failure(service.putSubscriber(operator, 'n', { name: 'm', url: 'https://x.example.com' }))).code,
+    ).toBe('invalid_definition');
+    const bad = await failure(service.putSubscriber(operator, 'n', { url: 'ftp://x', concurrency: 0 }));
+    expect(bad.status).toBe(422);
+    expect(bad.details.map((d) => d.path).sort()).toEqual(['concurrency', 'url']);
+  });
+
+  it('honours If-Match: the current ETag or * passes, a stale one is precondition_failed (412)', async () => {
+    const { service, subscribers, writes } = setup();
+    const current = subscribers.get('a-acme');
+    if (current === undefined) throw new Error('setup');
+    const stale = await failure(
+      service.putSubscriber(operator, 'a-acme', { url: 'https://z.example.com/', tenant: 'acme' }, '"0000"'),
+    );
+    expect([stale.code, stale.status]).toEqual(['precondition_failed', 412]);
+    expect(
+      (await failure(service.deleteSubscriber(operator, 'a-acme', { purge: false, ifMatch: '"0"' }))).status,
+    ).toBe(412);
+    expect(writes).toEqual([]);
+    const changed = await service.putSubscriber(
+      operator,
+      'a-acme',
+      { url: 'https://z.example.com/', tenant: 'acme' },
+      `"x", ${etagOf(current)}`,
+    );
+    expect(changed.action).toBe('changed');
+    expect(changed.subscriber.etag).not.toBe(etagOf(current));
+  });
+
+  it('pauses with the token as who, recorded in the trail', async () => {
+    const { service, audit } = setup();
+    const paused = await service.changeState(acme, 'a-acme', { action: 'pause', reason: 'upgrade' });
+    expect(paused).toMatchObject({
+      changed: true,
+      state: { kind: 'paused', by: 'tok-acme', reason: 'upgrade' },
+    });
+    expect(audit.map((a) => [a.action, a.tenant, a.actor])).toEqual([
+      ['subscriber.paused', 'acme', { kind: 'token', tokenId: 'tok-acme', tenant: 'acme' }],
+    ]);
+  });
+
+  it('refuses to rotate a secret that is not managed (not_managed)', async () => {
+    const fake = fakePorts([{ ...record('m', 'acme'), secret: { env: 'HOOKSTREAM_SECRET_M' } }]);
+    const service = new ManagementService(fake.ports);
+    expect((await failure(service.rotateSecret(acme, 'm'))).code).toBe('not_managed');
+  });
+});
+
+describe('pagination', () => {
+  it('pages by name with an opaque cursor, and refuses a forged one or a limit out of bounds', async () => {
+    const fake = fakePorts(['d', 'a', 'c', 'b', 'e'].map((n) => record(n)));
+    const service = new ManagementService(fake.ports);
+    const names: string[] = [];
+    let cursor: string | undefined;
+    for (let i = 0; i < 5; i++) {
+      const page = await service.listSubscribers(operator, { limit: 2, cursor });
+      names.push(...page.items.map((p) => p.name));
+      if (page.nextCursor === null) break;
+      cursor = page.nextCursor;
+    }
+    expect(names).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect((await failure(service.listSubscribers(operator, { limit: 2, cursor: 'nope!' }))).code).toBe(
+      'invalid_cursor',
+    );
+    expect((await failure(service.listSubscribers(operator, { limit: 1001 }))).status).toBe(400);
+  });
+});
+
+describe('error mapping', () => {
+  it('maps the catalog, Kafka and anything else to a code, a status and canRetry', () => {
+    expect(managementErrorOf(new CatalogError('UNKNOWN_SUBSCRIBER', 'x', false)).status).toBe(404);
+    const kafka = managementErrorOf(new KafkaReadError('KAFKA_UNAVAILABLE', 'away'));
+    expect([kafka.code, kafka.status, kafka.canRetry]).toEqual(['kafka_unavailable', 503, true]);
+    const other = managementErrorOf(new Error('secret internals'));
+    expect([other.code, other.status, other.message]).toEqual(['internal', 500, 'internal error']);
+  });
+});

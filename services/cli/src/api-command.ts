@@ -1,0 +1,156 @@
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { ApiServer, ApiTokens, DEFAULT_API_RATE } from '@hookstream/api';
+import { DEFAULT_EVENTS_TOPIC, EventsTopicName, HookstreamError } from '@hookstream/contracts';
+import { kafkaPorts, ManagementService } from '@hookstream/management';
+import { startNoticeProducer } from '@hookstream/producer';
+import { loadSecretsKey } from '@hookstream/subscribers';
+import { createLogger, startTracing } from '@hookstream/telemetry';
+import { z } from 'zod';
+import { toolKafka } from './kafka-client.ts';
+import { runtimeConnection } from './runtime-endpoints.ts';
+import { reportToolError } from './tool-errors.ts';
+
+export const API_USAGE = `Usage: hookstream api [--port <n>] [--host <address>] [--rate <n>] [--topic <events topic>] [--secrets-key-file <path>]
+
+The management API (docs/api.md): subscribers (list, read, create or replace, delete, pause,
+resume, rotate a managed secret), dead letters and their replay as jobs, an event's ledger, the
+event catalogue and the audit trail, as JSON under /v1, described by GET /v1/openapi.json.
+
+Tokens: HOOKSTREAM_API_TOKENS (comma-separated) and HOOKSTREAM_API_TOKENS_FILE (one per line,
+# comments), each token=* (the operator: everything) or token@tenant (that tenant's subscribers
+only), at least 16 characters. Kafka and the registry: the same variables as every tool.
+
+Options:
+  --port <n>               port to listen on (default 8070; 0 picks a free one)
+  --host <address>         address to bind (default 127.0.0.1)
+  --rate <n>               requests per second per token, then 429 (default ${DEFAULT_API_RATE}, or HOOKSTREAM_API_RATE)
+  --topic <name>           the events topic (default: ${DEFAULT_EVENTS_TOPIC}, or HOOKSTREAM_EVENTS_TOPIC)
+  --secrets-key-file <p>   the secrets key for managed secrets (default HOOKSTREAM_SECRETS_KEY)`;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** The command's settings from its flags and environment, parsed once: a bad one names its field. */
+const ApiConfig = z.object({
+  port: z.coerce.number().int().min(0).max(65_535),
+  host: z.string().min(1).max(255),
+  rate: z.coerce.number().positive().max(100_000),
+  topic: EventsTopicName,
+  secretsKeyFile: z.string().min(1).optional(),
+  tokens: z.string().optional(),
+  tokensFile: z.string().min(1).optional(),
+  logLevel: z.enum(LOG_LEVELS),
+});
+type ApiConfig = z.infer<typeof ApiConfig>;
+
+function parseConfig(args: readonly string[], env: NodeJS.ProcessEnv): ApiConfig | 'help' {
+  const { values } = parseArgs({
+    args: [...args],
+    options: {
+      port: { type: 'string', default: '8070' },
+      host: { type: 'string', default: '127.0.0.1' },
+      rate: { type: 'string' },
+      topic: { type: 'string' },
+      'secrets-key-file': { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) return 'help';
+  const set = (v: string | undefined) => (v === '' ? undefined : v);
+  const result = ApiConfig.safeParse({
+    port: values.port,
+    host: values.host,
+    rate: values.rate ?? set(env.HOOKSTREAM_API_RATE) ?? DEFAULT_API_RATE,
+    topic: values.topic ?? set(env.HOOKSTREAM_EVENTS_TOPIC) ?? DEFAULT_EVENTS_TOPIC,
+    secretsKeyFile: values['secrets-key-file'],
+    tokens: set(env.HOOKSTREAM_API_TOKENS),
+    tokensFile: set(env.HOOKSTREAM_API_TOKENS_FILE),
+    logLevel: set(env.HOOKSTREAM_API_LOG_LEVEL) ?? 'info',
+  });
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const field = String(issue?.path[0] ?? 'options');
+  const names: Record<string, string> = {
+    port: '--port',
+    host: '--host',
+    rate: '--rate / HOOKSTREAM_API_RATE',
+    topic: '--topic / HOOKSTREAM_EVENTS_TOPIC',
+    logLevel: 'HOOKSTREAM_API_LOG_LEVEL',
+  };
+  throw new HookstreamError(
+    'BAD_CONFIG',
+    `${names[field] ?? field}: ${issue?.message ?? 'bad value'}`,
+    false,
+  );
+}
+
+/** The tokens of both variables; the file's lines may hold `#` comments. */
+function apiTokens(config: ApiConfig): ApiTokens {
+  const entries = config.tokens === undefined ? [] : config.tokens.split(',');
+  if (config.tokensFile !== undefined) {
+    try {
+      entries.push(...readFileSync(config.tokensFile, 'utf8').split('\n'));
+    } catch (err) {
+      throw new HookstreamError(
+        'BAD_CONFIG',
+        `HOOKSTREAM_API_TOKENS_FILE: cannot read ${config.tokensFile}: ${(err as Error).message}`,
+        false,
+      );
+    }
+  }
+  try {
+    return ApiTokens.parse(entries);
+  } catch (err) {
+    throw new HookstreamError('BAD_CONFIG', `HOOKSTREAM_API_TOKENS: ${(err as Error).message}`, false);
+  }
+}
+
+/** `hookstream api`: serves the management API until SIGINT/SIGTERM. */
+export async function apiCommand(args: readonly string[]): Promise<number> {
+  try {
+    const config = parseConfig(args, process.env);
+    if (config === 'help') {
+      process.stdout.write(`${API_USAGE}\n`);
+      return 0;
+    }
+    const tokens = apiTokens(config);
+    const secretsKey = await loadSecretsKey({ keyFile: config.secretsKeyFile });
+    const logger = createLogger({ name: 'hookstream-api', level: config.logLevel });
+    // Replays over the API are traced as `dlq replay`'s are.
+    const tracing = await startTracing({ serviceName: 'hookstream-replay' });
+    const service = new ManagementService(
+      kafkaPorts({
+        kafka: toolKafka('hookstream-api'),
+        eventsTopic: config.topic,
+        secretsKey,
+        openPublisher: () =>
+          startNoticeProducer({
+            kafka: runtimeConnection().kafka,
+            registry: runtimeConnection().registry,
+            source: '/hookstream/api',
+            eventsTopic: config.topic,
+            clientId: 'hookstream-api',
+          }),
+      }),
+    );
+    const server = new ApiServer({
+      service,
+      tokens,
+      host: config.host,
+      port: config.port,
+      ratePerSecond: config.rate,
+      log: (level, message, fields) => logger[level](fields, message),
+    });
+    const url = await server.start();
+    logger.info({ url, tokenCount: tokens.size, rate: config.rate, eventsTopic: config.topic }, 'listening');
+    process.stdout.write(`hookstream api on ${url} (GET ${url}/v1/openapi.json)\n`);
+    await Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')]);
+    logger.info('stopping');
+    await server.close();
+    await tracing.shutdown().catch(() => undefined);
+    return 0;
+  } catch (err) {
+    return reportToolError('api', err);
+  }
+}
