@@ -23,6 +23,7 @@ const BY_CODE: Readonly<Record<string, ManagementErrorCode>> = {
   SECRET_UNREADABLE: 'secrets_key_unavailable',
   AUDIT_NOT_WRITTEN: 'audit_not_written',
   KAFKA_UNAVAILABLE: 'kafka_unavailable',
+  REVISION_MISMATCH: 'precondition_failed',
 };
 
 /**

@@ -7,7 +7,7 @@ export { replayWithAudit } from './dead-letter-ops.ts';
 export { managementErrorOf } from './error-mapping.ts';
 export type { ErrorDetail, ManagementErrorCode } from './errors.ts';
 export { MANAGEMENT_ERROR_STATUS, ManagementError } from './errors.ts';
-export { changeIfMatch, etagOf, ifMatchHolds } from './etag.ts';
+export { etagOf, expectedRevision } from './etag.ts';
 export { refuseWhatTheFleetCannotRead } from './fleet-check.ts';
 export { kafkaPorts } from './kafka-ports.ts';
 export type { ManagementPorts } from './management-ports.ts';

@@ -22,6 +22,11 @@ export interface ManagementPorts {
   readonly catalog: {
     read(): Promise<CatalogSnapshot>;
     write(records: readonly SubscriberRecord[]): Promise<void>;
+    /**
+     * Writes the record only if its revision is still `expected` ('absent': no record); the new
+     * revision, or RevisionMismatchError (REVISION_MISMATCH) and nothing changed.
+     */
+    writeIfRevision(record: SubscriberRecord, expected: string | 'absent'): Promise<string>;
   };
   deleteSubscriber(request: DeleteRequest): Promise<DeleteResult>;
   /** For subscriber.enabled when a disabled subscriber is resumed. */

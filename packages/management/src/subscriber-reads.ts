@@ -60,6 +60,7 @@ export async function getSubscriber(
   caller: Caller,
   name: string,
 ): Promise<SubscriberResource> {
-  const record = visibleRecord(await ports.catalog.read(), name, caller);
-  return { ...publicRecord(record), etag: etagOf(record) };
+  const snapshot = await ports.catalog.read();
+  const record = visibleRecord(snapshot, name, caller);
+  return { ...publicRecord(record), etag: etagOf(snapshot.revisions.get(name) ?? '') };
 }

@@ -1,6 +1,7 @@
 import type { SubscriberState } from '@hookstream/contracts';
 import {
   applyAuditRecords,
+  CatalogError,
   changeSubscriberState,
   DEFAULT_ROTATION_GRACE_MS,
   type DeleteResult,
@@ -16,7 +17,7 @@ import {
 } from '@hookstream/subscribers';
 import { auditActorOf, auditContextOf, type Caller } from './caller.ts';
 import { ManagementError } from './errors.ts';
-import { changeIfMatch, etagOf } from './etag.ts';
+import { etagOf, expectedRevision } from './etag.ts';
 import { refuseWhatTheFleetCannotRead } from './fleet-check.ts';
 import type { ManagementPorts } from './management-ports.ts';
 import type { SubscriberResource } from './subscriber-reads.ts';
@@ -42,6 +43,28 @@ export async function putSubscriber(
   options: { readonly ifMatch?: string | undefined } = {},
 ): Promise<PutResult> {
   const spec = specFor(caller, name, body);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await putOnce(ports, caller, spec, options.ifMatch);
+    } catch (err) {
+      // Without If-Match a PUT is last-writer-wins: a write that landed in between is read and
+      // the PUT decided again (bounded). With one, the caller decides again: 412.
+      const lostRace = err instanceof CatalogError && err.code === 'REVISION_MISMATCH';
+      if (!lostRace || options.ifMatch !== undefined || attempt >= PUT_ATTEMPTS) throw err;
+    }
+  }
+}
+
+/** How often an unconditional PUT reads and writes again after losing a race. */
+const PUT_ATTEMPTS = 3;
+
+async function putOnce(
+  ports: ManagementPorts,
+  caller: Caller,
+  spec: ReturnType<typeof specFor>,
+  ifMatch: string | undefined,
+): Promise<PutResult> {
+  const name = spec.name;
   const snapshot = await ports.catalog.read();
   refuseUnavailableNames(snapshot, [spec], caller.scope);
   const now = ports.now();
@@ -49,21 +72,25 @@ export async function putSubscriber(
   await refuseWhatTheFleetCannotRead(plan, () => ports.instanceStatuses());
   const records = recordsForPlan(plan, snapshot.subscribers, { now, secretsKey: ports.secretsKey });
   const existing = snapshot.subscribers.get(name);
-  await changeIfMatch(options.ifMatch, existing, async () => {
-    if (records.length > 0) await ports.catalog.write(records);
-  });
+  const current = snapshot.revisions.get(name);
+  const { expected } = expectedRevision(ifMatch, existing === undefined ? undefined : current);
+  const [record] = records;
+  // The same definition again writes nothing: the record and its revision stay.
+  const revision = record === undefined ? current : await ports.catalog.writeIfRevision(record, expected);
   await ports.audit.write(applyAuditRecords(snapshot.subscribers, records, auditActorOf(caller), now));
-  const after = records[0] ?? existing;
-  if (after === undefined) throw new ManagementError('internal', `${name}: no record after the apply`);
+  const after = record ?? existing;
+  if (after === undefined || revision === undefined)
+    throw new ManagementError('internal', `${name}: no record after the apply`);
   return {
     action: plan[0]?.action ?? 'unchanged',
-    subscriber: { ...publicRecord(after), etag: etagOf(after) },
+    subscriber: { ...publicRecord(after), etag: etagOf(revision) },
   };
 }
 
 /**
  * Deletes a subscriber as the caller may (planDelete): a tenant's delete purges its group and
- * topics and frees the name; the operator's keeps the name bound unless `purge`.
+ * topics and frees the name; the operator's keeps the name bound unless `purge`. With If-Match,
+ * the tombstone is written only on the revision it names (412 otherwise, nothing purged).
  */
 export async function removeSubscriber(
   ports: ManagementPorts,
@@ -75,16 +102,20 @@ export async function removeSubscriber(
   const current = snapshot.subscribers.get(name);
   // A tenant's If-Match on another tenant's record must answer 404, as without one.
   if (current !== undefined) visibleRecord(snapshot, name, caller);
-  return changeIfMatch(options.ifMatch, current, () =>
-    ports.deleteSubscriber({
-      name,
-      actor: caller.scope,
-      purge: options.purge,
-      snapshot,
-      now: ports.now(),
-      audit: auditContextOf(ports.audit, caller),
-    }),
-  );
+  const expected =
+    options.ifMatch === undefined
+      ? undefined
+      : expectedRevision(options.ifMatch, current === undefined ? undefined : snapshot.revisions.get(name))
+          .expected;
+  return ports.deleteSubscriber({
+    name,
+    actor: caller.scope,
+    purge: options.purge,
+    snapshot,
+    now: ports.now(),
+    audit: auditContextOf(ports.audit, caller),
+    ...(expected === undefined || expected === 'absent' ? {} : { expectedRevision: expected }),
+  });
 }
 
 export interface StateResult {

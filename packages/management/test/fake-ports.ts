@@ -1,5 +1,5 @@
 import type { AuditRecord, SubscriberRecord } from '@hookstream/contracts';
-import type { CatalogSnapshot, DeleteRequest } from '@hookstream/subscribers';
+import { type CatalogSnapshot, type DeleteRequest, RevisionMismatchError } from '@hookstream/subscribers';
 import type { ManagementPorts } from '../src/index.ts';
 
 /** A record as the catalog would hold it (active, version 2 or 4 with a tenant). */
@@ -32,11 +32,16 @@ export function fakePorts(
   bindings: Record<string, string | null> = {},
 ) {
   const subscribers = new Map(records.map((r) => [r.definition.name, r]));
+  // Revisions as the catalog topic gives them: the offset of the write in effect.
+  let offset = 0;
+  const revisions = new Map(records.map((r) => [r.definition.name, String(offset++)]));
   const writes: SubscriberRecord[][] = [];
   const audit: AuditRecord[] = [];
   const deletes: DeleteRequest[] = [];
   const snapshot = (): CatalogSnapshot => ({
     subscribers: new Map(subscribers),
+    revisions: new Map(revisions),
+    lost: [],
     problems: [],
     registrations: new Map(),
     registeredAt: new Map(),
@@ -54,12 +59,33 @@ export function fakePorts(
       read: async () => snapshot(),
       write: async (written) => {
         writes.push([...written]);
-        for (const r of written) subscribers.set(r.definition.name, r);
+        for (const r of written) {
+          subscribers.set(r.definition.name, r);
+          revisions.set(r.definition.name, String(offset++));
+        }
+      },
+      writeIfRevision: async (record, expected) => {
+        const name = record.definition.name;
+        const current = revisions.get(name);
+        if ((expected === 'absent' ? undefined : expected) !== current)
+          throw new RevisionMismatchError(name, expected, current ?? null);
+        writes.push([record]);
+        subscribers.set(name, record);
+        const revision = String(offset++);
+        revisions.set(name, revision);
+        return revision;
       },
     },
     deleteSubscriber: async (request) => {
+      if (request.expectedRevision !== undefined && request.expectedRevision !== revisions.get(request.name))
+        throw new RevisionMismatchError(
+          request.name,
+          request.expectedRevision,
+          revisions.get(request.name) ?? null,
+        );
       deletes.push(request);
       subscribers.delete(request.name);
+      revisions.delete(request.name);
       return { name: request.name, deleted: true, purged: null, bound: false };
     },
     openPublisher: async () => {

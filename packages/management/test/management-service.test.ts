@@ -1,7 +1,7 @@
 import { KafkaReadError } from '@hookstream/kafka';
 import { CatalogError } from '@hookstream/subscribers';
 import { describe, expect, it } from 'vitest';
-import { type Caller, etagOf, ManagementError, ManagementService, managementErrorOf } from '../src/index.ts';
+import { type Caller, ManagementError, ManagementService, managementErrorOf } from '../src/index.ts';
 import { fakePorts, record } from './fake-ports.ts';
 
 const operator: Caller = { scope: { kind: 'operator' }, id: 'tok-op' };
@@ -121,25 +121,39 @@ describe('writes', () => {
   });
 
   it('honours If-Match: the current ETag or * passes, a stale one is precondition_failed (412)', async () => {
-    const { service, subscribers, writes } = setup();
-    const current = subscribers.get('a-acme');
-    if (current === undefined) throw new Error('setup');
+    const { service, writes } = setup();
+    const { etag } = await service.getSubscriber(operator, 'a-acme');
     const stale = await failure(
-      service.putSubscriber(operator, 'a-acme', { url: 'https://z.example.com/', tenant: 'acme' }, '"0000"'),
+      service.putSubscriber(operator, 'a-acme', { url: 'https://z.example.com/', tenant: 'acme' }, '"9999"'),
     );
     expect([stale.code, stale.status]).toEqual(['precondition_failed', 412]);
     expect(
-      (await failure(service.deleteSubscriber(operator, 'a-acme', { purge: false, ifMatch: '"0"' }))).status,
+      (await failure(service.deleteSubscriber(operator, 'a-acme', { purge: false, ifMatch: '"9999"' })))
+        .status,
     ).toBe(412);
     expect(writes).toEqual([]);
     const changed = await service.putSubscriber(
       operator,
       'a-acme',
       { url: 'https://z.example.com/', tenant: 'acme' },
-      `"x", ${etagOf(current)}`,
+      `"x", ${etag}`,
     );
     expect(changed.action).toBe('changed');
-    expect(changed.subscriber.etag).not.toBe(etagOf(current));
+    expect(changed.subscriber.etag).not.toBe(etag);
+    // The ETag it answered is the one in effect: the next conditional write takes it, the old one not.
+    expect((await service.getSubscriber(operator, 'a-acme')).etag).toBe(changed.subscriber.etag);
+    expect(
+      (await failure(service.deleteSubscriber(operator, 'a-acme', { purge: false, ifMatch: etag }))).status,
+    ).toBe(412);
+    await service.deleteSubscriber(operator, 'a-acme', { purge: false, ifMatch: changed.subscriber.etag });
+  });
+
+  it('an If-Match of * needs a record; a create names none', async () => {
+    const { service } = setup();
+    expect(
+      (await failure(service.putSubscriber(operator, 'brand-new', { url: 'https://n.example.com/' }, '*')))
+        .status,
+    ).toBe(412);
   });
 
   it('pauses with the token as who, recorded in the trail', async () => {

@@ -1,7 +1,9 @@
+import type { NameBinding } from '@hookstream/contracts';
 import { type AuditContext, auditRecordOf } from './audit-records.ts';
 import type { CatalogSnapshot } from './catalog-records.ts';
 import { CatalogError } from './errors.ts';
 import { type Actor, planDelete } from './name-holders.ts';
+import { RevisionMismatchError } from './revision-mismatch.ts';
 import type { PurgeReport, SubscriberCatalog } from './subscriber-catalog.ts';
 
 export interface DeleteRequest {
@@ -16,6 +18,11 @@ export interface DeleteRequest {
   readonly releaseTimeoutMs?: number;
   /** Where the delete's audit record goes, once it is done; absent: none is written. */
   readonly audit?: AuditContext;
+  /**
+   * The record's revision the delete was decided on (the API's If-Match): checked before
+   * anything is purged, and the tombstone is written only on it (RevisionMismatchError otherwise).
+   */
+  readonly expectedRevision?: string;
 }
 
 export interface DeleteResult {
@@ -75,13 +82,16 @@ async function deleteWithoutAudit(catalog: SubscriberCatalog, request: DeleteReq
   const now = request.now ?? new Date();
   const plan = planDelete(snapshot, request.name, request.actor, { purge: request.purge, now });
   const registrations = snapshot.registrations.get(plan.name) ?? [];
+  const expected = request.expectedRevision;
+  if (expected !== undefined && snapshot.revisions.get(plan.name) !== expected)
+    throw new RevisionMismatchError(plan.name, expected, snapshot.revisions.get(plan.name) ?? null);
+  const remove = (binding: NameBinding | null) =>
+    expected === undefined
+      ? catalog.remove(plan.name, binding)
+      : catalog.removeIfRevision(plan.name, expected, binding);
   if (request.actor.kind === 'tenant') {
     if (plan.record !== undefined)
-      await catalog.remove(plan.name, {
-        name: plan.name,
-        tenant: request.actor.tenant,
-        boundAt: now.toISOString(),
-      });
+      await remove({ name: plan.name, tenant: request.actor.tenant, boundAt: now.toISOString() });
     if (!(await catalog.groupEmptied(plan.name, request.releaseTimeoutMs ?? 60_000)))
       throw new CatalogError(
         'GROUP_IN_USE',
@@ -92,6 +102,6 @@ async function deleteWithoutAudit(catalog: SubscriberCatalog, request: DeleteReq
     return { name: plan.name, deleted: plan.record !== undefined, purged, bound: false };
   }
   const purged = plan.purge ? await catalog.purge(plan.name, registrations) : null;
-  if (plan.record !== undefined) await catalog.remove(plan.name, plan.binding);
+  if (plan.record !== undefined) await remove(plan.binding);
   return { name: plan.name, deleted: plan.record !== undefined, purged, bound: plan.binding !== null };
 }
