@@ -207,11 +207,12 @@ describe('the management API against the stack', () => {
     );
     expect(answers.map((a) => a.status).sort()).toEqual([200, 412]);
     const winner = answers.find((a) => a.status === 200);
-    const url = (winner?.body as { subscriber?: { definition?: { url?: string } } }).subscriber?.definition
+    if (winner === undefined) throw new Error('no winner');
+    const url = (winner.body as { subscriber?: { definition?: { url?: string } } }).subscriber?.definition
       ?.url;
     expect((await liveRecord(name))?.definition.url).toBe(url);
     const read = await call(acmeToken, 'GET', `/v1/subscribers/${name}`);
-    expect(read.etag).toBe(winner?.etag);
+    expect(read.etag).toBe(winner.etag);
   });
 
   it('writes an audit record for every change, naming the token id and never the token', async () => {
