@@ -22,6 +22,14 @@ export interface EventSchema {
   readonly validator: z.ZodType;
 }
 
+let repositoryCatalog: ReadonlyMap<EventTypeName, EventSchema> | null = null;
+
+/** The catalog of the repository's `schemas/`, read once per process. */
+export function repositoryEventCatalog(): ReadonlyMap<EventTypeName, EventSchema> {
+  repositoryCatalog ??= loadEventCatalog();
+  return repositoryCatalog;
+}
+
 /** Reads every `<type>.avsc` in dir; throws naming the file when one is unusable. */
 export function loadEventCatalog(dir: string = SCHEMAS_DIR): ReadonlyMap<EventTypeName, EventSchema> {
   const catalog = new Map<EventTypeName, EventSchema>();

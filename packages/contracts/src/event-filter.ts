@@ -72,6 +72,29 @@ function measure(filter: EventFilter): { depth: number; nodes: number } {
   return { depth: depth + 1, nodes };
 }
 
+/**
+ * Whether a filter as written (not parsed yet) nests deeper than MAX_FILTER_DEPTH or has more
+ * than MAX_FILTER_NODES parts, measured without recursion: zod's recursive parse of a very deep
+ * one would exhaust the stack before its own check could refuse it. Parse only what this passes.
+ */
+export function filterTooLarge(raw: unknown): boolean {
+  const stack: [unknown, number][] = [[raw, 1]];
+  let parts = 0;
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [node, depth] = next;
+    if (node === null || typeof node !== 'object') continue;
+    if (depth > MAX_FILTER_DEPTH || ++parts > MAX_FILTER_NODES) return true;
+    const n = node as { all?: unknown; any?: unknown; not?: unknown };
+    for (const list of [n.all, n.any])
+      if (Array.isArray(list)) for (const child of list) stack.push([child, depth + 1]);
+    if (n.not !== undefined) stack.push([n.not, depth + 1]);
+  }
+  return false;
+}
+
+/** The refusal of a filter filterTooLarge finds, as parsers report a field. */
+export const FILTER_TOO_LARGE = `filter: nests deeper than ${MAX_FILTER_DEPTH} or has more than ${MAX_FILTER_NODES} parts`;
+
 /** Whether a name is a JSON pointer into the data (else an attribute). */
 export function isDataPointer(name: string): boolean {
   return name.startsWith('/');

@@ -52,12 +52,14 @@ export {
   TenantId,
 } from './envelope.ts';
 export type { EventSchema } from './event-catalog.ts';
-export { loadEventCatalog, SCHEMAS_DIR } from './event-catalog.ts';
+export { loadEventCatalog, repositoryEventCatalog, SCHEMAS_DIR } from './event-catalog.ts';
 export type { FilterInput, FilterVerdict } from './event-filter.ts';
 export {
   EventFilter,
   evaluateFilter,
+  FILTER_TOO_LARGE,
   filterNeedsData,
+  filterTooLarge,
   MAX_FILTER_DEPTH,
   MAX_FILTER_NODES,
   resolvePointer,

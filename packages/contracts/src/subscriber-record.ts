@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FILTER_TOO_LARGE, filterTooLarge } from './event-filter.ts';
 import {
   definitionRuleBroken,
   managedHeaderNames,
@@ -220,6 +221,8 @@ export type SubscriberRecord = z.infer<typeof SubscriberRecord>;
 export function parseSubscriberSpec(
   input: unknown,
 ): { ok: true; value: SubscriberSpec } | { ok: false; error: string } {
+  if (filterTooLarge((input as { filter?: unknown } | null)?.filter))
+    return { ok: false, error: FILTER_TOO_LARGE };
   const parsed = SubscriberSpec.safeParse(input);
   if (parsed.success) {
     const broken = definitionRuleBroken(parsed.data);

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { loadEventCatalog } from '../src/event-catalog.ts';
-import { EventFilter, evaluateFilter, filterNeedsData, resolvePointer } from '../src/event-filter.ts';
+import {
+  EventFilter,
+  evaluateFilter,
+  FILTER_TOO_LARGE,
+  filterNeedsData,
+  filterTooLarge,
+  resolvePointer,
+} from '../src/event-filter.ts';
 import { filterProblems } from '../src/filter-check.ts';
+import { parseSubscriberSpec } from '../src/subscriber-record.ts';
 
 const headers = {
   ce_type: 'shipment.updated',
@@ -118,6 +126,21 @@ describe('EventFilter, as a definition holds it', () => {
     const leaves = Array.from({ length: 64 }, (_, i) => ({ exact: { type: `t${i}` } }));
     expect(EventFilter.safeParse({ any: leaves }).success).toBe(false);
     expect(EventFilter.safeParse({ any: leaves.slice(1) }).success).toBe(true);
+  });
+});
+
+describe('a filter too deep for a recursive parse', () => {
+  it('is refused before zod walks it (5,000 levels would exhaust the stack)', () => {
+    let filter: unknown = { exact: { type: 'x' } };
+    for (let i = 0; i < 5000; i++) filter = { not: filter };
+    expect(filterTooLarge(filter)).toBe(true);
+    expect(parseSubscriberSpec({ name: 'deep', url: 'https://d.example.com/', filter })).toEqual({
+      ok: false,
+      error: FILTER_TOO_LARGE,
+    });
+    expect(filterTooLarge({ all: [{ exact: { type: 'x' } }, { not: { prefix: { source: 'y' } } }] })).toBe(
+      false,
+    );
   });
 });
 

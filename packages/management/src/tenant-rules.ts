@@ -1,4 +1,11 @@
-import { type SubscriberRecord, SubscriberSpec } from '@hookstream/contracts';
+import {
+  definitionFilterProblems,
+  FILTER_TOO_LARGE,
+  filterTooLarge,
+  repositoryEventCatalog,
+  type SubscriberRecord,
+  SubscriberSpec,
+} from '@hookstream/contracts';
 import { type CatalogSnapshot, knownSubscriber } from '@hookstream/subscribers';
 import type { Caller } from './caller.ts';
 import { type ErrorDetail, ManagementError } from './errors.ts';
@@ -49,12 +56,26 @@ export function specFor(caller: Caller, name: string, body: unknown): Subscriber
       );
     input = { ...input, tenant: caller.scope.tenant };
   }
+  if (filterTooLarge(input.filter))
+    throw new ManagementError('invalid_definition', 'the definition is invalid; nothing was written', {
+      details: [{ path: 'filter', message: FILTER_TOO_LARGE.slice('filter: '.length) }],
+    });
   const parsed = SubscriberSpec.safeParse(input);
   if (!parsed.success)
     throw new ManagementError('invalid_definition', 'the definition is invalid; nothing was written', {
       details: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
     });
   if (caller.scope.kind === 'tenant') refuseOperatorOnlyFields(parsed.data);
+  // A filter that could never hold (a pointer no schema of its types has) is refused, as by apply.
+  const filterProblems = definitionFilterProblems(parsed.data, repositoryEventCatalog());
+  if (filterProblems.length > 0)
+    throw new ManagementError(
+      'invalid_definition',
+      'the filter could never be evaluated; nothing was written',
+      {
+        details: filterProblems.map((p) => ({ path: 'filter', message: p })),
+      },
+    );
   return parsed.data;
 }
 

@@ -148,6 +148,19 @@ describe('writes', () => {
     await service.deleteSubscriber(operator, 'a-acme', { purge: false, ifMatch: changed.subscriber.etag });
   });
 
+  it('refuses a filter that could never hold, as apply does (a pointer no schema of its types has)', async () => {
+    const { service, writes } = setup();
+    const refused = await failure(
+      service.putSubscriber(operator, 'filtered', {
+        url: 'https://f.example.com/',
+        eventTypes: ['shipment.updated'],
+        filter: { exact: { '/shipment/colour': 'red' } },
+      }),
+    );
+    expect([refused.code, refused.status]).toEqual(['invalid_definition', 422]);
+    expect(writes).toEqual([]);
+  });
+
   it('an If-Match of * needs a record; a create names none', async () => {
     const { service } = setup();
     expect(

@@ -1,4 +1,6 @@
 import {
+  FILTER_TOO_LARGE,
+  filterTooLarge,
   isRegistrationKey,
   NameBinding,
   nameOfBindingKey,
@@ -213,6 +215,8 @@ export function parseSubscriberRecord(
       ok: false,
       error: `record version ${version} is newer than this code reads (up to ${SUBSCRIBER_RECORD_VERSION}): upgrade it`,
     };
+  if (filterTooLarge((json as { definition?: { filter?: unknown } } | null)?.definition?.filter))
+    return { ok: false, error: `definition.${FILTER_TOO_LARGE}` };
   const parsed = SubscriberRecord.safeParse(json);
   if (!parsed.success)
     return {

@@ -2,9 +2,8 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import {
   definitionFilterProblems,
-  type EventSchema,
-  loadEventCatalog,
   parseSubscriberSpec,
+  repositoryEventCatalog,
   type SubscriberSpec,
 } from '@hookstream/contracts';
 
@@ -85,17 +84,9 @@ async function loadOne(path: string): Promise<DefinitionFile | DefinitionProblem
   const spec = parsed.value;
   // A filter that could never be evaluated (a pointer no schema has) is refused here, not met
   // event by event.
-  const filterProblems = definitionFilterProblems(spec, eventCatalog());
+  const filterProblems = definitionFilterProblems(spec, repositoryEventCatalog());
   if (filterProblems.length > 0) return { path, error: filterProblems.join('; ') };
   if (spec.secret !== undefined && 'file' in spec.secret && !isAbsolute(spec.secret.file))
     return { path, spec: { ...spec, secret: { file: resolve(dirname(path), spec.secret.file) } } };
   return { path, spec };
-}
-
-let catalog: ReadonlyMap<string, EventSchema> | null = null;
-
-/** The event schemas of the repository's `schemas/`, read once. */
-function eventCatalog(): ReadonlyMap<string, EventSchema> {
-  catalog ??= loadEventCatalog();
-  return catalog;
 }

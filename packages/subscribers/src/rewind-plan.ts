@@ -23,6 +23,7 @@ export interface RewindReading {
 /** One partition's move. */
 export interface PartitionRewind {
   readonly partition: number;
+  /** The ledger there; null: none yet (the partition is not moved: it starts from its log start). */
   readonly from: number | null;
   readonly to: number;
   /** Records between the new ledger and the old one: what is sent again. */
@@ -53,15 +54,17 @@ export function planRewind(target: RewindTarget, readings: readonly RewindReadin
       if (!readings.some((r) => r.partition === p))
         throw new CatalogError('BAD_REWIND', `partition ${p} is not a partition of the events topic`, false);
   const partitions = readings.map((r): PartitionRewind => {
-    const wanted = wantedOffset(target, r);
-    const to = Math.max(r.low, wanted);
+    const wanted = Math.min(r.high, wantedOffset(target, r));
     const from = r.committed;
-    const moved = from === null ? to : Math.min(from, to);
+    // No ledger there yet: the group starts that partition from its log start anyway, and a
+    // commit would only move it forward past records never delivered. It stays as it is.
+    if (from === null) return { partition: r.partition, from, to: r.low, resend: 0, deleted: 0 };
+    const moved = Math.min(from, Math.max(r.low, wanted));
     return {
       partition: r.partition,
       from,
       to: moved,
-      resend: from === null ? 0 : Math.max(0, from - moved),
+      resend: Math.max(0, from - moved),
       deleted: deletedOf(target, r, wanted),
     };
   });
@@ -85,7 +88,8 @@ function wantedOffset(target: RewindTarget, r: RewindReading): number {
 }
 
 function deletedOf(target: RewindTarget, r: RewindReading, wanted: number): number | null {
-  if (target.kind === 'earliest') return r.low;
+  // `earliest` asks for what the topic keeps: nothing of that is gone.
+  if (target.kind === 'earliest') return 0;
   if (target.kind === 'offsets') return Math.max(0, r.low - wanted);
   // The time falls before the oldest record kept: what came between is gone, uncounted.
   if (r.atTime === r.low && r.low > 0 && r.lowTimestampMs != null && r.lowTimestampMs > target.atMs)

@@ -38,8 +38,13 @@ export interface RewindResult {
   readonly plan: RewindPlan;
   /** False for a dry run, or when no partition moves. */
   readonly applied: boolean;
-  /** Whether the subscriber was paused for the move and resumed after it. */
+  /** Whether the subscriber was paused for the move. */
   readonly pausedForIt: boolean;
+  /**
+   * Paused for it: whether it was resumed after (false: its state changed meanwhile, a disable or
+   * another pause, and was left as it is).
+   */
+  readonly resumed?: boolean;
 }
 
 /**
@@ -55,11 +60,11 @@ export async function rewindSubscriber(
 ): Promise<RewindResult> {
   const record = knownSubscriber(await context.catalog.read(), request.name);
   const planned = planRewind(request.target, await readings(context.admin, request));
-  const moves = (plan: RewindPlan) => plan.partitions.some((p) => p.from !== p.to);
+  const moves = (plan: RewindPlan) => plan.partitions.some((p) => p.from !== null && p.from !== p.to);
   if (request.dryRun || !moves(planned))
     return { name: request.name, plan: planned, applied: false, pausedForIt: false };
   const active = record.state.kind === 'active';
-  const stateChange = (action: 'pause' | 'resume') =>
+  const stateChange = (action: 'pause') =>
     changeSubscriberState(context, {
       action,
       name: request.name,
@@ -69,6 +74,8 @@ export async function rewindSubscriber(
       now: request.now,
     });
   if (active) await stateChange('pause');
+  const reason = `rewind to ${request.targetText}`;
+  let plan: RewindPlan;
   try {
     if (!(await context.groupEmptied(request.name, GROUP_EMPTY_MS)))
       throw new CatalogError(
@@ -76,11 +83,13 @@ export async function rewindSubscriber(
         `${request.name}: its group still has members after ${GROUP_EMPTY_MS / 1000} s (is an older pusher running it?); nothing moved`,
         true,
       );
-    const plan = planRewind(request.target, await readings(context.admin, request));
+    plan = planRewind(request.target, await readings(context.admin, request));
     await context.admin.commitOffsets(
       subscriberGroupId(request.name),
       request.eventsTopic,
-      plan.partitions.map((p) => ({ partition: p.partition, offset: String(p.to) })),
+      plan.partitions
+        .filter((p) => p.from !== null)
+        .map((p) => ({ partition: p.partition, offset: String(p.to) })),
     );
     await context.audit?.trail.write([
       auditRecordOf({
@@ -98,10 +107,40 @@ export async function rewindSubscriber(
         now: request.now,
       }),
     ]);
-    return { name: request.name, plan, applied: true, pausedForIt: active };
-  } finally {
-    if (active) await stateChange('resume');
+  } catch (err) {
+    if (active) await resumeOwnPause(context, request, reason).catch(() => undefined);
+    throw err;
   }
+  const resumed = active ? await resumeOwnPause(context, request, reason) : null;
+  return {
+    name: request.name,
+    plan,
+    applied: true,
+    pausedForIt: active,
+    ...(resumed === null ? {} : { resumed }),
+  };
+}
+
+/**
+ * Resumes the subscriber only if the pause in effect is still the one this rewind wrote: a
+ * disable (410, sustained failure) or an operator's pause made meanwhile stays. False: it was
+ * left as it is.
+ */
+async function resumeOwnPause(
+  context: RewindContext,
+  request: RewindRequest,
+  reason: string,
+): Promise<boolean> {
+  const state = knownSubscriber(await context.catalog.read(), request.name).state;
+  if (state.kind !== 'paused' || state.reason !== reason || state.by !== request.by) return false;
+  await changeSubscriberState(context, {
+    action: 'resume',
+    name: request.name,
+    by: request.by,
+    eventsTopic: request.eventsTopic,
+    now: request.now,
+  });
+  return true;
 }
 
 /** `2: 120 → 100` */

@@ -18,12 +18,12 @@ const reading = (
 describe('planRewind', () => {
   it.each([
     [
-      'earliest: every partition to its log start; what retention deleted is counted',
+      'earliest: every partition to its log start (what the topic keeps: nothing of it is gone)',
       { kind: 'earliest' as const },
       [reading(0, 0, 50, 40), reading(1, 10, 60, 60)],
       [
         { partition: 0, from: 40, to: 0, resend: 40, deleted: 0 },
-        { partition: 1, from: 60, to: 10, resend: 50, deleted: 10 },
+        { partition: 1, from: 60, to: 10, resend: 50, deleted: 0 },
       ],
     ],
     [
@@ -54,10 +54,19 @@ describe('planRewind', () => {
       ],
     ],
     [
-      'a partition without a ledger gets one at the target and re-sends nothing (it never delivered there)',
-      { kind: 'earliest' as const },
-      [reading(0, 0, 50, null)],
-      [{ partition: 0, from: null, to: 0, resend: 0, deleted: 0 }],
+      'a partition without a ledger is not moved forward, whatever the target (it starts from its log start)',
+      { kind: 'offsets' as const, offsets: new Map([[0, 30]]) },
+      [reading(0, 5, 50, null), reading(1, 0, 60, null)],
+      [
+        { partition: 0, from: null, to: 5, resend: 0, deleted: 0 },
+        { partition: 1, from: null, to: 0, resend: 0, deleted: 0 },
+      ],
+    ],
+    [
+      'no target moves a ledger past the end, nor forward',
+      { kind: 'offsets' as const, offsets: new Map([[0, 999]]) },
+      [reading(0, 0, 50, 40)],
+      [{ partition: 0, from: 40, to: 40, resend: 0, deleted: 0 }],
     ],
   ])('%s', (_, target, readings, expected) => {
     const plan = planRewind(target, readings);

@@ -94,7 +94,7 @@ rewind    delivers again from the events topic from --to (an ISO time, earliest,
           partition:offset,…), event ids unchanged; a ledger already before it stays (a rewind
           never skips). An active subscriber is paused while its ledger moves, then resumed; a
           paused one stays paused. Records already in its retry tiers go on as they are. Says per
-          partition how many events are sent again and what retention already deleted (exit 1
+          partition how many events are sent again and what retention already deleted (exit 3
           then). Written to the audit trail.
             --dry-run   print the events per partition that would be sent again; move nothing
 secret    show: the managed secret (and previous ones still signing) in clear text, or where an

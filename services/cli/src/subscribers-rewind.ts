@@ -13,6 +13,9 @@ import { cliAudit } from './cli-audit.ts';
 import { runtimeConnection } from './runtime-endpoints.ts';
 import { operatorName } from './tool-env.ts';
 
+/** Exit code: rewound (or counted), but retention had deleted part of the wanted range. */
+export const PART_OF_RANGE_GONE = 3;
+
 export interface RewindOptions {
   readonly to: string | undefined;
   readonly dryRun: boolean;
@@ -24,7 +27,7 @@ export interface RewindOptions {
 /**
  * `hookstream subscribers rewind <name> --to <time|earliest|partition:offset,…>`: re-delivers
  * from the events topic from there (ids unchanged). An active subscriber is paused while its
- * ledger moves and resumed after; a paused one stays paused. Exit 1 when part of the wanted
+ * ledger moves and resumed after; a paused one stays paused. Exit 3 when part of the wanted
  * range was deleted by retention (it is said per partition), 0 otherwise.
  */
 export async function rewindCommand(
@@ -35,7 +38,14 @@ export async function rewindCommand(
 ): Promise<number> {
   if (options.to === undefined)
     throw new CatalogError('BAD_OPTION', '--to <time|earliest|partition:offset,…> is required', false);
-  const target = parseRewindTarget(options.to);
+  let target: ReturnType<typeof parseRewindTarget>;
+  try {
+    target = parseRewindTarget(options.to);
+  } catch (err) {
+    // A --to that does not parse is a bad command line (exit 2), as a bad option is.
+    if (err instanceof CatalogError) throw new CatalogError('BAD_OPTION', err.message, false);
+    throw err;
+  }
   const admin = kafka.admin();
   await admin.connect();
   let result: RewindResult;
@@ -69,7 +79,11 @@ export async function rewindCommand(
     await admin.disconnect();
   }
   print(result, options);
-  return result.plan.rangeDeleted ? 1 : 0;
+  if (result.resumed === false)
+    process.stderr.write(
+      `${name}: its state changed while its ledger moved (disabled or paused again); it was left as it is, not resumed\n`,
+    );
+  return result.plan.rangeDeleted ? PART_OF_RANGE_GONE : 0;
 }
 
 function print(result: RewindResult, options: RewindOptions): void {

@@ -153,6 +153,8 @@ const LEDGER_READS = 3;
  * member sends no heartbeat meanwhile, so it stays well within the session timeout.
  */
 const HANDOVER_MAX_MS = 10_000;
+/** What the hand-over's commit gets when the wait used up the bound: one round trip. */
+const HANDOVER_COMMIT_MIN_MS = 1000;
 const DEFAULT_SESSION_TIMEOUT_MS = 30_000;
 
 /**
@@ -552,11 +554,14 @@ export class SubscriberConsumer {
    * abandoned at the revoke: no attempt of theirs is repeated.
    */
   async #handOver(lanes: readonly Lane[]): Promise<void> {
-    if (lanes.length === 0 || this.#stopping) return;
+    // Also while stopping: stop() commits only the current lanes, and these were revoked.
+    if (lanes.length === 0) return;
+    // One deadline for both steps: the member sends no heartbeat until it rejoins.
     const boundMs = Math.min(
       HANDOVER_MAX_MS,
       (this.#options.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS) / 3,
     );
+    const deadline = Date.now() + boundMs;
     const ended = await Promise.race([
       Promise.all(lanes.map((lane) => lane.idle())).then(() => true),
       sleep(boundMs, false, { ref: false }),
@@ -570,10 +575,8 @@ export class SubscriberConsumer {
           waitedMs: boundMs,
         },
       );
-    await Promise.race([
-      this.#committer.commitLanes(lanes),
-      sleep(FINAL_COMMIT_MS, undefined, { ref: false }),
-    ]);
+    const commitMs = Math.max(HANDOVER_COMMIT_MIN_MS, deadline - Date.now());
+    await Promise.race([this.#committer.commitLanes(lanes), sleep(commitMs, undefined, { ref: false })]);
   }
 
   /**
