@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { HttpError, readBody, TokenRateLimiter } from '@hookstream/ingress-http';
 import { ManagementError, type ManagementService, managementErrorOf } from '@hookstream/management';
 import type { ApiTokens } from './api-tokens.ts';
-import { openApiDocument } from './openapi.ts';
+import { IF_MATCH_PATTERN, openApiDocument } from './openapi.ts';
 import type { Route } from './route.ts';
 import { Router } from './router.ts';
 import { managementRoutes } from './routes.ts';
@@ -45,7 +45,9 @@ export class ApiServer {
     this.#limiter = new TokenRateLimiter({ perSecond: rate, burst: Math.max(1, Math.ceil(rate)) });
     this.#routes = managementRoutes(options.service, () => this.document());
     this.#router = new Router(this.#routes);
-    this.#server = createServer((req, res) => {
+    // Node's 16 KiB header limit answers 431 before a route sees the request; a long query is
+    // a 400 of its own parameter instead (the document's answer), up to this size.
+    this.#server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
       void this.#handle(req, res);
     });
     this.#server.requestTimeout = 30_000;
@@ -85,15 +87,18 @@ export class ApiServer {
     const method = req.method ?? 'GET';
     let path = '?';
     let status = 500;
+    let allow: readonly string[] = [];
     try {
       const url = new URL(req.url ?? '/', 'http://api.invalid');
       path = url.pathname;
       const match = this.#router.match(method, path);
       if (match.kind === 'none') throw new HttpError(404, 'not_found', `no route ${path}`);
-      if (match.kind === 'method')
+      if (match.kind === 'method') {
+        allow = match.allow;
         throw new HttpError(405, 'method_not_allowed', `${method} is not allowed on ${path}`, {
           details: [{ allow: match.allow }],
         });
+      }
       const { route, params } = match;
       const caller = this.#options.tokens.authorize(req.headers.authorization);
       if (caller === null && !route.public)
@@ -110,6 +115,13 @@ export class ApiServer {
         if (k in query) throw new HttpError(400, 'invalid_request', `query parameter ${k} given twice`);
         query[k] = v;
       }
+      const ifMatch = headerValue(req.headers['if-match']);
+      if (ifMatch !== undefined && (method === 'PUT' || method === 'DELETE') && !IF_MATCH.test(ifMatch))
+        throw new HttpError(
+          400,
+          'invalid_request',
+          'If-Match: "*" or quoted ETags, as this API answers them',
+        );
       const body = route.body === undefined ? undefined : await this.#body(req);
       const answer = await route.run({
         // Only a public route runs without a token; the one there is (the document) reads no caller.
@@ -117,7 +129,7 @@ export class ApiServer {
         params,
         query,
         body,
-        ifMatch: headerValue(req.headers['if-match']),
+        ifMatch,
       });
       status = answer.status;
       send(res, answer.status, answer.body, answer.headers);
@@ -129,6 +141,8 @@ export class ApiServer {
       send(res, http.status, http.body(), {
         ...(http.retryAfterS === null ? {} : { 'retry-after': String(http.retryAfterS) }),
         ...(http.status === 401 ? { 'www-authenticate': 'Bearer' } : {}),
+        // RFC 9110: a 405 lists the methods the resource takes.
+        ...(http.status === 405 ? { allow: allow.join(', ') } : {}),
       });
     } finally {
       this.#options.log?.('info', 'request', {
@@ -162,6 +176,10 @@ export class ApiServer {
     });
   }
 }
+
+/** Request line and headers together, at most. */
+const MAX_HEADER_BYTES = 128 * 1024;
+const IF_MATCH = new RegExp(IF_MATCH_PATTERN);
 
 function send(
   res: ServerResponse,

@@ -17,6 +17,12 @@ function schemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
   return rest;
 }
 
+/**
+ * `*`, or one or more revisions (the ETags this API gives), comma-separated; quoted as RFC 9110
+ * writes entity tags, or bare (some clients and proxies drop the quotes).
+ */
+export const IF_MATCH_PATTERN = '^(\\*|"?[0-9]{1,19}"?(\\s*,\\s*"?[0-9]{1,19}"?)*)$';
+
 /** The common failures every authenticated route may answer. */
 const COMMON_ERRORS: Readonly<Record<number, string>> = {
   400: 'A path, query or body that does not validate',
@@ -46,6 +52,7 @@ function commonErrors(route: Route): Readonly<Record<number, string>> {
 const BODY_ERRORS: Readonly<Record<number, string>> = {
   413: 'The body is larger than the limit (1 MiB by default)',
   415: 'A body other than application/json',
+  422: 'A body that is JSON but not what the route takes; details name each field',
 };
 
 function errorResponse(description: string) {
@@ -66,7 +73,14 @@ function parameters(route: Route): JsonSchema[] {
   );
   const conditional =
     route.method === 'PUT' || route.method === 'DELETE'
-      ? [{ name: 'If-Match', in: 'header', required: false, schema: { type: 'string' } }]
+      ? [
+          {
+            name: 'If-Match',
+            in: 'header',
+            required: false,
+            schema: { type: 'string', pattern: IF_MATCH_PATTERN },
+          },
+        ]
       : [];
   return [...inPath, ...inQuery, ...conditional];
 }

@@ -29,16 +29,22 @@ export const EventParams = z.object({ id: EventId });
 export const NoParams = z.object({});
 
 const limit = (fallback: number) => z.coerce.number().int().min(1).max(MAX_PAGE_LIMIT).default(fallback);
-const csv = <T extends z.ZodType<unknown, string>>(item: T) =>
+/**
+ * A comma-separated list of `item`s. The pattern states the items' form in the document too, so
+ * a value the document allows is one the API takes; the length bounds the count.
+ */
+const csv = <T extends z.ZodType<unknown, string>>(item: T, itemPattern: string) =>
   z
     .string()
     .max(4000)
-    .transform((s) => s.split(',').filter((x) => x !== ''))
-    .pipe(z.array(item).max(100));
+    .regex(new RegExp(`^(?:${itemPattern})(?:,(?:${itemPattern}))*$`), `a comma-separated list`)
+    .transform((s) => s.split(','))
+    .pipe(z.array(item));
 
 export const ListQuery = z.object({
   limit: limit(DEFAULT_PAGE_LIMIT),
-  cursor: z.string().max(400).optional(),
+  /** `nextCursor` of the page before: the name after which this page starts. */
+  cursor: SubscriberName.optional(),
 });
 
 export const DeleteQuery = z.object({
@@ -48,9 +54,9 @@ export const DeleteQuery = z.object({
 
 /** The CLI's `dlq list` selection, as query parameters (lists comma-separated). */
 export const DeadLetterQuery = z.object({
-  eventId: csv(EventId).optional(),
-  reason: csv(DeadLetterReason).optional(),
-  status: csv(StatusMatch).optional(),
+  eventId: csv(EventId, '[A-Za-z0-9._:-]{1,200}').optional(),
+  reason: csv(DeadLetterReason, DeadLetterReason.options.join('|')).optional(),
+  status: csv(StatusMatch, '[1-5][0-9][0-9]|[1-5]xx|none').optional(),
   since: z.iso.datetime({ offset: true }).optional(),
   until: z.iso.datetime({ offset: true }).optional(),
   limit: limit(DEFAULT_PAGE_LIMIT),

@@ -1,6 +1,6 @@
 import type { AuditRecord, SubscriberRecord } from '@hookstream/contracts';
 import { type ManagementPorts, ManagementService } from '@hookstream/management';
-import { foldRegistry } from '@hookstream/subscribers';
+import { foldRegistry, RevisionMismatchError } from '@hookstream/subscribers';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiServer, ApiTokens, answerSchema, managementRoutes, Router } from '../src/index.ts';
 
@@ -10,6 +10,9 @@ const ACME_TOKEN = 'acme-token-0123456789abc';
 /** Only the catalog and the audit trail are used here; every other port fails loudly. */
 function service(): { service: ManagementService; audit: AuditRecord[] } {
   const records = new Map<string, SubscriberRecord>();
+  // Revisions as the catalog topic gives them: the offset of the write in effect.
+  const revisions = new Map<string, string>();
+  let offset = 0;
   const audit: AuditRecord[] = [];
   const unused = async (): Promise<never> => {
     throw new Error('not used by these tests');
@@ -18,9 +21,26 @@ function service(): { service: ManagementService; audit: AuditRecord[] } {
     eventsTopic: 'events',
     secretsKey: undefined,
     catalog: {
-      read: async () => ({ ...foldRegistry([]), subscribers: new Map(records) }),
+      read: async () => ({
+        ...foldRegistry([]),
+        subscribers: new Map(records),
+        revisions: new Map(revisions),
+      }),
       write: async (rs) => {
-        for (const r of rs) records.set(r.definition.name, r);
+        for (const r of rs) {
+          records.set(r.definition.name, r);
+          revisions.set(r.definition.name, String(offset++));
+        }
+      },
+      writeIfRevision: async (record, expected) => {
+        const name = record.definition.name;
+        const current = revisions.get(name);
+        if ((expected === 'absent' ? undefined : expected) !== current)
+          throw new RevisionMismatchError(name, expected, current ?? null);
+        records.set(name, record);
+        const revision = String(offset++);
+        revisions.set(name, revision);
+        return revision;
       },
     },
     deleteSubscriber: unused,
@@ -114,13 +134,19 @@ describe('the server', () => {
   it('routes: 404 for no route, 405 for another method, 400 for a name the contracts refuse', async () => {
     const api = await start();
     expect(await errorCode(await api('/v1/nothing'))).toBe('not_found');
-    expect((await api('/v1/subscribers', { method: 'DELETE' })).status).toBe(405);
+    const wrongMethod = await api('/v1/subscribers', { method: 'DELETE' });
+    expect([wrongMethod.status, wrongMethod.headers.get('allow')]).toEqual([405, 'GET']);
     const bad = await api('/v1/subscribers/UPPER');
     expect(bad.status).toBe(400);
     expect(await errorCode(bad)).toBe('invalid_request');
     expect((await api(`/v1/subscribers?limit=1001`)).status).toBe(400);
     expect((await api(`/v1/subscribers?limit=5&limit=6`)).status).toBe(400);
-    expect(await errorCode(await api(`/v1/subscribers?cursor=forged`))).toBe('invalid_cursor');
+    // A cursor is a name: any name is one (the page after it), anything else is refused.
+    expect((await api(`/v1/subscribers?cursor=any-name`)).status).toBe(200);
+    expect(await errorCode(await api(`/v1/subscribers?cursor=Not%20a%20name`))).toBe('invalid_request');
+    // If-Match is `*` or quoted ETags; anything else is a bad request, not a stale one.
+    const badTag = await api('/v1/subscribers/s9', { method: 'DELETE', headers: { 'if-match': 'W/"1"' } });
+    expect([badTag.status, await errorCode(badTag)]).toEqual([400, 'invalid_request']);
   });
 
   it('bounds bodies: 413 past the limit, 415 for another type, 400 for bad JSON, 422 for a bad definition', async () => {
@@ -148,11 +174,11 @@ describe('the server', () => {
     expect(again.status).toBe(200);
     expect(((await again.json()) as { action: string }).action).toBe('unchanged');
     const etag = created.headers.get('etag');
-    expect(etag).toMatch(/^"[0-9a-f]{64}"$/);
+    expect(etag).toMatch(/^"\d+"$/);
     expect(again.headers.get('etag')).toBe(etag);
     const got = await api('/v1/subscribers/s1');
     expect(got.headers.get('etag')).toBe(etag);
-    const stale = await api('/v1/subscribers/s1', { method: 'PUT', body, headers: { 'if-match': '"00"' } });
+    const stale = await api('/v1/subscribers/s1', { method: 'PUT', body, headers: { 'if-match': '"99"' } });
     expect(stale.status).toBe(412);
     expect(await errorCode(stale)).toBe('precondition_failed');
     // A tenant does not see the operator's subscriber.

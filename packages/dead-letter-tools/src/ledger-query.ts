@@ -60,6 +60,16 @@ export async function queryLedger(kafka: KafkaConnection, query: LedgerQuery): P
         event = factsOf(record.headers);
       }
     }
+    // Nowhere in the attempt log, and no events topic to hold it: no subscriber has a ledger there.
+    if (origin === null && !(await admin.topicExists(query.eventsTopic)))
+      return {
+        eventId: query.eventId,
+        origin: null,
+        foundIn: null,
+        tenant: null,
+        subscribers: [],
+        otherGroups: 0,
+      };
     const groups = subscribersFromGroups(await admin.listGroupIds(SUBSCRIBER_GROUP_PREFIX));
     // --subscriber answers for that one even without a group (it has not started: not reached).
     const names =

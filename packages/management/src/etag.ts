@@ -20,8 +20,9 @@ export function expectedRevision(
   current: string | undefined,
 ): { readonly expected: string | 'absent'; readonly retry: boolean } {
   if (ifMatch === undefined) return { expected: current ?? 'absent', retry: true };
-  const tags = ifMatch.split(',').map((t) => t.trim());
-  if (current !== undefined && (tags.includes('*') || tags.includes(etagOf(current))))
+  // Quoted as RFC 9110 writes them, or bare: the revision is what counts.
+  const tags = ifMatch.split(',').map((t) => t.trim().replace(/^"(.*)"$/, '$1'));
+  if (current !== undefined && (tags.includes('*') || tags.includes(current)))
     return { expected: current, retry: false };
   throw preconditionFailed();
 }

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type StackConfig, VERSIONS } from './config.ts';
 import { StackError } from './errors.ts';
@@ -30,6 +31,11 @@ export interface FuzzOptions {
   readonly maxTimeSeconds: number;
   /** Hypothesis's seed (default: a fixed one, so a failure repeats). */
   readonly seed?: number;
+  /**
+   * Answers a valid request may get besides 2xx (Schemathesis's positive_data_acceptance takes
+   * 401, 403, 404, 409 and 429 by default): a domain's own, such as 412 for a stale If-Match.
+   */
+  readonly acceptedStatuses?: readonly number[];
   /** Operations left out, as Schemathesis's `--exclude-path-regex`. */
   readonly excludePathRegex?: string;
 }
@@ -58,8 +64,29 @@ export async function ensureOpenApiTools(config: StackConfig, report: Reporter):
   return {
     validate: (documentPath) => runTool(venv.bin('openapi-spec-validator'), [documentPath], spec.dir),
     // Run in the cache folder: Schemathesis writes its own folder where it runs.
-    fuzz: (options) => runTool(venv.bin('schemathesis'), fuzzArgs(options), spec.dir, { NO_COLOR: '1' }),
+    fuzz: async (options) => {
+      const config = join(spec.dir, `config-${process.pid}-${Date.now()}.toml`);
+      await writeFile(config, fuzzConfig(options));
+      try {
+        return await runTool(
+          venv.bin('schemathesis'),
+          ['--config-file', config, ...fuzzArgs(options)],
+          spec.dir,
+          {
+            NO_COLOR: '1',
+          },
+        );
+      } finally {
+        await rm(config, { force: true });
+      }
+    },
   };
+}
+
+/** The run's schemathesis.toml: the statuses a valid request may get. */
+function fuzzConfig(o: FuzzOptions): string {
+  const statuses = ['2xx', '401', '403', '404', '409', '429', ...(o.acceptedStatuses ?? []).map(String)];
+  return `[checks.positive_data_acceptance]\nexpected-statuses = [${statuses.map((s) => `"${s}"`).join(', ')}]\n`;
 }
 
 function fuzzArgs(o: FuzzOptions): string[] {

@@ -35,7 +35,16 @@ export async function fetchCommittedOffsets(
   groupId: string,
   topic: string,
 ): Promise<CommittedOffset[]> {
-  const [committed] = await retryRetriable(() => admin.fetchOffsets({ groupId, topics: [topic] }));
+  let fetched: Awaited<ReturnType<Admin['fetchOffsets']>>;
+  try {
+    fetched = await retryRetriable(() => admin.fetchOffsets({ groupId, topics: [topic] }));
+  } catch (err) {
+    // A topic that does not exist holds no ledger: that is an answer, not a failure (and kafkajs's
+    // protocol error must not leave this package).
+    if ((err as { type?: unknown }).type === 'UNKNOWN_TOPIC_OR_PARTITION') return [];
+    throw err;
+  }
+  const [committed] = fetched;
   const partitions = committed?.partitions ?? [];
   const lows = partitions.some((p) => p.offset === EARLIEST)
     ? new Map((await retryRetriable(() => admin.fetchTopicOffsets(topic))).map((r) => [r.partition, r.low]))
