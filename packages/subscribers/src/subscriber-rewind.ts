@@ -64,17 +64,16 @@ export async function rewindSubscriber(
   if (request.dryRun || !moves(planned))
     return { name: request.name, plan: planned, applied: false, pausedForIt: false };
   const active = record.state.kind === 'active';
-  const stateChange = (action: 'pause') =>
-    changeSubscriberState(context, {
-      action,
+  const reason = `rewind to ${request.targetText}`;
+  if (active)
+    await changeSubscriberState(context, {
+      action: 'pause',
       name: request.name,
       by: request.by,
-      reason: `rewind to ${request.targetText}`,
+      reason,
       eventsTopic: request.eventsTopic,
       now: request.now,
     });
-  if (active) await stateChange('pause');
-  const reason = `rewind to ${request.targetText}`;
   let plan: RewindPlan;
   try {
     if (!(await context.groupEmptied(request.name, GROUP_EMPTY_MS)))

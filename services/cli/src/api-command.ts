@@ -4,12 +4,11 @@ import { parseArgs } from 'node:util';
 import { ApiServer, ApiTokens, DEFAULT_API_RATE } from '@hookstream/api';
 import { DEFAULT_EVENTS_TOPIC, EventsTopicName, HookstreamError } from '@hookstream/contracts';
 import { kafkaPorts, ManagementService } from '@hookstream/management';
-import { startNoticeProducer } from '@hookstream/producer';
 import { loadSecretsKey } from '@hookstream/subscribers';
 import { createLogger, startTracing } from '@hookstream/telemetry';
 import { z } from 'zod';
 import { toolKafka } from './kafka-client.ts';
-import { runtimeConnection } from './runtime-endpoints.ts';
+import { openNoticePublisher } from './notice-publisher.ts';
 import { reportToolError } from './tool-errors.ts';
 
 export const API_USAGE = `Usage: hookstream api [--port <n>] [--host <address>] [--rate <n>] [--topic <events topic>] [--secrets-key-file <path>]
@@ -124,14 +123,7 @@ export async function apiCommand(args: readonly string[]): Promise<number> {
         kafka: toolKafka('hookstream-api'),
         eventsTopic: config.topic,
         secretsKey,
-        openPublisher: () =>
-          startNoticeProducer({
-            kafka: runtimeConnection().kafka,
-            registry: runtimeConnection().registry,
-            source: '/hookstream/api',
-            eventsTopic: config.topic,
-            clientId: 'hookstream-api',
-          }),
+        openPublisher: () => openNoticePublisher('api', config.topic),
       }),
     );
     const server = new ApiServer({

@@ -3,10 +3,9 @@ import { parseArgs } from 'node:util';
 import { ConsoleError, ConsoleServer, KafkaConsoleBackend, parseConsoleTokens } from '@hookstream/console';
 import { DEFAULT_EVENTS_TOPIC } from '@hookstream/contracts';
 import { queryLedger, readDeadLetters, replayDeadLetters } from '@hookstream/dead-letter-tools';
-import { startNoticeProducer } from '@hookstream/producer';
 import { findEventTraces, startTracing } from '@hookstream/telemetry';
 import { toolKafka } from './kafka-client.ts';
-import { runtimeConnection } from './runtime-endpoints.ts';
+import { openNoticePublisher } from './notice-publisher.ts';
 import { jaegerQueryUrl, toolEnv } from './tool-env.ts';
 import { reportToolError } from './tool-errors.ts';
 
@@ -65,14 +64,7 @@ export async function consoleCommand(args: readonly string[]): Promise<number> {
         queryLedger,
         findTraceIds: async (url, id) => (await findEventTraces(url, id)).map((t) => t.traceID),
       },
-      openPublisher: () =>
-        startNoticeProducer({
-          kafka: runtimeConnection().kafka,
-          registry: runtimeConnection().registry,
-          source: '/hookstream/console',
-          eventsTopic,
-          clientId: 'hookstream-console',
-        }),
+      openPublisher: () => openNoticePublisher('console', eventsTopic),
     });
     const server = new ConsoleServer({
       backend,

@@ -3,7 +3,6 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_EVENTS_TOPIC, DEFAULT_RETENTION_WARNING_MS, SubscriberName } from '@hookstream/contracts';
 import { readDeadLetters } from '@hookstream/dead-letter-tools';
 import { refuseWhatTheFleetCannotRead } from '@hookstream/management';
-import { startNoticeProducer } from '@hookstream/producer';
 import {
   applyAuditRecords,
   CatalogError,
@@ -33,7 +32,7 @@ import {
 import { formatTable } from '@hookstream/terminal';
 import { cliAudit, rethrow, writeAudit } from './cli-audit.ts';
 import { toolKafka } from './kafka-client.ts';
-import { runtimeConnection } from './runtime-endpoints.ts';
+import { openNoticePublisher } from './notice-publisher.ts';
 import {
   formatCount,
   formatDelay,
@@ -476,14 +475,7 @@ async function setState(
     {
       catalog,
       audit: cliAudit(),
-      openPublisher: () =>
-        startNoticeProducer({
-          kafka: runtimeConnection().kafka,
-          registry: runtimeConnection().registry,
-          source: '/hookstream/cli',
-          eventsTopic: topic,
-          clientId: 'hookstream-subscribers',
-        }),
+      openPublisher: () => openNoticePublisher('cli', topic),
     },
     {
       action,

@@ -1,5 +1,4 @@
 import type { KafkaConnection } from '@hookstream/kafka';
-import { startNoticeProducer } from '@hookstream/producer';
 import {
   CatalogError,
   describeMove,
@@ -10,7 +9,7 @@ import {
 } from '@hookstream/subscribers';
 import { formatTable } from '@hookstream/terminal';
 import { cliAudit } from './cli-audit.ts';
-import { runtimeConnection } from './runtime-endpoints.ts';
+import { openNoticePublisher } from './notice-publisher.ts';
 import { operatorName } from './tool-env.ts';
 
 /** Exit code: rewound (or counted), but retention had deleted part of the wanted range. */
@@ -56,14 +55,7 @@ export async function rewindCommand(
         admin,
         audit: cliAudit(),
         groupEmptied: (n, timeoutMs) => catalog.groupEmptied(n, timeoutMs),
-        openPublisher: () =>
-          startNoticeProducer({
-            kafka: runtimeConnection().kafka,
-            registry: runtimeConnection().registry,
-            source: '/hookstream/cli',
-            eventsTopic: options.eventsTopic,
-            clientId: 'hookstream-subscribers',
-          }),
+        openPublisher: () => openNoticePublisher('cli', options.eventsTopic),
       },
       {
         name,
