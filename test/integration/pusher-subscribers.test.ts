@@ -56,10 +56,13 @@ describe('subscribers on one topic', () => {
     const topic = await fx.topic(2);
     const early = Array.from({ length: 5 }, () => factory.event());
     await fx.produce(topic, factory, early);
-    // Kafka timestamps are milliseconds: make sure the later events are strictly later.
+    // Kafka timestamps are the producer's clock at the send, in milliseconds: the cut must be a
+    // millisecond after the send was acknowledged, not only after the events were made, or the
+    // last early record can carry the cut's own timestamp.
+    const sentAt = Date.now();
     const cut = await waitFor('a new millisecond', async () => {
       const now = Date.now();
-      return now > Date.parse(early.at(-1)?.occurredAt ?? '') ? now : undefined;
+      return now > sentAt ? now : undefined;
     });
     const late = Array.from({ length: 5 }, () => factory.event());
     await fx.produce(topic, factory, late);
