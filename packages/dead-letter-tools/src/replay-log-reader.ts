@@ -1,6 +1,6 @@
 import { replayLogTopicName, type SubscriberName } from '@hookstream/contracts';
 import { type ConsumedRecord, type KafkaConnection, KafkaReadError, readTopic } from '@hookstream/kafka';
-import { leaseFromLog, liveLease, type ReplayLease } from '@hookstream/replay';
+import { type ReplayLease, supersedingLease } from '@hookstream/replay';
 
 /** How long a fenced run looks for the lease of the run that fenced it. */
 const HOLDER_WAIT_MS = 10_000;
@@ -21,19 +21,20 @@ export async function readReplayLog(
 }
 
 /**
- * The live lease of another run than `replayId`, for a run that was fenced: the run that fenced
- * it commits its lease just after, so it is looked for a little while. Null when none shows up
- * (the broker timed out this run's transaction, or the other run stopped at once).
+ * The lease of the run that took over from `replayId` (supersedingLease): the run that fenced
+ * it commits its lease just after, so it is looked for `waitMs` (default 10 s). Null when none
+ * shows up (the broker timed out this run's transaction, or the other run stopped at once).
  */
 export async function fencingHolder(
   kafka: KafkaConnection,
   subscriber: SubscriberName,
   replayId: string,
+  waitMs = HOLDER_WAIT_MS,
 ): Promise<ReplayLease | null> {
-  const deadline = Date.now() + HOLDER_WAIT_MS;
+  const deadline = Date.now() + waitMs;
   for (;;) {
     const lease = await readReplayLog(kafka, subscriber).then(
-      (log) => liveLease(leaseFromLog(log), Date.now(), replayId),
+      (log) => supersedingLease(log, replayId),
       () => null,
     );
     if (lease !== null || Date.now() >= deadline) return lease;

@@ -155,7 +155,12 @@ function summaryOf(
   };
 }
 
-/** A fenced write as REPLAY_FENCED naming the run that took over; any other error unchanged. */
+/**
+ * A fenced write as REPLAY_FENCED naming the run that took over; any other error unchanged. A
+ * write that failed otherwise while another run's live lease is in the log was fenced too: a
+ * broker mid-way through the newer run's transactions answers the older epoch
+ * CONCURRENT_TRANSACTIONS until the client gives up, never PRODUCER_FENCED.
+ */
 async function fencedError(
   kafka: KafkaConnection,
   holder: LeaseHolder,
@@ -163,8 +168,9 @@ async function fencedError(
   done: number,
   total: number,
 ): Promise<unknown> {
-  if (!(err instanceof KafkaFencedError)) return err;
-  const other = await fencingHolder(kafka, holder.subscriber, holder.replayId);
+  const fenced = err instanceof KafkaFencedError;
+  const other = await fencingHolder(kafka, holder.subscriber, holder.replayId, fenced ? undefined : 0);
+  if (!fenced && other === null) return err;
   const by =
     other === null
       ? 'another replay whose lease is not in the replay log yet (or the broker timed out this run)'

@@ -50,6 +50,7 @@ export {
   REPLAY_LEASE_TTL_MS,
   ReplayLease,
   ReplayTool,
+  supersedingLease,
 } from './replay-lease.ts';
 export type { ReplayedIndex, ReplayPlan } from './replay-log.ts';
 export { indexReplayLog, planReplay, ReplayLogEntry, replayLogKey, replayLogRecord } from './replay-log.ts';

@@ -63,8 +63,32 @@ export function leaseFromLog(records: readonly Pick<StoredRecord, 'key' | 'value
   let last: Pick<StoredRecord, 'key' | 'value'> | undefined;
   for (const r of records) if (r.key === REPLAY_LEASE_KEY) last = r;
   if (last?.value === null || last?.value === undefined) return null;
+  return parseLease(last.value);
+}
+
+/**
+ * The lease of the run that took over from `replayId`: the last lease of another run written
+ * after this run's own last one, live, given back since, or expired. Both runs write as one
+ * transactional id, so a commit after ours means the other run took the id after we did: we are
+ * fenced, whatever error the broker gave us. Null when no other run's lease follows ours.
+ */
+export function supersedingLease(
+  records: readonly Pick<StoredRecord, 'key' | 'value'>[],
+  replayId: string,
+): ReplayLease | null {
+  let other: ReplayLease | null = null;
+  for (const r of records) {
+    if (r.key !== REPLAY_LEASE_KEY || r.value === null) continue;
+    const lease = parseLease(r.value);
+    if (lease === null) continue;
+    other = lease.replayId === replayId ? null : lease;
+  }
+  return other;
+}
+
+function parseLease(value: Buffer): ReplayLease | null {
   try {
-    const parsed = ReplayLease.safeParse(JSON.parse(last.value.toString('utf8')));
+    const parsed = ReplayLease.safeParse(JSON.parse(value.toString('utf8')));
     return parsed.success ? parsed.data : null;
   } catch {
     return null;

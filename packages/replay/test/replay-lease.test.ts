@@ -9,6 +9,7 @@ import {
   liveLease,
   REPLAY_LEASE_KEY,
   REPLAY_LEASE_TTL_MS,
+  supersedingLease,
 } from '../src/replay-lease.ts';
 import { indexReplayLog, replayLogRecord } from '../src/replay-log.ts';
 import { checkReplayable } from '../src/tier-record.ts';
@@ -64,6 +65,27 @@ describe('the replay lease', () => {
     expect(liveLease(lease, NOW + 1000, 'rpl_a')).toBeNull();
     expect(liveLease(lease, NOW + REPLAY_LEASE_TTL_MS)).toBeNull();
     expect(liveLease(null, NOW)).toBeNull();
+  });
+
+  it.each([
+    ['no log at all', [], null],
+    ['only our own lease', ['a'], null],
+    ['another run before ours (we fenced it)', ['b', 'a'], null],
+    ['another run after ours', ['a', 'b'], 'rpl_b'],
+    ['another run after ours that gave the lease back since', ['a', 'b', 'release'], 'rpl_b'],
+    ['another run after ours, then ours again (it never fenced us)', ['a', 'b', 'a'], null],
+    ['an unreadable lease after ours names nobody', ['a', 'junk'], null],
+  ] as const)('taken over from rpl_a: %s', (_, log, expected) => {
+    const records = log.map((r) =>
+      r === 'a'
+        ? leaseRecord(alice, NOW, NOW)
+        : r === 'b'
+          ? leaseRecord(bob, NOW, NOW + 1000)
+          : r === 'release'
+            ? leaseRelease()
+            : { key: REPLAY_LEASE_KEY, value: Buffer.from('{"replayId":') },
+    );
+    expect(supersedingLease([entry('1'), ...records], 'rpl_a')?.replayId ?? null).toBe(expected);
   });
 
   it('names its holder: run, operator, host, pid, tool and times', () => {
