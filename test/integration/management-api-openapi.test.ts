@@ -6,7 +6,7 @@ import { ApiServer, ApiTokens } from '@hookstream/api';
 import { createKafka } from '@hookstream/kafka';
 import { kafkaPorts, ManagementService } from '@hookstream/management';
 import { consoleReporter, ensureOpenApiTools, loadStackConfig, type OpenApiTools } from '@hookstream/stack';
-import { parseSecretsKey, SubscriberCatalog } from '@hookstream/subscribers';
+import { LiveCatalog, parseSecretsKey, SubscriberCatalog } from '@hookstream/subscribers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '../support/names.ts';
 import { endpoints } from '../support/stack.ts';
@@ -20,9 +20,12 @@ import { endpoints } from '../support/stack.ts';
 const kafka = createKafka({ brokers: endpoints.brokers, clientId: 'test-management-openapi', quiet: true });
 const tenant = uniqueName('fuzz');
 const tenantToken = randomBytes(18).toString('base64url');
+/** The API's catalog, as `hookstream api` keeps it: followed, started before the server. */
+const live = new LiveCatalog(kafka, () => undefined);
 const service = new ManagementService(
   kafkaPorts({
     kafka,
+    catalog: live,
     eventsTopic: uniqueName('mapi-fuzz-events'),
     secretsKey: parseSecretsKey(randomBytes(32).toString('base64'), 'the test key'),
     openPublisher: async () => {
@@ -36,6 +39,7 @@ let tools: OpenApiTools;
 
 beforeAll(async () => {
   tools = await ensureOpenApiTools(loadStackConfig(), consoleReporter);
+  await live.start();
   server = new ApiServer({
     service,
     tokens: ApiTokens.parse([`${tenantToken}@${tenant}`]),
@@ -54,6 +58,7 @@ afterAll(async () => {
         .deleteSubscriber({ scope: { kind: 'operator' }, id: 'test' }, name, { purge: false })
         .catch(() => undefined);
   await server?.close();
+  await live.stop();
 }, 120_000);
 
 describe('the management API against its OpenAPI document', () => {

@@ -2,7 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { ApiServer, ApiTokens, answerSchema, managementRoutes, Router } from '@hookstream/api';
 import { createKafka } from '@hookstream/kafka';
 import { kafkaPorts, ManagementService } from '@hookstream/management';
-import { parseSecretsKey, readAuditTrail, recordDigest, SubscriberCatalog } from '@hookstream/subscribers';
+import {
+  LiveCatalog,
+  parseSecretsKey,
+  readAuditTrail,
+  recordDigest,
+  SubscriberCatalog,
+} from '@hookstream/subscribers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventFactory } from '../support/events.ts';
 import { uniqueName } from '../support/names.ts';
@@ -22,9 +28,12 @@ const globex = uniqueName('globex');
 const acmeToken = token();
 const globexToken = token();
 const tokens = ApiTokens.parse([`${operatorToken}=*`, `${acmeToken}@${acme}`, `${globexToken}@${globex}`]);
+/** The API's catalog, as `hookstream api` keeps it: followed, started before the server. */
+const live = new LiveCatalog(kafka, () => undefined);
 const service = new ManagementService(
   kafkaPorts({
     kafka,
+    catalog: live,
     eventsTopic: uniqueName('mapi-events'),
     secretsKey: parseSecretsKey(randomBytes(32).toString('base64'), 'the test key'),
     openPublisher: async () => {
@@ -45,6 +54,7 @@ async function serve(rate: number): Promise<string> {
 }
 
 beforeAll(async () => {
+  await live.start();
   base = await serve(1000);
 });
 
@@ -54,6 +64,7 @@ afterAll(async () => {
     if (name.startsWith('mapi-') && made.has(name))
       await service.deleteSubscriber({ scope: { kind: 'operator' }, id: 'test' }, name, { purge: false });
   for (const s of servers) await s.close();
+  await live.stop();
 });
 
 interface Answer<T = Record<string, unknown>> {

@@ -4,11 +4,11 @@ import type { KafkaConnection } from '@hookstream/kafka';
 import {
   AuditTrail,
   deleteSubscriber,
+  type LiveCatalog,
   type NoticePublisher,
   readAuditTrail,
   readInstanceStatuses,
   type SecretsKey,
-  SubscriberCatalog,
   subscriberOverviewsWithHeadroom,
 } from '@hookstream/subscribers';
 import type { ManagementPorts } from './management-ports.ts';
@@ -20,15 +20,18 @@ import type { ManagementPorts } from './management-ports.ts';
  */
 const TENANT_RELEASE_TIMEOUT_MS = 20_000;
 
-/** The ports against Kafka: the catalog, the dead-letter tools and the audit trail. */
+/**
+ * The ports against Kafka: the catalog, the dead-letter tools and the audit trail. `catalog` is
+ * started and stopped by the caller, around the server's life.
+ */
 export function kafkaPorts(context: {
   readonly kafka: KafkaConnection;
+  readonly catalog: LiveCatalog;
   readonly eventsTopic: string;
   readonly secretsKey: SecretsKey | undefined;
   readonly openPublisher: () => Promise<NoticePublisher & { close(): Promise<void> }>;
 }): ManagementPorts {
-  const { kafka, eventsTopic } = context;
-  const catalog = new SubscriberCatalog(kafka);
+  const { kafka, eventsTopic, catalog } = context;
   const catalogue = [...loadEventCatalog().values()].map((s) => ({
     type: s.type,
     subject: s.subject,
@@ -39,7 +42,7 @@ export function kafkaPorts(context: {
     secretsKey: context.secretsKey,
     catalog,
     deleteSubscriber: (request) =>
-      deleteSubscriber(catalog, { releaseTimeoutMs: TENANT_RELEASE_TIMEOUT_MS, ...request }),
+      deleteSubscriber(catalog.catalog, { releaseTimeoutMs: TENANT_RELEASE_TIMEOUT_MS, ...request }),
     openPublisher: context.openPublisher,
     overviews: (records, nowMs) => subscriberOverviewsWithHeadroom(kafka, records, { eventsTopic, nowMs }),
     instanceStatuses: () => readInstanceStatuses(kafka),

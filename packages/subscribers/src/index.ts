@@ -38,6 +38,7 @@ export {
   readInstanceStatuses,
   unreadableRecords,
 } from './instance-statuses.ts';
+export { LiveCatalog } from './live-catalog.ts';
 export {
   DEFAULT_ROTATION_GRACE_MS,
   generateSigningSecret,

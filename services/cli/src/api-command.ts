@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { ApiServer, ApiTokens, DEFAULT_API_RATE } from '@hookstream/api';
 import { DEFAULT_EVENTS_TOPIC, EventsTopicName, HookstreamError } from '@hookstream/contracts';
 import { kafkaPorts, ManagementService } from '@hookstream/management';
-import { loadSecretsKey } from '@hookstream/subscribers';
+import { LiveCatalog, loadSecretsKey } from '@hookstream/subscribers';
 import { createLogger, startTracing } from '@hookstream/telemetry';
 import { z } from 'zod';
 import { toolKafka } from './kafka-client.ts';
@@ -118,9 +118,14 @@ export async function apiCommand(args: readonly string[]): Promise<number> {
     const logger = createLogger({ name: 'hookstream-api', level: config.logLevel });
     // Replays over the API are traced as `dlq replay`'s are.
     const tracing = await startTracing({ serviceName: 'hookstream-replay' });
+    const kafka = toolKafka('hookstream-api');
+    // Followed for the server's life: a read costs an end-offset request, not a topic read.
+    const catalog = new LiveCatalog(kafka, (level, message, fields) => logger[level](fields ?? {}, message));
+    await catalog.start();
     const service = new ManagementService(
       kafkaPorts({
-        kafka: toolKafka('hookstream-api'),
+        kafka,
+        catalog,
         eventsTopic: config.topic,
         secretsKey,
         openPublisher: () => openNoticePublisher('api', config.topic),
@@ -140,6 +145,7 @@ export async function apiCommand(args: readonly string[]): Promise<number> {
     await Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')]);
     logger.info('stopping');
     await server.close();
+    await catalog.stop();
     await tracing.shutdown().catch(() => undefined);
     return 0;
   } catch (err) {
