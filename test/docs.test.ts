@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import {
+  BENCH_API_USAGE,
   BENCH_E2E_USAGE,
   BENCH_FLEET_USAGE,
   BENCH_LIMITER_USAGE,
@@ -74,6 +75,7 @@ const USAGES: Record<string, Record<string, string>> = {
     fleet: BENCH_FLEET_USAGE,
     outage: BENCH_OUTAGE_USAGE,
     reconcile: BENCH_RECONCILE_USAGE,
+    api: BENCH_API_USAGE,
   },
 };
 /** Commands whose first argument is their own (a subcommand, or `bench`'s target), not a value. */

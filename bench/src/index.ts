@@ -2,6 +2,7 @@ export type { ArrivalGaps } from './arrival-gaps.ts';
 export { arrivalGaps } from './arrival-gaps.ts';
 export type { BenchReport } from './bench-report.ts';
 export { FULL_SCALE, QUICK_SCALE, runBenchReport, scaleFor } from './bench-report.ts';
+export { BENCH_API_USAGE } from './cli/bench-api.ts';
 export {
   BENCH_USAGE,
   benchCommand,

@@ -2,8 +2,11 @@ import { mkdtemp, readdir, readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_SECTIONS, PNG_SIGNATURE } from '@hookstream/bench';
+import { createKafka } from '@hookstream/kafka';
+import { SubscriberCatalog } from '@hookstream/subscribers';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.ts';
+import { endpoints } from '../support/stack.ts';
 
 // The benchmark is not a test: these only check that it runs end to end on a tiny load.
 describe('hookstream bench ingress', () => {
@@ -62,4 +65,33 @@ describe('hookstream bench (the full report)', () => {
     // A chart with text and bars, not an empty canvas.
     expect((await stat(join(out, png ?? ''))).size).toBeGreaterThan(20_000);
   }, 300_000);
+});
+
+describe('hookstream bench api', () => {
+  it('measures every route on a tiny catalog of its own, every answer 2xx, and leaves none of it behind', async () => {
+    const result = await runCli(
+      ['bench', 'api', '--subscribers', '20', '--requests', '5', '--writes', '3', '--json'],
+      process.env,
+      120_000,
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const report = JSON.parse(result.stdout) as Record<
+      string,
+      { count: number; errors: number; p99Ms: number }
+    > & {
+      subscribers: number;
+    };
+    expect(report.subscribers).toBe(20);
+    for (const route of ['list', 'listOtherPages', 'get', 'put']) {
+      expect(report[route]?.errors, route).toBe(0);
+      expect(report[route]?.count, route).toBe(route === 'put' ? 3 : 5);
+      expect(report[route]?.p99Ms, route).toBeGreaterThan(0);
+    }
+    const tenant = /tenant (bench-api-[0-9a-f]{8})/.exec(result.stderr)?.[1];
+    expect(tenant).toBeDefined();
+    const left = await new SubscriberCatalog(
+      createKafka({ brokers: endpoints.brokers, clientId: 'bench-api-check', quiet: true }),
+    ).read();
+    expect([...left.subscribers.keys()].filter((n) => n.startsWith(`${tenant}-`))).toEqual([]);
+  }, 150_000);
 });

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { formatIngressBench } from '../format.ts';
 import { runIngressBench } from '../ingress-bench.ts';
+import { benchApiCommand } from './bench-api.ts';
 import { benchConnection } from './bench-connection.ts';
 import { benchE2eCommand } from './bench-e2e.ts';
 import { benchFleetCommand } from './bench-fleet.ts';
@@ -20,6 +21,7 @@ export const BENCH_USAGE = `Usage: hookstream bench [--quick] [--events <n>] [--
        hookstream bench fleet --help
        hookstream bench outage --help
        hookstream bench reconcile --help
+       hookstream bench api --help
 
 Measures accepted events/s and p50/p99 latency of ~1 KiB events through the HTTP ingress (one
 event per request at concurrency 8, 32, 128; batches of 50 at 4 and 16), next to a raw kafkajs
@@ -36,6 +38,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   if (argv[0] === 'fleet') return benchFleetCommand(argv.slice(1));
   if (argv[0] === 'outage') return benchOutageCommand(argv.slice(1));
   if (argv[0] === 'reconcile') return benchReconcileCommand(argv.slice(1));
+  if (argv[0] === 'api') return benchApiCommand(argv.slice(1));
   // No target (only options): the whole report.
   if (argv[0] === undefined || argv[0].startsWith('-')) return benchReportCommand(argv);
   const { values, positionals } = parseArgs({

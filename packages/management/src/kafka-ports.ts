@@ -1,8 +1,7 @@
-import { loadEventCatalog } from '@hookstream/contracts';
+import { isInstanceStale, loadEventCatalog } from '@hookstream/contracts';
 import { queryLedger, readDeadLetters, replayDeadLetters } from '@hookstream/dead-letter-tools';
 import type { KafkaConnection } from '@hookstream/kafka';
 import {
-  AuditTrail,
   deleteSubscriber,
   type LiveCatalog,
   type NoticePublisher,
@@ -12,6 +11,7 @@ import {
   subscriberOverviewsWithHeadroom,
 } from '@hookstream/subscribers';
 import type { ManagementPorts } from './management-ports.ts';
+import { RecentRead } from './recent-read.ts';
 
 /**
  * How long a tenant's delete waits for the fleet to leave the subscriber's group before it
@@ -19,6 +19,15 @@ import type { ManagementPorts } from './management-ports.ts';
  * bounded well inside an HTTP client's patience.
  */
 const TENANT_RELEASE_TIMEOUT_MS = 20_000;
+
+/**
+ * How old the measured figures a request answers may be (RecentRead): the instance statuses
+ * (instances report every few seconds) and a page's lag, DLQ depth and headroom. Past the first,
+ * they are read again in the background; past the second, the request waits for a fresh read.
+ */
+const MEASURED_AGES = { maxAgeMs: 2000, maxStaleMs: 10_000 };
+/** Pages whose measurements are kept (each a RecentRead); the oldest page is dropped first. */
+const KEPT_PAGES = 32;
 
 /**
  * The ports against Kafka: the catalog, the dead-letter tools and the audit trail. `catalog` is
@@ -32,6 +41,32 @@ export function kafkaPorts(context: {
   readonly openPublisher: () => Promise<NoticePublisher & { close(): Promise<void> }>;
 }): ManagementPorts {
   const { kafka, eventsTopic, catalog } = context;
+  const statuses = new RecentRead(() => readInstanceStatuses(kafka), MEASURED_AGES);
+  const instanceStatuses = async () => {
+    const nowMs = Date.now();
+    return (await statuses.get()).filter((s) => !isInstanceStale(s, nowMs));
+  };
+  const pages = new Map<string, RecentRead<Awaited<ReturnType<ManagementPorts['overviews']>>>>();
+  // Each read measures at its own time: an answer's ages are as of the read it comes from.
+  const overviews: ManagementPorts['overviews'] = (records) => {
+    const key = records.map((r) => r.definition.name).join('\n');
+    let page = pages.get(key);
+    if (page === undefined) {
+      page = new RecentRead(
+        () =>
+          subscriberOverviewsWithHeadroom(kafka, records, {
+            eventsTopic,
+            nowMs: Date.now(),
+            instanceStatuses,
+          }),
+        MEASURED_AGES,
+      );
+      pages.set(key, page);
+      const oldest = pages.keys().next().value;
+      if (pages.size > KEPT_PAGES && oldest !== undefined) pages.delete(oldest);
+    }
+    return page.get();
+  };
   const catalogue = [...loadEventCatalog().values()].map((s) => ({
     type: s.type,
     subject: s.subject,
@@ -44,13 +79,13 @@ export function kafkaPorts(context: {
     deleteSubscriber: (request) =>
       deleteSubscriber(catalog.catalog, { releaseTimeoutMs: TENANT_RELEASE_TIMEOUT_MS, ...request }),
     openPublisher: context.openPublisher,
-    overviews: (records, nowMs) => subscriberOverviewsWithHeadroom(kafka, records, { eventsTopic, nowMs }),
-    instanceStatuses: () => readInstanceStatuses(kafka),
+    overviews,
+    instanceStatuses,
     readDeadLetters: (name) => readDeadLetters(kafka, name),
     replayDeadLetters: (request) => replayDeadLetters(kafka, request),
     ledger: (eventId) => queryLedger(kafka, { eventId, eventsTopic }),
     eventTypes: () => catalogue,
-    audit: new AuditTrail(kafka),
+    audit: catalog.audit,
     readAudit: (selection) => readAuditTrail(kafka, selection),
     now: () => new Date(),
   };

@@ -1,8 +1,9 @@
 import { AUDIT_RETENTION_MS, AUDIT_TOPIC, type AuditRecord } from '@hookstream/contracts';
-import { type KafkaConnection, RecordSender } from '@hookstream/kafka';
+import type { KafkaConnection, RecordSender } from '@hookstream/kafka';
 import { encodeAuditRecord } from './audit-records.ts';
 import { CatalogError } from './errors.ts';
 import { ensureOwnTopic } from './own-topic.ts';
+import { OwnTopicWriter } from './own-topic-writer.ts';
 
 /**
  * The audit topic: one partition (one order for every change), deleted by time only, after
@@ -23,29 +24,26 @@ export function auditTopicSpec(replicationFactor: number) {
  * AUDIT_NOT_WRITTEN, naming the records, so the command exits non-zero rather than dropping them.
  */
 export class AuditTrail {
-  readonly #kafka: KafkaConnection;
+  readonly #writer: OwnTopicWriter;
 
-  constructor(kafka: KafkaConnection) {
-    this.#kafka = kafka;
+  /** `sender`: as SubscriberCatalog's, a connected sender its owner keeps. */
+  constructor(kafka: KafkaConnection, options: { readonly sender?: RecordSender } = {}) {
+    this.#writer = new OwnTopicWriter(kafka, AUDIT_TOPIC, {
+      ensure: () => ensureOwnTopic(kafka, auditTopicSpec),
+      sender: options.sender,
+    });
   }
 
   /** Creates the topic when missing (replication: up to 3, as many as there are brokers). */
-  async ensureTopic(): Promise<void> {
-    await ensureOwnTopic(this.#kafka, auditTopicSpec);
+  ensureTopic(): Promise<void> {
+    return this.#writer.ensure();
   }
 
   /** Writes the records in one batch, in order. */
   async write(records: readonly AuditRecord[]): Promise<void> {
     if (records.length === 0) return;
     try {
-      await this.ensureTopic();
-      const sender = new RecordSender(this.#kafka);
-      await sender.connect();
-      try {
-        await sender.send(AUDIT_TOPIC, records.map(encodeAuditRecord));
-      } finally {
-        await sender.disconnect();
-      }
+      await this.#writer.send(records.map(encodeAuditRecord));
     } catch (err) {
       const what = records.map((r) => `${r.action} ${r.subscriber}`).join(', ');
       throw new CatalogError(

@@ -84,93 +84,111 @@ export function foldRegistry(records: Iterable<RawRegistryRecord>): CatalogSnaps
  * (catalog-revisions.ts); one that does not is listed in `lost`, not as a problem.
  */
 export function foldCatalog(records: Iterable<RawRegistryRecord>): CatalogFold {
-  const states = new Map<string, KeyState>();
-  const lost: LostWrite[] = [];
-  const subscribers = new Map<string, SubscriberRecord>();
-  const problems = new Map<string, RecordProblem>();
-  const registrations = new Map<string, string[]>();
-  const registeredAt = new Map<string, string>();
-  const bindings = new Map<string, NameBinding>();
-  for (const r of records) {
+  const folder = new CatalogFolder();
+  for (const r of records) folder.add(r);
+  return folder.fold();
+}
+
+/**
+ * foldCatalog record by record: `add` takes the next record in log order, `fold` answers the
+ * catalog so far as copies, so a later record never changes a snapshot already answered. A
+ * follower (LiveCatalog) adds what arrived since its last read instead of folding the log again.
+ */
+export class CatalogFolder {
+  readonly #states = new Map<string, KeyState>();
+  readonly #lost: LostWrite[] = [];
+  readonly #subscribers = new Map<string, SubscriberRecord>();
+  readonly #problems = new Map<string, RecordProblem>();
+  readonly #registrations = new Map<string, string[]>();
+  readonly #registeredAt = new Map<string, string>();
+  readonly #bindings = new Map<string, NameBinding>();
+
+  add(r: RawRegistryRecord): void {
+    const problems = this.#problems;
     const offset = r.offset ?? null;
     if (r.key === null) {
       problems.set(`(no key @${offset ?? '?'})`, { key: '', offset, error: 'a record without a key' });
-      continue;
+      return;
     }
     const key = r.key;
     const bound = nameOfBindingKey(key);
     if (bound !== null) {
       const binding = r.value === null ? null : parseBinding(r.value, bound);
-      if (r.value === null) bindings.delete(bound);
-      else if (binding !== null) bindings.set(bound, binding);
+      if (r.value === null) this.#bindings.delete(bound);
+      else if (binding !== null) this.#bindings.set(bound, binding);
       // Unreadable: the last good binding stands (a name is never freed by a bad record).
       if (r.value !== null && binding === null)
         problems.set(key, { key, offset, error: 'the record does not parse as a name binding' });
       else problems.delete(key);
-      continue;
+      return;
     }
     if (isRegistrationKey(key)) {
       const name = key.slice(key.lastIndexOf('/') + 1);
-      const keys = registrations.get(name) ?? [];
+      const keys = this.#registrations.get(name) ?? [];
       if (!keys.includes(key)) keys.push(key);
       if (r.value === null) {
         keys.splice(keys.indexOf(key), 1);
-        registeredAt.delete(key);
+        this.#registeredAt.delete(key);
         problems.delete(key);
       } else {
         const at = registrationTime(r.value);
         if (at !== null) {
-          registeredAt.set(key, at);
+          this.#registeredAt.set(key, at);
           problems.delete(key);
         }
         // The last good registration (if any) still stands; a pusher with neither refuses.
         else problems.set(key, { key, offset, error: 'the record does not parse as a registration' });
       }
-      registrations.set(name, keys);
-      continue;
+      this.#registrations.set(name, keys);
+      return;
     }
     const condition = conditionOf(r.headers, r.logOffset);
     if (condition.kind === 'bad') {
       problems.set(key, { key, offset, error: condition.error });
-      continue;
+      return;
     }
+    const states = this.#states;
     const before = states.get(key);
     if (condition.kind === 'if' && !admits(before, condition.expected)) {
       const found = before?.kind === 'record' ? before.revision : null;
       // Never undefined here: a conditional record has an offset (conditionOf).
-      lost.push({ key, offset: r.logOffset ?? '', expected: condition.expected, found });
-      continue;
+      this.#lost.push({ key, offset: r.logOffset ?? '', expected: condition.expected, found });
+      return;
     }
     if (r.value === null) {
-      subscribers.delete(key);
+      this.#subscribers.delete(key);
       problems.delete(key);
       if (r.logOffset === undefined) states.delete(key);
       else states.set(key, nextState(condition, r.logOffset, true, before));
-      continue;
+      return;
     }
     const parsed = parseSubscriberRecord(key, r.value);
     if (parsed.ok) {
-      subscribers.set(key, parsed.value);
+      this.#subscribers.set(key, parsed.value);
       problems.delete(key);
       if (r.logOffset === undefined) states.delete(key);
       else states.set(key, nextState(condition, r.logOffset, false, before));
     } else problems.set(key, { key, offset, error: parsed.error });
   }
-  for (const [name, keys] of registrations) if (keys.length === 0) registrations.delete(name);
-  const revisions = new Map<string, string>();
-  for (const [key, state] of states) if (state.kind === 'record') revisions.set(key, state.revision);
-  return {
-    snapshot: {
-      subscribers,
-      problems: [...problems.values()],
-      registrations,
-      registeredAt,
-      bindings,
-      revisions,
-      lost,
-    },
-    states,
-  };
+
+  fold(): CatalogFold {
+    const registrations = new Map<string, string[]>();
+    for (const [name, keys] of this.#registrations) if (keys.length > 0) registrations.set(name, [...keys]);
+    const revisions = new Map<string, string>();
+    for (const [key, state] of this.#states) if (state.kind === 'record') revisions.set(key, state.revision);
+    return {
+      snapshot: {
+        subscribers: new Map(this.#subscribers),
+        problems: [...this.#problems.values()],
+        registrations,
+        registeredAt: new Map(this.#registeredAt),
+        bindings: new Map(this.#bindings),
+        revisions,
+        lost: [...this.#lost],
+      },
+      states: new Map(this.#states),
+    };
+  }
 }
 
 function parseBinding(value: Buffer, name: string): NameBinding | null {

@@ -1,6 +1,6 @@
 import { CATALOG_TOPIC, type LogFn } from '@hookstream/contracts';
 import { type KafkaConnection, TopicFollower } from '@hookstream/kafka';
-import { type CatalogSnapshot, foldRegistry, type RawRegistryRecord } from './catalog-records.ts';
+import { CatalogFolder, type CatalogSnapshot, type RawRegistryRecord } from './catalog-records.ts';
 import { CatalogError } from './errors.ts';
 import { catalogRecord, SubscriberCatalog } from './subscriber-catalog.ts';
 
@@ -22,6 +22,9 @@ export class CatalogWatcher {
   readonly #follower: TopicFollower;
   readonly #options: CatalogWatcherOptions;
   readonly #records: RawRegistryRecord[] = [];
+  /** The records folded as they arrive: a snapshot copies the fold, never refolds the log. */
+  readonly #folder = new CatalogFolder();
+  #folded: { readonly count: number; readonly snapshot: CatalogSnapshot } | null = null;
   #last: CatalogSnapshot | null = null;
   #started = false;
   #timer: NodeJS.Timeout | undefined;
@@ -38,7 +41,9 @@ export class CatalogWatcher {
       purpose: 'catalog-watch',
       onRecord: (r) => {
         // With offsets and headers: conditional writes fold by the same rule everywhere.
-        this.#records.push(catalogRecord(r));
+        const record = catalogRecord(r);
+        this.#records.push(record);
+        this.#folder.add(record);
         if (r.partition === 0) this.#passed(BigInt(r.offset) + 1n);
         if (this.#started) this.#schedule();
       },
@@ -80,6 +85,23 @@ export class CatalogWatcher {
     return [...this.#records];
   }
 
+  /**
+   * The catalog as of every record followed so far, once the one at `offset` was seen (as
+   * recordsThrough): for a reader that asked the topic's end first, every write acknowledged
+   * before it asked.
+   */
+  async snapshotThrough(offset?: string, timeoutMs?: number): Promise<CatalogSnapshot> {
+    await this.recordsThrough(offset, timeoutMs);
+    return this.#current();
+  }
+
+  /** The fold of every record followed so far; folded again only when a record arrived. */
+  #current(): CatalogSnapshot {
+    const count = this.#records.length;
+    if (this.#folded?.count !== count) this.#folded = { count, snapshot: this.#folder.fold().snapshot };
+    return this.#folded.snapshot;
+  }
+
   #passed(next: bigint): void {
     if (next > this.#next) this.#next = next;
     for (const w of this.#waiting) if (w.offset < this.#next) w.seen();
@@ -95,7 +117,7 @@ export class CatalogWatcher {
     await this.#catalog.ensureTopic();
     await this.#follower.start();
     this.#started = true;
-    this.#last = foldRegistry(this.#records);
+    this.#last = this.#current();
     await this.#hand(this.#last);
     return this.#last;
   }
@@ -103,7 +125,7 @@ export class CatalogWatcher {
   #schedule(): void {
     clearTimeout(this.#timer);
     this.#timer = setTimeout(() => {
-      const snapshot = foldRegistry(this.#records);
+      const snapshot = this.#current();
       this.#last = snapshot;
       this.#handing = this.#handing.then(() => this.#hand(snapshot));
     }, SETTLE_MS);

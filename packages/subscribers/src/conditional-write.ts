@@ -39,7 +39,7 @@ export async function writeIfRevision(
   before: readonly CatalogWrite[] = [],
 ): Promise<KeyState> {
   const name = write.key;
-  const now = foldCatalog(await log.readRecords()).states.get(name);
+  const now = foldKey(await log.readRecords(), name).states.get(name);
   // Stricter than the fold, which lets a compacted-away key take an expected offset: a writer
   // that sees no record in effect does not hold the revision it names.
   const holds = expected === 'absent' ? now?.kind !== 'record' : revisionOf(now) === expected;
@@ -49,8 +49,9 @@ export async function writeIfRevision(
     { ...write, headers: { ...write.headers, ...conditionHeaders(expected) } },
   ]);
   const records = await log.readRecords(offset);
-  const upTo = foldCatalog(
+  const upTo = foldKey(
     records.filter((r) => r.logOffset !== undefined && BigInt(r.logOffset) <= BigInt(offset)),
+    name,
   );
   const lost = upTo.snapshot.lost.find((l) => l.offset === offset);
   if (lost !== undefined) {
@@ -65,6 +66,14 @@ export async function writeIfRevision(
       true,
     );
   return state;
+}
+
+/**
+ * The fold of one key's records: a key's revision state and its lost writes depend on its own
+ * records only, so the other keys' (thousands, in a catalog not compacted yet) are not parsed.
+ */
+function foldKey(records: readonly RawRegistryRecord[], name: string): CatalogFold {
+  return foldCatalog(records.filter((r) => r.key === name));
 }
 
 function revisionOf(state: KeyState | undefined): string | null {
@@ -82,7 +91,7 @@ function revisionOf(state: KeyState | undefined): string | null {
 async function repair(log: RevisionLog, name: string, first: RawRegistryRecord[]): Promise<CatalogFold> {
   let records = first;
   for (let tries = 0; ; tries++) {
-    const fold = foldCatalog(records);
+    const fold = foldKey(records, name);
     const latest = records.findLast((r) => r.key === name && r.logOffset !== undefined);
     const lostLatest = fold.snapshot.lost.some((l) => l.key === name && l.offset === latest?.logOffset);
     if (!lostLatest || tries >= REPAIR_TRIES) return fold;

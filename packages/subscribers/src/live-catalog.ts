@@ -1,6 +1,7 @@
 import { CATALOG_TOPIC, type LogFn, type SubscriberRecord } from '@hookstream/contracts';
-import type { KafkaAdmin, KafkaConnection } from '@hookstream/kafka';
-import { type CatalogSnapshot, foldRegistry } from './catalog-records.ts';
+import { type KafkaAdmin, type KafkaConnection, RecordSender } from '@hookstream/kafka';
+import { AuditTrail } from './audit-trail.ts';
+import type { CatalogSnapshot } from './catalog-records.ts';
 import type { ExpectedRevision } from './catalog-revisions.ts';
 import { CatalogWatcher } from './catalog-watcher.ts';
 import { SubscriberCatalog } from './subscriber-catalog.ts';
@@ -8,39 +9,43 @@ import { SubscriberCatalog } from './subscriber-catalog.ts';
 /**
  * The catalog as a long-running process (the management API) reads and writes it: a watcher
  * follows the topic, so a read costs one end-offset request and a wait until the watcher has
- * passed it, not a read of the whole topic. Every read still sees every write acknowledged
+ * passed it (the watcher folds records as they arrive, never the whole topic again). Every read still sees every write acknowledged
  * before it began, from this process or any other. Conditional writes read back through the
- * same watcher.
+ * same watcher; every write (the catalog's, the audit trail's) goes through one kept sender.
  */
 export class LiveCatalog {
   readonly #catalog: SubscriberCatalog;
   readonly #watcher: CatalogWatcher;
   readonly #admin: KafkaAdmin;
-  /** The last fold and how many records it folded: reads between writes fold nothing again. */
-  #folded: { readonly count: number; readonly snapshot: CatalogSnapshot } | null = null;
+  readonly #sender: RecordSender;
+  /** The audit trail of this process's changes, written through the same kept sender. */
+  readonly audit: AuditTrail;
 
   constructor(kafka: KafkaConnection, log: LogFn) {
-    this.#catalog = new SubscriberCatalog(kafka);
+    this.#sender = new RecordSender(kafka);
+    this.#catalog = new SubscriberCatalog(kafka, { sender: this.#sender });
+    this.audit = new AuditTrail(kafka, { sender: this.#sender });
     this.#watcher = new CatalogWatcher(kafka, { onSnapshot: async () => undefined, log });
     this.#admin = kafka.admin();
   }
 
-  /** Follows the catalog to its end (creating the topic if missing). */
+  /** Follows the catalog to its end (creating it, and the audit topic, if missing). */
   async start(): Promise<void> {
     await this.#admin.connect();
+    await this.#sender.connect();
     await this.#watcher.start();
+    // Now rather than in the first request that writes.
+    await this.#catalog.ensureTopic();
+    await this.audit.ensureTopic();
   }
 
   /** Every subscriber's latest record, as of the catalog's end when the read began. */
   async read(): Promise<CatalogSnapshot> {
-    const end = (await this.#admin.topicOffsets(CATALOG_TOPIC))?.find((p) => p.partition === 0)?.high;
-    const records =
-      end === undefined || end === '0'
-        ? await this.#watcher.recordsThrough()
-        : await this.#watcher.recordsThrough((BigInt(end) - 1n).toString());
-    if (this.#folded?.count !== records.length)
-      this.#folded = { count: records.length, snapshot: foldRegistry(records) };
-    return this.#folded.snapshot;
+    // start() created the topic; its existence is not asked again (a listing of every topic).
+    const end = (await this.#admin.existingTopicOffsets(CATALOG_TOPIC)).find((p) => p.partition === 0)?.high;
+    return end === undefined || end === '0'
+      ? this.#watcher.snapshotThrough()
+      : this.#watcher.snapshotThrough((BigInt(end) - 1n).toString());
   }
 
   write(records: readonly SubscriberRecord[]): Promise<void> {
@@ -59,6 +64,7 @@ export class LiveCatalog {
 
   async stop(): Promise<void> {
     await this.#watcher.stop();
+    await this.#sender.disconnect();
     await this.#admin.disconnect();
   }
 }

@@ -14,7 +14,7 @@ import {
   type KafkaConnection,
   KafkaReadError,
   type RecordPosition,
-  RecordSender,
+  type RecordSender,
   readTopic,
 } from '@hookstream/kafka';
 import {
@@ -29,6 +29,7 @@ import type { CatalogWatcher } from './catalog-watcher.ts';
 import { type CatalogWrite, writeIfRevision } from './conditional-write.ts';
 import { CatalogError } from './errors.ts';
 import { ensureOwnTopic, raiseTopicSetting } from './own-topic.ts';
+import { OwnTopicWriter } from './own-topic-writer.ts';
 
 /** The Kafka connection the catalog reads and writes through. */
 export type CatalogKafka = KafkaConnection;
@@ -66,10 +67,19 @@ export interface PurgeReport {
 /** Reads and writes subscriber records in the catalog topic `hookstream.subscribers`. */
 export class SubscriberCatalog {
   readonly #kafka: CatalogKafka;
+  readonly #writer: OwnTopicWriter;
   #aligned = false;
 
-  constructor(kafka: CatalogKafka) {
+  /**
+   * `sender`: a connected sender its owner keeps for the process's life (the API's LiveCatalog);
+   * without one, each write connects a sender of its own.
+   */
+  constructor(kafka: CatalogKafka, options: { readonly sender?: RecordSender } = {}) {
     this.#kafka = kafka;
+    this.#writer = new OwnTopicWriter(kafka, CATALOG_TOPIC, {
+      ensure: () => this.#ensureTopic(),
+      sender: options.sender,
+    });
   }
 
   /** Every subscriber's latest record; an absent topic is an empty catalog. */
@@ -91,7 +101,11 @@ export class SubscriberCatalog {
    * Creates the catalog topic when missing (replication: up to 3, as many as there are brokers),
    * and, once per instance, raises an older topic's min.compaction.lag.ms when it may.
    */
-  async ensureTopic(): Promise<void> {
+  ensureTopic(): Promise<void> {
+    return this.#writer.ensure();
+  }
+
+  async #ensureTopic(): Promise<void> {
     await ensureOwnTopic(this.#kafka, registryTopicSpec);
     if (this.#aligned) return;
     this.#aligned = true;
@@ -175,15 +189,8 @@ export class SubscriberCatalog {
     await this.#send(keys.map((key) => ({ key, value: null, headers: {} })));
   }
 
-  async #send(records: CatalogWrite[]): Promise<RecordPosition[]> {
-    await this.ensureTopic();
-    const sender = new RecordSender(this.#kafka);
-    await sender.connect();
-    try {
-      return await sender.send(CATALOG_TOPIC, records);
-    } finally {
-      await sender.disconnect();
-    }
+  #send(records: CatalogWrite[]): Promise<RecordPosition[]> {
+    return this.#writer.send(records);
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { SubscriberRecord, SubscriberState } from '@hookstream/contracts';
+import type { InstanceStatus, SubscriberRecord, SubscriberState } from '@hookstream/contracts';
 import { placements, readInstanceStatuses, type SubscriberPlacement } from './instance-statuses.ts';
 import type { HeadroomBasis } from './retention-headroom.ts';
 import type { CatalogKafka } from './subscriber-catalog.ts';
@@ -44,12 +44,17 @@ export async function subscriberOverviews(
 export async function subscriberOverviewsWithHeadroom(
   kafka: CatalogKafka,
   records: Iterable<SubscriberRecord>,
-  context: { readonly eventsTopic: string; readonly nowMs: number },
+  context: {
+    readonly eventsTopic: string;
+    readonly nowMs: number;
+    /** The live pusher instances' reports; default: the instance status topic read whole. */
+    readonly instanceStatuses?: () => Promise<InstanceStatus[]>;
+  },
 ): Promise<{ rows: SubscriberOverview[]; headroomError: string | null }> {
   const sorted = [...records].sort((a, b) => a.definition.name.localeCompare(b.definition.name));
   const [loadList, statuses, headrooms] = await Promise.all([
     subscriberLoads(kafka, sorted, context.eventsTopic),
-    readInstanceStatuses(kafka, context.nowMs),
+    context.instanceStatuses?.() ?? readInstanceStatuses(kafka, context.nowMs),
     subscriberHeadrooms(kafka, sorted, context.eventsTopic, context.nowMs),
   ]);
   const loads = new Map(loadList.map((l) => [l.name, l]));

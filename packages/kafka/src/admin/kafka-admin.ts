@@ -20,7 +20,13 @@ import {
   sampleRecords,
 } from './record-samples.ts';
 import { retryRetriable } from './retriable.ts';
-import { brokerCount, type PartitionRange, partitionRanges, topicExists } from './topic-info.ts';
+import {
+  brokerCount,
+  knownPartitionRanges,
+  type PartitionRange,
+  partitionRanges,
+  topicExists,
+} from './topic-info.ts';
 import { ensureTopics, type LeaderWait, type TopicSpec } from './topics.ts';
 
 // ConfigResourceTypes.TOPIC. kafkajs is CommonJS and Node's ESM loader does not see that
@@ -113,6 +119,14 @@ export class KafkaAdmin {
   /** Per partition, the earliest (low) and end (high) offsets; null when the topic does not exist. */
   topicOffsets(topic: string): Promise<PartitionRange[] | null> {
     return partitionRanges(this.#admin, topic);
+  }
+
+  /**
+   * topicOffsets of a topic the caller knows exists (it created or follows it), without listing
+   * every topic first: the cheap call for a process that asks often. A missing topic throws.
+   */
+  existingTopicOffsets(topic: string): Promise<PartitionRange[]> {
+    return knownPartitionRanges(this.#admin, topic);
   }
 
   /**

@@ -15,6 +15,11 @@ export async function topicExists(admin: Admin, topic: string): Promise<boolean>
 /** The topic's partitions and offsets, or null when the topic does not exist. */
 export async function partitionRanges(admin: Admin, topic: string): Promise<PartitionRange[] | null> {
   if (!(await topicExists(admin, topic))) return null;
+  return knownPartitionRanges(admin, topic);
+}
+
+/** As partitionRanges for a topic known to exist: no listing of every topic first. */
+export async function knownPartitionRanges(admin: Admin, topic: string): Promise<PartitionRange[]> {
   // On a cluster of several brokers a topic created a moment ago may be listed before every
   // broker hosts it (UNKNOWN_TOPIC_OR_PARTITION, which kafkajs marks retriable).
   const offsets = await retryRetriable(() => admin.fetchTopicOffsets(topic));
