@@ -25,7 +25,13 @@ const VALUES = {
   sasl: [join(CHART, 'ci/values-sasl-ssl-mtls.yaml')],
   keda: [join(CHART, 'ci/values-keda.yaml')],
   saslKeda: [join(CHART, 'ci/values-sasl-ssl-mtls.yaml'), join(CHART, 'ci/values-keda.yaml')],
+  api: [join(CHART, 'ci/values-api.yaml')],
+  saslApi: [join(CHART, 'ci/values-sasl-ssl-mtls.yaml'), join(CHART, 'ci/values-api.yaml')],
 } as const;
+type Component = 'ingress' | 'pusher' | 'api';
+/** The components each case runs (the API only where a values file enables it). */
+const components = (c: Case): Component[] =>
+  c === 'api' || c === 'saslApi' ? ['ingress', 'pusher', 'api'] : ['ingress', 'pusher'];
 type Case = keyof typeof VALUES;
 
 // Loosely typed views of rendered objects: the schemas already checked their shape.
@@ -107,7 +113,7 @@ function find(objects: K8sObject[], kind: string, component?: string): K8sObject
   );
 }
 
-function deployment(c: Case, component: 'ingress' | 'pusher'): { object: K8sObject; pod: PodSpec } {
+function deployment(c: Case, component: Component): { object: K8sObject; pod: PodSpec } {
   const [object] = find(get(c), 'Deployment', component);
   if (!object) throw new Error(`no ${component} Deployment in case ${c}`);
   return { object, pod: object.spec.template.spec as PodSpec };
@@ -135,12 +141,15 @@ beforeAll(async () => {
 }, 20 * 60_000);
 
 describe('helm lint', () => {
-  it.each(['default', 'sasl', 'keda'] as const)('passes --strict with the %s values', async (c) => {
-    const args = ['lint', CHART, '--strict', '--kube-version', kubeVersion];
-    for (const f of VALUES[c]) args.push('--values', f);
-    const { stdout } = await run(helm, args);
-    expect(stdout).toContain('1 chart(s) linted, 0 chart(s) failed');
-  });
+  it.each(['default', 'sasl', 'keda', 'api', 'saslApi'] as const)(
+    'passes --strict with the %s values',
+    async (c) => {
+      const args = ['lint', CHART, '--strict', '--kube-version', kubeVersion];
+      for (const f of VALUES[c]) args.push('--values', f);
+      const { stdout } = await run(helm, args);
+      expect(stdout).toContain('1 chart(s) linted, 0 chart(s) failed');
+    },
+  );
 });
 
 describe('schema validation', () => {
@@ -200,33 +209,39 @@ describe('the values schema', () => {
 });
 
 describe('pod security', () => {
-  it.each(['default', 'sasl', 'keda'] as const)('runs both components non-root and read-only (%s)', (c) => {
-    for (const component of ['ingress', 'pusher'] as const) {
-      const { pod } = deployment(c, component);
-      expect(pod.automountServiceAccountToken).toBe(false);
-      expect(pod.securityContext).toMatchObject({
-        runAsNonRoot: true,
-        runAsUser: 1000,
-        seccompProfile: { type: 'RuntimeDefault' },
-      });
-      const ctr = container(pod);
-      expect(ctr.securityContext).toEqual({
-        runAsNonRoot: true,
-        runAsUser: 1000,
-        readOnlyRootFilesystem: true,
-        allowPrivilegeEscalation: false,
-        capabilities: { drop: ['ALL'] },
-        seccompProfile: { type: 'RuntimeDefault' },
-      });
-      // The read-only root needs a writable /tmp, and only /tmp.
-      const tmp = ctr.volumeMounts?.find((m) => m.mountPath === '/tmp');
-      expect(pod.volumes?.find((v) => v.name === tmp?.name)?.emptyDir).toBeDefined();
-      const writable = ctr.volumeMounts?.filter((m) => !m.readOnly).map((m) => m.mountPath);
-      expect(writable).toEqual(['/tmp']);
-      expect(ctr.resources?.requests).toMatchObject({ cpu: expect.any(String), memory: expect.any(String) });
-      expect(ctr.resources?.limits).toMatchObject({ cpu: expect.any(String), memory: expect.any(String) });
-    }
-  });
+  it.each(['default', 'sasl', 'keda', 'api', 'saslApi'] as const)(
+    'runs every component non-root and read-only (%s)',
+    (c) => {
+      for (const component of components(c)) {
+        const { pod } = deployment(c, component);
+        expect(pod.automountServiceAccountToken).toBe(false);
+        expect(pod.securityContext).toMatchObject({
+          runAsNonRoot: true,
+          runAsUser: 1000,
+          seccompProfile: { type: 'RuntimeDefault' },
+        });
+        const ctr = container(pod);
+        expect(ctr.securityContext).toEqual({
+          runAsNonRoot: true,
+          runAsUser: 1000,
+          readOnlyRootFilesystem: true,
+          allowPrivilegeEscalation: false,
+          capabilities: { drop: ['ALL'] },
+          seccompProfile: { type: 'RuntimeDefault' },
+        });
+        // The read-only root needs a writable /tmp, and only /tmp.
+        const tmp = ctr.volumeMounts?.find((m) => m.mountPath === '/tmp');
+        expect(pod.volumes?.find((v) => v.name === tmp?.name)?.emptyDir).toBeDefined();
+        const writable = ctr.volumeMounts?.filter((m) => !m.readOnly).map((m) => m.mountPath);
+        expect(writable).toEqual(['/tmp']);
+        expect(ctr.resources?.requests).toMatchObject({
+          cpu: expect.any(String),
+          memory: expect.any(String),
+        });
+        expect(ctr.resources?.limits).toMatchObject({ cpu: expect.any(String), memory: expect.any(String) });
+      }
+    },
+  );
 });
 
 describe('the ingress', () => {
@@ -358,6 +373,114 @@ describe('the pusher fleet', () => {
   });
 });
 
+describe('the management API', () => {
+  it('is not deployed unless enabled', () => {
+    for (const c of ['default', 'sasl', 'keda', 'saslKeda'] as const) {
+      expect(find(get(c), 'Deployment', 'api')).toEqual([]);
+      expect(find(get(c), 'Service', 'api')).toEqual([]);
+    }
+  });
+
+  it('runs hookstream api on 0.0.0.0:8070 with tokens from a mounted Secret, behind its Service', () => {
+    const { object, pod } = deployment('api', 'api');
+    const ctr = container(pod);
+    expect(ctr.args).toEqual(['api', '--host', '0.0.0.0', '--port', '8070', '--rate', '50']);
+    expect(ctr.ports).toEqual([{ name: 'http', containerPort: 8070, protocol: 'TCP' }]);
+    expect(env(ctr, 'HOOKSTREAM_API_LOG_LEVEL')?.value).toBe('info');
+    // The tokens are a file from the Secret, never a variable holding them.
+    expect(env(ctr, 'HOOKSTREAM_API_TOKENS')).toBeUndefined();
+    const tokens = env(ctr, 'HOOKSTREAM_API_TOKENS_FILE')?.value ?? '';
+    const mount = ctr.volumeMounts?.find((m) => tokens.startsWith(`${m.mountPath}/`));
+    expect(mount?.readOnly).toBe(true);
+    expect(pod.volumes?.find((v) => v.name === mount?.name)?.secret?.secretName).toBe(
+      'hookstream-api-tokens',
+    );
+    // The document needs no token and no Kafka: the probes see the process serve HTTP.
+    expect(ctr.readinessProbe?.httpGet).toEqual({ path: '/v1/openapi.json', port: 'http' });
+    expect(ctr.livenessProbe?.httpGet).toEqual({ path: '/v1/openapi.json', port: 'http' });
+    expect(object.spec.replicas).toBe(2);
+    const [service] = find(get('api'), 'Service', 'api');
+    expect(service?.spec.ports).toEqual([{ name: 'http', port: 8070, targetPort: 'http', protocol: 'TCP' }]);
+    expect(service?.spec.selector).toEqual(object.spec.selector.matchLabels);
+    // Replay jobs live in the replica that started them: a client stays on one.
+    expect(service?.spec.sessionAffinity).toBe('ClientIP');
+    // No other component's pods are selected by it, nor its pods by theirs.
+    for (const other of ['ingress', 'pusher'] as const)
+      expect(deployment('api', other).object.spec.selector.matchLabels).not.toEqual(
+        object.spec.selector.matchLabels,
+      );
+  });
+
+  it("follows the release's events topic, rate and log level", async () => {
+    const { objects } = await template(VALUES.api, [
+      'eventsTopic=orders',
+      'api.rate=200',
+      'api.logLevel=warn',
+    ]);
+    const [api] = find(objects, 'Deployment', 'api');
+    const ctr = api?.spec.template.spec.containers[0] as Container;
+    expect(ctr.args?.slice(-2)).toEqual(['--rate', '200']);
+    expect(env(ctr, 'HOOKSTREAM_EVENTS_TOPIC')?.value).toBe('orders');
+    expect(env(ctr, 'HOOKSTREAM_API_LOG_LEVEL')?.value).toBe('warn');
+    expect(env(container(deployment('api', 'api').pod), 'HOOKSTREAM_EVENTS_TOPIC')).toBeUndefined();
+  });
+
+  it("opens managed secrets with the pusher's key unless given its own", async () => {
+    expect(env(container(deployment('api', 'api').pod), 'HOOKSTREAM_SECRETS_KEY')).toBeUndefined();
+    const key = (objects: K8sObject[], component: Component) =>
+      env(
+        find(objects, 'Deployment', component)[0]?.spec.template.spec.containers[0],
+        'HOOKSTREAM_SECRETS_KEY',
+      )?.valueFrom?.secretKeyRef;
+    const api = get('saslApi');
+    expect(key(api, 'api')).toEqual({ name: 'hookstream-secrets-key', key: 'key' });
+    expect(key(api, 'api')).toEqual(key(api, 'pusher'));
+    const { objects } = await template(VALUES.api, ['api.secretsKey.secretName=api-key']);
+    expect(key(objects, 'api')).toEqual({ name: 'api-key', key: 'key' });
+  });
+
+  it('connects as its own principal when set, with every other connection setting shared', () => {
+    const api = container(deployment('saslApi', 'api').pod);
+    const pusher = container(deployment('saslApi', 'pusher').pod);
+    const shared = (c: Container) =>
+      (c.env ?? [])
+        .filter((e) => /^(KAFKA_|REGISTRY_|HOOKSTREAM_LIMITER_REDIS|OTEL_)/.test(e.name))
+        .filter((e) => e.name !== 'KAFKA_SASL_USERNAME')
+        .map((e) => JSON.stringify(e));
+    expect(shared(api)).toEqual(shared(pusher));
+    expect(env(api, 'KAFKA_SASL_USERNAME')?.value).toBe('hookstream-api');
+    expect(env(pusher, 'KAFKA_SASL_USERNAME')?.value).toBe('hookstream');
+    const passwordSecret = (component: Component) =>
+      deployment('saslApi', component).pod.volumes?.find((v) => v.name === 'kafka-sasl')?.secret?.secretName;
+    expect(passwordSecret('api')).toBe('hookstream-api-kafka-sasl');
+    expect(passwordSecret('pusher')).toBe('hookstream-kafka-sasl');
+    expect(passwordSecret('ingress')).toBe('hookstream-kafka-sasl');
+    // Without its own, the API shares kafka.sasl's principal as the others do.
+    expect(env(container(deployment('api', 'api').pod), 'KAFKA_SASL_USERNAME')).toBeUndefined();
+  });
+
+  it('fails the render on an API setting that cannot work, naming it', async () => {
+    expect(await templateError(['api.enabled=true', 'api.tokens.secretName='])).toMatch(
+      /api\/tokens\/secretName/,
+    );
+    expect(await templateError(['api.kafkaSasl.username=a'])).toMatch(/kafka\.sasl\.mechanism is empty/);
+    expect(
+      await templateError([
+        'kafka.sasl.mechanism=plain',
+        'kafka.sasl.username=u',
+        'kafka.sasl.passwordSecret.name=s',
+        'api.kafkaSasl.username=a',
+      ]),
+    ).toMatch(/api\.kafkaSasl: set both username and passwordSecret\.name/);
+    expect(await templateError(['api.service.sessionAffinity=Sticky'])).toMatch(
+      /api\/service\/sessionAffinity/,
+    );
+    expect(await templateError(['api.kafkaSasl.password=hunter2'])).toMatch(
+      /additional properties 'password'/,
+    );
+  });
+});
+
 describe('connection settings and secrets', () => {
   it('sets the shared connection variables the same way in both components', () => {
     const names = (component: 'ingress' | 'pusher') =>
@@ -388,10 +511,10 @@ describe('connection settings and secrets', () => {
     ).toEqual([]);
   });
 
-  it.each(['sasl', 'saslKeda'] as const)(
+  it.each(['sasl', 'saslKeda', 'saslApi'] as const)(
     'points every *_FILE variable into a read-only Secret mount (%s)',
     (c) => {
-      for (const component of ['ingress', 'pusher'] as const) {
+      for (const component of components(c)) {
         const { pod } = deployment(c, component);
         const ctr = container(pod);
         const files = (ctr.env ?? []).filter((e) => e.name.endsWith('_FILE'));
@@ -404,6 +527,7 @@ describe('connection settings and secrets', () => {
             'REGISTRY_CA_FILE',
             'REGISTRY_PASSWORD_FILE',
             ...(component === 'ingress' ? ['INGRESS_TOKENS_FILE'] : []),
+            ...(component === 'api' ? ['HOOKSTREAM_API_TOKENS_FILE'] : []),
           ].sort(),
         );
         for (const file of files) {
@@ -424,7 +548,7 @@ describe('connection settings and secrets', () => {
       expect(find(objects, 'Secret')).toEqual([]);
       expect(text).not.toMatch(/^\s*(data|stringData):/m);
       // An env var whose name says it holds a secret is always a secretKeyRef, never a value.
-      for (const component of ['ingress', 'pusher'] as const) {
+      for (const component of components(c)) {
         for (const e of container(deployment(c, component).pod).env ?? []) {
           if (/PASSWORD$|_KEY$|TOKENS$|REDIS$/.test(e.name)) {
             expect(e.value, e.name).toBeUndefined();

@@ -1,11 +1,16 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ApiServer, ApiTokens } from '@hookstream/api';
 import {
+  ATTEMPT_LOG_TOPIC,
+  CE_HEADER,
   componentAcls,
   dlqTopicName,
   loadConnectionSettings,
   noticesTopicName,
+  replayLogTopicName,
   replayTransactionalId,
   retryTopicName,
   subscriberGroupId,
@@ -19,7 +24,10 @@ import {
   readTopic,
   TransactionalWriter,
 } from '@hookstream/kafka';
+import { kafkaPorts, ManagementService } from '@hookstream/management';
+import { startNoticeProducer } from '@hookstream/producer';
 import type { SecureKafka } from '@hookstream/stack';
+import { LiveCatalog } from '@hookstream/subscribers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exited, spawnCli } from '../support/child.ts';
 import { runCli } from '../support/cli.ts';
@@ -341,6 +349,171 @@ describe('hookstream on a SASL_SSL broker with mTLS and ACLs', () => {
       });
     } finally {
       await writer.disconnect();
+    }
+  }, 60_000);
+
+  it("serves the management API with only the API principal's ACLs, and no more", async () => {
+    // Its own events topic, so the notices topic holds this case's notice alone.
+    const apiEvents = uniqueName('secure-api-events');
+    const name = uniqueName('sec-api');
+    await setup.ensureTopics(
+      [apiEvents, dlqTopicName(name), retryTopicName(name, 1)].map((topic) => ({
+        topic,
+        partitions: 1,
+        replicationFactor: 1,
+      })),
+    );
+    // The attempt log as the first pusher creates it (an earlier case's may have): a replay's steps go there.
+    await setup.ensureTopics([{ topic: ATTEMPT_LOG_TOPIC, partitions: 6, replicationFactor: 1 }]);
+    await setup.grant('User:api', componentAcls({ role: 'api', eventsTopic: apiEvents }));
+    const plain = new RecordSender(
+      createKafka({ brokers: kafka.plaintextBrokers, clientId: 'secure-setup-api', quiet: true }),
+    );
+    await plain.connect();
+    const eventId = uniqueName('evt-sec-api');
+    await plain.send(dlqTopicName(name), [
+      deadLetterRecord({
+        subscriber: name,
+        reason: 'terminal',
+        status: 404,
+        attempts: 1,
+        origin: { topic: apiEvents, partition: 0, offset: '0' },
+        deadLetteredAt: new Date().toISOString(),
+        traceparent: randomTraceparent().traceparent,
+        eventId,
+        key: 'k',
+        value: Buffer.from([0, 0, 0, 0, 7, 1]),
+      }),
+    ]);
+    // The event itself, for its ledger: the API finds it in the events topic by its id.
+    await plain.send(apiEvents, [
+      {
+        key: 'k',
+        value: Buffer.from([0, 0, 0, 0, 7, 1]),
+        headers: { [CE_HEADER.id]: eventId, [CE_HEADER.type]: 'shipment.updated' },
+      },
+    ]);
+    await plain.disconnect();
+
+    // As `hookstream api` runs: its catalog followed, its ports on the API principal's connection.
+    const settings = loadConnectionSettings(secureEnv(kafka, 'api'));
+    const asApi = connectionAs('api');
+    const catalog = new LiveCatalog(asApi, () => undefined);
+    const token = randomBytes(18).toString('base64url');
+    const server = new ApiServer({
+      service: new ManagementService(
+        kafkaPorts({
+          kafka: asApi,
+          catalog,
+          eventsTopic: apiEvents,
+          secretsKey: undefined,
+          openPublisher: () =>
+            startNoticeProducer({ ...settings, source: '/hookstream/api', eventsTopic: apiEvents }),
+        }),
+      ),
+      tokens: ApiTokens.parse([`${token}=*`]),
+      host: '127.0.0.1',
+      port: 0,
+      ratePerSecond: 1000,
+    });
+    await catalog.start();
+    const base = await server.start();
+    const call = async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${base}/v1/subscribers/${name}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      // biome-ignore lint/suspicious/noExplicitAny: answers are read field by field
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    try {
+      const definition = { url: 'https://sec-api.example.com/hook', eventTypes: ['shipment.updated'] };
+      const created = await call('PUT', '', definition);
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const read = await call('GET', '');
+      expect(read.status, JSON.stringify(read.body)).toBe(200);
+      expect(read.body.definition).toMatchObject(definition);
+      const list = await fetch(`${base}/v1/subscribers`, { headers: { authorization: `Bearer ${token}` } });
+      const listed = (await list.json()) as { items: { name: string }[]; retentionHeadroomError: unknown };
+      expect(list.status, JSON.stringify(listed)).toBe(200);
+      expect(listed.items.map((i) => i.name)).toContain(name);
+      expect(listed.retentionHeadroomError).toBeNull();
+
+      const paused = await call('POST', '/pause', { reason: 'secured' });
+      expect([paused.status, paused.body.state?.kind], JSON.stringify(paused.body)).toEqual([200, 'paused']);
+      const resumed = await call('POST', '/resume');
+      expect([resumed.status, resumed.body.state?.kind], JSON.stringify(resumed.body)).toEqual([
+        200,
+        'active',
+      ]);
+      // Resuming a subscriber hookstream disabled publishes subscriber.enabled on the notices topic.
+      const record = (await catalog.read()).subscribers.get(name);
+      if (record === undefined) throw new Error(`${name} is not in the catalog`);
+      const at = new Date().toISOString();
+      await catalog.write([{ ...record, state: { kind: 'disabled', reason: 'gone', at, cause: 'gone' } }]);
+      const enabled = await call('POST', '/resume');
+      expect([enabled.status, enabled.body.noticeError], JSON.stringify(enabled.body)).toEqual([200, null]);
+      expect((await setup.topicOffsets(noticesTopicName(apiEvents)))?.[0]?.high).toBe('1');
+
+      const ledger = await fetch(`${base}/v1/events/${eventId}/ledger`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      const ledgerBody = (await ledger.json()) as { origin: unknown };
+      expect([ledger.status, ledgerBody.origin], JSON.stringify(ledgerBody)).toEqual([
+        200,
+        { topic: apiEvents, partition: 0, offset: '0' },
+      ]);
+
+      const letters = await call('GET', '/dead-letters');
+      expect(letters.status, JSON.stringify(letters.body)).toBe(200);
+      expect(letters.body.items.map((l: { eventId: string }) => l.eventId)).toEqual([eventId]);
+      const steps = async () =>
+        ((await setup.topicOffsets(ATTEMPT_LOG_TOPIC)) ?? []).reduce((n, p) => n + Number(p.high), 0);
+      const stepsBefore = await steps();
+      const job = await call('POST', '/dead-letters/replay', {});
+      expect(job.status, JSON.stringify(job.body)).toBe(202);
+      const done = await waitFor('the replay job done', async () => {
+        const res = await fetch(`${base}/v1/jobs/${job.body.id}`, {
+          headers: { authorization: `Bearer ${token}` },
+        });
+        const answer = (await res.json()) as {
+          state: string;
+          error: string | null;
+          summary: { replayed: unknown[] };
+        };
+        return answer.state === 'running' ? undefined : answer;
+      });
+      expect([done.state, done.error, done.summary.replayed.length]).toEqual(['done', null, 1]);
+      expect(await steps()).toBeGreaterThan(stepsBefore);
+
+      // A tenant's delete always purges, and so may the operator's: its group and topics deleted.
+      const own = [dlqTopicName(name), replayLogTopicName(name), retryTopicName(name, 1)];
+      expect(await setup.listTopics()).toEqual(expect.arrayContaining(own));
+      const deleted = await fetch(`${base}/v1/subscribers/${name}?purge=true`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(deleted.status, await deleted.text()).toBe(200);
+      const left = (await setup.listTopics()).filter((t) => t.startsWith(`hookstream.sub.${name}.`));
+      expect(left).toEqual([]);
+    } finally {
+      await server.close();
+      await catalog.stop();
+    }
+    // Outside its grants: the API's principal publishes no event.
+    const sender = new RecordSender(asApi);
+    await sender.connect();
+    try {
+      const refused = await sender
+        .send(apiEvents, [{ key: 'k', value: Buffer.from('x'), headers: {} }])
+        .catch((e) => e);
+      expect(refused).toMatchObject({ code: 'KAFKA_NOT_AUTHORIZED' });
+    } finally {
+      await sender.disconnect();
     }
   }, 60_000);
 

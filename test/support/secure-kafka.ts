@@ -7,6 +7,7 @@ export const SECURE_USERS = {
   ingress: 'ingress-secret',
   pusher: 'pusher-secret',
   replay: 'replay-secret',
+  api: 'api-secret',
   nobody: 'nobody-secret',
 } as const;
 

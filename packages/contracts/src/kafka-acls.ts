@@ -13,7 +13,14 @@ import {
   type SubscriberName,
 } from './topics.ts';
 
-export type AclOperation = 'READ' | 'WRITE' | 'CREATE' | 'DESCRIBE' | 'DESCRIBE_CONFIGS' | 'ALTER_CONFIGS';
+export type AclOperation =
+  | 'READ'
+  | 'WRITE'
+  | 'CREATE'
+  | 'DELETE'
+  | 'DESCRIBE'
+  | 'DESCRIBE_CONFIGS'
+  | 'ALTER_CONFIGS';
 
 /**
  * One ALLOW rule: a principal may do these operations on a topic, a group or a transactional id
@@ -32,7 +39,37 @@ export const TOOL_GROUP_PREFIX = 'hookstream.tool.';
 export type ComponentRole =
   | { readonly role: 'ingress'; readonly eventsTopic: string }
   | { readonly role: 'pusher'; readonly eventsTopic: string }
-  | { readonly role: 'replay'; readonly subscriber: SubscriberName };
+  | { readonly role: 'replay'; readonly subscriber: SubscriberName }
+  | { readonly role: 'api'; readonly eventsTopic: string };
+
+const topic = (name: string, operations: readonly AclOperation[]): AclGrant => ({
+  resource: 'topic',
+  pattern: 'literal',
+  name,
+  operations,
+});
+
+/** What several roles share, each granted as one piece. */
+const PIECES = {
+  /** Read the events topic; DESCRIBE_CONFIGS: its retention, for the retention headroom (docs/operations.md). */
+  readEvents: (eventsTopic: string) => topic(eventsTopic, ['READ', 'DESCRIBE', 'DESCRIBE_CONFIGS']),
+  /** A topic hookstream keeps and creates when missing, read and written. */
+  ownTopic: (name: string) => topic(name, ['READ', 'WRITE', 'CREATE', 'DESCRIBE']),
+  /** The readers' throwaway groups (readTopic, the catalog follower). */
+  toolGroups: {
+    resource: 'group',
+    pattern: 'prefixed',
+    name: TOOL_GROUP_PREFIX,
+    operations: ['READ', 'DESCRIBE'],
+  },
+  /** Every subscriber's replay lease (a replay of any subscriber). */
+  everyReplayLease: {
+    resource: 'transactional-id',
+    pattern: 'prefixed',
+    name: REPLAY_TRANSACTIONAL_ID_PREFIX,
+    operations: ['WRITE', 'DESCRIBE'],
+  },
+} as const satisfies Record<string, AclGrant | ((name: string) => AclGrant)>;
 
 /**
  * The least a component needs, and nothing more: the ingress only writes events; a pusher reads
@@ -45,28 +82,17 @@ export type ComponentRole =
  * subscriber's replay transactional id (the lease that keeps replays one at a time), and
  * writes its replay's audit record. The pusher's
  * principal may take every replay's id, for the console, which runs with its grants. The
- * secured-broker test grants exactly these.
+ * management API (apiAcls) is the catalog's writer and any subscriber's replay operator, reads
+ * what its overviews and ledgers show, and purges a deleted subscriber. The secured-broker test
+ * grants exactly these.
  */
 export function componentAcls(component: ComponentRole): AclGrant[] {
   switch (component.role) {
     case 'ingress':
-      return [
-        {
-          resource: 'topic',
-          pattern: 'literal',
-          name: component.eventsTopic,
-          operations: ['WRITE', 'DESCRIBE'],
-        },
-      ];
+      return [topic(component.eventsTopic, ['WRITE', 'DESCRIBE'])];
     case 'pusher':
       return [
-        {
-          resource: 'topic',
-          pattern: 'literal',
-          name: component.eventsTopic,
-          // DESCRIBE_CONFIGS: its retention, for the retention headroom (docs/operations.md).
-          operations: ['READ', 'DESCRIBE', 'DESCRIBE_CONFIGS'],
-        },
+        PIECES.readEvents(component.eventsTopic),
         {
           resource: 'topic',
           pattern: 'prefixed',
@@ -86,46 +112,19 @@ export function componentAcls(component: ComponentRole): AclGrant[] {
           CATALOG_TOPIC,
           AUDIT_TOPIC,
           noticesTopicName(component.eventsTopic),
-        ].map(
-          (name): AclGrant => ({
-            resource: 'topic',
-            pattern: 'literal',
-            name,
-            operations: ['READ', 'WRITE', 'CREATE', 'DESCRIBE'],
-          }),
-        ),
-        { resource: 'group', pattern: 'prefixed', name: TOOL_GROUP_PREFIX, operations: ['READ', 'DESCRIBE'] },
-        {
-          resource: 'transactional-id',
-          pattern: 'prefixed',
-          name: REPLAY_TRANSACTIONAL_ID_PREFIX,
-          operations: ['WRITE', 'DESCRIBE'],
-        },
+        ].map(PIECES.ownTopic),
+        PIECES.toolGroups,
+        PIECES.everyReplayLease,
       ];
     case 'replay': {
       const name = component.subscriber;
       return [
-        { resource: 'topic', pattern: 'literal', name: dlqTopicName(name), operations: ['READ', 'DESCRIBE'] },
-        {
-          resource: 'topic',
-          pattern: 'literal',
-          name: retryTopicName(name, 1),
-          operations: ['WRITE', 'DESCRIBE'],
-        },
-        {
-          resource: 'topic',
-          pattern: 'literal',
-          name: replayLogTopicName(name),
-          operations: ['READ', 'WRITE', 'CREATE', 'DESCRIBE'],
-        },
+        topic(dlqTopicName(name), ['READ', 'DESCRIBE']),
+        topic(retryTopicName(name, 1), ['WRITE', 'DESCRIBE']),
+        PIECES.ownTopic(replayLogTopicName(name)),
         // The replay's audit record (created when first needed); reading the trail is not its part.
-        {
-          resource: 'topic',
-          pattern: 'literal',
-          name: AUDIT_TOPIC,
-          operations: ['WRITE', 'CREATE', 'DESCRIBE'],
-        },
-        { resource: 'group', pattern: 'prefixed', name: TOOL_GROUP_PREFIX, operations: ['READ', 'DESCRIBE'] },
+        topic(AUDIT_TOPIC, ['WRITE', 'CREATE', 'DESCRIBE']),
+        PIECES.toolGroups,
         {
           resource: 'transactional-id',
           pattern: 'literal',
@@ -134,5 +133,44 @@ export function componentAcls(component: ComponentRole): AclGrant[] {
         },
       ];
     }
+    case 'api':
+      return apiAcls(component.eventsTopic);
   }
+}
+
+/**
+ * The management API's: what its ports touch (packages/management, kafkaPorts). It reads the
+ * events topic (ledgers, headroom) and writes the catalog and the audit trail, which it also
+ * reads, as the pusher does. Under hookstream.sub. it reads DLQs, tiers and replay logs, writes
+ * a replay's tier 1 and replay log (creating the log; a prefix cannot single out tier 1), and
+ * deletes: a tenant's delete always purges the group, tiers, DLQ and replay log. Its groups it
+ * only describes (committed offsets, members) and deletes, never joins. It takes any
+ * subscriber's replay lease, reads the attempt log (ledgers) and writes a replay's steps there
+ * (only when the log exists), reads the fleet's instance statuses, and writes the notices topic
+ * (subscriber.enabled on resume), which it does not read. No settings of hookstream.sub. topics:
+ * their retention is the pusher's to align.
+ */
+function apiAcls(eventsTopic: string): AclGrant[] {
+  return [
+    PIECES.readEvents(eventsTopic),
+    {
+      resource: 'topic',
+      pattern: 'prefixed',
+      name: SUBSCRIBER_GROUP_PREFIX,
+      operations: ['READ', 'WRITE', 'CREATE', 'DELETE', 'DESCRIBE'],
+    },
+    {
+      resource: 'group',
+      pattern: 'prefixed',
+      name: SUBSCRIBER_GROUP_PREFIX,
+      operations: ['DELETE', 'DESCRIBE'],
+    },
+    PIECES.ownTopic(CATALOG_TOPIC),
+    PIECES.ownTopic(AUDIT_TOPIC),
+    topic(ATTEMPT_LOG_TOPIC, ['READ', 'WRITE', 'DESCRIBE']),
+    topic(INSTANCE_STATUS_TOPIC, ['READ', 'DESCRIBE']),
+    topic(noticesTopicName(eventsTopic), ['WRITE', 'CREATE', 'DESCRIBE']),
+    PIECES.toolGroups,
+    PIECES.everyReplayLease,
+  ];
 }

@@ -58,3 +58,57 @@ describe('the audit trail in the ACLs', () => {
     expect(audit(componentAcls({ role: 'ingress', eventsTopic: 'events' }))).toEqual([]);
   });
 });
+
+describe("the management API's ACLs", () => {
+  const api = componentAcls({ role: 'api', eventsTopic: 'events' });
+  const grant = (resource: string, name: string) =>
+    api.filter((g) => g.resource === resource && g.name === name).map((g) => [g.pattern, g.operations]);
+
+  it.each([
+    // The events topic: ledgers and the retention headroom, as the pusher reads it.
+    ['topic', 'events', 'literal', ['READ', 'DESCRIBE', 'DESCRIBE_CONFIGS']],
+    // DLQs, tiers and replay logs: read; tier 1 and the replay log written; a tenant's delete purges.
+    ['topic', 'hookstream.sub.', 'prefixed', ['READ', 'WRITE', 'CREATE', 'DELETE', 'DESCRIBE']],
+    // The ledgers: committed offsets and members described, deleted by a purge, never joined.
+    ['group', 'hookstream.sub.', 'prefixed', ['DELETE', 'DESCRIBE']],
+    ['topic', 'hookstream.subscribers', 'literal', ['READ', 'WRITE', 'CREATE', 'DESCRIBE']],
+    ['topic', 'hookstream.audit', 'literal', ['READ', 'WRITE', 'CREATE', 'DESCRIBE']],
+    // Ledgers read it; a replay writes its steps there only when it exists.
+    ['topic', 'hookstream.attempts', 'literal', ['READ', 'WRITE', 'DESCRIBE']],
+    ['topic', 'hookstream.instances', 'literal', ['READ', 'DESCRIBE']],
+    // subscriber.enabled on resume; the API reads no notice.
+    ['topic', 'hookstream.notices.events', 'literal', ['WRITE', 'CREATE', 'DESCRIBE']],
+    ['group', 'hookstream.tool.', 'prefixed', ['READ', 'DESCRIBE']],
+    ['transactional-id', 'hookstream.replay.', 'prefixed', ['WRITE', 'DESCRIBE']],
+  ])('grants %s %s (%s): %j', (resource, name, pattern, operations) => {
+    expect(grant(resource, name)).toEqual([[pattern, operations]]);
+  });
+
+  it('grants nothing else: no settings to alter, no group to join, no other topic', () => {
+    expect(api).toHaveLength(10);
+    expect(api.flatMap((g) => g.operations)).not.toContain('ALTER_CONFIGS');
+    expect(api.filter((g) => g.operations.includes('DESCRIBE_CONFIGS')).map((g) => g.name)).toEqual([
+      'events',
+    ]);
+  });
+
+  it("shares the pusher's pieces where they do the same, and only the API may delete", () => {
+    const pusher = componentAcls({ role: 'pusher', eventsTopic: 'events' });
+    const same = (name: string) =>
+      expect(api.find((g) => g.name === name)).toEqual(pusher.find((g) => g.name === name));
+    for (const name of [
+      'events',
+      'hookstream.subscribers',
+      'hookstream.audit',
+      'hookstream.tool.',
+      'hookstream.replay.',
+    ])
+      same(name);
+    for (const role of [
+      componentAcls({ role: 'pusher', eventsTopic: 'events' }),
+      componentAcls({ role: 'replay', subscriber: 'billing' }),
+      componentAcls({ role: 'ingress', eventsTopic: 'events' }),
+    ])
+      expect(role.flatMap((g) => g.operations)).not.toContain('DELETE');
+  });
+});

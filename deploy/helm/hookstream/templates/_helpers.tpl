@@ -27,6 +27,10 @@ Names and labels. Kubernetes names are at most 63 characters, hence the truncati
 {{- printf "%s-pusher" (include "hookstream.fullname" . | trunc 45 | trimSuffix "-") }}
 {{- end }}
 
+{{- define "hookstream.api.fullname" -}}
+{{- printf "%s-api" (include "hookstream.fullname" . | trunc 45 | trimSuffix "-") }}
+{{- end }}
+
 {{- define "hookstream.chart" -}}
 {{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
 {{- end }}
@@ -85,6 +89,13 @@ Fails the render on settings that would only fail later inside a pod, with the v
 {{- end }}
 {{- if and .Values.registry.caSecret.name (not (hasPrefix "https://" .Values.registry.url)) }}
 {{- fail "registry.caSecret is set but registry.url is not https:// (the components refuse REGISTRY_CA_FILE without TLS)" }}
+{{- end }}
+{{- $api := .Values.api.kafkaSasl }}
+{{- if and (or $api.username $api.passwordSecret.name) (not $k.sasl.mechanism) }}
+{{- fail "api.kafkaSasl is set but kafka.sasl.mechanism is empty: the API's own principal needs SASL" }}
+{{- end }}
+{{- if ne (empty $api.username) (empty $api.passwordSecret.name) }}
+{{- fail "api.kafkaSasl: set both username and passwordSecret.name (an existing Secret), or neither" }}
 {{- end }}
 {{- if and .Values.keda.enabled (eq (len .Values.keda.subscribers) 0) }}
 {{- fail "keda.enabled: list at least one subscriber name in keda.subscribers (their consumer lag drives the scaling)" }}

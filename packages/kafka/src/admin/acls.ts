@@ -8,6 +8,7 @@ const OPERATION: Record<AclOperation, number> = {
   READ: 3,
   WRITE: 4,
   CREATE: 5,
+  DELETE: 6,
   DESCRIBE: 8,
   DESCRIBE_CONFIGS: 10,
   ALTER_CONFIGS: 11,
