@@ -74,6 +74,7 @@ beforeAll(async () => {
     HOOKSTREAM_API_TOKENS: `${operatorToken}=*,${acmeToken}@${acme}`,
     HOOKSTREAM_API_RATE: '1000',
     HOOKSTREAM_API_LOG_LEVEL: 'warn',
+    HOOKSTREAM_SECRETS_KEY: randomBytes(32).toString('base64'),
   });
   const child = api;
   base = await waitFor('hookstream api to listen', async () => {
@@ -105,6 +106,7 @@ describe('hookstream subscribers and dlq with --api, no Kafka settings', () => {
     const acmeFile = await definitionFile(mine, {
       url: 'https://remote.example.com/hook',
       eventTypes: ['order.created'],
+      secret: { managed: true },
     });
     const opFile = await definitionFile(operators, { url: 'https://operator.example.com/hook' });
     // apply (a PUT): created, then unchanged; the tenant's record is the tenant's.
@@ -203,7 +205,7 @@ describe('hookstream subscribers and dlq with --api, no Kafka settings', () => {
     } finally {
       await sender.disconnect();
     }
-    const [list, table, dry, other] = await Promise.all([
+    const [list, table, dry, other, rotated] = await Promise.all([
       json<{ subscriber: string; count: number; deadLetters: { eventId: string }[] }>(acmeToken, [
         'dlq',
         'list',
@@ -217,7 +219,17 @@ describe('hookstream subscribers and dlq with --api, no Kafka settings', () => {
       remote(acmeToken, ['dlq', 'list', '--subscriber', mine]),
       remote(acmeToken, ['dlq', 'replay', '--subscriber', mine, '--dry-run']),
       remote(acmeToken, ['dlq', 'list', '--subscriber', operators]),
+      // The managed secret, rotated over the API: the answer holds the new one in clear.
+      json<{ rotated: boolean; current: string; previous: unknown[] }>(acmeToken, [
+        'subscribers',
+        'secret',
+        'rotate',
+        mine,
+        '--grace',
+        '0',
+      ]),
     ]);
+    expect([rotated.rotated, rotated.current.length > 20, rotated.previous]).toEqual([true, true, []]);
     expect([list.subscriber, list.count, list.deadLetters.map((l) => l.eventId)]).toEqual([
       mine,
       1,
@@ -241,9 +253,15 @@ describe('hookstream subscribers and dlq with --api, no Kafka settings', () => {
       false,
       'active',
     ]);
-    const noToken = await remote(undefined, ['subscribers', 'list']);
+    const badFile = await definitionFile(uniqueName('remote-bad'), { url: 'ftp://nowhere' });
+    const [noToken, rewind, bad] = await Promise.all([
+      remote(undefined, ['subscribers', 'list']),
+      remote(operatorToken, ['subscribers', 'rewind', operators, '--to', 'earliest']),
+      remote(operatorToken, ['subscribers', 'apply', badFile]),
+    ]);
     expect([noToken.code, noToken.stderr]).toEqual([1, expect.stringContaining('HOOKSTREAM_API_TOKEN')]);
-    const rewind = await remote(operatorToken, ['subscribers', 'rewind', operators, '--to', 'earliest']);
+    // A definition the API's schema refuses is refused before sending, naming the field.
+    expect([bad.code, bad.stderr]).toEqual([1, expect.stringMatching(/invalid_definition: .*url: /)]);
     expect([rewind.code, rewind.stderr]).toEqual([2, expect.stringContaining('does not work over --api')]);
     // Without --api the same environment uses Kafka, and its settings point nowhere: it fails.
     const onKafka = await local;
