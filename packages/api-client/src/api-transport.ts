@@ -116,17 +116,7 @@ export class ApiTransport {
         signal: AbortSignal.timeout(this.#options.timeoutMs),
         redirect: 'error',
       });
-      const length = Number(res.headers.get('content-length') ?? 0);
-      if (length > MAX_ANSWER_BYTES)
-        throw new ApiClientError(
-          'invalid_answer',
-          `an answer of ${length} bytes is past the client's limit`,
-          {
-            operation,
-            status: res.status,
-          },
-        );
-      text = await res.text();
+      text = await boundedText(res, operation);
     } catch (err) {
       if (err instanceof ApiClientError) throw err;
       const timeout = err instanceof Error && err.name === 'TimeoutError';
@@ -199,6 +189,28 @@ function errorOf(
     details: details ?? [],
     retryAfterMs,
   });
+}
+
+/** The answer's body as text, refused past MAX_ANSWER_BYTES however it is sent (chunked or not). */
+async function boundedText(res: Response, operation: ApiOperation): Promise<string> {
+  const tooLarge = () =>
+    new ApiClientError('invalid_answer', `an answer larger than ${MAX_ANSWER_BYTES} bytes`, {
+      operation,
+      status: res.status,
+    });
+  if (Number(res.headers.get('content-length') ?? 0) > MAX_ANSWER_BYTES) {
+    await res.body?.cancel();
+    throw tooLarge();
+  }
+  if (res.body === null) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of res.body) {
+    size += chunk.byteLength;
+    if (size > MAX_ANSWER_BYTES) throw tooLarge();
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** Retry-After as seconds or an HTTP date, in ms, at most an hour; null when absent or unreadable. */
