@@ -13,6 +13,8 @@ import { AuditTrail, replayAuditRecord, SubscriberCatalog } from '@hookstream/su
 import { startTracing } from '@hookstream/telemetry';
 import { formatTable } from '@hookstream/terminal';
 import { toolKafka } from './kafka-client.ts';
+import { remoteApi } from './remote-api.ts';
+import { remoteDlqList, remoteDlqReplay } from './remote-dlq.ts';
 import { operatorName, toolActor } from './tool-env.ts';
 import { formatAge, reportToolError } from './tool-errors.ts';
 
@@ -26,6 +28,7 @@ const FILTERS = `Selection (every given filter must hold; repeat --event-id, --r
 
 export const DLQ_USAGE = `Usage: hookstream dlq list   --subscriber <name> [selection] [--json]
        hookstream dlq replay --subscriber <name> [selection] [--dry-run] [--rate <n/s>] [--again] [--operator <who>] [--json]
+       hookstream dlq list|replay --subscriber <name> … --api <url>  (HOOKSTREAM_API_TOKEN)
 
 list: what is in the subscriber's dead-letter topic (hookstream.sub.<name>.dlq): event id, type,
 reason, attempts, last status, age, and where (partition:offset).
@@ -42,6 +45,12 @@ naming that one (REPLAY_FENCED). A dry run takes no lease.
   --again        replay records the replay log says were already replayed
   --operator <who>  who replays, recorded on every replayed record (hookstream_replayed_by), in
                  the replay log and the attempt log (default: the OS user)
+
+Over the management API (docs/api.md), with no Kafka settings on this machine: --api <url> (or
+HOOKSTREAM_API_URL) and the bearer token in HOOKSTREAM_API_TOKEN run list and replay as that
+token may (a tenant's: its own subscribers). replay starts a job there and follows it to its
+end; the API takes the replay lease and records the token as operator (--rate and --operator
+do not apply). list without --limit shows the oldest 1,000 and says so when there are more.
 
 ${FILTERS}
 
@@ -60,6 +69,7 @@ const OPTIONS = {
   rate: { type: 'string' },
   again: { type: 'boolean', default: false },
   operator: { type: 'string' },
+  api: { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
@@ -75,6 +85,15 @@ export async function dlqCommand(argv: readonly string[]): Promise<number> {
   if (values.help) return help(0);
   const command = `dlq ${action}`;
   try {
+    // Settings parsed once, first: a missing HOOKSTREAM_API_TOKEN stops the command before anything.
+    const api = remoteApi(values.api, process.env);
+    if (api !== null)
+      for (const local of ['rate', 'operator'] as const)
+        if (values[local] !== undefined)
+          throw new ReplayError(
+            'BAD_OPTION',
+            `--${local} does not apply over --api (the API replays at Kafka's pace and records the token as operator)`,
+          );
     if (values.subscriber === undefined)
       throw new ReplayError('BAD_OPTION', '--subscriber <name> is required');
     const name = SubscriberName.safeParse(values.subscriber);
@@ -87,6 +106,15 @@ export async function dlqCommand(argv: readonly string[]): Promise<number> {
     }
     const selection = parseSelectionFlags(values, Date.now());
     const rate = values.rate === undefined ? undefined : parseRate(values.rate);
+    if (api !== null)
+      return action === 'list'
+        ? await remoteDlqList(api, name.data, selection, values.json)
+        : await remoteDlqReplay(api, name.data, {
+            selection,
+            json: values.json,
+            dryRun: values['dry-run'],
+            again: values.again,
+          });
     if (action === 'list') return await list(name.data, selection, values.json);
     return await replay(name.data, {
       selection,

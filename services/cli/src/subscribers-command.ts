@@ -1,4 +1,3 @@
-import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { DEFAULT_EVENTS_TOPIC, DEFAULT_RETENTION_WARNING_MS, SubscriberName } from '@hookstream/contracts';
 import { readDeadLetters } from '@hookstream/dead-letter-tools';
@@ -33,12 +32,17 @@ import { formatTable } from '@hookstream/terminal';
 import { cliAudit, rethrow, writeAudit } from './cli-audit.ts';
 import { toolKafka } from './kafka-client.ts';
 import { openNoticePublisher } from './notice-publisher.ts';
+import { remoteApi } from './remote-api.ts';
+import { REMOTE_ALLOWED, remoteSubscribers } from './remote-subscribers.ts';
 import {
+  confirmPurge,
+  describeState,
   formatCount,
   formatDelay,
   formatInstances,
   parseDuration,
   printApply,
+  printDeleted,
   printJson,
   printProblems,
   publicPlan,
@@ -60,6 +64,7 @@ export const SUBSCRIBERS_USAGE = `Usage: hookstream subscribers apply <file.json
        hookstream subscribers header set <name> <header> [--value-file <path>] [--secrets-key-file <path>] [--json]
        hookstream subscribers check [--match <globs>] [--secrets-key-file <path>] [--json]
        hookstream subscribers reseal (<name> | --all [--match <globs>]) [--dry-run] [--secrets-key-file <path>] [--json]
+       hookstream subscribers apply|list|show|pause|resume|delete|secret rotate … --api <url>  (HOOKSTREAM_API_TOKEN)
 
 The subscriber catalog: one record per subscriber in the compacted topic hookstream.subscribers
 (its definition, its state, how its requests are signed), which a pusher fleet runs.
@@ -111,6 +116,14 @@ reseal    moves the seals of earlier versions (bound to the name only) to today'
           version; --all: every record. Fleets refuse the old seals
             --dry-run   show what would be written, and write nothing
 
+Over the management API (docs/api.md), with no Kafka settings on this machine: --api <url> (or
+HOOKSTREAM_API_URL) and the bearer token in HOOKSTREAM_API_TOKEN run apply (one file), list, show,
+pause (--reason), resume, delete (--purge --yes) and secret rotate (--grace) as that token may:
+the operator's sees every subscriber, a tenant's its own. The others need Kafka. The API records
+the token as who made the change (--by does not apply), measures on its own events topic
+(--topic does not apply) and has no dry run; list shows the API's columns (no host, event types
+or instances).
+
 Managed secrets ("secret": {"managed": true}) and headers are sealed with AES-256-GCM under the
 key in HOOKSTREAM_SECRETS_KEY (base64 of 32 bytes: openssl rand -base64 32) or --secrets-key-file.
   --topic <name>   the events topic (default: ${DEFAULT_EVENTS_TOPIC}, or HOOKSTREAM_EVENTS_TOPIC)
@@ -132,6 +145,7 @@ const OPTIONS = {
   'value-file': { type: 'string' },
   match: { type: 'string' },
   all: { type: 'boolean', default: false },
+  api: { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
@@ -182,19 +196,28 @@ export async function subscribersCommand(argv: readonly string[]): Promise<numbe
   if (values.help) return help(0);
   const command = `subscribers ${action}`;
   try {
-    const allowed = ALLOWED[action] ?? [];
+    // Settings parsed once, first: a missing HOOKSTREAM_API_TOKEN stops the command before anything.
+    const api = remoteApi(values.api, process.env);
+    if (api !== null && !(action in REMOTE_ALLOWED))
+      throw bad(
+        `${action} does not work over --api (there: ${Object.keys(REMOTE_ALLOWED).join(', ')}); run it where Kafka is reachable`,
+      );
+    const allowed: readonly string[] = (api === null ? ALLOWED[action] : REMOTE_ALLOWED[action]) ?? [];
     for (const [option, value] of Object.entries(values) as [keyof typeof OPTIONS, unknown][])
       if (
         option !== 'json' &&
         option !== 'help' &&
+        option !== 'api' &&
         value !== undefined &&
         value !== false &&
         !allowed.includes(option)
       )
-        throw bad(`--${option} does not apply to ${action}`);
+        throw bad(`--${option} does not apply to ${action}${api === null ? '' : ' over --api'}`);
+    const go = (target: string) =>
+      api === null ? run(action, target, values) : remoteSubscribers(api, action, target, values);
     if (action === 'list' || action === 'check') {
       if (positionals.length > 0) throw bad(`${action} takes no argument, got '${positionals.join(' ')}'`);
-      return await run(action, '', values);
+      return await go('');
     }
     if (action === 'reseal') {
       const [name, ...others] = positionals;
@@ -221,7 +244,7 @@ export async function subscribersCommand(argv: readonly string[]): Promise<numbe
     if (extra.length > 0) throw bad(`one argument only, got also '${extra.join(' ')}'`);
     if (action !== 'apply' && !SubscriberName.safeParse(target).success)
       throw bad(`'${target}' is not a subscriber name`);
-    return await run(action, target, values);
+    return await go(target);
   } catch (err) {
     if (err instanceof CatalogError && err.code === 'BAD_OPTION') {
       process.stderr.write(`hookstream ${command}: ${err.message}\n`);
@@ -385,14 +408,8 @@ async function show(
     return 0;
   }
   const { definition } = publicRecord(record);
-  const state =
-    record.state.kind === 'active'
-      ? 'active'
-      : record.state.kind === 'paused'
-        ? `paused by ${record.state.by} at ${record.state.at}: ${record.state.reason || '(no reason)'}`
-        : `disabled at ${record.state.at}: ${record.state.reason}`;
   const out = [
-    `subscriber ${name}: ${state}`,
+    `subscriber ${name}: ${describeState(record.state)}`,
     `created ${record.createdAt}, updated ${record.updatedAt}`,
     `secret: ${describeSecret(record)}`,
     '',
@@ -514,18 +531,7 @@ async function remove(catalog: SubscriberCatalog, name: string, values: Values):
   const snapshot = await catalog.read();
   // Refuses an unknown name before asking for a confirmation.
   planDelete(snapshot, name, OPERATOR, { purge: values.purge, now: new Date() });
-  if (values.purge && !values.yes) {
-    if (!process.stdin.isTTY) throw bad('--purge deletes the ledger and topics: pass --yes to confirm');
-    const rl = createInterface({ input: process.stdin, output: process.stderr });
-    const answer = await rl.question(
-      `This deletes ${name}'s group (its ledger), tier, DLQ and replay-log topics. Type its name to confirm: `,
-    );
-    rl.close();
-    if (answer.trim() !== name) {
-      process.stderr.write('not confirmed; nothing deleted\n');
-      return 1;
-    }
-  }
+  if (values.purge && !values.yes && !(await confirmPurge(name))) return 1;
   const result = await deleteSubscriber(catalog, {
     name,
     actor: OPERATOR,
@@ -534,17 +540,7 @@ async function remove(catalog: SubscriberCatalog, name: string, values: Values):
     audit: cliAudit(),
   });
   if (values.json) printJson(result);
-  else {
-    if (result.deleted) process.stdout.write(`${name}: deleted from the catalog\n`);
-    if (result.bound)
-      process.stdout.write(
-        `${name}: the name stays bound to its tenant while its group, tiers or DLQ exist (delete ${name} --purge frees it)\n`,
-      );
-    if (result.purged !== null)
-      process.stdout.write(
-        `purged group ${result.purged.group}${result.purged.topics.length > 0 ? ` and topics ${result.purged.topics.join(', ')}` : ''}; the name is free\n`,
-      );
-  }
+  else printDeleted(name, result);
   return 0;
 }
 

@@ -1,4 +1,5 @@
-import { redactUrl } from '@hookstream/contracts';
+import { createInterface } from 'node:readline/promises';
+import { redactUrl, type SubscriberState } from '@hookstream/contracts';
 import {
   CatalogError,
   type CatalogSnapshot,
@@ -85,4 +86,51 @@ export function parseDuration(option: string, text: string): number {
   if (m === null || unit === undefined)
     throw new CatalogError('BAD_OPTION', `${option}: '${text}' is not a duration like 30m, 24h or 7d`, false);
   return Number(m[1]) * unit;
+}
+
+/** A subscriber's state for people: who paused it and why, or why hookstream disabled it. */
+export function describeState(state: SubscriberState): string {
+  if (state.kind === 'active') return 'active';
+  if (state.kind === 'paused')
+    return `paused by ${state.by} at ${state.at}: ${state.reason || '(no reason)'}`;
+  return `disabled at ${state.at}: ${state.reason}`;
+}
+
+/** What a delete did, as `subscribers delete` says it (on Kafka or over --api). */
+export function printDeleted(
+  name: string,
+  result: { deleted: boolean; bound: boolean; purged: { group?: unknown; topics?: unknown } | null },
+): void {
+  if (result.deleted) process.stdout.write(`${name}: deleted from the catalog\n`);
+  if (result.bound)
+    process.stdout.write(
+      `${name}: the name stays bound to its tenant while its group, tiers or DLQ exist (delete ${name} --purge frees it)\n`,
+    );
+  if (result.purged !== null) {
+    const topics = Array.isArray(result.purged.topics) ? result.purged.topics.map(String) : [];
+    process.stdout.write(
+      `purged group ${String(result.purged.group)}${topics.length > 0 ? ` and topics ${topics.join(', ')}` : ''}; the name is free\n`,
+    );
+  }
+}
+
+/**
+ * Asks for the name again before a purge; false (and said) when it is not typed. Off a terminal
+ * it refuses: --yes confirms there.
+ */
+export async function confirmPurge(name: string): Promise<boolean> {
+  if (!process.stdin.isTTY)
+    throw new CatalogError(
+      'BAD_OPTION',
+      '--purge deletes the ledger and topics: pass --yes to confirm',
+      false,
+    );
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  const answer = await rl.question(
+    `This deletes ${name}'s group (its ledger), tier, DLQ and replay-log topics. Type its name to confirm: `,
+  );
+  rl.close();
+  if (answer.trim() === name) return true;
+  process.stderr.write('not confirmed; nothing deleted\n');
+  return false;
 }

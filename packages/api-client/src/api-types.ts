@@ -1,0 +1,63 @@
+import type {
+  AuditList as AuditListSchema,
+  AuditQuery,
+  DeadLetterList as DeadLetterListSchema,
+  DeadLetterQuery,
+  DeleteAnswer as DeleteAnswerSchema,
+  EventTypeList as EventTypeListSchema,
+  Job as JobSchema,
+  LedgerAnswer as LedgerAnswerSchema,
+  ListQuery,
+  PauseBody,
+  PutAnswer as PutAnswerSchema,
+  PutBody,
+  ReplayBody,
+  RotateBody,
+  SecretAnswer as SecretAnswerSchema,
+  StateAnswer as StateAnswerSchema,
+  SubscriberItem as SubscriberItemSchema,
+  SubscriberList as SubscriberListSchema,
+  SubscriberResource as SubscriberResourceSchema,
+} from '@hookstream/api';
+import type { z } from 'zod';
+
+// The client's types, each the type of the server's own zod schema (@hookstream/api): what a
+// request may hold as the schema takes it (`input`), an answer as the schema parses it (`output`).
+
+export type SubscriberList = z.output<typeof SubscriberListSchema>;
+export type SubscriberItem = z.output<typeof SubscriberItemSchema>;
+export type SubscriberResource = z.output<typeof SubscriberResourceSchema>;
+export type PutAnswer = z.output<typeof PutAnswerSchema>;
+export type DeleteAnswer = z.output<typeof DeleteAnswerSchema>;
+export type StateAnswer = z.output<typeof StateAnswerSchema>;
+export type SecretAnswer = z.output<typeof SecretAnswerSchema>;
+export type DeadLetterList = z.output<typeof DeadLetterListSchema>;
+export type Job = z.output<typeof JobSchema>;
+export type LedgerAnswer = z.output<typeof LedgerAnswerSchema>;
+export type EventTypeList = z.output<typeof EventTypeListSchema>;
+export type AuditList = z.output<typeof AuditListSchema>;
+
+/** A definition as `PUT /v1/subscribers/{name}` (and `subscribers apply`) takes it. */
+export type SubscriberDefinition = z.input<typeof PutBody>;
+export type PauseOptions = NonNullable<z.input<typeof PauseBody>>;
+export type RotateOptions = NonNullable<z.input<typeof RotateBody>>;
+/** Which dead letters to replay, and how (a dry run; again). */
+export type ReplayOptions = z.input<typeof ReplayBody>;
+
+/** A page of subscribers: how many (1 to 1,000; 100 by default), after which name. */
+export type ListOptions = Partial<z.output<typeof ListQuery>>;
+/** The dead letters a list selects (the query's lists as arrays; the client joins them). */
+export type DeadLetterSelection = Partial<z.output<typeof DeadLetterQuery>>;
+export type AuditOptions = Partial<z.output<typeof AuditQuery>>;
+
+export interface DeleteOptions {
+  /** Operator only: also delete the group, tiers and DLQ, and free the name. */
+  readonly purge?: boolean;
+  /** The ETag the subscriber must still have (412 precondition_failed otherwise). */
+  readonly ifMatch?: string;
+}
+
+export interface PutOptions {
+  /** The ETag the subscriber must still have (`*`: it must exist). */
+  readonly ifMatch?: string;
+}

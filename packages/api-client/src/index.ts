@@ -1,0 +1,30 @@
+export { ApiClient } from './api-client.ts';
+export type { ApiErrorDetail } from './api-client-error.ts';
+export { ApiClientError } from './api-client-error.ts';
+export type { ApiAnswer, ApiCall } from './api-transport.ts';
+export { ApiClientOptions, ApiTransport, retryAfterMsOf } from './api-transport.ts';
+export type {
+  AuditList,
+  AuditOptions,
+  DeadLetterList,
+  DeadLetterSelection,
+  DeleteAnswer,
+  DeleteOptions,
+  EventTypeList,
+  Job,
+  LedgerAnswer,
+  ListOptions,
+  PauseOptions,
+  PutAnswer,
+  PutOptions,
+  ReplayOptions,
+  RotateOptions,
+  SecretAnswer,
+  StateAnswer,
+  SubscriberDefinition,
+  SubscriberItem,
+  SubscriberList,
+  SubscriberResource,
+} from './api-types.ts';
+export type { ApiOperation } from './operations.ts';
+export { API_OPERATIONS } from './operations.ts';

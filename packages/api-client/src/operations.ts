@@ -1,0 +1,26 @@
+/**
+ * The routes the client calls, by operationId: the client's method of the same name sends this
+ * method and path. A test holds it to the API's route table both ways (every route has its
+ * entry and method, every entry is a route), so a new route without a client method fails it.
+ */
+export const API_OPERATIONS = {
+  getOpenApi: { method: 'GET', path: '/v1/openapi.json' },
+  listSubscribers: { method: 'GET', path: '/v1/subscribers' },
+  getSubscriber: { method: 'GET', path: '/v1/subscribers/{name}' },
+  putSubscriber: { method: 'PUT', path: '/v1/subscribers/{name}' },
+  deleteSubscriber: { method: 'DELETE', path: '/v1/subscribers/{name}' },
+  pauseSubscriber: { method: 'POST', path: '/v1/subscribers/{name}/pause' },
+  resumeSubscriber: { method: 'POST', path: '/v1/subscribers/{name}/resume' },
+  rotateSecret: { method: 'POST', path: '/v1/subscribers/{name}/secret/rotate' },
+  listDeadLetters: { method: 'GET', path: '/v1/subscribers/{name}/dead-letters' },
+  replayDeadLetters: { method: 'POST', path: '/v1/subscribers/{name}/dead-letters/replay' },
+  getJob: { method: 'GET', path: '/v1/jobs/{id}' },
+  getEventLedger: { method: 'GET', path: '/v1/events/{id}/ledger' },
+  listEventTypes: { method: 'GET', path: '/v1/event-types' },
+  listAudit: { method: 'GET', path: '/v1/audit' },
+} as const satisfies Record<
+  string,
+  { readonly method: 'GET' | 'PUT' | 'POST' | 'DELETE'; readonly path: string }
+>;
+
+export type ApiOperation = keyof typeof API_OPERATIONS;

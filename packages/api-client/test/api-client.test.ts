@@ -1,0 +1,195 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ApiServer, ApiTokens, managementRoutes, Router } from '@hookstream/api';
+import { afterEach, describe, expect, it } from 'vitest';
+import { API_OPERATIONS, ApiClient, ApiClientError, retryAfterMsOf } from '../src/index.ts';
+import { fakeService } from './fake-service.ts';
+
+const OPERATOR_TOKEN = 'operator-token-0123456789';
+const ACME_TOKEN = 'acme-token-0123456789abc';
+
+const routes = managementRoutes(fakeService(), () => ({}));
+const router = new Router(routes);
+const closers: (() => Promise<void>)[] = [];
+
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
+});
+
+/** A real ApiServer over in-memory ports; `seen` is every request it answered, as it logs them. */
+async function serve(rate = 1000) {
+  const seen: { method: string; path: string; status: number }[] = [];
+  const server = new ApiServer({
+    service: fakeService(),
+    tokens: ApiTokens.parse([`${OPERATOR_TOKEN}=*`, `${ACME_TOKEN}@acme`]),
+    host: '127.0.0.1',
+    port: 0,
+    ratePerSecond: rate,
+    log: (_level, message, fields) => {
+      if (message === 'request') seen.push(fields as (typeof seen)[number]);
+    },
+  });
+  const baseUrl = await server.start();
+  closers.push(() => server.close());
+  return { baseUrl, seen };
+}
+
+/** One call per operationId, with arguments its route takes. A route missing here fails the test. */
+const CALLS: Record<string, (c: ApiClient) => Promise<unknown>> = {
+  getOpenApi: (c) => c.getOpenApi(),
+  listSubscribers: (c) => c.listSubscribers({ limit: 10 }),
+  getSubscriber: (c) => c.getSubscriber('cov'),
+  putSubscriber: (c) => c.putSubscriber('cov', { url: 'https://cov.example.com/hook' }),
+  deleteSubscriber: (c) => c.deleteSubscriber('cov'),
+  pauseSubscriber: (c) => c.pauseSubscriber('cov', { reason: 'coverage' }),
+  resumeSubscriber: (c) => c.resumeSubscriber('cov'),
+  rotateSecret: (c) => c.rotateSecret('cov', { graceMs: 0 }),
+  listDeadLetters: (c) => c.listDeadLetters('cov', { reason: ['exhausted'], status: ['5xx'], limit: 5 }),
+  replayDeadLetters: (c) => c.replayDeadLetters('cov', { dryRun: true }),
+  getJob: (c) => c.getJob('job_unknown'),
+  getEventLedger: (c) => c.getEventLedger('evt-1'),
+  listEventTypes: (c) => c.listEventTypes(),
+  listAudit: (c) => c.listAudit({ subscriber: 'cov', limit: 3 }),
+};
+
+describe('the client covers the route table', () => {
+  it('has an operation with the same method and path, and a method of that name, for every route, and no other', () => {
+    const ids = routes.map((r) => r.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const route of routes) {
+      const operation = (API_OPERATIONS as Record<string, { method: string; path: string } | undefined>)[
+        route.operationId
+      ];
+      expect(operation, `the client has no operation ${route.operationId}`).toEqual({
+        method: route.method,
+        path: route.path,
+      });
+      expect(typeof (ApiClient.prototype as unknown as Record<string, unknown>)[route.operationId]).toBe(
+        'function',
+      );
+    }
+    expect(Object.keys(API_OPERATIONS).sort()).toEqual([...ids].sort());
+  });
+
+  it("each method's request reaches its own route on a real server", async () => {
+    const { baseUrl, seen } = await serve();
+    const client = new ApiClient({ baseUrl, token: OPERATOR_TOKEN, maxRetries: 0 });
+    expect(Object.keys(CALLS).sort()).toEqual(routes.map((r) => r.operationId).sort());
+    // In an order where each finds what it needs: created first, deleted last.
+    const order = [
+      'putSubscriber',
+      ...Object.keys(CALLS).filter((k) => k !== 'putSubscriber' && k !== 'deleteSubscriber'),
+      'deleteSubscriber',
+    ];
+    for (const id of order) {
+      const before = seen.length;
+      const outcome = await CALLS[id]?.(client).then(
+        () => 'ok',
+        (err: unknown) => err,
+      );
+      const request = seen[before];
+      expect(request, `${id} sent nothing`).toBeDefined();
+      const match = router.match(request?.method ?? '', request?.path ?? '');
+      expect(match.kind === 'route' ? match.route.operationId : match.kind, id).toBe(id);
+      // Only the unknown job is refused, by its route (not a missing one).
+      if (id === 'getJob') expect((outcome as ApiClientError).code).toBe('not_found');
+      else if (id === 'rotateSecret') expect((outcome as ApiClientError).code).toBe('not_managed');
+      else expect(outcome, `${id}: ${String(outcome)}`).toBe('ok');
+    }
+  });
+});
+
+describe('the client', () => {
+  it('creates, reads with the ETag, replaces only with a current If-Match (412 otherwise), pages and deletes', async () => {
+    const { baseUrl } = await serve();
+    const client = new ApiClient({ baseUrl: `${baseUrl}/`, token: OPERATOR_TOKEN });
+    const created = await client.putSubscriber('s1', { url: 'https://s1.example.com/hook' });
+    expect(created.action).toBe('created');
+    const read = await client.getSubscriber('s1');
+    expect(read.etag).toBe(created.subscriber.etag);
+    expect(read.definition.url).toBe('https://s1.example.com/hook');
+    const stale = await client
+      .putSubscriber('s1', { url: 'https://s1.example.com/other' }, { ifMatch: '"999"' })
+      .catch((e: unknown) => e);
+    expect(stale).toBeInstanceOf(ApiClientError);
+    expect(stale).toMatchObject({ code: 'precondition_failed', status: 412, canRetry: false });
+    const changed = await client.putSubscriber(
+      's1',
+      { url: 'https://s1.example.com/other' },
+      { ifMatch: read.etag },
+    );
+    expect(changed.action).toBe('changed');
+    for (const n of ['s2', 's3']) await client.putSubscriber(n, { url: `https://${n}.example.com/hook` });
+    const first = await client.listSubscribers({ limit: 2 });
+    expect([first.items.map((i) => i.name), first.nextCursor]).toEqual([['s1', 's2'], 's2']);
+    const all: string[] = [];
+    for await (const item of client.subscribers(1)) all.push(item.name);
+    expect(all).toEqual(['s1', 's2', 's3']);
+    expect((await client.pauseSubscriber('s1', { reason: 'test' })).state.kind).toBe('paused');
+    expect((await client.resumeSubscriber('s1')).state.kind).toBe('active');
+    expect((await client.deleteSubscriber('s1')).deleted).toBe(true);
+    // A tenant sees nothing of the operator's.
+    const acme = new ApiClient({ baseUrl, token: ACME_TOKEN });
+    expect(await acme.getSubscriber('s2').catch((e: unknown) => e)).toMatchObject({
+      code: 'not_found',
+      status: 404,
+    });
+    expect((await acme.listSubscribers()).items).toEqual([]);
+  });
+
+  it('refuses a bad request before sending anything, naming the field', async () => {
+    const { baseUrl, seen } = await serve();
+    const client = new ApiClient({ baseUrl, token: OPERATOR_TOKEN });
+    const badName = await client.getSubscriber('Not A Name').catch((e: unknown) => e);
+    expect(badName).toMatchObject({ code: 'invalid_request', status: null });
+    const badDefinition = await client.putSubscriber('s1', { url: 'ftp://x' }).catch((e: unknown) => e);
+    expect(badDefinition).toMatchObject({ code: 'invalid_definition', details: [{ path: 'url' }] });
+    expect((badDefinition as Error).message).toMatch(/url: /);
+    expect(await client.listSubscribers({ limit: 5000 }).catch((e: unknown) => e)).toMatchObject({
+      code: 'invalid_request',
+    });
+    expect(seen).toEqual([]);
+    expect(() => new ApiClient({ baseUrl: 'ftp://x', token: OPERATOR_TOKEN })).toThrow(/baseUrl/);
+    expect(() => new ApiClient({ baseUrl, token: OPERATOR_TOKEN, maxRetries: 50 })).toThrow(/maxRetries/);
+  });
+
+  it('says 429 can be retried with Retry-After as a hint, and waits it out itself only within its bound', async () => {
+    const { baseUrl } = await serve(1);
+    const impatient = new ApiClient({ baseUrl, token: OPERATOR_TOKEN, maxRetries: 0 });
+    await impatient.listSubscribers();
+    const limited = await impatient.listSubscribers().catch((e: unknown) => e);
+    expect(limited).toMatchObject({ code: 'rate_limited', status: 429, canRetry: true });
+    expect((limited as ApiClientError).retryAfterMs).toBeGreaterThan(0);
+    const patient = new ApiClient({ baseUrl, token: OPERATOR_TOKEN, maxRetries: 3, maxRetryWaitMs: 2000 });
+    expect((await patient.listSubscribers()).items).toEqual([]);
+  });
+
+  it('fails loudly on an answer its schema does not describe, and on no answer at all', async () => {
+    const drifted = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ items: 'not a list', nextCursor: null }));
+    });
+    await new Promise<void>((ok) => drifted.listen(0, '127.0.0.1', ok));
+    closers.push(() => new Promise((ok) => drifted.close(() => ok())));
+    const { port } = drifted.address() as AddressInfo;
+    const client = new ApiClient({ baseUrl: `http://127.0.0.1:${port}`, token: OPERATOR_TOKEN });
+    const drift = await client.listSubscribers().catch((e: unknown) => e);
+    expect(drift).toMatchObject({ code: 'invalid_answer', status: 200, canRetry: false });
+    expect((drift as ApiClientError).details.map((d) => d.path)).toContain('items');
+    const nowhere = new ApiClient({ baseUrl: 'http://127.0.0.1:1', token: OPERATOR_TOKEN });
+    expect(await nowhere.listSubscribers().catch((e: unknown) => e)).toMatchObject({
+      code: 'unreachable',
+      status: null,
+      canRetry: true,
+    });
+  });
+
+  it('reads Retry-After as seconds or a date, bounded', () => {
+    expect(retryAfterMsOf('2')).toBe(2000);
+    expect(retryAfterMsOf('0.25')).toBe(250);
+    expect(retryAfterMsOf(new Date(10_000).toUTCString(), 4000)).toBe(6000);
+    expect(retryAfterMsOf('99999999')).toBe(3_600_000);
+    expect(retryAfterMsOf('soon')).toBeNull();
+    expect(retryAfterMsOf(null)).toBeNull();
+  });
+});
