@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { formatTable } from '@hookstream/terminal';
 import { type LatencySummary, runApiBench } from '../api-bench.ts';
 import { benchConnection } from './bench-connection.ts';
 
@@ -48,17 +49,23 @@ export async function benchApiCommand(args: readonly string[]): Promise<number> 
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   }
-  const row = (route: string, s: LatencySummary) =>
-    `${route.padEnd(30)} ${String(s.count).padStart(6)} ${String(s.errors).padStart(6)} ${[s.p50Ms, s.p95Ms, s.p99Ms, s.maxMs].map((v) => v.toFixed(1).padStart(8)).join(' ')}`;
-  process.stdout.write(
+  const row = (route: string, s: LatencySummary) => [
+    route,
+    String(s.count),
+    String(s.errors),
+    ...[s.p50Ms, s.p95Ms, s.p99Ms, s.maxMs].map((v) => v.toFixed(1)),
+  ];
+  const table = formatTable(
+    ['route', 'calls', 'errors', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms'],
     [
-      `catalog: ${result.subscribers} subscribers of the bench's tenant, ${result.catalogSubscribers} in all`,
-      `${'route'.padEnd(30)} ${'calls'.padStart(6)} ${'errors'.padStart(6)} ${['p50 ms', 'p95 ms', 'p99 ms', 'max ms'].map((h) => h.padStart(8)).join(' ')}`,
       row('GET /v1/subscribers', result.list),
       row('GET /v1/subscribers?cursor=', result.listOtherPages),
       row('GET /v1/subscribers/{name}', result.get),
       row('PUT /v1/subscribers/{name}', result.put),
-    ].join('\n') + '\n',
+    ],
+  );
+  process.stdout.write(
+    `catalog: ${result.subscribers} subscribers of the bench's tenant, ${result.catalogSubscribers} in all\n${table}\n`,
   );
   return 0;
 }
