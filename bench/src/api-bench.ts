@@ -61,6 +61,9 @@ export async function runApiBench(options: ApiBenchOptions): Promise<ApiBenchRes
     (_, i) => `${tenant}-${String(i).padStart(5, '0')}`,
   );
   const kafka = createKafka({ ...connection.kafka, clientId: 'hookstream-bench-api', quiet: true });
+  // An events topic of its own, so a page measures each subscriber's ledger there, as in a fleet.
+  const eventsTopic = `bench-api-events-${run}`;
+  const admin = kafka.admin();
   const catalog = new SubscriberCatalog(kafka);
   const live = new LiveCatalog(kafka, () => undefined);
   const token = randomBytes(18).toString('base64url');
@@ -68,7 +71,7 @@ export async function runApiBench(options: ApiBenchOptions): Promise<ApiBenchRes
     kafkaPorts({
       kafka,
       catalog: live,
-      eventsTopic: `bench-api-events-${run}`,
+      eventsTopic,
       secretsKey: undefined,
       openPublisher: async () => {
         throw new Error('the bench resumes no subscriber');
@@ -82,7 +85,9 @@ export async function runApiBench(options: ApiBenchOptions): Promise<ApiBenchRes
     port: 0,
     ratePerSecond: 100_000,
   });
+  await admin.connect();
   try {
+    await admin.ensureTopics([{ topic: eventsTopic, partitions: 3, replicationFactor: 1 }]);
     report(`writing ${names.length} subscribers of tenant ${tenant}`);
     for (let i = 0; i < names.length; i += WRITE_BATCH)
       await catalog.write(
@@ -156,8 +161,10 @@ export async function runApiBench(options: ApiBenchOptions): Promise<ApiBenchRes
   } finally {
     await server.close().catch(() => undefined);
     await live.stop().catch(() => undefined);
-    report(`tombstoning the ${names.length} subscribers`);
+    report(`tombstoning the ${names.length} subscribers, deleting ${eventsTopic}`);
     await catalog.tombstone(names);
+    await admin.deleteTopics([eventsTopic]).catch(() => undefined);
+    await admin.disconnect();
   }
 }
 

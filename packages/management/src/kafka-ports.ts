@@ -3,6 +3,7 @@ import { queryLedger, readDeadLetters, replayDeadLetters } from '@hookstream/dea
 import type { KafkaConnection } from '@hookstream/kafka';
 import {
   deleteSubscriber,
+  HeadroomReader,
   type LiveCatalog,
   type NoticePublisher,
   readAuditTrail,
@@ -46,6 +47,13 @@ export function kafkaPorts(context: {
     const nowMs = Date.now();
     return (await statuses.get()).filter((s) => !isInstanceStale(s, nowMs));
   };
+  // The page measurements' kept admin (the catalog's), topic listing and headroom reader.
+  const topics = new RecentRead(async () => new Set(await catalog.admin.listTopics()), MEASURED_AGES);
+  const kept = {
+    admin: catalog.admin,
+    topics: () => topics.get(),
+    headrooms: new HeadroomReader(catalog.admin, eventsTopic),
+  };
   const pages = new Map<string, RecentRead<Awaited<ReturnType<ManagementPorts['overviews']>>>>();
   // Each read measures at its own time: an answer's ages are as of the read it comes from.
   const overviews: ManagementPorts['overviews'] = (records) => {
@@ -58,6 +66,7 @@ export function kafkaPorts(context: {
             eventsTopic,
             nowMs: Date.now(),
             instanceStatuses,
+            kept,
           }),
         MEASURED_AGES,
       );

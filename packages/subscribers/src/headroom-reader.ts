@@ -65,7 +65,11 @@ export class HeadroomReader {
     const retention = await this.#retention(nowMs);
     const groups = new Map<string, PartitionHeadroom[]>();
     if (retention === null) return { retention, groups };
-    const ranges = await this.#admin.topicOffsets(this.#topic);
+    // Its settings were read, so it existed: no listing of every topic first (thousands of
+    // topics make that the slowest call here); only if that fails, the checked way.
+    const ranges = await this.#admin
+      .existingTopicOffsets(this.#topic)
+      .catch(() => this.#admin.topicOffsets(this.#topic));
     if (ranges === null) return { retention: null, groups };
     if (retention.retentionMs === null && retention.retentionBytes === null) {
       // No limit: nothing to read per subscriber.

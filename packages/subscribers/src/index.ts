@@ -124,6 +124,7 @@ export { subscriberOverviews, subscriberOverviewsWithHeadroom } from './subscrib
 export type { RewindContext, RewindRequest, RewindResult } from './subscriber-rewind.ts';
 export { describeMove, rewindSubscriber } from './subscriber-rewind.ts';
 export type {
+  MeasuringResources,
   PartitionLedger,
   SubscriberHeadrooms,
   SubscriberLoad,

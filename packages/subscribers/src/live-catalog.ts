@@ -57,6 +57,11 @@ export class LiveCatalog {
     return this.#catalog.writeIfRevision(record, expected, { watcher: this.#watcher });
   }
 
+  /** A connected admin kept for the process's life (stop() disconnects it), for measurements. */
+  get admin(): KafkaAdmin {
+    return this.#admin;
+  }
+
   /** The catalog for operations that read it whole themselves (a delete's purge). */
   get catalog(): SubscriberCatalog {
     return this.#catalog;

@@ -2,7 +2,12 @@ import type { InstanceStatus, SubscriberRecord, SubscriberState } from '@hookstr
 import { placements, readInstanceStatuses, type SubscriberPlacement } from './instance-statuses.ts';
 import type { HeadroomBasis } from './retention-headroom.ts';
 import type { CatalogKafka } from './subscriber-catalog.ts';
-import { overallHeadroom, subscriberHeadrooms, subscriberLoads } from './subscriber-status.ts';
+import {
+  type MeasuringResources,
+  overallHeadroom,
+  subscriberHeadrooms,
+  subscriberLoads,
+} from './subscriber-status.ts';
 
 /** One subscriber as `subscribers list` and the console show it: null where nothing is measured yet. */
 export interface SubscriberOverview {
@@ -49,13 +54,15 @@ export async function subscriberOverviewsWithHeadroom(
     readonly nowMs: number;
     /** The live pusher instances' reports; default: the instance status topic read whole. */
     readonly instanceStatuses?: () => Promise<InstanceStatus[]>;
+    /** A long-running caller's kept admin, topic listing and headroom reader. */
+    readonly kept?: MeasuringResources;
   },
 ): Promise<{ rows: SubscriberOverview[]; headroomError: string | null }> {
   const sorted = [...records].sort((a, b) => a.definition.name.localeCompare(b.definition.name));
   const [loadList, statuses, headrooms] = await Promise.all([
-    subscriberLoads(kafka, sorted, context.eventsTopic),
+    subscriberLoads(kafka, sorted, context.eventsTopic, context.kept),
     context.instanceStatuses?.() ?? readInstanceStatuses(kafka, context.nowMs),
-    subscriberHeadrooms(kafka, sorted, context.eventsTopic, context.nowMs),
+    subscriberHeadrooms(kafka, sorted, context.eventsTopic, context.nowMs, context.kept),
   ]);
   const loads = new Map(loadList.map((l) => [l.name, l]));
   const where = placements(statuses);

@@ -1,7 +1,19 @@
 import { retryTierOf, type SubscriberRecord, subscriberNames } from '@hookstream/contracts';
+import type { KafkaAdmin } from '@hookstream/kafka';
 import { HeadroomReader, type PartitionHeadroom } from './headroom-reader.ts';
 import { type HeadroomBasis, headroomSeconds, leastHeadroom } from './retention-headroom.ts';
 import type { CatalogKafka } from './subscriber-catalog.ts';
+
+/**
+ * What a long-running process (the API) keeps between measurements: a connected admin, a recent
+ * listing of the topics, and one HeadroomReader (which keeps the events topic's settings and
+ * record samples). Without it, each measurement connects and lists on its own.
+ */
+export interface MeasuringResources {
+  readonly admin: KafkaAdmin;
+  readonly topics: () => Promise<ReadonlySet<string>>;
+  readonly headrooms: HeadroomReader;
+}
 
 /** One row of `subscribers list`: null where there is nothing to measure yet. */
 export interface SubscriberLoad {
@@ -42,12 +54,14 @@ export async function subscriberHeadrooms(
   records: readonly SubscriberRecord[],
   eventsTopic: string,
   nowMs: number,
+  kept?: MeasuringResources,
 ): Promise<SubscriberHeadrooms> {
-  const admin = kafka.admin();
+  const admin = kept?.admin ?? kafka.admin();
   try {
-    await admin.connect();
+    if (kept === undefined) await admin.connect();
     const groups = new Map(records.map((r) => [subscriberNames(r.definition).group, r.definition.name]));
-    const reading = await new HeadroomReader(admin, eventsTopic).read([...groups.keys()], nowMs);
+    const reader = kept?.headrooms ?? new HeadroomReader(admin, eventsTopic);
+    const reading = await reader.read([...groups.keys()], nowMs);
     const byName = new Map<string, readonly PartitionHeadroom[]>();
     for (const [group, partitions] of reading.groups) {
       const name = groups.get(group);
@@ -57,7 +71,7 @@ export async function subscriberHeadrooms(
   } catch (err) {
     return { byName: new Map(), error: err instanceof Error ? err.message : String(err) };
   } finally {
-    await admin.disconnect().catch(() => undefined);
+    if (kept === undefined) await admin.disconnect().catch(() => undefined);
   }
 }
 
@@ -98,12 +112,13 @@ export async function subscriberLoads(
   kafka: CatalogKafka,
   records: readonly SubscriberRecord[],
   eventsTopic: string,
+  kept?: MeasuringResources,
 ): Promise<SubscriberLoad[]> {
-  const admin = kafka.admin();
-  await admin.connect();
+  const admin = kept?.admin ?? kafka.admin();
+  if (kept === undefined) await admin.connect();
   try {
     // One listing for every row: a catalog of thousands must not list topics per subscriber.
-    const existing = new Set(await admin.listTopics());
+    const existing = kept === undefined ? new Set(await admin.listTopics()) : await kept.topics();
     const hasEvents = existing.has(eventsTopic);
     const out: SubscriberLoad[] = [];
     for (let i = 0; i < records.length; i += 8) {
@@ -126,7 +141,7 @@ export async function subscriberLoads(
     }
     return out;
   } finally {
-    await admin.disconnect();
+    if (kept === undefined) await admin.disconnect();
   }
 }
 
