@@ -12,6 +12,7 @@ import {
 import { AuditTrail, replayAuditRecord, SubscriberCatalog } from '@hookstream/subscribers';
 import { startTracing } from '@hookstream/telemetry';
 import { formatTable } from '@hookstream/terminal';
+import { deadLetterTable } from './dead-letter-table.ts';
 import { toolKafka } from './kafka-client.ts';
 import { remoteApi } from './remote-api.ts';
 import { remoteDlqList, remoteDlqReplay } from './remote-dlq.ts';
@@ -169,33 +170,19 @@ async function list(
     process.stdout.write(`no dead letters in ${dlqTopicName(subscriber)} match\n`);
     return 0;
   }
-  const withProblems = letters.some((l) => l.problem !== null);
-  // A tenant column only when some dead letter has one: other tables stay as they were.
-  const withTenants = letters.some((l) => l.tenant !== null);
-  const rows = letters.map((l) => [
-    l.eventId ?? '-',
-    lostRange(l) ?? l.eventType ?? '-',
-    ...(withTenants ? [l.tenant ?? '-'] : []),
-    l.evidence?.reason ?? '?',
-    l.evidence === null ? '?' : String(l.evidence.attempts),
-    l.evidence?.status === undefined ? '-' : String(l.evidence.status),
-    formatAge(now - l.deadLetteredAtMs),
-    `${l.location.partition}:${l.location.offset}`,
-    ...(withProblems ? [l.problem ?? ''] : []),
-  ]);
-  const headers = [
-    'event id',
-    'type',
-    ...(withTenants ? ['tenant'] : []),
-    'reason',
-    'attempts',
-    'status',
-    'age',
-    'dlq',
-    ...(withProblems ? ['problem'] : []),
-  ];
+  const rows = letters.map((l) => ({
+    eventId: l.eventId ?? '-',
+    type: lostRange(l) ?? l.eventType ?? '-',
+    tenant: l.tenant,
+    reason: l.evidence?.reason ?? '?',
+    attempts: l.evidence === null ? '?' : String(l.evidence.attempts),
+    status: l.evidence?.status === undefined ? '-' : String(l.evidence.status),
+    age: formatAge(now - l.deadLetteredAtMs),
+    dlq: `${l.location.partition}:${l.location.offset}`,
+    problem: l.problem,
+  }));
   process.stdout.write(
-    `${formatTable(headers, rows)}\n\n${letters.length} dead letter(s) in ${dlqTopicName(subscriber)}\n`,
+    `${deadLetterTable(rows)}\n\n${letters.length} dead letter(s) in ${dlqTopicName(subscriber)}\n`,
   );
   return 0;
 }

@@ -2,6 +2,7 @@ import type { ApiClient, DeadLetterList, Job } from '@hookstream/api-client';
 import { HookstreamError } from '@hookstream/contracts';
 import { type DlqSelection, ReplayProgress } from '@hookstream/replay';
 import { formatTable } from '@hookstream/terminal';
+import { deadLetterTable } from './dead-letter-table.ts';
 import { printJson } from './subscribers-output.ts';
 import { formatAge } from './tool-errors.ts';
 
@@ -47,32 +48,19 @@ export async function remoteDlqList(
     return 0;
   }
   const now = Date.now();
-  const withProblems = items.some((l) => l.problem !== null);
-  const withTenants = items.some((l) => l.tenant !== null);
-  const rows = items.map((l) => [
-    l.eventId ?? '-',
-    lostRange(l) ?? l.eventType ?? '-',
-    ...(withTenants ? [l.tenant ?? '-'] : []),
-    text(l.evidence?.reason) ?? '?',
-    text(l.evidence?.attempts) ?? '?',
-    text(l.evidence?.status) ?? '-',
-    formatAge(now - Date.parse(l.deadLetteredAt)),
-    l.dlq,
-    ...(withProblems ? [l.problem ?? ''] : []),
-  ]);
-  const headers = [
-    'event id',
-    'type',
-    ...(withTenants ? ['tenant'] : []),
-    'reason',
-    'attempts',
-    'status',
-    'age',
-    'dlq',
-    ...(withProblems ? ['problem'] : []),
-  ];
+  const rows = items.map((l) => ({
+    eventId: l.eventId ?? '-',
+    type: lostRange(l) ?? l.eventType ?? '-',
+    tenant: l.tenant,
+    reason: text(l.evidence?.reason) ?? '?',
+    attempts: text(l.evidence?.attempts) ?? '?',
+    status: text(l.evidence?.status) ?? '-',
+    age: formatAge(now - Date.parse(l.deadLetteredAt)),
+    dlq: l.dlq,
+    problem: l.problem,
+  }));
   process.stdout.write(
-    `${formatTable(headers, rows)}\n\n${items.length} dead letter(s) of ${subscriber}${
+    `${deadLetterTable(rows)}\n\n${items.length} dead letter(s) of ${subscriber}${
       cut ? ` (the oldest ${limit}: narrow with --since or --limit)` : ''
     }\n`,
   );
