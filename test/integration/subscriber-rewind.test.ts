@@ -1,9 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FleetProcess } from '@hookstream/pusher';
 import type { SampleReceiver } from '@hookstream/receiver';
 import { readAuditTrail, SubscriberCatalog } from '@hookstream/subscribers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyDefinitions, catalogEnv, startRunningCatalogFleet } from '../support/catalog.ts';
+import { exited, spawnCli } from '../support/child.ts';
 import { runCli } from '../support/cli.ts';
 import { EventFactory, type TestEvent } from '../support/events.ts';
 import { uniqueName } from '../support/names.ts';
@@ -14,7 +16,8 @@ import { waitFor } from '../support/wait.ts';
 // Issue 28 item 2 on the real stack: `hookstream subscribers rewind` re-delivers from the events
 // topic, ids unchanged, on a subscriber a running fleet delivers (paused for the move and
 // resumed) and on a paused one (it stays paused); the dry run counts per partition what would be
-// sent again; a range retention deleted is said, with exit 1; the audit trail holds each rewind.
+// sent again; a range retention deleted is said, with exit 3; the audit trail holds each rewind.
+// The same over the management API (`POST /v1/subscribers/{name}/rewind`, from the CLI's --api).
 
 const fx = new KafkaFixture();
 const factory = new EventFactory();
@@ -37,7 +40,14 @@ interface RewindJson {
 }
 
 async function rewind(...args: string[]): Promise<{ code: number; answer: RewindJson; stderr: string }> {
-  const run = await runCli(['subscribers', 'rewind', name, ...args, '--json'], env);
+  return rewindWith(env, args);
+}
+
+async function rewindWith(
+  runEnv: NodeJS.ProcessEnv,
+  args: string[],
+): Promise<{ code: number; answer: RewindJson; stderr: string }> {
+  const run = await runCli(['subscribers', 'rewind', name, ...args, '--json'], runEnv);
   if (run.stdout === '') throw new Error(`rewind ${args.join(' ')} exited ${run.code}: ${run.stderr}`);
   return { code: run.code, answer: JSON.parse(run.stdout) as RewindJson, stderr: run.stderr };
 }
@@ -131,5 +141,45 @@ describe('subscribers rewind', () => {
     const resumed = await runCli(['subscribers', 'resume', name], env);
     expect(resumed.code, resumed.stderr).toBe(0);
     await fx.settledEverything(name, topic);
+  }, 120_000);
+
+  it('rewinds over the API: the dry run counts, the rewind re-delivers with ids unchanged, named in the trail', async () => {
+    const token = randomBytes(18).toString('base64url');
+    const api = spawnCli(['api', '--port', '0', '--topic', topic], {
+      ...env,
+      HOOKSTREAM_API_TOKENS: `${token}=*`,
+      HOOKSTREAM_API_LOG_LEVEL: 'warn',
+    });
+    try {
+      const base = await waitFor('hookstream api to listen', async () => {
+        if (api.exitCode !== null) throw new Error(`hookstream api exited: ${api.output()}`);
+        return /hookstream api on (http:\/\/\S+) /.exec(api.output())?.[1];
+      });
+      await fx.settledEverything(name, topic);
+      await sleep(20);
+      const at = new Date().toISOString();
+      await sleep(20);
+      const later = Array.from({ length: 4 }, () => factory.event());
+      await fx.produce(topic, factory, later);
+      await fx.settledEverything(name, topic);
+      expect(acceptedCount(later)).toEqual(Array(4).fill(1));
+      const remote = { ...env, HOOKSTREAM_API_TOKEN: token };
+      const dry = await rewindWith(remote, ['--to', at, '--dry-run', '--api', base]);
+      expect(dry.code, dry.stderr).toBe(0);
+      expect(dry.answer).toMatchObject({ applied: false, plan: { resend: 4 } });
+      const done = await rewindWith(remote, ['--to', at, '--api', base]);
+      expect(done.code, done.stderr).toBe(0);
+      expect(done.answer).toMatchObject({ applied: true, pausedForIt: true, plan: { resend: 4 } });
+      await waitFor('the events after the time delivered again', async () =>
+        acceptedCount(later).every((n) => n === 2) ? true : undefined,
+      );
+      expect(await state()).toBe('active');
+      const trail = await readAuditTrail(fx.kafka, { subscriber: name });
+      const rewound = trail.records.filter((r) => r.action === 'subscriber.rewound').at(-1);
+      expect(rewound?.actor).toMatchObject({ kind: 'token' });
+    } finally {
+      api.kill('SIGTERM');
+      await exited(api);
+    }
   }, 120_000);
 });

@@ -18,6 +18,8 @@ import {
   PutAnswer,
   PutBody,
   ReplayBody,
+  RewindAnswer,
+  RewindBody,
   RotateBody,
   SecretAnswer,
   StateAnswer,
@@ -122,6 +124,11 @@ export class ApiClient {
 
   async resumeSubscriber(name: string): Promise<T.StateAnswer> {
     return this.#post('resumeSubscriber', name, PauseBody, undefined, StateAnswer);
+  }
+
+  /** Delivers the subscriber's events again from `to` (ids unchanged), or counts them (`dryRun`). */
+  async rewindSubscriber(name: string, options: T.RewindOptions): Promise<T.RewindAnswer> {
+    return this.#post('rewindSubscriber', name, RewindBody, options, RewindAnswer);
   }
 
   /** A new managed secret; the answer holds the secrets now signing, in clear. */

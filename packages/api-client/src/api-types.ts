@@ -12,6 +12,8 @@ import type {
   PutAnswer as PutAnswerSchema,
   PutBody,
   ReplayBody,
+  RewindAnswer as RewindAnswerSchema,
+  RewindBody,
   RotateBody,
   SecretAnswer as SecretAnswerSchema,
   StateAnswer as StateAnswerSchema,
@@ -31,6 +33,7 @@ export type PutAnswer = z.output<typeof PutAnswerSchema>;
 export type DeleteAnswer = z.output<typeof DeleteAnswerSchema>;
 export type StateAnswer = z.output<typeof StateAnswerSchema>;
 export type SecretAnswer = z.output<typeof SecretAnswerSchema>;
+export type RewindAnswer = z.output<typeof RewindAnswerSchema>;
 export type DeadLetterList = z.output<typeof DeadLetterListSchema>;
 export type Job = z.output<typeof JobSchema>;
 export type LedgerAnswer = z.output<typeof LedgerAnswerSchema>;
@@ -41,6 +44,8 @@ export type AuditList = z.output<typeof AuditListSchema>;
 export type SubscriberDefinition = z.input<typeof PutBody>;
 export type PauseOptions = NonNullable<z.input<typeof PauseBody>>;
 export type RotateOptions = NonNullable<z.input<typeof RotateBody>>;
+/** Where a rewind goes (`to`), and whether it only counts (`dryRun`). */
+export type RewindOptions = z.input<typeof RewindBody>;
 /** Which dead letters to replay, and how (a dry run; again). */
 export type ReplayOptions = z.input<typeof ReplayBody>;
 

@@ -18,6 +18,8 @@ export type {
   PutAnswer,
   PutOptions,
   ReplayOptions,
+  RewindAnswer,
+  RewindOptions,
   RotateOptions,
   SecretAnswer,
   StateAnswer,

@@ -11,6 +11,7 @@ export const API_OPERATIONS = {
   deleteSubscriber: { method: 'DELETE', path: '/v1/subscribers/{name}' },
   pauseSubscriber: { method: 'POST', path: '/v1/subscribers/{name}/pause' },
   resumeSubscriber: { method: 'POST', path: '/v1/subscribers/{name}/resume' },
+  rewindSubscriber: { method: 'POST', path: '/v1/subscribers/{name}/rewind' },
   rotateSecret: { method: 'POST', path: '/v1/subscribers/{name}/secret/rotate' },
   listDeadLetters: { method: 'GET', path: '/v1/subscribers/{name}/dead-letters' },
   replayDeadLetters: { method: 'POST', path: '/v1/subscribers/{name}/dead-letters/replay' },

@@ -43,6 +43,7 @@ const CALLS: Record<string, (c: ApiClient) => Promise<unknown>> = {
   deleteSubscriber: (c) => c.deleteSubscriber('cov'),
   pauseSubscriber: (c) => c.pauseSubscriber('cov', { reason: 'coverage' }),
   resumeSubscriber: (c) => c.resumeSubscriber('cov'),
+  rewindSubscriber: (c) => c.rewindSubscriber('cov', { to: 'earliest', dryRun: true }),
   rotateSecret: (c) => c.rotateSecret('cov', { graceMs: 0 }),
   listDeadLetters: (c) => c.listDeadLetters('cov', { reason: ['exhausted'], status: ['5xx'], limit: 5 }),
   replayDeadLetters: (c) => c.replayDeadLetters('cov', { dryRun: true }),

@@ -41,6 +41,16 @@ export function fakeService(): ManagementService {
       revisions.delete(request.name);
       return { name: request.name, deleted: true, purged: null, bound: false };
     },
+    rewind: async (request) => ({
+      name: request.name,
+      plan: {
+        partitions: [{ partition: 0, from: 5, to: 0, resend: 5, deleted: 0 }],
+        resend: 5,
+        rangeDeleted: false,
+      },
+      applied: !request.dryRun,
+      pausedForIt: false,
+    }),
     openPublisher: async () => {
       throw new Error('no notices in these tests');
     },

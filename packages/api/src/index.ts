@@ -28,6 +28,8 @@ export {
   PutAnswer,
   PutBody,
   ReplayBody,
+  RewindAnswer,
+  RewindBody,
   RotateBody,
   SecretAnswer,
   StateAnswer,

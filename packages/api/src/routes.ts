@@ -23,6 +23,8 @@ import {
   PutAnswer,
   PutBody,
   ReplayBody,
+  RewindAnswer,
+  RewindBody,
   RotateBody,
   SecretAnswer,
   StateAnswer,
@@ -154,6 +156,29 @@ export function managementRoutes(service: ManagementService, document: () => unk
         }),
       }),
     ),
+    defineRoute({
+      method: 'POST',
+      path: '/v1/subscribers/{name}/rewind',
+      operationId: 'rewindSubscriber',
+      summary:
+        'Delivers again from a time, earliest or offsets (ids unchanged); an active subscriber is paused for the move',
+      params: NameParams,
+      query: NoParams,
+      body: RewindBody,
+      responses: {
+        200: ok('What moved (or, dry run, would move) per partition', RewindAnswer),
+        400: ok(
+          'invalid_request: a `to` that does not parse, is in the future or names no partition',
+          ErrorBody,
+        ),
+        404: notFound,
+        409: ok('group_in_use: its pushers did not leave the group in time; nothing moved', ErrorBody),
+      },
+      handle: async ({ caller, params, body }) => ({
+        status: 200,
+        body: await service.rewind(caller, params.name, body),
+      }),
+    }),
     defineRoute({
       method: 'POST',
       path: '/v1/subscribers/{name}/secret/rotate',

@@ -143,6 +143,8 @@ export const StateAnswer = z.object({
   name: z.string(),
   changed: z.boolean(),
   state: SubscriberState,
+  /** The subscriber.enabled notice's id, when resuming a disabled subscriber published one. */
+  published: z.string().nullable(),
   noticeError: z.string().nullable(),
 });
 
@@ -151,6 +153,35 @@ export const SecretAnswer = z.object({
   current: z.string(),
   createdAt: z.string(),
   previous: z.array(z.object({ secret: z.string(), expiresAt: z.string() })),
+});
+
+export const RewindBody = z.strictObject({
+  /** An ISO time with its offset, `earliest`, or `partition:offset,…` (as `subscribers rewind --to`). */
+  to: z.string().min(1).max(2000),
+  /** Count the events per partition that would be sent again; move nothing. */
+  dryRun: z.boolean().default(false),
+});
+
+export const RewindAnswer = z.object({
+  name: z.string(),
+  plan: z.object({
+    partitions: z.array(
+      z.object({
+        partition: z.number(),
+        /** The ledger before; null: the group had none there (it starts from the log start). */
+        from: z.number().nullable(),
+        to: z.number(),
+        resend: z.number(),
+        /** Records of the wanted range retention already deleted; null: some, not counted. */
+        deleted: z.number().nullable(),
+      }),
+    ),
+    resend: z.number(),
+    rangeDeleted: z.boolean(),
+  }),
+  applied: z.boolean(),
+  pausedForIt: z.boolean(),
+  resumed: z.boolean().optional(),
 });
 
 export const DeadLetterList = z.object({

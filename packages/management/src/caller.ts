@@ -9,10 +9,13 @@ import type { Actor, AuditContext } from '@hookstream/subscribers';
 export interface Caller {
   readonly scope: Actor;
   readonly id: string;
+  /** Who the audit trail names when not a token (the CLI: the OS user). */
+  readonly actor?: AuditActor;
 }
 
-/** The audit trail's actor for a caller: its token id, with its tenant when bound to one. */
+/** The audit trail's actor for a caller: its own, else its token id, with its tenant when bound to one. */
 export function auditActorOf(caller: Caller): AuditActor {
+  if (caller.actor !== undefined) return caller.actor;
   return caller.scope.kind === 'tenant'
     ? { kind: 'token', tokenId: caller.id, tenant: caller.scope.tenant }
     : { kind: 'token', tokenId: caller.id };

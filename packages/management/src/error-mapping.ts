@@ -17,6 +17,7 @@ const BY_CODE: Readonly<Record<string, ManagementErrorCode>> = {
   REPLAY_FENCED: 'replay_running',
   BAD_DEFINITION: 'invalid_definition',
   BAD_OPTION: 'invalid_request',
+  BAD_REWIND: 'invalid_request',
   NO_SECRETS_KEY: 'secrets_key_unavailable',
   BAD_SECRETS_KEY: 'secrets_key_unavailable',
   WRONG_SECRETS_KEY: 'secrets_key_unavailable',

@@ -16,6 +16,7 @@ export type { Page } from './pagination.ts';
 export { DEFAULT_PAGE_LIMIT, decodeCursor, encodeCursor, MAX_PAGE_LIMIT, pageOf } from './pagination.ts';
 export type { ReplayJob, ReplayRunner } from './replay-jobs.ts';
 export { ReplayJobs } from './replay-jobs.ts';
+export type { RewindAsk } from './rewind-op.ts';
 export type { SubscriberItem, SubscriberResource } from './subscriber-reads.ts';
 export type { PutResult, RotatedSecret, StateResult } from './subscriber-writes.ts';
 export { refuseOperatorOnlyFields, specFor, visibleTo } from './tenant-rules.ts';

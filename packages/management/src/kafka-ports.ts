@@ -8,6 +8,7 @@ import {
   type NoticePublisher,
   readAuditTrail,
   readInstanceStatuses,
+  rewindSubscriber,
   type SecretsKey,
   subscriberOverviewsWithHeadroom,
 } from '@hookstream/subscribers';
@@ -15,11 +16,12 @@ import type { ManagementPorts } from './management-ports.ts';
 import { RecentRead } from './recent-read.ts';
 
 /**
- * How long a tenant's delete waits for the fleet to leave the subscriber's group before it
- * answers 409 group_in_use (the record is gone; the same delete again finishes the purge):
- * bounded well inside an HTTP client's patience.
+ * How long a delete's purge or a rewind waits for the fleet to leave the subscriber's group
+ * before it answers 409 group_in_use (a delete: the record is gone, the same delete again
+ * finishes the purge; a rewind: nothing moved, the subscriber resumed): by default bounded well
+ * inside an HTTP client's patience.
  */
-const TENANT_RELEASE_TIMEOUT_MS = 20_000;
+const DEFAULT_RELEASE_TIMEOUT_MS = 20_000;
 
 /**
  * How old the measured figures a request answers may be (RecentRead): the instance statuses
@@ -40,8 +42,11 @@ export function kafkaPorts(context: {
   readonly eventsTopic: string;
   readonly secretsKey: SecretsKey | undefined;
   readonly openPublisher: () => Promise<NoticePublisher & { close(): Promise<void> }>;
+  /** How long a purge or a rewind waits for the fleet to leave the group (default 20 s). */
+  readonly releaseTimeoutMs?: number;
 }): ManagementPorts {
   const { kafka, eventsTopic, catalog } = context;
+  const releaseTimeoutMs = context.releaseTimeoutMs ?? DEFAULT_RELEASE_TIMEOUT_MS;
   const statuses = new RecentRead(() => readInstanceStatuses(kafka), MEASURED_AGES);
   const instanceStatuses = async () => {
     const nowMs = Date.now();
@@ -85,8 +90,19 @@ export function kafkaPorts(context: {
     eventsTopic,
     secretsKey: context.secretsKey,
     catalog,
-    deleteSubscriber: (request) =>
-      deleteSubscriber(catalog.catalog, { releaseTimeoutMs: TENANT_RELEASE_TIMEOUT_MS, ...request }),
+    deleteSubscriber: (request) => deleteSubscriber(catalog.catalog, { releaseTimeoutMs, ...request }),
+    rewind: (request, audit) =>
+      rewindSubscriber(
+        {
+          catalog,
+          admin: catalog.admin,
+          audit,
+          openPublisher: context.openPublisher,
+          groupEmptied: (name, timeoutMs) =>
+            catalog.catalog.groupEmptied(name, Math.min(timeoutMs, releaseTimeoutMs)),
+        },
+        request,
+      ),
     openPublisher: context.openPublisher,
     overviews,
     instanceStatuses,

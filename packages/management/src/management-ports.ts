@@ -1,11 +1,14 @@
 import type { AuditRecord, InstanceStatus, SubscriberRecord } from '@hookstream/contracts';
 import type { DeadLetter, LedgerAnswer, ReplayRequest, ReplaySummary } from '@hookstream/replay';
 import type {
+  AuditContext,
   AuditSelection,
   CatalogSnapshot,
   DeleteRequest,
   DeleteResult,
   NoticePublisher,
+  RewindRequest,
+  RewindResult,
   SecretsKey,
   SubscriberOverview,
 } from '@hookstream/subscribers';
@@ -29,6 +32,8 @@ export interface ManagementPorts {
     writeIfRevision(record: SubscriberRecord, expected: string | 'absent'): Promise<string>;
   };
   deleteSubscriber(request: DeleteRequest): Promise<DeleteResult>;
+  /** Moves the subscriber's ledger back (pausing an active one meanwhile); audited in `audit`. */
+  rewind(request: RewindRequest, audit: AuditContext): Promise<RewindResult>;
   /** For subscriber.enabled when a disabled subscriber is resumed. */
   openPublisher(): Promise<NoticePublisher & { close(): Promise<void> }>;
   overviews(

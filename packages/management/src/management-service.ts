@@ -1,6 +1,6 @@
 import type { AuditRecord } from '@hookstream/contracts';
 import type { DlqSelection } from '@hookstream/replay';
-import type { DeleteResult } from '@hookstream/subscribers';
+import type { DeleteResult, RewindResult } from '@hookstream/subscribers';
 import type { Caller } from './caller.ts';
 import { catalogueFor, type EventTypeEntry } from './catalogue.ts';
 import {
@@ -16,6 +16,7 @@ import { ManagementError } from './errors.ts';
 import type { ManagementPorts } from './management-ports.ts';
 import type { Page } from './pagination.ts';
 import { type ReplayJob, ReplayJobs } from './replay-jobs.ts';
+import { type RewindAsk, rewind } from './rewind-op.ts';
 import {
   getSubscriber,
   listSubscribers,
@@ -75,6 +76,11 @@ export class ManagementService {
     request: { readonly action: 'pause' | 'resume'; readonly reason?: string | undefined },
   ): Promise<StateResult> {
     return mapped(changeState(this.#ports, caller, name, request));
+  }
+
+  /** Delivers a subscriber's events again from a point of the events topic (or counts them: dryRun). */
+  rewind(caller: Caller, name: string, ask: RewindAsk): Promise<RewindResult> {
+    return mapped(rewind(this.#ports, caller, name, ask));
   }
 
   rotateSecret(caller: Caller, name: string, graceMs?: number): Promise<RotatedSecret> {

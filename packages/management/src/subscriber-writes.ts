@@ -122,6 +122,8 @@ export interface StateResult {
   readonly name: string;
   readonly changed: boolean;
   readonly state: SubscriberState;
+  /** The subscriber.enabled notice's id, when resuming a disabled subscriber published one. */
+  readonly published: string | null;
   /** Why the subscriber.enabled notice due on resuming a disabled subscriber could not be published. */
   readonly noticeError: string | null;
 }
@@ -143,7 +145,13 @@ export async function changeState(
     },
     { ...request, name, by: caller.id, eventsTopic: ports.eventsTopic, now: ports.now() },
   );
-  return { name, changed: result.changed, state: result.record.state, noticeError: result.noticeError };
+  return {
+    name,
+    changed: result.changed,
+    state: result.record.state,
+    published: result.published,
+    noticeError: result.noticeError,
+  };
 }
 
 /** A managed secret in clear: the current one and those still signing through their grace. */
@@ -167,9 +175,10 @@ export async function rotateSecret(
   const record = visibleRecord(await ports.catalog.read(), name, caller);
   const state = record.secret;
   if (state === undefined || !('managed' in state))
-    throw new ManagementError(
-      'not_managed',
-      `${name}'s secret is not managed (${caller.scope.kind === 'operator' ? describeSecret(record) : 'PUT {"secret": {"managed": true}} first'})`,
+    throw new CatalogError(
+      'NOT_MANAGED',
+      `${name}'s secret is not managed (${caller.scope.kind === 'operator' ? `${describeSecret(record)}: rotate it where it lives, or apply {"managed": true}` : 'PUT {"secret": {"managed": true}} first'})`,
+      false,
     );
   const key = requireSecretsKey(ports.secretsKey, `the managed secret of "${name}"`);
   const now = ports.now();

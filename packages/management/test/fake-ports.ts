@@ -1,5 +1,10 @@
-import type { AuditRecord, SubscriberRecord } from '@hookstream/contracts';
-import { type CatalogSnapshot, type DeleteRequest, RevisionMismatchError } from '@hookstream/subscribers';
+import type { AuditActor, AuditRecord, SubscriberRecord } from '@hookstream/contracts';
+import {
+  type CatalogSnapshot,
+  type DeleteRequest,
+  RevisionMismatchError,
+  type RewindRequest,
+} from '@hookstream/subscribers';
 import type { ManagementPorts } from '../src/index.ts';
 
 /** A record as the catalog would hold it (active, version 2 or 4 with a tenant). */
@@ -38,6 +43,7 @@ export function fakePorts(
   const writes: SubscriberRecord[][] = [];
   const audit: AuditRecord[] = [];
   const deletes: DeleteRequest[] = [];
+  const rewinds: { request: RewindRequest; actor: AuditActor }[] = [];
   const snapshot = (): CatalogSnapshot => ({
     subscribers: new Map(subscribers),
     revisions: new Map(revisions),
@@ -88,6 +94,12 @@ export function fakePorts(
       revisions.delete(request.name);
       return { name: request.name, deleted: true, purged: null, bound: false };
     },
+    rewind: async (request, context) => {
+      rewinds.push({ request, actor: context.actor });
+      const partitions = [{ partition: 0, from: 10, to: 4, resend: 6, deleted: 0 }];
+      const plan = { partitions, resend: 6, rangeDeleted: false };
+      return { name: request.name, plan, applied: !request.dryRun, pausedForIt: false };
+    },
     openPublisher: async () => {
       throw new Error('no notices in these tests');
     },
@@ -133,5 +145,5 @@ export function fakePorts(
     }),
     now: () => new Date('2026-02-01T00:00:00.000Z'),
   };
-  return { ports, writes, audit, deletes, subscribers };
+  return { ports, writes, audit, deletes, rewinds, subscribers };
 }

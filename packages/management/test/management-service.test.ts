@@ -23,7 +23,7 @@ function setup() {
 
 describe('tenant isolation', () => {
   it("lists, reads and changes only its own subscribers; another tenant's is not_found (404), untouched", async () => {
-    const { service, writes, deletes } = setup();
+    const { service, writes, deletes, rewinds } = setup();
     const list = await service.listSubscribers(acme, { limit: 100 });
     expect(list.items.map((i) => i.name)).toEqual(['a-acme']);
     expect(list.items[0]).toMatchObject({ tenant: 'acme', lag: 7, retentionHeadroomSeconds: 'unbounded' });
@@ -38,12 +38,14 @@ describe('tenant isolation', () => {
         again: false,
       }),
       service.rotateSecret(acme, 'c-none'),
+      service.rewind(acme, 'b-globex', { to: 'earliest', dryRun: true }),
     ]) {
       const err = await failure(attempt);
       expect([err.code, err.status]).toEqual(['not_found', 404]);
     }
     expect(writes).toEqual([]);
     expect(deletes).toEqual([]);
+    expect(rewinds).toEqual([]);
   });
 
   it('creates for its own tenant only, without operator-only fields', async () => {
@@ -178,6 +180,18 @@ describe('writes', () => {
     });
     expect(audit.map((a) => [a.action, a.tenant, a.actor])).toEqual([
       ['subscriber.paused', 'acme', { kind: 'token', tokenId: 'tok-acme', tenant: 'acme' }],
+    ]);
+  });
+
+  it('rewinds its own subscriber on the events topic, naming the token; a bad --to moves nothing', async () => {
+    const { service, rewinds } = setup();
+    const bad = await failure(service.rewind(acme, 'a-acme', { to: 'yesterday', dryRun: false }));
+    expect([bad.code, bad.status]).toEqual(['invalid_request', 400]);
+    expect(rewinds).toEqual([]);
+    const result = await service.rewind(acme, 'a-acme', { to: '0:4', dryRun: false });
+    expect(result).toMatchObject({ name: 'a-acme', applied: true, plan: { resend: 6 } });
+    expect(rewinds.map((r) => [r.request.eventsTopic, r.request.by, r.request.targetText, r.actor])).toEqual([
+      ['events', 'tok-acme', '0:4', { kind: 'token', tokenId: 'tok-acme', tenant: 'acme' }],
     ]);
   });
 

@@ -10,6 +10,7 @@ import {
   printDeleted,
   printJson,
 } from './subscribers-output.ts';
+import { rewindCommand } from './subscribers-rewind.ts';
 import { formatAge } from './tool-errors.ts';
 
 /** The actions `subscribers` runs over --api, and the options each takes there (besides --json). */
@@ -20,6 +21,7 @@ export const REMOTE_ALLOWED: Record<string, readonly string[]> = {
   pause: ['reason'],
   resume: [],
   delete: ['purge', 'yes'],
+  rewind: ['to', 'dry-run'],
   'secret rotate': ['grace'],
 };
 
@@ -29,6 +31,8 @@ export interface RemoteSubscriberOptions {
   readonly purge: boolean;
   readonly yes: boolean;
   readonly grace?: string | undefined;
+  readonly to?: string | undefined;
+  readonly 'dry-run': boolean;
 }
 
 function bad(message: string): CatalogError {
@@ -54,6 +58,12 @@ export async function remoteSubscribers(
       return setState(api, action, target, options);
     case 'delete':
       return remove(api, target, options);
+    case 'rewind':
+      return rewindCommand(
+        target,
+        { to: options.to, dryRun: options['dry-run'], json: options.json },
+        (ask) => api.rewindSubscriber(target, ask),
+      );
     case 'secret rotate':
       return rotate(api, target, options);
     default:

@@ -5,9 +5,7 @@ import { refuseWhatTheFleetCannotRead } from '@hookstream/management';
 import {
   applyAuditRecords,
   CatalogError,
-  changeSubscriberState,
   DEFAULT_ROTATION_GRACE_MS,
-  deleteSubscriber,
   describeSecret,
   formatHeadroomCell,
   knownSubscriber,
@@ -24,14 +22,13 @@ import {
   revealManagedSecret,
   SubscriberCatalog,
   sealBindingOf,
-  secretRotation,
   subscriberDetail,
   subscriberOverviewsWithHeadroom,
 } from '@hookstream/subscribers';
 import { formatTable } from '@hookstream/terminal';
-import { cliAudit, rethrow, writeAudit } from './cli-audit.ts';
+import { rethrow, writeAudit } from './cli-audit.ts';
 import { toolKafka } from './kafka-client.ts';
-import { openNoticePublisher } from './notice-publisher.ts';
+import { withLocalManagement } from './local-management.ts';
 import { remoteApi } from './remote-api.ts';
 import { REMOTE_ALLOWED, remoteSubscribers } from './remote-subscribers.ts';
 import {
@@ -49,7 +46,7 @@ import {
 } from './subscribers-output.ts';
 import { rewindCommand } from './subscribers-rewind.ts';
 import { checkCommand, headerSetCommand, resealCommand } from './subscribers-seals.ts';
-import { operatorName, toolActor, toolEnv } from './tool-env.ts';
+import { toolActor, toolEnv } from './tool-env.ts';
 import { formatAge, reportToolError } from './tool-errors.ts';
 
 export const SUBSCRIBERS_USAGE = `Usage: hookstream subscribers apply <file.json|dir> [--dry-run] [--secrets-key-file <path>] [--json]
@@ -64,7 +61,7 @@ export const SUBSCRIBERS_USAGE = `Usage: hookstream subscribers apply <file.json
        hookstream subscribers header set <name> <header> [--value-file <path>] [--secrets-key-file <path>] [--json]
        hookstream subscribers check [--match <globs>] [--secrets-key-file <path>] [--json]
        hookstream subscribers reseal (<name> | --all [--match <globs>]) [--dry-run] [--secrets-key-file <path>] [--json]
-       hookstream subscribers apply|list|show|pause|resume|delete|secret rotate … --api <url>  (HOOKSTREAM_API_TOKEN)
+       hookstream subscribers apply|list|show|pause|resume|delete|rewind|secret rotate … --api <url>  (HOOKSTREAM_API_TOKEN)
 
 The subscriber catalog: one record per subscriber in the compacted topic hookstream.subscribers
 (its definition, its state, how its requests are signed), which a pusher fleet runs.
@@ -118,11 +115,12 @@ reseal    moves the seals of earlier versions (bound to the name only) to today'
 
 Over the management API (docs/api.md), with no Kafka settings on this machine: --api <url> (or
 HOOKSTREAM_API_URL) and the bearer token in HOOKSTREAM_API_TOKEN run apply (one file), list, show,
-pause (--reason), resume, delete (--purge --yes) and secret rotate (--grace) as that token may:
-the operator's sees every subscriber, a tenant's its own. The others need Kafka. The API records
-the token as who made the change (--by does not apply), measures on its own events topic
-(--topic does not apply) and has no dry run; list shows the API's columns (no host, event types
-or instances).
+pause (--reason), resume, delete (--purge --yes), rewind (--to, --dry-run) and secret rotate
+(--grace) as that token may: the operator's sees every subscriber, a tenant's its own. The others
+need Kafka. The API records the token as who made the change (--by does not apply), measures and
+rewinds on its own events topic (--topic does not apply), and its apply has no dry run; list
+shows the API's columns (no host, event types or instances). Without --api, pause, resume,
+delete, rewind and secret rotate run the API's own service layer on this machine's Kafka.
 
 Managed secrets ("secret": {"managed": true}) and headers are sealed with AES-256-GCM under the
 key in HOOKSTREAM_SECRETS_KEY (base64 of 32 bytes: openssl rand -base64 32) or --secrets-key-file.
@@ -277,18 +275,16 @@ async function run(action: string, target: string, values: Values): Promise<numb
       return show(kafka, catalog, target, values);
     case 'pause':
     case 'resume':
-      return setState(catalog, action, target, values);
+      return setState(action, target, values);
 
     case 'delete':
       return remove(catalog, target, values);
     case 'rewind':
-      return rewindCommand(kafka, catalog, target, {
-        to: values.to,
-        dryRun: values['dry-run'],
-        eventsTopic: eventsTopic(values),
-        by: values.by,
-        json: values.json,
-      });
+      return rewindCommand(target, { to: values.to, dryRun: values['dry-run'], json: values.json }, (ask) =>
+        withLocalManagement({ eventsTopic: eventsTopic(values), by: values.by }, (service, caller) =>
+          service.rewind(caller, target, ask),
+        ),
+      );
     default:
       return secret(catalog, action === 'secret rotate' ? 'rotate' : 'show', target, values);
   }
@@ -481,33 +477,16 @@ async function show(
   return 0;
 }
 
-async function setState(
-  catalog: SubscriberCatalog,
-  action: 'pause' | 'resume',
-  name: string,
-  values: Values,
-): Promise<number> {
-  const topic = eventsTopic(values);
-  const result = await changeSubscriberState(
-    {
-      catalog,
-      audit: cliAudit(),
-      openPublisher: () => openNoticePublisher('cli', topic),
-    },
-    {
-      action,
-      name,
-      by: values.by ?? operatorName(),
-      reason: values.reason,
-      eventsTopic: topic,
-      now: new Date(),
-    },
+async function setState(action: 'pause' | 'resume', name: string, values: Values): Promise<number> {
+  const result = await withLocalManagement(
+    { eventsTopic: eventsTopic(values), by: values.by },
+    (service, caller) => service.changeState(caller, name, { action, reason: values.reason }),
   );
   if (values.json)
     printJson({
       name,
       changed: result.changed,
-      state: result.record.state,
+      state: result.state,
       ...(result.published === null ? {} : { published: result.published }),
       ...(result.noticeError === null ? {} : { noticeError: result.noticeError }),
     });
@@ -528,17 +507,12 @@ async function setState(
 /** The operator's delete: without --purge the name stays bound to its tenant (docs/subscribers.md). */
 async function remove(catalog: SubscriberCatalog, name: string, values: Values): Promise<number> {
   if (values.yes && !values.purge) throw bad('--yes only applies with --purge');
-  const snapshot = await catalog.read();
   // Refuses an unknown name before asking for a confirmation.
-  planDelete(snapshot, name, OPERATOR, { purge: values.purge, now: new Date() });
+  planDelete(await catalog.read(), name, OPERATOR, { purge: values.purge, now: new Date() });
   if (values.purge && !values.yes && !(await confirmPurge(name))) return 1;
-  const result = await deleteSubscriber(catalog, {
-    name,
-    actor: OPERATOR,
-    purge: values.purge,
-    snapshot,
-    audit: cliAudit(),
-  });
+  const result = await withLocalManagement({ eventsTopic: eventsTopic(values) }, (service, caller) =>
+    service.deleteSubscriber(caller, name, { purge: values.purge }),
+  );
   if (values.json) printJson(result);
   else printDeleted(name, result);
   return 0;
@@ -550,17 +524,20 @@ async function secret(
   name: string,
   values: Values,
 ): Promise<number> {
-  const record = knownSubscriber(await catalog.read(), name);
   const graceMs =
     values.grace === undefined ? DEFAULT_ROTATION_GRACE_MS : parseDuration('--grace', values.grace);
+  if (action === 'rotate') {
+    const secretsKey = await loadSecretsKey({ keyFile: values['secrets-key-file'] });
+    const open = await withLocalManagement(
+      { eventsTopic: eventsTopic(values), ...(secretsKey === undefined ? {} : { secretsKey }) },
+      (service, caller) => service.rotateSecret(caller, name, graceMs),
+    );
+    printSecrets({ ...open, rotated: true }, values);
+    return 0;
+  }
+  const record = knownSubscriber(await catalog.read(), name);
   const state = record.secret;
   if (state === undefined || !('managed' in state)) {
-    if (action === 'rotate')
-      throw new CatalogError(
-        'NOT_MANAGED',
-        `${name}'s secret is not managed (${describeSecret(record)}): rotate it where it lives, or apply {"managed": true}`,
-        false,
-      );
     if (values.json) printJson({ name, managed: false, secret: state ?? null });
     else process.stdout.write(`${name}: ${describeSecret(record)}\n`);
     return 0;
@@ -569,27 +546,31 @@ async function secret(
     await loadSecretsKey({ keyFile: values['secrets-key-file'] }),
     `the managed secret of "${name}"`,
   );
-  const now = new Date();
-  let shown = state;
-  let auditFailure: unknown = null;
-  if (action === 'rotate') {
-    const rotation = secretRotation(key, record, state, { actor: toolActor(), now, graceMs });
-    shown = rotation.state;
-    await catalog.write([rotation.next]);
-    auditFailure = await writeAudit([rotation.audit]);
-  }
-  const open = revealManagedSecret(key, sealBindingOf(record), shown, now);
-  if (values.json) printJson({ name, managed: true, rotated: action === 'rotate', ...open });
-  else {
-    process.stdout.write(
-      `${action === 'rotate' ? 'rotated; new ' : ''}current secret (since ${open.createdAt}):\n  ${open.current}\n`,
-    );
-    for (const p of open.previous)
-      process.stdout.write(`previous secret, still signing until ${p.expiresAt}:\n  ${p.secret}\n`);
-  }
-  // The new secret is shown first: the rotation happened, and its holder needs it.
-  rethrow(auditFailure);
+  const open = revealManagedSecret(key, sealBindingOf(record), state, new Date());
+  printSecrets({ name, ...open, rotated: false }, values);
   return 0;
+}
+
+function printSecrets(
+  open: {
+    readonly name: string;
+    readonly current: string;
+    readonly createdAt: string;
+    readonly previous: readonly { readonly secret: string; readonly expiresAt: string }[];
+    readonly rotated: boolean;
+  },
+  values: Values,
+): void {
+  const { rotated, ...secrets } = open;
+  if (values.json) {
+    printJson({ ...secrets, managed: true, rotated });
+    return;
+  }
+  process.stdout.write(
+    `${rotated ? 'rotated; new ' : ''}current secret (since ${open.createdAt}):\n  ${open.current}\n`,
+  );
+  for (const p of open.previous)
+    process.stdout.write(`previous secret, still signing until ${p.expiresAt}:\n  ${p.secret}\n`);
 }
 
 /** The `lost` dead letters as the ranges they stand for, oldest first. */

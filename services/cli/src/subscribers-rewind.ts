@@ -1,16 +1,6 @@
-import type { KafkaConnection } from '@hookstream/kafka';
-import {
-  CatalogError,
-  describeMove,
-  parseRewindTarget,
-  type RewindResult,
-  rewindSubscriber,
-  type SubscriberCatalog,
-} from '@hookstream/subscribers';
+import type { RewindAsk } from '@hookstream/management';
+import { CatalogError, describeMove, parseRewindTarget, type RewindResult } from '@hookstream/subscribers';
 import { formatTable } from '@hookstream/terminal';
-import { cliAudit } from './cli-audit.ts';
-import { openNoticePublisher } from './notice-publisher.ts';
-import { operatorName } from './tool-env.ts';
 
 /** Exit code: rewound (or counted), but retention had deleted part of the wanted range. */
 export const PART_OF_RANGE_GONE = 3;
@@ -18,58 +8,36 @@ export const PART_OF_RANGE_GONE = 3;
 export interface RewindOptions {
   readonly to: string | undefined;
   readonly dryRun: boolean;
-  readonly eventsTopic: string;
-  readonly by: string | undefined;
   readonly json: boolean;
 }
+
+/** A rewind's answer, from this machine's Kafka or over the API (the same shape). */
+type Rewound = Pick<RewindResult, 'name' | 'plan' | 'applied' | 'pausedForIt'> & {
+  readonly resumed?: boolean | undefined;
+};
 
 /**
  * `hookstream subscribers rewind <name> --to <time|earliest|partition:offset,…>`: re-delivers
  * from the events topic from there (ids unchanged). An active subscriber is paused while its
  * ledger moves and resumed after; a paused one stays paused. Exit 3 when part of the wanted
- * range was deleted by retention (it is said per partition), 0 otherwise.
+ * range was deleted by retention (it is said per partition), 0 otherwise. `run` rewinds: the
+ * management service on this machine's Kafka, or the API.
  */
 export async function rewindCommand(
-  kafka: KafkaConnection,
-  catalog: SubscriberCatalog,
   name: string,
   options: RewindOptions,
+  run: (ask: RewindAsk) => Promise<Rewound>,
 ): Promise<number> {
   if (options.to === undefined)
     throw new CatalogError('BAD_OPTION', '--to <time|earliest|partition:offset,…> is required', false);
-  let target: ReturnType<typeof parseRewindTarget>;
   try {
-    target = parseRewindTarget(options.to);
+    // Checked here first: a --to that does not parse is a bad command line (exit 2), as a bad option is.
+    parseRewindTarget(options.to);
   } catch (err) {
-    // A --to that does not parse is a bad command line (exit 2), as a bad option is.
     if (err instanceof CatalogError) throw new CatalogError('BAD_OPTION', err.message, false);
     throw err;
   }
-  const admin = kafka.admin();
-  await admin.connect();
-  let result: RewindResult;
-  try {
-    result = await rewindSubscriber(
-      {
-        catalog,
-        admin,
-        audit: cliAudit(),
-        groupEmptied: (n, timeoutMs) => catalog.groupEmptied(n, timeoutMs),
-        openPublisher: () => openNoticePublisher('cli', options.eventsTopic),
-      },
-      {
-        name,
-        target,
-        targetText: options.to,
-        dryRun: options.dryRun,
-        eventsTopic: options.eventsTopic,
-        by: options.by ?? operatorName(),
-        now: new Date(),
-      },
-    );
-  } finally {
-    await admin.disconnect();
-  }
+  const result = await run({ to: options.to, dryRun: options.dryRun });
   print(result, options);
   if (result.resumed === false)
     process.stderr.write(
@@ -78,7 +46,7 @@ export async function rewindCommand(
   return result.plan.rangeDeleted ? PART_OF_RANGE_GONE : 0;
 }
 
-function print(result: RewindResult, options: RewindOptions): void {
+function print(result: Rewound, options: RewindOptions): void {
   const { plan } = result;
   // Said on stderr for people and scripts alike: the exit code is 1 for it.
   if (plan.rangeDeleted)
