@@ -291,12 +291,13 @@ describe('the management API against the stack', () => {
     const doc = (await res.json()) as { openapi: string; paths: Record<string, Record<string, unknown>> };
     expect(doc.openapi).toBe('3.1.0');
     const operations = Object.values(doc.paths).flatMap((item) => Object.keys(item));
-    expect(operations).toHaveLength(14);
+    expect(operations).toHaveLength(15);
     expect(Object.keys(doc.paths)).toEqual(
       expect.arrayContaining([
         '/v1/subscribers',
         '/v1/subscribers/{name}',
         '/v1/subscribers/{name}/dead-letters/replay',
+        '/v1/subscribers/{name}/rewind',
         '/v1/jobs/{id}',
         '/v1/events/{id}/ledger',
         '/v1/event-types',

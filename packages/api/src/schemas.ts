@@ -216,6 +216,7 @@ export const LedgerAnswer = z.object({
   eventId: z.string(),
   tenant: z.string().nullable(),
   origin: open.nullable(),
+  foundIn: z.enum(['attempt-log', 'events-topic']).nullable(),
   counts: z.record(z.string(), z.number()),
   subscribers: z.array(open),
 });

@@ -1,10 +1,10 @@
 import type { AttemptLogEntry, SubscriberRecord } from '@hookstream/contracts';
-import type { DeadLetter, LedgerAnswer, ReplayRequest, ReplaySummary } from '@hookstream/replay';
+import type { LedgerView, StateResult } from '@hookstream/management';
+import type { DeadLetter, ReplayRequest, ReplaySummary } from '@hookstream/replay';
 import type {
   HeadroomBasis,
   PartitionLedger,
   RecordProblem,
-  StateChangeResult,
   SubscriberOverview,
   TierStatus,
 } from '@hookstream/subscribers';
@@ -54,10 +54,10 @@ export interface ConsoleBackend {
     readonly name: string;
     readonly by: string;
     readonly reason?: string;
-  }): Promise<StateChangeResult>;
+  }): Promise<StateResult>;
   deadLetters(name: string): Promise<DeadLetter[]>;
   replay(request: ReplayRequest): Promise<ReplaySummary>;
-  ledger(eventId: string): Promise<LedgerAnswer>;
+  ledger(eventId: string): Promise<LedgerView>;
   /** Trace ids holding a span for the event; empty when Jaeger has none or cannot be reached. */
   traceIds(eventId: string): Promise<string[]>;
   catalogue(): Promise<CatalogueEntry[]>;

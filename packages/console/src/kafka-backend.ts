@@ -1,14 +1,11 @@
-import { ATTEMPT_LOG_TOPIC, AttemptLogEntry, loadEventCatalog } from '@hookstream/contracts';
+import { ATTEMPT_LOG_TOPIC, AttemptLogEntry } from '@hookstream/contracts';
 import { type KafkaConnection, KafkaReadError, readTopic } from '@hookstream/kafka';
-import { catalogueFor, replayWithAudit } from '@hookstream/management';
-import type { DeadLetter, LedgerAnswer, LedgerQuery, ReplayRequest, ReplaySummary } from '@hookstream/replay';
+import type { Caller, LedgerView, ManagementService, StateResult } from '@hookstream/management';
+import type { DeadLetter, ReplayRequest, ReplaySummary } from '@hookstream/replay';
 import {
-  AuditTrail,
-  changeSubscriberState,
+  type CatalogSnapshot,
   knownSubscriber,
-  type NoticePublisher,
   OPERATOR,
-  SubscriberCatalog,
   subscriberDetail,
   subscriberOverviews,
 } from '@hookstream/subscribers';
@@ -20,23 +17,26 @@ import {
 } from './console-backend.ts';
 
 /**
- * The DLQ and ledger tools the CLI's `dlq` and `ledger` run (the replay service's functions),
- * handed in by the command: a package never imports a service.
+ * The DLQ tools the CLI's `dlq` runs (the replay service's functions) and Jaeger's search, handed
+ * in by the command: a package never imports a service.
  */
 export interface ReplayTools {
   readDeadLetters(kafka: KafkaConnection, subscriber: string): Promise<DeadLetter[]>;
-  replayDeadLetters(kafka: KafkaConnection, request: ReplayRequest): Promise<ReplaySummary>;
-  queryLedger(kafka: KafkaConnection, query: LedgerQuery): Promise<LedgerAnswer>;
   findTraceIds(jaegerUrl: string, eventId: string): Promise<string[]>;
 }
 
 export interface KafkaBackendContext {
   readonly kafka: KafkaConnection;
+  /**
+   * The management layer the API runs, on the same Kafka: every change (pause, resume, replay)
+   * and the ledger and catalogue go through it, as the signed-in token.
+   */
+  readonly service: ManagementService;
+  /** The catalog as the service reads it (a LiveCatalog: followed, not read whole per page). */
+  readonly catalog: { read(): Promise<CatalogSnapshot> };
   readonly eventsTopic: string;
   readonly jaegerUrl: string;
   readonly tools: ReplayTools;
-  /** For subscriber.enabled when a disabled subscriber is resumed (EventProducer in production). */
-  readonly openPublisher: () => Promise<NoticePublisher & { close(): Promise<void> }>;
   /** How far back a subscriber's page reads the attempt log. */
   readonly attemptWindowMs?: number;
   readonly now?: () => number;
@@ -47,21 +47,22 @@ const MAX_ATTEMPTS = 50;
 /** Jaeger is an aid on the event page: it must not hold the page when it is slow or away. */
 const TRACE_TIMEOUT_MS = 3000;
 
-/** The console's reads and actions against Kafka and Jaeger, the same functions the CLI runs. */
+/**
+ * The console's reads and actions against Kafka and Jaeger: its changes through the management
+ * service (as the API's), its pages from the same functions the CLI's `list` and `show` run.
+ */
 export class KafkaConsoleBackend implements ConsoleBackend {
   readonly eventsTopic: string;
   readonly jaegerUrl: string;
   readonly #context: KafkaBackendContext;
-  readonly #catalog: SubscriberCatalog;
-  readonly #audit: AuditTrail;
+  readonly #catalog: { read(): Promise<CatalogSnapshot> };
   readonly #now: () => number;
 
   constructor(context: KafkaBackendContext) {
     this.#context = context;
     this.eventsTopic = context.eventsTopic;
     this.jaegerUrl = context.jaegerUrl;
-    this.#catalog = new SubscriberCatalog(context.kafka);
-    this.#audit = new AuditTrail(context.kafka);
+    this.#catalog = context.catalog;
     this.#now = context.now ?? Date.now;
   }
 
@@ -89,39 +90,26 @@ export class KafkaConsoleBackend implements ConsoleBackend {
     readonly name: string;
     readonly by: string;
     readonly reason?: string;
-  }) {
+  }): Promise<StateResult> {
     // Whoever clicks signed in with a console token: the trail names the token (console-token-<n>),
     // not the OS user the console runs as, who is the same for every operator.
-    return changeSubscriberState(
-      {
-        catalog: this.#catalog,
-        openPublisher: this.#context.openPublisher,
-        audit: { trail: this.#audit, actor: { kind: 'token', tokenId: request.by } },
-      },
-      { ...request, eventsTopic: this.eventsTopic, now: new Date(this.#now()) },
-    );
+    return this.#context.service.changeState(operatorToken(request.by), request.name, {
+      action: request.action,
+      reason: request.reason,
+    });
   }
 
   deadLetters(name: string): Promise<DeadLetter[]> {
     return this.#context.tools.readDeadLetters(this.#context.kafka, name);
   }
 
-  /** A replay, then its audit record naming the console token (the management layer's replayWithAudit). */
+  /** A replay, then its audit record naming the console token. */
   replay(request: ReplayRequest): Promise<ReplaySummary> {
-    return replayWithAudit(
-      {
-        replayDeadLetters: (r) => this.#context.tools.replayDeadLetters(this.#context.kafka, r),
-        catalog: this.#catalog,
-        audit: this.#audit,
-        now: () => new Date(this.#now()),
-      },
-      { scope: OPERATOR, id: request.operator },
-      request,
-    );
+    return this.#context.service.replayNow(operatorToken(request.operator), request);
   }
 
-  ledger(eventId: string): Promise<LedgerAnswer> {
-    return this.#context.tools.queryLedger(this.#context.kafka, { eventId, eventsTopic: this.eventsTopic });
+  ledger(eventId: string): Promise<LedgerView> {
+    return this.#context.service.ledger(CONSOLE, eventId);
   }
 
   async traceIds(eventId: string): Promise<string[]> {
@@ -139,13 +127,8 @@ export class KafkaConsoleBackend implements ConsoleBackend {
     }
   }
 
-  async catalogue(): Promise<CatalogueEntry[]> {
-    const types = [...loadEventCatalog().values()].map((t) => ({
-      type: t.type,
-      subject: t.subject,
-      schema: t.avro,
-    }));
-    return catalogueFor({ scope: OPERATOR, id: 'console' }, types, await this.#catalog.read());
+  catalogue(): Promise<CatalogueEntry[]> {
+    return this.#context.service.eventTypes(CONSOLE);
   }
 
   /** The subscriber's entries in the attempt log since `sinceMs`, newest first. */
@@ -170,6 +153,13 @@ export class KafkaConsoleBackend implements ConsoleBackend {
     }
     return entries.sort((a, b) => Date.parse(b.at) - Date.parse(a.at)).slice(0, MAX_ATTEMPTS);
   }
+}
+
+/** The console reads as the operator: every token of CONSOLE_TOKENS may do everything. */
+const CONSOLE: Caller = { scope: OPERATOR, id: 'console' };
+
+function operatorToken(tokenId: string): Caller {
+  return { scope: OPERATOR, id: tokenId };
 }
 
 function safeJson(value: Buffer): unknown {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { SubscriberDefinition, type SubscriberRecord } from '@hookstream/contracts';
-import type { DeadLetter, LedgerAnswer, ReplayRequest, ReplaySummary } from '@hookstream/replay';
+import type { LedgerView } from '@hookstream/management';
+import type { DeadLetter, ReplayRequest, ReplaySummary } from '@hookstream/replay';
 import {
   CatalogError,
   newManagedSecret,
@@ -134,7 +135,13 @@ export class FakeBackend implements ConsoleBackend {
     this.changes.push(request);
     const r = this.records.get(request.name);
     if (r === undefined) throw new Error('unknown');
-    return { name: request.name, changed: true, record: r, published: null, noticeError: this.noticeError };
+    return {
+      name: request.name,
+      changed: true,
+      state: r.state,
+      published: null,
+      noticeError: this.noticeError,
+    };
   }
 
   async deadLetters(): Promise<DeadLetter[]> {
@@ -164,13 +171,13 @@ export class FakeBackend implements ConsoleBackend {
     };
   }
 
-  async ledger(eventId: string): Promise<LedgerAnswer> {
+  async ledger(eventId: string): Promise<LedgerView> {
     return {
       eventId,
       origin: { topic: 'events', partition: 0, offset: '4' },
       foundIn: 'attempt-log',
       tenant: 'acme',
-      otherGroups: 0,
+      counts: { delivered: 1, filtered: 2 },
       subscribers: [
         { subscriber: 'orders', origin: null, ledger: { state: 'delivered', at: 'now', attempt: 1 } },
         {

@@ -81,6 +81,8 @@ export interface LedgerView {
   readonly eventId: string;
   readonly tenant: string | null;
   readonly origin: LedgerAnswer['origin'];
+  /** Where the event was found: the attempt log, or (its entries gone) the events topic. */
+  readonly foundIn: LedgerAnswer['foundIn'];
   readonly counts: Readonly<Record<string, number>>;
   readonly subscribers: readonly LedgerLine[];
 }
@@ -104,7 +106,14 @@ export async function eventLedger(
   });
   const counts: Record<string, number> = {};
   for (const l of lines) counts[l.ledger.state] = (counts[l.ledger.state] ?? 0) + 1;
-  return { eventId, tenant: answer.tenant, origin: answer.origin, counts, subscribers: lines };
+  return {
+    eventId,
+    tenant: answer.tenant,
+    origin: answer.origin,
+    foundIn: answer.foundIn,
+    counts,
+    subscribers: lines,
+  };
 }
 
 /** The newest `limit` audit records, oldest first; a tenant's own only. */

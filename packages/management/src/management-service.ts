@@ -1,5 +1,5 @@
 import type { AuditRecord } from '@hookstream/contracts';
-import type { DlqSelection } from '@hookstream/replay';
+import type { DlqSelection, ReplayRequest, ReplaySummary } from '@hookstream/replay';
 import type { DeleteResult, RewindResult } from '@hookstream/subscribers';
 import type { Caller } from './caller.ts';
 import { catalogueFor, type EventTypeEntry } from './catalogue.ts';
@@ -103,6 +103,19 @@ export class ManagementService {
         return this.#jobs.start({ ...request, subscriber: name, operator: caller.id }, (r) =>
           replayWithAudit(this.#ports, caller, r),
         );
+      })(),
+    );
+  }
+
+  /**
+   * A replay run to its end here, with its audit record: for callers that keep their own jobs and
+   * show the progress themselves (the console).
+   */
+  replayNow(caller: Caller, request: ReplayRequest): Promise<ReplaySummary> {
+    return mapped(
+      (async () => {
+        visibleRecord(await this.#ports.catalog.read(), request.subscriber, caller);
+        return replayWithAudit(this.#ports, caller, request);
       })(),
     );
   }

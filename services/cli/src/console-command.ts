@@ -2,7 +2,9 @@ import { once } from 'node:events';
 import { parseArgs } from 'node:util';
 import { ConsoleError, ConsoleServer, KafkaConsoleBackend, parseConsoleTokens } from '@hookstream/console';
 import { DEFAULT_EVENTS_TOPIC } from '@hookstream/contracts';
-import { queryLedger, readDeadLetters, replayDeadLetters } from '@hookstream/dead-letter-tools';
+import { readDeadLetters } from '@hookstream/dead-letter-tools';
+import { kafkaPorts, ManagementService } from '@hookstream/management';
+import { LiveCatalog } from '@hookstream/subscribers';
 import { findEventTraces, startTracing } from '@hookstream/telemetry';
 import { toolKafka } from './kafka-client.ts';
 import { openNoticePublisher } from './notice-publisher.ts';
@@ -54,17 +56,33 @@ export async function consoleCommand(args: readonly string[]): Promise<number> {
     const jaegerUrl = (values.jaeger ?? jaegerQueryUrl()).replace(/\/+$/, '');
     // Replays from the console are traced like `dlq replay`'s.
     const tracing = await startTracing({ serviceName: 'hookstream-replay' });
+    const kafka = toolKafka('hookstream-console');
+    const log = (level: string, message: string, fields?: Record<string, unknown>) =>
+      process.stderr.write(`hookstream console: ${level}: ${message} ${JSON.stringify(fields ?? {})}\n`);
+    // Followed for the console's life, as the API's: a page reads the catalog without a topic scan.
+    const catalog = new LiveCatalog(kafka, (level, message, fields) => {
+      if (level !== 'debug') log(level, message, fields);
+    });
+    await catalog.start();
+    const service = new ManagementService(
+      kafkaPorts({
+        kafka,
+        catalog,
+        eventsTopic,
+        secretsKey: undefined,
+        openPublisher: () => openNoticePublisher('console', eventsTopic),
+      }),
+    );
     const backend = new KafkaConsoleBackend({
-      kafka: toolKafka('hookstream-console'),
+      kafka,
+      service,
+      catalog,
       eventsTopic,
       jaegerUrl,
       tools: {
         readDeadLetters,
-        replayDeadLetters,
-        queryLedger,
         findTraceIds: async (url, id) => (await findEventTraces(url, id)).map((t) => t.traceID),
       },
-      openPublisher: () => openNoticePublisher('console', eventsTopic),
     });
     const server = new ConsoleServer({
       backend,
@@ -72,8 +90,7 @@ export async function consoleCommand(args: readonly string[]): Promise<number> {
       host: values.host,
       port,
       ...(values['public-origin'] === undefined ? {} : { publicOrigins: values['public-origin'] }),
-      log: (level, message, fields) =>
-        process.stderr.write(`hookstream console: ${level}: ${message} ${JSON.stringify(fields ?? {})}\n`),
+      log,
       onError: (err, r) =>
         process.stderr.write(
           `hookstream console: ${r.method} ${r.path}: ${err instanceof Error ? err.message : String(err)}\n`,
@@ -83,6 +100,7 @@ export async function consoleCommand(args: readonly string[]): Promise<number> {
     process.stdout.write(`hookstream console on ${url} (log in with a CONSOLE_TOKENS token)\n`);
     await Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')]);
     await server.close();
+    await catalog.stop();
     await tracing.shutdown().catch(() => undefined);
     return 0;
   } catch (err) {

@@ -1,10 +1,11 @@
-import type { LedgerAnswer, LedgerLine } from '@hookstream/replay';
+import type { LedgerView } from '@hookstream/management';
+import type { LedgerLine } from '@hookstream/replay';
 import { segment } from '../format.ts';
 import { html, type SafeHtml } from '../safe-html.ts';
 import { layout } from './layout.ts';
 
 export interface EventView {
-  readonly ledger: LedgerAnswer;
+  readonly ledger: LedgerView;
   readonly traceIds: readonly string[];
   readonly jaegerUrl: string;
   readonly csrfToken: string;
