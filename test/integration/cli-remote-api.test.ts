@@ -230,6 +230,16 @@ describe('hookstream subscribers and dlq with --api, no Kafka settings', () => {
       ]),
     ]);
     expect([rotated.rotated, rotated.current.length > 20, rotated.previous]).toEqual([true, true, []]);
+    // Read back over the API: the secret the rotation made; another tenant's is not found.
+    const shown = await json<{ rotated: boolean; current: string }>(acmeToken, [
+      'subscribers',
+      'secret',
+      'show',
+      mine,
+    ]);
+    expect([shown.rotated, shown.current]).toEqual([false, rotated.current]);
+    const foreign = await remote(acmeToken, ['subscribers', 'secret', 'show', operators]);
+    expect([foreign.code, foreign.stderr.includes('not_found')]).toEqual([1, true]);
     expect([list.subscriber, list.count, list.deadLetters.map((l) => l.eventId)]).toEqual([
       mine,
       1,
@@ -254,15 +264,18 @@ describe('hookstream subscribers and dlq with --api, no Kafka settings', () => {
       'active',
     ]);
     const badFile = await definitionFile(uniqueName('remote-bad'), { url: 'ftp://nowhere' });
-    const [noToken, rewind, bad] = await Promise.all([
+    const [noToken, needsKafka, bad] = await Promise.all([
       remote(undefined, ['subscribers', 'list']),
-      remote(operatorToken, ['subscribers', 'rewind', operators, '--to', 'earliest']),
+      remote(operatorToken, ['subscribers', 'header', 'set', operators, 'x-key']),
       remote(operatorToken, ['subscribers', 'apply', badFile]),
     ]);
     expect([noToken.code, noToken.stderr]).toEqual([1, expect.stringContaining('HOOKSTREAM_API_TOKEN')]);
     // A definition the API's schema refuses is refused before sending, naming the field.
     expect([bad.code, bad.stderr]).toEqual([1, expect.stringMatching(/invalid_definition: .*url: /)]);
-    expect([rewind.code, rewind.stderr]).toEqual([2, expect.stringContaining('does not work over --api')]);
+    expect([needsKafka.code, needsKafka.stderr]).toEqual([
+      2,
+      expect.stringContaining('does not work over --api'),
+    ]);
     // Without --api the same environment uses Kafka, and its settings point nowhere: it fails.
     const onKafka = await local;
     expect([onKafka?.code, onKafka?.stdout]).toEqual([1, '']);

@@ -291,7 +291,7 @@ describe('the management API against the stack', () => {
     const doc = (await res.json()) as { openapi: string; paths: Record<string, Record<string, unknown>> };
     expect(doc.openapi).toBe('3.1.0');
     const operations = Object.values(doc.paths).flatMap((item) => Object.keys(item));
-    expect(operations).toHaveLength(15);
+    expect(operations).toHaveLength(16);
     expect(Object.keys(doc.paths)).toEqual(
       expect.arrayContaining([
         '/v1/subscribers',

@@ -131,6 +131,11 @@ export class ApiClient {
     return this.#post('rewindSubscriber', name, RewindBody, options, RewindAnswer);
   }
 
+  /** The managed secret and the previous ones still signing, in clear. */
+  async getSecret(name: string): Promise<T.SecretAnswer> {
+    return (await this.#http.send('getSecret', { params: named('getSecret', name) }, SecretAnswer)).body;
+  }
+
   /** A new managed secret; the answer holds the secrets now signing, in clear. */
   async rotateSecret(name: string, options: T.RotateOptions = {}): Promise<T.SecretAnswer> {
     return this.#post('rotateSecret', name, RotateBody, options, SecretAnswer);

@@ -12,6 +12,7 @@ export const API_OPERATIONS = {
   pauseSubscriber: { method: 'POST', path: '/v1/subscribers/{name}/pause' },
   resumeSubscriber: { method: 'POST', path: '/v1/subscribers/{name}/resume' },
   rewindSubscriber: { method: 'POST', path: '/v1/subscribers/{name}/rewind' },
+  getSecret: { method: 'GET', path: '/v1/subscribers/{name}/secret' },
   rotateSecret: { method: 'POST', path: '/v1/subscribers/{name}/secret/rotate' },
   listDeadLetters: { method: 'GET', path: '/v1/subscribers/{name}/dead-letters' },
   replayDeadLetters: { method: 'POST', path: '/v1/subscribers/{name}/dead-letters/replay' },

@@ -180,6 +180,24 @@ export function managementRoutes(service: ManagementService, document: () => unk
       }),
     }),
     defineRoute({
+      method: 'GET',
+      path: '/v1/subscribers/{name}/secret',
+      operationId: 'getSecret',
+      summary: 'The managed secret in clear, and the previous ones still signing through their grace',
+      params: NameParams,
+      query: NoParams,
+      responses: {
+        200: ok('The secrets now signing', SecretAnswer),
+        404: notFound,
+        409: ok('not_managed: the secret is not one hookstream keeps', ErrorBody),
+        503: ok('secrets_key_unavailable', ErrorBody),
+      },
+      handle: async ({ caller, params }) => ({
+        status: 200,
+        body: await service.revealSecret(caller, params.name),
+      }),
+    }),
+    defineRoute({
       method: 'POST',
       path: '/v1/subscribers/{name}/secret/rotate',
       operationId: 'rotateSecret',

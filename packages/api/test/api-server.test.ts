@@ -230,6 +230,7 @@ describe('the OpenAPI document', () => {
         'POST /v1/subscribers/{name}/rewind',
         'POST /v1/subscribers/{name}/secret/rotate',
         'GET /v1/subscribers/{name}/dead-letters',
+        'GET /v1/subscribers/{name}/secret',
         'POST /v1/subscribers/{name}/dead-letters/replay',
         'GET /v1/jobs/{id}',
         'GET /v1/events/{id}/ledger',

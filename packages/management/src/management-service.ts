@@ -29,6 +29,7 @@ import {
   putSubscriber,
   type RotatedSecret,
   removeSubscriber,
+  revealSecret,
   rotateSecret,
   type StateResult,
 } from './subscriber-writes.ts';
@@ -81,6 +82,11 @@ export class ManagementService {
   /** Delivers a subscriber's events again from a point of the events topic (or counts them: dryRun). */
   rewind(caller: Caller, name: string, ask: RewindAsk): Promise<RewindResult> {
     return mapped(rewind(this.#ports, caller, name, ask));
+  }
+
+  /** The managed secret in clear, with the previous ones still signing. */
+  revealSecret(caller: Caller, name: string): Promise<RotatedSecret> {
+    return mapped(revealSecret(this.#ports, caller, name));
   }
 
   rotateSecret(caller: Caller, name: string, graceMs?: number): Promise<RotatedSecret> {

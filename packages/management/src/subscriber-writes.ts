@@ -1,4 +1,4 @@
-import type { SubscriberState } from '@hookstream/contracts';
+import type { SubscriberRecord, SubscriberState } from '@hookstream/contracts';
 import {
   applyAuditRecords,
   CatalogError,
@@ -163,6 +163,34 @@ export interface RotatedSecret {
 }
 
 /**
+ * The managed secret of one of the caller's subscribers, in clear, with those still signing:
+ * its receiver's owner verifies with them (a PUT that asks for a managed secret does not show it).
+ */
+export async function revealSecret(
+  ports: ManagementPorts,
+  caller: Caller,
+  name: string,
+): Promise<RotatedSecret> {
+  const record = visibleRecord(await ports.catalog.read(), name, caller);
+  const state = managedSecretOf(record, caller, 'show');
+  const key = requireSecretsKey(ports.secretsKey, `the managed secret of "${name}"`);
+  const open = revealManagedSecret(key, sealBindingOf(record), state, ports.now());
+  return { name, current: open.current, createdAt: open.createdAt, previous: open.previous };
+}
+
+/** The record's managed secret state; NOT_MANAGED (409) for one that lives elsewhere. */
+function managedSecretOf(record: SubscriberRecord, caller: Caller, verb: 'show' | 'rotate') {
+  const state = record.secret;
+  if (state === undefined || !('managed' in state))
+    throw new CatalogError(
+      'NOT_MANAGED',
+      `${record.definition.name}'s secret is not managed (${caller.scope.kind === 'operator' ? `${describeSecret(record)}: ${verb} it where it lives, or apply {"managed": true}` : 'PUT {"secret": {"managed": true}} first'})`,
+      false,
+    );
+  return state;
+}
+
+/**
  * A new managed secret for one of the caller's subscribers; the old one keeps signing for
  * `graceMs`. The answer holds the secrets in clear: the receiver's owner needs them to verify.
  */
@@ -173,13 +201,7 @@ export async function rotateSecret(
   options: { readonly graceMs?: number | undefined },
 ): Promise<RotatedSecret> {
   const record = visibleRecord(await ports.catalog.read(), name, caller);
-  const state = record.secret;
-  if (state === undefined || !('managed' in state))
-    throw new CatalogError(
-      'NOT_MANAGED',
-      `${name}'s secret is not managed (${caller.scope.kind === 'operator' ? `${describeSecret(record)}: rotate it where it lives, or apply {"managed": true}` : 'PUT {"secret": {"managed": true}} first'})`,
-      false,
-    );
+  const state = managedSecretOf(record, caller, 'rotate');
   const key = requireSecretsKey(ports.secretsKey, `the managed secret of "${name}"`);
   const now = ports.now();
   const graceMs = options.graceMs ?? DEFAULT_ROTATION_GRACE_MS;

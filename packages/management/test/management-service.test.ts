@@ -39,6 +39,7 @@ describe('tenant isolation', () => {
       }),
       service.rotateSecret(acme, 'c-none'),
       service.rewind(acme, 'b-globex', { to: 'earliest', dryRun: true }),
+      service.revealSecret(acme, 'b-globex'),
     ]) {
       const err = await failure(attempt);
       expect([err.code, err.status]).toEqual(['not_found', 404]);
@@ -199,6 +200,7 @@ describe('writes', () => {
     const fake = fakePorts([{ ...record('m', 'acme'), secret: { env: 'HOOKSTREAM_SECRET_M' } }]);
     const service = new ManagementService(fake.ports);
     expect((await failure(service.rotateSecret(acme, 'm'))).code).toBe('not_managed');
+    expect((await failure(service.revealSecret(acme, 'm'))).code).toBe('not_managed');
   });
 });
 

@@ -9,6 +9,7 @@ import {
   parseDuration,
   printDeleted,
   printJson,
+  printSecrets,
 } from './subscribers-output.ts';
 import { rewindCommand } from './subscribers-rewind.ts';
 import { formatAge } from './tool-errors.ts';
@@ -22,6 +23,7 @@ export const REMOTE_ALLOWED: Record<string, readonly string[]> = {
   resume: [],
   delete: ['purge', 'yes'],
   rewind: ['to', 'dry-run'],
+  'secret show': [],
   'secret rotate': ['grace'],
 };
 
@@ -64,6 +66,9 @@ export async function remoteSubscribers(
         { to: options.to, dryRun: options['dry-run'], json: options.json },
         (ask) => api.rewindSubscriber(target, ask),
       );
+    case 'secret show':
+      printSecrets({ ...(await api.getSecret(target)), rotated: false }, options);
+      return 0;
     case 'secret rotate':
       return rotate(api, target, options);
     default:
@@ -205,11 +210,6 @@ async function remove(api: ApiClient, name: string, options: RemoteSubscriberOpt
 async function rotate(api: ApiClient, name: string, options: RemoteSubscriberOptions): Promise<number> {
   const graceMs = options.grace === undefined ? undefined : parseDuration('--grace', options.grace);
   const answer = await api.rotateSecret(name, graceMs === undefined ? {} : { graceMs });
-  if (options.json) printJson({ ...answer, managed: true, rotated: true });
-  else {
-    process.stdout.write(`rotated; new current secret (since ${answer.createdAt}):\n  ${answer.current}\n`);
-    for (const p of answer.previous)
-      process.stdout.write(`previous secret, still signing until ${p.expiresAt}:\n  ${p.secret}\n`);
-  }
+  printSecrets({ ...answer, rotated: true }, options);
   return 0;
 }

@@ -42,6 +42,7 @@ import {
   printDeleted,
   printJson,
   printProblems,
+  printSecrets,
   publicPlan,
 } from './subscribers-output.ts';
 import { rewindCommand } from './subscribers-rewind.ts';
@@ -61,7 +62,7 @@ export const SUBSCRIBERS_USAGE = `Usage: hookstream subscribers apply <file.json
        hookstream subscribers header set <name> <header> [--value-file <path>] [--secrets-key-file <path>] [--json]
        hookstream subscribers check [--match <globs>] [--secrets-key-file <path>] [--json]
        hookstream subscribers reseal (<name> | --all [--match <globs>]) [--dry-run] [--secrets-key-file <path>] [--json]
-       hookstream subscribers apply|list|show|pause|resume|delete|rewind|secret rotate … --api <url>  (HOOKSTREAM_API_TOKEN)
+       hookstream subscribers apply|list|show|pause|resume|delete|rewind|secret show|secret rotate … --api <url>  (HOOKSTREAM_API_TOKEN)
 
 The subscriber catalog: one record per subscriber in the compacted topic hookstream.subscribers
 (its definition, its state, how its requests are signed), which a pusher fleet runs.
@@ -115,12 +116,13 @@ reseal    moves the seals of earlier versions (bound to the name only) to today'
 
 Over the management API (docs/api.md), with no Kafka settings on this machine: --api <url> (or
 HOOKSTREAM_API_URL) and the bearer token in HOOKSTREAM_API_TOKEN run apply (one file), list, show,
-pause (--reason), resume, delete (--purge --yes), rewind (--to, --dry-run) and secret rotate
-(--grace) as that token may: the operator's sees every subscriber, a tenant's its own. The others
-need Kafka. The API records the token as who made the change (--by does not apply), measures and
-rewinds on its own events topic (--topic does not apply), and its apply has no dry run; list
-shows the API's columns (no host, event types or instances). Without --api, pause, resume,
-delete, rewind and secret rotate run the API's own service layer on this machine's Kafka.
+pause (--reason), resume, delete (--purge --yes), rewind (--to, --dry-run), secret show and
+secret rotate (--grace) as that token may: the operator's sees every subscriber, a tenant's its
+own. The others need Kafka. The API records the token as who made the change (--by does not
+apply), measures and rewinds on its own events topic (--topic does not apply), and its apply has
+no dry run; list shows the API's columns (no host, event types or instances). Without --api,
+pause, resume, delete, rewind and secret rotate run the API's own service layer on this
+machine's Kafka.
 
 Managed secrets ("secret": {"managed": true}) and headers are sealed with AES-256-GCM under the
 key in HOOKSTREAM_SECRETS_KEY (base64 of 32 bytes: openssl rand -base64 32) or --secrets-key-file.
@@ -549,28 +551,6 @@ async function secret(
   const open = revealManagedSecret(key, sealBindingOf(record), state, new Date());
   printSecrets({ name, ...open, rotated: false }, values);
   return 0;
-}
-
-function printSecrets(
-  open: {
-    readonly name: string;
-    readonly current: string;
-    readonly createdAt: string;
-    readonly previous: readonly { readonly secret: string; readonly expiresAt: string }[];
-    readonly rotated: boolean;
-  },
-  values: Values,
-): void {
-  const { rotated, ...secrets } = open;
-  if (values.json) {
-    printJson({ ...secrets, managed: true, rotated });
-    return;
-  }
-  process.stdout.write(
-    `${rotated ? 'rotated; new ' : ''}current secret (since ${open.createdAt}):\n  ${open.current}\n`,
-  );
-  for (const p of open.previous)
-    process.stdout.write(`previous secret, still signing until ${p.expiresAt}:\n  ${p.secret}\n`);
 }
 
 /** The `lost` dead letters as the ranges they stand for, oldest first. */

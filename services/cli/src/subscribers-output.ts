@@ -134,3 +134,26 @@ export async function confirmPurge(name: string): Promise<boolean> {
   process.stderr.write('not confirmed; nothing deleted\n');
   return false;
 }
+
+/** A managed secret and the previous ones still signing, in clear (rotate, show; local or over the API). */
+export function printSecrets(
+  open: {
+    readonly name: string;
+    readonly current: string;
+    readonly createdAt: string;
+    readonly previous: readonly { readonly secret: string; readonly expiresAt: string }[];
+    readonly rotated: boolean;
+  },
+  values: { readonly json: boolean },
+): void {
+  const { rotated, ...secrets } = open;
+  if (values.json) {
+    printJson({ ...secrets, managed: true, rotated });
+    return;
+  }
+  process.stdout.write(
+    `${rotated ? 'rotated; new ' : ''}current secret (since ${open.createdAt}):\n  ${open.current}\n`,
+  );
+  for (const p of open.previous)
+    process.stdout.write(`previous secret, still signing until ${p.expiresAt}:\n  ${p.secret}\n`);
+}
