@@ -35,8 +35,13 @@ import {
  *
  * Version 6 adds `filter`. An older fleet would deliver every event of the subscriber's types,
  * the ones its filter refuses too, so apply refuses it while such a fleet runs.
+ *
+ * Version 7 adds `ordering: "strict"` and `maxHoldMs`. An older fleet cannot parse the record (its
+ * schema knows `none` and `key` only) and keeps the last one it read, delivering without the
+ * strict order, so apply refuses them while such a fleet runs. A subscriber that changes from
+ * `key` to `strict` keeps its tiers: records already there are delivered from them as before.
  */
-export const SUBSCRIBER_RECORD_VERSION = 6;
+export const SUBSCRIBER_RECORD_VERSION = 7;
 
 /** The record versions this code reads (and says it understands in `hookstream.instances`). */
 export const SubscriberRecordVersion = z.union([
@@ -46,9 +51,10 @@ export const SubscriberRecordVersion = z.union([
   z.literal(4),
   z.literal(5),
   z.literal(6),
+  z.literal(7),
 ]);
 export type SubscriberRecordVersion = z.infer<typeof SubscriberRecordVersion>;
-export const SUBSCRIBER_RECORD_VERSIONS: readonly SubscriberRecordVersion[] = [1, 2, 3, 4, 5, 6];
+export const SUBSCRIBER_RECORD_VERSIONS: readonly SubscriberRecordVersion[] = [1, 2, 3, 4, 5, 6, 7];
 
 /** Definition fields by the record version that brought them; a field not listed is older. */
 const FIELDS_SINCE: Readonly<Record<string, SubscriberRecordVersion>> = {
@@ -58,13 +64,21 @@ const FIELDS_SINCE: Readonly<Record<string, SubscriberRecordVersion>> = {
   tenant: 4,
   fairness: 5,
   filter: 6,
+  maxHoldMs: 7,
 };
+
+/** Field values by the record version that brought them: an older version holds the field, not the value. */
+function valueSince(definition: SubscriberDefinition, field: string): SubscriberRecordVersion | undefined {
+  if (field === 'ordering' && definition.ordering === 'strict') return 7;
+  return FIELDS_SINCE[field];
+}
 
 /** The definition fields a record of `version` cannot hold, in the definition's order. */
 export function fieldsNewerThan(definition: SubscriberDefinition, version: number): string[] {
   return Object.keys(definition).filter(
     (field) =>
-      definition[field as keyof SubscriberDefinition] !== undefined && (FIELDS_SINCE[field] ?? 0) > version,
+      definition[field as keyof SubscriberDefinition] !== undefined &&
+      (valueSince(definition, field) ?? 0) > version,
   );
 }
 
@@ -75,7 +89,7 @@ export function fieldsNewerThan(definition: SubscriberDefinition, version: numbe
 export function recordVersionFor(definition: SubscriberDefinition): SubscriberRecordVersion {
   let version: SubscriberRecordVersion = 2;
   for (const field of Object.keys(definition)) {
-    const since = FIELDS_SINCE[field];
+    const since = valueSince(definition, field);
     if (
       since !== undefined &&
       since > version &&

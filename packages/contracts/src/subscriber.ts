@@ -157,8 +157,19 @@ export const SubscriberDefinition = z.strictObject({
   timeoutMs: z.number().int().min(100).max(300_000).default(10_000),
   retry: RetrySettings.default(RetrySettings.parse({})),
   start: StartPosition.default('latest'),
-  /** `key`: at most one delivery in flight per partition key, so a key's events arrive in order. */
-  ordering: z.enum(['none', 'key']).default('none'),
+  /**
+   * `key`: at most one delivery in flight per partition key, so a key's events start in order (a
+   * retried one goes to a tier, and later events of its key go on). `strict`: a failing event is
+   * retried in place on the tier schedule, holding back only the later events of its key, and
+   * dead-lettered at its ceilings or past `maxHoldMs`; then its key goes on. (`strict`: record
+   * version 7.)
+   */
+  ordering: z.enum(['none', 'key', 'strict']).default('none'),
+  /**
+   * With `ordering: "strict"`: how long a failing event may hold its key back before it is
+   * dead-lettered (absent: 15 min). At least a second, at most a day. (Record version 7.)
+   */
+  maxHoldMs: z.number().int().min(1000).max(86_400_000).optional(),
   secret: SecretSource.optional(),
   headers: z.record(HeaderName, HeaderValue).default({}),
   /** Off by default so a definition cannot aim the pusher at internal services. */
@@ -221,6 +232,9 @@ export const SubscriberDefinition = z.strictObject({
 });
 export type SubscriberDefinition = z.infer<typeof SubscriberDefinition>;
 
+/** How long a failing event may hold its key back under `ordering: "strict"` when a definition sets none. */
+export const DEFAULT_MAX_HOLD_MS = 15 * 60_000;
+
 /** The retention warning threshold when a definition sets none. */
 export const DEFAULT_RETENTION_WARNING_MS = 86_400_000;
 
@@ -253,8 +267,13 @@ export function tenantOf(headers: Readonly<Record<string, string>>): string | un
 
 /** Rules across fields of a definition, which its schema alone cannot say; null when it keeps them. */
 export function definitionRuleBroken(
-  definition: Pick<SubscriberDefinition, 'required' | 'requiredFrom' | 'tenant' | 'fairness'>,
+  definition: Pick<
+    SubscriberDefinition,
+    'required' | 'requiredFrom' | 'tenant' | 'fairness' | 'ordering' | 'maxHoldMs'
+  >,
 ): { path: string; message: string } | null {
+  if (definition.maxHoldMs !== undefined && definition.ordering !== 'strict')
+    return { path: 'maxHoldMs', message: 'only with "ordering": "strict"' };
   if (definition.fairness !== undefined && definition.tenant !== undefined)
     return {
       path: 'fairness',

@@ -104,7 +104,7 @@ describe('subscriber definition', () => {
     [{ ...minimal, headers: { 'X-Token': { managed: false } } }, 'headers.X-Token'],
     [{ ...minimal, headers: { 'X-Token': { file: '/etc/passwd' } } }, 'headers.X-Token'],
     [{ ...minimal, start: 'yesterday' }, 'start'],
-    [{ ...minimal, ordering: 'strict' }, 'ordering'],
+    [{ ...minimal, ordering: 'sideways' }, 'ordering'],
     [{ ...minimal, allowPrivateNetwork: 'yes' }, 'allowPrivateNetwork'],
     [{ ...minimal, headers: { 'webhook-signature': 'x' } }, 'headers.webhook-signature'],
     [{ ...minimal, secret: 'whsec_abc' }, 'secret'],

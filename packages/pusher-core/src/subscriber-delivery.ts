@@ -1,5 +1,6 @@
 import {
   CE_HEADER,
+  DEFAULT_MAX_HOLD_MS,
   type DeadLetterReason,
   formatLocation,
   type RecordLocation,
@@ -108,8 +109,9 @@ interface Deliverable {
  * One record, start to settlement: filter by type, decode, deliver through the destination's
  * limiter, classify, and act on the policy's decision: settle on an ACK, hand the record to a
  * retry tier or the DLQ through the outcome router otherwise. One attempt per consumed record:
- * a retry is a new record in a tier, consumed again when due. What happened goes to the
- * observer once, as a DeliveryOutcome.
+ * a retry is a new record in a tier, consumed again when due; except in place, while the
+ * breaker holds the record or, with `ordering: "strict"`, for the tier's delay. What happened
+ * goes to the observer once, as a DeliveryOutcome.
  */
 export class SubscriberDelivery {
   readonly #deps: SubscriberDeliveryDeps;
@@ -270,8 +272,55 @@ export class SubscriberDelivery {
         continue;
       }
       // Without a wait, the trail's first attempt is this one (#trail's fallback).
-      return this.#settle(ctx, failed === null ? event : sofar(), attempted, attempt);
+      const current = failed === null ? event : sofar();
+      if (this.#topology.definition.ordering === 'strict' && classification.outcome !== 'ack') {
+        const held = await this.#holdInPlace(ctx, current, attempted, attempt);
+        if (held === 'again') {
+          failed = { attempted, attempt };
+          continue;
+        }
+        if (held !== null) return held;
+      }
+      return this.#settle(ctx, current, attempted, attempt);
     }
+  }
+
+  /**
+   * `ordering: "strict"`: a failure the policy would send to a tier waits here for that tier's
+   * delay instead and is attempted again ('again'), so the later events of its key (chained behind
+   * it) wait too and the record holds the ledger: a crash or a rebalance delivers it again, first
+   * of its key. Past `maxHoldMs` since its first attempt it is dead-lettered as expired, and its
+   * key goes on. Stopped while waiting, it is abandoned: whoever reads the partition next starts
+   * it over, in order. Null: the policy acknowledges or dead-letters it, as for any ordering.
+   */
+  async #holdInPlace(
+    ctx: RecordContext,
+    event: Deliverable,
+    attempted: Attempted,
+    attempt: AttemptSummary,
+  ): Promise<DeliveryOutcome | 'again' | null> {
+    const { report, classification, now } = attempted;
+    const definition = this.#topology.definition;
+    const decision = decide({
+      classification,
+      attempt: attempt.number,
+      occurredAtMs: event.occurredAtMs,
+      nowMs: now,
+      retry: definition.retry,
+      random: this.#random(),
+    });
+    if (decision.action !== 'retry') return null;
+    const heldSinceMs = event.progress.firstAttemptAtMs ?? now;
+    if (now + decision.delayMs - heldSinceMs > (definition.maxHoldMs ?? DEFAULT_MAX_HOLD_MS)) {
+      const trail: DeliveryTrail = {
+        ...this.#trail(ctx, event, attempt.number, now),
+        classification,
+        excerpt: report.kind === 'connection-error' ? report.code : report.excerpt,
+        policyVersion: decision.policyVersion,
+      };
+      return this.#deadLetter(ctx, trail, 'expired', attempt);
+    }
+    return (await wait(decision.delayMs, ctx.signal)) ? 'again' : { kind: 'abandoned', attempt };
   }
 
   /** What the policy says about an attempt's outcome: acknowledge, a retry tier, or the DLQ. */

@@ -318,7 +318,8 @@ export class SubscriberRunner {
       dueAtMs: (record) => (topology.isSourceTopic(record.topic) ? null : boundedDueAtMs(record, Date.now())),
       partitionsConsumedConcurrently: 8,
       start: this.#startAt,
-      ordering: definition.ordering,
+      // One delivery at a time per key for both; `strict`'s in-place retries are the handler's.
+      ordering: definition.ordering === 'none' ? 'none' : 'key',
       // Enough records begun per partition to keep the destination's concurrency busy.
       maxInFlightPerPartition: Math.max(8, definition.concurrency * 2),
       handle,

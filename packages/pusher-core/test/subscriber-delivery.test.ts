@@ -510,3 +510,75 @@ describe('SubscriberDelivery with the endpoint health: breaker and auto-disable'
     expect(h.observer.steps.at(-1)?.step).toMatchObject({ kind: 'delivered' });
   });
 });
+
+describe('SubscriberDelivery with ordering "strict": retried in place, holding its key', () => {
+  /** Handles the record on the fake clock until it settles or `limitMs` of simulated time passes. */
+  async function onFakeClock(h: ReturnType<typeof harness>, record: ConsumedRecord, limitMs = 60_000) {
+    vi.useFakeTimers();
+    try {
+      let outcome: string | undefined;
+      const started = Date.now();
+      void h.handle(record).then((o) => {
+        outcome = o;
+      });
+      for (let ms = 0; ms < limitMs && outcome === undefined; ms += 500)
+        await vi.advanceTimersByTimeAsync(500);
+      return { outcome, elapsedMs: Date.now() - started };
+    } finally {
+      vi.useRealTimers();
+    }
+  }
+
+  it('a failure waits its tier delay in place and is sent again, counting up; no tier record', async () => {
+    const h = harness({ ordering: 'strict' });
+    h.client.reports.push(response(503));
+    const { outcome, elapsedMs } = await onFakeClock(h, eventRecord());
+    expect(outcome).toBe('settled');
+    expect(h.router.retries).toHaveLength(0);
+    expect(h.client.sent.map((s) => JSON.parse(s.body).attempt)).toEqual([1, 2]);
+    expect(h.lastStep()).toMatchObject({ kind: 'delivered', attempt: { number: 2 } });
+    // The first tier's delay (1 s, no jitter) passed between the two, on the fake clock.
+    expect(elapsedMs).toBeGreaterThanOrEqual(1000);
+    expect(elapsedMs).toBeLessThan(2000);
+  });
+
+  it('dead-letters as exhausted at maxAttempts, with every attempt counted, and never routes to a tier', async () => {
+    const h = harness({ ordering: 'strict' });
+    h.client.reports.push(response(503), response(503), response(503));
+    expect((await onFakeClock(h, eventRecord())).outcome).toBe('settled');
+    expect(h.client.sent).toHaveLength(3);
+    expect(h.router.retries).toHaveLength(0);
+    expect(h.router.deadLetters[0]).toMatchObject({ reason: 'exhausted', trail: { attempts: 3 } });
+  });
+
+  it('past maxHoldMs it is dead-lettered as expired at once, so its key goes on', async () => {
+    const h = harness({ ordering: 'strict', maxHoldMs: 5000 });
+    // The second tier's 10 s would end past the 5 s hold: the second failure ends it.
+    h.client.reports.push(response(503), response(503));
+    expect((await onFakeClock(h, eventRecord())).outcome).toBe('settled');
+    expect(h.client.sent).toHaveLength(2);
+    expect(h.router.deadLetters[0]).toMatchObject({ reason: 'expired', trail: { attempts: 2 } });
+    expect(h.router.retries).toHaveLength(0);
+  });
+
+  it('a terminal answer dead-letters as for any ordering', async () => {
+    const h = harness({ ordering: 'strict' });
+    h.client.reports.push(response(400));
+    expect(await h.handle(eventRecord())).toBe('settled');
+    expect(h.router.deadLetters[0]?.reason).toBe('terminal');
+    expect(h.client.sent).toHaveLength(1);
+  });
+
+  it('stopped while it waits: abandoned with its attempt, nothing routed (the next reader starts it over, in order)', async () => {
+    const h = harness({ ordering: 'strict' });
+    h.client.reports.push(response(503));
+    const stop = new AbortController();
+    const handled = h.handle(eventRecord(), stop.signal);
+    await vi.waitFor(() => expect(h.client.sent).toHaveLength(1));
+    stop.abort();
+    expect(await handled).toBe('abandoned');
+    expect(h.lastStep()).toMatchObject({ kind: 'abandoned', attempt: { number: 1 } });
+    expect(h.router.retries).toHaveLength(0);
+    expect(h.router.deadLetters).toHaveLength(0);
+  });
+});

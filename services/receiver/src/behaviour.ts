@@ -12,6 +12,8 @@ export const ReceiverBehaviour = z.strictObject({
   /** Answer failStatus to the first failTimes requests of every event. */
   failTimes: z.number().int().min(0).max(1000).default(0),
   failStatus: z.number().int().min(100).max(599).default(500),
+  /** failTimes applies only to these events; absent: to every event. */
+  failEventIds: z.array(z.string().min(1).max(200)).max(1000).optional(),
   /** Answer every request with this status instead of 204 (e.g. 400 to test terminal outcomes). */
   fixedStatus: z.number().int().min(100).max(599).nullable().default(null),
   /** Wait this long before answering. */

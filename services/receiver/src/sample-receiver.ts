@@ -222,7 +222,7 @@ export class SampleReceiver {
       }
     }
     const key = `${subscriptionId}\0${eventId}`;
-    if (b.failTimes > 0) {
+    if (b.failTimes > 0 && (b.failEventIds === undefined || b.failEventIds.includes(eventId ?? ''))) {
       const seen = (this.#attemptsByEvent.get(key) ?? 0) + 1;
       this.#attemptsByEvent.set(key, seen);
       if (seen <= b.failTimes) {

@@ -104,6 +104,17 @@ describe('SampleReceiver', () => {
     expect(statuses).toEqual([503, 503, 204]);
   });
 
+  it('fails only the events failEventIds names, when it names any', async () => {
+    receiver = new SampleReceiver({
+      secret,
+      behaviour: { failTimes: 1, failStatus: 503, failEventIds: ['e1'] },
+    });
+    const url = await receiver.listen();
+    const statuses = [];
+    for (const id of ['e2', 'e1', 'e1']) statuses.push((await post(url, id)).status);
+    expect(statuses).toEqual([204, 503, 204]);
+  });
+
   it('sends Retry-After with a failStatus of 429', async () => {
     receiver = new SampleReceiver({
       secret,
