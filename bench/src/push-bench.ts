@@ -7,6 +7,7 @@ import { createKafka, createRawProducer } from '@hookstream/kafka';
 import { Pusher } from '@hookstream/pusher';
 import { Pool } from 'undici';
 import { BenchEventCodec } from './bench-events.ts';
+import { type ComparedOrdering, compareOrdering, type OrderingComparison } from './ordering-cost.ts';
 import {
   compareTracing,
   cpuWindow,
@@ -15,6 +16,7 @@ import {
   type TracingComparison,
 } from './tracing-cost.ts';
 
+export type { OrderingComparison, OrderingRun } from './ordering-cost.ts';
 export type { TracingComparison, TracingRun } from './tracing-cost.ts';
 
 export interface BenchOptions {
@@ -32,6 +34,11 @@ export interface BenchOptions {
   readonly tracingEvents?: number;
   /** Traced and untraced runs each; 3 when unset. */
   readonly tracingRounds?: number;
+  /**
+   * Also drain the backlog this many times with `ordering: "key"` and as many with `"strict"`,
+   * alternating, nothing failing: what strict order costs when it holds nothing back.
+   */
+  readonly orderingRounds?: number;
 }
 
 export interface BenchResult {
@@ -43,6 +50,7 @@ export interface BenchResult {
   /** pusher / raw undici. */
   readonly ratio: number;
   readonly tracing?: TracingComparison;
+  readonly ordering?: OrderingComparison;
 }
 
 /** Tracing runs alternate with untraced ones, so warm-up and machine noise hit both. */
@@ -79,6 +87,14 @@ export async function benchPush(
     const first = await drainWithPusher(options, topic, url);
     const pushed = first.deliveries / first.seconds;
     const tracing = options.tracing ? await tracingComparison(options, topic, url, progress) : undefined;
+    const ordering =
+      options.orderingRounds === undefined
+        ? undefined
+        : await compareOrdering(
+            (o) => drainWithPusher(options, topic, url, undefined, o),
+            options.orderingRounds,
+            progress,
+          );
     return {
       events: options.events,
       concurrency: options.concurrency,
@@ -87,6 +103,7 @@ export async function benchPush(
       pusherPerSecond: Math.round(pushed),
       ratio: Math.round((pushed / raw) * 1000) / 1000,
       ...(tracing ? { tracing } : {}),
+      ...(ordering ? { ordering } : {}),
     };
   } finally {
     stop(endpoint);
@@ -185,6 +202,7 @@ async function drainWithPusher(
   topic: string,
   url: string,
   flush?: () => Promise<void>,
+  ordering: 'none' | ComparedOrdering = 'none',
 ): Promise<DrainMeasure> {
   const pusher = new Pusher(
     {
@@ -197,7 +215,7 @@ async function drainWithPusher(
         timeoutMs: 10_000,
         retry: { delaysMs: [1000], maxAttempts: 3, maxAgeMs: 3_600_000, jitter: 0 },
         start: 'earliest',
-        ordering: 'none',
+        ordering,
         headers: {},
         allowPrivateNetwork: true,
       },
