@@ -25,7 +25,7 @@ import {
   StateAnswer,
   SubscriberList,
   SubscriberResource,
-} from '@hookstream/api';
+} from '@hookstream/api-schemas';
 import type { z } from 'zod';
 import { ApiClientError } from './api-client-error.ts';
 import { type ApiClientOptions, ApiTransport } from './api-transport.ts';

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ErrorBody } from '@hookstream/api';
+import { ErrorBody } from '@hookstream/api-schemas';
 import { z } from 'zod';
 import { ApiClientError } from './api-client-error.ts';
 import { API_OPERATIONS, type ApiOperation } from './operations.ts';

@@ -20,7 +20,7 @@ import type {
   SubscriberItem as SubscriberItemSchema,
   SubscriberList as SubscriberListSchema,
   SubscriberResource as SubscriberResourceSchema,
-} from '@hookstream/api';
+} from '@hookstream/api-schemas';
 import type { z } from 'zod';
 
 // The client's types, each the type of the server's own zod schema (@hookstream/api): what a

@@ -1,6 +1,6 @@
+import { ErrorBody } from '@hookstream/api-schemas';
 import { z } from 'zod';
 import type { Route } from './route.ts';
-import { ErrorBody } from './schemas.ts';
 
 type JsonSchema = Record<string, unknown>;
 

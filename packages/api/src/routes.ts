@@ -1,7 +1,3 @@
-import type { ManagementService } from '@hookstream/management';
-import type { DlqSelection } from '@hookstream/replay';
-import type { z } from 'zod';
-import { defineRoute, type ResponseSpec, type Route } from './route.ts';
 import {
   AuditList,
   AuditQuery,
@@ -30,7 +26,11 @@ import {
   StateAnswer,
   SubscriberList,
   SubscriberResource,
-} from './schemas.ts';
+} from '@hookstream/api-schemas';
+import type { ManagementService } from '@hookstream/management';
+import type { DlqSelection } from '@hookstream/replay';
+import type { z } from 'zod';
+import { defineRoute, type ResponseSpec, type Route } from './route.ts';
 
 const ok = (description: string, schema: z.ZodType): ResponseSpec => ({ description, schema });
 

@@ -13,7 +13,7 @@ export { kafkaPorts } from './kafka-ports.ts';
 export type { ManagementPorts } from './management-ports.ts';
 export { ManagementService } from './management-service.ts';
 export type { Page } from './pagination.ts';
-export { DEFAULT_PAGE_LIMIT, decodeCursor, encodeCursor, MAX_PAGE_LIMIT, pageOf } from './pagination.ts';
+export { decodeCursor, encodeCursor, pageOf } from './pagination.ts';
 export type { ReplayJob, ReplayRunner } from './replay-jobs.ts';
 export { ReplayJobs } from './replay-jobs.ts';
 export type { RewindAsk } from './rewind-op.ts';

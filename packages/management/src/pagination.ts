@@ -1,8 +1,6 @@
+import { MAX_PAGE_LIMIT } from '@hookstream/api-schemas';
 import { SubscriberName } from '@hookstream/contracts';
 import { ManagementError } from './errors.ts';
-
-export const DEFAULT_PAGE_LIMIT = 100;
-export const MAX_PAGE_LIMIT = 1000;
 
 /** A page of names in order, and the cursor of the next one (null: this was the last). */
 export interface Page<T> {

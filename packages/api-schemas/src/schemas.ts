@@ -6,9 +6,9 @@ import {
   SubscriberSpec,
   SubscriberState,
 } from '@hookstream/contracts';
-import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '@hookstream/management';
 import { StatusMatch } from '@hookstream/replay';
 import { z } from 'zod';
+import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from './page-limits.ts';
 
 // The request and answer shapes of the management API: the requests' validate them, and all of
 // them make the OpenAPI document (openapi.ts). Answers holding another component's records

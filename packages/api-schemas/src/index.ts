@@ -1,0 +1,33 @@
+// The management API's contract: request and answer schemas (the server validates with them and
+// builds its OpenAPI document from them; the typed client parses with them) and the page bounds.
+export { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from './page-limits.ts';
+export {
+  AuditList,
+  AuditQuery,
+  DeadLetterList,
+  DeadLetterQuery,
+  DeleteAnswer,
+  DeleteQuery,
+  ErrorBody,
+  EventParams,
+  EventTypeList,
+  Job,
+  JobParams,
+  LedgerAnswer,
+  ListQuery,
+  NameParams,
+  NoParams,
+  OpenApiDocument,
+  PauseBody,
+  PutAnswer,
+  PutBody,
+  ReplayBody,
+  RewindAnswer,
+  RewindBody,
+  RotateBody,
+  SecretAnswer,
+  StateAnswer,
+  SubscriberItem,
+  SubscriberList,
+  SubscriberResource,
+} from './schemas.ts';
