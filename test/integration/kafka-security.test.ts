@@ -462,6 +462,15 @@ describe('hookstream on a SASL_SSL broker with mTLS and ACLs', () => {
       expect([enabled.status, enabled.body.noticeError], JSON.stringify(enabled.body)).toEqual([200, null]);
       expect((await setup.topicOffsets(noticesTopicName(apiEvents)))?.[0]?.high).toBe('1');
 
+      // A rewind moves the group's ledger back: an OffsetCommit, which asks READ on the group.
+      await setup.commitOffsets(subscriberGroupId(name), apiEvents, [{ partition: 0, offset: '1' }]);
+      const rewound = await call('POST', '/rewind', { to: 'earliest' });
+      expect(
+        [rewound.status, rewound.body.applied, rewound.body.plan?.resend],
+        JSON.stringify(rewound.body),
+      ).toEqual([200, true, 1]);
+      expect((await setup.committedOffsets(subscriberGroupId(name), apiEvents))[0]?.offset).toBe('0');
+
       const ledger = await fetch(`${base}/v1/events/${eventId}/ledger`, {
         headers: { authorization: `Bearer ${token}` },
       });

@@ -144,7 +144,7 @@ export const StateAnswer = z.object({
   changed: z.boolean(),
   state: SubscriberState,
   /** The subscriber.enabled notice's id, when resuming a disabled subscriber published one. */
-  published: z.string().nullable(),
+  published: z.string().nullish(),
   noticeError: z.string().nullable(),
 });
 
@@ -153,6 +153,8 @@ export const SecretAnswer = z.object({
   current: z.string(),
   createdAt: z.string(),
   previous: z.array(z.object({ secret: z.string(), expiresAt: z.string() })),
+  /** The rotation stands, but its audit record could not be written: why. */
+  auditError: z.string().optional(),
 });
 
 export const RewindBody = z.strictObject({
@@ -216,7 +218,7 @@ export const LedgerAnswer = z.object({
   eventId: z.string(),
   tenant: z.string().nullable(),
   origin: open.nullable(),
-  foundIn: z.enum(['attempt-log', 'events-topic']).nullable(),
+  foundIn: z.enum(['attempt-log', 'events-topic']).nullish(),
   counts: z.record(z.string(), z.number()),
   subscribers: z.array(open),
 });

@@ -88,6 +88,7 @@ export class ApiServer {
     let path = '?';
     let status = 500;
     let allow: readonly string[] = [];
+    let tokenId: string | null = null;
     try {
       const url = new URL(req.url ?? '/', 'http://api.invalid');
       path = url.pathname;
@@ -101,6 +102,7 @@ export class ApiServer {
       }
       const { route, params } = match;
       const caller = this.#options.tokens.authorize(req.headers.authorization);
+      tokenId = caller?.id ?? null;
       if (caller === null && !route.public)
         throw new HttpError(401, 'unauthorized', 'a bearer token of HOOKSTREAM_API_TOKENS is required');
       if (caller !== null) {
@@ -145,10 +147,13 @@ export class ApiServer {
         ...(http.status === 405 ? { allow: allow.join(', ') } : {}),
       });
     } finally {
+      // Who asked, by token id (never the token): reads that change nothing, a secret's among
+      // them, are in this log rather than the audit trail.
       this.#options.log?.('info', 'request', {
         method,
         path,
         status,
+        ...(tokenId === null ? {} : { token: tokenId }),
         ms: Math.round(performance.now() - started),
       });
     }

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { HookstreamError, type LogFn } from '@hookstream/contracts';
-import { ReplayJobs } from '@hookstream/management';
+import { ManagementError, ReplayJobs } from '@hookstream/management';
 import { ConsoleAuth, type ConsoleSession } from './console-auth.ts';
 import type { ConsoleBackend } from './console-backend.ts';
 import { redirect, send, sendHtml, sendText } from './console-response.ts';
@@ -195,7 +195,9 @@ export class ConsoleServer {
       err instanceof HookstreamError
         ? { code: err.code, message: err.message, canRetry: err.canRetry }
         : { code: 'INTERNAL', message: 'the console failed on this request (see its log)', canRetry: true };
-    sendHtml(res, statusOf(problem.code, problem.canRetry), errorPage(problem, session?.csrfToken));
+    // The management layer's errors carry their status (404 for an unknown subscriber…).
+    const status = err instanceof ManagementError ? err.status : statusOf(problem.code, problem.canRetry);
+    sendHtml(res, status, errorPage(problem, session?.csrfToken));
   }
 }
 
@@ -203,8 +205,6 @@ function statusOf(code: string, canRetry: boolean): number {
   if (code === 'NOT_FOUND' || code === 'UNKNOWN_SUBSCRIBER' || code === 'NO_DLQ') return 404;
   if (code === 'BAD_REQUEST' || code === 'BAD_OPTION') return 400;
   if (code === 'TOO_LARGE') return 413;
-  // A replay of the subscriber already running here (ReplayJobs, of the management layer).
-  if (code === 'replay_running') return 409;
   return canRetry ? 503 : 500;
 }
 

@@ -1,6 +1,12 @@
 import { ATTEMPT_LOG_TOPIC, AttemptLogEntry } from '@hookstream/contracts';
 import { type KafkaConnection, KafkaReadError, readTopic } from '@hookstream/kafka';
-import type { Caller, LedgerView, ManagementService, StateResult } from '@hookstream/management';
+import {
+  type Caller,
+  type LedgerView,
+  ManagementError,
+  type ManagementService,
+  type StateResult,
+} from '@hookstream/management';
 import type { DeadLetter, ReplayRequest, ReplaySummary } from '@hookstream/replay';
 import {
   type CatalogSnapshot,
@@ -93,10 +99,12 @@ export class KafkaConsoleBackend implements ConsoleBackend {
   }): Promise<StateResult> {
     // Whoever clicks signed in with a console token: the trail names the token (console-token-<n>),
     // not the OS user the console runs as, who is the same for every operator.
-    return this.#context.service.changeState(operatorToken(request.by), request.name, {
-      action: request.action,
-      reason: request.reason,
-    });
+    return operatorFacing(
+      this.#context.service.changeState(operatorToken(request.by), request.name, {
+        action: request.action,
+        reason: request.reason,
+      }),
+    );
   }
 
   deadLetters(name: string): Promise<DeadLetter[]> {
@@ -105,11 +113,11 @@ export class KafkaConsoleBackend implements ConsoleBackend {
 
   /** A replay, then its audit record naming the console token. */
   replay(request: ReplayRequest): Promise<ReplaySummary> {
-    return this.#context.service.replayNow(operatorToken(request.operator), request);
+    return operatorFacing(this.#context.service.replayNow(operatorToken(request.operator), request));
   }
 
   ledger(eventId: string): Promise<LedgerView> {
-    return this.#context.service.ledger(CONSOLE, eventId);
+    return operatorFacing(this.#context.service.ledger(CONSOLE, eventId));
   }
 
   async traceIds(eventId: string): Promise<string[]> {
@@ -128,7 +136,7 @@ export class KafkaConsoleBackend implements ConsoleBackend {
   }
 
   catalogue(): Promise<CatalogueEntry[]> {
-    return this.#context.service.eventTypes(CONSOLE);
+    return operatorFacing(this.#context.service.eventTypes(CONSOLE));
   }
 
   /** The subscriber's entries in the attempt log since `sinceMs`, newest first. */
@@ -157,6 +165,20 @@ export class KafkaConsoleBackend implements ConsoleBackend {
 
 /** The console reads as the operator: every token of CONSOLE_TOKENS may do everything. */
 const CONSOLE: Caller = { scope: OPERATOR, id: 'console' };
+
+/**
+ * The service hides an unexpected failure's message from API callers (`internal`); the console's
+ * are operators, who need it: the cause goes on as it is.
+ */
+async function operatorFacing<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (err) {
+    throw err instanceof ManagementError && err.code === 'internal' && err.cause !== undefined
+      ? err.cause
+      : err;
+  }
+}
 
 function operatorToken(tokenId: string): Caller {
   return { scope: OPERATOR, id: tokenId };

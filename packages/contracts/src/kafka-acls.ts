@@ -144,7 +144,8 @@ export function componentAcls(component: ComponentRole): AclGrant[] {
  * reads, as the pusher does. Under hookstream.sub. it reads DLQs, tiers and replay logs, writes
  * a replay's tier 1 and replay log (creating the log; a prefix cannot single out tier 1), and
  * deletes: a tenant's delete always purges the group, tiers, DLQ and replay log. Its groups it
- * only describes (committed offsets, members) and deletes, never joins. It takes any
+ * describes (committed offsets, members), deletes, and reads, which Kafka asks of the offset
+ * commit that moves a rewound ledger; it never joins them. It takes any
  * subscriber's replay lease, reads the attempt log (ledgers) and writes a replay's steps there
  * (only when the log exists), reads the fleet's instance statuses, and writes the notices topic
  * (subscriber.enabled on resume), which it does not read. No settings of hookstream.sub. topics:
@@ -163,7 +164,7 @@ function apiAcls(eventsTopic: string): AclGrant[] {
       resource: 'group',
       pattern: 'prefixed',
       name: SUBSCRIBER_GROUP_PREFIX,
-      operations: ['DELETE', 'DESCRIBE'],
+      operations: ['READ', 'DELETE', 'DESCRIBE'],
     },
     PIECES.ownTopic(CATALOG_TOPIC),
     PIECES.ownTopic(AUDIT_TOPIC),

@@ -215,9 +215,10 @@ export const SubscriberRecord = z
     message: 'a field newer than the record version',
     path: ['version'],
   })
-  .refine((r) => definitionRuleBroken(r.definition) === null, {
-    message: '"requiredFrom" only with "required": true',
-    path: ['definition', 'requiredFrom'],
+  .superRefine((r, ctx) => {
+    const broken = definitionRuleBroken(r.definition);
+    if (broken !== null)
+      ctx.addIssue({ code: 'custom', message: broken.message, path: ['definition', broken.path] });
   })
   .refine(
     (r) => Object.keys(r.sealedHeaders ?? {}).every((h) => managedHeaderNames(r.definition).includes(h)),

@@ -69,8 +69,9 @@ describe("the management API's ACLs", () => {
     ['topic', 'events', 'literal', ['READ', 'DESCRIBE', 'DESCRIBE_CONFIGS']],
     // DLQs, tiers and replay logs: read; tier 1 and the replay log written; a tenant's delete purges.
     ['topic', 'hookstream.sub.', 'prefixed', ['READ', 'WRITE', 'CREATE', 'DELETE', 'DESCRIBE']],
-    // The ledgers: committed offsets and members described, deleted by a purge, never joined.
-    ['group', 'hookstream.sub.', 'prefixed', ['DELETE', 'DESCRIBE']],
+    // The ledgers: committed offsets and members described, deleted by a purge, moved back by a
+    // rewind (an offset commit asks READ), never joined.
+    ['group', 'hookstream.sub.', 'prefixed', ['READ', 'DELETE', 'DESCRIBE']],
     ['topic', 'hookstream.subscribers', 'literal', ['READ', 'WRITE', 'CREATE', 'DESCRIBE']],
     ['topic', 'hookstream.audit', 'literal', ['READ', 'WRITE', 'CREATE', 'DESCRIBE']],
     // Ledgers read it; a replay writes its steps there only when it exists.
@@ -84,7 +85,7 @@ describe("the management API's ACLs", () => {
     expect(grant(resource, name)).toEqual([[pattern, operations]]);
   });
 
-  it('grants nothing else: no settings to alter, no group to join, no other topic', () => {
+  it('grants nothing else: no settings to alter, no other topic', () => {
     expect(api).toHaveLength(10);
     expect(api.flatMap((g) => g.operations)).not.toContain('ALTER_CONFIGS');
     expect(api.filter((g) => g.operations.includes('DESCRIBE_CONFIGS')).map((g) => g.name)).toEqual([

@@ -98,8 +98,8 @@ export function kafkaPorts(context: {
           admin: catalog.admin,
           audit,
           openPublisher: context.openPublisher,
-          groupEmptied: (name, timeoutMs) =>
-            catalog.catalog.groupEmptied(name, Math.min(timeoutMs, releaseTimeoutMs)),
+          groupEmptied: (name, timeoutMs) => catalog.catalog.groupEmptied(name, timeoutMs),
+          releaseTimeoutMs,
         },
         request,
       ),

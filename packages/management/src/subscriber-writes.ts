@@ -160,6 +160,8 @@ export interface RotatedSecret {
   readonly current: string;
   readonly createdAt: string;
   readonly previous: readonly { readonly secret: string; readonly expiresAt: string }[];
+  /** A rotation whose audit record could not be written: why (the rotation stands). */
+  readonly auditError?: string;
 }
 
 /**
@@ -207,7 +209,14 @@ export async function rotateSecret(
   const graceMs = options.graceMs ?? DEFAULT_ROTATION_GRACE_MS;
   const rotation = secretRotation(key, record, state, { actor: auditActorOf(caller), now, graceMs });
   await ports.catalog.write([rotation.next]);
-  await ports.audit.write([rotation.audit]);
   const open = revealManagedSecret(key, sealBindingOf(record), rotation.state, now);
-  return { name, current: open.current, createdAt: open.createdAt, previous: open.previous };
+  const secrets = { name, current: open.current, createdAt: open.createdAt, previous: open.previous };
+  // The rotation happened and its receiver needs the new secret: a trail that cannot be written
+  // is said beside the secrets, not instead of them.
+  try {
+    await ports.audit.write([rotation.audit]);
+    return secrets;
+  } catch (err) {
+    return { ...secrets, auditError: err instanceof Error ? err.message : String(err) };
+  }
 }

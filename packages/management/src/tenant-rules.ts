@@ -1,5 +1,6 @@
 import {
   definitionFilterProblems,
+  definitionRuleBroken,
   FILTER_TOO_LARGE,
   filterTooLarge,
   repositoryEventCatalog,
@@ -64,6 +65,12 @@ export function specFor(caller: Caller, name: string, body: unknown): Subscriber
   if (!parsed.success)
     throw new ManagementError('invalid_definition', 'the definition is invalid; nothing was written', {
       details: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+    });
+  // A rule across fields (maxHoldMs only with strict order…), as apply checks it: 422, not a failed write.
+  const broken = definitionRuleBroken(parsed.data);
+  if (broken !== null)
+    throw new ManagementError('invalid_definition', 'the definition is invalid; nothing was written', {
+      details: [broken],
     });
   if (caller.scope.kind === 'tenant') refuseOperatorOnlyFields(parsed.data);
   // A filter that could never hold (a pointer no schema of its types has) is refused, as by apply.

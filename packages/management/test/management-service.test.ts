@@ -164,6 +164,27 @@ describe('writes', () => {
     expect(writes).toEqual([]);
   });
 
+  it('refuses a rule across fields (maxHoldMs without strict order, fairness with a tenant) as 422, writing nothing', async () => {
+    const { service, writes } = setup();
+    const hold = await failure(
+      service.putSubscriber(operator, 'x', {
+        url: 'https://x.example.com/',
+        ordering: 'key',
+        maxHoldMs: 5000,
+      }),
+    );
+    expect([hold.code, hold.status, hold.details]).toEqual([
+      'invalid_definition',
+      422,
+      [{ path: 'maxHoldMs', message: 'only with "ordering": "strict"' }],
+    ]);
+    const fair = await failure(
+      service.putSubscriber(acme, 'y', { url: 'https://y.example.com/', fairness: 'tenant' }),
+    );
+    expect([fair.code, fair.details[0]?.path]).toEqual(['invalid_definition', 'fairness']);
+    expect(writes).toEqual([]);
+  });
+
   it('an If-Match of * needs a record; a create names none', async () => {
     const { service } = setup();
     expect(

@@ -228,12 +228,7 @@ export class SubscriberDelivery {
     for (;;) {
       const made = failed?.attempt.number ?? event.progress.attempts;
       const admission = await this.#health.admit(ctx.signal, event.occurredAtMs + retry.maxAgeMs);
-      if (admission === 'aborted') {
-        if (failed === null) return ABANDONED;
-        // The attempt was made: its outcome becomes durable now (the router's first write goes
-        // ahead even when stopping), so the next one counts up from it.
-        return this.#settle(ctx, sofar(), failed.attempted, failed.attempt);
-      }
+      if (admission === 'aborted') return this.#stopped(ctx, sofar(), failed);
       if (admission === 'expired') {
         const last = made > 0 ? Date.now() : null;
         return this.#deadLetter(ctx, this.#trail(ctx, sofar(), made, last), 'expired');
@@ -256,11 +251,8 @@ export class SubscriberDelivery {
         ctx.signal,
         event.tenant,
       );
-      if (attempted === null) {
-        // Stopped before this attempt went out: the one before it still needs its outcome kept.
-        if (failed === null) return ABANDONED;
-        return this.#settle(ctx, sofar(), failed.attempted, failed.attempt);
-      }
+      // Stopped before this attempt went out: the one before it still needs its outcome kept.
+      if (attempted === null) return this.#stopped(ctx, sofar(), failed);
       firstAttemptAtMs ??= attempted.now;
       const { classification, durationMs } = attempted;
       const attempt: AttemptSummary = { number, classification, durationMs };
@@ -283,6 +275,24 @@ export class SubscriberDelivery {
       }
       return this.#settle(ctx, current, attempted, attempt);
     }
+  }
+
+  /**
+   * Stopped while the record waited for its next attempt. None made: abandoned. One made: its
+   * outcome becomes durable now (the router's first write goes ahead even when stopping), so the
+   * next one counts up from it; except with `ordering: "strict"`, where a tier copy would run
+   * apart from its key's later events: abandoned with its attempt, whoever reads the partition
+   * next starts it over, first of its key.
+   */
+  #stopped(
+    ctx: RecordContext,
+    event: Deliverable,
+    failed: { attempted: Attempted; attempt: AttemptSummary } | null,
+  ): Promise<DeliveryOutcome> | DeliveryOutcome {
+    if (failed === null) return ABANDONED;
+    if (this.#topology.definition.ordering === 'strict')
+      return { kind: 'abandoned', attempt: failed.attempt };
+    return this.#settle(ctx, event, failed.attempted, failed.attempt);
   }
 
   /**

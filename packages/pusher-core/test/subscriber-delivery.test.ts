@@ -569,6 +569,27 @@ describe('SubscriberDelivery with ordering "strict": retried in place, holding i
     expect(h.client.sent).toHaveLength(1);
   });
 
+  it('stopped in the limiter after its wait: abandoned with its attempt, never handed to a tier', async () => {
+    vi.useFakeTimers();
+    try {
+      const h = harness({ ordering: 'strict' });
+      h.client.reports.push(response(503));
+      let outcome: string | undefined;
+      void h.handle(eventRecord()).then((o) => {
+        outcome = o;
+      });
+      await vi.waitFor(() => expect(h.client.sent).toHaveLength(1));
+      // The next schedule answers as a stopped limiter does.
+      h.limiter.refuse = true;
+      for (let ms = 0; ms < 5000 && outcome === undefined; ms += 500) await vi.advanceTimersByTimeAsync(500);
+      expect(outcome).toBe('abandoned');
+      expect(h.lastStep()).toMatchObject({ kind: 'abandoned', attempt: { number: 1 } });
+      expect(h.router.retries).toHaveLength(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('stopped while it waits: abandoned with its attempt, nothing routed (the next reader starts it over, in order)', async () => {
     const h = harness({ ordering: 'strict' });
     h.client.reports.push(response(503));

@@ -29,14 +29,22 @@ export class LiveCatalog {
     this.#admin = kafka.admin();
   }
 
-  /** Follows the catalog to its end (creating it, and the audit topic, if missing). */
+  /**
+   * Follows the catalog to its end (creating it, and the audit topic, if missing). A start that
+   * fails closes what it opened, so a failed process can exit.
+   */
   async start(): Promise<void> {
-    await this.#admin.connect();
-    await this.#sender.connect();
-    await this.#watcher.start();
-    // Now rather than in the first request that writes.
-    await this.#catalog.ensureTopic();
-    await this.audit.ensureTopic();
+    try {
+      await this.#admin.connect();
+      await this.#sender.connect();
+      await this.#watcher.start();
+      // Now rather than in the first request that writes.
+      await this.#catalog.ensureTopic();
+      await this.audit.ensureTopic();
+    } catch (err) {
+      await this.stop().catch(() => undefined);
+      throw err;
+    }
   }
 
   /** Every subscriber's latest record, as of the catalog's end when the read began. */

@@ -11,7 +11,7 @@ import {
 } from './rewind-plan.ts';
 import { changeSubscriberState, knownSubscriber, type StateChangeContext } from './state-change.ts';
 
-/** How long a rewind waits for the fleet to leave the paused subscriber's group. */
+/** How long a rewind waits for the fleet to leave the paused subscriber's group, unless told. */
 const GROUP_EMPTY_MS = 60_000;
 
 export interface RewindRequest {
@@ -31,6 +31,8 @@ export interface RewindContext extends StateChangeContext {
   readonly admin: KafkaAdmin;
   /** Whether the subscriber's group had no member left within `timeoutMs`. */
   readonly groupEmptied: (name: string, timeoutMs: number) => Promise<boolean>;
+  /** How long to wait for the fleet to leave the group (default 60 s). */
+  readonly releaseTimeoutMs?: number;
 }
 
 export interface RewindResult {
@@ -76,10 +78,11 @@ export async function rewindSubscriber(
     });
   let plan: RewindPlan;
   try {
-    if (!(await context.groupEmptied(request.name, GROUP_EMPTY_MS)))
+    const waitMs = context.releaseTimeoutMs ?? GROUP_EMPTY_MS;
+    if (!(await context.groupEmptied(request.name, waitMs)))
       throw new CatalogError(
         'GROUP_IN_USE',
-        `${request.name}: its group still has members after ${GROUP_EMPTY_MS / 1000} s (is an older pusher running it?); nothing moved`,
+        `${request.name}: its group still has members after ${waitMs / 1000} s (is an older pusher running it?); nothing moved`,
         true,
       );
     plan = planRewind(request.target, await readings(context.admin, request));

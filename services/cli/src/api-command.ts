@@ -122,31 +122,37 @@ export async function apiCommand(args: readonly string[]): Promise<number> {
     // Followed for the server's life: a read costs an end-offset request, not a topic read.
     const catalog = new LiveCatalog(kafka, (level, message, fields) => logger[level](fields ?? {}, message));
     await catalog.start();
-    const service = new ManagementService(
-      kafkaPorts({
-        kafka,
-        catalog,
-        eventsTopic: config.topic,
-        secretsKey,
-        openPublisher: () => openNoticePublisher('api', config.topic),
-      }),
-    );
-    const server = new ApiServer({
-      service,
-      tokens,
-      host: config.host,
-      port: config.port,
-      ratePerSecond: config.rate,
-      log: (level, message, fields) => logger[level](fields, message),
-    });
-    const url = await server.start();
-    logger.info({ url, tokenCount: tokens.size, rate: config.rate, eventsTopic: config.topic }, 'listening');
-    process.stdout.write(`hookstream api on ${url} (GET ${url}/v1/openapi.json)\n`);
-    await Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')]);
-    logger.info('stopping');
-    await server.close();
-    await catalog.stop();
-    await tracing.shutdown().catch(() => undefined);
+    try {
+      const service = new ManagementService(
+        kafkaPorts({
+          kafka,
+          catalog,
+          eventsTopic: config.topic,
+          secretsKey,
+          openPublisher: () => openNoticePublisher('api', config.topic),
+        }),
+      );
+      const server = new ApiServer({
+        service,
+        tokens,
+        host: config.host,
+        port: config.port,
+        ratePerSecond: config.rate,
+        log: (level, message, fields) => logger[level](fields, message),
+      });
+      const url = await server.start();
+      logger.info(
+        { url, tokenCount: tokens.size, rate: config.rate, eventsTopic: config.topic },
+        'listening',
+      );
+      process.stdout.write(`hookstream api on ${url} (GET ${url}/v1/openapi.json)\n`);
+      await Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')]);
+      logger.info('stopping');
+      await server.close();
+    } finally {
+      await catalog.stop();
+      await tracing.shutdown().catch(() => undefined);
+    }
     return 0;
   } catch (err) {
     return reportToolError('api', err);

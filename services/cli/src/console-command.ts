@@ -64,44 +64,47 @@ export async function consoleCommand(args: readonly string[]): Promise<number> {
       if (level !== 'debug') log(level, message, fields);
     });
     await catalog.start();
-    const service = new ManagementService(
-      kafkaPorts({
+    try {
+      const service = new ManagementService(
+        kafkaPorts({
+          kafka,
+          catalog,
+          eventsTopic,
+          secretsKey: undefined,
+          openPublisher: () => openNoticePublisher('console', eventsTopic),
+        }),
+      );
+      const backend = new KafkaConsoleBackend({
         kafka,
+        service,
         catalog,
         eventsTopic,
-        secretsKey: undefined,
-        openPublisher: () => openNoticePublisher('console', eventsTopic),
-      }),
-    );
-    const backend = new KafkaConsoleBackend({
-      kafka,
-      service,
-      catalog,
-      eventsTopic,
-      jaegerUrl,
-      tools: {
-        readDeadLetters,
-        findTraceIds: async (url, id) => (await findEventTraces(url, id)).map((t) => t.traceID),
-      },
-    });
-    const server = new ConsoleServer({
-      backend,
-      tokens,
-      host: values.host,
-      port,
-      ...(values['public-origin'] === undefined ? {} : { publicOrigins: values['public-origin'] }),
-      log,
-      onError: (err, r) =>
-        process.stderr.write(
-          `hookstream console: ${r.method} ${r.path}: ${err instanceof Error ? err.message : String(err)}\n`,
-        ),
-    });
-    const url = await server.start();
-    process.stdout.write(`hookstream console on ${url} (log in with a CONSOLE_TOKENS token)\n`);
-    await Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')]);
-    await server.close();
-    await catalog.stop();
-    await tracing.shutdown().catch(() => undefined);
+        jaegerUrl,
+        tools: {
+          readDeadLetters,
+          findTraceIds: async (url, id) => (await findEventTraces(url, id)).map((t) => t.traceID),
+        },
+      });
+      const server = new ConsoleServer({
+        backend,
+        tokens,
+        host: values.host,
+        port,
+        ...(values['public-origin'] === undefined ? {} : { publicOrigins: values['public-origin'] }),
+        log,
+        onError: (err, r) =>
+          process.stderr.write(
+            `hookstream console: ${r.method} ${r.path}: ${err instanceof Error ? err.message : String(err)}\n`,
+          ),
+      });
+      const url = await server.start();
+      process.stdout.write(`hookstream console on ${url} (log in with a CONSOLE_TOKENS token)\n`);
+      await Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')]);
+      await server.close();
+    } finally {
+      await catalog.stop();
+      await tracing.shutdown().catch(() => undefined);
+    }
     return 0;
   } catch (err) {
     return reportToolError('console', err);

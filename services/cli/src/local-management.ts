@@ -40,8 +40,13 @@ export async function withLocalManagement<T>(
     );
     return await work(service, { scope: OPERATOR, id: options.by ?? operatorName(), actor: toolActor() });
   } catch (err) {
-    // The CLI reports the catalog's own codes (UNKNOWN_SUBSCRIBER, NOT_MANAGED…), as its usage says.
-    throw err instanceof ManagementError && err.cause instanceof HookstreamError ? err.cause : err;
+    // The CLI reports the catalog's own codes (UNKNOWN_SUBSCRIBER, NOT_MANAGED…), as its usage
+    // says, and an unexpected failure as it is: the API hides it (`internal`), an operator needs it.
+    const unwrap =
+      err instanceof ManagementError &&
+      err.cause !== undefined &&
+      (err.cause instanceof HookstreamError || err.code === 'internal');
+    throw unwrap ? err.cause : err;
   } finally {
     await catalog.stop();
   }

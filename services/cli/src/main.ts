@@ -17,9 +17,9 @@ Commands:
   bench          the benchmarks, where the bench workspace is installed (a checkout, not the image): the full
                  report (bench/results/), or ingress | push | e2e | retry | limiter | fleet | outage | reconcile alone
 
-subscribers (apply, list, show, pause, resume, delete, secret rotate) and dlq (list, replay) also
-run against a remote management API, with no Kafka settings here: --api <url> (or HOOKSTREAM_API_URL)
-and HOOKSTREAM_API_TOKEN.
+subscribers (apply, list, show, pause, resume, delete, rewind, secret show, secret rotate) and dlq
+(list, replay) also run against a remote management API, with no Kafka settings here: --api <url>
+(or HOOKSTREAM_API_URL) and HOOKSTREAM_API_TOKEN.
 
 Run \`hookstream <command> --help\` for a command's options.`;
 

@@ -143,17 +143,24 @@ export function printSecrets(
     readonly createdAt: string;
     readonly previous: readonly { readonly secret: string; readonly expiresAt: string }[];
     readonly rotated: boolean;
+    readonly auditError?: string | undefined;
   },
   values: { readonly json: boolean },
 ): void {
-  const { rotated, ...secrets } = open;
-  if (values.json) {
-    printJson({ ...secrets, managed: true, rotated });
-    return;
+  const { rotated, auditError, ...secrets } = open;
+  if (values.json) printJson({ ...secrets, managed: true, rotated });
+  else {
+    process.stdout.write(
+      `${rotated ? 'rotated; new ' : ''}current secret (since ${open.createdAt}):\n  ${open.current}\n`,
+    );
+    for (const p of open.previous)
+      process.stdout.write(`previous secret, still signing until ${p.expiresAt}:\n  ${p.secret}\n`);
   }
-  process.stdout.write(
-    `${rotated ? 'rotated; new ' : ''}current secret (since ${open.createdAt}):\n  ${open.current}\n`,
-  );
-  for (const p of open.previous)
-    process.stdout.write(`previous secret, still signing until ${p.expiresAt}:\n  ${p.secret}\n`);
+  // Shown first: the rotation happened, and its holder needs the secret. Then exit 1.
+  if (auditError !== undefined)
+    throw new CatalogError(
+      'AUDIT_NOT_WRITTEN',
+      `the rotation's audit record was not written: ${auditError}`,
+      true,
+    );
 }
