@@ -1,4 +1,4 @@
-import { createKafka } from '@hookstream/kafka';
+import { createKafka, createRawProducer } from '@hookstream/kafka';
 import { afterAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '../support/names.ts';
 import { endpoints } from '../support/stack.ts';
@@ -41,6 +41,37 @@ describe('committedOffsetsOfGroups (one OffsetFetch v8 for many groups)', () => 
     } finally {
       await admin.deleteGroups(groups);
       await admin.deleteTopics([topic]);
+    }
+  });
+
+  it('topicDepths answers as topicDepth does topic by topic, in one go', async () => {
+    await admin.connect();
+    const producer = createRawProducer(kafka);
+    const topics = [0, 1, 2].map((i) => uniqueName(`depths-${i}`));
+    await admin.ensureTopics(
+      topics.map((topic, i) => ({ topic, partitions: i === 1 ? 2 : 1, replicationFactor: 1 })),
+    );
+    try {
+      await producer.connect();
+      for (const [i, topic] of topics.entries())
+        await producer.send({
+          topic,
+          acks: -1,
+          messages: Array.from({ length: 3 * i }, (_, n) => ({ key: `k${n}`, value: Buffer.from('x') })),
+        });
+      // Records below a low mark are not held: depth counts from the log start. (kafkajs's admin
+      // must know the topic's partitions before it deletes records.)
+      await admin.topicOffsets(topics[2] ?? '');
+      await admin.deleteRecordsBefore(topics[2] ?? '', 0, 2);
+      const depths = await admin.topicDepths(topics);
+      const one = await Promise.all(topics.map((t) => admin.topicDepth(t)));
+      expect(topics.map((t) => depths.get(t))).toEqual(one);
+      expect(one[0]).toBe(0);
+      expect(one[1]).toBe(3);
+      expect(one[2]).toBe(4);
+    } finally {
+      await producer.disconnect();
+      await admin.deleteTopics(topics);
     }
   });
 });

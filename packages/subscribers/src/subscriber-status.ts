@@ -107,7 +107,7 @@ export interface UnlistedTier {
   readonly waiting: number;
 }
 
-/** Lag and DLQ depth of each subscriber, a few at a time so a big catalog does not flood the broker. */
+/** Lag and DLQ depth of each subscriber: a few batched requests for all of them, however many. */
 export async function subscriberLoads(
   kafka: CatalogKafka,
   records: readonly SubscriberRecord[],
@@ -120,29 +120,27 @@ export async function subscriberLoads(
     // One listing for every row: a catalog of thousands must not list topics per subscriber.
     const existing = kept === undefined ? new Set(await admin.listTopics()) : await kept.topics();
     const hasEvents = existing.has(eventsTopic);
-    const groups = records.map((r) => subscriberNames(r.definition).group);
-    // Every group's ledger in one batch, and the topic's end offsets once for all of them.
-    const [ledgers, ranges] = hasEvents
-      ? await Promise.all([
-          admin.committedOffsetsOfGroups(groups, eventsTopic),
-          admin.existingTopicOffsets(eventsTopic),
-        ])
-      : [new Map<string, CommittedOffset[]>(), null];
-    const out: SubscriberLoad[] = [];
-    for (let i = 0; i < records.length; i += 8) {
-      const slice = records.slice(i, i + 8);
-      out.push(
-        ...(await Promise.all(
-          slice.map(async (r) => {
-            const t = subscriberNames(r.definition);
-            const lag = ranges === null ? null : ledgerLag(ledgers.get(t.group) ?? [], ranges);
-            const dlqDepth = existing.has(t.dlq) ? await admin.topicDepth(t.dlq) : null;
-            return { name: r.definition.name, lag, dlqDepth };
-          }),
-        )),
-      );
-    }
-    return out;
+    const names = records.map((r) => subscriberNames(r.definition));
+    // Every group's ledger in one batch, the topic's end offsets once for all of them, and every
+    // existing DLQ's depth in one batch.
+    const [ledgers, ranges, depths] = await Promise.all([
+      hasEvents
+        ? admin.committedOffsetsOfGroups(
+            names.map((t) => t.group),
+            eventsTopic,
+          )
+        : new Map<string, CommittedOffset[]>(),
+      hasEvents ? admin.existingTopicOffsets(eventsTopic) : null,
+      admin.topicDepths(names.map((t) => t.dlq).filter((dlq) => existing.has(dlq))),
+    ]);
+    return records.map((r): SubscriberLoad => {
+      const t = subscriberNames(r.definition);
+      return {
+        name: r.definition.name,
+        lag: ranges === null ? null : ledgerLag(ledgers.get(t.group) ?? [], ranges),
+        dlqDepth: depths.get(t.dlq) ?? null,
+      };
+    });
   } finally {
     if (kept === undefined) await admin.disconnect();
   }

@@ -1,4 +1,10 @@
 import {
+  type BatchCluster,
+  type ClusterBroker,
+  type ProtocolRequest,
+  partitionLeaders,
+} from './cluster-metadata.ts';
+import {
   decodeFindCoordinatorV4,
   decodeOffsetFetchV8,
   encodeFindCoordinatorV4,
@@ -10,31 +16,6 @@ import {
   OFFSET_FETCH_API_KEY,
   OFFSET_FETCH_BATCH_VERSION,
 } from './group-batch-codec.ts';
-
-// kafkajs's broker and cluster, as far as a request of our own needs them: a broker's connection
-// pool sends any request kafkajs could have built (header, correlation, timeouts, throttling).
-interface ProtocolRequest<T> {
-  readonly request: {
-    readonly apiKey: number;
-    readonly apiVersion: number;
-    readonly apiName: string;
-    encode(): Promise<unknown>;
-  };
-  readonly response: { decode(payload: Buffer): Promise<T>; parse(data: T): Promise<T> };
-}
-
-export interface BatchBroker {
-  readonly versions: Readonly<Record<number, { minVersion: number; maxVersion: number }>> | null;
-  readonly connectionPool: { send<T>(request: ProtocolRequest<T>): Promise<T> };
-}
-
-export interface BatchCluster {
-  refreshMetadataIfNecessary(): Promise<void>;
-  addTargetTopic(topic: string): Promise<void>;
-  findTopicPartitionMetadata(topic: string): { partitionId: number }[];
-  findBroker(options: { nodeId: string }): Promise<BatchBroker>;
-  readonly brokerPool: { withBroker<T>(call: (b: { broker: BatchBroker }) => Promise<T>): Promise<T> };
-}
 
 /** Groups asked in one OffsetFetch: a bounded request however big the page. */
 const GROUPS_PER_REQUEST = 500;
@@ -59,9 +40,7 @@ export async function fetchGroupsOffsets(
 ): Promise<GroupsOffsets> {
   const answers = new Map<string, GroupOffsetsAnswer['topics'][number]['partitions']>();
   if (groupIds.length === 0) return { answers, unanswered: [] };
-  await cluster.addTargetTopic(topic);
-  await cluster.refreshMetadataIfNecessary();
-  const partitions = cluster.findTopicPartitionMetadata(topic).map((p) => p.partitionId);
+  const partitions = ((await partitionLeaders(cluster, [topic])).get(topic) ?? []).map((p) => p.partition);
   const coordinators = await cluster.brokerPool.withBroker(async ({ broker }) =>
     speaks(broker, FIND_COORDINATOR_API_KEY, FIND_COORDINATOR_BATCH_VERSION)
       ? broker.connectionPool.send(findCoordinators(groupIds))
@@ -89,7 +68,7 @@ export async function fetchGroupsOffsets(
   return { answers, unanswered: groupIds.filter((g) => !answers.has(g)) };
 }
 
-function speaks(broker: BatchBroker, apiKey: number, version: number): boolean {
+function speaks(broker: ClusterBroker, apiKey: number, version: number): boolean {
   const range = broker.versions?.[apiKey];
   return range !== undefined && range.minVersion <= version && version <= range.maxVersion;
 }

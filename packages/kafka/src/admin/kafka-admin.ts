@@ -4,7 +4,8 @@ import { explained } from '../connection/access-refusal.ts';
 import type { KafkaConnection } from '../connection/kafka-connection.ts';
 import { accessOf, kafkaOf } from '../connection/raw-client.ts';
 import { createAcls } from './acls.ts';
-import { type BatchCluster, fetchGroupsOffsets } from './group-batch-offsets.ts';
+import type { BatchCluster } from './cluster-metadata.ts';
+import { fetchGroupsOffsets } from './group-batch-offsets.ts';
 import {
   type CommittedOffset,
   commitGroupOffsets,
@@ -22,6 +23,7 @@ import {
   sampleRecords,
 } from './record-samples.ts';
 import { retryRetriable } from './retriable.ts';
+import { fetchTopicDepths } from './topic-depths.ts';
 import {
   brokerCount,
   knownPartitionRanges,
@@ -180,6 +182,16 @@ export class KafkaAdmin {
   /** Records the topic holds (high − low over its partitions), e.g. a DLQ's depth. */
   topicDepth(topic: string): Promise<number> {
     return fetchTopicDepth(this.#admin, topic);
+  }
+
+  /**
+   * topicDepth of many topics that exist, by name: one metadata refresh and two ListOffsets per
+   * leader for all of them, where topicDepth costs that per topic.
+   */
+  async topicDepths(topics: readonly string[]): Promise<Map<string, number>> {
+    if (topics.length === 0) return new Map();
+    const cluster = (await this.#cluster()) as unknown as BatchCluster;
+    return retryRetriable(() => fetchTopicDepths(cluster, topics));
   }
 
   /** The topic's settings as the broker reports them (defaults included); null when it does not exist. */
