@@ -1,5 +1,5 @@
 import { forEachLimited } from '@hookstream/concurrency';
-import type { KafkaAdmin, RecordSample } from '@hookstream/kafka';
+import type { CommittedOffset, KafkaAdmin, RecordSample } from '@hookstream/kafka';
 import {
   type Headroom,
   type PartitionFigures,
@@ -40,8 +40,8 @@ const HOUR_MS = 3_600_000;
  * Gathers what the retention headroom needs for many subscribers of one events topic, sharing
  * everything that is the topic's: its settings (cached), end offsets, the last hour's offsets
  * (only under retention.bytes) and the records at the ledgers (a record at an offset never
- * changes, so each is read once, and every subscriber at the same offset shares it). What is per
- * subscriber is one committed-offsets read of its group.
+ * changes, so each is read once, and every subscriber at the same offset shares it). The groups' ledgers
+ * are read in one batch (one OffsetFetch per coordinator).
  */
 export class HeadroomReader {
   readonly #admin: KafkaAdmin;
@@ -95,19 +95,13 @@ export class HeadroomReader {
             ]),
           );
     const ledgers = new Map<string, Map<number, number>>();
-    await forEachLimited(groupIds, this.#concurrency, async (g) => {
-      try {
-        const committed = await this.#admin.committedOffsets(g, this.#topic);
-        ledgers.set(
-          g,
-          new Map(
-            committed.flatMap((c) => (c.offset === null ? [] : [[c.partition, Number(c.offset)] as const])),
-          ),
-        );
-      } catch {
-        // This group stays unmeasured; the others are not held up by it.
-      }
-    });
+    for (const [g, committed] of await this.#ledgers(groupIds))
+      ledgers.set(
+        g,
+        new Map(
+          committed.flatMap((c) => (c.offset === null ? [] : [[c.partition, Number(c.offset)] as const])),
+        ),
+      );
     // The records to read: each ledger with something owed, and (for a size rate) the last record
     // of a partition whose ledger is at its end.
     const wanted = new Map<string, { partition: number; offset: number }>();
@@ -167,6 +161,23 @@ export class HeadroomReader {
         }),
       );
     return { retention, groups };
+  }
+
+  /** The groups' ledgers in one batch; if that fails, each group on its own (a failed one stays out). */
+  async #ledgers(groupIds: readonly string[]): Promise<ReadonlyMap<string, readonly CommittedOffset[]>> {
+    try {
+      return await this.#admin.committedOffsetsOfGroups(groupIds, this.#topic);
+    } catch {
+      const out = new Map<string, readonly CommittedOffset[]>();
+      await forEachLimited(groupIds, this.#concurrency, async (g) => {
+        try {
+          out.set(g, await this.#admin.committedOffsets(g, this.#topic));
+        } catch {
+          // This group stays unmeasured; the others are not held up by it.
+        }
+      });
+      return out;
+    }
   }
 
   async #retention(nowMs: number): Promise<TopicRetention | null> {

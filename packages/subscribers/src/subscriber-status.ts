@@ -1,5 +1,5 @@
 import { retryTierOf, type SubscriberRecord, subscriberNames } from '@hookstream/contracts';
-import type { KafkaAdmin } from '@hookstream/kafka';
+import type { CommittedOffset, KafkaAdmin } from '@hookstream/kafka';
 import { HeadroomReader, type PartitionHeadroom } from './headroom-reader.ts';
 import { type HeadroomBasis, headroomSeconds, leastHeadroom } from './retention-headroom.ts';
 import type { CatalogKafka } from './subscriber-catalog.ts';
@@ -107,7 +107,7 @@ export interface UnlistedTier {
   readonly waiting: number;
 }
 
-/** Lag and DLQ depth of each subscriber, a few at a time so a big catalog does not flood the broker. */
+/** Lag and DLQ depth of each subscriber: a few batched requests for all of them, however many. */
 export async function subscriberLoads(
   kafka: CatalogKafka,
   records: readonly SubscriberRecord[],
@@ -120,29 +120,48 @@ export async function subscriberLoads(
     // One listing for every row: a catalog of thousands must not list topics per subscriber.
     const existing = kept === undefined ? new Set(await admin.listTopics()) : await kept.topics();
     const hasEvents = existing.has(eventsTopic);
-    const out: SubscriberLoad[] = [];
-    for (let i = 0; i < records.length; i += 8) {
-      const slice = records.slice(i, i + 8);
-      out.push(
-        ...(await Promise.all(
-          slice.map(async (r) => {
-            const t = subscriberNames(r.definition);
-            let lag: number | null = null;
-            if (hasEvents) {
-              const committed = await admin.committedOffsets(t.group, eventsTopic);
-              if (committed.some((c) => c.offset !== null))
-                lag = (await admin.groupLag(t.group, [eventsTopic]))[0]?.lag ?? null;
-            }
-            const dlqDepth = existing.has(t.dlq) ? await admin.topicDepth(t.dlq) : null;
-            return { name: r.definition.name, lag, dlqDepth };
-          }),
-        )),
-      );
-    }
-    return out;
+    const names = records.map((r) => subscriberNames(r.definition));
+    // Every group's ledger in one batch, the topic's end offsets once for all of them, and every
+    // existing DLQ's depth in one batch.
+    const [ledgers, ranges, depths] = await Promise.all([
+      hasEvents
+        ? admin.committedOffsetsOfGroups(
+            names.map((t) => t.group),
+            eventsTopic,
+          )
+        : new Map<string, CommittedOffset[]>(),
+      hasEvents ? admin.existingTopicOffsets(eventsTopic) : null,
+      admin.topicDepths(names.map((t) => t.dlq).filter((dlq) => existing.has(dlq))),
+    ]);
+    return records.map((r): SubscriberLoad => {
+      const t = subscriberNames(r.definition);
+      return {
+        name: r.definition.name,
+        lag: ranges === null ? null : ledgerLag(ledgers.get(t.group) ?? [], ranges),
+        dlqDepth: depths.get(t.dlq) ?? null,
+      };
+    });
   } finally {
     if (kept === undefined) await admin.disconnect();
   }
+}
+
+/**
+ * Records above the ledger over the topic's partitions (a partition it never committed on counts
+ * from its low mark, as the subscriber consumer reads it); null before it committed anything.
+ */
+export function ledgerLag(
+  committed: readonly CommittedOffset[],
+  ranges: readonly { readonly partition: number; readonly low: string; readonly high: string }[],
+): number | null {
+  if (!committed.some((c) => c.offset !== null)) return null;
+  const at = new Map(committed.map((c) => [c.partition, c.offset]));
+  let lag = 0;
+  for (const r of ranges) {
+    const commit = at.get(r.partition) ?? null;
+    lag += Math.max(0, Number(r.high) - Number(commit ?? r.low));
+  }
+  return lag;
 }
 
 /** The ledger per partition of the events topic, and each retry tier, for `subscribers show`. */

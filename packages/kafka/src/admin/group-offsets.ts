@@ -1,5 +1,6 @@
 import type { Admin, Kafka } from 'kafkajs';
 import { commitEmptyGroupOffsets } from './empty-group-commit.ts';
+import type { GroupsOffsets } from './group-batch-offsets.ts';
 import { retryRetriable } from './retriable.ts';
 
 /** A partition's committed offset: the next record the group will read; null when none. */
@@ -47,8 +48,51 @@ export async function fetchCommittedOffsets(
   const [committed] = fetched;
   const partitions = committed?.partitions ?? [];
   const lows = partitions.some((p) => p.offset === EARLIEST)
-    ? new Map((await retryRetriable(() => admin.fetchTopicOffsets(topic))).map((r) => [r.partition, r.low]))
+    ? await lowOffsets(admin, topic)
     : new Map<number, string>();
+  return committedOffsetsOf(partitions, lows);
+}
+
+/**
+ * Many groups' committed offsets on one topic, as fetchCommittedOffsets gives each: the groups
+ * the batch answered (group-batch-offsets.ts), and the rest asked one by one, 8 at a time.
+ */
+export async function committedOffsetsOfGroups(
+  admin: Admin,
+  batch: () => Promise<GroupsOffsets>,
+  groupIds: readonly string[],
+  topic: string,
+  counts?: { batched: number; single: number },
+): Promise<Map<string, CommittedOffset[]>> {
+  // A failed batch (a broker without these versions, a lost connection) costs only the batch.
+  const { answers, unanswered } = await batch().catch(
+    (): GroupsOffsets => ({ answers: new Map(), unanswered: [...groupIds] }),
+  );
+  if (counts !== undefined) {
+    counts.batched += answers.size;
+    counts.single += unanswered.length;
+  }
+  const out = new Map<string, CommittedOffset[]>();
+  const earliest = [...answers.values()].some((ps) => ps.some((p) => p.offset === EARLIEST));
+  const lows = earliest ? await lowOffsets(admin, topic) : new Map<number, string>();
+  for (const [groupId, partitions] of answers) out.set(groupId, committedOffsetsOf(partitions, lows));
+  for (let i = 0; i < unanswered.length; i += 8)
+    await Promise.all(
+      unanswered.slice(i, i + 8).map(async (g) => out.set(g, await fetchCommittedOffsets(admin, g, topic))),
+    );
+  return out;
+}
+
+async function lowOffsets(admin: Admin, topic: string): Promise<Map<number, string>> {
+  return new Map(
+    (await retryRetriable(() => admin.fetchTopicOffsets(topic))).map((r) => [r.partition, r.low]),
+  );
+}
+
+function committedOffsetsOf(
+  partitions: readonly { partition: number; offset: string; metadata: string | null }[],
+  lows: ReadonlyMap<number, string>,
+): CommittedOffset[] {
   return partitions
     .map((p) => {
       const offset = p.offset === EARLIEST ? (lows.get(p.partition) ?? '0') : p.offset;

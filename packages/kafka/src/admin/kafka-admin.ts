@@ -4,9 +4,12 @@ import { explained } from '../connection/access-refusal.ts';
 import type { KafkaConnection } from '../connection/kafka-connection.ts';
 import { accessOf, kafkaOf } from '../connection/raw-client.ts';
 import { createAcls } from './acls.ts';
+import type { BatchCluster } from './cluster-metadata.ts';
+import { fetchGroupsOffsets } from './group-batch-offsets.ts';
 import {
   type CommittedOffset,
   commitGroupOffsets,
+  committedOffsetsOfGroups,
   deleteGroups,
   fetchCommittedOffsets,
   listGroupIds,
@@ -20,6 +23,7 @@ import {
   sampleRecords,
 } from './record-samples.ts';
 import { retryRetriable } from './retriable.ts';
+import { fetchTopicDepths } from './topic-depths.ts';
 import {
   brokerCount,
   knownPartitionRanges,
@@ -53,8 +57,9 @@ export class KafkaAdmin {
   readonly #admin: Admin;
   readonly #kafka: Kafka;
   readonly #connection: KafkaConnection;
-  /** Connections of its own for sampling records, made at the first sample. */
+  /** Connections of its own for sampling records and batched group requests, made at first use. */
   #sampler: Promise<InternalCluster> | null = null;
+  readonly #groupReads = { batched: 0, single: 0 };
 
   constructor(connection: KafkaConnection) {
     this.#connection = connection;
@@ -150,15 +155,7 @@ export class KafkaAdmin {
   ): Promise<RecordSample[]> {
     const access = accessOf(this.#connection, `read topic ${topic}`);
     return explained(async () => {
-      if (this.#sampler === null) {
-        const cluster = createInternalCluster(this.#kafka);
-        const connecting = cluster.connect().then(() => cluster);
-        this.#sampler = connecting;
-        connecting.catch(() => {
-          if (this.#sampler === connecting) this.#sampler = null;
-        });
-      }
-      const cluster = await this.#sampler;
+      const cluster = await this.#cluster();
       try {
         return await sampleRecords(cluster, topic, positions);
       } catch (err) {
@@ -169,9 +166,32 @@ export class KafkaAdmin {
     }, access);
   }
 
+  /** The cluster of its own (sampling, batched group requests), connected at its first use. */
+  #cluster(): Promise<InternalCluster> {
+    if (this.#sampler === null) {
+      const cluster = createInternalCluster(this.#kafka);
+      const connecting = cluster.connect().then(() => cluster);
+      this.#sampler = connecting;
+      connecting.catch(() => {
+        if (this.#sampler === connecting) this.#sampler = null;
+      });
+    }
+    return this.#sampler;
+  }
+
   /** Records the topic holds (high − low over its partitions), e.g. a DLQ's depth. */
   topicDepth(topic: string): Promise<number> {
     return fetchTopicDepth(this.#admin, topic);
+  }
+
+  /**
+   * topicDepth of many topics that exist, by name: one metadata refresh and two ListOffsets per
+   * leader for all of them, where topicDepth costs that per topic.
+   */
+  async topicDepths(topics: readonly string[]): Promise<Map<string, number>> {
+    if (topics.length === 0) return new Map();
+    const cluster = (await this.#cluster()) as unknown as BatchCluster;
+    return retryRetriable(() => fetchTopicDepths(cluster, topics));
   }
 
   /** The topic's settings as the broker reports them (defaults included); null when it does not exist. */
@@ -233,6 +253,33 @@ export class KafkaAdmin {
       () => fetchCommittedOffsets(this.#admin, groupId, topic),
       accessOf(this.#connection, `describe group ${groupId}`),
     );
+  }
+
+  /**
+   * committedOffsets of many groups on one topic that exists, by group id: one FindCoordinator
+   * and one OffsetFetch per coordinator (Kafka's batched versions, which kafkajs does not send),
+   * and the groups those could not answer asked one by one. A group it could not read fails it.
+   */
+  committedOffsetsOfGroups(
+    groupIds: readonly string[],
+    topic: string,
+  ): Promise<Map<string, CommittedOffset[]>> {
+    return explained(
+      () =>
+        committedOffsetsOfGroups(
+          this.#admin,
+          async () => fetchGroupsOffsets((await this.#cluster()) as unknown as BatchCluster, groupIds, topic),
+          groupIds,
+          topic,
+          this.#groupReads,
+        ),
+      accessOf(this.#connection, `describe the groups of topic ${topic}`),
+    );
+  }
+
+  /** How many groups committedOffsetsOfGroups read in a batch, and how many one by one, so far. */
+  groupReads(): { readonly batched: number; readonly single: number } {
+    return { ...this.#groupReads };
   }
 
   /** Commits offsets for a group with no live member (Kafka refuses otherwise). */

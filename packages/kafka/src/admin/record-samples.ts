@@ -52,6 +52,9 @@ export interface InternalCluster {
   findBroker(options: { nodeId: string }): Promise<InternalBroker>;
 }
 
+/** kafkajs's own default for a client's metadata age (DEFAULT_METADATA_MAX_AGE). */
+const METADATA_MAX_AGE_MS = 300_000;
+
 // kafkajs 2.2.4 keeps its cluster factory under this symbol (kafkajs/src/index.js, PRIVATE).
 const CREATE_CLUSTER = 'private:Kafka:createCluster';
 
@@ -66,6 +69,9 @@ export function createInternalCluster(kafka: Kafka): InternalCluster {
     );
   return (factory as (options: Record<string, unknown>) => InternalCluster)({
     allowAutoTopicCreation: false,
+    // kafkajs's admin and consumers pass their default; without it the metadata is stale at
+    // once, and every sample and batched read asked for it again (all topics, when none is targeted).
+    metadataMaxAge: METADATA_MAX_AGE_MS,
   });
 }
 
