@@ -42,7 +42,13 @@ export {
   RecordLocation,
   RetryState,
 } from './delivery-headers.ts';
-export { envReference, HEADER_ENV_PREFIX, SECRET_ENV_PREFIX } from './env-references.ts';
+export {
+  CLIENT_KEY_ENV_PREFIX,
+  envReference,
+  HEADER_ENV_PREFIX,
+  OAUTH_ENV_PREFIX,
+  SECRET_ENV_PREFIX,
+} from './env-references.ts';
 export {
   EventEnvelope,
   EventId,
@@ -118,6 +124,7 @@ export {
   acceptsEventType,
   acceptsTenant,
   BreakerSettings,
+  ClientCertificate,
   DEFAULT_BREAKER,
   DEFAULT_DISABLE_AFTER_MS,
   DEFAULT_RETENTION_WARNING_MS,
@@ -128,6 +135,7 @@ export {
   MAX_RETRY_DELAY_MS,
   ManagedHeaderValue,
   managedHeaderNames,
+  OAuth2Settings,
   PUSHER_OWNED_HEADERS,
   parseSubscriberDefinition,
   RateSettings,

@@ -35,8 +35,14 @@ import {
  *
  * Version 6 adds `filter`. An older fleet would deliver every event of the subscriber's types,
  * the ones its filter refuses too, so apply refuses it while such a fleet runs.
+ *
+ * Version 7 adds outbound authentication, `oauth2` and `clientCertificate`. An older fleet would
+ * deliver without the bearer token or the client certificate (every attempt a 401 or a refused
+ * handshake), so apply refuses them while such a fleet runs. Their credentials are references
+ * to the pusher's environment only (`HOOKSTREAM_OAUTH_…`, `HOOKSTREAM_CLIENT_KEY_…`); the
+ * record seals nothing new.
  */
-export const SUBSCRIBER_RECORD_VERSION = 6;
+export const SUBSCRIBER_RECORD_VERSION = 7;
 
 /** The record versions this code reads (and says it understands in `hookstream.instances`). */
 export const SubscriberRecordVersion = z.union([
@@ -46,9 +52,10 @@ export const SubscriberRecordVersion = z.union([
   z.literal(4),
   z.literal(5),
   z.literal(6),
+  z.literal(7),
 ]);
 export type SubscriberRecordVersion = z.infer<typeof SubscriberRecordVersion>;
-export const SUBSCRIBER_RECORD_VERSIONS: readonly SubscriberRecordVersion[] = [1, 2, 3, 4, 5, 6];
+export const SUBSCRIBER_RECORD_VERSIONS: readonly SubscriberRecordVersion[] = [1, 2, 3, 4, 5, 6, 7];
 
 /** Definition fields by the record version that brought them; a field not listed is older. */
 const FIELDS_SINCE: Readonly<Record<string, SubscriberRecordVersion>> = {
@@ -58,6 +65,8 @@ const FIELDS_SINCE: Readonly<Record<string, SubscriberRecordVersion>> = {
   tenant: 4,
   fairness: 5,
   filter: 6,
+  oauth2: 7,
+  clientCertificate: 7,
 };
 
 /** The definition fields a record of `version` cannot hold, in the definition's order. */

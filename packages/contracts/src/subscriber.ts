@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { envReference, HEADER_ENV_PREFIX, SECRET_ENV_PREFIX } from './env-references.ts';
+import {
+  CLIENT_KEY_ENV_PREFIX,
+  envReference,
+  HEADER_ENV_PREFIX,
+  OAUTH_ENV_PREFIX,
+  SECRET_ENV_PREFIX,
+} from './env-references.ts';
 import { EventTypeName, TenantId } from './envelope.ts';
 import { EventFilter } from './event-filter.ts';
 import { CE_HEADER } from './headers.ts';
@@ -79,6 +85,51 @@ export function managedHeaderNames(definition: Pick<SubscriberDefinition, 'heade
     .filter(([, value]) => typeof value === 'object' && 'managed' in value)
     .map(([name]) => name);
 }
+
+/** Text for a form field or header: no control characters (CR, LF, NUL would split a request). */
+const PlainText = (max: number) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .regex(/^[\x20-\x7e\x80-\uffff]*$/, 'printable text, no control characters');
+
+/**
+ * OAuth2 client credentials (RFC 6749 4.4): the pusher fetches a token from `tokenUrl`, client
+ * authenticated with HTTP Basic, and sends it as `Authorization: Bearer …` on every delivery.
+ * The token URL is held to the rules of `url` (`allowPrivateNetwork`, `allowInsecureHttp`).
+ * (Record version 7.)
+ */
+export const OAuth2Settings = z.strictObject({
+  tokenUrl: z.url({ protocol: /^https?$/, error: 'an http(s) URL' }),
+  clientId: PlainText(1024),
+  /** Read from the pusher's environment, a `HOOKSTREAM_OAUTH_…` variable (env-references.ts). */
+  clientSecret: envReference(OAUTH_ENV_PREFIX),
+  /** Space-separated scopes, sent as `scope`. */
+  scope: PlainText(2048).optional(),
+  /** Sent as `audience` (Auth0 and others need it to pick the API the token is for). */
+  audience: PlainText(2048).optional(),
+});
+export type OAuth2Settings = z.infer<typeof OAuth2Settings>;
+
+/** A PEM certificate chain: public, so it may sit in the definition. */
+const CertificatePem = z
+  .string()
+  .max(65_536)
+  .refine((s) => s.includes('-----BEGIN CERTIFICATE-----'), {
+    message: 'a PEM certificate (-----BEGIN CERTIFICATE-----)',
+  });
+
+/**
+ * The client certificate the pusher presents in the TLS handshake with `url` (mTLS). Its private
+ * key is read from the pusher's environment, a `HOOKSTREAM_CLIENT_KEY_…` variable holding the
+ * PEM. (Record version 7.)
+ */
+export const ClientCertificate = z.strictObject({
+  cert: CertificatePem,
+  key: envReference(CLIENT_KEY_ENV_PREFIX),
+});
+export type ClientCertificate = z.infer<typeof ClientCertificate>;
 
 /**
  * The longest retry delay a definition may ask for. With jitter (at most +100 %) a record then
@@ -218,6 +269,10 @@ export const SubscriberDefinition = z.strictObject({
    * (`event-filter.ts`); the others are settled as filtered. Absent: all of them. (Record version 6.)
    */
   filter: EventFilter.optional(),
+  /** OAuth2 client credentials: a bearer token on every delivery (Record version 7.) */
+  oauth2: OAuth2Settings.optional(),
+  /** A TLS client certificate presented to `url` (mTLS). (Record version 7.) */
+  clientCertificate: ClientCertificate.optional(),
 });
 export type SubscriberDefinition = z.infer<typeof SubscriberDefinition>;
 
@@ -253,8 +308,20 @@ export function tenantOf(headers: Readonly<Record<string, string>>): string | un
 
 /** Rules across fields of a definition, which its schema alone cannot say; null when it keeps them. */
 export function definitionRuleBroken(
-  definition: Pick<SubscriberDefinition, 'required' | 'requiredFrom' | 'tenant' | 'fairness'>,
+  definition: Pick<SubscriberDefinition, 'required' | 'requiredFrom' | 'tenant' | 'fairness'> &
+    Partial<Pick<SubscriberDefinition, 'oauth2' | 'clientCertificate' | 'headers' | 'url'>>,
 ): { path: string; message: string } | null {
+  if (
+    definition.oauth2 !== undefined &&
+    Object.keys(definition.headers ?? {}).some((h) => h.toLowerCase() === 'authorization')
+  )
+    return { path: 'headers', message: 'no "Authorization" header with "oauth2" (the pusher sets it)' };
+  if (
+    definition.clientCertificate !== undefined &&
+    definition.url !== undefined &&
+    !definition.url.startsWith('https:')
+  )
+    return { path: 'clientCertificate', message: 'only with an https: url' };
   if (definition.fairness !== undefined && definition.tenant !== undefined)
     return {
       path: 'fairness',

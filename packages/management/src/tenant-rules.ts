@@ -82,7 +82,8 @@ export function specFor(caller: Caller, name: string, body: unknown): Subscriber
 /**
  * What only the operator may set: a private address or plain http to a public host (the
  * fleet's network is the operator's), and `{env}` or `{file}` references, which read the fleet's
- * own environment and files. A tenant's secret is managed or none.
+ * own environment and files. A tenant's secret is managed or none; `oauth2` and
+ * `clientCertificate` take only `{env}` credentials today, so a tenant sets neither.
  */
 export function refuseOperatorOnlyFields(spec: SubscriberSpec): void {
   const problems: ErrorDetail[] = [];
@@ -98,6 +99,17 @@ export function refuseOperatorOnlyFields(spec: SubscriberSpec): void {
         path: `headers.${header}`,
         message: 'only the operator may use {"env": …} references',
       });
+  // Their credentials are {env} references only (no managed sealing yet), so operator-only too.
+  if (spec.oauth2 !== undefined)
+    problems.push({
+      path: 'oauth2.clientSecret',
+      message: 'only the operator may use {"env": …} references',
+    });
+  if (spec.clientCertificate !== undefined)
+    problems.push({
+      path: 'clientCertificate.key',
+      message: 'only the operator may use {"env": …} references',
+    });
   if (problems.length > 0)
     throw new ManagementError(
       'forbidden_field',

@@ -28,6 +28,7 @@ import { resolveHeaders } from './header-values.ts';
 import { KafkaGapLedger } from './kafka-gap-ledger.ts';
 import { LagPoller } from './lag-poller.ts';
 import { type KnownRegistration, LedgerRegistrations } from './ledger-registrations.ts';
+import { OutboundAuth } from './outbound-auth.ts';
 import { KafkaOutcomeRouter, type OutcomeRouter } from './outcome-router.ts';
 import { OwnTopics } from './own-topics.ts';
 import type { SubscriberMetrics } from './pusher-metrics.ts';
@@ -95,6 +96,7 @@ export class SubscriberRunner {
   readonly #health: EndpointHealth;
   #consumer: SubscriberConsumer | null = null;
   #client: HttpClient | null = null;
+  #auth: OutboundAuth | null = null;
   #limiter: DestinationLimiter | null = null;
   #lagPoller: LagPoller | null = null;
   #metrics: SubscriberMetrics | undefined;
@@ -177,6 +179,11 @@ export class SubscriberRunner {
       this.#options.managedHeaders,
     );
     await assertDestinationAllowed(topology.url, definition);
+    this.#auth = await OutboundAuth.open({
+      subscriber: topology.name,
+      definition,
+      pools: resources.httpPools,
+    });
 
     const partitions = await resources.eventsPartitions(topology.eventsTopic);
     // The group reads it from its first join, so it must exist (another writer may create it too).
@@ -214,6 +221,8 @@ export class SubscriberRunner {
       signingKeys: this.#options.signingKeys,
       extraHeaders,
       pools: resources.httpPools,
+      bearer: this.#auth.bearer,
+      clientCertificate: this.#auth.clientCertificate,
     });
     this.#limiter = new DestinationLimiter({
       origin: topology.origin,
@@ -459,6 +468,7 @@ export class SubscriberRunner {
     await this.#limiter?.stop();
     await this.#health.stop();
     await this.#client?.close();
+    await this.#auth?.close();
     this.#options.log('info', 'pusher stopped', { ...this.counts });
   }
 }
