@@ -83,11 +83,13 @@ export async function fetchClientCredentialsToken(
     }
     text = Buffer.concat(chunks).toString('utf8');
   } catch (err) {
-    if ((err as { code?: unknown }).code?.toString().startsWith(OAUTH2_TOKEN_CODE_PREFIX)) throw err;
-    const name = (err as { name?: string; code?: string }).code ?? (err as Error).name;
-    if (name === 'UND_ERR_HEADERS_TIMEOUT' || name === 'UND_ERR_BODY_TIMEOUT' || name === 'TimeoutError')
+    const { code, name } = err as { code?: unknown; name?: unknown };
+    if (typeof code === 'string' && code.startsWith(OAUTH2_TOKEN_CODE_PREFIX)) throw err;
+    // The AbortSignal's deadline rejects with a DOMException named TimeoutError.
+    if (name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT')
       throw failure('OAUTH2_TOKEN_TIMEOUT', `no answer within ${request.timeoutMs} ms`);
-    throw failure('OAUTH2_TOKEN_UNREACHABLE', `${request.tokenUrl.origin}: ${name ?? String(err)}`);
+    const why = typeof code === 'string' ? code : typeof name === 'string' ? name : 'connection failed';
+    throw failure('OAUTH2_TOKEN_UNREACHABLE', `${request.tokenUrl.origin}: ${why}`);
   }
   if (status === 429 || status >= 500) throw failure('OAUTH2_TOKEN_SERVER_ERROR', `answered ${status}`);
   if (status < 200 || status >= 300) {
