@@ -6,7 +6,9 @@ import type { AddressInfo, Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getCACertificates, setDefaultCACertificates } from 'node:tls';
+import { parseEgressProxy } from '@hookstream/delivery';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConnectProxy } from '../support/connect-proxy.ts';
 import { EventFactory } from '../support/events.ts';
 import { uniqueName } from '../support/names.ts';
 import { KafkaFixture } from '../support/pushers.ts';
@@ -17,7 +19,9 @@ import { waitFor } from '../support/wait.ts';
 // Issue 28 item 5 (outbound auth) on the real stack: a pusher fetches an OAuth2 token from a
 // local token endpoint, reuses it, and renews it once when the receiver starts answering 401;
 // a pusher presents its client certificate to a local https receiver that requires one, and a
-// subscriber without one, delivering to the same origin at the same time, is refused.
+// subscriber without one, delivering to the same origin at the same time, is refused; through
+// the egress proxy, the token request and the mTLS handshake both go through tunnels.
+// The first attempt of each event must succeed: settled here means delivered, not retried.
 
 const fx = new KafkaFixture();
 const factory = new EventFactory();
@@ -259,6 +263,71 @@ describe('outbound auth', () => {
         expect(new Set(handshakes)).toEqual(new Set(['client']));
       } finally {
         delete process.env[variable];
+        await close(server);
+      }
+    }, 90_000);
+
+    it('through the egress proxy: the token request and the mTLS handshake both go through the tunnel', async () => {
+      const proxy = new ConnectProxy();
+      const proxyUrl = await proxy.listen();
+      const tokenServer = createHttpServer((req, res) => {
+        req.resume();
+        req.on('end', () =>
+          res.writeHead(200).end(JSON.stringify({ access_token: 'proxied', expires_in: 600 })),
+        );
+      });
+      const receiver = recorder((req) => (req.headers.authorization === 'Bearer proxied' ? 204 : 401));
+      const server = createHttpsServer(
+        {
+          key: pem('server.key'),
+          cert: pem('server.pem'),
+          ca: pem('ca.pem'),
+          requestCert: true,
+          rejectUnauthorized: true,
+        },
+        receiver.handle,
+      );
+      const tokenPort = await listen(tokenServer);
+      const port = await listen(server);
+      const suffix = uniqueName('p')
+        .replace(/[^A-Za-z0-9]/g, '_')
+        .toUpperCase();
+      process.env[`HOOKSTREAM_OAUTH_${suffix}`] = 'secret';
+      process.env[`HOOKSTREAM_CLIENT_KEY_${suffix}`] = pem('client.key');
+      try {
+        const topic = await fx.topic(1);
+        const name = uniqueName('proxied-auth');
+        const { logs } = await fx.startPusher(
+          topic,
+          {
+            name,
+            url: `https://127.0.0.1:${port}/hook`,
+            oauth2: {
+              tokenUrl: `http://127.0.0.1:${tokenPort}/token`,
+              clientId: 'hookstream',
+              clientSecret: { env: `HOOKSTREAM_OAUTH_${suffix}` },
+            },
+            clientCertificate: { cert: pem('client.pem'), key: { env: `HOOKSTREAM_CLIENT_KEY_${suffix}` } },
+          },
+          undefined,
+          undefined,
+          { egressProxy: parseEgressProxy({ HOOKSTREAM_EGRESS_PROXY: proxyUrl }) },
+        );
+        const events = Array.from({ length: 3 }, () => factory.event());
+        await fx.produce(topic, factory, events);
+        await fx.settledEverything(name, topic);
+        expect(
+          receiver.arrivals
+            .filter((a) => a.status === 204)
+            .map((a) => a.eventId)
+            .sort(),
+        ).toEqual(events.map((e) => e.id).sort());
+        expect(new Set(proxy.targets)).toEqual(new Set([`127.0.0.1:${tokenPort}`, `127.0.0.1:${port}`]));
+      } finally {
+        delete process.env[`HOOKSTREAM_OAUTH_${suffix}`];
+        delete process.env[`HOOKSTREAM_CLIENT_KEY_${suffix}`];
+        await proxy.close();
+        await close(tokenServer);
         await close(server);
       }
     }, 90_000);

@@ -106,6 +106,9 @@ async function tunnel(
     const secure = tlsConnect({
       ...options.tls,
       socket,
+      // The name the certificate is checked against: without `host`, an IP destination (no SNI)
+      // would be checked as 'localhost'.
+      host,
       ...(isIP(host) === 0 ? { servername: host } : {}),
       ALPNProtocols: ['http/1.1'],
     });
