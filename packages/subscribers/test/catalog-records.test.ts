@@ -38,7 +38,7 @@ describe('foldRegistry', () => {
     expect([...snap.subscribers.keys()]).toEqual(['a']);
     const problems = Object.fromEntries(snap.problems.map((p) => [p.key, p]));
     expect(problems.a).toMatchObject({ offset: '0:2', error: expect.stringMatching(/^not JSON/) });
-    expect(problems.c?.error).toBe('record version 99 is newer than this code reads (up to 6): upgrade it');
+    expect(problems.c?.error).toBe('record version 99 is newer than this code reads (up to 7): upgrade it');
     expect(problems.d?.error).toBe('the definition is named "x", the key "d"');
     expect(problems['Bad Key']?.error).toMatch(/not a subscriber name/);
   });
