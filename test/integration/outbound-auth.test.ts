@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import { parseEgressProxy } from '@hookstream/delivery';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catalogEnv, handMadeRecord, produceRegistryRecords, startCatalogFleet } from '../support/catalog.ts';
+import { runCli } from '../support/cli.ts';
 import { ConnectProxy } from '../support/connect-proxy.ts';
 import { EventFactory } from '../support/events.ts';
 import { uniqueName } from '../support/names.ts';
@@ -156,6 +158,74 @@ describe('outbound auth', () => {
     }
   }, 90_000);
 
+  it('a managed client secret: sealed with `subscribers credential set`, a fleet fetches its token with it', async () => {
+    const tokenAuth: (string | undefined)[] = [];
+    const tokenServer = createHttpServer((req, res) => {
+      tokenAuth.push(req.headers.authorization);
+      req.resume();
+      req.on('end', () =>
+        res.writeHead(200).end(JSON.stringify({ access_token: 'sealed-ok', expires_in: 600 })),
+      );
+    });
+    const receiver = recorder((req) => (req.headers.authorization === 'Bearer sealed-ok' ? 204 : 401));
+    const receiverServer = createHttpServer(receiver.handle);
+    const tokenPort = await listen(tokenServer);
+    const receiverPort = await listen(receiverServer);
+    const topic = await fx.topic(1);
+    const { env, secretsKey } = catalogEnv(topic);
+    const prefix = uniqueName('managed-oauth');
+    const name = `${prefix}-a`;
+    // Written to the catalog directly: apply would ask every instance of the shared stack to read
+    // version 7 (FLEET_TOO_OLD), which is catalog-versions' business, not this test's.
+    await produceRegistryRecords(fx.kafka, [
+      {
+        key: name,
+        value: handMadeRecord(
+          {
+            name,
+            url: `http://127.0.0.1:${receiverPort}/hook`,
+            start: 'earliest',
+            allowPrivateNetwork: true,
+            oauth2: {
+              tokenUrl: `http://127.0.0.1:${tokenPort}/token`,
+              clientId: 'fleet',
+              clientSecret: { managed: true },
+            },
+          },
+          { version: 7 },
+        ),
+      },
+    ]);
+    const dir = mkdtempSync(join(tmpdir(), 'hookstream-cred-'));
+    const valueFile = join(dir, 'secret.txt');
+    writeFileSync(valueFile, 'sealed-secret\n');
+    const fleet = await startCatalogFleet({ topic, prefix, secretsKey });
+    try {
+      const set = await runCli(
+        ['subscribers', 'credential', 'set', name, 'oauth2.clientSecret', '--value-file', valueFile],
+        env,
+      );
+      expect(set.code, set.stderr).toBe(0);
+      const event = factory.event();
+      await fx.produce(topic, factory, [event]);
+      await waitFor('the event delivered with the token', async () =>
+        receiver.arrivals.find((a) => a.eventId === event.id && a.status === 204),
+      );
+      expect(tokenAuth).toEqual([`Basic ${Buffer.from('fleet:sealed-secret').toString('base64')}`]);
+      const shown = await runCli(['subscribers', 'show', name, '--json'], env);
+      expect(shown.code, shown.stderr).toBe(0);
+      expect(shown.stdout).not.toContain('sealed-secret');
+      expect(JSON.parse(shown.stdout).sealedCredentials).toEqual({
+        'oauth2.clientSecret': expect.objectContaining({ keyId: expect.any(String) }),
+      });
+    } finally {
+      await fleet.stop();
+      rmSync(dir, { recursive: true, force: true });
+      await close(tokenServer);
+      await close(receiverServer);
+    }
+  }, 90_000);
+
   describe('mTLS', () => {
     const dir = mkdtempSync(join(tmpdir(), 'hookstream-mtls-'));
     const pem = (file: string) => readFileSync(join(dir, file), 'utf8');
@@ -297,7 +367,7 @@ describe('outbound auth', () => {
       try {
         const topic = await fx.topic(1);
         const name = uniqueName('proxied-auth');
-        const { logs } = await fx.startPusher(
+        await fx.startPusher(
           topic,
           {
             name,

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { FILTER_TOO_LARGE, filterTooLarge } from './event-filter.ts';
 import {
+  CREDENTIAL_NAMES,
   definitionRuleBroken,
+  managedCredentialNames,
   managedHeaderNames,
   SecretSource,
   SubscriberDefinition,
@@ -39,8 +41,9 @@ import {
  * Version 7 adds outbound authentication, `oauth2` and `clientCertificate`. An older fleet would
  * deliver without the bearer token or the client certificate (every attempt a 401 or a refused
  * handshake), so apply refuses them while such a fleet runs. Their credentials are references
- * to the pusher's environment only (`HOOKSTREAM_OAUTH_…`, `HOOKSTREAM_CLIENT_KEY_…`); the
- * record seals nothing new.
+ * to the pusher's environment (`HOOKSTREAM_OAUTH_…`, `HOOKSTREAM_CLIENT_KEY_…`) or managed:
+ * sealed in `sealedCredentials` like a header value, the client secret bound to the token URL's
+ * origin too. A version 7 record is the only one that holds `sealedCredentials`.
  */
 export const SUBSCRIBER_RECORD_VERSION = 7;
 
@@ -140,6 +143,8 @@ export const EncryptedSecret = sealed(1024);
 /** A managed header's value, sealed like a secret; up to 8192 characters of header text. */
 export const SealedHeaderValue = sealed(10_924);
 export type EncryptedSecret = z.infer<typeof EncryptedSecret>;
+/** A managed credential (a client secret, a PEM private key of up to 16 KiB), sealed like a secret. */
+export const SealedCredential = sealed(21_848);
 
 /** A managed secret: the one that signs, and those a rotation still signs with until they expire. */
 export const ManagedSecretState = z.strictObject({
@@ -191,6 +196,11 @@ export const SubscriberRecord = z
      * the definition spells it; one not here yet is set with `subscribers header set`.
      */
     sealedHeaders: z.record(z.string().max(256), SealedHeaderValue).optional(),
+    /**
+     * The values of the definition's `{ "managed": true }` credentials, sealed, by field path;
+     * one not here yet is set with `subscribers credential set`. (Record version 7.)
+     */
+    sealedCredentials: z.partialRecord(z.enum(CREDENTIAL_NAMES), SealedCredential).optional(),
     state: SubscriberState,
     createdAt: z.iso.datetime({ offset: true }),
     updatedAt: z.iso.datetime({ offset: true }),
@@ -214,6 +224,16 @@ export const SubscriberRecord = z
     message: '"requiredFrom" only with "required": true',
     path: ['definition', 'requiredFrom'],
   })
+  .refine(
+    (r) =>
+      Object.keys(r.sealedCredentials ?? {}).every((c) =>
+        (managedCredentialNames(r.definition) as string[]).includes(c),
+      ),
+    {
+      message: 'a sealed credential that the definition does not declare { "managed": true }',
+      path: ['sealedCredentials'],
+    },
+  )
   .refine(
     (r) => Object.keys(r.sealedHeaders ?? {}).every((h) => managedHeaderNames(r.definition).includes(h)),
     {

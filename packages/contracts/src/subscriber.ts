@@ -79,6 +79,22 @@ export const HeaderValue = z.union([
 ]);
 export type HeaderValue = z.infer<typeof HeaderValue>;
 
+/** The outbound credentials a definition may have sealed in its record, by their field's path. */
+export const CREDENTIAL_NAMES = ['oauth2.clientSecret', 'clientCertificate.key'] as const;
+export type CredentialName = (typeof CREDENTIAL_NAMES)[number];
+
+/** The definition's `{ "managed": true }` credentials (`oauth2.clientSecret`, `clientCertificate.key`). */
+export function managedCredentialNames(
+  definition: Partial<Pick<SubscriberDefinition, 'oauth2' | 'clientCertificate'>>,
+): CredentialName[] {
+  const names: CredentialName[] = [];
+  if (definition.oauth2 !== undefined && 'managed' in definition.oauth2.clientSecret)
+    names.push('oauth2.clientSecret');
+  if (definition.clientCertificate !== undefined && 'managed' in definition.clientCertificate.key)
+    names.push('clientCertificate.key');
+  return names;
+}
+
 /** The names of a definition's managed headers, as the definition spells them. */
 export function managedHeaderNames(definition: Pick<SubscriberDefinition, 'headers'>): string[] {
   return Object.entries(definition.headers)
@@ -103,8 +119,11 @@ const PlainText = (max: number) =>
 export const OAuth2Settings = z.strictObject({
   tokenUrl: z.url({ protocol: /^https?$/, error: 'an http(s) URL' }),
   clientId: PlainText(1024),
-  /** Read from the pusher's environment, a `HOOKSTREAM_OAUTH_…` variable (env-references.ts). */
-  clientSecret: envReference(OAUTH_ENV_PREFIX),
+  /**
+   * A `HOOKSTREAM_OAUTH_…` variable of the pusher's environment (env-references.ts), or
+   * `{ "managed": true }`: sealed in the catalog record (`subscribers credential set`).
+   */
+  clientSecret: z.union([envReference(OAUTH_ENV_PREFIX), z.strictObject({ managed: z.literal(true) })]),
   /** Space-separated scopes, sent as `scope`. */
   scope: PlainText(2048).optional(),
   /** Sent as `audience` (Auth0 and others need it to pick the API the token is for). */
@@ -123,11 +142,12 @@ const CertificatePem = z
 /**
  * The client certificate the pusher presents in the TLS handshake with `url` (mTLS). Its private
  * key is read from the pusher's environment, a `HOOKSTREAM_CLIENT_KEY_…` variable holding the
- * PEM. (Record version 7.)
+ * PEM, or sealed in the catalog record. (Record version 7.)
  */
 export const ClientCertificate = z.strictObject({
   cert: CertificatePem,
-  key: envReference(CLIENT_KEY_ENV_PREFIX),
+  /** A `HOOKSTREAM_CLIENT_KEY_…` variable holding the PEM, or `{ "managed": true }` (sealed). */
+  key: z.union([envReference(CLIENT_KEY_ENV_PREFIX), z.strictObject({ managed: z.literal(true) })]),
 });
 export type ClientCertificate = z.infer<typeof ClientCertificate>;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseSubscriberDefinition } from '../src/subscriber.ts';
+import { managedCredentialNames, parseSubscriberDefinition } from '../src/subscriber.ts';
 import { fieldsNewerThan, recordVersionFor, SubscriberRecord } from '../src/subscriber-record.ts';
 
 const parse = (extra: Record<string, unknown>) =>
@@ -19,6 +19,17 @@ describe('outbound auth in a definition', () => {
     const parsed = parse({ oauth2, clientCertificate });
     expect(parsed.ok && parsed.value.oauth2).toEqual(oauth2);
     expect(parsed.ok && parsed.value.clientCertificate).toEqual(clientCertificate);
+  });
+
+  it('takes managed credentials, named for sealing', () => {
+    const parsed = parse({
+      oauth2: { ...oauth2, clientSecret: { managed: true } },
+      clientCertificate: { ...clientCertificate, key: { managed: true } },
+    });
+    if (!parsed.ok) throw new Error(parsed.error);
+    expect(managedCredentialNames(parsed.value)).toEqual(['oauth2.clientSecret', 'clientCertificate.key']);
+    const envOnly = parse({ oauth2, clientCertificate });
+    expect(envOnly.ok && managedCredentialNames(envOnly.value)).toEqual([]);
   });
 
   it('refuses a bad token URL, an unknown field and a client secret in clear', () => {

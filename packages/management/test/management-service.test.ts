@@ -68,7 +68,7 @@ describe('tenant isolation', () => {
       'secret',
       'headers.x-key',
     ]);
-    // Outbound auth takes {env} credentials only today: a tenant sets neither field.
+    // Outbound credentials: managed ones only, as the signing secret.
     const auth = await failure(
       service.putSubscriber(acme, 'x', {
         url: 'https://x.example.com/',
@@ -89,6 +89,15 @@ describe('tenant isolation', () => {
     const made = await service.putSubscriber(acme, 'x', { url: 'https://x.example.com/' });
     expect(made.action).toBe('created');
     expect(made.subscriber.definition.tenant).toBe('acme');
+    const managed = await service.putSubscriber(acme, 'y', {
+      url: 'https://y.example.com/',
+      oauth2: {
+        tokenUrl: 'https://auth.example.com/token',
+        clientId: 'y',
+        clientSecret: { managed: true },
+      },
+    });
+    expect(managed.action).toBe('created');
   });
 
   it('answers name_unavailable (409) for a name another tenant holds, live or left bound', async () => {

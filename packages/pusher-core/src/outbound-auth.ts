@@ -1,5 +1,5 @@
 import { createHash, createPrivateKey, X509Certificate } from 'node:crypto';
-import type { SubscriberDefinition } from '@hookstream/contracts';
+import type { CredentialName, SubscriberDefinition } from '@hookstream/contracts';
 import {
   assertDestinationAllowed,
   type BearerTokens,
@@ -15,6 +15,8 @@ export interface OutboundAuthOptions {
   readonly definition: SubscriberDefinition;
   /** Where the `{ "env": … }` credentials are read, once, when the subscriber starts. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** The `{ "managed": true }` credentials, opened from the catalog record's seals. */
+  readonly managed?: Readonly<Partial<Record<CredentialName, string>>>;
   /** The process's shared pools: the token URL's connections come from them. */
   readonly pools: OriginPools;
 }
@@ -52,12 +54,12 @@ export class OutboundAuth {
         : clientIdentity(
             subscriber,
             definition.clientCertificate.cert,
-            variable(subscriber, env, 'clientCertificate.key', definition.clientCertificate.key.env),
+            credential(options, env, 'clientCertificate.key', definition.clientCertificate.key),
           );
     const oauth2 = definition.oauth2;
     if (oauth2 === undefined)
       return new OutboundAuth({ bearer: undefined, clientCertificate, release: null });
-    const clientSecret = variable(subscriber, env, 'oauth2.clientSecret', oauth2.clientSecret.env);
+    const clientSecret = credential(options, env, 'oauth2.clientSecret', oauth2.clientSecret);
     const tokenUrl = new URL(oauth2.tokenUrl);
     // The same address and plain-http rules as the destination: a token URL is a request target too.
     await assertDestinationAllowed(tokenUrl, definition);
@@ -86,12 +88,25 @@ export class OutboundAuth {
   }
 }
 
-function variable(
-  subscriber: string,
+/** A credential's value: from its variable, or the opened seal of a managed one. */
+function credential(
+  options: OutboundAuthOptions,
   env: Readonly<Record<string, string | undefined>>,
-  field: string,
-  name: string,
+  field: CredentialName,
+  source: { readonly env: string } | { readonly managed: true },
 ): string {
+  const { subscriber } = options;
+  if ('managed' in source) {
+    const open = options.managed?.[field];
+    if (open === undefined || open === '')
+      throw new PusherError(
+        'NO_SECRET',
+        `subscriber "${subscriber}": ${field} is managed, and its sealed value was not given (a managed credential needs the catalog and the secrets key)`,
+        false,
+      );
+    return open;
+  }
+  const name = source.env;
   const value = env[name];
   if (value === undefined || value === '')
     throw new PusherError(

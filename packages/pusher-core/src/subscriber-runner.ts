@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import type { LogFn, SubscriberDefinition } from '@hookstream/contracts';
+import type { CredentialName, LogFn, SubscriberDefinition } from '@hookstream/contracts';
 import {
   assertDestinationAllowed,
   type BreakerPhase,
@@ -47,6 +47,8 @@ export interface SubscriberRunnerOptions {
   readonly signingKeys: readonly Buffer[];
   /** The values of the definition's `{ "managed": true }` headers, opened from the catalog. */
   readonly managedHeaders?: Readonly<Record<string, string>>;
+  /** The values of the definition's `{ "managed": true }` credentials, opened from the catalog. */
+  readonly managedCredentials?: Readonly<Partial<Record<CredentialName, string>>>;
   readonly resources: PusherResources;
   /** This subscriber's log: every line is about it. */
   readonly log: LogFn;
@@ -183,6 +185,9 @@ export class SubscriberRunner {
       subscriber: topology.name,
       definition,
       pools: resources.httpPools,
+      ...(this.#options.managedCredentials === undefined
+        ? {}
+        : { managed: this.#options.managedCredentials }),
     });
 
     const partitions = await resources.eventsPartitions(topology.eventsTopic);

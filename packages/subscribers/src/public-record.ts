@@ -40,6 +40,15 @@ export function publicRecord(record: SubscriberRecord) {
             { keyId: seal.keyId, createdAt: seal.createdAt },
           ]),
         );
+  const sealedCredentials =
+    record.sealedCredentials === undefined
+      ? undefined
+      : Object.fromEntries(
+          Object.entries(record.sealedCredentials).map(([c, seal]) => [
+            c,
+            { keyId: seal.keyId, createdAt: seal.createdAt },
+          ]),
+        );
   const { oauth2 } = record.definition;
   const definition = {
     ...record.definition,
@@ -47,5 +56,11 @@ export function publicRecord(record: SubscriberRecord) {
     // The client secret is a variable's name already; a token URL may carry credentials as the URL may.
     ...(oauth2 === undefined ? {} : { oauth2: { ...oauth2, tokenUrl: redactUrl(oauth2.tokenUrl) } }),
   };
-  return { ...record, definition, secret, ...(sealedHeaders === undefined ? {} : { sealedHeaders }) };
+  return {
+    ...record,
+    definition,
+    secret,
+    ...(sealedHeaders === undefined ? {} : { sealedHeaders }),
+    ...(sealedCredentials === undefined ? {} : { sealedCredentials }),
+  };
 }
