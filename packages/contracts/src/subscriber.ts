@@ -339,7 +339,7 @@ export function definitionRuleBroken(
   if (
     definition.clientCertificate !== undefined &&
     definition.url !== undefined &&
-    !definition.url.startsWith('https:')
+    new URL(definition.url).protocol !== 'https:'
   )
     return { path: 'clientCertificate', message: 'only with an https: url' };
   if (definition.fairness !== undefined && definition.tenant !== undefined)
