@@ -52,6 +52,7 @@ const USAGES: Record<string, Record<string, string>> = {
       'delete',
       'secret',
       'header',
+      'credential',
       'check',
       'reseal',
       'rewind',

@@ -28,6 +28,7 @@ export const AUDIT_ACTIONS = [
   'subscriber.disabled',
   'subscriber.secret_rotated',
   'subscriber.header_sealed',
+  'subscriber.credential_sealed',
   'subscriber.resealed',
   'subscriber.rewound',
   'dead_letters.replayed',

@@ -11,6 +11,16 @@ export const HEADER_ENV_PREFIX = 'HOOKSTREAM_HEADER_';
 /** The only variables a definition's `{ "env": … }` signing secret may name (see above). */
 export const SECRET_ENV_PREFIX = 'HOOKSTREAM_SECRET_';
 
+/**
+ * The only variables a definition's OAuth2 `clientSecret` may name. Its own prefix, not the
+ * signing secret's: the client secret is sent to the definition's token URL, so a shared prefix
+ * would let a definition send another subscriber's signing secret there.
+ */
+export const OAUTH_ENV_PREFIX = 'HOOKSTREAM_OAUTH_';
+
+/** The only variables a definition's client certificate `key` (PEM) may name (see above). */
+export const CLIENT_KEY_ENV_PREFIX = 'HOOKSTREAM_CLIENT_KEY_';
+
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** `{ "env": "<prefix>…" }`: a variable of the process's environment that carries this prefix. */

@@ -42,7 +42,13 @@ export {
   RecordLocation,
   RetryState,
 } from './delivery-headers.ts';
-export { envReference, HEADER_ENV_PREFIX, SECRET_ENV_PREFIX } from './env-references.ts';
+export {
+  CLIENT_KEY_ENV_PREFIX,
+  envReference,
+  HEADER_ENV_PREFIX,
+  OAUTH_ENV_PREFIX,
+  SECRET_ENV_PREFIX,
+} from './env-references.ts';
 export {
   EventEnvelope,
   EventId,
@@ -118,6 +124,9 @@ export {
   acceptsEventType,
   acceptsTenant,
   BreakerSettings,
+  ClientCertificate,
+  CREDENTIAL_NAMES,
+  type CredentialName,
   DEFAULT_BREAKER,
   DEFAULT_DISABLE_AFTER_MS,
   DEFAULT_MAX_HOLD_MS,
@@ -128,7 +137,9 @@ export {
   HeaderValue,
   MAX_RETRY_DELAY_MS,
   ManagedHeaderValue,
+  managedCredentialNames,
   managedHeaderNames,
+  OAuth2Settings,
   PUSHER_OWNED_HEADERS,
   parseSubscriberDefinition,
   RateSettings,
@@ -148,6 +159,7 @@ export {
   parseSubscriberSpec,
   RecordSecret,
   recordVersionFor,
+  SealedCredential,
   SealedHeaderValue,
   SUBSCRIBER_RECORD_VERSION,
   SUBSCRIBER_RECORD_VERSIONS,

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { FILTER_TOO_LARGE, filterTooLarge } from './event-filter.ts';
 import {
+  CREDENTIAL_NAMES,
   definitionRuleBroken,
+  managedCredentialNames,
   managedHeaderNames,
   SecretSource,
   SubscriberDefinition,
@@ -36,8 +38,15 @@ import {
  * Version 6 adds `filter`. An older fleet would deliver every event of the subscriber's types,
  * the ones its filter refuses too, so apply refuses it while such a fleet runs.
  *
- * Version 7 adds `ordering: "strict"` and `maxHoldMs`. An older fleet cannot parse the record (its
- * schema knows `none` and `key` only) and keeps the last one it read, delivering without the
+ * Version 7 adds outbound authentication, `oauth2` and `clientCertificate`. An older fleet would
+ * deliver without the bearer token or the client certificate (every attempt a 401 or a refused
+ * handshake), so apply refuses them while such a fleet runs. Their credentials are references
+ * to the pusher's environment (`HOOKSTREAM_OAUTH_…`, `HOOKSTREAM_CLIENT_KEY_…`) or managed:
+ * sealed in `sealedCredentials` like a header value, the client secret bound to the token URL's
+ * origin too. A version 7 record is the only one that holds `sealedCredentials`.
+ *
+ * Version 7 also adds `ordering: "strict"` and `maxHoldMs`. An older fleet cannot parse the record
+ * (its schema knows `none` and `key` only) and keeps the last one it read, delivering without the
  * strict order, so apply refuses them while such a fleet runs. A subscriber that changes from
  * `key` to `strict` keeps its tiers: records already there are delivered from them as before.
  */
@@ -65,6 +74,8 @@ const FIELDS_SINCE: Readonly<Record<string, SubscriberRecordVersion>> = {
   fairness: 5,
   filter: 6,
   maxHoldMs: 7,
+  oauth2: 7,
+  clientCertificate: 7,
 };
 
 /** Field values by the record version that brought them: an older version holds the field, not the value. */
@@ -145,6 +156,8 @@ export const EncryptedSecret = sealed(1024);
 /** A managed header's value, sealed like a secret; up to 8192 characters of header text. */
 export const SealedHeaderValue = sealed(10_924);
 export type EncryptedSecret = z.infer<typeof EncryptedSecret>;
+/** A managed credential (a client secret, a PEM private key of up to 16 KiB), sealed like a secret. */
+export const SealedCredential = sealed(21_848);
 
 /** A managed secret: the one that signs, and those a rotation still signs with until they expire. */
 export const ManagedSecretState = z.strictObject({
@@ -196,6 +209,11 @@ export const SubscriberRecord = z
      * the definition spells it; one not here yet is set with `subscribers header set`.
      */
     sealedHeaders: z.record(z.string().max(256), SealedHeaderValue).optional(),
+    /**
+     * The values of the definition's `{ "managed": true }` credentials, sealed, by field path;
+     * one not here yet is set with `subscribers credential set`. (Record version 7.)
+     */
+    sealedCredentials: z.partialRecord(z.enum(CREDENTIAL_NAMES), SealedCredential).optional(),
     state: SubscriberState,
     createdAt: z.iso.datetime({ offset: true }),
     updatedAt: z.iso.datetime({ offset: true }),
@@ -220,6 +238,16 @@ export const SubscriberRecord = z
     if (broken !== null)
       ctx.addIssue({ code: 'custom', message: broken.message, path: ['definition', broken.path] });
   })
+  .refine(
+    (r) =>
+      Object.keys(r.sealedCredentials ?? {}).every((c) =>
+        (managedCredentialNames(r.definition) as string[]).includes(c),
+      ),
+    {
+      message: 'a sealed credential that the definition does not declare { "managed": true }',
+      path: ['sealedCredentials'],
+    },
+  )
   .refine(
     (r) => Object.keys(r.sealedHeaders ?? {}).every((h) => managedHeaderNames(r.definition).includes(h)),
     {

@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { envReference, HEADER_ENV_PREFIX, SECRET_ENV_PREFIX } from './env-references.ts';
+import {
+  CLIENT_KEY_ENV_PREFIX,
+  envReference,
+  HEADER_ENV_PREFIX,
+  OAUTH_ENV_PREFIX,
+  SECRET_ENV_PREFIX,
+} from './env-references.ts';
 import { EventTypeName, TenantId } from './envelope.ts';
 import { EventFilter } from './event-filter.ts';
 import { CE_HEADER } from './headers.ts';
@@ -73,12 +79,77 @@ export const HeaderValue = z.union([
 ]);
 export type HeaderValue = z.infer<typeof HeaderValue>;
 
+/** The outbound credentials a definition may have sealed in its record, by their field's path. */
+export const CREDENTIAL_NAMES = ['oauth2.clientSecret', 'clientCertificate.key'] as const;
+export type CredentialName = (typeof CREDENTIAL_NAMES)[number];
+
+/** The definition's `{ "managed": true }` credentials (`oauth2.clientSecret`, `clientCertificate.key`). */
+export function managedCredentialNames(
+  definition: Partial<Pick<SubscriberDefinition, 'oauth2' | 'clientCertificate'>>,
+): CredentialName[] {
+  const names: CredentialName[] = [];
+  if (definition.oauth2 !== undefined && 'managed' in definition.oauth2.clientSecret)
+    names.push('oauth2.clientSecret');
+  if (definition.clientCertificate !== undefined && 'managed' in definition.clientCertificate.key)
+    names.push('clientCertificate.key');
+  return names;
+}
+
 /** The names of a definition's managed headers, as the definition spells them. */
 export function managedHeaderNames(definition: Pick<SubscriberDefinition, 'headers'>): string[] {
   return Object.entries(definition.headers)
     .filter(([, value]) => typeof value === 'object' && 'managed' in value)
     .map(([name]) => name);
 }
+
+/** Text for a form field or header: no control characters (CR, LF, NUL would split a request). */
+const PlainText = (max: number) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .regex(/^[\x20-\x7e\x80-\uffff]*$/, 'printable text, no control characters');
+
+/**
+ * OAuth2 client credentials (RFC 6749 4.4): the pusher fetches a token from `tokenUrl`, client
+ * authenticated with HTTP Basic, and sends it as `Authorization: Bearer …` on every delivery.
+ * The token URL is held to the rules of `url` (`allowPrivateNetwork`, `allowInsecureHttp`).
+ * (Record version 7.)
+ */
+export const OAuth2Settings = z.strictObject({
+  tokenUrl: z.url({ protocol: /^https?$/, error: 'an http(s) URL' }),
+  clientId: PlainText(1024),
+  /**
+   * A `HOOKSTREAM_OAUTH_…` variable of the pusher's environment (env-references.ts), or
+   * `{ "managed": true }`: sealed in the catalog record (`subscribers credential set`).
+   */
+  clientSecret: z.union([envReference(OAUTH_ENV_PREFIX), z.strictObject({ managed: z.literal(true) })]),
+  /** Space-separated scopes, sent as `scope`. */
+  scope: PlainText(2048).optional(),
+  /** Sent as `audience` (Auth0 and others need it to pick the API the token is for). */
+  audience: PlainText(2048).optional(),
+});
+export type OAuth2Settings = z.infer<typeof OAuth2Settings>;
+
+/** A PEM certificate chain: public, so it may sit in the definition. */
+const CertificatePem = z
+  .string()
+  .max(65_536)
+  .refine((s) => s.includes('-----BEGIN CERTIFICATE-----'), {
+    message: 'a PEM certificate (-----BEGIN CERTIFICATE-----)',
+  });
+
+/**
+ * The client certificate the pusher presents in the TLS handshake with `url` (mTLS). Its private
+ * key is read from the pusher's environment, a `HOOKSTREAM_CLIENT_KEY_…` variable holding the
+ * PEM, or sealed in the catalog record. (Record version 7.)
+ */
+export const ClientCertificate = z.strictObject({
+  cert: CertificatePem,
+  /** A `HOOKSTREAM_CLIENT_KEY_…` variable holding the PEM, or `{ "managed": true }` (sealed). */
+  key: z.union([envReference(CLIENT_KEY_ENV_PREFIX), z.strictObject({ managed: z.literal(true) })]),
+});
+export type ClientCertificate = z.infer<typeof ClientCertificate>;
 
 /**
  * The longest retry delay a definition may ask for. With jitter (at most +100 %) a record then
@@ -229,6 +300,10 @@ export const SubscriberDefinition = z.strictObject({
    * (`event-filter.ts`); the others are settled as filtered. Absent: all of them. (Record version 6.)
    */
   filter: EventFilter.optional(),
+  /** OAuth2 client credentials: a bearer token on every delivery (Record version 7.) */
+  oauth2: OAuth2Settings.optional(),
+  /** A TLS client certificate presented to `url` (mTLS). (Record version 7.) */
+  clientCertificate: ClientCertificate.optional(),
 });
 export type SubscriberDefinition = z.infer<typeof SubscriberDefinition>;
 
@@ -270,10 +345,22 @@ export function definitionRuleBroken(
   definition: Pick<
     SubscriberDefinition,
     'required' | 'requiredFrom' | 'tenant' | 'fairness' | 'ordering' | 'maxHoldMs'
-  >,
+  > &
+    Partial<Pick<SubscriberDefinition, 'oauth2' | 'clientCertificate' | 'headers' | 'url'>>,
 ): { path: string; message: string } | null {
   if (definition.maxHoldMs !== undefined && definition.ordering !== 'strict')
     return { path: 'maxHoldMs', message: 'only with "ordering": "strict"' };
+  if (
+    definition.oauth2 !== undefined &&
+    Object.keys(definition.headers ?? {}).some((h) => h.toLowerCase() === 'authorization')
+  )
+    return { path: 'headers', message: 'no "Authorization" header with "oauth2" (the pusher sets it)' };
+  if (
+    definition.clientCertificate !== undefined &&
+    definition.url !== undefined &&
+    new URL(definition.url).protocol !== 'https:'
+  )
+    return { path: 'clientCertificate', message: 'only with an https: url' };
   if (definition.fairness !== undefined && definition.tenant !== undefined)
     return {
       path: 'fairness',

@@ -5,7 +5,7 @@ import type { Classification } from './policy.ts';
  * The version of the breaker's rules below, next to POLICY_VERSION: bump it when a rule
  * changes, so a transition in the logs can be traced to the rules that made it.
  */
-export const BREAKER_POLICY_VERSION = '2026-12-2';
+export const BREAKER_POLICY_VERSION = '2026-12-3';
 
 export type BreakerPhase = 'closed' | 'open' | 'half-open';
 
@@ -13,7 +13,7 @@ export type BreakerPhase = 'closed' | 'open' | 'half-open';
  * What one attempt says about the destination's health. A 4xx other than 410 means the
  * endpoint is up and refused this one event (the event is dead-lettered; the endpoint is
  * healthy); a 429 says nothing either way (its Retry-After already pauses the destination), nor
- * does a failure of the egress proxy.
+ * does a failure of the egress proxy or of the OAuth2 token endpoint.
  */
 export type HealthSignal = 'success' | 'failure' | 'neutral' | 'gone';
 
@@ -23,6 +23,8 @@ export function healthSignal(c: Classification): HealthSignal {
   if (c.reason === 'rate-limited') return 'neutral';
   // The proxy failed, not the destination: its breaker and failure clock hear nothing.
   if (c.reason === 'proxy-error') return 'neutral';
+  // Nor did the destination refuse anything when no token could be had: no request reached it.
+  if (c.reason === 'token-error') return 'neutral';
   if (c.outcome === 'terminal') return 'success';
   return 'failure';
 }

@@ -64,10 +64,14 @@ type Connector = buildConnector.connector;
  * can aim the delivery elsewhere. TLS runs inside the tunnel, with the destination's name.
  * A failure of the proxy (unreachable, refused, no answer) carries an EGRESS_PROXY_ code.
  */
-export function proxyConnector(
-  proxy: EgressProxy,
-  options: { readonly allowPrivateNetwork: boolean; readonly timeoutMs: number },
-): Connector {
+export interface ProxyConnectOptions {
+  readonly allowPrivateNetwork: boolean;
+  readonly timeoutMs: number;
+  /** A client certificate for the TLS handshake inside the tunnel (mTLS). */
+  readonly tls?: { readonly cert?: string; readonly key?: string };
+}
+
+export function proxyConnector(proxy: EgressProxy, options: ProxyConnectOptions): Connector {
   return (opts, callback) => {
     tunnel(proxy, options, opts).then(
       (socket) => callback(null, socket),
@@ -78,7 +82,7 @@ export function proxyConnector(
 
 async function tunnel(
   proxy: EgressProxy,
-  options: { readonly allowPrivateNetwork: boolean; readonly timeoutMs: number },
+  options: ProxyConnectOptions,
   opts: buildConnector.Options,
 ): Promise<Socket> {
   const host = opts.hostname.replace(/^\[(.*)\]$/, '$1');
@@ -100,7 +104,11 @@ async function tunnel(
   if (!https) return socket;
   return new Promise<Socket>((resolve, reject) => {
     const secure = tlsConnect({
+      ...options.tls,
       socket,
+      // The name the certificate is checked against: without `host`, an IP destination (no SNI)
+      // would be checked as 'localhost'.
+      host,
       ...(isIP(host) === 0 ? { servername: host } : {}),
       ALPNProtocols: ['http/1.1'],
     });

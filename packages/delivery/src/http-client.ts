@@ -1,9 +1,11 @@
 import type { KeyObject } from 'node:crypto';
 import { TRACEPARENT_HEADER, WEBHOOK_HEADER } from '@hookstream/contracts';
 import { dispatchAttempt } from './attempt-dispatch.ts';
-import { newPool, type OriginPools, type PoolLease } from './origin-pools.ts';
+import { OAUTH2_TOKEN_CODE_PREFIX } from './oauth2-token.ts';
+import { type ClientTlsIdentity, newPool, type OriginPools, type PoolLease } from './origin-pools.ts';
 import type { AttemptResult } from './policy.ts';
 import { hmacKey, signPayloadWithKeys } from './signing.ts';
+import type { BearerTokens } from './token-cache.ts';
 
 export interface HttpClientOptions {
   readonly url: string;
@@ -28,6 +30,13 @@ export interface HttpClientOptions {
    * its own; `connections` then only bounds a pool of its own.
    */
   readonly pools?: OriginPools;
+  /**
+   * OAuth2: every request carries `Authorization: Bearer <token>`; a 401 renews the token once
+   * and sends the attempt once more (its answer is the attempt's, a second 401 included).
+   */
+  readonly bearer?: BearerTokens | undefined;
+  /** Presented in the TLS handshake with the destination (mTLS). */
+  readonly clientCertificate?: ClientTlsIdentity | undefined;
 }
 
 export interface OutgoingDelivery {
@@ -67,6 +76,7 @@ export class HttpClient {
       origin: url.origin,
       allowPrivateNetwork: options.allowPrivateNetwork,
       connectTimeoutMs: Math.min(options.timeoutMs, 10_000),
+      clientCertificate: options.clientCertificate,
     };
     if (options.pools) this.#lease = options.pools.lease(key);
     else {
@@ -81,7 +91,28 @@ export class HttpClient {
   }
 
   /** Sends one attempt; never throws, every failure is an AttemptResult. */
-  send(delivery: OutgoingDelivery): Promise<AttemptReport> {
+  async send(delivery: OutgoingDelivery): Promise<AttemptReport> {
+    const bearer = this.#options.bearer;
+    if (bearer === undefined) return this.#dispatch(delivery, null);
+    const started = performance.now();
+    let token: string;
+    try {
+      token = await bearer.token();
+    } catch (err) {
+      return tokenFailure(err, started);
+    }
+    const first = await this.#dispatch(delivery, token);
+    if (first.kind !== 'response' || first.status !== 401) return first;
+    try {
+      token = await bearer.renew(token);
+    } catch (err) {
+      return tokenFailure(err, started);
+    }
+    const second = await this.#dispatch(delivery, token);
+    return { ...second, durationMs: performance.now() - started };
+  }
+
+  #dispatch(delivery: OutgoingDelivery, token: string | null): Promise<AttemptReport> {
     const timestamp = Math.floor(Date.now() / 1000);
     const headers: Record<string, string> = {
       ...this.#baseHeaders,
@@ -97,6 +128,7 @@ export class HttpClient {
         delivery.body,
       );
     if (delivery.traceparent) headers[TRACEPARENT_HEADER] = delivery.traceparent;
+    if (token !== null) headers.authorization = `Bearer ${token}`;
     const { timeoutMs } = this.#options;
     return dispatchAttempt(
       this.#lease.pool,
@@ -119,4 +151,18 @@ export class HttpClient {
   async close(): Promise<void> {
     await this.#lease.release();
   }
+}
+
+/** No token could be had: the attempt fails without reaching the destination (a token-error). */
+function tokenFailure(err: unknown, started: number): AttemptReport {
+  const code = (err as { code?: unknown }).code;
+  return {
+    kind: 'connection-error',
+    code:
+      typeof code === 'string' && code.startsWith(OAUTH2_TOKEN_CODE_PREFIX)
+        ? code
+        : `${OAUTH2_TOKEN_CODE_PREFIX}UNREACHABLE`,
+    durationMs: performance.now() - started,
+    excerpt: err instanceof Error ? err.message.slice(0, 256) : '',
+  };
 }

@@ -36,7 +36,9 @@ export type { DeliveryTrail, LostRange, TraceHeaders } from './evidence.ts';
 export { deadLetterHeaders, lostRangeHeaders, lostRangeKey, retryHeaders } from './evidence.ts';
 export type { AttemptReport, HttpClientOptions, OutgoingDelivery } from './http-client.ts';
 export { HttpClient } from './http-client.ts';
-export type { PoolKey, PoolLease } from './origin-pools.ts';
+export type { ClientCredentialsRequest, TokenFailureCode } from './oauth2-token.ts';
+export { fetchClientCredentialsToken, OAUTH2_TOKEN_CODE_PREFIX } from './oauth2-token.ts';
+export type { ClientTlsIdentity, PoolKey, PoolLease } from './origin-pools.ts';
 export { OriginPools } from './origin-pools.ts';
 export type { DeliveryMeta } from './payload.ts';
 export { buildBody, deliveryIdOf } from './payload.ts';
@@ -61,3 +63,10 @@ export {
 export { parseSigningSecret, signPayload, signPayloadWithKeys } from './signing.ts';
 export type { TurnsLimiter } from './tenant-turns.ts';
 export { TenantTurns, turnsAhead } from './tenant-turns.ts';
+export type { BearerGrant, BearerTokens, TokenCacheOptions } from './token-cache.ts';
+export {
+  DEFAULT_TOKEN_LIFETIME_S,
+  MAX_REFRESH_MARGIN_MS,
+  MAX_TOKEN_LIFETIME_S,
+  TokenCache,
+} from './token-cache.ts';

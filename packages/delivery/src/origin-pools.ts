@@ -9,6 +9,16 @@ export interface PoolKey {
   readonly connectTimeoutMs: number;
   /** Every connection goes through this proxy (unless NO_PROXY names the host); null: direct. */
   readonly proxy?: EgressProxy | null;
+  /** Presented in every TLS handshake of the pool (mTLS); its connections are then its own. */
+  readonly clientCertificate?: ClientTlsIdentity | undefined;
+}
+
+/** A client certificate and its private key (PEM), and a digest of both that names the pair. */
+export interface ClientTlsIdentity {
+  readonly cert: string;
+  readonly key: string;
+  /** sha256 of cert and key: pools are shared by the holders of the same pair only. */
+  readonly id: string;
 }
 
 /** A client's use of a shared pool; release it once, when the client closes. */
@@ -36,7 +46,9 @@ export class OriginPools {
   }
 
   lease(key: PoolKey): PoolLease {
-    const id = `${key.allowPrivateNetwork ? 'private' : 'public'} ${key.connectTimeoutMs} ${key.origin}`;
+    // A client certificate is part of the key: another subscriber's connections to the same
+    // origin must not present it (nor be authenticated as it).
+    const id = `${key.allowPrivateNetwork ? 'private' : 'public'} ${key.connectTimeoutMs} ${key.origin} ${key.clientCertificate?.id ?? '-'}`;
     let entry = this.#pools.get(id);
     if (entry === undefined) {
       entry = { pool: newPool({ ...key, proxy: this.#proxy }, null), users: 0 };
@@ -68,6 +80,10 @@ export class OriginPools {
 export function newPool(key: PoolKey, connections: number | null): Pool {
   const proxy = key.proxy ?? null;
   const viaProxy = proxy !== null && !bypassesProxy(proxy, new URL(key.origin).hostname);
+  const tls =
+    key.clientCertificate === undefined
+      ? {}
+      : { cert: key.clientCertificate.cert, key: key.clientCertificate.key };
   return new Pool(key.origin, {
     connections,
     keepAliveTimeout: KEEP_ALIVE_MS,
@@ -75,8 +91,10 @@ export function newPool(key: PoolKey, connections: number | null): Pool {
       ? proxyConnector(proxy, {
           allowPrivateNetwork: key.allowPrivateNetwork,
           timeoutMs: key.connectTimeoutMs,
+          tls,
         })
       : {
+          ...tls,
           timeout: key.connectTimeoutMs,
           ...(key.allowPrivateNetwork ? {} : { lookup: publicOnlyLookup }),
         },

@@ -1,12 +1,13 @@
 import type { DeadLetterReason, RetrySettings } from '@hookstream/contracts';
 import { EGRESS_PROXY_CODE_PREFIX } from './egress-proxy.ts';
+import { OAUTH2_TOKEN_CODE_PREFIX } from './oauth2-token.ts';
 import { parseRetryAfter } from './retry-after.ts';
 
 /**
  * The version of the delivery contract table below. Every decision carries it, so a dead letter
  * or a retry can always be traced to the rules that made it; bump it whenever a rule changes.
  */
-export const POLICY_VERSION = '2026-12-1';
+export const POLICY_VERSION = '2026-12-2';
 
 /** What happened to one HTTP attempt, as plain data. */
 export type AttemptResult =
@@ -25,6 +26,8 @@ export type OutcomeReason =
   | 'connection-error'
   /** The egress proxy failed (unreachable, refused the tunnel): not the destination's doing. */
   | 'proxy-error'
+  /** No OAuth2 token could be had (token endpoint down or refusing the client): not the destination's doing. */
+  | 'token-error'
   | 'redirect'
   | 'client-error'
   | 'informational';
@@ -57,7 +60,11 @@ export function classify(result: AttemptResult, nowMs: number): Classification {
   if (result.kind === 'connection-error')
     return make(
       'retryable',
-      result.code.startsWith(EGRESS_PROXY_CODE_PREFIX) ? 'proxy-error' : 'connection-error',
+      result.code.startsWith(EGRESS_PROXY_CODE_PREFIX)
+        ? 'proxy-error'
+        : result.code.startsWith(OAUTH2_TOKEN_CODE_PREFIX)
+          ? 'token-error'
+          : 'connection-error',
       null,
     );
   const { status } = result;

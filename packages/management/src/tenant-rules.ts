@@ -89,7 +89,8 @@ export function specFor(caller: Caller, name: string, body: unknown): Subscriber
 /**
  * What only the operator may set: a private address or plain http to a public host (the
  * fleet's network is the operator's), and `{env}` or `{file}` references, which read the fleet's
- * own environment and files. A tenant's secret is managed or none.
+ * own environment and files. A tenant's secret is managed or none; so are its OAuth2 client
+ * secret and client key. (Its token URL is held to the address rule at start, as its URL is.)
  */
 export function refuseOperatorOnlyFields(spec: SubscriberSpec): void {
   const problems: ErrorDetail[] = [];
@@ -105,6 +106,16 @@ export function refuseOperatorOnlyFields(spec: SubscriberSpec): void {
         path: `headers.${header}`,
         message: 'only the operator may use {"env": …} references',
       });
+  if (spec.oauth2 !== undefined && 'env' in spec.oauth2.clientSecret)
+    problems.push({
+      path: 'oauth2.clientSecret',
+      message: 'a tenant may use a managed client secret ({"managed": true}) only',
+    });
+  if (spec.clientCertificate !== undefined && 'env' in spec.clientCertificate.key)
+    problems.push({
+      path: 'clientCertificate.key',
+      message: 'a tenant may use a managed key ({"managed": true}) only',
+    });
   if (problems.length > 0)
     throw new ManagementError(
       'forbidden_field',

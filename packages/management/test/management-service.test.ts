@@ -71,10 +71,36 @@ describe('tenant isolation', () => {
       'secret',
       'headers.x-key',
     ]);
+    // Outbound credentials: managed ones only, as the signing secret.
+    const auth = await failure(
+      service.putSubscriber(acme, 'x', {
+        url: 'https://x.example.com/',
+        oauth2: {
+          tokenUrl: 'https://auth.example.com/token',
+          clientId: 'x',
+          clientSecret: { env: 'HOOKSTREAM_OAUTH_X' },
+        },
+        clientCertificate: {
+          cert: '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n',
+          key: { env: 'HOOKSTREAM_CLIENT_KEY_X' },
+        },
+      }),
+    );
+    expect([auth.code, auth.status]).toEqual(['forbidden_field', 422]);
+    expect(auth.details.map((d) => d.path)).toEqual(['oauth2.clientSecret', 'clientCertificate.key']);
     expect(writes).toEqual([]);
     const made = await service.putSubscriber(acme, 'x', { url: 'https://x.example.com/' });
     expect(made.action).toBe('created');
     expect(made.subscriber.definition.tenant).toBe('acme');
+    const managed = await service.putSubscriber(acme, 'y', {
+      url: 'https://y.example.com/',
+      oauth2: {
+        tokenUrl: 'https://auth.example.com/token',
+        clientId: 'y',
+        clientSecret: { managed: true },
+      },
+    });
+    expect(managed.action).toBe('created');
   });
 
   it('answers name_unavailable (409) for a name another tenant holds, live or left bound', async () => {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { registrationKey, type SubscriberRecord } from '@hookstream/contracts';
 import {
   type CatalogSnapshot,
+  openManagedCredentials,
   openManagedHeaders,
   resolveSigningKeys,
   type SecretsKey,
@@ -71,16 +72,19 @@ async function memberOf(
   });
   const signingKeys = keys ? [keys.current, ...keys.previous] : [];
   const managedHeaders = openManagedHeaders(record, selection.secretsKey);
+  const managedCredentials = openManagedCredentials(record, selection.secretsKey);
   const fingerprint = createHash('sha256')
     .update(JSON.stringify(record.definition))
     .update(signingKeys.map((k) => k.toString('hex')).join(','))
     .update(JSON.stringify(managedHeaders))
+    .update(JSON.stringify(managedCredentials))
     .digest('hex');
   const name = record.definition.name;
   return {
     topology: new SubscriberTopology(record.definition, selection.eventsTopic),
     signingKeys,
     managedHeaders,
+    managedCredentials,
     fingerprint,
     registration: registrationOf(snapshot, registrationKey(name, selection.eventsTopic)),
   };

@@ -1,5 +1,5 @@
 import { forEachLimited } from '@hookstream/concurrency';
-import type { InstanceSubscriberStatus, LogFn } from '@hookstream/contracts';
+import type { CredentialName, InstanceSubscriberStatus, LogFn } from '@hookstream/contracts';
 import type { BreakerPhase } from '@hookstream/delivery';
 
 import type { DeliveryCounts } from './delivery-observer.ts';
@@ -16,6 +16,8 @@ export interface FleetMember {
   readonly signingKeys: readonly Buffer[];
   /** The definition's `{ "managed": true }` header values, opened from the record's seals. */
   readonly managedHeaders: Readonly<Record<string, string>>;
+  /** The definition's `{ "managed": true }` outbound credentials, opened from the record's seals. */
+  readonly managedCredentials?: Readonly<Partial<Record<CredentialName, string>>>;
   /** Changes whenever something that needs a restart changes (definition, secret). */
   readonly fingerprint: string;
   readonly registration: KnownRegistration;
@@ -168,6 +170,7 @@ export class Fleet {
       topology,
       signingKeys: member.signingKeys,
       managedHeaders: member.managedHeaders,
+      ...(member.managedCredentials === undefined ? {} : { managedCredentials: member.managedCredentials }),
       resources: this.#options.resources,
       log,
       registration: member.registration,

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import type { LogFn, SubscriberDefinition } from '@hookstream/contracts';
+import type { CredentialName, LogFn, SubscriberDefinition } from '@hookstream/contracts';
 import {
   assertDestinationAllowed,
   type BreakerPhase,
@@ -28,6 +28,7 @@ import { resolveHeaders } from './header-values.ts';
 import { KafkaGapLedger } from './kafka-gap-ledger.ts';
 import { LagPoller } from './lag-poller.ts';
 import { type KnownRegistration, LedgerRegistrations } from './ledger-registrations.ts';
+import { OutboundAuth } from './outbound-auth.ts';
 import { KafkaOutcomeRouter, type OutcomeRouter } from './outcome-router.ts';
 import { OwnTopics } from './own-topics.ts';
 import type { SubscriberMetrics } from './pusher-metrics.ts';
@@ -46,6 +47,8 @@ export interface SubscriberRunnerOptions {
   readonly signingKeys: readonly Buffer[];
   /** The values of the definition's `{ "managed": true }` headers, opened from the catalog. */
   readonly managedHeaders?: Readonly<Record<string, string>>;
+  /** The values of the definition's `{ "managed": true }` credentials, opened from the catalog. */
+  readonly managedCredentials?: Readonly<Partial<Record<CredentialName, string>>>;
   readonly resources: PusherResources;
   /** This subscriber's log: every line is about it. */
   readonly log: LogFn;
@@ -95,6 +98,7 @@ export class SubscriberRunner {
   readonly #health: EndpointHealth;
   #consumer: SubscriberConsumer | null = null;
   #client: HttpClient | null = null;
+  #auth: OutboundAuth | null = null;
   #limiter: DestinationLimiter | null = null;
   #lagPoller: LagPoller | null = null;
   #metrics: SubscriberMetrics | undefined;
@@ -177,6 +181,14 @@ export class SubscriberRunner {
       this.#options.managedHeaders,
     );
     await assertDestinationAllowed(topology.url, definition);
+    this.#auth = await OutboundAuth.open({
+      subscriber: topology.name,
+      definition,
+      pools: resources.httpPools,
+      ...(this.#options.managedCredentials === undefined
+        ? {}
+        : { managed: this.#options.managedCredentials }),
+    });
 
     const partitions = await resources.eventsPartitions(topology.eventsTopic);
     // The group reads it from its first join, so it must exist (another writer may create it too).
@@ -214,6 +226,8 @@ export class SubscriberRunner {
       signingKeys: this.#options.signingKeys,
       extraHeaders,
       pools: resources.httpPools,
+      bearer: this.#auth.bearer,
+      clientCertificate: this.#auth.clientCertificate,
     });
     this.#limiter = new DestinationLimiter({
       origin: topology.origin,
@@ -460,6 +474,7 @@ export class SubscriberRunner {
     await this.#limiter?.stop();
     await this.#health.stop();
     await this.#client?.close();
+    await this.#auth?.close();
     this.#options.log('info', 'pusher stopped', { ...this.counts });
   }
 }

@@ -7,6 +7,7 @@ import {
   type SubscriberRecord,
   type SubscriberSecretSpec,
 } from '@hookstream/contracts';
+import { keptCredentials } from './credential-seals.ts';
 import type { DefinitionFile } from './definition-files.ts';
 import { CatalogError } from './errors.ts';
 import { resealHeaders } from './header-seals.ts';
@@ -152,7 +153,8 @@ export function planApply(
  * generated where the plan says so, and the seals kept are sealed again when the URL's origin
  * changes, which needs the secrets key: without it this throws before anything is written. So
  * does a kept seal of a version-1 record (OLD_SEAL: `subscribers reseal` first). Seals of headers
- * no longer managed are dropped.
+ * and credentials no longer managed are dropped; a client secret is sealed again when the token
+ * URL's origin changes too.
  */
 export function recordsForPlan(
   plan: readonly PlannedSubscriber[],
@@ -200,11 +202,19 @@ export function recordsForPlan(
           sealedHeaders,
           options.now,
         );
+      const sealedCredentials = keptCredentials({
+        existing,
+        definition: p.definition,
+        to,
+        key: () => key('sealing again for its new origin or token URL the managed credentials'),
+        now: options.now,
+      });
       return {
         version: recordVersionFor(p.definition),
         definition: p.definition,
         ...(secret === undefined ? {} : { secret }),
         ...(kept.headers.length === 0 ? {} : { sealedHeaders }),
+        ...(Object.keys(sealedCredentials).length === 0 ? {} : { sealedCredentials }),
         state: existing?.state ?? { kind: 'active' },
         createdAt: existing?.createdAt ?? at,
         updatedAt: at,

@@ -15,6 +15,10 @@ export type CatalogErrorCode =
   /** A managed header without a sealed value yet (`subscribers header set`). */
   | 'NO_HEADER_VALUE'
   | 'BAD_HEADER_VALUE'
+  /** A managed credential (client secret, client key) has no sealed value yet. */
+  | 'NO_CREDENTIAL_VALUE'
+  /** A credential value that is not one (an empty secret, a key that is no PEM private key). */
+  | 'BAD_CREDENTIAL_VALUE'
   /** A record that a running instance cannot read (an older fleet): upgrade the fleet first. */
   | 'FLEET_TOO_OLD'
   /** An existing subscriber's `tenant` differs from its record's: delete it and create it again. */

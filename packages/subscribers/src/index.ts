@@ -24,6 +24,12 @@ export type { ExpectedRevision } from './catalog-revisions.ts';
 export { IF_REVISION_HEADER, isRevision, RESTATES_HEADER } from './catalog-revisions.ts';
 export type { CatalogWatcherOptions } from './catalog-watcher.ts';
 export { CatalogWatcher } from './catalog-watcher.ts';
+export {
+  credentialRole,
+  isCredentialName,
+  openManagedCredentials,
+  withCredentialValue,
+} from './credential-seals.ts';
 export type { DefinitionFile, DefinitionProblem } from './definition-files.ts';
 export { loadDefinitionFiles } from './definition-files.ts';
 export type { CatalogErrorCode } from './errors.ts';

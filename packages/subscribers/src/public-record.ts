@@ -15,8 +15,8 @@ export function describeSecret(record: SubscriberRecord): string {
 
 /**
  * The record as tools may show it: sealed material (a managed secret's or header's ciphertext)
- * replaced by what describes it, and the URL redacted (redactUrl: no user info, no query
- * values). An env or file reference names where the secret lives, not the secret.
+ * replaced by what describes it, and the URLs redacted (redactUrl: no user info, no query
+ * values), the OAuth2 token URL too. An env or file reference names where the secret lives, not the secret.
  */
 export function publicRecord(record: SubscriberRecord) {
   const s = record.secret;
@@ -40,6 +40,27 @@ export function publicRecord(record: SubscriberRecord) {
             { keyId: seal.keyId, createdAt: seal.createdAt },
           ]),
         );
-  const definition = { ...record.definition, url: redactUrl(record.definition.url) };
-  return { ...record, definition, secret, ...(sealedHeaders === undefined ? {} : { sealedHeaders }) };
+  const sealedCredentials =
+    record.sealedCredentials === undefined
+      ? undefined
+      : Object.fromEntries(
+          Object.entries(record.sealedCredentials).map(([c, seal]) => [
+            c,
+            { keyId: seal.keyId, createdAt: seal.createdAt },
+          ]),
+        );
+  const { oauth2 } = record.definition;
+  const definition = {
+    ...record.definition,
+    url: redactUrl(record.definition.url),
+    // The client secret is a variable's name already; a token URL may carry credentials as the URL may.
+    ...(oauth2 === undefined ? {} : { oauth2: { ...oauth2, tokenUrl: redactUrl(oauth2.tokenUrl) } }),
+  };
+  return {
+    ...record,
+    definition,
+    secret,
+    ...(sealedHeaders === undefined ? {} : { sealedHeaders }),
+    ...(sealedCredentials === undefined ? {} : { sealedCredentials }),
+  };
 }

@@ -1,10 +1,12 @@
 import {
   isRegistrationKey,
+  managedCredentialNames,
   managedHeaderNames,
   recordVersionFor,
   type SubscriberRecord,
 } from '@hookstream/contracts';
 import type { CatalogSnapshot } from './catalog-records.ts';
+import { openManagedCredentials } from './credential-seals.ts';
 import { resealManagedSecret, revealManagedSecret } from './managed-secret.ts';
 import { openSecret, requireCurrentBinding, sealBindingOf } from './secret-box.ts';
 import type { SecretsKey } from './secrets-key.ts';
@@ -79,7 +81,14 @@ export function checkCatalog(
           `hookstream subscribers header set ${name} ${h}`,
         ),
       );
-    if (options.secretsKey === undefined || missing.length > 0) continue;
+    const missingCredentials = managedCredentialNames(record.definition).filter(
+      (c) => record.sealedCredentials?.[c] === undefined,
+    );
+    for (const c of missingCredentials)
+      findings.push(
+        finding(`${c} is managed and has no value yet`, `hookstream subscribers credential set ${name} ${c}`),
+      );
+    if (options.secretsKey === undefined || missing.length > 0 || missingCredentials.length > 0) continue;
     try {
       openSeals(record, options.secretsKey, options.now);
     } catch (err) {
@@ -100,10 +109,11 @@ export function checkCatalog(
 function openSeals(record: SubscriberRecord, key: SecretsKey, now: Date): void {
   const managed = record.secret !== undefined && 'managed' in record.secret ? record.secret : null;
   const headers = Object.entries(record.sealedHeaders ?? {});
-  if (managed === null && headers.length === 0) return;
+  if (managed === null && headers.length === 0 && record.sealedCredentials === undefined) return;
   const binding = requireCurrentBinding(sealBindingOf(record));
   if (managed !== null) revealManagedSecret(key, binding, managed, now);
   for (const [name, seal] of headers) openSecret(key, binding, { kind: 'header', name }, seal);
+  openManagedCredentials(record, key);
 }
 
 export interface ResealOutcome {

@@ -26,7 +26,12 @@ export interface SealBinding {
 export type SealRole =
   | { readonly kind: 'signing' }
   | { readonly kind: 'previous'; readonly expiresAt: string }
-  | { readonly kind: 'header'; readonly name: string };
+  | { readonly kind: 'header'; readonly name: string }
+  /**
+   * A managed outbound credential; `to` is the origin it is sent to when that is not the URL's
+   * (the OAuth2 client secret goes to the token URL), so a moved token URL does not get it.
+   */
+  | { readonly kind: 'credential'; readonly name: string; readonly to?: string | undefined };
 
 export const SIGNING: SealRole = { kind: 'signing' };
 
@@ -47,7 +52,9 @@ function associatedData(binding: SealBinding, role: SealRole): Buffer {
       ? 'signing'
       : role.kind === 'previous'
         ? `previous:${role.expiresAt}`
-        : `header:${role.name}`;
+        : role.kind === 'header'
+          ? `header:${role.name}`
+          : `credential:${role.name}${role.to === undefined ? '' : ` to ${role.to}`}`;
   // A JSON array: no choice of name or origin can make two different bindings the same text.
   return Buffer.from(
     JSON.stringify(['hookstream.seal.v2', binding.subscriber, binding.origin, what]),

@@ -156,4 +156,28 @@ describe('unreadableRecords', () => {
     ]);
     expect(unreadableRecords([v6], [v6Fleet])).toEqual([]);
   });
+  it('a version-6 instance cannot read outbound auth (version 7): it would deliver without the credentials', () => {
+    const v7 = {
+      ...base,
+      version: 7 as const,
+      definition: {
+        ...base.definition,
+        oauth2: {
+          tokenUrl: 'https://auth.example/token',
+          clientId: 'c',
+          clientSecret: { env: 'HOOKSTREAM_OAUTH_C' },
+        },
+        clientCertificate: {
+          cert: '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n',
+          key: { env: 'HOOKSTREAM_CLIENT_KEY_C' },
+        },
+      },
+    };
+    const v6Fleet = { ...status('v6', 0, []), recordVersions: [1, 2, 3, 4, 5, 6] };
+    const v7Fleet = { ...status('v7', 0, []), recordVersions: [1, 2, 3, 4, 5, 6, 7] };
+    expect(unreadableRecords([v7], [v6Fleet, v7Fleet])).toEqual([
+      { subscriber: 'r', version: 7, fields: ['oauth2', 'clientCertificate'], instances: ['v6'] },
+    ]);
+    expect(unreadableRecords([v7], [v7Fleet])).toEqual([]);
+  });
 });

@@ -17,8 +17,8 @@ export const AUDIT_USAGE = `Usage: hookstream audit [--subscriber <name>] [--ten
 The audit trail (topic ${AUDIT_TOPIC}): every change to a subscriber, oldest first: when, who
 (user: the OS user at the CLI; token: a console token or, later, an API token; system: a pusher's
 auto-disable), what (subscriber.created, .updated, .deleted, .purged, .paused, .resumed,
-.disabled, .secret_rotated, .header_sealed, .resealed; dead_letters.replayed), and digests of the
-catalog record before and after (sha256 of its canonical JSON; one change's after is the next
+.disabled, .secret_rotated, .header_sealed, .credential_sealed, .resealed;
+dead_letters.replayed), and digests of the catalog record before and after (sha256 of its canonical JSON; one change's after is the next
 one's before). Reads the topic up to its end when the command starts.
   --subscriber <name>    only this subscriber's changes
   --tenant <tenant>      only the changes to this tenant's subscribers

@@ -82,6 +82,12 @@ proxy (CONNECT to the destination's checked address; TLS inside the tunnel); hos
 (comma-separated hosts or domain suffixes, * for all) go direct. A failure of the proxy is
 retried and not counted against the destination (proxy-error).
 
+A definition's outbound credentials come from the environment, HOOKSTREAM_OAUTH_* variables
+(oauth2.clientSecret) and HOOKSTREAM_CLIENT_KEY_* variables (clientCertificate.key, a PEM
+private key), read when the subscriber starts, or are managed: sealed in the catalog (subscribers
+credential set), opened with the secrets key. A token endpoint that fails is retried and not
+counted against the destination (token-error); docs/subscribers.md, "Outbound authentication".
+
 Traces go to OTLP/HTTP as service hookstream-pusher, configured by the standard OTEL_* variables
 (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_TRACES_SAMPLER[_ARG]; default: every trace the ingress sampled;
 OTEL_SDK_DISABLED=true turns tracing off). Logs are JSON lines on stdout.

@@ -46,7 +46,7 @@ import {
   publicPlan,
 } from './subscribers-output.ts';
 import { rewindCommand } from './subscribers-rewind.ts';
-import { checkCommand, headerSetCommand, resealCommand } from './subscribers-seals.ts';
+import { checkCommand, credentialSetCommand, headerSetCommand, resealCommand } from './subscribers-seals.ts';
 import { toolActor, toolEnv } from './tool-env.ts';
 import { formatAge, reportToolError } from './tool-errors.ts';
 
@@ -60,6 +60,7 @@ export const SUBSCRIBERS_USAGE = `Usage: hookstream subscribers apply <file.json
        hookstream subscribers secret show <name> [--secrets-key-file <path>] [--json]
        hookstream subscribers secret rotate <name> [--grace <age>] [--secrets-key-file <path>] [--json]
        hookstream subscribers header set <name> <header> [--value-file <path>] [--secrets-key-file <path>] [--json]
+       hookstream subscribers credential set <name> oauth2.clientSecret|clientCertificate.key [--value-file <path>] [--secrets-key-file <path>] [--json]
        hookstream subscribers check [--match <globs>] [--secrets-key-file <path>] [--json]
        hookstream subscribers reseal (<name> | --all [--match <globs>]) [--dry-run] [--secrets-key-file <path>] [--json]
        hookstream subscribers apply|list|show|pause|resume|delete|rewind|secret show|secret rotate … --api <url>  (HOOKSTREAM_API_TOKEN)
@@ -104,6 +105,9 @@ secret    show: the managed secret (and previous ones still signing) in clear te
           (requests carry both signatures) for --grace (default 24h; 0 drops it at once, at most 30d)
 header    set: seals the value of a header its definition declares {"managed": true}, read
           from --value-file or else stdin (a trailing newline is dropped)
+credential  set: seals an outbound credential its definition declares {"managed": true}:
+          oauth2.clientSecret (text) or clientCertificate.key (a PEM private key), read from
+          --value-file or else stdin (a client secret's trailing newline is dropped)
 check     lists the records today's rules refuse (an {"env": …} reference without the
           HOOKSTREAM_HEADER_ / HOOKSTREAM_SECRET_ prefix, …) or that a fleet skips (a seal made
           by an earlier version, a managed header without a value; with the secrets key, a seal
@@ -164,6 +168,7 @@ const ALLOWED: Record<string, readonly (keyof typeof OPTIONS)[]> = {
   'secret show': ['secrets-key-file'],
   'secret rotate': ['grace', 'secrets-key-file'],
   'header set': ['value-file', 'secrets-key-file'],
+  'credential set': ['value-file', 'secrets-key-file'],
   check: ['match', 'secrets-key-file'],
   reseal: ['all', 'match', 'dry-run', 'secrets-key-file'],
 };
@@ -182,7 +187,7 @@ export async function subscribersCommand(argv: readonly string[]): Promise<numbe
   if (first === '--help' || first === '-h') return help(0);
   let action = first ?? '';
   let args = rest;
-  if (action === 'secret' || action === 'header') {
+  if (action === 'secret' || action === 'header' || action === 'credential') {
     const [sub, ...more] = rest;
     if (sub === '--help' || sub === '-h') return help(0);
     action = `${action} ${sub ?? ''}`;
@@ -225,6 +230,19 @@ export async function subscribersCommand(argv: readonly string[]): Promise<numbe
       if (name !== undefined && !SubscriberName.safeParse(name).success)
         throw bad(`'${name}' is not a subscriber name`);
       return await resealCommand(new SubscriberCatalog(toolKafka('hookstream-subscribers')), name, values);
+    }
+    if (action === 'credential set') {
+      const [name, credential, ...others] = positionals;
+      if (name === undefined || credential === undefined)
+        throw bad('<name> and oauth2.clientSecret|clientCertificate.key are required');
+      if (others.length > 0) throw bad(`two arguments only, got also '${others.join(' ')}'`);
+      if (!SubscriberName.safeParse(name).success) throw bad(`'${name}' is not a subscriber name`);
+      return await credentialSetCommand(
+        new SubscriberCatalog(toolKafka('hookstream-subscribers')),
+        name,
+        credential,
+        values,
+      );
     }
     if (action === 'header set') {
       const [name, header, ...others] = positionals;

@@ -12,6 +12,7 @@ import {
   requireSecretsKey,
   resealRecord,
   type SubscriberCatalog,
+  withCredentialValue,
   withHeaderValue,
 } from '@hookstream/subscribers';
 import { formatTable } from '@hookstream/terminal';
@@ -191,6 +192,41 @@ export async function headerSetCommand(
   ]);
   if (values.json) printJson({ name, header, sealed: true });
   else process.stdout.write(`${name}: header ${header} sealed; fleets use it within seconds\n`);
+  rethrow(auditFailure);
+  return 0;
+}
+
+/** `subscribers credential set <name> <credential>`: the value from --value-file, else stdin, sealed. */
+export async function credentialSetCommand(
+  catalog: SubscriberCatalog,
+  name: string,
+  credential: string,
+  values: SealOptions,
+): Promise<number> {
+  const key = requireSecretsKey(
+    await loadSecretsKey({ keyFile: values['secrets-key-file'] }),
+    `the managed credential ${credential} of "${name}"`,
+  );
+  const record = knownSubscriber(await catalog.read(), name);
+  const read = await readValue(values['value-file']);
+  // A PEM ends with its newline; a client secret read from a file should not.
+  const value = credential === 'clientCertificate.key' ? read : read.replace(/\r?\n$/, '');
+  const now = new Date();
+  const next = withCredentialValue(record, key, credential, value, now);
+  await catalog.write([next]);
+  const auditFailure = await writeAudit([
+    auditRecordOf({
+      actor: toolActor(),
+      action: 'subscriber.credential_sealed',
+      subscriber: name,
+      before: record,
+      after: next,
+      detail: { credential },
+      now,
+    }),
+  ]);
+  if (values.json) printJson({ name, credential, sealed: true });
+  else process.stdout.write(`${name}: ${credential} sealed; fleets use it within seconds\n`);
   rethrow(auditFailure);
   return 0;
 }

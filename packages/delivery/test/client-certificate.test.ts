@@ -1,0 +1,103 @@
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { getCACertificates, setDefaultCACertificates } from 'node:tls';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HttpClient } from '../src/http-client.ts';
+import { type ClientTlsIdentity, OriginPools } from '../src/origin-pools.ts';
+
+// mTLS against a real local https server that requires a client certificate, with a throwaway
+// CA made by openssl. Two clients of one process share its pools: the one without a
+// certificate must never ride a connection that presented the other's.
+describe('client certificates (mTLS)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hookstream-mtls-unit-'));
+  const pem = (file: string) => readFileSync(join(dir, file), 'utf8');
+  const defaults = getCACertificates('default');
+  let server: Server;
+  let url: string;
+  const seen: string[] = [];
+
+  beforeAll(async () => {
+    const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+    const ecKey = (file: string) =>
+      openssl('genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', file);
+    ecKey('ca.key');
+    openssl('req', '-x509', '-new', '-key', 'ca.key', '-subj', '/CN=test CA', '-days', '1', '-out', 'ca.pem');
+    for (const [name, ext] of [
+      ['server', 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n'],
+      ['alice', 'extendedKeyUsage=clientAuth\n'],
+    ] as const) {
+      ecKey(`${name}.key`);
+      openssl('req', '-new', '-key', `${name}.key`, '-subj', `/CN=${name}`, '-out', `${name}.csr`);
+      writeFileSync(join(dir, `${name}.ext`), ext);
+      openssl(
+        'x509',
+        '-req',
+        '-in',
+        `${name}.csr`,
+        '-CA',
+        'ca.pem',
+        '-CAkey',
+        'ca.key',
+        '-CAcreateserial',
+        '-days',
+        '1',
+        '-extfile',
+        `${name}.ext`,
+        '-out',
+        `${name}.pem`,
+      );
+    }
+    setDefaultCACertificates([...defaults, pem('ca.pem')]);
+    server = createServer(
+      {
+        key: pem('server.key'),
+        cert: pem('server.pem'),
+        ca: pem('ca.pem'),
+        requestCert: true,
+        rejectUnauthorized: true,
+      },
+      (req, res) => {
+        seen.push(String((req.socket as import('node:tls').TLSSocket).getPeerCertificate().subject?.CN));
+        req.resume();
+        req.on('end', () => res.writeHead(204).end());
+      },
+    );
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  });
+  afterAll(() => {
+    setDefaultCACertificates(defaults);
+    server.closeAllConnections();
+    server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('presents the certificate; a client without one, on the same shared pools, is refused', async () => {
+    const pools = new OriginPools();
+    const alice: ClientTlsIdentity = {
+      cert: pem('alice.pem'),
+      key: pem('alice.key'),
+      id: createHash('sha256').update(pem('alice.pem')).digest('hex'),
+    };
+    const options = { url, timeoutMs: 3000, connections: 2, allowPrivateNetwork: true, pools };
+    const withCert = new HttpClient({ ...options, clientCertificate: alice });
+    const without = new HttpClient(options);
+    try {
+      const accepted = await withCert.send({ eventId: 'a1', body: '{}' });
+      expect(accepted).toMatchObject({ kind: 'response', status: 204 });
+      // Alice's connection is open and idle in her pool; the other client has a pool of its own.
+      expect(pools.size).toBe(2);
+      const refused = await without.send({ eventId: 'b1', body: '{}' });
+      expect(refused.kind).toBe('connection-error');
+      expect(seen).toEqual(['alice']);
+    } finally {
+      await withCert.close();
+      await without.close();
+    }
+  });
+});
