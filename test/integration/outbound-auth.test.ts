@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -7,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import { parseEgressProxy } from '@hookstream/delivery';
+import { generateTestPki, type TestPki } from '@hookstream/stack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogEnv, handMadeRecord, produceRegistryRecords, startCatalogFleet } from '../support/catalog.ts';
 import { runCli } from '../support/cli.ts';
@@ -228,53 +228,14 @@ describe('outbound auth', () => {
 
   describe('mTLS', () => {
     const dir = mkdtempSync(join(tmpdir(), 'hookstream-mtls-'));
-    const pem = (file: string) => readFileSync(join(dir, file), 'utf8');
+    const pem = (path: string) => readFileSync(path, 'utf8');
     const defaults = getCACertificates('default');
+    let pki: TestPki;
 
-    beforeAll(() => {
-      const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-      const ecKey = (file: string) =>
-        openssl('genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', file);
-      ecKey('ca.key');
-      openssl(
-        'req',
-        '-x509',
-        '-new',
-        '-key',
-        'ca.key',
-        '-subj',
-        '/CN=hookstream test CA',
-        '-days',
-        '1',
-        '-out',
-        'ca.pem',
-      );
-      const issue = (name: string, ext: string) => {
-        ecKey(`${name}.key`);
-        openssl('req', '-new', '-key', `${name}.key`, '-subj', `/CN=${name}`, '-out', `${name}.csr`);
-        writeFileSync(join(dir, `${name}.ext`), ext);
-        openssl(
-          'x509',
-          '-req',
-          '-in',
-          `${name}.csr`,
-          '-CA',
-          'ca.pem',
-          '-CAkey',
-          'ca.key',
-          '-CAcreateserial',
-          '-days',
-          '1',
-          '-extfile',
-          `${name}.ext`,
-          '-out',
-          `${name}.pem`,
-        );
-      };
-      issue('server', 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n');
-      issue('client', 'extendedKeyUsage=clientAuth\n');
+    beforeAll(async () => {
+      pki = await generateTestPki(dir);
       // The pusher runs in this process: it trusts the test CA as it would a public one.
-      setDefaultCACertificates([...defaults, pem('ca.pem')]);
+      setDefaultCACertificates([...defaults, pem(pki.caPem)]);
     });
     afterAll(() => {
       setDefaultCACertificates(defaults);
@@ -286,9 +247,9 @@ describe('outbound auth', () => {
       const handshakes: string[] = [];
       const server = createHttpsServer(
         {
-          key: pem('server.key'),
-          cert: pem('server.pem'),
-          ca: pem('ca.pem'),
+          key: pem(pki.serverKeyPem),
+          cert: pem(pki.serverCertPem),
+          ca: pem(pki.caPem),
           requestCert: true,
           rejectUnauthorized: true,
         },
@@ -301,7 +262,7 @@ describe('outbound auth', () => {
       const variable = `HOOKSTREAM_CLIENT_KEY_${uniqueName('k')
         .replace(/[^A-Za-z0-9]/g, '_')
         .toUpperCase()}`;
-      process.env[variable] = pem('client.key');
+      process.env[variable] = pem(pki.clientKeyPem);
       try {
         const topic = await fx.topic(1);
         const url = `https://127.0.0.1:${port}/hook`;
@@ -310,7 +271,7 @@ describe('outbound auth', () => {
         await fx.startPusher(topic, {
           name: withCert,
           url,
-          clientCertificate: { cert: pem('client.pem'), key: { env: variable } },
+          clientCertificate: { cert: pem(pki.clientCertPem), key: { env: variable } },
         });
         const { logs } = await fx.startPusher(topic, { name: without, url });
         const events = Array.from({ length: 5 }, () => factory.event());
@@ -330,7 +291,7 @@ describe('outbound auth', () => {
         );
         expect(receiver.arrivals.filter((a) => a.subscriber === without)).toEqual([]);
         expect(handshakes.length).toBeGreaterThan(0);
-        expect(new Set(handshakes)).toEqual(new Set(['client']));
+        expect(new Set(handshakes)).toEqual(new Set(['hookstream-client']));
       } finally {
         delete process.env[variable];
         await close(server);
@@ -349,9 +310,9 @@ describe('outbound auth', () => {
       const receiver = recorder((req) => (req.headers.authorization === 'Bearer proxied' ? 204 : 401));
       const server = createHttpsServer(
         {
-          key: pem('server.key'),
-          cert: pem('server.pem'),
-          ca: pem('ca.pem'),
+          key: pem(pki.serverKeyPem),
+          cert: pem(pki.serverCertPem),
+          ca: pem(pki.caPem),
           requestCert: true,
           rejectUnauthorized: true,
         },
@@ -363,7 +324,7 @@ describe('outbound auth', () => {
         .replace(/[^A-Za-z0-9]/g, '_')
         .toUpperCase();
       process.env[`HOOKSTREAM_OAUTH_${suffix}`] = 'secret';
-      process.env[`HOOKSTREAM_CLIENT_KEY_${suffix}`] = pem('client.key');
+      process.env[`HOOKSTREAM_CLIENT_KEY_${suffix}`] = pem(pki.clientKeyPem);
       try {
         const topic = await fx.topic(1);
         const name = uniqueName('proxied-auth');
@@ -377,7 +338,10 @@ describe('outbound auth', () => {
               clientId: 'hookstream',
               clientSecret: { env: `HOOKSTREAM_OAUTH_${suffix}` },
             },
-            clientCertificate: { cert: pem('client.pem'), key: { env: `HOOKSTREAM_CLIENT_KEY_${suffix}` } },
+            clientCertificate: {
+              cert: pem(pki.clientCertPem),
+              key: { env: `HOOKSTREAM_CLIENT_KEY_${suffix}` },
+            },
           },
           undefined,
           undefined,

@@ -91,9 +91,14 @@ export class HttpClient {
   }
 
   /** Sends one attempt; never throws, every failure is an AttemptResult. */
-  async send(delivery: OutgoingDelivery): Promise<AttemptReport> {
+  send(delivery: OutgoingDelivery): Promise<AttemptReport> {
     const bearer = this.#options.bearer;
-    if (bearer === undefined) return this.#dispatch(delivery, null);
+    // Without OAuth2 the attempt is the dispatch itself: no extra promise per delivery.
+    return bearer === undefined ? this.#dispatch(delivery, null) : this.#sendWithToken(delivery, bearer);
+  }
+
+  /** With a bearer token; a 401 renews it once and sends the attempt once more. */
+  async #sendWithToken(delivery: OutgoingDelivery, bearer: BearerTokens): Promise<AttemptReport> {
     const started = performance.now();
     let token: string;
     try {

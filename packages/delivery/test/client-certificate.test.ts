@@ -1,11 +1,11 @@
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getCACertificates, setDefaultCACertificates } from 'node:tls';
+import { generateTestPki, type TestPki } from '@hookstream/stack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient } from '../src/http-client.ts';
 import { type ClientTlsIdentity, OriginPools } from '../src/origin-pools.ts';
@@ -15,49 +15,21 @@ import { type ClientTlsIdentity, OriginPools } from '../src/origin-pools.ts';
 // certificate must never ride a connection that presented the other's.
 describe('client certificates (mTLS)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'hookstream-mtls-unit-'));
-  const pem = (file: string) => readFileSync(join(dir, file), 'utf8');
+  const pem = (path: string) => readFileSync(path, 'utf8');
+  let pki: TestPki;
   const defaults = getCACertificates('default');
   let server: Server;
   let url: string;
   const seen: string[] = [];
 
   beforeAll(async () => {
-    const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-    const ecKey = (file: string) =>
-      openssl('genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', file);
-    ecKey('ca.key');
-    openssl('req', '-x509', '-new', '-key', 'ca.key', '-subj', '/CN=test CA', '-days', '1', '-out', 'ca.pem');
-    for (const [name, ext] of [
-      ['server', 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n'],
-      ['alice', 'extendedKeyUsage=clientAuth\n'],
-    ] as const) {
-      ecKey(`${name}.key`);
-      openssl('req', '-new', '-key', `${name}.key`, '-subj', `/CN=${name}`, '-out', `${name}.csr`);
-      writeFileSync(join(dir, `${name}.ext`), ext);
-      openssl(
-        'x509',
-        '-req',
-        '-in',
-        `${name}.csr`,
-        '-CA',
-        'ca.pem',
-        '-CAkey',
-        'ca.key',
-        '-CAcreateserial',
-        '-days',
-        '1',
-        '-extfile',
-        `${name}.ext`,
-        '-out',
-        `${name}.pem`,
-      );
-    }
-    setDefaultCACertificates([...defaults, pem('ca.pem')]);
+    pki = await generateTestPki(dir);
+    setDefaultCACertificates([...defaults, pem(pki.caPem)]);
     server = createServer(
       {
-        key: pem('server.key'),
-        cert: pem('server.pem'),
-        ca: pem('ca.pem'),
+        key: pem(pki.serverKeyPem),
+        cert: pem(pki.serverCertPem),
+        ca: pem(pki.caPem),
         requestCert: true,
         rejectUnauthorized: true,
       },
@@ -80,9 +52,9 @@ describe('client certificates (mTLS)', () => {
   it('presents the certificate; a client without one, on the same shared pools, is refused', async () => {
     const pools = new OriginPools();
     const alice: ClientTlsIdentity = {
-      cert: pem('alice.pem'),
-      key: pem('alice.key'),
-      id: createHash('sha256').update(pem('alice.pem')).digest('hex'),
+      cert: pem(pki.clientCertPem),
+      key: pem(pki.clientKeyPem),
+      id: createHash('sha256').update(pem(pki.clientCertPem)).digest('hex'),
     };
     const options = { url, timeoutMs: 3000, connections: 2, allowPrivateNetwork: true, pools };
     const withCert = new HttpClient({ ...options, clientCertificate: alice });
@@ -94,7 +66,7 @@ describe('client certificates (mTLS)', () => {
       expect(pools.size).toBe(2);
       const refused = await without.send({ eventId: 'b1', body: '{}' });
       expect(refused.kind).toBe('connection-error');
-      expect(seen).toEqual(['alice']);
+      expect(seen).toEqual(['hookstream-client']);
     } finally {
       await withCert.close();
       await without.close();

@@ -13,6 +13,10 @@ export interface TestPki {
   readonly caPem: string;
   /** The broker's key followed by its certificate (Kafka's PEM keystore file). */
   readonly brokerKeystorePem: string;
+  /** The broker's certificate (127.0.0.1 and localhost, serverAuth) and key: any local TLS server's. */
+  readonly serverCertPem: string;
+  readonly serverKeyPem: string;
+  /** The client's certificate (CN `hookstream-client`, clientAuth) and key. */
   readonly clientCertPem: string;
   readonly clientKeyPem: string;
   /** A CA that signed nothing here: trusting only it must fail the broker's certificate. */
@@ -99,6 +103,8 @@ export async function generateTestPki(dir: string): Promise<TestPki> {
   return {
     caPem: f('ca.pem'),
     brokerKeystorePem: keystore,
+    serverCertPem: f('broker.pem'),
+    serverKeyPem: f('broker.key'),
     clientCertPem: f('client.pem'),
     clientKeyPem: f('client.key'),
     otherCaPem: f('other-ca.pem'),

@@ -231,30 +231,15 @@ export async function subscribersCommand(argv: readonly string[]): Promise<numbe
         throw bad(`'${name}' is not a subscriber name`);
       return await resealCommand(new SubscriberCatalog(toolKafka('hookstream-subscribers')), name, values);
     }
-    if (action === 'credential set') {
-      const [name, credential, ...others] = positionals;
-      if (name === undefined || credential === undefined)
-        throw bad('<name> and oauth2.clientSecret|clientCertificate.key are required');
+    if (action === 'credential set' || action === 'header set') {
+      // Both seal a value into one subscriber's record: <name> and what the value is for.
+      const what = action === 'header set' ? '<header>' : 'oauth2.clientSecret|clientCertificate.key';
+      const [name, field, ...others] = positionals;
+      if (name === undefined || field === undefined) throw bad(`<name> and ${what} are required`);
       if (others.length > 0) throw bad(`two arguments only, got also '${others.join(' ')}'`);
       if (!SubscriberName.safeParse(name).success) throw bad(`'${name}' is not a subscriber name`);
-      return await credentialSetCommand(
-        new SubscriberCatalog(toolKafka('hookstream-subscribers')),
-        name,
-        credential,
-        values,
-      );
-    }
-    if (action === 'header set') {
-      const [name, header, ...others] = positionals;
-      if (name === undefined || header === undefined) throw bad('<name> and <header> are required');
-      if (others.length > 0) throw bad(`two arguments only, got also '${others.join(' ')}'`);
-      if (!SubscriberName.safeParse(name).success) throw bad(`'${name}' is not a subscriber name`);
-      return await headerSetCommand(
-        new SubscriberCatalog(toolKafka('hookstream-subscribers')),
-        name,
-        header,
-        values,
-      );
+      const set = action === 'header set' ? headerSetCommand : credentialSetCommand;
+      return await set(new SubscriberCatalog(toolKafka('hookstream-subscribers')), name, field, values);
     }
     const [target, ...extra] = positionals;
     if (target === undefined)
