@@ -46,5 +46,7 @@ export const AttemptLogEntry = z.object({
    * absent when its type or tenant did. Older readers drop it.
    */
   filter: z.string().min(1).max(600).optional(),
+  /** The attempt went in a batch request: its `webhook-id`. Older readers drop it. */
+  batchId: z.string().min(1).max(100).optional(),
 });
 export type AttemptLogEntry = z.infer<typeof AttemptLogEntry>;

@@ -29,17 +29,28 @@ export function filterProblems(filter: EventFilter, schemas: readonly EventSchem
 
 /**
  * filterProblems for a definition: against the schemas of the types it takes (every type of the
- * catalog for '*'), each problem prefixed with `filter.`. Empty without a filter.
+ * catalog for '*'), each problem prefixed with `filter.`; and a `batch.groupBy` pointer that
+ * names no field of any of them. Empty when every pointer can hold.
  */
 export function definitionFilterProblems(
-  definition: Pick<SubscriberDefinition, 'filter' | 'eventTypes'>,
+  definition: Pick<SubscriberDefinition, 'filter' | 'eventTypes' | 'batch'>,
   catalog: ReadonlyMap<string, EventSchema>,
 ): string[] {
-  if (definition.filter === undefined) return [];
+  const groupBy = definition.batch?.groupBy;
+  const pointer = groupBy !== undefined && isDataPointer(groupBy) ? groupBy : null;
+  if (definition.filter === undefined && pointer === null) return [];
   const schemas = definition.eventTypes.includes('*')
     ? [...catalog.values()]
     : definition.eventTypes.flatMap((type) => catalog.get(type) ?? []);
-  return filterProblems(definition.filter, schemas).map((p) => `filter.${p}`);
+  const problems =
+    definition.filter === undefined
+      ? []
+      : filterProblems(definition.filter, schemas).map((p) => `filter.${p}`);
+  if (pointer !== null && !schemas.some((s) => pointerEnds(s.avro, pointerTokens(pointer)).length > 0))
+    problems.push(
+      `batch.groupBy: no field at ${pointer} in the data of ${schemas.map((s) => s.type).join(', ') || '(none)'}`,
+    );
+  return problems;
 }
 
 /** The Avro type names a pointer can end on in a schema (union branches each count). */

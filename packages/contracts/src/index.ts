@@ -123,6 +123,7 @@ export { REDACTED, redactUrl } from './redact-url.ts';
 export {
   acceptsEventType,
   acceptsTenant,
+  BatchSettings,
   BreakerSettings,
   ClientCertificate,
   CREDENTIAL_NAMES,

@@ -49,8 +49,11 @@ import {
  * (its schema knows `none` and `key` only) and keeps the last one it read, delivering without the
  * strict order, so apply refuses them while such a fleet runs. A subscriber that changes from
  * `key` to `strict` keeps its tiers: records already there are delivered from them as before.
+ *
+ * Version 8 adds `batch`. An older fleet would send one request per event (no `{ "events": … }`
+ * body the receiver was told to expect), so apply refuses it while such a fleet runs.
  */
-export const SUBSCRIBER_RECORD_VERSION = 7;
+export const SUBSCRIBER_RECORD_VERSION = 8;
 
 /** The record versions this code reads (and says it understands in `hookstream.instances`). */
 export const SubscriberRecordVersion = z.union([
@@ -61,9 +64,10 @@ export const SubscriberRecordVersion = z.union([
   z.literal(5),
   z.literal(6),
   z.literal(7),
+  z.literal(8),
 ]);
 export type SubscriberRecordVersion = z.infer<typeof SubscriberRecordVersion>;
-export const SUBSCRIBER_RECORD_VERSIONS: readonly SubscriberRecordVersion[] = [1, 2, 3, 4, 5, 6, 7];
+export const SUBSCRIBER_RECORD_VERSIONS: readonly SubscriberRecordVersion[] = [1, 2, 3, 4, 5, 6, 7, 8];
 
 /** Definition fields by the record version that brought them; a field not listed is older. */
 const FIELDS_SINCE: Readonly<Record<string, SubscriberRecordVersion>> = {
@@ -76,6 +80,7 @@ const FIELDS_SINCE: Readonly<Record<string, SubscriberRecordVersion>> = {
   maxHoldMs: 7,
   oauth2: 7,
   clientCertificate: 7,
+  batch: 8,
 };
 
 /** Field values by the record version that brought them: an older version holds the field, not the value. */

@@ -151,6 +151,35 @@ export const ClientCertificate = z.strictObject({
 });
 export type ClientCertificate = z.infer<typeof ClientCertificate>;
 
+/** An RFC 6901 JSON pointer that names a field of the data (not the whole document). */
+const DATA_POINTER = /^(\/([^~/]|~[01])*)+$/;
+
+/**
+ * Several events in one signed request (`{ "events": [ … ] }`). A batch goes out when it holds
+ * `maxEvents`, when one more event would take it past `maxBytes`, or `maxWaitMs` after its first
+ * event joined. It never mixes two values of `groupBy`: `tenant` (the default: the trust
+ * boundary), the record's partition `key`, or a JSON pointer into the data (events without that
+ * field form one group). (Record version 8.)
+ */
+export const BatchSettings = z.strictObject({
+  maxEvents: z.number().int().min(1).max(1000).default(100),
+  maxBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .max(4 * 1024 * 1024)
+    .default(1024 * 1024),
+  maxWaitMs: z.number().int().min(0).max(60_000).default(1000),
+  groupBy: z
+    .union([
+      z.literal('tenant'),
+      z.literal('key'),
+      z.string().max(256).regex(DATA_POINTER, 'a JSON pointer into the data ("/a/b")'),
+    ])
+    .default('tenant'),
+});
+export type BatchSettings = z.infer<typeof BatchSettings>;
+
 /**
  * The longest retry delay a definition may ask for. With jitter (at most +100 %) a record then
  * waits at most twice this, well inside what a Node timer can hold (2^31 - 1 ms, 24.8 days;
@@ -304,6 +333,8 @@ export const SubscriberDefinition = z.strictObject({
   oauth2: OAuth2Settings.optional(),
   /** A TLS client certificate presented to `url` (mTLS). (Record version 7.) */
   clientCertificate: ClientCertificate.optional(),
+  /** Several events per request, grouped so a batch never crosses a boundary. (Record version 8.) */
+  batch: BatchSettings.optional(),
 });
 export type SubscriberDefinition = z.infer<typeof SubscriberDefinition>;
 
@@ -346,10 +377,17 @@ export function definitionRuleBroken(
     SubscriberDefinition,
     'required' | 'requiredFrom' | 'tenant' | 'fairness' | 'ordering' | 'maxHoldMs'
   > &
+    Partial<Pick<SubscriberDefinition, 'batch'>> &
     Partial<Pick<SubscriberDefinition, 'oauth2' | 'clientCertificate' | 'headers' | 'url'>>,
 ): { path: string; message: string } | null {
   if (definition.maxHoldMs !== undefined && definition.ordering !== 'strict')
     return { path: 'maxHoldMs', message: 'only with "ordering": "strict"' };
+  // One event of a key is in flight at a time under key order: every batch would carry one.
+  if (definition.batch?.groupBy === 'key' && definition.ordering !== 'none')
+    return {
+      path: 'batch.groupBy',
+      message: `"key" carries one event per batch with "ordering": "${definition.ordering}" (a key has one event in flight); group by "tenant" or a data field`,
+    };
   if (
     definition.oauth2 !== undefined &&
     Object.keys(definition.headers ?? {}).some((h) => h.toLowerCase() === 'authorization')

@@ -40,6 +40,10 @@ export interface HttpClientOptions {
 }
 
 export interface OutgoingDelivery {
+  /**
+   * The request's `webhook-id` and `idempotency-key`, and what its signature binds: the event's
+   * id, or a batch's own id for a batch request.
+   */
   readonly eventId: string;
   readonly body: string;
   readonly traceparent?: string | undefined;

@@ -41,7 +41,7 @@ export { fetchClientCredentialsToken, OAUTH2_TOKEN_CODE_PREFIX } from './oauth2-
 export type { ClientTlsIdentity, PoolKey, PoolLease } from './origin-pools.ts';
 export { OriginPools } from './origin-pools.ts';
 export type { DeliveryMeta } from './payload.ts';
-export { buildBody, deliveryIdOf } from './payload.ts';
+export { BATCH_ENVELOPE_BYTES, batchBody, buildBody, deliveryIdOf, newBatchId } from './payload.ts';
 export type {
   AttemptResult,
   Classification,

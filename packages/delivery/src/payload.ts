@@ -1,4 +1,4 @@
-import { hash } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 
 /** What the pusher adds at the top level of the event's data (docs/contract.md: the request). */
 export interface DeliveryMeta {
@@ -38,4 +38,20 @@ export function buildBody(data: Readonly<Record<string, unknown>>, meta: Deliver
   };
   if (meta.tenant !== undefined) body.tenant = meta.tenant;
   return JSON.stringify(body);
+}
+
+/** The bytes `batchBody` adds to its members' bodies: the envelope, and a comma between two. */
+export const BATCH_ENVELOPE_BYTES = '{"events":[]}'.length;
+
+/**
+ * A batch request's body: each member's body as it would be sent alone (buildBody), in order.
+ * The members are JSON already, so they are joined, not parsed and serialized again.
+ */
+export function batchBody(members: readonly string[]): string {
+  return `{"events":[${members.join(',')}]}`;
+}
+
+/** A batch request's `webhook-id`: its own, since a batch is not one event (docs/contract.md). */
+export function newBatchId(): string {
+  return `batch_${randomUUID()}`;
 }

@@ -9,6 +9,8 @@ export interface AttemptSummary {
   readonly number: number;
   readonly classification: Classification;
   readonly durationMs: number;
+  /** The batch request that carried it (its `webhook-id`); absent for a request of one event. */
+  readonly batchId?: string;
 }
 
 /**

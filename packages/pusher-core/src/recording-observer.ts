@@ -164,5 +164,6 @@ function attemptFields(a: AttemptSummary) {
     outcome: a.classification.reason,
     durationMs: a.durationMs,
     ...(status === null ? {} : { status }),
+    ...(a.batchId === undefined ? {} : { batchId: a.batchId }),
   };
 }

@@ -5,11 +5,13 @@ import {
   formatLocation,
   type RecordLocation,
   readRetryState,
+  resolvePointer,
   TRACEPARENT_HEADER,
   tenantOf,
 } from '@hookstream/contracts';
 import {
   type AttemptReport,
+  batchBody,
   buildBody,
   type Classification,
   checkAge,
@@ -17,14 +19,16 @@ import {
   type DeliveryTrail,
   decide,
   deliveryIdOf,
+  newBatchId,
   POLICY_VERSION,
 } from '@hookstream/delivery';
 import type { ConsumedRecord, HandlerOutcome } from '@hookstream/kafka';
 import { ATTR, deliveryTracer, ProcessSpan } from '@hookstream/telemetry';
 import type { Tracer } from '@opentelemetry/api';
+import { type BatchMember, DeliveryBatcher, PendingBatch } from './delivery-batcher.ts';
 import type { DeliveryObserver } from './delivery-observer.ts';
 import type { AttemptSummary, DeliveryOutcome, RecordContext } from './delivery-outcome.ts';
-import type { DeliveryHealth } from './endpoint-health.ts';
+import type { DeliveryHealth, HealthVerdict } from './endpoint-health.ts';
 import type { EventDecoder } from './event-decoder.ts';
 import { readEventHeaders } from './event-headers.ts';
 import type { OutcomeRouter } from './outcome-router.ts';
@@ -93,6 +97,28 @@ interface Attempted {
   readonly durationMs: number;
 }
 
+/** What a request's answer means for one event it carried. */
+interface Sent {
+  readonly attempted: Attempted;
+  readonly verdict: HealthVerdict;
+  /** The batch request's id; absent for a request of one event. */
+  readonly batchId?: string;
+}
+
+/** An event waiting in a batch: its record and the body it would be sent alone with. */
+interface Batched {
+  readonly ctx: RecordContext;
+  readonly body: string;
+  readonly tenant: string | undefined;
+}
+
+/** A batch request made: its members in the order they went, and its answer. */
+interface BatchAttempted {
+  readonly members: readonly BatchMember<Batched, Sent>[];
+  readonly batchId: string;
+  readonly attempted: Attempted;
+}
+
 /** A record that passed the filter and decoded: what its attempt needs. */
 interface Deliverable {
   readonly eventId: string;
@@ -120,6 +146,8 @@ export class SubscriberDelivery {
   readonly #tracer: Tracer;
   readonly #health: DeliveryHealth;
   readonly #notices = new RecentIds(NOTICE_IDS_KEPT);
+  /** With a definition's `batch`: where events wait for the request that carries them. */
+  readonly #batcher: DeliveryBatcher<Batched, Sent> | null;
 
   constructor(deps: SubscriberDeliveryDeps) {
     this.#deps = deps;
@@ -127,6 +155,9 @@ export class SubscriberDelivery {
     this.#topology = deps.topology;
     this.#random = deps.random ?? Math.random;
     this.#tracer = deps.tracer ?? deliveryTracer();
+    const batch = deps.topology.definition.batch;
+    this.#batcher =
+      batch === undefined ? null : new DeliveryBatcher(batch, (pending) => void this.#requestBatch(pending));
   }
 
   readonly handle = async (record: ConsumedRecord, signal: AbortSignal): Promise<HandlerOutcome> => {
@@ -235,28 +266,16 @@ export class SubscriberDelivery {
       }
       const number = made + 1;
       ctx.span.attempt = number;
-      const body = buildBody(event.data, {
-        eventId: event.eventId,
-        subscriptionId: this.#topology.name,
-        deliveryId: deliveryIdOf(this.#topology.name, event.eventId),
-        type: event.type,
-        occurredAt: event.occurredAt,
-        tenant: event.tenant,
-        attempt: number,
-      });
-      const probe = admission === 'probe';
-      const queuedAt = performance.now();
-      const attempted = await this.#deps.limiter.schedule(
-        () => this.#attempt(ctx, event.eventId, body, queuedAt, probe),
-        ctx.signal,
-        event.tenant,
-      );
+      const sent = await this.#request(ctx, event, number, admission === 'probe');
       // Stopped before this attempt went out: the one before it still needs its outcome kept.
-      if (attempted === null) return this.#stopped(ctx, sofar(), failed);
+      if (sent === null) return this.#stopped(ctx, sofar(), failed);
+      const { attempted, verdict, batchId } = sent;
       firstAttemptAtMs ??= attempted.now;
       const { classification, durationMs } = attempted;
-      const attempt: AttemptSummary = { number, classification, durationMs };
-      const verdict = this.#health.attempted(classification, probe, event.eventId);
+      const attempt: AttemptSummary =
+        batchId === undefined
+          ? { number, classification, durationMs }
+          : { number, classification, durationMs, batchId };
       // Left below the ledger: delivered again from it once the subscriber is resumed.
       if (verdict === 'disable') return { kind: 'abandoned', attempt };
       if (verdict === 'wait') {
@@ -275,6 +294,119 @@ export class SubscriberDelivery {
       }
       return this.#settle(ctx, current, attempted, attempt);
     }
+  }
+
+  /**
+   * One request carrying the event: alone, or with a definition's `batch` in a batch of its
+   * group (the breaker's probe always alone). Null: stopped before the request went out.
+   */
+  async #request(
+    ctx: RecordContext,
+    event: Deliverable,
+    number: number,
+    probe: boolean,
+  ): Promise<Sent | null> {
+    const body = buildBody(event.data, {
+      eventId: event.eventId,
+      subscriptionId: this.#topology.name,
+      deliveryId: deliveryIdOf(this.#topology.name, event.eventId),
+      type: event.type,
+      occurredAt: event.occurredAt,
+      tenant: event.tenant,
+      attempt: number,
+    });
+    if (this.#batcher !== null && !probe) {
+      const item: Batched = { ctx, body, tenant: event.tenant };
+      return this.#batcher.add(this.#groupOf(ctx, event), item, Buffer.byteLength(body), ctx.signal);
+    }
+    const queuedAt = performance.now();
+    const attempted = await this.#deps.limiter.schedule(
+      () => this.#attempt(ctx, event.eventId, body, queuedAt, probe),
+      ctx.signal,
+      event.tenant,
+    );
+    if (attempted === null) return null;
+    return { attempted, verdict: this.#health.attempted(attempted.classification, probe, event.eventId) };
+  }
+
+  /** The value of the definition's `batch.groupBy` for this event: a batch never mixes two. */
+  #groupOf(ctx: RecordContext, event: Deliverable): string {
+    const groupBy = this.#topology.definition.batch?.groupBy ?? 'tenant';
+    if (groupBy === 'tenant') return event.tenant === undefined ? '-' : `t:${event.tenant}`;
+    if (groupBy === 'key') return ctx.record.key === null ? '-' : `k:${ctx.record.key}`;
+    const value = resolvePointer(event.data, groupBy);
+    return value === undefined ? '-' : `v:${JSON.stringify(value)}`;
+  }
+
+  /**
+   * One batch request through the limiter (the rate limit counts requests). Its answer goes to
+   * every member, and the breaker counts it once; a 413 splits the batch in halves, each sent on
+   * its own, before any member counts it as a failure.
+   */
+  async #requestBatch(batch: PendingBatch<Batched, Sent>): Promise<void> {
+    const queuedAt = performance.now();
+    try {
+      const made = await this.#deps.limiter.schedule(
+        () => this.#attemptBatch(batch.take(), queuedAt),
+        batch.signal,
+        batch.members[0]?.item.tenant,
+      );
+      // Every member left before it went out.
+      if (made === null) return;
+      const { members, batchId, attempted } = made;
+      const { report } = attempted;
+      if (report.kind === 'response' && report.status === 413 && members.length > 1) {
+        const half = Math.ceil(members.length / 2);
+        void this.#requestBatch(new PendingBatch(members.slice(0, half)));
+        void this.#requestBatch(new PendingBatch(members.slice(half)));
+        return;
+      }
+      const verdict = this.#health.attempted(attempted.classification, false, batchId);
+      for (const member of members) member.resolve({ attempted, verdict, batchId });
+    } catch (err) {
+      for (const member of batch.take()) member.reject(err);
+    }
+  }
+
+  /**
+   * The batch request, inside the limiter's slot: `{ "events": [ … ] }`, each member's body as
+   * it would be sent alone, in the order of their events-topic records (a key's events keep their
+   * order), under the batch's own `webhook-id`. Each member's span gets its own HTTP span, all
+   * naming the batch; the request carries the first one's trace context.
+   */
+  async #attemptBatch(
+    members: readonly BatchMember<Batched, Sent>[],
+    queuedAt: number,
+  ): Promise<BatchAttempted> {
+    const started = performance.now();
+    const ordered = [...members].sort((a, b) => compareOrigins(a.item.ctx.origin, b.item.ctx.origin));
+    const batchId = newBatchId();
+    const attributes = {
+      [ATTR.breakerState]: 'closed',
+      [ATTR.batchId]: batchId,
+      [ATTR.batchSize]: ordered.length,
+    };
+    const spans = ordered.map(({ item }) => {
+      this.#deps.observer.limiterWaited(item.ctx, started - queuedAt);
+      return item.ctx.span.http('POST', this.#topology.target, attributes);
+    });
+    const first = ordered[0]?.item.ctx.record;
+    const report = await this.#deps.client.send({
+      eventId: batchId,
+      body: batchBody(ordered.map((m) => m.item.body)),
+      traceparent: spans[0]?.traceparent ?? first?.headers[TRACEPARENT_HEADER],
+    });
+    for (const span of spans) {
+      if (report.kind === 'response') span.responded(report.status);
+      else span.failed(report.kind === 'timeout' ? 'timeout' : report.code);
+    }
+    const durationMs = performance.now() - started;
+    const now = Date.now();
+    const classification = classify(report, now);
+    for (const { item } of ordered)
+      this.#deps.observer.attempted(item.ctx, classification.outcome, classification.status, durationMs);
+    if (classification.retryAfterMs !== null) this.#deps.limiter.pauseFor(classification.retryAfterMs);
+    return { members: ordered, batchId, attempted: { report, classification, now, durationMs } };
   }
 
   /**
@@ -515,6 +647,14 @@ function wait(ms: number, signal: AbortSignal): Promise<boolean> {
     }, ms);
     signal.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+/** Events-topic order: by partition, then offset (a key's events share a partition). */
+function compareOrigins(a: RecordLocation, b: RecordLocation): number {
+  if (a.partition !== b.partition) return a.partition - b.partition;
+  // Offsets are decimal strings without leading zeros: the shorter is the smaller.
+  if (a.offset.length !== b.offset.length) return a.offset.length - b.offset.length;
+  return a.offset < b.offset ? -1 : a.offset > b.offset ? 1 : 0;
 }
 
 function locationOf(record: ConsumedRecord): RecordLocation {

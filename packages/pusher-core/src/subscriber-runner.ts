@@ -334,8 +334,13 @@ export class SubscriberRunner {
       start: this.#startAt,
       // One delivery at a time per key for both; `strict`'s in-place retries are the handler's.
       ordering: definition.ordering === 'none' ? 'none' : 'key',
-      // Enough records begun per partition to keep the destination's concurrency busy.
-      maxInFlightPerPartition: Math.max(8, definition.concurrency * 2),
+      // Enough records begun per partition to keep the destination's concurrency busy, and with
+      // `batch` to fill one batch while another is out.
+      maxInFlightPerPartition: Math.max(
+        8,
+        definition.concurrency * 2,
+        (definition.batch?.maxEvents ?? 0) * 2,
+      ),
       handle,
       tap: this.#tap,
       eventTypes: definition.eventTypes,

@@ -9,7 +9,14 @@ import type { StoredRecord } from './stored-record.ts';
 
 /** An event's state for one subscriber, as `hookstream ledger` reports it. */
 export type LedgerState =
-  | { readonly state: 'delivered'; readonly at: string; readonly attempt: number; readonly status?: number }
+  | {
+      readonly state: 'delivered';
+      readonly at: string;
+      readonly attempt: number;
+      readonly status?: number;
+      /** The batch request that carried the attempt. */
+      readonly batchId?: string;
+    }
   | {
       readonly state: 'retrying';
       readonly tier: number;
@@ -25,6 +32,7 @@ export type LedgerState =
       readonly reason: DeadLetterReason | null;
       readonly attempt: number;
       readonly status?: number;
+      readonly batchId?: string;
     }
   | {
       readonly state: 'filtered';
@@ -81,7 +89,10 @@ export function latestStep(entries: readonly AttemptLogEntry[]): AttemptLogEntry
 }
 
 function fromStep(e: AttemptLogEntry): LedgerState {
-  const status = e.status === undefined ? {} : { status: e.status };
+  const status = {
+    ...(e.status === undefined ? {} : { status: e.status }),
+    ...(e.batchId === undefined ? {} : { batchId: e.batchId }),
+  };
   switch (e.step) {
     case 'delivered':
       return { state: 'delivered', at: e.at, attempt: e.attempt, ...status };

@@ -38,6 +38,9 @@ export const ATTR = {
   breakerState: 'hookstream.breaker.state',
   /** True on the attempt that probes an open breaker. */
   breakerProbe: 'hookstream.breaker.probe',
+  /** A batch request: its `webhook-id` and how many events it carried (on each member's span). */
+  batchId: 'hookstream.batch.id',
+  batchSize: 'hookstream.batch.size',
 } as const;
 
 export const MESSAGING_SYSTEM_KAFKA = 'kafka';

@@ -101,7 +101,8 @@ export async function ledgerCommand(argv: readonly string[]): Promise<number> {
 /** One line of detail per state, for people. */
 export function describe(line: LedgerLine, nowMs: number): string {
   const l = line.ledger;
-  const status = 'status' in l && l.status !== undefined ? `, status ${l.status}` : '';
+  const batch = 'batchId' in l && l.batchId !== undefined ? ` in batch ${l.batchId}` : '';
+  const status = `${'status' in l && l.status !== undefined ? `, status ${l.status}` : ''}${batch}`;
   switch (l.state) {
     case 'delivered':
       return `at ${l.at}, attempt ${l.attempt}${status}`;

@@ -6,6 +6,9 @@ export interface Arrival {
   readonly subscriptionId: string | null;
   readonly headers?: Readonly<Record<string, string>>;
   readonly body?: Readonly<Record<string, unknown>>;
+  /** A batch request's events: its webhook-id and how many events it carried. */
+  readonly batchId?: string;
+  readonly batchSize?: number;
 }
 
 /** Largest number of arrivals within any window of windowMs (sliding, half-open). */

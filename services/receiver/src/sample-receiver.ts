@@ -203,14 +203,17 @@ export class SampleReceiver {
         : (JSON.parse(raw) as Record<string, unknown>);
     } catch {
       this.#badSignatures++;
-      this.#answer(res, 401, now, null, headers, null);
+      this.#answer(res, 401, now, null, headers);
       return;
     }
-    const eventId = typeof payload.event_id === 'string' ? payload.event_id : null;
-    const subscriptionId = typeof payload.subscription_id === 'string' ? payload.subscription_id : null;
+    const webhookId = headers['webhook-id'] ?? null;
+    // A batch request carries its events in `events`, each as it would be sent alone.
+    const members = Array.isArray(payload.events)
+      ? (payload.events as unknown[]).map((e) => memberOf(e, webhookId))
+      : [memberOf(payload, null)];
     const b = this.#behaviour;
     const answer = (status: number, extra: Record<string, string> = {}) =>
-      this.#answer(res, status, now, { eventId, subscriptionId }, headers, payload, extra);
+      this.#answer(res, status, now, members, headers, extra);
 
     if (b.rateLimitPerSecond !== null) {
       while ((this.#recent[0] ?? now) <= now - 1000) this.#recent.shift();
@@ -221,11 +224,17 @@ export class SampleReceiver {
         return;
       }
     }
-    const key = `${subscriptionId}\0${eventId}`;
-    if (b.failTimes > 0 && (b.failEventIds === undefined || b.failEventIds.includes(eventId ?? ''))) {
-      const seen = (this.#attemptsByEvent.get(key) ?? 0) + 1;
-      this.#attemptsByEvent.set(key, seen);
-      if (seen <= b.failTimes) {
+    const keyOf = (m: Member) => `${m.subscriptionId}\0${m.eventId}`;
+    if (b.failTimes > 0) {
+      // Each event counts its own requests; a batch fails while any of its events should.
+      let fail = false;
+      for (const m of members) {
+        if (b.failEventIds !== undefined && !b.failEventIds.includes(m.eventId ?? '')) continue;
+        const seen = (this.#attemptsByEvent.get(keyOf(m)) ?? 0) + 1;
+        this.#attemptsByEvent.set(keyOf(m), seen);
+        if (seen <= b.failTimes) fail = true;
+      }
+      if (fail) {
         this.#failed++;
         answer(b.failStatus, b.failStatus === 429 ? { 'retry-after': String(b.retryAfterSeconds) } : {});
         return;
@@ -236,10 +245,12 @@ export class SampleReceiver {
       answer(b.fixedStatus);
       return;
     }
-    if (this.#accepted.has(key)) this.#duplicates++;
-    else {
-      this.#accepted.set(key, true);
-      this.#acceptedCount++;
+    for (const m of members) {
+      if (this.#accepted.has(keyOf(m))) this.#duplicates++;
+      else {
+        this.#accepted.set(keyOf(m), true);
+        this.#acceptedCount++;
+      }
     }
     answer(204);
   }
@@ -248,22 +259,44 @@ export class SampleReceiver {
     res: ServerResponse,
     status: number,
     atMs: number,
-    ids: { eventId: string | null; subscriptionId: string | null } | null,
+    members: readonly Member[] | null,
     headers: Record<string, string>,
-    body: Record<string, unknown> | null,
     extra: Record<string, string> = {},
   ): void {
-    if (this.#record)
-      this.arrivals.push({
-        atMs,
-        status,
-        eventId: ids?.eventId ?? null,
-        subscriptionId: ids?.subscriptionId ?? null,
-        headers,
-        ...(body ? { body } : {}),
-      });
+    if (this.#record) {
+      // One arrival per event: a batch request's events each arrive, naming their batch.
+      for (const m of members ?? [null])
+        this.arrivals.push({
+          atMs,
+          status,
+          eventId: m?.eventId ?? null,
+          subscriptionId: m?.subscriptionId ?? null,
+          headers,
+          ...(m?.body ? { body: m.body } : {}),
+          ...(m?.batchId ? { batchId: m.batchId, batchSize: members?.length ?? 1 } : {}),
+        });
+    }
     res.writeHead(status, extra).end();
   }
+}
+
+/** One event of a request (the only one, or a batch's member). */
+interface Member {
+  readonly eventId: string | null;
+  readonly subscriptionId: string | null;
+  readonly body: Record<string, unknown> | null;
+  /** The batch request's webhook-id; null for a request of one event. */
+  readonly batchId: string | null;
+}
+
+function memberOf(value: unknown, batchId: string | null): Member {
+  const body = value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : null;
+  return {
+    eventId: typeof body?.event_id === 'string' ? body.event_id : null,
+    subscriptionId: typeof body?.subscription_id === 'string' ? body.subscription_id : null,
+    body,
+    batchId,
+  };
 }
 
 function flatHeaders(req: IncomingMessage): Record<string, string> {

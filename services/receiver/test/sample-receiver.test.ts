@@ -18,9 +18,42 @@ function post(url: string, eventId: string, sign = true): Promise<Response> {
   return fetch(url, { method: 'POST', body, headers });
 }
 
+/** A signed batch request (`{ "events": [ … ] }`) under its own webhook-id. */
+function postBatch(url: string, batchId: string, eventIds: readonly string[]): Promise<Response> {
+  const body = JSON.stringify({ events: eventIds.map((id) => ({ event_id: id, subscription_id: 'sub-a' })) });
+  const at = new Date();
+  const headers = {
+    'content-type': 'application/json',
+    'webhook-id': batchId,
+    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+    'webhook-signature': signer.sign(batchId, at, body),
+  };
+  return fetch(url, { method: 'POST', body, headers });
+}
+
 describe('SampleReceiver', () => {
   let receiver: SampleReceiver;
   afterEach(() => receiver.close());
+
+  it('takes a batch request: one arrival and one effect per event, naming the batch', async () => {
+    receiver = new SampleReceiver({
+      secret,
+      record: true,
+      behaviour: { failTimes: 1, failEventIds: ['e2'] },
+    });
+    const url = await receiver.listen();
+    // e2 fails its first request: the whole batch is answered 500, each event counted once.
+    expect((await postBatch(url, 'batch_1', ['e1', 'e2'])).status).toBe(500);
+    expect((await postBatch(url, 'batch_2', ['e1', 'e2', 'e3'])).status).toBe(204);
+    expect(receiver.stats()).toMatchObject({ received: 2, accepted: 3, failed: 1 });
+    expect(receiver.arrivals.map((a) => [a.eventId, a.status, a.batchId, a.batchSize])).toEqual([
+      ['e1', 500, 'batch_1', 2],
+      ['e2', 500, 'batch_1', 2],
+      ['e1', 204, 'batch_2', 3],
+      ['e2', 204, 'batch_2', 3],
+      ['e3', 204, 'batch_2', 3],
+    ]);
+  });
 
   it('accepts signed requests with 204 and counts one effect per event', async () => {
     receiver = new SampleReceiver({ secret, record: true });
