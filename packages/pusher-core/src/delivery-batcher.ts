@@ -61,7 +61,10 @@ export class PendingBatch<T, R> {
   }
 
   add(member: BatchMember<T, R>): void {
-    if (member.signal.aborted) return member.resolve(null);
+    if (member.signal.aborted) {
+      member.resolve(null);
+      return;
+    }
     this.#bytes = this.bytesWith(member.bytes);
     this.#members.push(member);
     const leave = () => this.#leave(member);
