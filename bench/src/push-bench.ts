@@ -2,12 +2,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ConnectionSettings } from '@hookstream/contracts';
+import type { ConnectionSettings, SubscriberDefinition } from '@hookstream/contracts';
 import { createKafka, createRawProducer } from '@hookstream/kafka';
 import { Pusher } from '@hookstream/pusher';
 import { Pool } from 'undici';
 import { BenchEventCodec } from './bench-events.ts';
-import { type ComparedOrdering, compareOrdering, type OrderingComparison } from './ordering-cost.ts';
+import { compareModes, type ModeComparison } from './mode-comparison.ts';
 import {
   compareTracing,
   cpuWindow,
@@ -16,7 +16,7 @@ import {
   type TracingComparison,
 } from './tracing-cost.ts';
 
-export type { OrderingComparison, OrderingRun } from './ordering-cost.ts';
+export type { ModeComparison, ModeRun } from './mode-comparison.ts';
 export type { TracingComparison, TracingRun } from './tracing-cost.ts';
 
 export interface BenchOptions {
@@ -39,7 +39,20 @@ export interface BenchOptions {
    * alternating, nothing failing: what strict order costs when it holds nothing back.
    */
   readonly orderingRounds?: number;
+  /**
+   * Also drain the backlog this many times unbatched and as many with `batch.maxEvents` of
+   * `batchEvents` (100 unless set), alternating: what batching gains.
+   */
+  readonly batchRounds?: number;
+  readonly batchEvents?: number;
+  /** The no-op endpoint answers after this long (0: at once), as a remote endpoint would. */
+  readonly endpointDelayMs?: number;
 }
+
+/** The orderings compared: strict's promise is to cost nothing over `key` while nothing fails. */
+export type ComparedOrdering = 'key' | 'strict';
+/** Batching compared: one request per event, against `batch` (grouped by tenant, 100 ms wait). */
+export type ComparedBatching = 'unbatched' | 'batched';
 
 export interface BenchResult {
   readonly events: number;
@@ -50,7 +63,9 @@ export interface BenchResult {
   /** pusher / raw undici. */
   readonly ratio: number;
   readonly tracing?: TracingComparison;
-  readonly ordering?: OrderingComparison;
+  readonly ordering?: ModeComparison<ComparedOrdering>;
+  readonly batch?: ModeComparison<ComparedBatching> & { readonly maxEvents: number };
+  readonly endpointDelayMs: number;
 }
 
 /** Tracing runs alternate with untraced ones, so warm-up and machine noise hit both. */
@@ -59,7 +74,9 @@ const TRACING_ROUNDS = 3;
 // A no-op endpoint in its own process, so neither side of the comparison shares its event loop.
 const NOOP_ENDPOINT = `
 const http = require('node:http');
-const server = http.createServer((req, res) => { req.resume(); req.on('end', () => { res.writeHead(204); res.end(); }); });
+const delayMs = Number(process.argv[1] ?? 0);
+const answer = (res) => { res.writeHead(204); res.end(); };
+const server = http.createServer((req, res) => { req.resume(); req.on('end', () => { if (delayMs > 0) setTimeout(answer, delayMs, res); else answer(res); }); });
 server.keepAliveTimeout = 60000;
 server.listen(0, '127.0.0.1', () => process.stdout.write(server.address().port + '\\n'));
 `;
@@ -72,7 +89,10 @@ export async function benchPush(
   options: BenchOptions,
   progress: (line: string) => void,
 ): Promise<BenchResult> {
-  const endpoint = spawn(process.execPath, ['-e', NOOP_ENDPOINT], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const endpointDelayMs = options.endpointDelayMs ?? 0;
+  const endpoint = spawn(process.execPath, ['-e', NOOP_ENDPOINT, String(endpointDelayMs)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   try {
     const [chunk] = (await once(endpoint.stdout, 'data')) as [Buffer];
     const url = `http://127.0.0.1:${Number(chunk.toString().trim())}/hooks`;
@@ -90,11 +110,34 @@ export async function benchPush(
     const ordering =
       options.orderingRounds === undefined
         ? undefined
-        : await compareOrdering(
-            (o) => drainWithPusher(options, topic, url, undefined, o),
+        : await compareModes<ComparedOrdering>(
+            ['key', 'strict'],
+            (ordering) => drainWithPusher(options, topic, url, undefined, { ordering }),
             options.orderingRounds,
             progress,
           );
+    const maxEvents = options.batchEvents ?? 100;
+    const batch =
+      options.batchRounds === undefined
+        ? undefined
+        : {
+            maxEvents,
+            ...(await compareModes<ComparedBatching>(
+              ['unbatched', 'batched'],
+              (mode) =>
+                drainWithPusher(
+                  options,
+                  topic,
+                  url,
+                  undefined,
+                  mode === 'batched'
+                    ? { batch: { maxEvents, maxBytes: 1024 * 1024, maxWaitMs: 100, groupBy: 'tenant' } }
+                    : {},
+                ),
+              options.batchRounds,
+              progress,
+            )),
+          };
     return {
       events: options.events,
       concurrency: options.concurrency,
@@ -104,6 +147,8 @@ export async function benchPush(
       ratio: Math.round((pushed / raw) * 1000) / 1000,
       ...(tracing ? { tracing } : {}),
       ...(ordering ? { ordering } : {}),
+      ...(batch ? { batch } : {}),
+      endpointDelayMs,
     };
   } finally {
     stop(endpoint);
@@ -202,7 +247,7 @@ async function drainWithPusher(
   topic: string,
   url: string,
   flush?: () => Promise<void>,
-  ordering: 'none' | ComparedOrdering = 'none',
+  variant: Pick<Partial<SubscriberDefinition>, 'ordering' | 'batch'> = {},
 ): Promise<DrainMeasure> {
   const pusher = new Pusher(
     {
@@ -215,9 +260,10 @@ async function drainWithPusher(
         timeoutMs: 10_000,
         retry: { delaysMs: [1000], maxAttempts: 3, maxAgeMs: 3_600_000, jitter: 0 },
         start: 'earliest',
-        ordering,
+        ordering: 'none',
         headers: {},
         allowPrivateNetwork: true,
+        ...variant,
       },
       signingKey: randomBytes(32),
     },

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { benchPush } from '../push-bench.ts';
 import { benchConnection } from './bench-connection.ts';
 
-export const BENCH_PUSH_USAGE = `Usage: hookstream bench push [--events <n>] [--concurrency <n>] [--partitions <n>] [--tracing] [--ordering [--rounds <n>]] [--json]
+export const BENCH_PUSH_USAGE = `Usage: hookstream bench push [--events <n>] [--concurrency <n>] [--partitions <n>] [--tracing] [--ordering] [--batch [--max-events <n>]] [--rounds <n>] [--endpoint-delay-ms <ms>] [--json]
 
 Deliveries per second of one pusher draining a backlog to a local no-op endpoint (no rate
 limit), next to a raw undici POST loop against the same endpoint in the same run, and the ratio.
@@ -11,6 +11,10 @@ stack's Jaeger by default), alternating with untraced runs, and prints the slowd
 CPU per delivery (process CPU over each drain ÷ deliveries) with tracing on and off.
 --ordering also drains the backlog with ordering "key" and "strict" (997 keys, nothing failing),
 --rounds times each (default 3), alternating, and prints the medians and strict/key.
+--batch likewise drains it unbatched and with batch.maxEvents --max-events (default 100, grouped
+by tenant, 100 ms wait) and prints batched/unbatched.
+--endpoint-delay-ms makes the no-op endpoint answer after that long, as a remote one would
+(default 0: loopback, where the pusher's CPU is the limit).
 Needs the local stack (npx hookstream stack up). Loopback only; bounded by --events.`;
 
 /** \`hookstream bench push\`: a measurement, not a test; prints figures, asserts nothing. */
@@ -24,6 +28,9 @@ export async function benchPushCommand(args: readonly string[]): Promise<number>
       tracing: { type: 'boolean', default: false },
       ordering: { type: 'boolean', default: false },
       rounds: { type: 'string', default: '3' },
+      batch: { type: 'boolean', default: false },
+      'max-events': { type: 'string', default: '100' },
+      'endpoint-delay-ms': { type: 'string', default: '0' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -36,13 +43,19 @@ export async function benchPushCommand(args: readonly string[]): Promise<number>
   const concurrency = Number(values.concurrency);
   const partitions = Number(values.partitions);
   const rounds = Number(values.rounds);
+  const maxEvents = Number(values['max-events']);
+  const endpointDelayMs = Number(values['endpoint-delay-ms']);
   if (
-    ![events, concurrency, partitions, rounds].every((n) => Number.isInteger(n) && n > 0) ||
+    ![events, concurrency, partitions, rounds, maxEvents].every((n) => Number.isInteger(n) && n > 0) ||
     events > 1_000_000 ||
-    rounds > 20
+    rounds > 20 ||
+    maxEvents > 1000 ||
+    !Number.isInteger(endpointDelayMs) ||
+    endpointDelayMs < 0 ||
+    endpointDelayMs > 10_000
   ) {
     process.stderr.write(
-      'hookstream bench push: --events (≤ 1,000,000), --concurrency, --partitions and --rounds (≤ 20) must be positive integers\n',
+      'hookstream bench push: --events (≤ 1,000,000), --concurrency, --partitions, --rounds (≤ 20) and --max-events (≤ 1000) must be positive integers, --endpoint-delay-ms an integer from 0 to 10000\n',
     );
     return 2;
   }
@@ -55,6 +68,8 @@ export async function benchPushCommand(args: readonly string[]): Promise<number>
       partitions,
       tracing: values.tracing,
       ...(values.ordering ? { orderingRounds: rounds } : {}),
+      ...(values.batch ? { batchRounds: rounds, batchEvents: maxEvents } : {}),
+      endpointDelayMs,
     },
     progress,
   );
@@ -63,14 +78,17 @@ export async function benchPushCommand(args: readonly string[]): Promise<number>
     process.stdout.write(
       `pusher      ${result.pusherPerSecond} deliveries/s\n` +
         `raw undici  ${result.rawUndiciPerSecond} POSTs/s\n` +
-        `ratio       ${(result.ratio * 100).toFixed(1)} %  (${result.events} events, concurrency ${result.concurrency}, ${result.partitions} partitions)\n` +
+        `ratio       ${(result.ratio * 100).toFixed(1)} %  (${result.events} events, concurrency ${result.concurrency}, ${result.partitions} partitions, endpoint delay ${result.endpointDelayMs} ms)\n` +
         (result.tracing
           ? `tracing     off ${result.tracing.offPerSecond}/s, on (100 % sampled) ${result.tracing.onPerSecond}/s: ${(result.tracing.slowdown * 100).toFixed(1)} % slower (mean of ${result.tracing.runs} runs each, alternating)\n` +
             `tracing CPU off ${result.tracing.offCpuMicros} µs, on ${result.tracing.onCpuMicros} µs per delivery: ${(result.tracing.cpuOverhead * 100).toFixed(1)} % more (medians)\n` +
             `runs        ${result.tracing.all.map((r) => `${r.traced ? 'on' : 'off'} ${r.cpuMicrosPerDelivery}`).join(', ')}\n`
           : '') +
         (result.ordering
-          ? `ordering    key ${result.ordering.keyPerSecond}/s, strict ${result.ordering.strictPerSecond}/s: strict/key ${(result.ordering.ratio * 100).toFixed(1)} % (medians of ${result.ordering.runs} runs each, alternating; CPU per delivery key ${result.ordering.keyCpuMicros} µs, strict ${result.ordering.strictCpuMicros} µs)\n`
+          ? `ordering    key ${result.ordering.baselinePerSecond}/s, strict ${result.ordering.comparedPerSecond}/s: strict/key ${(result.ordering.ratio * 100).toFixed(1)} % (medians of ${result.ordering.runs} runs each, alternating; CPU per delivery key ${result.ordering.baselineCpuMicros} µs, strict ${result.ordering.comparedCpuMicros} µs)\n`
+          : '') +
+        (result.batch
+          ? `batch       unbatched ${result.batch.baselinePerSecond}/s, batched (maxEvents ${result.batch.maxEvents}) ${result.batch.comparedPerSecond}/s: ${result.batch.ratio.toFixed(2)}× (medians of ${result.batch.runs} runs each, alternating; CPU per delivery ${result.batch.baselineCpuMicros} µs, ${result.batch.comparedCpuMicros} µs)\n`
           : ''),
     );
   return 0;

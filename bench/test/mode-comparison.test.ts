@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { compareModes } from '../src/mode-comparison.ts';
+
+describe('compareModes', () => {
+  it('warms each mode once uncounted, alternates the pairs, and takes medians', async () => {
+    type Mode = 'key' | 'strict';
+    const asked: Mode[] = [];
+    // Each drain's seconds in the order asked (the first of each is the uncounted warm-up); CPU
+    // per delivery is its seconds in µs, so its median follows the same runs.
+    const seconds: Record<Mode, number[]> = { key: [9, 4, 5, 3], strict: [9, 2, 1, 3] };
+    const result = await compareModes<Mode>(
+      ['key', 'strict'],
+      async (mode) => {
+        asked.push(mode);
+        const s = seconds[mode].shift() ?? 1;
+        return { deliveries: 8000, seconds: s, cpuMicros: 8000 * s };
+      },
+      3,
+      () => undefined,
+    );
+    expect(asked).toEqual(['key', 'strict', 'key', 'strict', 'strict', 'key', 'key', 'strict']);
+    // key runs: 4, 5, 3 s → 2000, 1600, 2667/s → median 2000; strict: 2, 1, 3 s → 4000, 8000, 2667 → 4000.
+    expect([result.baselinePerSecond, result.comparedPerSecond, result.ratio]).toEqual([2000, 4000, 2]);
+    expect([result.baselineCpuMicros, result.comparedCpuMicros]).toEqual([4, 2]);
+    expect(result.all).toHaveLength(6);
+  });
+});
