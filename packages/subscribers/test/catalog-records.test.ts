@@ -1,3 +1,4 @@
+import { SUBSCRIBER_RECORD_VERSION } from '@hookstream/contracts';
 import { describe, expect, it } from 'vitest';
 import { encodeSubscriberRecord, foldRegistry, parseSubscriberRecord } from '../src/catalog-records.ts';
 import { raw, record } from './fixtures.ts';
@@ -38,7 +39,9 @@ describe('foldRegistry', () => {
     expect([...snap.subscribers.keys()]).toEqual(['a']);
     const problems = Object.fromEntries(snap.problems.map((p) => [p.key, p]));
     expect(problems.a).toMatchObject({ offset: '0:2', error: expect.stringMatching(/^not JSON/) });
-    expect(problems.c?.error).toBe('record version 99 is newer than this code reads (up to 7): upgrade it');
+    expect(problems.c?.error).toBe(
+      `record version 99 is newer than this code reads (up to ${SUBSCRIBER_RECORD_VERSION}): upgrade it`,
+    );
     expect(problems.d?.error).toBe('the definition is named "x", the key "d"');
     expect(problems['Bad Key']?.error).toMatch(/not a subscriber name/);
   });
