@@ -1,13 +1,8 @@
 import {
-  CE_HEADER,
   DEFAULT_MAX_HOLD_MS,
-  type DeadLetterReason,
-  formatLocation,
   type RecordLocation,
-  readRetryState,
   resolvePointer,
   TRACEPARENT_HEADER,
-  tenantOf,
 } from '@hookstream/contracts';
 import {
   type AttemptReport,
@@ -16,11 +11,8 @@ import {
   type Classification,
   checkAge,
   classify,
-  type DeliveryTrail,
-  decide,
   deliveryIdOf,
   newBatchId,
-  POLICY_VERSION,
 } from '@hookstream/delivery';
 import type { ConsumedRecord, HandlerOutcome } from '@hookstream/kafka';
 import { ATTR, deliveryTracer, ProcessSpan } from '@hookstream/telemetry';
@@ -29,10 +21,11 @@ import { type BatchMember, DeliveryBatcher, PendingBatch } from './delivery-batc
 import type { DeliveryObserver } from './delivery-observer.ts';
 import type { AttemptSummary, DeliveryOutcome, RecordContext } from './delivery-outcome.ts';
 import type { DeliveryHealth, HealthVerdict } from './endpoint-health.ts';
+import { type Deliverable, EventAdmission, locationOf, waitFor } from './event-admission.ts';
 import type { EventDecoder } from './event-decoder.ts';
 import { readEventHeaders } from './event-headers.ts';
 import type { OutcomeRouter } from './outcome-router.ts';
-import { RecentIds } from './recent-ids.ts';
+import { type AttemptEnd, RecordSettler } from './record-settler.ts';
 import type { SubscriberTopology } from './subscriber-topology.ts';
 
 /** The destination's limiter as the handler uses it (DestinationLimiter in production). */
@@ -66,14 +59,7 @@ export interface SubscriberDeliveryDeps {
   readonly tracer?: Tracer;
 }
 
-/** Waits between decodes while the registry is unavailable; the last one repeats. */
-const REGISTRY_BACKOFF_MS = [1000, 2000, 5000, 10_000, 30_000] as const;
 const ABANDONED: DeliveryOutcome = { kind: 'abandoned' };
-/**
- * Notice ids remembered, to pass over the copies other replicas published: they follow the first
- * within moments on the notices topic's one partition, so far fewer than this lie between.
- */
-const NOTICE_IDS_KEPT = 10_000;
 
 /** No breaker: every record goes, every outcome as usual. */
 const ALWAYS_HEALTHY: DeliveryHealth = {
@@ -81,13 +67,6 @@ const ALWAYS_HEALTHY: DeliveryHealth = {
   admit: async (signal) => (signal.aborted ? 'aborted' : 'go'),
   attempted: () => 'as-usual',
 };
-
-/** The delivery so far, from the tier record's headers (a fresh delivery has none). */
-interface Progress {
-  readonly attempts: number;
-  readonly firstAttemptAtMs: number | null;
-  readonly origin: RecordLocation;
-}
 
 /** One request made and classified. */
 interface Attempted {
@@ -119,18 +98,6 @@ interface BatchAttempted {
   readonly attempted: Attempted;
 }
 
-/** A record that passed the filter and decoded: what its attempt needs. */
-interface Deliverable {
-  readonly eventId: string;
-  readonly type: string;
-  readonly data: Readonly<Record<string, unknown>>;
-  readonly occurredAt: string;
-  readonly occurredAtMs: number;
-  /** undefined: the event has no tenant, and its body names none. */
-  readonly tenant: string | undefined;
-  readonly progress: Progress;
-}
-
 /**
  * One record, start to settlement: filter by type, decode, deliver through the destination's
  * limiter, classify, and act on the policy's decision: settle on an ACK, hand the record to a
@@ -145,7 +112,8 @@ export class SubscriberDelivery {
   readonly #random: () => number;
   readonly #tracer: Tracer;
   readonly #health: DeliveryHealth;
-  readonly #notices = new RecentIds(NOTICE_IDS_KEPT);
+  readonly #admission: EventAdmission;
+  readonly #settler: RecordSettler;
   /** With a definition's `batch`: where events wait for the request that carries them. */
   readonly #batcher: DeliveryBatcher<Batched, Sent> | null;
 
@@ -155,6 +123,8 @@ export class SubscriberDelivery {
     this.#topology = deps.topology;
     this.#random = deps.random ?? Math.random;
     this.#tracer = deps.tracer ?? deliveryTracer();
+    this.#admission = new EventAdmission(deps);
+    this.#settler = new RecordSettler({ ...deps, random: this.#random });
     const batch = deps.topology.definition.batch;
     this.#batcher =
       batch === undefined ? null : new DeliveryBatcher(batch, (pending) => void this.#requestBatch(pending));
@@ -192,51 +162,20 @@ export class SubscriberDelivery {
     headerProblem: string | null,
     tenant: string | undefined,
   ): Promise<DeliveryOutcome> {
-    const progress = this.#progress(ctx.record);
-    if (progress === null) return this.#poison(ctx, 'unreadable retry headers');
-    ctx.origin = progress.origin;
-    // Another tenant's record, or another subscriber's type, is none of this one's business,
-    // whatever else is wrong with it; so is a notice type anywhere but on the notices topic (a forgery).
-    if (!this.#topology.takesTenant(tenantOf(ctx.record.headers))) return { kind: 'filtered' };
-    if (ctx.type !== undefined && !this.#topology.takes(ctx.type, progress.origin.topic))
-      return { kind: 'filtered' };
-    const { eventId, type, record } = ctx;
-    if (headerProblem !== null || eventId === undefined || type === undefined)
-      return this.#poison(ctx, headerProblem ?? 'unreadable CloudEvents headers');
-    // Several replicas may publish one notice (one id): its first copy is delivered, the others
-    // are passed over. They share the notices topic's one partition, so one member sees them all.
-    if (this.#topology.isNoticesTopic(record.topic) && !this.#notices.owns(eventId, formatLocation(ctx.here)))
-      return { kind: 'filtered' };
-    // A filter on attributes only is judged before the event is decoded.
-    const topology = this.#topology;
-    if (topology.filter !== null && !topology.filterNeedsData) {
-      const verdict = topology.admits({ headers: record.headers });
-      if (!verdict.pass) return { kind: 'filtered', by: verdict.refusedBy };
-    }
-    const decoded = await this.#decode(ctx, type);
-    if (decoded === null) return ABANDONED;
-    if (decoded.kind === 'poison') return this.#poison(ctx, decoded.detail);
-    if (topology.filterNeedsData) {
-      const verdict = topology.admits({ headers: record.headers, data: decoded.data });
-      if (!verdict.pass) return { kind: 'filtered', by: verdict.refusedBy };
-    }
-    const occurredAt = record.headers[CE_HEADER.time] ?? new Date(record.timestampMs).toISOString();
-    const parsed = Date.parse(occurredAt);
-    const occurredAtMs = Number.isNaN(parsed) ? record.timestampMs : parsed;
-    const event: Deliverable = {
-      eventId,
-      type,
-      data: decoded.data,
-      occurredAt,
-      occurredAtMs,
-      tenant,
-      progress,
-    };
-
+    const admission = await this.#admission.admit(ctx, headerProblem, tenant);
+    if (admission.kind === 'filtered') return admission.by === undefined ? { kind: 'filtered' } : admission;
+    if (admission.kind === 'stopped') return ABANDONED;
+    if (admission.kind === 'poison') return this.#settler.poison(ctx, admission.detail);
+    const { event } = admission;
+    const { progress, occurredAtMs } = event;
     const retry = this.#topology.definition.retry;
     if (checkAge({ occurredAtMs, nowMs: Date.now(), retry })) {
       const last = progress.attempts > 0 ? Date.now() : null;
-      return this.#deadLetter(ctx, this.#trail(ctx, event, progress.attempts, last), 'expired');
+      return this.#settler.deadLetter(
+        ctx,
+        this.#settler.trail(ctx, event, progress.attempts, last),
+        'expired',
+      );
     }
     return this.#deliver(ctx, event);
   }
@@ -262,7 +201,7 @@ export class SubscriberDelivery {
       if (admission === 'aborted') return this.#stopped(ctx, sofar(), failed);
       if (admission === 'expired') {
         const last = made > 0 ? Date.now() : null;
-        return this.#deadLetter(ctx, this.#trail(ctx, sofar(), made, last), 'expired');
+        return this.#settler.deadLetter(ctx, this.#settler.trail(ctx, sofar(), made, last), 'expired');
       }
       const number = made + 1;
       ctx.span.attempt = number;
@@ -292,7 +231,7 @@ export class SubscriberDelivery {
         }
         if (held !== null) return held;
       }
-      return this.#settle(ctx, current, attempted, attempt);
+      return this.#settler.settle(ctx, current, endOf(attempted), attempt);
     }
   }
 
@@ -424,7 +363,7 @@ export class SubscriberDelivery {
     if (failed === null) return ABANDONED;
     if (this.#topology.definition.ordering === 'strict')
       return { kind: 'abandoned', attempt: failed.attempt };
-    return this.#settle(ctx, event, failed.attempted, failed.attempt);
+    return this.#settler.settle(ctx, event, endOf(failed.attempted), failed.attempt);
   }
 
   /**
@@ -441,143 +380,17 @@ export class SubscriberDelivery {
     attempted: Attempted,
     attempt: AttemptSummary,
   ): Promise<DeliveryOutcome | 'again' | null> {
-    const { report, classification, now } = attempted;
-    const definition = this.#topology.definition;
-    const decision = decide({
-      classification,
-      attempt: attempt.number,
-      occurredAtMs: event.occurredAtMs,
-      nowMs: now,
-      retry: definition.retry,
-      random: this.#random(),
-    });
+    const end = endOf(attempted);
+    const decision = this.#settler.decide(event, end, attempt);
     if (decision.action !== 'retry') return null;
+    const { now } = end;
     const heldSinceMs = event.progress.firstAttemptAtMs ?? now;
-    if (now + decision.delayMs - heldSinceMs > (definition.maxHoldMs ?? DEFAULT_MAX_HOLD_MS)) {
-      const trail: DeliveryTrail = {
-        ...this.#trail(ctx, event, attempt.number, now),
-        classification,
-        excerpt: report.kind === 'connection-error' ? report.code : report.excerpt,
-        policyVersion: decision.policyVersion,
-      };
-      return this.#deadLetter(ctx, trail, 'expired', attempt);
+    const maxHoldMs = this.#topology.definition.maxHoldMs ?? DEFAULT_MAX_HOLD_MS;
+    if (now + decision.delayMs - heldSinceMs > maxHoldMs) {
+      const trail = this.#settler.failedTrail(ctx, event, end, attempt, decision.policyVersion);
+      return this.#settler.deadLetter(ctx, trail, 'expired', attempt);
     }
-    return (await wait(decision.delayMs, ctx.signal)) ? 'again' : { kind: 'abandoned', attempt };
-  }
-
-  /** What the policy says about an attempt's outcome: acknowledge, a retry tier, or the DLQ. */
-  async #settle(
-    ctx: RecordContext,
-    event: Deliverable,
-    attempted: Attempted,
-    attempt: AttemptSummary,
-  ): Promise<DeliveryOutcome> {
-    const { report, classification, now } = attempted;
-    const { number } = attempt;
-    if (classification.outcome === 'ack') return { kind: 'delivered', attempt };
-    const decision = decide({
-      classification,
-      attempt: number,
-      occurredAtMs: event.occurredAtMs,
-      nowMs: now,
-      retry: this.#topology.definition.retry,
-      random: this.#random(),
-    });
-    if (decision.action === 'ack') return { kind: 'delivered', attempt };
-    const failed: DeliveryTrail = {
-      ...this.#trail(ctx, event, number, now),
-      classification,
-      excerpt: report.kind === 'connection-error' ? report.code : report.excerpt,
-      policyVersion: decision.policyVersion,
-    };
-    if (decision.action === 'dead-letter') return this.#deadLetter(ctx, failed, decision.reason, attempt);
-
-    const dueAtMs = now + decision.delayMs;
-    const tierTopic = this.#topology.tierTopics[decision.tier - 1] ?? '';
-    const send = ctx.span.send(tierTopic, { [ATTR.retryTier]: decision.tier });
-    const routed = await this.#deps.router.retry(
-      ctx.record,
-      failed,
-      decision,
-      dueAtMs,
-      ctx.signal,
-      send.traceHeaders,
-    );
-    send.end(routed);
-    if (routed !== 'settled') return { kind: 'abandoned', attempt };
-    return { kind: 'retry-scheduled', attempt, tier: decision.tier, dueAtMs };
-  }
-
-  #trail(
-    ctx: RecordContext,
-    event: Deliverable,
-    attempts: number,
-    lastAttemptAtMs: number | null,
-  ): DeliveryTrail {
-    return {
-      eventId: event.eventId,
-      subscriber: this.#topology.name,
-      attempts,
-      firstAttemptAtMs: event.progress.firstAttemptAtMs ?? lastAttemptAtMs,
-      lastAttemptAtMs,
-      classification: null,
-      excerpt: '',
-      policyVersion: POLICY_VERSION,
-      origin: event.progress.origin,
-      source: ctx.here,
-    };
-  }
-
-  /** Null when a tier record's headers cannot be read: the record is then poison. */
-  #progress(record: ConsumedRecord): Progress | null {
-    if (this.#topology.isSourceTopic(record.topic))
-      return { attempts: 0, firstAttemptAtMs: null, origin: locationOf(record) };
-    const state = readRetryState(record.headers);
-    if (state === null) return null;
-    const { attempts, firstAttemptAt, origin } = state;
-    return {
-      attempts,
-      firstAttemptAtMs: firstAttemptAt === undefined ? null : Date.parse(firstAttemptAt),
-      origin: origin ?? locationOf(record),
-    };
-  }
-
-  /** The contract table's last row: an undecodable record is dead-lettered at once. */
-  #poison(ctx: RecordContext, detail: string): Promise<DeliveryOutcome> {
-    const trail: DeliveryTrail = {
-      eventId: ctx.eventId ?? null,
-      subscriber: this.#topology.name,
-      attempts: 0,
-      firstAttemptAtMs: null,
-      lastAttemptAtMs: null,
-      classification: null,
-      excerpt: detail,
-      policyVersion: POLICY_VERSION,
-      origin: ctx.origin,
-      source: ctx.here,
-    };
-    return this.#deadLetter(ctx, trail, 'poison');
-  }
-
-  async #deadLetter(
-    ctx: RecordContext,
-    trail: DeliveryTrail,
-    reason: DeadLetterReason,
-    attempt?: AttemptSummary,
-  ): Promise<DeliveryOutcome> {
-    const send = ctx.span.send(this.#topology.dlqTopic, { [ATTR.deadLetterReason]: reason });
-    const routed = await this.#deps.router.deadLetter(
-      ctx.record,
-      trail,
-      reason,
-      ctx.signal,
-      send.traceHeaders,
-    );
-    send.end(routed);
-    if (routed !== 'settled') return attempt ? { kind: 'abandoned', attempt } : ABANDONED;
-    return attempt
-      ? { kind: 'dead-lettered', reason, trail, attempt }
-      : { kind: 'dead-lettered', reason, trail };
+    return (await waitFor(decision.delayMs, ctx.signal)) ? 'again' : { kind: 'abandoned', attempt };
   }
 
   /**
@@ -617,36 +430,16 @@ export class SubscriberDelivery {
     if (classification.retryAfterMs !== null) this.#deps.limiter.pauseFor(classification.retryAfterMs);
     return { report, classification, now, durationMs };
   }
-
-  /**
-   * Null when stopped while the registry was unreachable. An outage is not the record's fault,
-   * so it waits (backing off, each wait reported to the observer) instead of being dead-lettered.
-   */
-  async #decode(ctx: RecordContext, type: string) {
-    for (let waits = 0; ; waits++) {
-      const result = await this.#deps.decoder.decode(ctx.record.value, type);
-      if (result.kind !== 'unavailable') return result;
-      const waitMs = REGISTRY_BACKOFF_MS[Math.min(waits, REGISTRY_BACKOFF_MS.length - 1)] ?? 30_000;
-      this.#deps.observer.decodeWaiting(ctx, result.detail, waitMs);
-      if (!(await wait(waitMs, ctx.signal))) return null;
-    }
-  }
 }
 
-/** False when the signal aborted first. The global timer, so a test's fake clock can drive it. */
-function wait(ms: number, signal: AbortSignal): Promise<boolean> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve(false);
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve(true);
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
+/** What the settler needs of an HTTP attempt. */
+function endOf(attempted: Attempted): AttemptEnd {
+  const { report, classification, now } = attempted;
+  return {
+    classification,
+    now,
+    excerpt: report.kind === 'connection-error' ? report.code : report.excerpt,
+  };
 }
 
 /** Events-topic order: by partition, then offset (a key's events share a partition). */
@@ -655,8 +448,4 @@ function compareOrigins(a: RecordLocation, b: RecordLocation): number {
   // Offsets are decimal strings without leading zeros: the shorter is the smaller.
   if (a.offset.length !== b.offset.length) return a.offset.length - b.offset.length;
   return a.offset < b.offset ? -1 : a.offset > b.offset ? 1 : 0;
-}
-
-function locationOf(record: ConsumedRecord): RecordLocation {
-  return { topic: record.topic, partition: record.partition, offset: record.offset };
 }
