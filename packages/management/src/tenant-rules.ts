@@ -78,9 +78,10 @@ export function specFor(caller: Caller, name: string, body: unknown): Subscriber
   if (filterProblems.length > 0)
     throw new ManagementError(
       'invalid_definition',
-      'the filter could never be evaluated; nothing was written',
+      'a data pointer names no field of the types it takes; nothing was written',
       {
-        details: filterProblems.map((p) => ({ path: 'filter', message: p })),
+        // `filter.exact./a: …` or `batch.groupBy: …`: the part before the first space names it.
+        details: filterProblems.map((p) => ({ path: p.split(/[ :]/, 1)[0] ?? 'filter', message: p })),
       },
     );
   return parsed.data;

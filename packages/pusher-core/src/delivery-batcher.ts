@@ -33,8 +33,10 @@ export class PendingBatch<T, R> {
   /** Called when the last member leaves a batch nobody took. */
   onEmpty: () => void = () => undefined;
 
+  /** Members given here that already left make an empty batch, whose signal is aborted. */
   constructor(members: readonly BatchMember<T, R>[] = []) {
     for (const member of members) this.add(member);
+    if (members.length > 0 && this.#members.length === 0) this.#controller.abort();
   }
 
   get signal(): AbortSignal {

@@ -254,9 +254,19 @@ export class SubscriberDelivery {
       tenant: event.tenant,
       attempt: number,
     });
-    if (this.#batcher !== null && !probe) {
+    if (this.#batcher !== null) {
       const item: Batched = { ctx, body, tenant: event.tenant };
-      return this.#batcher.add(this.#groupOf(ctx, event), item, Buffer.byteLength(body), ctx.signal);
+      const bytes = Buffer.byteLength(body);
+      // The breaker's probe, and an event's last attempt, go as a batch of one: a probe must be
+      // one request, and an event whose companions failed it (one the endpoint cannot take)
+      // gets a last try without them. Until then retries are batched again, so an outage's
+      // retries cost no more requests than its first attempts did.
+      const last = number > 1 && number >= this.#topology.definition.retry.maxAttempts;
+      if (!probe && !last) return this.#batcher.add(this.#groupOf(ctx, event), item, bytes, ctx.signal);
+      return new Promise((resolve, reject) => {
+        const alone = new PendingBatch<Batched, Sent>([{ item, bytes, signal: ctx.signal, resolve, reject }]);
+        void this.#requestBatch(alone, probe);
+      });
     }
     const queuedAt = performance.now();
     const attempted = await this.#deps.limiter.schedule(
@@ -268,13 +278,17 @@ export class SubscriberDelivery {
     return { attempted, verdict: this.#health.attempted(attempted.classification, probe, event.eventId) };
   }
 
-  /** The value of the definition's `batch.groupBy` for this event: a batch never mixes two. */
+  /**
+   * The event's batch group: its tenant, and the definition's `batch.groupBy` value within it. A
+   * batch never mixes two tenants, whatever `groupBy` says, nor two values of `groupBy`.
+   */
   #groupOf(ctx: RecordContext, event: Deliverable): string {
     const groupBy = this.#topology.definition.batch?.groupBy ?? 'tenant';
-    if (groupBy === 'tenant') return event.tenant === undefined ? '-' : `t:${event.tenant}`;
-    if (groupBy === 'key') return ctx.record.key === null ? '-' : `k:${ctx.record.key}`;
+    const tenant = event.tenant === undefined ? '-' : `t:${event.tenant}`;
+    if (groupBy === 'tenant') return tenant;
+    if (groupBy === 'key') return `${tenant}|${ctx.record.key === null ? '-' : `k:${ctx.record.key}`}`;
     const value = resolvePointer(event.data, groupBy);
-    return value === undefined ? '-' : `v:${JSON.stringify(value)}`;
+    return `${tenant}|${value === undefined ? '-' : `v:${JSON.stringify(value)}`}`;
   }
 
   /**
@@ -282,25 +296,34 @@ export class SubscriberDelivery {
    * every member, and the breaker counts it once; a 413 splits the batch in halves, each sent on
    * its own, before any member counts it as a failure.
    */
-  async #requestBatch(batch: PendingBatch<Batched, Sent>): Promise<void> {
+  async #requestBatch(batch: PendingBatch<Batched, Sent>, probe = false): Promise<void> {
+    // Its members left before it was sent (a stop during a 413's split): nothing to send.
+    if (batch.size === 0) return;
     const queuedAt = performance.now();
     try {
       const made = await this.#deps.limiter.schedule(
-        () => this.#attemptBatch(batch.take(), queuedAt),
+        () => {
+          const members = batch.take();
+          // Every member left while the request waited for its turn: no empty request goes out.
+          return members.length === 0 ? Promise.resolve(null) : this.#attemptBatch(members, queuedAt, probe);
+        },
         batch.signal,
         batch.members[0]?.item.tenant,
       );
-      // Every member left before it went out.
-      if (made === null) return;
+      // Not sent: whoever is still a member hears so (a limiter may refuse for its own reasons).
+      if (made === null) {
+        for (const member of batch.take()) member.resolve(null);
+        return;
+      }
       const { members, batchId, attempted } = made;
-      const { report } = attempted;
-      if (report.kind === 'response' && report.status === 413 && members.length > 1) {
+      if (tooLarge(attempted.report) && members.length > 1) {
         const half = Math.ceil(members.length / 2);
         void this.#requestBatch(new PendingBatch(members.slice(0, half)));
         void this.#requestBatch(new PendingBatch(members.slice(half)));
         return;
       }
-      const verdict = this.#health.attempted(attempted.classification, false, batchId);
+      const first = members[0]?.item.ctx.eventId ?? batchId;
+      const verdict = this.#health.attempted(attempted.classification, probe, first);
       for (const member of members) member.resolve({ attempted, verdict, batchId });
     } catch (err) {
       for (const member of batch.take()) member.reject(err);
@@ -316,12 +339,15 @@ export class SubscriberDelivery {
   async #attemptBatch(
     members: readonly BatchMember<Batched, Sent>[],
     queuedAt: number,
+    probe: boolean,
   ): Promise<BatchAttempted> {
     const started = performance.now();
     const ordered = [...members].sort((a, b) => compareOrigins(a.item.ctx.origin, b.item.ctx.origin));
     const batchId = newBatchId();
     const attributes = {
-      [ATTR.breakerState]: 'closed',
+      ...(probe
+        ? { [ATTR.breakerState]: 'half-open', [ATTR.breakerProbe]: true }
+        : { [ATTR.breakerState]: 'closed' }),
       [ATTR.batchId]: batchId,
       [ATTR.batchSize]: ordered.length,
     };
@@ -342,8 +368,10 @@ export class SubscriberDelivery {
     const durationMs = performance.now() - started;
     const now = Date.now();
     const classification = classify(report, now);
-    for (const { item } of ordered)
-      this.#deps.observer.attempted(item.ctx, classification.outcome, classification.status, durationMs);
+    // A 413 that splits the batch is no member's attempt: the halves are.
+    if (!(tooLarge(report) && ordered.length > 1))
+      for (const { item } of ordered)
+        this.#deps.observer.attempted(item.ctx, classification.outcome, classification.status, durationMs);
     if (classification.retryAfterMs !== null) this.#deps.limiter.pauseFor(classification.retryAfterMs);
     return { members: ordered, batchId, attempted: { report, classification, now, durationMs } };
   }
@@ -430,6 +458,11 @@ export class SubscriberDelivery {
     if (classification.retryAfterMs !== null) this.#deps.limiter.pauseFor(classification.retryAfterMs);
     return { report, classification, now, durationMs };
   }
+}
+
+/** 413: the batch is split in halves rather than failed. */
+function tooLarge(report: AttemptReport): boolean {
+  return report.kind === 'response' && report.status === 413;
 }
 
 /** What the settler needs of an HTTP attempt. */

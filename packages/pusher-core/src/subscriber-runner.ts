@@ -84,6 +84,8 @@ export interface SubscriberRunnerOptions {
 }
 
 const SUMMARY_EVERY_MS = 10_000;
+/** Records in flight per partition at most for batches' sake (twice `maxEvents` below it). */
+const MAX_BATCH_WINDOW = 1000;
 const TIER_WATCH_MS = 5000;
 
 /**
@@ -335,11 +337,12 @@ export class SubscriberRunner {
       // One delivery at a time per key for both; `strict`'s in-place retries are the handler's.
       ordering: definition.ordering === 'none' ? 'none' : 'key',
       // Enough records begun per partition to keep the destination's concurrency busy, and with
-      // `batch` to fill one batch while another is out.
+      // `batch` to fill one batch while another is out; records in flight are not charged to the
+      // memory budget, so that is capped (a batch gathers across partitions anyway).
       maxInFlightPerPartition: Math.max(
         8,
         definition.concurrency * 2,
-        (definition.batch?.maxEvents ?? 0) * 2,
+        Math.min((definition.batch?.maxEvents ?? 0) * 2, MAX_BATCH_WINDOW),
       ),
       handle,
       tap: this.#tap,

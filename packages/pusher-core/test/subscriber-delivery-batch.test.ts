@@ -81,8 +81,8 @@ describe('SubscriberDelivery with batch', () => {
       for (const e of r.events) expect(e).toMatchObject({ attempt: 1, subscription_id: 'billing' });
     }
     expect(h.observer.steps.map((s) => s.step.kind)).toEqual(['delivered', 'delivered', 'delivered']);
-    // The breaker heard of two requests, not three events.
-    expect(h.health.told).toEqual(requests.map((r) => r.webhookId));
+    // The breaker heard of two requests (by their first event), not three events.
+    expect(h.health.told).toEqual(requests.map((r) => r.events[0]?.event_id));
   });
 
   it('members go in events-topic order, whatever order they joined in', async () => {
@@ -156,6 +156,47 @@ describe('SubscriberDelivery with batch', () => {
         .map((r) => r.events.length)
         .sort(),
     ).toEqual([1, 1, 2]);
+  });
+
+  it("an event's last attempt goes alone, still in batch form; earlier retries are batched again", async () => {
+    // fakes.ts: maxAttempts 3. Two on their last attempt, two on their second, one fresh.
+    const h = harness();
+    await h.handleAll([tierRecord(2), tierRecord(2), tierRecord(1), tierRecord(1), eventRecord()]);
+    const requests = h.requests().map((r) => r.events.map((e) => e.attempt).sort());
+    expect(requests.sort()).toEqual([[1, 2, 2], [3], [3]]);
+    for (const r of h.requests()) expect(r.webhookId).toMatch(/^batch_/);
+  });
+
+  it('groupBy "key" never puts two tenants in one batch', async () => {
+    const h = harness({ groupBy: 'key' });
+    // eventRecord gives every record the key k1.
+    await h.handleAll([ofTenant('acme'), ofTenant('globex'), ofTenant('acme')]);
+    expect(h.requests().map((r) => r.events.map((e) => e.tenant))).toEqual(
+      expect.arrayContaining([['acme', 'acme'], ['globex']]),
+    );
+    expect(h.requests()).toHaveLength(2);
+  });
+
+  it('sends no empty request when every member left while the batch waited for its turn', async () => {
+    const h = harness({ maxWaitMs: 0 });
+    const stop = new AbortController();
+    // The limiter runs the job only after the members were stopped, as a capped limiter may.
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    h.limiter.schedule = async <T>(job: () => Promise<T>) => {
+      await gate;
+      return job();
+    };
+    const result = h.handle(eventRecord(), stop.signal);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    stop.abort();
+    release();
+    expect(await result).toBe('abandoned');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(h.client.sent).toHaveLength(0);
+    expect(h.health.told).toHaveLength(0);
   });
 
   it('a stop before the request went out abandons the member, and the rest still go', async () => {

@@ -25,6 +25,8 @@ export type LedgerState =
       readonly replayed: boolean;
       /** Who replayed it, when it waits there because of a replay that recorded one. */
       readonly replayedBy?: string;
+      /** The batch request whose answer sent it there. */
+      readonly batchId?: string;
     }
   | {
       readonly state: 'dead-lettered';
@@ -104,6 +106,7 @@ function fromStep(e: AttemptLogEntry): LedgerState {
         attempt: e.attempt,
         replayed: e.outcome === 'replayed',
         ...(e.operator === undefined ? {} : { replayedBy: e.operator }),
+        ...(e.batchId === undefined ? {} : { batchId: e.batchId }),
       };
     case 'dead-lettered':
       return {

@@ -111,7 +111,7 @@ export function describe(line: LedgerLine, nowMs: number): string {
         l.dueAt === null
           ? 'due time unknown'
           : `due ${l.dueAt}${Date.parse(l.dueAt) < nowMs ? ' (overdue: is the pusher running?)' : ''}`;
-      return `in retry tier ${l.tier}, ${due}, after attempt ${l.attempt}${l.replayed ? ` (replayed${l.replayedBy ? ` by ${l.replayedBy}` : ''})` : ''}`;
+      return `in retry tier ${l.tier}, ${due}, after attempt ${l.attempt}${l.batchId === undefined ? '' : ` in batch ${l.batchId}`}${l.replayed ? ` (replayed${l.replayedBy ? ` by ${l.replayedBy}` : ''})` : ''}`;
     }
     case 'dead-lettered':
       return `reason ${l.reason ?? 'unknown'}, after attempt ${l.attempt}${status}, at ${l.at}`;

@@ -207,10 +207,12 @@ export class SampleReceiver {
       return;
     }
     const webhookId = headers['webhook-id'] ?? null;
-    // A batch request carries its events in `events`, each as it would be sent alone.
-    const members = Array.isArray(payload.events)
-      ? (payload.events as unknown[]).map((e) => memberOf(e, webhookId))
-      : [memberOf(payload, null)];
+    // A batch request carries its events in `events`, each as it would be sent alone, and has no
+    // top-level `event_id` (a single event's data may hold an `events` field of its own).
+    const members =
+      Array.isArray(payload.events) && typeof payload.event_id !== 'string'
+        ? (payload.events as unknown[]).map((e) => memberOf(e, webhookId))
+        : [memberOf(payload, null)];
     const b = this.#behaviour;
     const answer = (status: number, extra: Record<string, string> = {}) =>
       this.#answer(res, status, now, members, headers, extra);
