@@ -23,6 +23,7 @@ export type { PartitionGap } from './consume/group/group-ledger.ts';
 export type { StartedFrom, StartFrom } from './consume/group/start-position.ts';
 export type { LaneMode } from './consume/lanes/events-lane.ts';
 export type { LedgerRewind } from './consume/ledger/ledger-rewind.ts';
+export { carriedRewind } from './consume/ledger/ledger-rewind.ts';
 export { OffsetTracker } from './consume/ledger/offset-tracker.ts';
 export type { SettledOffsets } from './consume/ledger/settled-offsets.ts';
 export { MemoryBudget } from './consume/memory-budget.ts';
