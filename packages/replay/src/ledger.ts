@@ -7,6 +7,12 @@ import {
 } from '@hookstream/contracts';
 import type { StoredRecord } from './stored-record.ts';
 
+/** The rewind that sent the event again, as its attempt log step says: when, and who made it. */
+export interface RewindNote {
+  readonly at: string;
+  readonly by: string;
+}
+
 /** An event's state for one subscriber, as `hookstream ledger` reports it. */
 export type LedgerState =
   | {
@@ -16,6 +22,8 @@ export type LedgerState =
       readonly status?: number;
       /** The batch request that carried the attempt. */
       readonly batchId?: string;
+      /** An operator's rewind sent it again (this step is of that re-delivery). */
+      readonly rewind?: RewindNote;
     }
   | {
       readonly state: 'retrying';
@@ -25,6 +33,7 @@ export type LedgerState =
       readonly replayed: boolean;
       /** Who replayed it, when it waits there because of a replay that recorded one. */
       readonly replayedBy?: string;
+      readonly rewind?: RewindNote;
     }
   | {
       readonly state: 'dead-lettered';
@@ -33,6 +42,7 @@ export type LedgerState =
       readonly attempt: number;
       readonly status?: number;
       readonly batchId?: string;
+      readonly rewind?: RewindNote;
     }
   | {
       readonly state: 'filtered';
@@ -49,6 +59,7 @@ export type LedgerState =
       readonly committed?: string;
       /** The part of the subscriber's `filter` that refused it (from the attempt log). */
       readonly filter?: string;
+      readonly rewind?: RewindNote;
     }
   /** Its offset is at or above the group's committed offset (or the group has none there yet). */
   | { readonly state: 'not-reached'; readonly committed: string | null }
@@ -89,9 +100,11 @@ export function latestStep(entries: readonly AttemptLogEntry[]): AttemptLogEntry
 }
 
 function fromStep(e: AttemptLogEntry): LedgerState {
+  const rewind = e.rewind === undefined ? {} : { rewind: { at: e.rewind.at, by: e.rewind.by } };
   const status = {
     ...(e.status === undefined ? {} : { status: e.status }),
     ...(e.batchId === undefined ? {} : { batchId: e.batchId }),
+    ...rewind,
   };
   switch (e.step) {
     case 'delivered':
@@ -104,6 +117,7 @@ function fromStep(e: AttemptLogEntry): LedgerState {
         attempt: e.attempt,
         replayed: e.outcome === 'replayed',
         ...(e.operator === undefined ? {} : { replayedBy: e.operator }),
+        ...rewind,
       };
     case 'dead-lettered':
       return {
@@ -114,7 +128,12 @@ function fromStep(e: AttemptLogEntry): LedgerState {
         ...status,
       };
     case 'filtered':
-      return { state: 'filtered', at: e.at, ...(e.filter === undefined ? {} : { filter: e.filter }) };
+      return {
+        state: 'filtered',
+        at: e.at,
+        ...(e.filter === undefined ? {} : { filter: e.filter }),
+        ...rewind,
+      };
   }
 }
 
