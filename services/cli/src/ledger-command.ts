@@ -18,7 +18,8 @@ export const LEDGER_USAGE = `Usage: hookstream ledger <event-id> [--subscriber <
 
 Where the event is for every subscriber (consumer groups hookstream.sub.<name>): delivered,
 waiting in a retry tier, dead-lettered, filtered out, or not reached yet (its offset is at or
-above the group's committed offset).
+above the group's committed offset). A step of an event 'subscribers rewind' sent again says
+who rewound, and when.
 
 Reads the partition of ${ATTEMPT_LOG_TOPIC} the event id hashes to, and scans the events topic for
 the event's ce_id only when no attempt names its location; then compares with each group's
