@@ -298,6 +298,10 @@ describe('the console server', () => {
     expect(event).toContain(
       'by tenant: its tenant does not take the event&#39;s (acme) (passed, committed 9)',
     );
+    // Delivered again by a rewind: who and when, escaped as any text.
+    expect(event).toContain(
+      'at 2026-12-04T10:00:01.000Z, attempt 1, status 204 (sent again by a rewind by alice&lt;ops&gt; at 2026-12-04T10:00:00.000Z)',
+    );
     const find = await get('/events?id=evt-1');
     expect(find.headers.get('location')).toBe('/events/evt-1');
     const catalogue = await (await get('/catalogue')).text();

@@ -190,6 +190,17 @@ export class FakeBackend implements ConsoleBackend {
           origin: { topic: 'events', partition: 0, offset: '4' },
           ledger: { state: 'filtered', at: null, tenant: 'acme', committed: '9' },
         },
+        {
+          subscriber: 'billing',
+          origin: { topic: 'events', partition: 0, offset: '4' },
+          ledger: {
+            state: 'delivered',
+            at: '2026-12-04T10:00:01.000Z',
+            attempt: 1,
+            status: 204,
+            rewind: { at: '2026-12-04T10:00:00.000Z', by: 'alice<ops>' },
+          },
+        },
       ],
     };
   }

@@ -48,5 +48,16 @@ export const AttemptLogEntry = z.object({
   filter: z.string().min(1).max(600).optional(),
   /** The attempt went in a batch request: its `webhook-id`. Older readers drop it. */
   batchId: z.string().min(1).max(100).optional(),
+  /**
+   * The record was sent again by an operator's rewind (`subscribers rewind`): when it was made
+   * and by whom (the ledger's mark, docs/architecture.md "A rewind's mark"). Only on steps of
+   * the events-topic record itself: retries of it in the tiers do not carry it. Older readers drop it.
+   */
+  rewind: z
+    .object({
+      at: z.iso.datetime({ offset: true }),
+      by: z.string().min(1).max(200),
+    })
+    .optional(),
 });
 export type AttemptLogEntry = z.infer<typeof AttemptLogEntry>;

@@ -25,3 +25,21 @@ describe('AttemptLogEntry: the tenant', () => {
     expect(read.data).toEqual(BASE);
   });
 });
+
+describe("AttemptLogEntry: a rewind's mark", () => {
+  const rewind = { at: '2026-12-03T11:00:00.000Z', by: 'alice' };
+
+  it('keeps who rewound and when; refuses a mark without either', () => {
+    expect(AttemptLogEntry.parse({ ...BASE, rewind }).rewind).toEqual(rewind);
+    expect('rewind' in AttemptLogEntry.parse(BASE)).toBe(false);
+    expect(AttemptLogEntry.safeParse({ ...BASE, rewind: { at: rewind.at } }).success).toBe(false);
+    expect(AttemptLogEntry.safeParse({ ...BASE, rewind: { ...rewind, by: '' } }).success).toBe(false);
+  });
+
+  it('a reader from before the mark reads a new entry, dropping it', () => {
+    const before = AttemptLogEntry.omit({ rewind: true });
+    const read = before.safeParse({ ...BASE, rewind });
+    expect(read.success).toBe(true);
+    expect(read.data).toEqual(BASE);
+  });
+});

@@ -4,7 +4,7 @@
 // it loads them (see kafkajs-patches/README.md).
 import './kafkajs-patches/install.ts';
 
-export type { CommittedOffset } from './admin/group-offsets.ts';
+export type { CommittedOffset, GroupOffsetCommit } from './admin/group-offsets.ts';
 export type { GroupState } from './admin/group-states.ts';
 export type { TopicPartition } from './admin/kafka-admin.ts';
 export { KafkaAdmin } from './admin/kafka-admin.ts';
@@ -18,10 +18,12 @@ export type { KafkaClientOptions } from './connection/client.ts';
 export { createKafka, KafkaConnection } from './connection/kafka-connection.ts';
 export type { ClusterInfo } from './connection/probe.ts';
 export { probeCluster } from './connection/probe.ts';
-export type { ConsumedRecord } from './consume/consumed-record.ts';
+export type { ConsumedRecord, RewindMark } from './consume/consumed-record.ts';
 export type { PartitionGap } from './consume/group/group-ledger.ts';
 export type { StartedFrom, StartFrom } from './consume/group/start-position.ts';
 export type { LaneMode } from './consume/lanes/events-lane.ts';
+export type { LedgerRewind } from './consume/ledger/ledger-rewind.ts';
+export { carriedRewind } from './consume/ledger/ledger-rewind.ts';
 export { OffsetTracker } from './consume/ledger/offset-tracker.ts';
 export type { SettledOffsets } from './consume/ledger/settled-offsets.ts';
 export { MemoryBudget } from './consume/memory-budget.ts';

@@ -153,8 +153,15 @@ export class RecordingObserver implements DeliveryObserver {
       policyVersion: POLICY_VERSION,
       ...fields,
     };
-    // A tenant's event names it; an entry of an event without one stays as it was.
-    log.write(ctx.tenant === undefined ? entry : { ...entry, tenant: ctx.tenant });
+    // A tenant's event names it, and a record a rewind sent again the rewind; an entry of any
+    // other event stays as it was, with no copy made.
+    const rewound = ctx.record.rewound;
+    const named = ctx.tenant === undefined ? entry : { ...entry, tenant: ctx.tenant };
+    log.write(
+      rewound === undefined
+        ? named
+        : { ...named, rewind: { at: new Date(rewound.atMs).toISOString(), by: rewound.by } },
+    );
   }
 }
 

@@ -1,4 +1,4 @@
-import type { AttemptLogEntry } from '@hookstream/contracts';
+import { AttemptLogEntry } from '@hookstream/contracts';
 import { classify, type DeliveryTrail, POLICY_VERSION } from '@hookstream/delivery';
 import { deliveryTracer, ProcessSpan } from '@hookstream/telemetry';
 import { describe, expect, it } from 'vitest';
@@ -7,8 +7,8 @@ import type { AttemptSummary, DeliveryOutcome, RecordContext } from '../src/deli
 import { RecordingObserver } from '../src/recording-observer.ts';
 import { eventRecord } from './fakes.ts';
 
-function context(tenant?: string): RecordContext {
-  const record = eventRecord();
+function context(tenant?: string, rewound?: { atMs: number; by: string }): RecordContext {
+  const record = rewound === undefined ? eventRecord() : { ...eventRecord(), rewound };
   const span = new ProcessSpan(deliveryTracer(), record, {
     consumerGroup: 'g',
     subscriber: 'billing',
@@ -103,6 +103,29 @@ describe('RecordingObserver: one step fans out to counts, metrics, the attempt l
     h.observer.recorded(context(), step);
     expect(h.entries.map((e) => e.tenant)).toEqual(['acme', undefined]);
     expect('tenant' in (h.entries[1] ?? {})).toBe(false);
+  });
+
+  it('an entry of a record a rewind sent again says which rewind (every step of it); others have no rewind key', () => {
+    const h = harness();
+    const mark = { atMs: Date.parse('2026-12-04T10:00:00.000Z'), by: 'alice' };
+    h.observer.recorded(context(undefined, mark), { kind: 'delivered', attempt: attempt(204) });
+    h.observer.recorded(context('acme', mark), {
+      kind: 'retry-scheduled',
+      attempt: attempt(503),
+      tier: 1,
+      dueAtMs: 0,
+    });
+    h.observer.recorded(context(undefined, mark), { kind: 'filtered', by: 'filter.exact.type' });
+    h.observer.recorded(context(), { kind: 'delivered', attempt: attempt(204) });
+    const rewind = { at: '2026-12-04T10:00:00.000Z', by: 'alice' };
+    expect(h.entries.map((e) => [e.step, e.tenant, e.rewind])).toEqual([
+      ['delivered', undefined, rewind],
+      ['retry-scheduled', 'acme', rewind],
+      ['filtered', undefined, rewind],
+      ['delivered', undefined, undefined],
+    ]);
+    expect('rewind' in (h.entries[3] ?? {})).toBe(false);
+    expect(h.entries.every((e) => AttemptLogEntry.safeParse(e).success)).toBe(true);
   });
 
   it('a poison dead letter counts as both dead-lettered and poison', () => {

@@ -2,7 +2,7 @@ export type { DeadLetter } from './dead-letter.ts';
 export { readDeadLetter } from './dead-letter.ts';
 export type { ReplayErrorCode } from './errors.ts';
 export { ReplayError } from './errors.ts';
-export type { Committed, LedgerLine, LedgerState, TenantFilter, TypeFilter } from './ledger.ts';
+export type { Committed, LedgerLine, LedgerState, RewindNote, TenantFilter, TypeFilter } from './ledger.ts';
 export {
   aboveLedger,
   attemptEntriesFor,

@@ -7,6 +7,12 @@ import {
 } from '@hookstream/contracts';
 import type { StoredRecord } from './stored-record.ts';
 
+/** The rewind that sent the event again, as its attempt log step says: when, and who made it. */
+export interface RewindNote {
+  readonly at: string;
+  readonly by: string;
+}
+
 /** An event's state for one subscriber, as `hookstream ledger` reports it. */
 export type LedgerState =
   | {
@@ -16,6 +22,8 @@ export type LedgerState =
       readonly status?: number;
       /** The batch request that carried the attempt. */
       readonly batchId?: string;
+      /** An operator's rewind sent it again (this step is of that re-delivery). */
+      readonly rewind?: RewindNote;
     }
   | {
       readonly state: 'retrying';
@@ -27,6 +35,7 @@ export type LedgerState =
       readonly replayedBy?: string;
       /** The batch request whose answer sent it there. */
       readonly batchId?: string;
+      readonly rewind?: RewindNote;
     }
   | {
       readonly state: 'dead-lettered';
@@ -35,6 +44,7 @@ export type LedgerState =
       readonly attempt: number;
       readonly status?: number;
       readonly batchId?: string;
+      readonly rewind?: RewindNote;
     }
   | {
       readonly state: 'filtered';
@@ -51,6 +61,7 @@ export type LedgerState =
       readonly committed?: string;
       /** The part of the subscriber's `filter` that refused it (from the attempt log). */
       readonly filter?: string;
+      readonly rewind?: RewindNote;
     }
   /** Its offset is at or above the group's committed offset (or the group has none there yet). */
   | { readonly state: 'not-reached'; readonly committed: string | null }
@@ -91,9 +102,11 @@ export function latestStep(entries: readonly AttemptLogEntry[]): AttemptLogEntry
 }
 
 function fromStep(e: AttemptLogEntry): LedgerState {
+  const rewind = e.rewind === undefined ? {} : { rewind: { at: e.rewind.at, by: e.rewind.by } };
   const status = {
     ...(e.status === undefined ? {} : { status: e.status }),
     ...(e.batchId === undefined ? {} : { batchId: e.batchId }),
+    ...rewind,
   };
   switch (e.step) {
     case 'delivered':
@@ -107,6 +120,7 @@ function fromStep(e: AttemptLogEntry): LedgerState {
         replayed: e.outcome === 'replayed',
         ...(e.operator === undefined ? {} : { replayedBy: e.operator }),
         ...(e.batchId === undefined ? {} : { batchId: e.batchId }),
+        ...rewind,
       };
     case 'dead-lettered':
       return {
@@ -117,7 +131,12 @@ function fromStep(e: AttemptLogEntry): LedgerState {
         ...status,
       };
     case 'filtered':
-      return { state: 'filtered', at: e.at, ...(e.filter === undefined ? {} : { filter: e.filter }) };
+      return {
+        state: 'filtered',
+        at: e.at,
+        ...(e.filter === undefined ? {} : { filter: e.filter }),
+        ...rewind,
+      };
   }
 }
 

@@ -38,6 +38,35 @@ describe('resolveLedger', () => {
     });
   });
 
+  it("delivered again by a rewind: the latest step says which rewind (who, when); the first delivery's step did not", () => {
+    const rewind = { at: '2026-05-02T09:00:00.000Z', by: 'alice' };
+    const first = step({ step: 'delivered', at: '2026-05-01T10:00:00.000Z', status: 204 });
+    const again = step({ step: 'delivered', at: '2026-05-02T09:00:01.000Z', status: 200, rewind });
+    expect(resolveLedger({ entries: [first, again], origin: ORIGIN, committed: committed('101') })).toEqual({
+      state: 'delivered',
+      at: '2026-05-02T09:00:01.000Z',
+      attempt: 1,
+      status: 200,
+      rewind,
+    });
+    expect(
+      resolveLedger({ entries: [first], origin: ORIGIN, committed: committed('101') }),
+    ).not.toHaveProperty('rewind');
+    // Any step of the re-delivered record says it.
+    const retry = step({ step: 'retry-scheduled', at: '2026-05-02T09:00:01.000Z', tier: 1, rewind });
+    const dead = step({
+      step: 'dead-lettered',
+      at: '2026-05-02T09:00:01.000Z',
+      deadLetterReason: 'terminal',
+      rewind,
+    });
+    const filtered = step({ step: 'filtered', at: '2026-05-02T09:00:01.000Z', attempt: 0, rewind });
+    for (const e of [retry, dead, filtered])
+      expect(resolveLedger({ entries: [e], origin: ORIGIN, committed: committed('101') })).toMatchObject({
+        rewind,
+      });
+  });
+
   it('retrying: the tier and due time of the latest scheduling, even before the offset is committed', () => {
     const entries = [
       step({

@@ -1,5 +1,5 @@
 import { subscriberGroupId } from '@hookstream/contracts';
-import type { KafkaAdmin } from '@hookstream/kafka';
+import { carriedRewind, type GroupOffsetCommit, type KafkaAdmin, type LedgerRewind } from '@hookstream/kafka';
 import { auditRecordOf } from './audit-records.ts';
 import { CatalogError } from './errors.ts';
 import {
@@ -54,14 +54,16 @@ export interface RewindResult {
  * (ids unchanged). Kafka refuses offsets of a group with members, so an active subscriber is
  * paused (the fleet leaves its group), moved, and resumed; a paused or disabled one is moved and
  * stays as it is. Records already waiting in its retry tiers go on as they are. The move is
- * planned again once the group is empty, from the ledger the fleet committed as it left.
+ * planned again once the group is empty, from the ledger the fleet committed as it left. Each
+ * moved partition's commit carries the rewind's mark (who, when, and the ledger it moved back
+ * from), so the fleet's attempt log says which deliveries the rewind caused.
  */
 export async function rewindSubscriber(
   context: RewindContext,
   request: RewindRequest,
 ): Promise<RewindResult> {
   const record = knownSubscriber(await context.catalog.read(), request.name);
-  const planned = planRewind(request.target, await readings(context.admin, request));
+  const planned = planRewind(request.target, (await readings(context.admin, request)).readings);
   const moves = (plan: RewindPlan) => plan.partitions.some((p) => p.from !== null && p.from !== p.to);
   if (request.dryRun || !moves(planned))
     return { name: request.name, plan: planned, applied: false, pausedForIt: false };
@@ -85,13 +87,12 @@ export async function rewindSubscriber(
         `${request.name}: its group still has members after ${waitMs / 1000} s (is an older pusher running it?); nothing moved`,
         true,
       );
-    plan = planRewind(request.target, await readings(context.admin, request));
+    const read = await readings(context.admin, request);
+    plan = planRewind(request.target, read.readings);
     await context.admin.commitOffsets(
       subscriberGroupId(request.name),
       request.eventsTopic,
-      plan.partitions
-        .filter((p) => p.from !== null)
-        .map((p) => ({ partition: p.partition, offset: String(p.to) })),
+      rewindCommits(plan, read.marks, request),
     );
     await context.audit?.trail.write([
       auditRecordOf({
@@ -145,22 +146,54 @@ async function resumeOwnPause(
   return true;
 }
 
+/**
+ * The commit of each partition with a ledger. A moved one carries this rewind's mark up to the
+ * ledger it moved back from, or up to an earlier rewind's end when that range was not read yet
+ * (the mark names the latest rewind: one mark per partition). One that does not move keeps an
+ * earlier rewind's mark it is still in.
+ */
+export function rewindCommits(
+  plan: RewindPlan,
+  marks: ReadonlyMap<number, LedgerRewind>,
+  request: RewindRequest,
+): GroupOffsetCommit[] {
+  return plan.partitions.flatMap((p): GroupOffsetCommit[] => {
+    if (p.from === null) return [];
+    const earlier = carriedRewind(marks.get(p.partition), p.to);
+    const rewind: LedgerRewind | null =
+      p.to < p.from
+        ? {
+            untilOffset: Math.max(p.from, earlier?.untilOffset ?? 0),
+            atMs: request.now.getTime(),
+            by: request.by,
+          }
+        : earlier;
+    const offset = String(p.to);
+    return [
+      rewind === null ? { partition: p.partition, offset } : { partition: p.partition, offset, rewind },
+    ];
+  });
+}
+
 /** `2: 120 → 100` */
 export function describeMove(p: PartitionRewind): string {
   return `${p.partition}: ${p.from ?? 'none'} → ${p.to}`;
 }
 
-async function readings(admin: KafkaAdmin, request: RewindRequest): Promise<RewindReading[]> {
+/** What the plan is made from, and the marks of earlier rewinds the ledger is still in, by partition. */
+async function readings(
+  admin: KafkaAdmin,
+  request: RewindRequest,
+): Promise<{ readings: RewindReading[]; marks: Map<number, LedgerRewind> }> {
   const { eventsTopic, target } = request;
   const ranges = await admin.topicOffsets(eventsTopic);
   if (ranges === null)
     throw new CatalogError('BAD_REWIND', `the events topic ${eventsTopic} does not exist`, false);
+  const ledger = await admin.committedOffsets(subscriberGroupId(request.name), eventsTopic);
   const committed = new Map(
-    (await admin.committedOffsets(subscriberGroupId(request.name), eventsTopic)).map((c) => [
-      c.partition,
-      c.offset === null || Number(c.offset) < 0 ? null : Number(c.offset),
-    ]),
+    ledger.map((c) => [c.partition, c.offset === null || Number(c.offset) < 0 ? null : Number(c.offset)]),
   );
+  const marks = new Map(ledger.flatMap((c) => (c.rewind === undefined ? [] : [[c.partition, c.rewind]])));
   const atTime =
     target.kind === 'time'
       ? new Map((await admin.offsetsAt(eventsTopic, target.atMs)).map((o) => [o.partition, Number(o.offset)]))
@@ -176,7 +209,7 @@ async function readings(admin: KafkaAdmin, request: RewindRequest): Promise<Rewi
           ).map((s) => [s.partition, s.timestampMs]),
         )
       : null;
-  return ranges.map((r) => ({
+  const read = ranges.map((r) => ({
     partition: r.partition,
     low: Number(r.low),
     high: Number(r.high),
@@ -184,4 +217,5 @@ async function readings(admin: KafkaAdmin, request: RewindRequest): Promise<Rewi
     ...(atTime === null ? {} : { atTime: atTime.get(r.partition) ?? Number(r.high) }),
     ...(lowTimes === null ? {} : { lowTimestampMs: lowTimes.get(r.partition) ?? null }),
   }));
+  return { readings: read, marks };
 }

@@ -18,7 +18,8 @@ export const LEDGER_USAGE = `Usage: hookstream ledger <event-id> [--subscriber <
 
 Where the event is for every subscriber (consumer groups hookstream.sub.<name>): delivered,
 waiting in a retry tier, dead-lettered, filtered out, or not reached yet (its offset is at or
-above the group's committed offset).
+above the group's committed offset). A step of an event 'subscribers rewind' sent again says
+who rewound, and when.
 
 Reads the partition of ${ATTEMPT_LOG_TOPIC} the event id hashes to, and scans the events topic for
 the event's ce_id only when no attempt names its location; then compares with each group's
@@ -103,21 +104,24 @@ export function describe(line: LedgerLine, nowMs: number): string {
   const l = line.ledger;
   const batch = 'batchId' in l && l.batchId !== undefined ? ` in batch ${l.batchId}` : '';
   const status = `${'status' in l && l.status !== undefined ? `, status ${l.status}` : ''}${batch}`;
+  const rewind = 'rewind' in l && l.rewind !== undefined ? l.rewind : undefined;
+  // Why an event delivered before shows a step again: an operator's rewind sent it.
+  const again = rewind === undefined ? '' : ` (sent again by a rewind by ${rewind.by} at ${rewind.at})`;
   switch (l.state) {
     case 'delivered':
-      return `at ${l.at}, attempt ${l.attempt}${status}`;
+      return `at ${l.at}, attempt ${l.attempt}${status}${again}`;
     case 'retrying': {
       const due =
         l.dueAt === null
           ? 'due time unknown'
           : `due ${l.dueAt}${Date.parse(l.dueAt) < nowMs ? ' (overdue: is the pusher running?)' : ''}`;
-      return `in retry tier ${l.tier}, ${due}, after attempt ${l.attempt}${l.batchId === undefined ? '' : ` in batch ${l.batchId}`}${l.replayed ? ` (replayed${l.replayedBy ? ` by ${l.replayedBy}` : ''})` : ''}`;
+      return `in retry tier ${l.tier}, ${due}, after attempt ${l.attempt}${l.batchId === undefined ? '' : ` in batch ${l.batchId}`}${l.replayed ? ` (replayed${l.replayedBy ? ` by ${l.replayedBy}` : ''})` : ''}${again}`;
     }
     case 'dead-lettered':
-      return `reason ${l.reason ?? 'unknown'}, after attempt ${l.attempt}${status}, at ${l.at}`;
+      return `reason ${l.reason ?? 'unknown'}, after attempt ${l.attempt}${status}, at ${l.at}${again}`;
     case 'filtered':
       if (l.at !== null)
-        return `filtered out at ${l.at}${l.filter === undefined ? '' : ` by its filter's ${l.filter}`}`;
+        return `filtered out at ${l.at}${l.filter === undefined ? '' : ` by its filter's ${l.filter}`}${rewind === undefined ? '' : ` (read again after a rewind by ${rewind.by} at ${rewind.at})`}`;
       return l.tenant !== undefined
         ? `by tenant: its tenant does not take the event's (${l.tenant ?? 'none'}) (offset ${line.origin?.offset} < committed ${l.committed ?? '?'}; no attempt log entry)`
         : `its eventTypes do not take ${l.eventType ?? 'the event type'} (offset ${line.origin?.offset} < committed ${l.committed ?? '?'}; no attempt log entry)`;

@@ -56,7 +56,7 @@ export const SUBSCRIBERS_USAGE = `Usage: hookstream subscribers apply <file.json
        hookstream subscribers pause <name> [--reason <text>] [--by <who>] [--json]
        hookstream subscribers resume <name> [--by <who>] [--topic <events topic>] [--json]
        hookstream subscribers delete <name> [--purge [--yes]] [--json]
-       hookstream subscribers rewind <name> --to <time|earliest|partition:offset,…> [--dry-run] [--topic <events topic>] [--json]
+       hookstream subscribers rewind <name> --to <time|earliest|partition:offset,…> [--dry-run] [--by <who>] [--topic <events topic>] [--json]
        hookstream subscribers secret show <name> [--secrets-key-file <path>] [--json]
        hookstream subscribers secret rotate <name> [--grace <age>] [--secrets-key-file <path>] [--json]
        hookstream subscribers header set <name> <header> [--value-file <path>] [--secrets-key-file <path>] [--json]
@@ -98,7 +98,9 @@ rewind    delivers again from the events topic from --to (an ISO time, earliest,
           never skips). An active subscriber is paused while its ledger moves, then resumed; a
           paused one stays paused. Records already in its retry tiers go on as they are. Says per
           partition how many events are sent again and what retention already deleted (exit 3
-          then). Written to the audit trail.
+          then). Written to the audit trail, and each event it sends again has its attempt log
+          steps marked with who rewound and when (hookstream ledger shows it; --by: who,
+          default $USER).
             --dry-run   print the events per partition that would be sent again; move nothing
 secret    show: the managed secret (and previous ones still signing) in clear text, or where an
           env/file secret comes from. rotate: a new managed secret; the old one keeps signing

@@ -47,16 +47,19 @@ ${
 
 function detail(line: LedgerLine): string {
   const l = line.ledger;
+  const rewind = 'rewind' in l && l.rewind !== undefined ? l.rewind : undefined;
+  // As `hookstream ledger` says it: why an event delivered before has a step again.
+  const again = rewind === undefined ? '' : ` (sent again by a rewind by ${rewind.by} at ${rewind.at})`;
   switch (l.state) {
     case 'delivered':
-      return `at ${l.at}, attempt ${l.attempt}${l.status === undefined ? '' : `, status ${l.status}`}`;
+      return `at ${l.at}, attempt ${l.attempt}${l.status === undefined ? '' : `, status ${l.status}`}${again}`;
     case 'retrying':
-      return `in retry tier ${l.tier}, due ${l.dueAt ?? 'unknown'}, after attempt ${l.attempt}${l.replayed ? ' (replayed)' : ''}`;
+      return `in retry tier ${l.tier}, due ${l.dueAt ?? 'unknown'}, after attempt ${l.attempt}${l.replayed ? ' (replayed)' : ''}${again}`;
     case 'dead-lettered':
-      return `reason ${l.reason ?? 'unknown'}, after attempt ${l.attempt}, at ${l.at}`;
+      return `reason ${l.reason ?? 'unknown'}, after attempt ${l.attempt}, at ${l.at}${again}`;
     case 'filtered':
       if (l.at !== null)
-        return `filtered out at ${l.at}${l.filter === undefined ? '' : ` by its filter's ${l.filter}`}`;
+        return `filtered out at ${l.at}${l.filter === undefined ? '' : ` by its filter's ${l.filter}`}${rewind === undefined ? '' : ` (read again after a rewind by ${rewind.by} at ${rewind.at})`}`;
       return l.tenant !== undefined
         ? `by tenant: its tenant does not take the event's (${l.tenant ?? 'none'}) (passed, committed ${l.committed ?? 'unknown'})`
         : `its eventTypes do not take ${l.eventType ?? 'the event type'} (passed, committed ${l.committed ?? 'unknown'})`;

@@ -1,4 +1,6 @@
 import type { Admin, Kafka } from 'kafkajs';
+import type { LedgerRewind } from '../consume/ledger/ledger-rewind.ts';
+import { decodeCommitMetadata, encodeCommitMetadata } from './commit-metadata.ts';
 import { commitEmptyGroupOffsets } from './empty-group-commit.ts';
 import type { GroupsOffsets } from './group-batch-offsets.ts';
 import { retryRetriable } from './retriable.ts';
@@ -14,6 +16,8 @@ export interface CommittedOffset {
    * written, where the metadata says: the Kafka timestamp of the oldest record then unsettled.
    */
   readonly openSinceMs?: number;
+  /** The rewind whose range the offset is in, where the metadata says (see LedgerRewind). */
+  readonly rewind?: LedgerRewind;
 }
 
 /** Kafka's answer for a partition the group committed nothing on. */
@@ -96,39 +100,16 @@ function committedOffsetsOf(
   return partitions
     .map((p) => {
       const offset = p.offset === EARLIEST ? (lows.get(p.partition) ?? '0') : p.offset;
-      const { at, openSince } = commitTimes(p.metadata);
+      const { committedAtMs, openSinceMs, rewind } = decodeCommitMetadata(p.metadata);
       return {
         partition: p.partition,
         offset: isCommitted(p.offset) && Number(offset) >= 0 ? offset : null,
-        ...(at === null ? {} : { committedAtMs: at }),
-        ...(openSince === null ? {} : { openSinceMs: openSince }),
+        ...(committedAtMs === null ? {} : { committedAtMs }),
+        ...(openSinceMs === null ? {} : { openSinceMs }),
+        ...(rewind === null ? {} : { rewind }),
       };
     })
     .sort((a, b) => a.partition - b.partition);
-}
-
-/**
- * The commit metadata the ledger committer writes: the commit's time (`committedAt=<RFC 3339>`),
- * and with `openSinceMs` the earliest time a copy of a record above the offset may have been
- * written (`;openSince=<RFC 3339>`; see docs/architecture.md, "One chain per event").
- */
-export function commitMetadata(atMs: number, openSinceMs?: number): string {
-  const at = `committedAt=${new Date(atMs).toISOString()}`;
-  return openSinceMs === undefined ? at : `${at};openSince=${new Date(openSinceMs).toISOString()}`;
-}
-
-/** Both times of a commit's metadata; null where it does not say (another writer, an older pusher). */
-export function commitTimes(metadata: string | null | undefined): {
-  at: number | null;
-  openSince: number | null;
-} {
-  const match = /^committedAt=([^;]{1,40})(?:;openSince=([^;]{1,40}))?$/.exec(metadata ?? '');
-  return { at: timeOf(match?.[1]), openSince: timeOf(match?.[2]) };
-}
-
-function timeOf(text: string | undefined): number | null {
-  const ms = text === undefined ? Number.NaN : Date.parse(text);
-  return Number.isFinite(ms) ? ms : null;
 }
 
 /** Group ids that start with `prefix` (e.g. every subscriber's `hookstream.sub.`), sorted. */
@@ -140,17 +121,32 @@ export async function listGroupIds(admin: Admin, prefix: string): Promise<string
     .sort();
 }
 
+/** Where a partition's ledger is to be committed, and the rewind it is in, if any. */
+export interface GroupOffsetCommit {
+  readonly partition: number;
+  readonly offset: string;
+  /** A rewind moved it here: its commit says so (see LedgerRewind); the fleet marks the range. */
+  readonly rewind?: LedgerRewind;
+}
+
 /**
  * Commits offsets for a group that has no live member (kafkajs refuses otherwise): positioning
- * a subscriber by hand, or a test setting up a ledger.
+ * a subscriber by hand, a rewind, or a test setting up a ledger. A rewind's commit says which
+ * rewind, and when it was made; others carry no metadata, as before.
  */
 export async function commitGroupOffsets(
   kafka: Kafka,
   groupId: string,
   topic: string,
-  partitions: readonly { readonly partition: number; readonly offset: string }[],
+  partitions: readonly GroupOffsetCommit[],
 ): Promise<void> {
-  await retryRetriable(() => commitEmptyGroupOffsets(kafka, groupId, [{ topic, partitions }]));
+  const now = Date.now();
+  const positions = partitions.map(({ partition, offset, rewind }) =>
+    rewind === undefined
+      ? { partition, offset }
+      : { partition, offset, metadata: encodeCommitMetadata(now, { rewind }) },
+  );
+  await retryRetriable(() => commitEmptyGroupOffsets(kafka, groupId, [{ topic, partitions: positions }]));
 }
 
 /** Deletes groups, best effort: a group that is already gone counts as deleted. */

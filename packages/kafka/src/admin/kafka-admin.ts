@@ -12,6 +12,7 @@ import {
   committedOffsetsOfGroups,
   deleteGroups,
   fetchCommittedOffsets,
+  type GroupOffsetCommit,
   listGroupIds,
 } from './group-offsets.ts';
 import { describeGroupStates, type GroupState } from './group-states.ts';
@@ -282,12 +283,12 @@ export class KafkaAdmin {
     return { ...this.#groupReads };
   }
 
-  /** Commits offsets for a group with no live member (Kafka refuses otherwise). */
-  commitOffsets(
-    groupId: string,
-    topic: string,
-    partitions: readonly { readonly partition: number; readonly offset: string }[],
-  ): Promise<void> {
+  /**
+   * Commits offsets for a group with no live member (Kafka refuses otherwise). A partition given
+   * a `rewind` is committed with it in the commit's metadata, so the fleet marks what it sends
+   * again from there (see LedgerRewind).
+   */
+  commitOffsets(groupId: string, topic: string, partitions: readonly GroupOffsetCommit[]): Promise<void> {
     return explained(
       () => commitGroupOffsets(this.#kafka, groupId, topic, partitions),
       accessOf(this.#connection, `commit offsets of group ${groupId}`),

@@ -11,6 +11,19 @@ export interface ConsumedRecord {
   readonly headers: Readonly<Record<string, string>>;
   /** The record's Kafka timestamp (ms since epoch). */
   readonly timestampMs: number;
+  /**
+   * Set only on an events-topic record an operator's rewind sent again (its offset below the
+   * ledger the rewind moved back from): who rewound and when. Absent on every other record.
+   */
+  readonly rewound?: RewindMark;
+}
+
+/** Which rewind sent a record again (see LedgerRewind). */
+export interface RewindMark {
+  /** When the rewind was made (ms since epoch). */
+  readonly atMs: number;
+  /** Who made it. */
+  readonly by: string;
 }
 
 export function toConsumedRecord(topic: string, partition: number, message: KafkaMessage): ConsumedRecord {

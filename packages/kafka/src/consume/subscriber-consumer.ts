@@ -25,6 +25,7 @@ import type { Lane } from './lanes/lane.ts';
 import { MemberLanes } from './lanes/member-lanes.ts';
 import { TierLane } from './lanes/tier-lane.ts';
 import { LedgerCommitter } from './ledger/ledger-committer.ts';
+import { carriedRewind, type LedgerRewind } from './ledger/ledger-rewind.ts';
 import { mergeSettled, type SettledOffsets } from './ledger/settled-offsets.ts';
 import type { MemoryBudget } from './memory-budget.ts';
 import type { RecordHandler } from './record-handler.ts';
@@ -359,7 +360,7 @@ export class SubscriberConsumer {
           (p) => gapAt(topic, this.#gapReading(topic, p, ledgers, settledBefore), Date.now()) ?? [],
         ),
       );
-      if (gaps.length > 0 && !(await this.#recordGaps(gaps))) return;
+      if (gaps.length > 0 && !(await this.#recordGaps(gaps, ledgers))) return;
       if (generation !== this.#generation || this.#stopping || this.#draining) return;
       const copied = await this.#copied(held, ledgers);
       if (generation !== this.#generation || this.#stopping || this.#draining) return;
@@ -368,13 +369,15 @@ export class SubscriberConsumer {
       for (const [topic, partitions] of held) {
         const readings = ledgers.get(topic) ?? [];
         for (const partition of partitions) {
-          const ledger = joinPosition(readings.find((r) => r.partition === partition));
+          const reading = readings.find((r) => r.partition === partition);
+          const ledger = joinPosition(reading);
           const ahead = copied.get(`${topic}:${partition}`);
           const settled = mergeSettled(
             this.#inheritedFor(topic, partition),
             ahead === undefined ? null : { before: ledger, ahead },
           );
-          if (topic === this.#options.topic) this.#startEventsLane(partition, ledger, settled);
+          if (topic === this.#options.topic)
+            this.#startEventsLane(partition, ledger, settled, carriedRewind(reading?.rewind, ledger));
           else this.#startTierLane(topic, partition, ledger, settled);
         }
       }
@@ -384,12 +387,19 @@ export class SubscriberConsumer {
     })().catch((err: unknown) => this.#lost('could not set up the assignment', err));
   }
 
-  #startEventsLane(partition: number, ledger: number, settled: SettledOffsets | null): void {
+  /** `rewind`: the ledger is in a rewound range, whose records the lane marks (LedgerRewind). */
+  #startEventsLane(
+    partition: number,
+    ledger: number,
+    settled: SettledOffsets | null,
+    rewind: LedgerRewind | null,
+  ): void {
     const lane = new EventsLane({
       topic: this.#options.topic,
       partition,
       ledger,
       settled,
+      rewind,
       tap: this.#options.tap ?? null,
       owner: this.#owner,
       handle: this.#options.handle,
@@ -518,7 +528,9 @@ export class SubscriberConsumer {
       for (const partition of partitions) {
         const r = ledgers.get(topic)?.find((x) => x.partition === partition);
         if (r === undefined || (r.openSinceMs ?? null) !== null) continue;
-        offsets.push({ topic, partition, offset: joinPosition(r), openSinceMs: now });
+        const offset = joinPosition(r);
+        // A rewind's own commit has no openSince: the stamp keeps its mark.
+        offsets.push({ topic, partition, offset, openSinceMs: now, rewind: carriedRewind(r.rewind, offset) });
       }
     if (offsets.length === 0) return;
     try {
@@ -584,7 +596,10 @@ export class SubscriberConsumer {
    * join does not find it again (if that commit is lost, the gap's record is found instead).
    * False: a gap could not be recorded, and the subscriber ends (onFatal).
    */
-  async #recordGaps(gaps: readonly PartitionGap[]): Promise<boolean> {
+  async #recordGaps(
+    gaps: readonly PartitionGap[],
+    ledgers: ReadonlyMap<string, readonly PartitionReading[]>,
+  ): Promise<boolean> {
     const { onGap, log, groupId } = this.#options;
     for (const gap of gaps) {
       try {
@@ -606,7 +621,11 @@ export class SubscriberConsumer {
     }
     try {
       await this.#member.commit(
-        gaps.map(({ topic, partition, lostTo }) => ({ topic, partition, offset: lostTo + 1 })),
+        gaps.map(({ topic, partition, lostTo }) => {
+          // A rewind to before the log start: the range past the gap is still the rewind's.
+          const rewind = ledgers.get(topic)?.find((r) => r.partition === partition)?.rewind;
+          return { topic, partition, offset: lostTo + 1, rewind: carriedRewind(rewind, lostTo + 1) };
+        }),
       );
     } catch (err) {
       // A rebalance meanwhile: the next join finds the gap's record and counts it once.

@@ -1,6 +1,7 @@
 import type { Admin } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import { commitMetadata, fetchCommittedOffsets } from '../../src/admin/group-offsets.ts';
+import { encodeCommitMetadata } from '../../src/admin/commit-metadata.ts';
+import { fetchCommittedOffsets } from '../../src/admin/group-offsets.ts';
 import { hasLedger } from '../../src/consume/group/start-position.ts';
 
 /** An admin that answers fetchOffsets and fetchTopicOffsets only, as Kafka would. */
@@ -27,7 +28,7 @@ describe('fetchCommittedOffsets', () => {
     const at = Date.parse('2026-12-03T07:00:00.000Z');
     const read = await fetchCommittedOffsets(
       adminAnswering([
-        { partition: 1, offset: '7', metadata: commitMetadata(at) },
+        { partition: 1, offset: '7', metadata: encodeCommitMetadata(at) },
         { partition: 0, offset: '-1' },
         { partition: 2, offset: '3', metadata: 'written by someone else' },
       ]),
@@ -44,13 +45,13 @@ describe('fetchCommittedOffsets', () => {
   it('reads openSince beside the commit time (an older pusher wrote only committedAt)', async () => {
     const at = Date.parse('2026-12-03T07:00:00.000Z');
     const since = at - 5000;
-    expect(commitMetadata(at, since)).toBe(
+    expect(encodeCommitMetadata(at, { openSinceMs: since })).toBe(
       'committedAt=2026-12-03T07:00:00.000Z;openSince=2026-12-03T06:59:55.000Z',
     );
     const read = await fetchCommittedOffsets(
       adminAnswering([
-        { partition: 0, offset: '7', metadata: commitMetadata(at, since) },
-        { partition: 1, offset: '8', metadata: commitMetadata(at) },
+        { partition: 0, offset: '7', metadata: encodeCommitMetadata(at, { openSinceMs: since }) },
+        { partition: 1, offset: '8', metadata: encodeCommitMetadata(at) },
         { partition: 2, offset: '9', metadata: 'committedAt=2026-12-03T07:00:00.000Z;openSince=never' },
       ]),
       'g',
@@ -60,6 +61,23 @@ describe('fetchCommittedOffsets', () => {
       { partition: 0, offset: '7', committedAtMs: at, openSinceMs: since },
       { partition: 1, offset: '8', committedAtMs: at },
       { partition: 2, offset: '9', committedAtMs: at },
+    ]);
+  });
+
+  it("reads a rewind's mark beside the times", async () => {
+    const at = Date.parse('2026-12-03T07:00:00.000Z');
+    const rewind = { untilOffset: 40, atMs: at - 60_000, by: 'alice' };
+    const read = await fetchCommittedOffsets(
+      adminAnswering([
+        { partition: 0, offset: '7', metadata: encodeCommitMetadata(at, { rewind }) },
+        { partition: 1, offset: '8', metadata: encodeCommitMetadata(at, { openSinceMs: at, rewind }) },
+      ]),
+      'g',
+      't',
+    );
+    expect(read).toEqual([
+      { partition: 0, offset: '7', committedAtMs: at, rewind },
+      { partition: 1, offset: '8', committedAtMs: at, openSinceMs: at, rewind },
     ]);
   });
 });

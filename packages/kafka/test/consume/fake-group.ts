@@ -8,6 +8,7 @@ import type {
   PartitionOffset,
 } from '../../src/consume/group/group-member.ts';
 import type { StartedFrom } from '../../src/consume/group/start-position.ts';
+import type { LedgerRewind } from '../../src/consume/ledger/ledger-rewind.ts';
 import type { HandlerOutcome } from '../../src/consume/record-handler.ts';
 
 export function record(
@@ -44,6 +45,8 @@ export class FakeCluster {
   readonly committed = new Map<string, number>();
   /** Each commit's `openSince` (see PartitionOffset.openSinceMs), where it said one. */
   readonly openSince = new Map<string, number>();
+  /** Each commit's rewind mark (see LedgerRewind), where it carried one. */
+  readonly rewind = new Map<string, LedgerRewind>();
 
   /** Appends records to a partition (offsets from `from`); earlier ones were deleted by retention. */
   /** `tenant`: the records' `ce_tenant` header (absent: none). */
@@ -53,10 +56,12 @@ export class FakeCluster {
     this.#logs.set(key(topic, 0), log);
   }
 
-  commit(topic: string, offset: number, openSinceMs?: number): void {
+  commit(topic: string, offset: number, openSinceMs?: number, rewind?: LedgerRewind | null): void {
     this.committed.set(key(topic, 0), offset);
     if (openSinceMs === undefined) this.openSince.delete(key(topic, 0));
     else this.openSince.set(key(topic, 0), openSinceMs);
+    if (rewind == null) this.rewind.delete(key(topic, 0));
+    else this.rewind.set(key(topic, 0), rewind);
   }
 
   log(topic: string, partition: number): Log | undefined {
@@ -105,6 +110,7 @@ export class FakeLedger implements GroupLedger {
               (this.#cluster.log(topic, 0)?.logStart ?? 0) +
               (this.#cluster.log(topic, 0)?.records.length ?? 0),
             openSinceMs: this.#cluster.openSince.get(key(topic, 0)) ?? null,
+            rewind: this.#cluster.rewind.get(key(topic, 0)) ?? null,
           },
         ],
       ]),
@@ -211,7 +217,7 @@ export class FakeMember implements GroupMember {
   commit(offsets: readonly PartitionOffset[]): Promise<void> {
     this.calls.push(`commit ${offsets.map((o) => `${o.topic}:${o.partition}@${o.offset}`).join(' ')}`);
     const land = () => {
-      for (const o of offsets) this.#cluster.commit(o.topic, o.offset, o.openSinceMs);
+      for (const o of offsets) this.#cluster.commit(o.topic, o.offset, o.openSinceMs, o.rewind);
     };
     if (!this.holdCommits) {
       land();
@@ -244,11 +250,15 @@ export class Deliveries {
   readonly started: string[] = [];
   readonly #ends = new Map<string, (o: HandlerOutcome) => void>();
   readonly signals = new Map<string, AbortSignal>();
+  /** The rewind mark each record was handed with (`by`), by `topic@offset`; absent: none. */
+  readonly rewoundBy = new Map<string, string>();
 
   readonly handle = (r: ConsumedRecord, signal: AbortSignal): Promise<HandlerOutcome> => {
     const id = `${r.topic}@${r.offset}`;
     this.started.push(id);
     this.signals.set(id, signal);
+    if (r.rewound === undefined) this.rewoundBy.delete(id);
+    else this.rewoundBy.set(id, r.rewound.by);
     return new Promise((resolve) => this.#ends.set(id, resolve));
   };
 

@@ -499,4 +499,48 @@ describe('SubscriberConsumer on a fake group member', () => {
     });
     expect(fatal).toEqual([]);
   });
+
+  it("a rewind's mark: records below its offset reach the handler marked, commits carry it while below, and a member joining mid-range marks the rest", async () => {
+    const cluster = new FakeCluster();
+    cluster.produce(EVENTS, 0, 8);
+    // The rewind moved the ledger from 6 back to 2; its commit carries no openSince.
+    const rewind = { untilOffset: 6, atMs: Date.parse('2026-12-04T10:00:00Z'), by: 'alice' };
+    cluster.commit(EVENTS, 2, undefined, rewind);
+    const copies = vi.fn(async () => new Map<string, number[]>());
+    const first = await running(cluster, { copies, maxInFlightPerPartition: 2 });
+    // The join's stamp keeps the mark.
+    expect(cluster.rewind.get(`${EVENTS}:0`)).toEqual(rewind);
+    first.member.fetch(EVENTS);
+    await first.deliveries.end('events@2');
+    await first.deliveries.end('events@3');
+    await tick();
+    expect(cluster.committed.get(`${EVENTS}:0`)).toBe(4);
+    expect(cluster.rewind.get(`${EVENTS}:0`)).toEqual(rewind);
+    // A restart mid-range: the next member reads the mark from the ledger.
+    await stopped(first);
+    const second = await running(cluster, { copies });
+    second.member.fetch(EVENTS);
+    expect(second.deliveries.started).toEqual(['events@4', 'events@5', 'events@6', 'events@7']);
+    const marks = (d: typeof first.deliveries) =>
+      d.started.map((id) => `${id} ${d.rewoundBy.get(id) ?? 'no mark'}`);
+    expect([...marks(first.deliveries), ...marks(second.deliveries)]).toEqual([
+      'events@2 alice',
+      'events@3 alice',
+      'events@4 alice',
+      'events@5 alice',
+      'events@4 alice',
+      'events@5 alice',
+      'events@6 no mark',
+      'events@7 no mark',
+    ]);
+    await second.deliveries.end('events@4');
+    await tick();
+    expect(cluster.committed.get(`${EVENTS}:0`)).toBe(5);
+    expect(cluster.rewind.get(`${EVENTS}:0`)).toEqual(rewind);
+    for (const id of ['events@5', 'events@6', 'events@7']) await second.deliveries.end(id);
+    await tick();
+    // Past the range: the mark is dropped.
+    expect(cluster.committed.get(`${EVENTS}:0`)).toBe(8);
+    expect(cluster.rewind.has(`${EVENTS}:0`)).toBe(false);
+  });
 });

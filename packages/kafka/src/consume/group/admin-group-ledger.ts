@@ -64,6 +64,7 @@ export class AdminGroupLedger implements GroupLedger {
                 logEnd: range?.logEnd ?? null,
                 committedAtMs: c.committedAtMs ?? null,
                 openSinceMs: c.openSinceMs ?? null,
+                rewind: c.rewind ?? null,
               });
             }
           const readings = [...byPartition].map(([partition, r]) => ({ partition, ...r }));

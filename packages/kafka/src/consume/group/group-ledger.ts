@@ -1,3 +1,4 @@
+import type { LedgerRewind } from '../ledger/ledger-rewind.ts';
 import type { StartedFrom } from './start-position.ts';
 
 /** One partition's ledger as the broker holds it. */
@@ -13,6 +14,8 @@ export interface PartitionReading {
   readonly openSinceMs?: number | null;
   /** The partition's end offset (the next to be written); null when unknown. */
   readonly logEnd?: number | null;
+  /** The rewind whose range the committed offset is in, when its metadata says (see LedgerRewind). */
+  readonly rewind?: LedgerRewind | null;
 }
 
 /**

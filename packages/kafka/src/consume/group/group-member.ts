@@ -1,4 +1,5 @@
 import type { ConsumedRecord } from '../consumed-record.ts';
+import type { LedgerRewind } from '../ledger/ledger-rewind.ts';
 
 /** Partitions by topic, as the group gave them to a member. */
 export type Assignment = Readonly<Record<string, readonly number[]>>;
@@ -13,6 +14,11 @@ export interface PartitionOffset {
    * copies from there (see SubscriberConsumerOptions.copies).
    */
   readonly openSinceMs?: number;
+  /**
+   * The rewind the offset is still below (`carriedRewind`): the commit carries its mark forward,
+   * so a member that joins mid-range marks the rest of it too.
+   */
+  readonly rewind?: LedgerRewind | null;
 }
 
 /** Records of one partition the member fetched, in offset order. */

@@ -1,5 +1,5 @@
 import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
-import { commitMetadata } from '../../admin/group-offsets.ts';
+import { encodeCommitMetadata } from '../../admin/commit-metadata.ts';
 import { explained, explainKafkaError } from '../../connection/access-refusal.ts';
 import type { KafkaConnection } from '../../connection/kafka-connection.ts';
 import { accessOf, kafkaOf } from '../../connection/raw-client.ts';
@@ -85,15 +85,18 @@ export class KafkajsGroupMember implements GroupMember {
     this.#consumer.seek({ topic, partition, offset: String(offset) });
   }
 
-  /** Each commit carries its time as metadata: a gap found later says when the ledger last moved. */
+  /**
+   * Each commit carries its time as metadata (a gap found later says when the ledger last moved),
+   * its `openSince` and the rewind it is still in (commit-metadata.ts).
+   */
   commit(offsets: readonly PartitionOffset[]): Promise<void> {
     const now = Date.now();
     return this.#consumer.commitOffsets(
-      offsets.map(({ topic, partition, offset, openSinceMs }) => ({
+      offsets.map(({ topic, partition, offset, openSinceMs, rewind }) => ({
         topic,
         partition,
         offset: String(offset),
-        metadata: commitMetadata(now, openSinceMs),
+        metadata: encodeCommitMetadata(now, { openSinceMs: openSinceMs ?? null, rewind: rewind ?? null }),
       })),
     );
   }

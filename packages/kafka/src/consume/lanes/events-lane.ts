@@ -1,6 +1,7 @@
 import { Fifo } from '@hookstream/concurrency';
 import { CE_HEADER } from '@hookstream/contracts';
 import { type ConsumedRecord, keptRecord } from '../consumed-record.ts';
+import type { LedgerRewind } from '../ledger/ledger-rewind.ts';
 import { type LaneLedgerOptions, PartitionLedger } from '../ledger/partition-ledger.ts';
 import type { SettledOffsets } from '../ledger/settled-offsets.ts';
 import { type MemoryBudget, recordBytes } from '../memory-budget.ts';
@@ -259,6 +260,10 @@ export class EventsLane implements TapRider, Lane {
 
   committed(offset: number, atMs: number): void {
     this.#ledger.committed(offset, atMs);
+  }
+
+  rewindAt(offset: number): LedgerRewind | null {
+    return this.#ledger.rewindAt(offset);
   }
 
   oldestUnsettled(): number | null {

@@ -1,3 +1,4 @@
+import type { LedgerRewind } from '../ledger/ledger-rewind.ts';
 import type { SettledOffsets } from '../ledger/settled-offsets.ts';
 
 /** What the group member's driver sees of a lane: one partition it holds, events topic or tier. */
@@ -16,6 +17,8 @@ export interface Lane {
   commitDue(nowMs: number, quietMs: number): number | null;
   /** The group committed `offset` (asked for at `atMs`). */
   committed(offset: number, atMs: number): void;
+  /** The rewind a commit at `offset` carries forward (see carriedRewind); null when none. */
+  rewindAt(offset: number): LedgerRewind | null;
   /** What this lane settled, for the group's next consumer in this process. */
   settled(): SettledOffsets;
   /** Kafka timestamp of the oldest record taken and not settled; null when none. */

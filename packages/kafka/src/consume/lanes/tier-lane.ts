@@ -1,4 +1,5 @@
 import { type ConsumedRecord, keptRecord } from '../consumed-record.ts';
+import type { LedgerRewind } from '../ledger/ledger-rewind.ts';
 import { type LaneLedgerOptions, PartitionLedger } from '../ledger/partition-ledger.ts';
 import type { SettledOffsets } from '../ledger/settled-offsets.ts';
 import { type MemoryBudget, recordBytes } from '../memory-budget.ts';
@@ -115,6 +116,10 @@ export class TierLane implements Lane {
 
   committed(offset: number, atMs: number): void {
     this.#ledger.committed(offset, atMs);
+  }
+
+  rewindAt(offset: number): LedgerRewind | null {
+    return this.#ledger.rewindAt(offset);
   }
 
   oldestUnsettled(): number | null {

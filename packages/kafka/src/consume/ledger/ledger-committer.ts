@@ -54,6 +54,8 @@ export class LedgerCommitter {
           offset,
           // Copies of records above the offset were written after those records were taken.
           openSinceMs: Math.min(now, lane.oldestBegunAt() ?? now),
+          // Still in a rewound range: the commit keeps its mark for whoever joins next.
+          rewind: lane.rewindAt(offset),
           done: () => lane.committed(offset, now),
         });
     }
@@ -62,7 +64,13 @@ export class LedgerCommitter {
     const at = generation();
     this.#committing = member
       .commit(
-        due.map(({ topic, partition, offset, openSinceMs }) => ({ topic, partition, offset, openSinceMs })),
+        due.map(({ topic, partition, offset, openSinceMs, rewind = null }) => ({
+          topic,
+          partition,
+          offset,
+          openSinceMs,
+          rewind,
+        })),
       )
       .then(() => {
         if (at === generation()) for (const o of due) o.done();

@@ -1,6 +1,7 @@
 import type { LogFn } from '@hookstream/contracts';
-import type { ConsumedRecord } from '../consumed-record.ts';
+import type { ConsumedRecord, RewindMark } from '../consumed-record.ts';
 import { type HandlerOutcome, type RecordHandler, runInKeyOrder } from '../record-handler.ts';
+import { carriedRewind, type LedgerRewind, markedRecord, rewindMarkOf } from './ledger-rewind.ts';
 import { OffsetTracker } from './offset-tracker.ts';
 import { type SettledOffsets, settledFrom } from './settled-offsets.ts';
 
@@ -19,6 +20,11 @@ export interface PartitionLedgerOptions {
   readonly log: LogFn;
   /** After each record ends, settled or not, and before idle() resolves: the lane starts what waits. */
   readonly ended: (offset: number) => void;
+  /**
+   * The rewind the group's ledger was read in (events topic only): records below its
+   * `untilOffset` reach the handler marked `rewound`, and commits below it carry it forward.
+   */
+  readonly rewind?: LedgerRewind | null;
 }
 
 /**
@@ -48,6 +54,9 @@ export class PartitionLedger {
   #committed: number;
   #committedAtMs = Date.now();
   #settledSinceCommit: boolean;
+  readonly #rewind: LedgerRewind | null;
+  /** The one mark every record of the rewound range shares. */
+  readonly #rewindMark: RewindMark | null;
 
   constructor(options: PartitionLedgerOptions) {
     this.#options = options;
@@ -61,6 +70,8 @@ export class PartitionLedger {
     this.#next = from;
     this.#settledSinceCommit = from > ledger;
     this.#settledBefore = new Set(settled?.ahead.filter((o) => o >= from));
+    this.#rewind = options.rewind ?? null;
+    this.#rewindMark = this.#rewind === null ? null : rewindMarkOf(this.#rewind);
   }
 
   /** The next offset neither begun nor passed over. */
@@ -95,11 +106,15 @@ export class PartitionLedger {
     return true;
   }
 
-  /** Runs a begun record; it settles when the handler says its outcome is durable. */
+  /**
+   * Runs a begun record; it settles when the handler says its outcome is durable. A record of a
+   * rewound range is handed over marked (`rewound`).
+   */
   run(record: ConsumedRecord, offset: number): void {
     const { handle, ordering, log, ended } = this.#options;
     this.#inFlight++;
-    runInKeyOrder(handle, ordering, record, this.#controller.signal, this.#keyTails)
+    const handed = markedRecord(record, offset, this.#rewind, this.#rewindMark);
+    runInKeyOrder(handle, ordering, handed, this.#controller.signal, this.#keyTails)
       .then(
         (outcome) => {
           if (outcome !== 'settled') return;
@@ -168,6 +183,11 @@ export class PartitionLedger {
     if (target <= this.#committed) return null;
     if (!this.#settledSinceCommit && nowMs - this.#committedAtMs < quietMs) return null;
     return target;
+  }
+
+  /** The rewind a commit at `offset` carries forward; null once past its range (or none). */
+  rewindAt(offset: number): LedgerRewind | null {
+    return carriedRewind(this.#rewind, offset);
   }
 
   /** The group committed `offset` (asked for at `atMs`). */
