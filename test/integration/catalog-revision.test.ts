@@ -35,7 +35,7 @@ function version(name: string, marker: string): SubscriberRecord {
   return recordOfDefinition(definition, new Date());
 }
 
-const markerOf = (record: SubscriberRecord | undefined) => record?.definition.url.split('/').at(-1);
+const markerOf = (record: SubscriberRecord | undefined) => record?.definition.url?.split('/').at(-1);
 
 /** Every record the catalog topic holds for this key, oldest first (headers included). */
 async function rawRecords(name: string): Promise<ConsumedRecord[]> {

@@ -27,7 +27,7 @@ function record(marker: string, name = uniqueName('live')): SubscriberRecord {
   return recordOfDefinition(definition, new Date());
 }
 
-const markerOf = (r: SubscriberRecord | undefined) => r?.definition.url.split('/').at(-1);
+const markerOf = (r: SubscriberRecord | undefined) => r?.definition.url?.split('/').at(-1);
 
 beforeAll(async () => {
   await live.start();

@@ -1,5 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
+  AckAnswer,
+  AckBody,
   AuditList,
   AuditQuery,
   DeadLetterList,
@@ -10,8 +12,12 @@ import {
   EventTypeList,
   Job,
   JobParams,
+  LeaseAnswer,
+  LeaseQuery,
   LedgerAnswer,
   ListQuery,
+  NackAnswer,
+  NackBody,
   NameParams,
   OpenApiDocument,
   PauseBody,
@@ -203,6 +209,33 @@ export class ApiClient {
     const query = strings(options);
     checked('listAudit', AuditQuery, query, 'invalid_request', 'query');
     return (await this.#http.send('listAudit', { query }, AuditList)).body;
+  }
+
+  /**
+   * Leases a pull subscriber's events: up to `max`, waiting up to `wait` seconds for the first (a
+   * long poll; the call's deadline grows with it), held for `lease` seconds. `lease` is null when
+   * none came.
+   */
+  async leaseEvents(name: string, options: T.LeaseOptions = {}): Promise<T.LeaseAnswer> {
+    const query = strings(options);
+    const parsed = checked('leaseEvents', LeaseQuery, query, 'invalid_request', 'query');
+    return (
+      await this.#http.send(
+        'leaseEvents',
+        { params: named('leaseEvents', name), query, timeoutMs: parsed.wait * 1000 + 15_000 },
+        LeaseAnswer,
+      )
+    ).body;
+  }
+
+  /** Acknowledges a lease's events: they are settled, and the subscriber's ledger moves. */
+  async ackEvents(name: string, options: T.AckOptions): Promise<T.AckAnswer> {
+    return this.#post('ackEvents', name, AckBody, options, AckAnswer);
+  }
+
+  /** Gives a lease's events back: leasable again at once, or after `delayMs` down the retry schedule. */
+  async nackEvents(name: string, options: T.NackOptions): Promise<T.NackAnswer> {
+    return this.#post('nackEvents', name, NackBody, options, NackAnswer);
   }
 
   async #post<A extends z.ZodType>(

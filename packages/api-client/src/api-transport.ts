@@ -29,6 +29,8 @@ export interface ApiCall {
   readonly query?: Readonly<Record<string, string | undefined>>;
   readonly body?: unknown;
   readonly ifMatch?: string | undefined;
+  /** The call's own deadline when longer than the client's (a long poll). */
+  readonly timeoutMs?: number;
 }
 
 export interface ApiAnswer<T> {
@@ -113,7 +115,7 @@ export class ApiTransport {
         method,
         headers,
         ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }),
-        signal: AbortSignal.timeout(this.#options.timeoutMs),
+        signal: AbortSignal.timeout(Math.max(this.#options.timeoutMs, call.timeoutMs ?? 0)),
         redirect: 'error',
       });
       text = await boundedText(res, operation);

@@ -1,4 +1,6 @@
 import type {
+  AckAnswer as AckAnswerSchema,
+  AckBody,
   AuditList as AuditListSchema,
   AuditQuery,
   DeadLetterList as DeadLetterListSchema,
@@ -6,8 +8,12 @@ import type {
   DeleteAnswer as DeleteAnswerSchema,
   EventTypeList as EventTypeListSchema,
   Job as JobSchema,
+  LeaseAnswer as LeaseAnswerSchema,
+  LeaseQuery,
   LedgerAnswer as LedgerAnswerSchema,
   ListQuery,
+  NackAnswer as NackAnswerSchema,
+  NackBody,
   PauseBody,
   PutAnswer as PutAnswerSchema,
   PutBody,
@@ -39,6 +45,15 @@ export type Job = z.output<typeof JobSchema>;
 export type LedgerAnswer = z.output<typeof LedgerAnswerSchema>;
 export type EventTypeList = z.output<typeof EventTypeListSchema>;
 export type AuditList = z.output<typeof AuditListSchema>;
+export type LeaseAnswer = z.output<typeof LeaseAnswerSchema>;
+export type AckAnswer = z.output<typeof AckAnswerSchema>;
+export type NackAnswer = z.output<typeof NackAnswerSchema>;
+/** A lease as asked: `max` events (1–1000), `wait` s for the first (0–30), held `lease` s (5–600). */
+export type LeaseOptions = Partial<z.output<typeof LeaseQuery>>;
+/** A lease's events to acknowledge: by `cursors`, by `eventIds`, or (neither) all. */
+export type AckOptions = z.input<typeof AckBody>;
+/** As AckOptions, with `delayMs` to send them down the retry schedule instead of back at once. */
+export type NackOptions = z.input<typeof NackBody>;
 
 /** A definition as `PUT /v1/subscribers/{name}` (and `subscribers apply`) takes it. */
 export type SubscriberDefinition = z.input<typeof PutBody>;

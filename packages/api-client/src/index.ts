@@ -4,6 +4,8 @@ export { ApiClientError } from './api-client-error.ts';
 export type { ApiAnswer, ApiCall } from './api-transport.ts';
 export { ApiClientOptions, ApiTransport, retryAfterMsOf } from './api-transport.ts';
 export type {
+  AckAnswer,
+  AckOptions,
   AuditList,
   AuditOptions,
   DeadLetterList,
@@ -12,8 +14,12 @@ export type {
   DeleteOptions,
   EventTypeList,
   Job,
+  LeaseAnswer,
+  LeaseOptions,
   LedgerAnswer,
   ListOptions,
+  NackAnswer,
+  NackOptions,
   PauseOptions,
   PutAnswer,
   PutOptions,

@@ -20,6 +20,9 @@ export const API_OPERATIONS = {
   getEventLedger: { method: 'GET', path: '/v1/events/{id}/ledger' },
   listEventTypes: { method: 'GET', path: '/v1/event-types' },
   listAudit: { method: 'GET', path: '/v1/audit' },
+  leaseEvents: { method: 'GET', path: '/v1/subscribers/{name}/events' },
+  ackEvents: { method: 'POST', path: '/v1/subscribers/{name}/ack' },
+  nackEvents: { method: 'POST', path: '/v1/subscribers/{name}/nack' },
 } as const satisfies Record<
   string,
   { readonly method: 'GET' | 'PUT' | 'POST' | 'DELETE'; readonly path: string }

@@ -52,6 +52,9 @@ const CALLS: Record<string, (c: ApiClient) => Promise<unknown>> = {
   getEventLedger: (c) => c.getEventLedger('evt-1'),
   listEventTypes: (c) => c.listEventTypes(),
   listAudit: (c) => c.listAudit({ subscriber: 'cov', limit: 3 }),
+  leaseEvents: (c) => c.leaseEvents('cov', { max: 10, wait: 0, lease: 30 }),
+  ackEvents: (c) => c.ackEvents('cov', { lease: 'lease_x', cursors: ['events:0:1'] }),
+  nackEvents: (c) => c.nackEvents('cov', { lease: 'lease_x', eventIds: ['evt-1'], delayMs: 1000 }),
 };
 
 describe('the client covers the route table', () => {
@@ -97,6 +100,9 @@ describe('the client covers the route table', () => {
       if (id === 'getJob') expect((outcome as ApiClientError).code).toBe('not_found');
       else if (id === 'rotateSecret' || id === 'getSecret')
         expect((outcome as ApiClientError).code).toBe('not_managed');
+      // The fake serves no pull subscribers.
+      else if (id === 'leaseEvents' || id === 'ackEvents' || id === 'nackEvents')
+        expect((outcome as ApiClientError).code).toBe('pull_unavailable');
       else expect(outcome, `${id}: ${String(outcome)}`).toBe('ok');
     }
   });

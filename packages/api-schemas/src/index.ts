@@ -2,6 +2,15 @@
 // builds its OpenAPI document from them; the typed client parses with them) and the page bounds.
 export { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from './page-limits.ts';
 export {
+  AckAnswer,
+  AckBody,
+  LeaseAnswer,
+  LeaseQuery,
+  MAX_LEASE_EVENTS,
+  NackAnswer,
+  NackBody,
+} from './pull-schemas.ts';
+export {
   AuditList,
   AuditQuery,
   DeadLetterList,

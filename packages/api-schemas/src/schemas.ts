@@ -119,7 +119,8 @@ export const SubscriberList = z.object({
 /** The record without sealed material (a managed secret is described, never shown), and its ETag. */
 export const SubscriberResource = z.looseObject({
   version: z.number(),
-  definition: z.looseObject({ name: z.string(), url: z.string() }),
+  // A pull subscriber's (`mode: "pull"`) has no url.
+  definition: z.looseObject({ name: z.string(), url: z.string().optional() }),
   state: SubscriberState,
   secret: open.nullable(),
   createdAt: z.string(),

@@ -4,7 +4,7 @@ import { HttpError, readBody, TokenRateLimiter } from '@hookstream/ingress-http'
 import { ManagementError, type ManagementService, managementErrorOf } from '@hookstream/management';
 import type { ApiTokens } from './api-tokens.ts';
 import { IF_MATCH_PATTERN, openApiDocument } from './openapi.ts';
-import type { Route } from './route.ts';
+import { RawJson, type Route } from './route.ts';
 import { Router } from './router.ts';
 import { managementRoutes } from './routes.ts';
 
@@ -125,7 +125,12 @@ export class ApiServer {
           'If-Match: "*" or quoted ETags, as this API answers them',
         );
       const body = route.body === undefined ? undefined : await this.#body(req);
+      const gone = new AbortController();
+      res.on('close', () => {
+        if (!res.writableFinished) gone.abort();
+      });
       const answer = await route.run({
+        signal: gone.signal,
         // Only a public route runs without a token; the one there is (the document) reads no caller.
         caller: caller ?? { scope: { kind: 'operator' }, id: 'public' },
         params,
@@ -192,7 +197,7 @@ function send(
   body: unknown,
   headers: Readonly<Record<string, string>> = {},
 ) {
-  const text = JSON.stringify(body);
+  const text = body instanceof RawJson ? body.text : JSON.stringify(body);
   res.writeHead(status, {
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(text),

@@ -9,6 +9,16 @@ export interface RawRequest {
   /** undefined: no body. */
   readonly body: unknown;
   readonly ifMatch: string | undefined;
+  /** Aborted when the client goes away before the answer (a long poll stops waiting). */
+  readonly signal?: AbortSignal;
+}
+
+/** An answer body that is JSON text already (a lease's events): sent as it is. */
+export class RawJson {
+  readonly text: string;
+  constructor(text: string) {
+    this.text = text;
+  }
 }
 
 export interface RouteAnswer {
@@ -63,6 +73,7 @@ interface RouteDefinition<P extends z.ZodObject, Q extends z.ZodObject, B extend
     /** The body as sent, for a route whose service validates it again in its own terms. */
     readonly rawBody: unknown;
     readonly ifMatch: string | undefined;
+    readonly signal: AbortSignal;
   }): Promise<RouteAnswer>;
 }
 
@@ -78,6 +89,8 @@ function parsed<S extends z.ZodType>(
     details: result.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
   });
 }
+
+const NEVER = new AbortController().signal;
 
 /** A route whose handler gets its path, query and body validated and typed. */
 export function defineRoute<P extends z.ZodObject, Q extends z.ZodObject, B extends z.ZodType>(
@@ -104,6 +117,7 @@ export function defineRoute<P extends z.ZodObject, Q extends z.ZodObject, B exte
           : parsed(body, request.body, definition.bodyError ?? 'invalid_body', 'body')) as z.output<B>,
         rawBody: request.body,
         ifMatch: request.ifMatch,
+        signal: request.signal ?? NEVER,
       }),
   };
 }

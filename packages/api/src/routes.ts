@@ -30,6 +30,7 @@ import {
 import type { ManagementService } from '@hookstream/management';
 import type { DlqSelection } from '@hookstream/replay';
 import type { z } from 'zod';
+import { pullRoutes } from './pull-routes.ts';
 import { defineRoute, type ResponseSpec, type Route } from './route.ts';
 
 const ok = (description: string, schema: z.ZodType): ResponseSpec => ({ description, schema });
@@ -291,5 +292,6 @@ export function managementRoutes(service: ManagementService, document: () => unk
         body: { items: await service.audit(caller, query) },
       }),
     }),
+    ...pullRoutes(service),
   ];
 }

@@ -236,6 +236,9 @@ describe('the OpenAPI document', () => {
         'GET /v1/events/{id}/ledger',
         'GET /v1/event-types',
         'GET /v1/audit',
+        'GET /v1/subscribers/{name}/events',
+        'POST /v1/subscribers/{name}/ack',
+        'POST /v1/subscribers/{name}/nack',
       ].sort(),
     );
     const put = doc.paths['/v1/subscribers/{name}']?.put;

@@ -11,7 +11,7 @@ export function publicDefinition(record: SubscriberRecord): Record<string, unkno
   const { oauth2 } = definition;
   return {
     ...definition,
-    url: redactUrl(definition.url),
+    ...(definition.url === undefined ? {} : { url: redactUrl(definition.url) }),
     headers,
     ...(oauth2 === undefined ? {} : { oauth2: { ...oauth2, tokenUrl: redactUrl(oauth2.tokenUrl) } }),
   };

@@ -133,9 +133,11 @@ export {
   DEFAULT_MAX_HOLD_MS,
   DEFAULT_RETENTION_WARNING_MS,
   definitionRuleBroken,
+  endpointOf,
   FORBIDDEN_HEADERS,
   HEADER_VALUE_PATTERN,
   HeaderValue,
+  isPullDefinition,
   MAX_RETRY_DELAY_MS,
   ManagedHeaderValue,
   managedCredentialNames,
@@ -148,6 +150,7 @@ export {
   SecretSource,
   StartPosition,
   SubscriberDefinition,
+  sealOriginOf,
   tenantOf,
 } from './subscriber.ts';
 export type { SubscriberNames } from './subscriber-names.ts';

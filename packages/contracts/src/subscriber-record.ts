@@ -52,8 +52,12 @@ import {
  *
  * Version 8 adds `batch`. An older fleet would send one request per event (no `{ "events": … }`
  * body the receiver was told to expect), so apply refuses it while such a fleet runs.
+ *
+ * Version 9 adds `mode` (`pull`: no `url`; events leased over the API). An older fleet could not
+ * parse a record without `url` and keeps the last one it read; apply refuses it while such a
+ * fleet runs, since that fleet would go on pushing a subscriber that now pulls.
  */
-export const SUBSCRIBER_RECORD_VERSION = 8;
+export const SUBSCRIBER_RECORD_VERSION = 9;
 
 /** The record versions this code reads (and says it understands in `hookstream.instances`). */
 export const SubscriberRecordVersion = z.union([
@@ -65,9 +69,10 @@ export const SubscriberRecordVersion = z.union([
   z.literal(6),
   z.literal(7),
   z.literal(8),
+  z.literal(9),
 ]);
 export type SubscriberRecordVersion = z.infer<typeof SubscriberRecordVersion>;
-export const SUBSCRIBER_RECORD_VERSIONS: readonly SubscriberRecordVersion[] = [1, 2, 3, 4, 5, 6, 7, 8];
+export const SUBSCRIBER_RECORD_VERSIONS: readonly SubscriberRecordVersion[] = [1, 2, 3, 4, 5, 6, 7, 8, 9];
 
 /** Definition fields by the record version that brought them; a field not listed is older. */
 const FIELDS_SINCE: Readonly<Record<string, SubscriberRecordVersion>> = {
@@ -81,6 +86,7 @@ const FIELDS_SINCE: Readonly<Record<string, SubscriberRecordVersion>> = {
   oauth2: 7,
   clientCertificate: 7,
   batch: 8,
+  mode: 9,
 };
 
 /** Field values by the record version that brought them: an older version holds the field, not the value. */

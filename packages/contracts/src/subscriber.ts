@@ -246,7 +246,14 @@ export type StartPosition = z.infer<typeof StartPosition>;
 /** One subscriber, as an operator writes it in a JSON file. */
 export const SubscriberDefinition = z.strictObject({
   name: SubscriberName,
-  url: z.url({ protocol: /^https?$/, error: 'an http(s) URL' }),
+  /**
+   * `pull`: no endpoint; its events are leased over the management API and acknowledged there
+   * (docs/api.md), and the fields that only push uses are refused. Absent: `push`. (Record
+   * version 9.)
+   */
+  mode: z.enum(['push', 'pull']).optional(),
+  /** The endpoint; required for push, refused for pull. */
+  url: z.url({ protocol: /^https?$/, error: 'an http(s) URL' }).optional(),
   eventTypes: z
     .array(z.union([z.literal('*'), EventTypeName]))
     .min(1)
@@ -371,15 +378,78 @@ export function tenantOf(headers: Readonly<Record<string, string>>): string | un
   return headers[CE_HEADER.tenant];
 }
 
+/** Whether a definition is a pull subscriber's (no endpoint; leased over the API). */
+export function isPullDefinition(definition: Pick<SubscriberDefinition, 'mode'>): boolean {
+  return definition.mode === 'pull';
+}
+
+/**
+ * A push definition's endpoint. Throws for a pull definition: only code that delivers by push
+ * asks, and a pull subscriber never reaches it.
+ */
+export function endpointOf(definition: Pick<SubscriberDefinition, 'name' | 'url'>): string {
+  if (definition.url === undefined) throw new Error(`${definition.name}: a pull subscriber has no url`);
+  return definition.url;
+}
+
+/**
+ * The origin a definition's seals are bound to: its endpoint's; empty for a pull subscriber,
+ * which has no endpoint (and no seals: its definition may not hold a secret, managed headers or
+ * credentials).
+ */
+export function sealOriginOf(definition: Pick<SubscriberDefinition, 'url'>): string {
+  return definition.url === undefined ? '' : new URL(definition.url).origin;
+}
+
+/**
+ * Fields only push uses, which a pull definition may not set. The schema fills some in with a
+ * default it cannot tell from a value written, so those are refused when they differ from it.
+ */
+const PUSH_ONLY: readonly (keyof SubscriberDefinition)[] = [
+  'url',
+  'secret',
+  'batch',
+  'oauth2',
+  'clientCertificate',
+  'breaker',
+  'fairness',
+  'disableAfterMs',
+  'allowInsecureHttp',
+  'maxHoldMs',
+];
+
+function pushOnlyFieldOf(
+  definition: Omit<Partial<SubscriberDefinition>, 'secret'> & { readonly secret?: unknown },
+): string | null {
+  const set = PUSH_ONLY.find((field) => (definition as Record<string, unknown>)[field] !== undefined);
+  if (set !== undefined) return set;
+  const { rate, concurrency, timeoutMs, headers, allowPrivateNetwork } = definition;
+  if (rate !== undefined && (rate.perSecond !== 50 || rate.burst !== 0)) return 'rate';
+  if (concurrency !== undefined && concurrency !== 10) return 'concurrency';
+  if (timeoutMs !== undefined && timeoutMs !== 10_000) return 'timeoutMs';
+  if (headers !== undefined && Object.keys(headers).length > 0) return 'headers';
+  if (allowPrivateNetwork === true) return 'allowPrivateNetwork';
+  return null;
+}
+
 /** Rules across fields of a definition, which its schema alone cannot say; null when it keeps them. */
 export function definitionRuleBroken(
   definition: Pick<
     SubscriberDefinition,
     'required' | 'requiredFrom' | 'tenant' | 'fairness' | 'ordering' | 'maxHoldMs'
   > &
-    Partial<Pick<SubscriberDefinition, 'batch'>> &
-    Partial<Pick<SubscriberDefinition, 'oauth2' | 'clientCertificate' | 'headers' | 'url'>>,
+    Omit<Partial<SubscriberDefinition>, 'secret'> & { readonly secret?: unknown },
 ): { path: string; message: string } | null {
+  if (definition.mode === 'pull') {
+    const field = pushOnlyFieldOf(definition);
+    if (field !== null) return { path: field, message: 'only for push subscribers, not with "mode": "pull"' };
+    if (definition.ordering === 'strict')
+      return {
+        path: 'ordering',
+        message: '"strict" is for push only (a pull subscriber holds no retries in place)',
+      };
+  } else if (definition.url === undefined)
+    return { path: 'url', message: 'required (an http(s) URL), unless "mode" is "pull"' };
   if (definition.maxHoldMs !== undefined && definition.ordering !== 'strict')
     return { path: 'maxHoldMs', message: 'only with "ordering": "strict"' };
   // One event of a key is in flight at a time under key order: every batch would carry one.

@@ -44,7 +44,7 @@ describe('a tenant on a subscriber', () => {
   });
 
   it('is a record version 4 field; a definition without it stays at the version it needed', () => {
-    expect(SUBSCRIBER_RECORD_VERSIONS).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(SUBSCRIBER_RECORD_VERSIONS).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
     expect(recordVersionFor(definition({ tenant: 'acme' }))).toBe(4);
     expect(recordVersionFor(definition({ tenant: 'acme', required: true }))).toBe(4);
     expect(recordVersionFor(definition({ required: true }))).toBe(3);

@@ -7,7 +7,7 @@ import { parseRetryAfter } from './retry-after.ts';
  * The version of the delivery contract table below. Every decision carries it, so a dead letter
  * or a retry can always be traced to the rules that made it; bump it whenever a rule changes.
  */
-export const POLICY_VERSION = '2026-12-2';
+export const POLICY_VERSION = '2026-12-4';
 
 /** What happened to one HTTP attempt, as plain data. */
 export type AttemptResult =
@@ -30,7 +30,11 @@ export type OutcomeReason =
   | 'token-error'
   | 'redirect'
   | 'client-error'
-  | 'informational';
+  | 'informational'
+  /** A pull subscriber's consumer gave the event back (`nack`). */
+  | 'nacked'
+  /** A pull subscriber's lease ran out before its consumer answered for the event. */
+  | 'lease-expired';
 
 export interface Classification {
   readonly outcome: OutcomeClass;
@@ -40,6 +44,19 @@ export interface Classification {
   /** From a 429's Retry-After; the whole destination backs off this long. */
   readonly retryAfterMs: number | null;
   readonly policyVersion: string;
+}
+
+/**
+ * A pull subscriber's attempt (a lease that handed the event out), as the policy reads it: an
+ * ack acknowledges; a nack or an expired lease is retryable, a nack's delay its Retry-After.
+ */
+export function classifyLeaseEnd(
+  end: 'acked' | 'nacked' | 'lease-expired',
+  retryAfterMs: number | null = null,
+): Classification {
+  return end === 'acked'
+    ? { outcome: 'ack', reason: 'accepted', status: null, retryAfterMs: null, policyVersion: POLICY_VERSION }
+    : { outcome: 'retryable', reason: end, status: null, retryAfterMs, policyVersion: POLICY_VERSION };
 }
 
 /** The delivery contract's table of answers (docs/contract.md), as a function. */

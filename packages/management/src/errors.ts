@@ -13,6 +13,13 @@ export const MANAGEMENT_ERROR_STATUS = {
   fleet_too_old: 409,
   group_in_use: 409,
   replay_running: 409,
+  not_pull: 409,
+  subscriber_not_active: 409,
+  lease_unknown: 409,
+  lease_expired: 409,
+  cursor_unknown: 409,
+  cursor_past: 409,
+  event_not_leased: 409,
   precondition_failed: 412,
   invalid_definition: 422,
   invalid_body: 422,
@@ -21,6 +28,7 @@ export const MANAGEMENT_ERROR_STATUS = {
   internal: 500,
   secrets_key_unavailable: 503,
   kafka_unavailable: 503,
+  pull_unavailable: 503,
 } as const;
 
 export type ManagementErrorCode = keyof typeof MANAGEMENT_ERROR_STATUS;

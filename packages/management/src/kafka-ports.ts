@@ -12,7 +12,7 @@ import {
   type SecretsKey,
   subscriberOverviewsWithHeadroom,
 } from '@hookstream/subscribers';
-import type { ManagementPorts } from './management-ports.ts';
+import type { ManagementPorts, PullPort } from './management-ports.ts';
 import { RecentRead } from './recent-read.ts';
 
 /**
@@ -44,6 +44,8 @@ export function kafkaPorts(context: {
   readonly openPublisher: () => Promise<NoticePublisher & { close(): Promise<void> }>;
   /** How long a purge or a rewind waits for the fleet to leave the group (default 20 s). */
   readonly releaseTimeoutMs?: number;
+  /** This process's pull subscribers (PullHost); absent: it serves none. */
+  readonly pull?: PullPort;
 }): ManagementPorts {
   const { kafka, eventsTopic, catalog } = context;
   const releaseTimeoutMs = context.releaseTimeoutMs ?? DEFAULT_RELEASE_TIMEOUT_MS;
@@ -90,9 +92,14 @@ export function kafkaPorts(context: {
     eventsTopic,
     secretsKey: context.secretsKey,
     catalog,
-    deleteSubscriber: (request) => deleteSubscriber(catalog.catalog, { releaseTimeoutMs, ...request }),
-    rewind: (request, audit) =>
-      rewindSubscriber(
+    // A pull subscriber served here leaves its group first: a purge and a rewind wait for it empty.
+    deleteSubscriber: async (request) => {
+      await context.pull?.release(request.name);
+      return deleteSubscriber(catalog.catalog, { releaseTimeoutMs, ...request });
+    },
+    rewind: async (request, audit) => {
+      await context.pull?.release(request.name);
+      return rewindSubscriber(
         {
           catalog,
           admin: catalog.admin,
@@ -102,7 +109,8 @@ export function kafkaPorts(context: {
           releaseTimeoutMs,
         },
         request,
-      ),
+      );
+    },
     openPublisher: context.openPublisher,
     overviews,
     instanceStatuses,
@@ -113,5 +121,6 @@ export function kafkaPorts(context: {
     audit: catalog.audit,
     readAudit: (selection) => readAuditTrail(kafka, selection),
     now: () => new Date(),
+    ...(context.pull === undefined ? {} : { pull: context.pull }),
   };
 }

@@ -48,4 +48,49 @@ export interface ManagementPorts {
   readonly audit: { write(records: readonly AuditRecord[]): Promise<void> };
   readAudit(selection: AuditSelection): Promise<{ records: AuditRecord[] }>;
   now(): Date;
+  /** Serves pull subscribers' leases in this process; absent: pull routes answer 503 pull_unavailable. */
+  readonly pull?: PullPort;
+}
+
+/** Which of a lease's events an ack or a nack names (neither: the whole lease). */
+export interface PullSelection {
+  readonly cursors?: readonly string[] | undefined;
+  readonly eventIds?: readonly string[] | undefined;
+}
+
+export type PullAnswer =
+  | { readonly ok: true; readonly count: number }
+  | {
+      readonly ok: false;
+      readonly code:
+        | 'lease_unknown'
+        | 'lease_expired'
+        | 'cursor_unknown'
+        | 'cursor_past'
+        | 'event_not_leased';
+      readonly message: string;
+    };
+
+/** Where a process keeps its pull subscribers' group members and leases (PullHost). */
+export interface PullPort {
+  lease(
+    record: SubscriberRecord,
+    ask: {
+      readonly max: number;
+      readonly waitMs: number;
+      readonly leaseMs: number;
+      readonly signal: AbortSignal;
+    },
+  ): Promise<{
+    readonly id: string;
+    readonly expiresAtMs: number;
+    readonly bodies: readonly string[];
+    readonly cursors: readonly string[];
+  } | null>;
+  ack(name: string, leaseId: string, selection: PullSelection): PullAnswer;
+  nack(name: string, leaseId: string, selection: PullSelection, delayMs: number | null): PullAnswer;
+  /** The record this process serves the subscriber by; undefined when it serves it not. */
+  served(name: string): SubscriberRecord | undefined;
+  /** Stops serving the subscriber here (its open leases end). */
+  release(name: string): Promise<void>;
 }

@@ -13,8 +13,9 @@ import {
 } from './dead-letter-ops.ts';
 import { managementErrorOf } from './error-mapping.ts';
 import { ManagementError } from './errors.ts';
-import type { ManagementPorts } from './management-ports.ts';
+import type { ManagementPorts, PullSelection } from './management-ports.ts';
 import type { Page } from './pagination.ts';
+import { ackEvents, type LeaseGranted, type LeaseRequest, leaseEvents, nackEvents } from './pull-ops.ts';
 import { type ReplayJob, ReplayJobs } from './replay-jobs.ts';
 import { type RewindAsk, rewind } from './rewind-op.ts';
 import {
@@ -82,6 +83,30 @@ export class ManagementService {
   /** Delivers a subscriber's events again from a point of the events topic (or counts them: dryRun). */
   rewind(caller: Caller, name: string, ask: RewindAsk): Promise<RewindResult> {
     return mapped(rewind(this.#ports, caller, name, ask));
+  }
+
+  /** A lease of a pull subscriber's events (docs/api.md, "Pull"). */
+  leaseEvents(caller: Caller, name: string, ask: LeaseRequest): Promise<LeaseGranted> {
+    return mapped(leaseEvents(this.#ports, caller, name, ask));
+  }
+
+  ackEvents(
+    caller: Caller,
+    name: string,
+    leaseId: string,
+    selection: PullSelection,
+  ): Promise<{ acked: number }> {
+    return mapped(ackEvents(this.#ports, caller, name, leaseId, selection));
+  }
+
+  nackEvents(
+    caller: Caller,
+    name: string,
+    leaseId: string,
+    selection: PullSelection,
+    delayMs: number | null,
+  ): Promise<{ nacked: number }> {
+    return mapped(nackEvents(this.#ports, caller, name, leaseId, selection, delayMs));
   }
 
   /** The managed secret in clear, with the previous ones still signing. */

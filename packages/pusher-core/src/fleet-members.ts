@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { registrationKey, type SubscriberRecord } from '@hookstream/contracts';
+import { isPullDefinition, registrationKey, type SubscriberRecord } from '@hookstream/contracts';
 import {
   type CatalogSnapshot,
   openManagedCredentials,
@@ -45,6 +45,8 @@ export async function fleetMembers(
   const problems: MemberProblem[] = [];
   for (const [name, record] of snapshot.subscribers) {
     if (record.state.kind !== 'active' || !(selection.match?.(name) ?? true)) continue;
+    // A pull subscriber's events are leased over the API, which runs its group: no pusher does.
+    if (isPullDefinition(record.definition)) continue;
     try {
       members.push(await memberOf(record, snapshot, selection));
     } catch (err) {

@@ -31,6 +31,15 @@ export {
   INSTANCE_STATUS_SPEC,
   InstanceStatusPublisher,
 } from './instance-status-publisher.ts';
+export type {
+  Grant,
+  LeaseEnd,
+  LeaseEntry,
+  LeaseRefusal,
+  LeaseSelection,
+  SelectionResult,
+} from './lease-book.ts';
+export { LeaseBook } from './lease-book.ts';
 export type { KnownRegistration, StartDecision } from './ledger-registrations.ts';
 export {
   decideStart,
@@ -40,6 +49,10 @@ export {
 } from './ledger-registrations.ts';
 export type { OutcomeRouter, RetryDecision } from './outcome-router.ts';
 export { KafkaOutcomeRouter } from './outcome-router.ts';
+export type { PullDeliveryDeps } from './pull-delivery.ts';
+export { PullDelivery } from './pull-delivery.ts';
+export type { LeaseAsk, PullHostOptions } from './pull-host.ts';
+export { PullHost } from './pull-host.ts';
 export type {
   MemoryGaugeSource,
   PusherGaugeSources,

@@ -27,10 +27,12 @@ import { GapRecorder } from './gap-recorder.ts';
 import { resolveHeaders } from './header-values.ts';
 import { KafkaGapLedger } from './kafka-gap-ledger.ts';
 import { LagPoller } from './lag-poller.ts';
+import { LeaseBook } from './lease-book.ts';
 import { type KnownRegistration, LedgerRegistrations } from './ledger-registrations.ts';
 import { OutboundAuth } from './outbound-auth.ts';
 import { KafkaOutcomeRouter, type OutcomeRouter } from './outcome-router.ts';
 import { OwnTopics } from './own-topics.ts';
+import { PullDelivery } from './pull-delivery.ts';
 import type { SubscriberMetrics } from './pusher-metrics.ts';
 import type { PusherResources } from './pusher-resources.ts';
 import type { RecentAttemptCounts } from './recent-attempts.ts';
@@ -86,6 +88,8 @@ export interface SubscriberRunnerOptions {
 const SUMMARY_EVERY_MS = 10_000;
 /** Records in flight per partition at most for batches' sake (twice `maxEvents` below it). */
 const MAX_BATCH_WINDOW = 1000;
+/** Records in flight per partition of a pull subscriber: the largest lease (`max`) it can fill. */
+const PULL_WINDOW = 1000;
 const TIER_WATCH_MS = 5000;
 
 /**
@@ -97,7 +101,9 @@ export class SubscriberRunner {
   readonly topology: SubscriberTopology;
   readonly #options: SubscriberRunnerOptions;
   readonly #observer: RecordingObserver;
-  readonly #health: EndpointHealth;
+  /** Push only: the endpoint's breaker (null for pull, and until the push handler is made). */
+  #health: EndpointHealth | null = null;
+  #book: LeaseBook | null = null;
   #consumer: SubscriberConsumer | null = null;
   #client: HttpClient | null = null;
   #auth: OutboundAuth | null = null;
@@ -130,21 +136,11 @@ export class SubscriberRunner {
         lag: () => this.#lagPoller?.lag ?? new Map(),
         dlqDepth: () => this.#lagPoller?.dlqDepth ?? null,
         oldestUnsettled: () => this.#consumer?.oldestUnsettled() ?? new Map(),
-        breaker: () => this.#health.phase,
+        breaker: () => this.#health?.phase ?? 'closed',
         required: options.topology.definition.required === true,
         tenant: options.topology.definition.tenant,
       },
     );
-    const redisUrl = options.resources.limiterRedisUrl;
-    this.#health = new EndpointHealth({
-      definition: options.topology.definition,
-      log: options.log,
-      // The limiter's Redis, so the instances sharing its limits share its breaker too.
-      ...(redisUrl
-        ? { store: new RedisBreakerStore(redisUrl, `${options.topology.name}:${options.topology.origin}`) }
-        : {}),
-      disable: (verdict) => this.#disable(verdict),
-    });
     this.#observer = new RecordingObserver({
       subscriber: options.topology.name,
       log: options.log,
@@ -155,7 +151,12 @@ export class SubscriberRunner {
 
   /** The destination's circuit breaker as this instance sees it. */
   get breaker(): BreakerPhase {
-    return this.#health.phase;
+    return this.#health?.phase ?? 'closed';
+  }
+
+  /** A pull subscriber's lease book; null for push, and until the runner started. */
+  get leases(): LeaseBook | null {
+    return this.#book;
   }
 
   get counts(): Readonly<DeliveryCounts> {
@@ -176,21 +177,8 @@ export class SubscriberRunner {
   async start(): Promise<StartedFrom> {
     const { topology, resources, log } = this.#options;
     const { definition } = topology;
-    const extraHeaders = resolveHeaders(
-      topology.name,
-      definition.headers,
-      process.env,
-      this.#options.managedHeaders,
-    );
-    await assertDestinationAllowed(topology.url, definition);
-    this.#auth = await OutboundAuth.open({
-      subscriber: topology.name,
-      definition,
-      pools: resources.httpPools,
-      ...(this.#options.managedCredentials === undefined
-        ? {}
-        : { managed: this.#options.managedCredentials }),
-    });
+    // A push subscriber's endpoint and credentials are checked before anything is created.
+    const extraHeaders = topology.pull ? {} : await this.#preparePush();
 
     const partitions = await resources.eventsPartitions(topology.eventsTopic);
     // The group reads it from its first join, so it must exist (another writer may create it too).
@@ -220,47 +208,9 @@ export class SubscriberRunner {
       this.#options.registration,
     );
 
-    this.#client = new HttpClient({
-      url: definition.url,
-      timeoutMs: definition.timeoutMs,
-      connections: definition.concurrency,
-      allowPrivateNetwork: definition.allowPrivateNetwork,
-      signingKeys: this.#options.signingKeys,
-      extraHeaders,
-      pools: resources.httpPools,
-      bearer: this.#auth.bearer,
-      clientCertificate: this.#auth.clientCertificate,
-    });
-    this.#limiter = new DestinationLimiter({
-      origin: topology.origin,
-      rate: definition.rate,
-      concurrency: definition.concurrency,
-      inFlightCap: resources.inFlightCap.share(topology.name),
-      ...(resources.limiterRedisUrl
-        ? {
-            cluster: {
-              redisUrl: resources.limiterRedisUrl,
-              clusterId: `${topology.name}:${topology.origin}`,
-            },
-          }
-        : {}),
-    });
-    await this.#limiter.ready();
-    await this.#health.start();
-    const delivery = new SubscriberDelivery({
-      topology,
-      decoder: resources.decoder,
-      client: this.#client,
-      limiter:
-        definition.fairness === 'tenant'
-          ? new TenantTurns(this.#limiter, { ahead: turnsAhead(definition.rate, definition.concurrency) })
-          : this.#limiter,
-      router:
-        this.#options.router ??
-        new KafkaOutcomeRouter(topology, resources.sender, log, this.#ownTopics.ensure),
-      observer: this.#observer,
-      health: this.#health,
-    });
+    const router =
+      this.#options.router ?? new KafkaOutcomeRouter(topology, resources.sender, log, this.#ownTopics.ensure);
+    this.#handle = topology.pull ? this.#pullHandler(router) : await this.#pushHandler(extraHeaders, router);
     if (this.#metrics)
       this.#lagPoller = new LagPoller(
         resources.admin,
@@ -274,7 +224,6 @@ export class SubscriberRunner {
         log,
         this.#options.lagPollMs ?? 3000,
       );
-    this.#handle = delivery.handle;
     this.#gaps = new GapRecorder({
       subscriber: topology.name,
       tenant: topology.definition.tenant,
@@ -339,11 +288,14 @@ export class SubscriberRunner {
       // Enough records begun per partition to keep the destination's concurrency busy, and with
       // `batch` to fill one batch while another is out; records in flight are not charged to the
       // memory budget, so that is capped (a batch gathers across partitions anyway).
-      maxInFlightPerPartition: Math.max(
-        8,
-        definition.concurrency * 2,
-        Math.min((definition.batch?.maxEvents ?? 0) * 2, MAX_BATCH_WINDOW),
-      ),
+      // A pull subscriber's events wait in its lease book: enough for the largest lease.
+      maxInFlightPerPartition: topology.pull
+        ? PULL_WINDOW
+        : Math.max(
+            8,
+            definition.concurrency * 2,
+            Math.min((definition.batch?.maxEvents ?? 0) * 2, MAX_BATCH_WINDOW),
+          ),
       handle,
       tap: this.#tap,
       eventTypes: definition.eventTypes,
@@ -420,6 +372,102 @@ export class SubscriberRunner {
       .catch((err: unknown) => this.#options.onFatal(err instanceof Error ? err : new Error(String(err))));
   }
 
+  /** The headers a push subscriber sends, once its endpoint and outbound credentials check out. */
+  async #preparePush(): Promise<Record<string, string>> {
+    const { topology, resources } = this.#options;
+    const { definition } = topology;
+    const extraHeaders = resolveHeaders(
+      topology.name,
+      definition.headers,
+      process.env,
+      this.#options.managedHeaders,
+    );
+    await assertDestinationAllowed(topology.url, definition);
+    this.#auth = await OutboundAuth.open({
+      subscriber: topology.name,
+      definition,
+      pools: resources.httpPools,
+      ...(this.#options.managedCredentials === undefined
+        ? {}
+        : { managed: this.#options.managedCredentials }),
+    });
+    return extraHeaders;
+  }
+
+  /** Push: the HTTP client, the destination's limiter and breaker, the delivery handler. */
+  async #pushHandler(extraHeaders: Record<string, string>, router: OutcomeRouter): Promise<RecordHandler> {
+    const { topology, resources } = this.#options;
+    const { definition } = topology;
+    const health = this.#healthOf();
+    this.#client = new HttpClient({
+      url: topology.url.href,
+      timeoutMs: definition.timeoutMs,
+      connections: definition.concurrency,
+      allowPrivateNetwork: definition.allowPrivateNetwork,
+      signingKeys: this.#options.signingKeys,
+      extraHeaders,
+      pools: resources.httpPools,
+      bearer: this.#auth?.bearer,
+      clientCertificate: this.#auth?.clientCertificate,
+    });
+    this.#limiter = new DestinationLimiter({
+      origin: topology.origin,
+      rate: definition.rate,
+      concurrency: definition.concurrency,
+      inFlightCap: resources.inFlightCap.share(topology.name),
+      ...(resources.limiterRedisUrl
+        ? {
+            cluster: {
+              redisUrl: resources.limiterRedisUrl,
+              clusterId: `${topology.name}:${topology.origin}`,
+            },
+          }
+        : {}),
+    });
+    await this.#limiter.ready();
+    await health.start();
+    return new SubscriberDelivery({
+      topology,
+      decoder: resources.decoder,
+      client: this.#client,
+      limiter:
+        definition.fairness === 'tenant'
+          ? new TenantTurns(this.#limiter, { ahead: turnsAhead(definition.rate, definition.concurrency) })
+          : this.#limiter,
+      router,
+      observer: this.#observer,
+      health,
+    }).handle;
+  }
+
+  /** Pull: the lease book pullers take the subscriber's events from, and its handler. */
+  #pullHandler(router: OutcomeRouter): RecordHandler {
+    const { topology, resources } = this.#options;
+    this.#book = new LeaseBook();
+    return new PullDelivery({
+      topology,
+      decoder: resources.decoder,
+      router,
+      observer: this.#observer,
+      book: this.#book,
+    }).handle;
+  }
+
+  /** The endpoint's breaker and auto-disable: push only, made when first asked. */
+  #healthOf(): EndpointHealth {
+    if (this.#health !== null) return this.#health;
+    const { topology, resources, log } = this.#options;
+    const redisUrl = resources.limiterRedisUrl;
+    this.#health = new EndpointHealth({
+      definition: topology.definition,
+      log,
+      // The limiter's Redis, so the instances sharing its limits share its breaker too.
+      ...(redisUrl ? { store: new RedisBreakerStore(redisUrl, `${topology.name}:${topology.origin}`) } : {}),
+      disable: (verdict) => this.#disable(verdict),
+    });
+    return this.#health;
+  }
+
   /**
    * Writes the subscriber's record disabled and announces it; the consumer then stops (the
    * fleet's registry watch, or onDisabled), leaving the ledger where it is. Throws only when the
@@ -480,7 +528,7 @@ export class SubscriberRunner {
     await this.#consumer?.stop();
     this.#metrics?.close();
     await this.#limiter?.stop();
-    await this.#health.stop();
+    await this.#health?.stop();
     await this.#client?.close();
     await this.#auth?.close();
     this.#options.log('info', 'pusher stopped', { ...this.counts });

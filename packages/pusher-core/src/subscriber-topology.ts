@@ -6,6 +6,7 @@ import {
   type FilterVerdict,
   filterNeedsData,
   isNoticeType,
+  isPullDefinition,
   noticesTopicName,
   retryTierOf,
   type SubscriberDefinition,
@@ -36,11 +37,10 @@ export class SubscriberTopology {
   /** Retry tier topics in order: tier n is `tierTopics[n - 1]`. */
   readonly tierTopics: readonly string[];
   readonly dlqTopic: string;
-  readonly url: URL;
-  /** The destination's origin: the unit of rate limits and connection pools. */
-  readonly origin: string;
-  /** The destination as span attributes (credentials redacted). */
-  readonly target: HttpTarget;
+  /** Whether its events are leased over the API rather than pushed (`mode: "pull"`). */
+  readonly pull: boolean;
+  /** A push subscriber's endpoint; null for a pull subscriber. */
+  readonly #endpoint: { readonly url: URL; readonly origin: string; readonly target: HttpTarget } | null;
   /** The definition's filter; null: it takes every event of its types and tenant. */
   readonly filter: EventFilter | null;
   /** Whether the filter reads the data; if not, it runs before the event is decoded. */
@@ -58,14 +58,37 @@ export class SubscriberTopology {
     this.noticesTopic = takesNotices(definition) ? noticesTopicName(eventsTopic) : null;
     this.tierTopics = names.tiers.map((t) => t.topic);
     this.dlqTopic = names.dlq;
-    this.url = new URL(definition.url);
-    this.origin = this.url.origin;
-    this.target = httpTarget(this.url);
+    this.pull = isPullDefinition(definition);
+    if (definition.url === undefined) this.#endpoint = null;
+    else {
+      const url = new URL(definition.url);
+      this.#endpoint = { url, origin: url.origin, target: httpTarget(url) };
+    }
     this.#tiers = new Map(this.tierTopics.map((topic, i) => [topic, i + 1]));
     this.#allTypes = definition.eventTypes.includes('*');
     this.#types = new Set(definition.eventTypes);
     this.filter = definition.filter ?? null;
     this.filterNeedsData = this.filter !== null && filterNeedsData(this.filter);
+  }
+
+  /** The push endpoint. Only push code asks; a pull subscriber's topology throws. */
+  get url(): URL {
+    return this.#push().url;
+  }
+
+  /** The destination's origin: the unit of rate limits and connection pools. */
+  get origin(): string {
+    return this.#push().origin;
+  }
+
+  /** The destination as span attributes (credentials redacted). */
+  get target(): HttpTarget {
+    return this.#push().target;
+  }
+
+  #push() {
+    if (this.#endpoint === null) throw new Error(`${this.name}: a pull subscriber has no endpoint`);
+    return this.#endpoint;
   }
 
   /** The filter's verdict on an event (held when there is no filter). */

@@ -6,6 +6,7 @@ import {
   type SubscriberDefinition,
   type SubscriberRecord,
   type SubscriberSecretSpec,
+  sealOriginOf,
 } from '@hookstream/contracts';
 import { keptCredentials } from './credential-seals.ts';
 import type { DefinitionFile } from './definition-files.ts';
@@ -49,7 +50,7 @@ function comparable(definition: SubscriberDefinition, secret: SubscriberSecretSp
 
 /** The version-2 binding a definition's seals get. */
 function bindingFor(definition: SubscriberDefinition): SealBinding {
-  return { version: 2, subscriber: definition.name, origin: new URL(definition.url).origin };
+  return { version: 2, subscriber: definition.name, origin: sealOriginOf(definition) };
 }
 
 /** What of the existing record's seals the new definition keeps, and whether their origin moves. */
@@ -65,8 +66,7 @@ function keptSeals(
     'managed' in secret &&
     existing?.secret !== undefined &&
     'managed' in existing.secret;
-  const moves =
-    existing !== undefined && new URL(existing.definition.url).origin !== new URL(definition.url).origin;
+  const moves = existing !== undefined && sealOriginOf(existing.definition) !== sealOriginOf(definition);
   return {
     headers,
     keepsSecret,

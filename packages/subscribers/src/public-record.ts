@@ -52,7 +52,7 @@ export function publicRecord(record: SubscriberRecord) {
   const { oauth2 } = record.definition;
   const definition = {
     ...record.definition,
-    url: redactUrl(record.definition.url),
+    ...(record.definition.url === undefined ? {} : { url: redactUrl(record.definition.url) }),
     // The client secret is a variable's name already; a token URL may carry credentials as the URL may.
     ...(oauth2 === undefined ? {} : { oauth2: { ...oauth2, tokenUrl: redactUrl(oauth2.tokenUrl) } }),
   };

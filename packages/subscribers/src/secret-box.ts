@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import type { EncryptedSecret, SubscriberRecord } from '@hookstream/contracts';
+import { type EncryptedSecret, type SubscriberRecord, sealOriginOf } from '@hookstream/contracts';
 import { CatalogError } from './errors.ts';
 import type { SecretsKey } from './secrets-key.ts';
 
@@ -40,7 +40,7 @@ export function sealBindingOf(record: SubscriberRecord): SealBinding {
   return {
     version: record.version === 1 ? 1 : 2,
     subscriber: record.definition.name,
-    origin: new URL(record.definition.url).origin,
+    origin: sealOriginOf(record.definition),
   };
 }
 

@@ -73,7 +73,8 @@ export async function subscriberOverviewsWithHeadroom(
     return {
       name,
       state: r.state,
-      host: new URL(r.definition.url).host,
+      // A pull subscriber has no endpoint: its events are leased over the API.
+      host: r.definition.url === undefined ? '(pull)' : new URL(r.definition.url).host,
       eventTypes: r.definition.eventTypes,
       lag: loads.get(name)?.lag ?? null,
       oldestUnsettledAgeMs: oldestAt === null ? null : Math.max(0, context.nowMs - oldestAt),

@@ -4,18 +4,22 @@ import { parseArgs } from 'node:util';
 import { ApiServer, ApiTokens, DEFAULT_API_RATE } from '@hookstream/api';
 import { DEFAULT_EVENTS_TOPIC, EventsTopicName, HookstreamError } from '@hookstream/contracts';
 import { kafkaPorts, ManagementService } from '@hookstream/management';
+import { PullHost, PusherResources } from '@hookstream/pusher-core';
 import { LiveCatalog, loadSecretsKey } from '@hookstream/subscribers';
 import { createLogger, startTracing } from '@hookstream/telemetry';
 import { z } from 'zod';
 import { toolKafka } from './kafka-client.ts';
 import { openNoticePublisher } from './notice-publisher.ts';
+import { runtimeConnection } from './runtime-endpoints.ts';
 import { reportToolError } from './tool-errors.ts';
 
 export const API_USAGE = `Usage: hookstream api [--port <n>] [--host <address>] [--rate <n>] [--topic <events topic>] [--secrets-key-file <path>]
 
 The management API (docs/api.md): subscribers (list, read, create or replace, delete, pause,
 resume, rotate a managed secret), dead letters and their replay as jobs, an event's ledger, the
-event catalogue and the audit trail, as JSON under /v1, described by GET /v1/openapi.json.
+event catalogue and the audit trail, as JSON under /v1, described by GET /v1/openapi.json. It
+also serves pull subscribers' leases (GET …/events, POST …/ack and …/nack): it joins their
+groups as it is asked, so it needs the pusher's Kafka rights for them (docs/security.md).
 
 Tokens: HOOKSTREAM_API_TOKENS (comma-separated) and HOOKSTREAM_API_TOKENS_FILE (one per line,
 # comments), each token=* (the operator: everything) or token@tenant (that tenant's subscribers
@@ -122,6 +126,30 @@ export async function apiCommand(args: readonly string[]): Promise<number> {
     // Followed for the server's life: a read costs an end-offset request, not a topic read.
     const catalog = new LiveCatalog(kafka, (level, message, fields) => logger[level](fields ?? {}, message));
     await catalog.start();
+    const log = (
+      level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace',
+      message: string,
+      fields?: Record<string, unknown>,
+    ) => logger[level](fields ?? {}, message);
+    // Pull subscribers' group members and leases live here, their clients opened at the first pull.
+    const opened: { resources: Promise<PusherResources> | null } = { resources: null };
+    const pull = new PullHost({
+      resources: () => {
+        const resources = (opened.resources ??= PusherResources.open({
+          ...runtimeConnection(),
+          clientId: 'hookstream-api-pull',
+          log,
+        }));
+        // A failed open is not kept: the next pull tries again.
+        resources.catch(() => {
+          if (opened.resources === resources) opened.resources = null;
+        });
+        return resources;
+      },
+      eventsTopic: config.topic,
+      log,
+      records: async () => (await catalog.read()).subscribers,
+    });
     try {
       const service = new ManagementService(
         kafkaPorts({
@@ -130,6 +158,7 @@ export async function apiCommand(args: readonly string[]): Promise<number> {
           eventsTopic: config.topic,
           secretsKey,
           openPublisher: () => openNoticePublisher('api', config.topic),
+          pull,
         }),
       );
       const server = new ApiServer({
@@ -150,6 +179,9 @@ export async function apiCommand(args: readonly string[]): Promise<number> {
       logger.info('stopping');
       await server.close();
     } finally {
+      // Leaving the pull subscribers' groups commits what was acked.
+      await pull.stop();
+      await (await opened.resources?.catch(() => null))?.close();
       await catalog.stop();
       await tracing.shutdown().catch(() => undefined);
     }

@@ -12,7 +12,8 @@ Commands:
   audit          the audit trail: every change to a subscriber, who made it and when
   ledger         where an event is for every subscriber: delivered, retrying, dead, filtered, not reached
   reconcile      a window of events against every required subscriber: delivered, pending, retrying, dead, lost
-  api            the management API (127.0.0.1:8070, HOOKSTREAM_API_TOKENS): subscribers, DLQs, replay, ledgers, audit
+  api            the management API (127.0.0.1:8070, HOOKSTREAM_API_TOKENS): subscribers, DLQs, replay, ledgers, audit, pull
+  pull           lease a pull subscriber's events over the management API, and --ack them
   console        the operator console in a browser (127.0.0.1:8088, CONSOLE_TOKENS): subscribers, DLQs, replay, ledgers
   bench          the benchmarks, where the bench workspace is installed (a checkout, not the image): the full
                  report (bench/results/), or ingress | push | e2e | retry | limiter | fleet | outage | reconcile alone
@@ -41,6 +42,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   reconcile: async () => (await import('./reconcile-command.ts')).reconcileCommand,
   console: async () => (await import('./console-command.ts')).consoleCommand,
   api: async () => (await import('./api-command.ts')).apiCommand,
+  pull: async () => (await import('./pull-command.ts')).pullCommand,
   bench: async () => (await import('./bench-loader.ts')).loadBenchCommand(),
 };
 

@@ -17,7 +17,10 @@ export function printJson(value: unknown): void {
 export function publicPlan(p: PlannedSubscriber) {
   return {
     ...p,
-    definition: { ...p.definition, url: redactUrl(p.definition.url) },
+    definition: {
+      ...p.definition,
+      ...(p.definition.url === undefined ? {} : { url: redactUrl(p.definition.url) }),
+    },
     changes: p.changes.map(publicChange),
   };
 }

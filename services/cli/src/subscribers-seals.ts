@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { SubscriberRecord } from '@hookstream/contracts';
+import { type SubscriberRecord, sealOriginOf } from '@hookstream/contracts';
 import { nameMatcher } from '@hookstream/pusher-core';
 import {
   auditRecordOf,
@@ -110,7 +110,7 @@ export async function resealCommand(
       outcomes.push(resealRecord(record, key, now));
     } catch (err) {
       const error = err instanceof Error ? err.message : String(err);
-      const origin = new URL(record.definition.url).origin;
+      const origin = sealOriginOf(record.definition);
       outcomes.push({ name: record.definition.name, origin, from: record.version, action: 'failed', error });
     }
   }

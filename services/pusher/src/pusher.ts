@@ -1,9 +1,10 @@
-import type { LogFn } from '@hookstream/contracts';
+import { isPullDefinition, type LogFn } from '@hookstream/contracts';
 import type { StartedFrom } from '@hookstream/kafka';
 import {
   type DeliveryCounts,
   emptyCounts,
   InstanceStatusPublisher,
+  PusherError,
   PusherResources,
   type PusherResourcesSettings,
   SubscriberRunner,
@@ -39,6 +40,12 @@ export class Pusher {
   #stopped = false;
 
   constructor(loaded: LoadedSubscriber, settings: PusherSettings) {
+    if (isPullDefinition(loaded.definition))
+      throw new PusherError(
+        'PULL_SUBSCRIBER',
+        `${loaded.definition.name} is a pull subscriber: its events are leased over the management API (hookstream api), not pushed`,
+        false,
+      );
     this.#loaded = loaded;
     this.#settings = settings;
   }

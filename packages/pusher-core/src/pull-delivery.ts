@@ -1,0 +1,158 @@
+import { buildBody, checkAge, classifyLeaseEnd, deliveryIdOf } from '@hookstream/delivery';
+import type { ConsumedRecord, HandlerOutcome } from '@hookstream/kafka';
+import { deliveryTracer, ProcessSpan } from '@hookstream/telemetry';
+import type { Tracer } from '@opentelemetry/api';
+import type { DeliveryObserver } from './delivery-observer.ts';
+import type { AttemptSummary, DeliveryOutcome, RecordContext } from './delivery-outcome.ts';
+import { type Deliverable, EventAdmission, locationOf } from './event-admission.ts';
+import type { EventDecoder } from './event-decoder.ts';
+import { readEventHeaders } from './event-headers.ts';
+import type { LeaseBook, LeaseEnd, LeaseEntry } from './lease-book.ts';
+import type { OutcomeRouter } from './outcome-router.ts';
+import { RecordSettler } from './record-settler.ts';
+import type { SubscriberTopology } from './subscriber-topology.ts';
+
+export interface PullDeliveryDeps {
+  readonly topology: SubscriberTopology;
+  readonly decoder: EventDecoder;
+  readonly router: OutcomeRouter;
+  readonly observer: DeliveryObserver;
+  /** Where the subscriber's events wait for its pullers. */
+  readonly book: LeaseBook;
+  readonly random?: () => number;
+  readonly tracer?: Tracer;
+}
+
+const ABANDONED: DeliveryOutcome = { kind: 'abandoned' };
+
+/**
+ * A pull subscriber's record handler: the same admission as push (types, tenant, filter, decode,
+ * age), then the event waits in the lease book until a puller's lease ends for it. An ack
+ * settles it as delivered; a nack without a delay or an expired lease offers it again with its
+ * attempt counted up (dead-lettered at the ceilings); a nack with a delay sends it down the
+ * retry schedule like a failed push. While it waits, it holds its partition's ledger, as an
+ * attempt in flight does.
+ */
+export class PullDelivery {
+  readonly #deps: PullDeliveryDeps;
+  readonly #topology: SubscriberTopology;
+  readonly #tracer: Tracer;
+  readonly #admission: EventAdmission;
+  readonly #settler: RecordSettler;
+
+  constructor(deps: PullDeliveryDeps) {
+    this.#deps = deps;
+    this.#topology = deps.topology;
+    this.#tracer = deps.tracer ?? deliveryTracer();
+    this.#admission = new EventAdmission(deps);
+    this.#settler = new RecordSettler(deps);
+  }
+
+  readonly handle = async (record: ConsumedRecord, signal: AbortSignal): Promise<HandlerOutcome> => {
+    const here = locationOf(record);
+    const { eventId, type, tenant, problem } = readEventHeaders(record.headers);
+    const span = new ProcessSpan(this.#tracer, record, {
+      consumerGroup: this.#topology.groupId,
+      subscriber: this.#topology.name,
+      eventId,
+      eventType: type,
+      tenant,
+      tier: this.#topology.tierOf(record.topic),
+      keyInClear: this.#topology.definition.keysInTraces,
+    });
+    const ctx: RecordContext = { record, signal, span, here, eventId, type, tenant, origin: here };
+    let step: DeliveryOutcome = ABANDONED;
+    try {
+      step = await span.run(() => this.#handle(ctx, problem, tenant));
+      return step.kind === 'abandoned' ? 'abandoned' : 'settled';
+    } finally {
+      this.#deps.observer.recorded(ctx, step);
+    }
+  };
+
+  async #handle(
+    ctx: RecordContext,
+    problem: string | null,
+    tenant: string | undefined,
+  ): Promise<DeliveryOutcome> {
+    const admission = await this.#admission.admit(ctx, problem, tenant);
+    if (admission.kind === 'filtered') return admission.by === undefined ? { kind: 'filtered' } : admission;
+    if (admission.kind === 'stopped') return ABANDONED;
+    if (admission.kind === 'poison') return this.#settler.poison(ctx, admission.detail);
+    const { event } = admission;
+    const { progress, occurredAtMs } = event;
+    if (checkAge({ occurredAtMs, nowMs: Date.now(), retry: this.#topology.definition.retry })) {
+      const last = progress.attempts > 0 ? Date.now() : null;
+      return this.#settler.deadLetter(
+        ctx,
+        this.#settler.trail(ctx, event, progress.attempts, last),
+        'expired',
+      );
+    }
+    return this.#lease(ctx, event);
+  }
+
+  /** Offers the event until a lease's end settles it. */
+  async #lease(ctx: RecordContext, event: Deliverable): Promise<DeliveryOutcome> {
+    const { book } = this.#deps;
+    let attempts = event.progress.attempts;
+    let firstAttemptAtMs = event.progress.firstAttemptAtMs;
+    let leasedAtMs = 0;
+    for (let again = false; ; again = true) {
+      const end = await new Promise<LeaseEnd>((resolve) => {
+        const entry: LeaseEntry = {
+          eventId: event.eventId,
+          cursor: `${ctx.here.topic}:${ctx.here.partition}:${ctx.here.offset}`,
+          lane: `${ctx.here.topic}:${ctx.here.partition}`,
+          offset: BigInt(ctx.here.offset),
+          attempts,
+          render: (attempt) => {
+            leasedAtMs = Date.now();
+            firstAttemptAtMs ??= leasedAtMs;
+            ctx.span.attempt = attempt;
+            return this.#body(event, attempt);
+          },
+          ended: (how) => {
+            ctx.signal.removeEventListener('abort', leave);
+            attempts = entry.attempts;
+            resolve(how);
+          },
+        };
+        const leave = () => book.withdraw(entry);
+        if (ctx.signal.aborted) return resolve({ kind: 'left' });
+        ctx.signal.addEventListener('abort', leave, { once: true });
+        book.offer(entry, again);
+      });
+      if (end.kind === 'left') return attempts > event.progress.attempts ? { kind: 'abandoned' } : ABANDONED;
+      const sofar: Deliverable = { ...event, progress: { ...event.progress, firstAttemptAtMs } };
+      const classification = classifyLeaseEnd(
+        end.kind === 'expired' ? 'lease-expired' : end.kind,
+        end.kind === 'nacked' ? end.delayMs : null,
+      );
+      const attempt: AttemptSummary = { number: attempts, classification, durationMs: end.atMs - leasedAtMs };
+      const settled = { classification, now: end.atMs, excerpt: end.kind };
+      // A nack with a delay goes down the retry schedule like a failed push; an ack settles.
+      if (end.kind === 'acked' || (end.kind === 'nacked' && end.delayMs !== null))
+        return this.#settler.settle(ctx, sofar, settled, attempt);
+      // Leasable again at once, unless the policy says this was the last chance.
+      const decision = this.#settler.decide(sofar, settled, attempt);
+      if (decision.action === 'dead-letter') {
+        const trail = this.#settler.failedTrail(ctx, sofar, settled, attempt, decision.policyVersion);
+        return this.#settler.deadLetter(ctx, trail, decision.reason, attempt);
+      }
+    }
+  }
+
+  /** The event as push would send it alone, with this attempt's number. */
+  #body(event: Deliverable, attempt: number): string {
+    return buildBody(event.data, {
+      eventId: event.eventId,
+      subscriptionId: this.#topology.name,
+      deliveryId: deliveryIdOf(this.#topology.name, event.eventId),
+      type: event.type,
+      occurredAt: event.occurredAt,
+      tenant: event.tenant,
+      attempt,
+    });
+  }
+}

@@ -1,0 +1,187 @@
+import { createHash } from 'node:crypto';
+import type { LogFn, SubscriberRecord } from '@hookstream/contracts';
+import type { Grant, LeaseSelection, SelectionResult } from './lease-book.ts';
+import type { PusherResources } from './pusher-resources.ts';
+import { SubscriberRunner } from './subscriber-runner.ts';
+import { SubscriberTopology } from './subscriber-topology.ts';
+
+export interface PullHostOptions {
+  /** The process's shared clients, opened at the first pull. */
+  readonly resources: () => Promise<PusherResources>;
+  readonly eventsTopic: string;
+  readonly log: LogFn;
+  /** A subscriber with no open lease and no call for this long leaves its group (default 5 min). */
+  readonly idleMs?: number;
+  /** How long the group waits for a silent member before its partitions move (kafkajs's 30 s by default). */
+  readonly sessionTimeoutMs?: number;
+  /**
+   * The catalog, looked at every few seconds: a served subscriber that is gone, no longer active
+   * or changed leaves its group (so a rewind or a purge elsewhere finds it empty).
+   */
+  readonly records?: () => Promise<ReadonlyMap<string, SubscriberRecord>>;
+}
+
+/** A lease as asked: up to `max` events, waiting up to `waitMs` for the first, held for `leaseMs`. */
+export interface LeaseAsk {
+  readonly max: number;
+  readonly waitMs: number;
+  readonly leaseMs: number;
+  /** The request went away: stop waiting. */
+  readonly signal: AbortSignal;
+}
+
+interface Served {
+  readonly record: SubscriberRecord;
+  readonly fingerprint: string;
+  readonly runner: SubscriberRunner;
+  readonly started: Promise<void>;
+  lastUsedMs: number;
+}
+
+const DEFAULT_IDLE_MS = 5 * 60_000;
+const SWEEP_EVERY_MS = 10_000;
+
+/**
+ * Where a process serves its pull subscribers: for each one asked for, a SubscriberRunner in pull
+ * mode (its group member, its lease book), started at the first lease and stopped once idle, when
+ * its record changes, or when it is no longer active. The group spreads across every process
+ * that serves the subscriber; each leases from the partitions it holds, and knows only its own
+ * leases (docs/api.md, "Pull").
+ */
+export class PullHost {
+  readonly #options: PullHostOptions;
+  readonly #served = new Map<string, Served>();
+  readonly #sweep: NodeJS.Timeout;
+  #stopped = false;
+
+  constructor(options: PullHostOptions) {
+    this.#options = options;
+    this.#sweep = setInterval(() => void this.#stopIdle(), SWEEP_EVERY_MS);
+    this.#sweep.unref();
+  }
+
+  /** A lease of the subscriber's events (`lease` null: none came within the wait). */
+  async lease(record: SubscriberRecord, ask: LeaseAsk): Promise<Grant | null> {
+    const served = await this.#serve(record);
+    const book = served.runner.leases;
+    if (book === null) throw new Error(`${record.definition.name}: not started in pull mode`);
+    await book.waitForEntries(ask.waitMs, ask.signal);
+    served.lastUsedMs = Date.now();
+    return ask.signal.aborted ? null : book.lease(ask.max, ask.leaseMs);
+  }
+
+  ack(name: string, leaseId: string, selection: LeaseSelection): SelectionResult {
+    return this.#book(name, leaseId, (book) => book.ack(leaseId, selection));
+  }
+
+  nack(name: string, leaseId: string, selection: LeaseSelection, delayMs: number | null): SelectionResult {
+    return this.#book(name, leaseId, (book) => book.nack(leaseId, selection, delayMs));
+  }
+
+  /** The record a subscriber is served by here; undefined when it is not served here. */
+  served(name: string): SubscriberRecord | undefined {
+    return this.#served.get(name)?.record;
+  }
+
+  /** Stops serving a subscriber (deleted, paused, changed): its open leases end with it. */
+  async release(name: string): Promise<void> {
+    const served = this.#served.get(name);
+    if (served === undefined) return;
+    this.#served.delete(name);
+    await served.started.catch(() => undefined);
+    await served.runner.stop();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearInterval(this.#sweep);
+    await Promise.all([...this.#served.keys()].map((name) => this.release(name)));
+  }
+
+  #book(
+    name: string,
+    leaseId: string,
+    act: (book: NonNullable<SubscriberRunner['leases']>) => SelectionResult,
+  ): SelectionResult {
+    const served = this.#served.get(name);
+    const book = served?.runner.leases ?? null;
+    if (served === undefined || book === null)
+      return { ok: false, code: 'lease_unknown', message: `${leaseId} is not a lease of ${name} here` };
+    served.lastUsedMs = Date.now();
+    return act(book);
+  }
+
+  /** The subscriber's runner, started (or restarted for a changed record) and joined. */
+  async #serve(record: SubscriberRecord): Promise<Served> {
+    if (this.#stopped) throw new Error('the pull host is stopping');
+    const name = record.definition.name;
+    const fingerprint = fingerprintOf(record);
+    let served = this.#served.get(name);
+    if (served !== undefined && served.fingerprint !== fingerprint) {
+      await this.release(name);
+      served = undefined;
+    }
+    if (served === undefined) {
+      const { log } = this.#options;
+      const runnerLog: LogFn = (level, message, fields) =>
+        log(level, message, { subscriber: name, ...fields });
+      const resources = await this.#options.resources();
+      const runner = new SubscriberRunner({
+        topology: new SubscriberTopology(record.definition, this.#options.eventsTopic),
+        signingKeys: [],
+        resources,
+        log: runnerLog,
+        onFatal: (error) => {
+          runnerLog('error', 'pull subscriber failed; it starts again at the next lease', {
+            error: error.message,
+          });
+          if (this.#served.get(name) === created) void this.release(name);
+        },
+        ...(this.#options.sessionTimeoutMs === undefined
+          ? {}
+          : { sessionTimeoutMs: this.#options.sessionTimeoutMs }),
+      });
+      const created: Served = {
+        record,
+        fingerprint,
+        runner,
+        started: runner.start().then(() => undefined),
+        lastUsedMs: Date.now(),
+      };
+      served = created;
+      this.#served.set(name, created);
+      // A start that fails is forgotten, so the next lease tries again.
+      created.started.catch(() => {
+        if (this.#served.get(name) === created) this.#served.delete(name);
+        void runner.stop().catch(() => undefined);
+      });
+    }
+    await served.started;
+    return served;
+  }
+
+  async #stopIdle(): Promise<void> {
+    if (this.#served.size === 0) return;
+    const idleMs = this.#options.idleMs ?? DEFAULT_IDLE_MS;
+    const now = Date.now();
+    const records = await this.#options.records?.().catch(() => undefined);
+    for (const [name, served] of this.#served) {
+      const current = records?.get(name);
+      const gone =
+        records !== undefined &&
+        (current === undefined || current.state.kind !== 'active' || fingerprintOf(current) !== served.fingerprint);
+      const idle = now - served.lastUsedMs > idleMs && (served.runner.leases?.leases ?? 0) === 0;
+      if (!gone && !idle) continue;
+      this.#options.log('info', 'pull subscriber leaves its group here', {
+        subscriber: name,
+        why: gone ? 'its record changed, or it is no longer active' : 'idle',
+      });
+      await this.release(name).catch(() => undefined);
+    }
+  }
+}
+
+/** What a restart of a served subscriber depends on: its definition. */
+function fingerprintOf(record: SubscriberRecord): string {
+  return createHash('sha256').update(JSON.stringify(record.definition)).digest('hex');
+}
