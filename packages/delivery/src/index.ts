@@ -50,7 +50,15 @@ export type {
   OutcomeClass,
   OutcomeReason,
 } from './policy.ts';
-export { backoffDelayMs, checkAge, classify, classifyLeaseEnd, decide, POLICY_VERSION, routeTier } from './policy.ts';
+export {
+  backoffDelayMs,
+  checkAge,
+  classify,
+  classifyLeaseEnd,
+  decide,
+  POLICY_VERSION,
+  routeTier,
+} from './policy.ts';
 export { RedisBreakerStore } from './redis-breaker-store.ts';
 export { boundedPauseUntil, MAX_RETRY_AFTER_MS, parseRetryAfter } from './retry-after.ts';
 export type { SharedSpacing, SharedWindowSettings } from './shared-window.ts';

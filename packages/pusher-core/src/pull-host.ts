@@ -169,7 +169,9 @@ export class PullHost {
       const current = records?.get(name);
       const gone =
         records !== undefined &&
-        (current === undefined || current.state.kind !== 'active' || fingerprintOf(current) !== served.fingerprint);
+        (current === undefined ||
+          current.state.kind !== 'active' ||
+          fingerprintOf(current) !== served.fingerprint);
       const idle = now - served.lastUsedMs > idleMs && (served.runner.leases?.leases ?? 0) === 0;
       if (!gone && !idle) continue;
       this.#options.log('info', 'pull subscriber leaves its group here', {

@@ -135,11 +135,13 @@ export async function apiCommand(args: readonly string[]): Promise<number> {
     const opened: { resources: Promise<PusherResources> | null } = { resources: null };
     const pull = new PullHost({
       resources: () => {
-        const resources = (opened.resources ??= PusherResources.open({
-          ...runtimeConnection(),
-          clientId: 'hookstream-api-pull',
-          log,
-        }));
+        if (opened.resources === null)
+          opened.resources = PusherResources.open({
+            ...runtimeConnection(),
+            clientId: 'hookstream-api-pull',
+            log,
+          });
+        const resources = opened.resources;
         // A failed open is not kept: the next pull tries again.
         resources.catch(() => {
           if (opened.resources === resources) opened.resources = null;
