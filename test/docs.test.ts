@@ -20,6 +20,7 @@ import {
   DLQ_USAGE,
   INGRESS_USAGE,
   LEDGER_USAGE,
+  PULL_USAGE,
   PUSH_USAGE,
   RECEIVER_USAGE,
   RECONCILE_USAGE,
@@ -66,6 +67,7 @@ const USAGES: Record<string, Record<string, string>> = {
   reconcile: { '': RECONCILE_USAGE },
   console: { '': CONSOLE_USAGE },
   api: { '': API_USAGE },
+  pull: { '': PULL_USAGE },
   bench: {
     '': BENCH_REPORT_USAGE,
     ingress: BENCH_USAGE,

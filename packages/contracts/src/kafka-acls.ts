@@ -148,8 +148,10 @@ export function componentAcls(component: ComponentRole): AclGrant[] {
  * commit that moves a rewound ledger; it never joins them. It takes any
  * subscriber's replay lease, reads the attempt log (ledgers) and writes a replay's steps there
  * (only when the log exists), reads the fleet's instance statuses, and writes the notices topic
- * (subscriber.enabled on resume), which it does not read. No settings of hookstream.sub. topics:
- * their retention is the pusher's to align.
+ * (subscriber.enabled on resume). It is the pusher of pull subscribers (`mode: "pull"`): it joins
+ * their groups (READ), reads and writes their tiers and DLQ and aligns the tiers' retention
+ * (configs), reads the notices topic a subscriber that takes notices reads, and writes their
+ * attempt log steps.
  */
 function apiAcls(eventsTopic: string): AclGrant[] {
   return [
@@ -158,7 +160,7 @@ function apiAcls(eventsTopic: string): AclGrant[] {
       resource: 'topic',
       pattern: 'prefixed',
       name: SUBSCRIBER_GROUP_PREFIX,
-      operations: ['READ', 'WRITE', 'CREATE', 'DELETE', 'DESCRIBE'],
+      operations: ['READ', 'WRITE', 'CREATE', 'DELETE', 'DESCRIBE', 'DESCRIBE_CONFIGS', 'ALTER_CONFIGS'],
     },
     {
       resource: 'group',
@@ -170,7 +172,7 @@ function apiAcls(eventsTopic: string): AclGrant[] {
     PIECES.ownTopic(AUDIT_TOPIC),
     topic(ATTEMPT_LOG_TOPIC, ['READ', 'WRITE', 'DESCRIBE']),
     topic(INSTANCE_STATUS_TOPIC, ['READ', 'DESCRIBE']),
-    topic(noticesTopicName(eventsTopic), ['WRITE', 'CREATE', 'DESCRIBE']),
+    PIECES.ownTopic(noticesTopicName(eventsTopic)),
     PIECES.toolGroups,
     PIECES.everyReplayLease,
   ];

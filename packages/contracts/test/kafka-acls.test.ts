@@ -67,29 +67,38 @@ describe("the management API's ACLs", () => {
   it.each([
     // The events topic: ledgers and the retention headroom, as the pusher reads it.
     ['topic', 'events', 'literal', ['READ', 'DESCRIBE', 'DESCRIBE_CONFIGS']],
-    // DLQs, tiers and replay logs: read; tier 1 and the replay log written; a tenant's delete purges.
-    ['topic', 'hookstream.sub.', 'prefixed', ['READ', 'WRITE', 'CREATE', 'DELETE', 'DESCRIBE']],
+    // DLQs, tiers and replay logs: read; tier 1 and the replay log written; a tenant's delete
+    // purges; a pull subscriber's tiers and DLQ written, the tiers' retention aligned.
+    [
+      'topic',
+      'hookstream.sub.',
+      'prefixed',
+      ['READ', 'WRITE', 'CREATE', 'DELETE', 'DESCRIBE', 'DESCRIBE_CONFIGS', 'ALTER_CONFIGS'],
+    ],
     // The ledgers: committed offsets and members described, deleted by a purge, moved back by a
-    // rewind (an offset commit asks READ), never joined.
+    // rewind (an offset commit asks READ), a pull subscriber's joined (READ too).
     ['group', 'hookstream.sub.', 'prefixed', ['READ', 'DELETE', 'DESCRIBE']],
     ['topic', 'hookstream.subscribers', 'literal', ['READ', 'WRITE', 'CREATE', 'DESCRIBE']],
     ['topic', 'hookstream.audit', 'literal', ['READ', 'WRITE', 'CREATE', 'DESCRIBE']],
     // Ledgers read it; a replay writes its steps there only when it exists.
     ['topic', 'hookstream.attempts', 'literal', ['READ', 'WRITE', 'DESCRIBE']],
     ['topic', 'hookstream.instances', 'literal', ['READ', 'DESCRIBE']],
-    // subscriber.enabled on resume; the API reads no notice.
-    ['topic', 'hookstream.notices.events', 'literal', ['WRITE', 'CREATE', 'DESCRIBE']],
+    // subscriber.enabled on resume; a pull subscriber that takes notices reads them.
+    ['topic', 'hookstream.notices.events', 'literal', ['READ', 'WRITE', 'CREATE', 'DESCRIBE']],
     ['group', 'hookstream.tool.', 'prefixed', ['READ', 'DESCRIBE']],
     ['transactional-id', 'hookstream.replay.', 'prefixed', ['WRITE', 'DESCRIBE']],
   ])('grants %s %s (%s): %j', (resource, name, pattern, operations) => {
     expect(grant(resource, name)).toEqual([[pattern, operations]]);
   });
 
-  it('grants nothing else: no settings to alter, no other topic', () => {
+  it("grants nothing else: no other topic, and settings only of subscribers' own topics", () => {
     expect(api).toHaveLength(10);
-    expect(api.flatMap((g) => g.operations)).not.toContain('ALTER_CONFIGS');
+    expect(api.filter((g) => g.operations.includes('ALTER_CONFIGS')).map((g) => g.name)).toEqual([
+      'hookstream.sub.',
+    ]);
     expect(api.filter((g) => g.operations.includes('DESCRIBE_CONFIGS')).map((g) => g.name)).toEqual([
       'events',
+      'hookstream.sub.',
     ]);
   });
 
