@@ -11,6 +11,7 @@ export { BENCH_E2E_USAGE } from './cli/bench-e2e.ts';
 export { BENCH_FLEET_USAGE } from './cli/bench-fleet.ts';
 export { BENCH_LIMITER_USAGE } from './cli/bench-limiter.ts';
 export { BENCH_OUTAGE_USAGE } from './cli/bench-outage.ts';
+export { BENCH_PULL_USAGE } from './cli/bench-pull.ts';
 export { BENCH_PUSH_USAGE } from './cli/bench-push.ts';
 export { BENCH_RECONCILE_USAGE } from './cli/bench-reconcile.ts';
 export { BENCH_REPORT_USAGE } from './cli/bench-report-command.ts';

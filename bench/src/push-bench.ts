@@ -90,12 +90,7 @@ export async function benchPush(
   progress: (line: string) => void,
 ): Promise<BenchResult> {
   const endpointDelayMs = options.endpointDelayMs ?? 0;
-  const endpoint = spawn(process.execPath, ['-e', NOOP_ENDPOINT, String(endpointDelayMs)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  try {
-    const [chunk] = (await once(endpoint.stdout, 'data')) as [Buffer];
-    const url = `http://127.0.0.1:${Number(chunk.toString().trim())}/hooks`;
+  return withNoopEndpoint(endpointDelayMs, async (url) => {
     const topic = `hookstream.bench.${randomBytes(4).toString('hex')}`;
     progress(`producing a backlog of ${options.events} events to ${topic}`);
     await produceBacklog(options, topic);
@@ -150,6 +145,17 @@ export async function benchPush(
       ...(batch ? { batch } : {}),
       endpointDelayMs,
     };
+  });
+}
+
+/** Runs `work` with a no-op endpoint in a process of its own (answering after `delayMs`). */
+export async function withNoopEndpoint<T>(delayMs: number, work: (url: string) => Promise<T>): Promise<T> {
+  const endpoint = spawn(process.execPath, ['-e', NOOP_ENDPOINT, String(delayMs)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    const [chunk] = (await once(endpoint.stdout, 'data')) as [Buffer];
+    return await work(`http://127.0.0.1:${Number(chunk.toString().trim())}/hooks`);
   } finally {
     stop(endpoint);
   }
@@ -242,7 +248,7 @@ async function tracingComparison(
  * Drains the whole backlog with a new subscriber; times and CPU from the moment the group is
  * positioned until the last delivery (and `flush`, when given), minus what was delivered before.
  */
-async function drainWithPusher(
+export async function drainWithPusher(
   options: BenchOptions,
   topic: string,
   url: string,

@@ -29,7 +29,7 @@ describe('LeaseBook', () => {
     const first = book.lease(3, 30_000);
     const second = book.lease(3, 30_000);
     expect(ids(first?.bodies ?? [])).toEqual(['evt-0-1', 'evt-1-7', 'evt-0-2']);
-    expect(first?.cursors.sort()).toEqual(['events:0:2', 'events:1:7']);
+    expect([...(first?.cursors ?? [])].sort()).toEqual(['events:0:2', 'events:1:7']);
     expect(ids(second?.bodies ?? [])).toEqual(['evt-0-3']);
     expect(book.lease(3, 30_000)).toBeNull();
     expect(book.leases).toBe(2);
