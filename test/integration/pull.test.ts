@@ -8,6 +8,7 @@ import { PullHost, PusherResources } from '@hookstream/pusher-core';
 import { LiveCatalog } from '@hookstream/subscribers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exited, spawnCli } from '../support/child.ts';
+import { runCli } from '../support/cli.ts';
 import { EventFactory, type TestEvent } from '../support/events.ts';
 import { uniqueName } from '../support/names.ts';
 import { KafkaFixture } from '../support/pushers.ts';
@@ -285,6 +286,87 @@ describe('pull subscribers over the API', () => {
     );
     expect(back.events.find((e) => e.event_id === event.id)?.attempt).toBe(2);
     if (back.lease !== null) await c.ackEvents(name, { lease: back.lease.id });
+  }, 120_000);
+});
+
+describe('reconcile and a pull subscriber', () => {
+  it('counts what was pulled and acknowledged as delivered, and what was not as pending', async () => {
+    const own = await fx.topic(1);
+    const name = uniqueName('pull-required');
+    // A required pull subscriber of its own topic, written as apply writes it.
+    const host = new PullHost({
+      resources: () => {
+        resources ??= PusherResources.open({
+          kafka: endpoints.kafka,
+          registry: endpoints.registrySettings,
+          clientId: 'test-pull-host',
+          log: () => undefined,
+        });
+        return resources;
+      },
+      eventsTopic: own,
+      log: () => undefined,
+    });
+    const api = new ApiServer({
+      service: new ManagementService(
+        kafkaPorts({
+          kafka,
+          catalog: live,
+          eventsTopic: own,
+          secretsKey: undefined,
+          openPublisher: async () => {
+            throw new Error('no notice is due here');
+          },
+          pull: host,
+        }),
+      ),
+      tokens: ApiTokens.parse(tokens),
+      host: '127.0.0.1',
+      port: 0,
+      ratePerSecond: 1000,
+    });
+    const at = await api.start();
+    try {
+      const fromMs = Date.now() - 60_000;
+      await client(operatorToken, at).putSubscriber(name, {
+        mode: 'pull',
+        start: 'earliest',
+        required: true,
+      });
+      made.push(name);
+      const events = await publish(10, { to: own });
+      const ids = events.map((e) => e.id);
+      // Six acknowledged, four left leased (not acknowledged).
+      const c = client(operatorToken, at);
+      const leased = await waitFor('ten events leased', async () => {
+        const answer = await c.leaseEvents(name, { max: 10, wait: 2, lease: 120 });
+        return answer.events.length === 10 ? answer : undefined;
+      });
+      if (leased.lease === null) throw new Error('a lease');
+      await c.ackEvents(name, { lease: leased.lease.id, eventIds: ids.slice(0, 6) });
+      await waitFor(`${name}'s ledger at 6`, async () =>
+        (await fx.ledger(name, own)) === 6 ? true : undefined,
+      );
+      const env = { ...process.env, KAFKA_BROKERS: endpoints.brokers.join(',') };
+      const run = await runCli(
+        [
+          'reconcile',
+          '--from',
+          new Date(fromMs).toISOString(),
+          '--topic',
+          own,
+          '--subscriber',
+          name,
+          '--json',
+        ],
+        env,
+      );
+      const report = JSON.parse(run.stdout) as { subscribers: { counts: Record<string, number> }[] };
+      expect(report.subscribers[0]?.counts, run.stderr).toMatchObject({ delivered: 6, pending: 4 });
+    } finally {
+      await host.stop();
+      await api.close();
+    }
   }, 120_000);
 });
 

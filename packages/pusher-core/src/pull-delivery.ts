@@ -39,6 +39,7 @@ export class PullDelivery {
   readonly #tracer: Tracer;
   readonly #admission: EventAdmission;
   readonly #settler: RecordSettler;
+  readonly #bySignal = new WeakMap<AbortSignal, Set<LeaseEntry>>();
 
   constructor(deps: PullDeliveryDeps) {
     this.#deps = deps;
@@ -113,14 +114,13 @@ export class PullDelivery {
             return this.#body(event, attempt);
           },
           ended: (how) => {
-            ctx.signal.removeEventListener('abort', leave);
+            this.#bySignal.get(ctx.signal)?.delete(entry);
             attempts = entry.attempts;
             resolve(how);
           },
         };
-        const leave = () => book.withdraw(entry);
         if (ctx.signal.aborted) return resolve({ kind: 'left' });
-        ctx.signal.addEventListener('abort', leave, { once: true });
+        this.#watched(ctx.signal).add(entry);
         book.offer(entry, again);
       });
       if (end.kind === 'left') return attempts > event.progress.attempts ? { kind: 'abandoned' } : ABANDONED;
@@ -141,6 +141,28 @@ export class PullDelivery {
         return this.#settler.deadLetter(ctx, trail, decision.reason, attempt);
       }
     }
+  }
+
+  /**
+   * The entries offered under a signal (a partition's work: one signal for all its records). One
+   * listener per signal withdraws them all when it aborts: a listener per record would make every
+   * add and remove walk a list as long as the partition's window.
+   */
+  #watched(signal: AbortSignal): Set<LeaseEntry> {
+    let entries = this.#bySignal.get(signal);
+    if (entries === undefined) {
+      const watched = new Set<LeaseEntry>();
+      entries = watched;
+      this.#bySignal.set(signal, watched);
+      signal.addEventListener(
+        'abort',
+        () => {
+          for (const entry of [...watched]) this.#deps.book.withdraw(entry);
+        },
+        { once: true },
+      );
+    }
+    return entries;
   }
 
   /** The event as push would send it alone, with this attempt's number. */
