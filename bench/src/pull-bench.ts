@@ -135,10 +135,14 @@ async function spawnPullApi(
   // HOOKSTREAM_BENCH_PROFILE_DIR: the API process writes a V8 CPU profile there when it exits.
   const profile = process.env.HOOKSTREAM_BENCH_PROFILE_DIR;
   const flags = profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profile}`];
-  const child = spawn(process.execPath, [...flags, new URL('./pull-api-process.ts', import.meta.url).pathname], {
-    env: { ...process.env, PULL_BENCH_TOPIC: topic, PULL_BENCH_TOKEN: token, ...connectionEnv(connection) },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...flags, new URL('./pull-api-process.ts', import.meta.url).pathname],
+    {
+      env: { ...process.env, PULL_BENCH_TOPIC: topic, PULL_BENCH_TOKEN: token, ...connectionEnv(connection) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
