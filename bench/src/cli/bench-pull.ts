@@ -4,7 +4,7 @@ import { benchConnection } from './bench-connection.ts';
 
 export const BENCH_PULL_USAGE = `Usage: hookstream bench pull [--events <n>] [--max <n>] [--pullers <n>] [--partitions <n>] [--concurrency <n>] [--json]
 
-Pull against push on one backlog (--events, default 50000, over --partitions, default 6): the
+Pull against push on one backlog (--events, default 200000, over --partitions, default 6): the
 management API serving a pull subscriber in its own process, --pullers clients (default 2)
 each leasing --max events (default 500) and acknowledging them at once by cursor, until the
 backlog is through; then one pusher drains the same backlog to a no-op endpoint (--concurrency,
@@ -16,7 +16,7 @@ export async function benchPullCommand(args: readonly string[]): Promise<number>
   const { values } = parseArgs({
     args: [...args],
     options: {
-      events: { type: 'string', default: '50000' },
+      events: { type: 'string', default: '200000' },
       max: { type: 'string', default: '500' },
       pullers: { type: 'string', default: '2' },
       partitions: { type: 'string', default: '6' },
