@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { ApiServer, ApiTokens } from '@hookstream/api';
 import { createKafka } from '@hookstream/kafka';
 import { kafkaPorts, ManagementService } from '@hookstream/management';
+import { PullHost, PusherResources } from '@hookstream/pusher-core';
 import { consoleReporter, ensureOpenApiTools, loadStackConfig, type OpenApiTools } from '@hookstream/stack';
 import { LiveCatalog, parseSecretsKey, SubscriberCatalog } from '@hookstream/subscribers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,11 +23,29 @@ const tenant = uniqueName('fuzz');
 const tenantToken = randomBytes(18).toString('base64url');
 /** The API's catalog, as `hookstream api` keeps it: followed, started before the server. */
 const live = new LiveCatalog(kafka, () => undefined);
+const eventsTopic = uniqueName('mapi-fuzz-events');
+/** Pull subscribers the run creates are served, as `hookstream api` serves them. */
+let resources: Promise<PusherResources> | null = null;
+const pull = new PullHost({
+  resources: () => {
+    resources ??= PusherResources.open({
+      kafka: endpoints.kafka,
+      registry: endpoints.registrySettings,
+      clientId: 'test-management-openapi-pull',
+      log: () => undefined,
+    });
+    return resources;
+  },
+  eventsTopic,
+  log: () => undefined,
+  records: async () => (await live.read()).subscribers,
+});
 const service = new ManagementService(
   kafkaPorts({
     kafka,
     catalog: live,
-    eventsTopic: uniqueName('mapi-fuzz-events'),
+    eventsTopic,
+    pull,
     secretsKey: parseSecretsKey(randomBytes(32).toString('base64'), 'the test key'),
     openPublisher: async () => {
       throw new Error('no subscriber here is disabled: no notice is due');
@@ -40,6 +59,7 @@ let tools: OpenApiTools;
 beforeAll(async () => {
   tools = await ensureOpenApiTools(loadStackConfig(), consoleReporter);
   await live.start();
+  await live.admin.ensureTopics([{ topic: eventsTopic, partitions: 1, replicationFactor: 1 }]);
   server = new ApiServer({
     service,
     tokens: ApiTokens.parse([`${tenantToken}@${tenant}`]),
@@ -57,6 +77,8 @@ afterAll(async () => {
       await service
         .deleteSubscriber({ scope: { kind: 'operator' }, id: 'test' }, name, { purge: false })
         .catch(() => undefined);
+  await pull.stop();
+  await (await resources)?.close();
   await server?.close();
   await live.stop();
 }, 120_000);

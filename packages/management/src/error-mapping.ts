@@ -25,6 +25,10 @@ const BY_CODE: Readonly<Record<string, ManagementErrorCode>> = {
   AUDIT_NOT_WRITTEN: 'audit_not_written',
   KAFKA_UNAVAILABLE: 'kafka_unavailable',
   REVISION_MISMATCH: 'precondition_failed',
+  // A pull subscriber this process cannot start serving: its message says why.
+  NO_EVENTS_TOPIC: 'pull_unavailable',
+  LEDGER_LOST: 'pull_unavailable',
+  REGISTRATION_UNREADABLE: 'pull_unavailable',
 };
 
 /**
