@@ -291,7 +291,7 @@ describe('the management API against the stack', () => {
     const doc = (await res.json()) as { openapi: string; paths: Record<string, Record<string, unknown>> };
     expect(doc.openapi).toBe('3.1.0');
     const operations = Object.values(doc.paths).flatMap((item) => Object.keys(item));
-    expect(operations).toHaveLength(16);
+    expect(operations).toHaveLength(19);
     expect(Object.keys(doc.paths)).toEqual(
       expect.arrayContaining([
         '/v1/subscribers',
@@ -302,6 +302,9 @@ describe('the management API against the stack', () => {
         '/v1/events/{id}/ledger',
         '/v1/event-types',
         '/v1/audit',
+        '/v1/subscribers/{name}/events',
+        '/v1/subscribers/{name}/ack',
+        '/v1/subscribers/{name}/nack',
       ]),
     );
   });
