@@ -5,7 +5,7 @@ import { CE_HEADER } from '@hookstream/contracts';
 import { createKafka } from '@hookstream/kafka';
 import { kafkaPorts, ManagementService } from '@hookstream/management';
 import { PullHost, PusherResources } from '@hookstream/pusher-core';
-import { LiveCatalog } from '@hookstream/subscribers';
+import { LiveCatalog, readInstanceStatuses } from '@hookstream/subscribers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exited, spawnCli } from '../support/child.ts';
 import { runCli } from '../support/cli.ts';
@@ -175,6 +175,16 @@ describe('pull subscribers over the API', () => {
     expect(all.filter((id) => wanted.includes(id)).sort()).toEqual([...wanted].sort());
     await waitFor(`${name}'s ledger at the end`, async () =>
       (await fx.ledger(name, topic)) === (await fx.end(topic)) ? true : undefined,
+    );
+    // The API process reports what it serves, as a fleet instance does.
+    await waitFor('the API in hookstream.instances, serving it', async () =>
+      (await readInstanceStatuses(kafka)).some(
+        (s) =>
+          s.instance.startsWith('api:') &&
+          s.subscribers.some((x) => x.name === name && x.state === 'running'),
+      )
+        ? true
+        : undefined,
     );
   }, 120_000);
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { LogFn, SubscriberRecord } from '@hookstream/contracts';
+import type { InstanceSubscriberStatus, LogFn, SubscriberRecord } from '@hookstream/contracts';
+import { defaultInstanceName, InstanceStatusPublisher } from './instance-status-publisher.ts';
 import type { Grant, LeaseSelection, SelectionResult } from './lease-book.ts';
 import type { PusherResources } from './pusher-resources.ts';
 import { SubscriberRunner } from './subscriber-runner.ts';
@@ -31,6 +32,7 @@ export interface LeaseAsk {
 }
 
 interface Served {
+  ready: boolean;
   readonly record: SubscriberRecord;
   readonly fingerprint: string;
   readonly runner: SubscriberRunner;
@@ -52,6 +54,8 @@ export class PullHost {
   readonly #options: PullHostOptions;
   readonly #served = new Map<string, Served>();
   readonly #sweep: NodeJS.Timeout;
+  /** What this process serves, in hookstream.instances (as a fleet reports): started at the first pull. */
+  #status: Promise<InstanceStatusPublisher> | null = null;
   #stopped = false;
 
   constructor(options: PullHostOptions) {
@@ -96,6 +100,17 @@ export class PullHost {
     this.#stopped = true;
     clearInterval(this.#sweep);
     await Promise.all([...this.#served.keys()].map((name) => this.release(name)));
+    // A tombstone: this process serves nothing any more.
+    await (await this.#status?.catch(() => null))?.stop();
+  }
+
+  /** Each served subscriber as an instance status reports it: its oldest record still unsettled. */
+  statuses(): InstanceSubscriberStatus[] {
+    return [...this.#served].map(([name, served]) => ({
+      name,
+      state: served.ready ? 'running' : 'starting',
+      oldestUnsettledAt: served.runner.oldestUnsettledAt(),
+    }));
   }
 
   #book(
@@ -126,6 +141,7 @@ export class PullHost {
       const runnerLog: LogFn = (level, message, fields) =>
         log(level, message, { subscriber: name, ...fields });
       const resources = await this.#options.resources();
+      this.#status ??= this.#publishStatus(resources);
       const runner = new SubscriberRunner({
         topology: new SubscriberTopology(record.definition, this.#options.eventsTopic),
         signingKeys: [],
@@ -142,10 +158,13 @@ export class PullHost {
           : { sessionTimeoutMs: this.#options.sessionTimeoutMs }),
       });
       const created: Served = {
+        ready: false,
         record,
         fingerprint,
         runner,
-        started: runner.start().then(() => undefined),
+        started: runner.start().then(() => {
+          created.ready = true;
+        }),
         lastUsedMs: Date.now(),
       };
       served = created;
@@ -158,6 +177,26 @@ export class PullHost {
     }
     await served.started;
     return served;
+  }
+
+  /**
+   * Reports what this process serves in hookstream.instances, as a fleet does: `subscribers list`
+   * then shows the instance and its oldest unsettled record, and `apply` counts it among the
+   * instances that must read a record's version. A failed start is logged; serving goes on.
+   */
+  async #publishStatus(resources: PusherResources): Promise<InstanceStatusPublisher> {
+    const publisher = new InstanceStatusPublisher({
+      resources,
+      instance: `api:${defaultInstanceName()}`,
+      subscribers: () => this.statuses(),
+      log: this.#options.log,
+    });
+    await publisher.start().catch((err: unknown) =>
+      this.#options.log('warn', 'cannot report the pull subscribers served here in hookstream.instances', {
+        error: err instanceof Error ? err.message : String(err),
+      }),
+    );
+    return publisher;
   }
 
   async #stopIdle(): Promise<void> {
