@@ -37,8 +37,8 @@ const LeaseId = z.string().regex(/^lease_[A-Za-z0-9_-]{1,64}$/, 'a lease id');
 /** Which events of a lease: by cursor, by event id, or (neither) all of them. */
 const Selection = {
   lease: LeaseId,
-  cursors: z.array(Cursor).max(MAX_LEASE_EVENTS).optional(),
-  eventIds: z.array(EventId).max(MAX_LEASE_EVENTS).optional(),
+  cursors: z.array(Cursor).min(1).max(MAX_LEASE_EVENTS).optional(),
+  eventIds: z.array(EventId).min(1).max(MAX_LEASE_EVENTS).optional(),
 };
 
 export const AckBody = z.strictObject(Selection);

@@ -98,7 +98,7 @@ export function kafkaPorts(context: {
       return deleteSubscriber(catalog.catalog, { releaseTimeoutMs, ...request });
     },
     rewind: async (request, audit) => {
-      await context.pull?.release(request.name);
+      if (!request.dryRun) await context.pull?.release(request.name);
       return rewindSubscriber(
         {
           catalog,

@@ -31,7 +31,10 @@ export async function leaseEvents(
   ask: LeaseRequest,
 ): Promise<LeaseGranted> {
   const pull = pullPort(ports);
-  const record = servableRecord(visibleRecord(await ports.catalog.read(), name, caller));
+  const visible = visibleRecord(await ports.catalog.read(), name, caller);
+  // A subscriber changed from pull to push stops being served here at once.
+  if (!isPullDefinition(visible.definition)) await pull.release(name);
+  const record = servableRecord(visible);
   if (record.state.kind !== 'active') {
     // Paused, disabled: this process leaves its group, so a rewind or a resume finds it empty.
     await pull.release(name);

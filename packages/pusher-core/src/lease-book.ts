@@ -229,8 +229,8 @@ export class LeaseBook {
         entries.add(entry);
       }
     }
-    // Neither named: the whole lease.
-    if ((selection.cursors ?? []).length === 0 && (selection.eventIds ?? []).length === 0)
+    // Neither named (not an empty list: that names nothing): the whole lease.
+    if (selection.cursors === undefined && selection.eventIds === undefined)
       for (const e of lease.open) entries.add(e);
     return { ok: true, entries };
   }

@@ -134,11 +134,18 @@ export class PullDelivery {
       // A nack with a delay goes down the retry schedule like a failed push; an ack settles.
       if (end.kind === 'acked' || (end.kind === 'nacked' && end.delayMs !== null))
         return this.#settler.settle(ctx, sofar, settled, attempt);
-      // Leasable again at once, unless the policy says this was the last chance.
-      const decision = this.#settler.decide(sofar, settled, attempt);
-      if (decision.action === 'dead-letter') {
-        const trail = this.#settler.failedTrail(ctx, sofar, settled, attempt, decision.policyVersion);
-        return this.#settler.deadLetter(ctx, trail, decision.reason, attempt);
+      // Leasable again at once: no retry delay stands between, so only the attempt ceiling and
+      // the event's age now can end it (the policy's retry check would add a delay never waited).
+      const retry = this.#topology.definition.retry;
+      const reason =
+        attempts >= retry.maxAttempts
+          ? 'exhausted'
+          : checkAge({ occurredAtMs: event.occurredAtMs, nowMs: end.atMs, retry })
+            ? 'expired'
+            : null;
+      if (reason !== null) {
+        const trail = this.#settler.failedTrail(ctx, sofar, settled, attempt, classification.policyVersion);
+        return this.#settler.deadLetter(ctx, trail, reason, attempt);
       }
     }
   }

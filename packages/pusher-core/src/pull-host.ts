@@ -35,13 +35,22 @@ interface Served {
   ready: boolean;
   readonly record: SubscriberRecord;
   readonly fingerprint: string;
-  readonly runner: SubscriberRunner;
-  readonly started: Promise<void>;
+  /** Made once the process's clients are open; null until then. */
+  runner: SubscriberRunner | null;
+  /** Settles once the runner joined its group (or failed to). */
+  started: Promise<void>;
   lastUsedMs: number;
+  /** Long polls waiting on it now: it is in use, whatever lastUsedMs says. */
+  waiting: number;
 }
 
 const DEFAULT_IDLE_MS = 5 * 60_000;
 const SWEEP_EVERY_MS = 10_000;
+/**
+ * A lease that starts the subscriber's member waits at least this long for its first events:
+ * records are fetched only once the group is joined, so a `wait=0` call would find none.
+ */
+const FRESH_WAIT_MS = 5000;
 
 /**
  * Where a process serves its pull subscribers: for each one asked for, a SubscriberRunner in pull
@@ -64,14 +73,29 @@ export class PullHost {
     this.#sweep.unref();
   }
 
-  /** A lease of the subscriber's events (`lease` null: none came within the wait). */
+  /**
+   * A lease of the subscriber's events (`lease` null: none came within the wait). Waits until an
+   * event is there or the wait ends, whichever is first; another poller taking what woke it is no
+   * reason to answer early.
+   */
   async lease(record: SubscriberRecord, ask: LeaseAsk): Promise<Grant | null> {
-    const served = await this.#serve(record);
-    const book = served.runner.leases;
-    if (book === null) throw new Error(`${record.definition.name}: not started in pull mode`);
-    await book.waitForEntries(ask.waitMs, ask.signal);
-    served.lastUsedMs = Date.now();
-    return ask.signal.aborted ? null : book.lease(ask.max, ask.leaseMs);
+    const { served, fresh } = await this.#serve(record);
+    served.waiting++;
+    try {
+      const deadline = Date.now() + (fresh ? Math.max(ask.waitMs, FRESH_WAIT_MS) : ask.waitMs);
+      for (;;) {
+        const book = served.runner?.leases ?? null;
+        if (book === null || this.#served.get(record.definition.name) !== served || ask.signal.aborted)
+          return null;
+        const grant = book.lease(ask.max, ask.leaseMs);
+        const left = deadline - Date.now();
+        if (grant !== null || left <= 0) return grant;
+        await book.waitForEntries(left, ask.signal);
+      }
+    } finally {
+      served.waiting--;
+      served.lastUsedMs = Date.now();
+    }
   }
 
   ack(name: string, leaseId: string, selection: LeaseSelection): SelectionResult {
@@ -92,8 +116,13 @@ export class PullHost {
     const served = this.#served.get(name);
     if (served === undefined) return;
     this.#served.delete(name);
+    await this.#stopServed(served);
+  }
+
+  /** Stops a served entry's runner once its start ended (it may still be starting). */
+  async #stopServed(served: Served): Promise<void> {
     await served.started.catch(() => undefined);
-    await served.runner.stop();
+    await served.runner?.stop();
   }
 
   async stop(): Promise<void> {
@@ -109,7 +138,7 @@ export class PullHost {
     return [...this.#served].map(([name, served]) => ({
       name,
       state: served.ready ? 'running' : 'starting',
-      oldestUnsettledAt: served.runner.oldestUnsettledAt(),
+      oldestUnsettledAt: served.runner?.oldestUnsettledAt() ?? null,
     }));
   }
 
@@ -119,29 +148,46 @@ export class PullHost {
     act: (book: NonNullable<SubscriberRunner['leases']>) => SelectionResult,
   ): SelectionResult {
     const served = this.#served.get(name);
-    const book = served?.runner.leases ?? null;
+    const book = served?.runner?.leases ?? null;
     if (served === undefined || book === null)
       return { ok: false, code: 'lease_unknown', message: `${leaseId} is not a lease of ${name} here` };
     served.lastUsedMs = Date.now();
     return act(book);
   }
 
-  /** The subscriber's runner, started (or restarted for a changed record) and joined. */
-  async #serve(record: SubscriberRecord): Promise<Served> {
+  /**
+   * The subscriber's runner, started (or restarted for a changed record) and joined. The entry is
+   * in the map before anything is awaited, so concurrent first leases share one runner; a
+   * restart starts the new runner only once the old one left the group. `fresh`: this call
+   * started it.
+   */
+  async #serve(record: SubscriberRecord): Promise<{ served: Served; fresh: boolean }> {
     if (this.#stopped) throw new Error('the pull host is stopping');
     const name = record.definition.name;
     const fingerprint = fingerprintOf(record);
-    let served = this.#served.get(name);
-    if (served !== undefined && served.fingerprint !== fingerprint) {
-      await this.release(name);
-      served = undefined;
+    const current = this.#served.get(name);
+    if (current !== undefined && current.fingerprint === fingerprint) {
+      current.lastUsedMs = Date.now();
+      await current.started;
+      return { served: current, fresh: false };
     }
-    if (served === undefined) {
+    const previous = current;
+    const created: Served = {
+      ready: false,
+      record,
+      fingerprint,
+      runner: null,
+      started: Promise.resolve(),
+      lastUsedMs: Date.now(),
+      waiting: 0,
+    };
+    const started = (async () => {
+      if (previous !== undefined) await this.#stopServed(previous);
+      const resources = await this.#options.resources();
+      this.#status ??= this.#publishStatus(resources);
       const { log } = this.#options;
       const runnerLog: LogFn = (level, message, fields) =>
         log(level, message, { subscriber: name, ...fields });
-      const resources = await this.#options.resources();
-      this.#status ??= this.#publishStatus(resources);
       const runner = new SubscriberRunner({
         topology: new SubscriberTopology(record.definition, this.#options.eventsTopic),
         signingKeys: [],
@@ -157,26 +203,19 @@ export class PullHost {
           ? {}
           : { sessionTimeoutMs: this.#options.sessionTimeoutMs }),
       });
-      const created: Served = {
-        ready: false,
-        record,
-        fingerprint,
-        runner,
-        started: runner.start().then(() => {
-          created.ready = true;
-        }),
-        lastUsedMs: Date.now(),
-      };
-      served = created;
-      this.#served.set(name, created);
-      // A start that fails is forgotten, so the next lease tries again.
-      created.started.catch(() => {
-        if (this.#served.get(name) === created) this.#served.delete(name);
-        void runner.stop().catch(() => undefined);
-      });
-    }
-    await served.started;
-    return served;
+      created.runner = runner;
+      await runner.start();
+      created.ready = true;
+    })();
+    created.started = started;
+    this.#served.set(name, created);
+    // A start that fails is forgotten, so the next lease tries again.
+    started.catch(() => {
+      if (this.#served.get(name) === created) this.#served.delete(name);
+      void created.runner?.stop().catch(() => undefined);
+    });
+    await started;
+    return { served: created, fresh: true };
   }
 
   /**
@@ -211,7 +250,10 @@ export class PullHost {
         (current === undefined ||
           current.state.kind !== 'active' ||
           fingerprintOf(current) !== served.fingerprint);
-      const idle = now - served.lastUsedMs > idleMs && (served.runner.leases?.leases ?? 0) === 0;
+      const idle =
+        served.waiting === 0 &&
+        now - served.lastUsedMs > idleMs &&
+        (served.runner?.leases?.leases ?? 0) === 0;
       if (!gone && !idle) continue;
       this.#options.log('info', 'pull subscriber leaves its group here', {
         subscriber: name,

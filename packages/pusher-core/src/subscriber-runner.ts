@@ -184,10 +184,15 @@ export class SubscriberRunner {
     // The group reads it from its first join, so it must exist (another writer may create it too).
     if (topology.noticesTopic !== null)
       await resources.ensureTopics([noticesTopicSpec(topology.eventsTopic, resources.replicationFactor)]);
+    const ownPartitions = Math.min(partitions, resources.tierPartitions ?? partitions);
+    // A pull subscriber's tiers and DLQ exist from its start: made at its first nack, they would
+    // make the group rejoin to read them, which ends every open lease.
+    if (topology.pull)
+      await resources.ensureTopics(topology.ownTopics(ownPartitions, resources.replicationFactor));
     this.#ownTopics = new OwnTopics({
       topology,
       resources,
-      partitions: Math.min(partitions, resources.tierPartitions ?? partitions),
+      partitions: ownPartitions,
       log,
       onCreated: () => this.#rejoinWithTiers(),
     });

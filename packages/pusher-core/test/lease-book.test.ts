@@ -72,6 +72,16 @@ describe('LeaseBook', () => {
     expect(book.ack(lease.id, { eventIds: ['evt-0-1', 'evt-0-2'] })).toEqual({ ok: true, count: 2 });
   });
 
+  it('an empty list names nothing (only leaving both out means the whole lease)', () => {
+    const book = new LeaseBook();
+    const e = entry(0, 1);
+    book.offer(e);
+    const lease = book.lease(10, 30_000);
+    expect(book.ack(lease?.id ?? '', { eventIds: [] })).toEqual({ ok: true, count: 0 });
+    expect(e.ends).toEqual([]);
+    expect(book.ack(lease?.id ?? '', {})).toEqual({ ok: true, count: 1 });
+  });
+
   it('a cursor whose events were all answered is past', () => {
     const book = new LeaseBook();
     for (const e of [entry(0, 1), entry(0, 2), entry(1, 1)]) book.offer(e);

@@ -1,4 +1,4 @@
-import type { SubscriberDefinition } from '@hookstream/contracts';
+import { CE_HEADER, type SubscriberDefinition } from '@hookstream/contracts';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { LeaseBook } from '../src/lease-book.ts';
 import { PullDelivery } from '../src/pull-delivery.ts';
@@ -79,6 +79,29 @@ describe('PullDelivery', () => {
     expect(await result).toBe('settled');
     expect(h.observer.steps.at(-1)?.step).toMatchObject({ kind: 'dead-lettered', reason: 'exhausted' });
     expect(h.router.deadLetters).toHaveLength(1);
+  });
+
+  it('an expired lease offers an old event again at once: no retry delay counts against its age', async () => {
+    // 45 minutes old, an hour's ceiling: the schedule's 30-minute retry would pass it, but none is waited.
+    const h = harness({
+      retry: { delaysMs: [1000, 1_800_000], maxAttempts: 5, maxAgeMs: 3_600_000, jitter: 0 },
+    });
+    const occurred = new Date(Date.now() - 45 * 60_000).toISOString();
+    const result = h.delivery.handle(
+      eventRecord({ [CE_HEADER.time]: occurred }),
+      new AbortController().signal,
+    );
+    for (let i = 0; i < 2; i++) {
+      await h.offered();
+      h.book.lease(10, 1);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await h.offered();
+    const third = h.book.lease(10, 30_000);
+    expect((third?.bodies ?? []).map((b) => JSON.parse(b).attempt)).toEqual([3]);
+    h.book.ack(third?.id ?? '', {});
+    expect(await result).toBe('settled');
+    expect(h.router.deadLetters).toHaveLength(0);
   });
 
   it('a stop takes the event out of the book, waiting or leased: abandoned, read again later', async () => {
