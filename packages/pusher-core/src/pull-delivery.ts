@@ -130,6 +130,8 @@ export class PullDelivery {
         end.kind === 'nacked' ? end.delayMs : null,
       );
       const attempt: AttemptSummary = { number: attempts, classification, durationMs: end.atMs - leasedAtMs };
+      // A lease's end is the pull subscriber's attempt: counted as push counts its requests.
+      this.#deps.observer.attempted(ctx, classification.outcome, null, attempt.durationMs);
       const settled = { classification, now: end.atMs, excerpt: end.kind };
       // A nack with a delay goes down the retry schedule like a failed push; an ack settles.
       if (end.kind === 'acked' || (end.kind === 'nacked' && end.delayMs !== null))

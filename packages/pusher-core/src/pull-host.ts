@@ -139,6 +139,7 @@ export class PullHost {
       name,
       state: served.ready ? 'running' : 'starting',
       oldestUnsettledAt: served.runner?.oldestUnsettledAt() ?? null,
+      ...(served.runner === null ? {} : { recent: served.runner.recentAttempts() }),
     }));
   }
 

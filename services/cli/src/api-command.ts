@@ -6,7 +6,7 @@ import { DEFAULT_EVENTS_TOPIC, EventsTopicName, HookstreamError } from '@hookstr
 import { kafkaPorts, ManagementService } from '@hookstream/management';
 import { PullHost, PusherResources } from '@hookstream/pusher-core';
 import { LiveCatalog, loadSecretsKey } from '@hookstream/subscribers';
-import { createLogger, startTracing } from '@hookstream/telemetry';
+import { createLogger, serveMetrics, startMetrics, startTracing } from '@hookstream/telemetry';
 import { z } from 'zod';
 import { toolKafka } from './kafka-client.ts';
 import { openNoticePublisher } from './notice-publisher.ts';
@@ -30,7 +30,9 @@ Options:
   --host <address>         address to bind (default 127.0.0.1)
   --rate <n>               requests per second per token, then 429 (default ${DEFAULT_API_RATE}, or HOOKSTREAM_API_RATE)
   --topic <name>           the events topic (default: ${DEFAULT_EVENTS_TOPIC}, or HOOKSTREAM_EVENTS_TOPIC)
-  --secrets-key-file <p>   the secrets key for managed secrets (default HOOKSTREAM_SECRETS_KEY)`;
+  --secrets-key-file <p>   the secrets key for managed secrets (default HOOKSTREAM_SECRETS_KEY)
+  --metrics-port <port>    serve GET /metrics (Prometheus text) on 127.0.0.1:<port>: the pull
+                           subscribers served here, as a pusher's (or HOOKSTREAM_API_METRICS_PORT)`;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -41,6 +43,7 @@ const ApiConfig = z.object({
   rate: z.coerce.number().positive().max(100_000),
   topic: EventsTopicName,
   secretsKeyFile: z.string().min(1).optional(),
+  metricsPort: z.coerce.number().int().min(1).max(65_535).optional(),
   tokens: z.string().optional(),
   tokensFile: z.string().min(1).optional(),
   logLevel: z.enum(LOG_LEVELS),
@@ -56,6 +59,7 @@ function parseConfig(args: readonly string[], env: NodeJS.ProcessEnv): ApiConfig
       rate: { type: 'string' },
       topic: { type: 'string' },
       'secrets-key-file': { type: 'string' },
+      'metrics-port': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -67,6 +71,7 @@ function parseConfig(args: readonly string[], env: NodeJS.ProcessEnv): ApiConfig
     rate: values.rate ?? set(env.HOOKSTREAM_API_RATE) ?? DEFAULT_API_RATE,
     topic: values.topic ?? set(env.HOOKSTREAM_EVENTS_TOPIC) ?? DEFAULT_EVENTS_TOPIC,
     secretsKeyFile: values['secrets-key-file'],
+    metricsPort: values['metrics-port'] ?? set(env.HOOKSTREAM_API_METRICS_PORT),
     tokens: set(env.HOOKSTREAM_API_TOKENS),
     tokensFile: set(env.HOOKSTREAM_API_TOKENS_FILE),
     logLevel: set(env.HOOKSTREAM_API_LOG_LEVEL) ?? 'info',
@@ -79,6 +84,7 @@ function parseConfig(args: readonly string[], env: NodeJS.ProcessEnv): ApiConfig
     host: '--host',
     rate: '--rate / HOOKSTREAM_API_RATE',
     topic: '--topic / HOOKSTREAM_EVENTS_TOPIC',
+    metricsPort: '--metrics-port / HOOKSTREAM_API_METRICS_PORT',
     logLevel: 'HOOKSTREAM_API_LOG_LEVEL',
   };
   throw new HookstreamError(
@@ -122,6 +128,13 @@ export async function apiCommand(args: readonly string[]): Promise<number> {
     const logger = createLogger({ name: 'hookstream-api', level: config.logLevel });
     // Replays over the API are traced as `dlq replay`'s are.
     const tracing = await startTracing({ serviceName: 'hookstream-replay' });
+    // The pull subscribers served here, measured as a pusher measures its subscribers.
+    const metrics =
+      config.metricsPort === undefined ? undefined : await startMetrics({ serviceName: 'hookstream-api' });
+    const metricsServer =
+      metrics === undefined || config.metricsPort === undefined
+        ? undefined
+        : await serveMetrics(metrics, '127.0.0.1', config.metricsPort);
     const kafka = toolKafka('hookstream-api');
     // Followed for the server's life: a read costs an end-offset request, not a topic read.
     const catalog = new LiveCatalog(kafka, (level, message, fields) => logger[level](fields ?? {}, message));
@@ -140,6 +153,7 @@ export async function apiCommand(args: readonly string[]): Promise<number> {
             ...runtimeConnection(),
             clientId: 'hookstream-api-pull',
             log,
+            ...(metrics === undefined ? {} : { meter: metrics.meter }),
           });
         const resources = opened.resources;
         // A failed open is not kept: the next pull tries again.
@@ -184,6 +198,8 @@ export async function apiCommand(args: readonly string[]): Promise<number> {
       // Leaving the pull subscribers' groups commits what was acked.
       await pull.stop();
       await (await opened.resources?.catch(() => null))?.close();
+      await metricsServer?.close();
+      await metrics?.shutdown();
       await catalog.stop();
       await tracing.shutdown().catch(() => undefined);
     }
