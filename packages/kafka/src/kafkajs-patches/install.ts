@@ -6,12 +6,17 @@ import { installPatches, type KafkajsPatch, type PatchReport } from './guard.ts'
 import { patchKafkajsIdleLoop } from './idle-loop.ts';
 import { patchKafkajsOffsetOutOfRange } from './offset-out-of-range.ts';
 import { patchKafkajsProduceEncoding } from './produce-encoding.ts';
+import { preloadProduceGrouping } from './produce-grouping.ts';
 import { preloadRecordDecoder } from './record-decoder.ts';
 import { patchKafkajsRejoinBarrier } from './rejoin-barrier.ts';
 
-/** In install order: the decoder first, before anything else of kafkajs's protocol loads. */
+/**
+ * In install order: the decoder first, before anything else of kafkajs's protocol loads, and the
+ * send's grouping before anything loads kafkajs's producer.
+ */
 const PATCHES: readonly KafkajsPatch[] = [
   { name: 'record-decoder', kind: 'performance', install: preloadRecordDecoder },
+  { name: 'produce-grouping', kind: 'performance', install: preloadProduceGrouping },
   { name: 'produce-encoding', kind: 'performance', install: patchKafkajsProduceEncoding },
   { name: 'idle-loop', kind: 'performance', install: patchKafkajsIdleLoop },
   { name: 'offset-out-of-range', kind: 'correctness', install: patchKafkajsOffsetOutOfRange },

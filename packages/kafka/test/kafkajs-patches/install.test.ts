@@ -15,6 +15,7 @@ describe('the kafkajs patches the package installs', () => {
     );
     expect([...kafkajsPatches.states]).toEqual([
       ['record-decoder', 'installed'],
+      ['produce-grouping', 'installed'],
       ['produce-encoding', 'installed'],
       ['idle-loop', 'installed'],
       ['offset-out-of-range', 'installed'],
