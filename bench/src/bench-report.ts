@@ -4,6 +4,7 @@ import type { BenchContext, BenchScale, Figure, RunnableSection, SectionOutcome 
 export const FULL_SCALE: BenchScale = {
   ingressEvents: 20_000,
   pushEvents: 20_000,
+  pushRounds: 3,
   tracingEvents: 5000,
   tracingRounds: 4,
   e2eEvents: 20_000,
@@ -20,6 +21,7 @@ export const FULL_SCALE: BenchScale = {
 export const QUICK_SCALE: BenchScale = {
   ingressEvents: 200,
   pushEvents: 200,
+  pushRounds: 1,
   tracingEvents: 100,
   tracingRounds: 1,
   e2eEvents: 300,

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { ConnectionSettings } from '@hookstream/contracts';
+import { childProfileFlags } from './bench-profiling.ts';
 import { connectionEnv } from './child-env.ts';
 
 export interface IngressChildOptions {
@@ -16,7 +17,8 @@ export interface ChildService {
 
 /** The ingress under test in its own process (its own event loop, as in production). */
 export async function spawnIngress(options: IngressChildOptions): Promise<ChildService> {
-  const child = spawn(process.execPath, [new URL('./ingress-process.ts', import.meta.url).pathname], {
+  const script = new URL('./ingress-process.ts', import.meta.url).pathname;
+  const child = spawn(process.execPath, [...childProfileFlags(), script], {
     env: {
       ...process.env,
       INGRESS_TOKENS: options.token,

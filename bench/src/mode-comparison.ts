@@ -34,7 +34,7 @@ export async function compareModes<M extends string>(
   progress: (line: string) => void,
 ): Promise<ModeComparison<M>> {
   const run = async (mode: M): Promise<ModeRun<M>> => {
-    progress(`pusher, ${mode}`);
+    progress(`drain: ${mode}`);
     const m = await drain(mode);
     return {
       mode,

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { ConnectionSettings } from '@hookstream/contracts';
+import { childProfileFlags } from './bench-profiling.ts';
 import { connectionEnv } from './child-env.ts';
 import { drainWithPusher, produceBacklog, withNoopEndpoint } from './push-bench.ts';
 
@@ -132,12 +133,9 @@ async function spawnPullApi(
   topic: string,
   token: string,
 ): Promise<{ url: string; stop(): Promise<void> }> {
-  // HOOKSTREAM_BENCH_PROFILE_DIR: the API process writes a V8 CPU profile there when it exits.
-  const profile = process.env.HOOKSTREAM_BENCH_PROFILE_DIR;
-  const flags = profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profile}`];
   const child = spawn(
     process.execPath,
-    [...flags, new URL('./pull-api-process.ts', import.meta.url).pathname],
+    [...childProfileFlags(), new URL('./pull-api-process.ts', import.meta.url).pathname],
     {
       env: { ...process.env, PULL_BENCH_TOPIC: topic, PULL_BENCH_TOKEN: token, ...connectionEnv(connection) },
       stdio: ['ignore', 'pipe', 'inherit'],

@@ -7,6 +7,7 @@ import { createKafka, createRawProducer } from '@hookstream/kafka';
 import { Pusher } from '@hookstream/pusher';
 import { Pool } from 'undici';
 import { BenchEventCodec } from './bench-events.ts';
+import { profileWindow } from './bench-profiling.ts';
 import { compareModes, type ModeComparison } from './mode-comparison.ts';
 import {
   compareTracing,
@@ -47,7 +48,12 @@ export interface BenchOptions {
   readonly batchEvents?: number;
   /** The no-op endpoint answers after this long (0: at once), as a remote endpoint would. */
   readonly endpointDelayMs?: number;
+  /** Counted rounds of the plain loop and the pusher each, after one warm-up of each; 3 when unset. */
+  readonly rounds?: number;
 }
+
+/** The pusher's rate is compared with a plain undici loop's, their runs interleaved. */
+export type ComparedDelivery = 'plain undici loop' | 'pusher';
 
 /** The orderings compared: strict's promise is to cost nothing over `key` while nothing fails. */
 export type ComparedOrdering = 'key' | 'strict';
@@ -58,10 +64,13 @@ export interface BenchResult {
   readonly events: number;
   readonly concurrency: number;
   readonly partitions: number;
+  /** Medians of the counted rounds. */
   readonly rawUndiciPerSecond: number;
   readonly pusherPerSecond: number;
-  /** pusher / raw undici. */
+  /** pusher / raw undici, of the medians. */
   readonly ratio: number;
+  /** Every run of both, warm-ups apart. */
+  readonly rate: ModeComparison<ComparedDelivery>;
   readonly tracing?: TracingComparison;
   readonly ordering?: ModeComparison<ComparedOrdering>;
   readonly batch?: ModeComparison<ComparedBatching> & { readonly maxEvents: number };
@@ -70,6 +79,11 @@ export interface BenchResult {
 
 /** Tracing runs alternate with untraced ones, so warm-up and machine noise hit both. */
 const TRACING_ROUNDS = 3;
+/**
+ * A pusher is a long-lived process: its rate is that of code V8 has optimised, as the plain
+ * loop's is, so each is measured after a warm-up run and as the median of interleaved runs.
+ */
+const PUSH_ROUNDS = 3;
 
 // A no-op endpoint in its own process, so neither side of the comparison shares its event loop.
 const NOOP_ENDPOINT = `
@@ -95,12 +109,18 @@ export async function benchPush(
     progress(`producing a backlog of ${options.events} events to ${topic}`);
     await produceBacklog(options, topic);
 
-    progress(`raw undici: ${options.events} POSTs, ${options.concurrency} at a time`);
-    const raw = await rawUndici(url, options.events, options.concurrency);
-
-    progress(`pusher: draining the backlog, concurrency ${options.concurrency}, no rate limit`);
-    const first = await drainWithPusher(options, topic, url);
-    const pushed = first.deliveries / first.seconds;
+    progress(
+      `plain undici loop (${options.events} POSTs, ${options.concurrency} at a time) and pusher drains (concurrency ${options.concurrency}, no rate limit), interleaved`,
+    );
+    const rate = await compareModes<ComparedDelivery>(
+      ['plain undici loop', 'pusher'],
+      (mode) =>
+        mode === 'pusher'
+          ? drainWithPusher(options, topic, url)
+          : rawUndici(url, options.events, options.concurrency),
+      options.rounds ?? PUSH_ROUNDS,
+      progress,
+    );
     const tracing = options.tracing ? await tracingComparison(options, topic, url, progress) : undefined;
     const ordering =
       options.orderingRounds === undefined
@@ -137,9 +157,10 @@ export async function benchPush(
       events: options.events,
       concurrency: options.concurrency,
       partitions: options.partitions,
-      rawUndiciPerSecond: Math.round(raw),
-      pusherPerSecond: Math.round(pushed),
-      ratio: Math.round((pushed / raw) * 1000) / 1000,
+      rawUndiciPerSecond: rate.baselinePerSecond,
+      pusherPerSecond: rate.comparedPerSecond,
+      ratio: rate.ratio,
+      rate,
       ...(tracing ? { tracing } : {}),
       ...(ordering ? { ordering } : {}),
       ...(batch ? { batch } : {}),
@@ -192,7 +213,7 @@ export async function produceBacklog(options: BenchOptions, topic: string): Prom
 }
 
 /** The ceiling: POSTs of a body like the pusher's, as fast as undici goes at that concurrency. */
-async function rawUndici(url: string, count: number, concurrency: number): Promise<number> {
+async function rawUndici(url: string, count: number, concurrency: number): Promise<DrainMeasure> {
   const target = new URL(url);
   const pool = new Pool(target.origin, { connections: concurrency });
   const body = JSON.stringify({
@@ -215,17 +236,16 @@ async function rawUndici(url: string, count: number, concurrency: number): Promi
       await res.body.dump();
     }
   };
-  const started = performance.now();
+  const window = cpuWindow();
   await Promise.all(Array.from({ length: concurrency }, worker));
-  const seconds = (performance.now() - started) / 1000;
+  const { seconds, cpuMicros } = window.end();
   await pool.close();
-  return count / seconds;
+  return { deliveries: count, seconds, cpuMicros };
 }
 
 /**
  * Drains a backlog again with new subscribers (the main one, or a smaller one of its own),
- * alternating tracing at 100 % sampling with tracing off; the first drain above is not one of
- * the runs: it warmed the code both modes share.
+ * alternating tracing at 100 % sampling with tracing off, after a warm-up drain of each.
  */
 async function tracingComparison(
   options: BenchOptions,
@@ -287,11 +307,13 @@ export async function drainWithPusher(
   );
   try {
     await pusher.start();
+    const profiled = await profileWindow(`push-drain${flush ? '-traced' : ''}`);
     const window = cpuWindow();
     const before = pusher.counts.acknowledged;
     while (pusher.counts.acknowledged < options.events) await sleep(5);
     await flush?.();
     const { seconds, cpuMicros } = window.end();
+    await profiled();
     return { deliveries: options.events - before, seconds, cpuMicros };
   } finally {
     await pusher.stop();

@@ -4,6 +4,8 @@ import type { ConnectionSettings } from '@hookstream/contracts';
 export interface BenchScale {
   readonly ingressEvents: number;
   readonly pushEvents: number;
+  /** Counted runs each of the plain undici loop and the pusher, interleaved, after a warm-up of each. */
+  readonly pushRounds: number;
   /** The backlog of each traced and untraced drain in the push section, and the rounds of them. */
   readonly tracingEvents: number;
   readonly tracingRounds: number;

@@ -13,6 +13,9 @@ export const pushSection = defineSection<BenchResult>({
     `local no-op endpoint in its own process: decode, sign, POST, settle and commit, concurrency ` +
     `${CONCURRENCY}, no rate limit. Baselines: a plain undici POST loop with the same concurrency and ` +
     'body size against the same endpoint, and `kafka-consumer-perf-test` (how fast the broker hands out records). ' +
+    'A pusher is a long-lived process, so both the pusher and the plain loop run once uncounted (V8 optimises the code ' +
+    'of each), then in interleaved rounds (loop, pusher; pusher, loop; …), each pusher drain a new subscriber of the same ' +
+    'backlog; the figures are the medians of the rounds. ' +
     'Tracing: the pusher then drains a smaller backlog again with new subscribers, with tracing at 100 % ' +
     'sampling (spans exported over OTLP/HTTP protobuf to the local Jaeger) and without, interleaved ' +
     '(on off, off on, …), after a traced and an untraced warm-up drain that are listed but not counted (the first ' +
@@ -30,6 +33,7 @@ export const pushSection = defineSection<BenchResult>({
         tracing: true,
         tracingEvents: ctx.scale.tracingEvents,
         tracingRounds: ctx.scale.tracingRounds,
+        rounds: ctx.scale.pushRounds,
       },
       ctx.progress,
     ),
@@ -82,10 +86,12 @@ export const pushSection = defineSection<BenchResult>({
       : []),
   ],
   details: (result) =>
-    result.tracing
+    `Deliveries per second, every counted run (${result.events.toLocaleString('en-US')} events each, in the order they ran):\n\n` +
+    `${rateRunsMarkdown(result)}\n\n` +
+    (result.tracing
       ? `Tracing, every run (${result.tracing.events.toLocaleString('en-US')} events each, in the order they ran; ` +
         `throughput ${signedPercent(-result.tracing.slowdown)} traced, means):\n\n${tracingRunsMarkdown(result.tracing)}`
-      : '',
+      : ''),
   chart: (result) => ({
     throughput: [
       {
@@ -101,4 +107,12 @@ export const pushSection = defineSection<BenchResult>({
 function signedPercent(share: number): string {
   const value = (share * 100).toFixed(1);
   return share < 0 ? `−${value.slice(1)} %` : `+${value} %`;
+}
+
+/** One row per round: the plain loop's and the pusher's rate, as they ran. */
+function rateRunsMarkdown(result: BenchResult): string {
+  const rows = result.rate.all.map(
+    (r) => `| ${r.mode} | ${r.perSecond.toLocaleString('en-US')} | ${r.cpuMicrosPerDelivery} |`,
+  );
+  return ['| run | per second | CPU µs per POST or delivery |', '| --- | ---: | ---: |', ...rows].join('\n');
 }

@@ -5,7 +5,8 @@ import { benchConnection } from './bench-connection.ts';
 export const BENCH_PUSH_USAGE = `Usage: hookstream bench push [--events <n>] [--concurrency <n>] [--partitions <n>] [--tracing] [--ordering] [--batch [--max-events <n>]] [--rounds <n>] [--endpoint-delay-ms <ms>] [--json]
 
 Deliveries per second of one pusher draining a backlog to a local no-op endpoint (no rate
-limit), next to a raw undici POST loop against the same endpoint in the same run, and the ratio.
+limit), next to a raw undici POST loop against the same endpoint in the same run, and the ratio:
+one warm-up of each, then --rounds runs of each (default 3), interleaved, and their medians.
 --tracing also drains the backlog with tracing at 100 % sampling (exported to OTLP/HTTP, the
 stack's Jaeger by default), alternating with untraced runs, and prints the slowdown and the
 CPU per delivery (process CPU over each drain ÷ deliveries) with tracing on and off.
@@ -70,6 +71,7 @@ export async function benchPushCommand(args: readonly string[]): Promise<number>
       ...(values.ordering ? { orderingRounds: rounds } : {}),
       ...(values.batch ? { batchRounds: rounds, batchEvents: maxEvents } : {}),
       endpointDelayMs,
+      rounds,
     },
     progress,
   );
@@ -78,7 +80,8 @@ export async function benchPushCommand(args: readonly string[]): Promise<number>
     process.stdout.write(
       `pusher      ${result.pusherPerSecond} deliveries/s\n` +
         `raw undici  ${result.rawUndiciPerSecond} POSTs/s\n` +
-        `ratio       ${(result.ratio * 100).toFixed(1)} %  (${result.events} events, concurrency ${result.concurrency}, ${result.partitions} partitions, endpoint delay ${result.endpointDelayMs} ms)\n` +
+        `ratio       ${(result.ratio * 100).toFixed(1)} %  (medians of ${result.rate.runs} interleaved runs each; ${result.events} events, concurrency ${result.concurrency}, ${result.partitions} partitions, endpoint delay ${result.endpointDelayMs} ms)\n` +
+        `runs        ${result.rate.all.map((r) => `${r.mode === 'pusher' ? 'pusher' : 'raw'} ${r.perSecond}`).join(', ')}\n` +
         (result.tracing
           ? `tracing     off ${result.tracing.offPerSecond}/s, on (100 % sampled) ${result.tracing.onPerSecond}/s: ${(result.tracing.slowdown * 100).toFixed(1)} % slower (mean of ${result.tracing.runs} runs each, alternating)\n` +
             `tracing CPU off ${result.tracing.offCpuMicros} µs, on ${result.tracing.onCpuMicros} µs per delivery: ${(result.tracing.cpuOverhead * 100).toFixed(1)} % more (medians)\n` +
