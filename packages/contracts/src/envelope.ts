@@ -1,17 +1,18 @@
 import { z } from 'zod';
 
+const EVENT_TYPE_PATTERN = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/;
+const ID_PATTERN = /^[A-Za-z0-9._:-]+$/;
+const ID_CHARACTERS = 'letters, digits, ".", "_", ":" or "-"';
+const MAX_EVENT_ID_LENGTH = 200;
+
 /** Dotted lowercase names such as `shipment.updated`. */
 export const EventTypeName = z
   .string()
-  .regex(/^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/, 'a dotted lowercase name such as "shipment.updated"');
+  .regex(EVENT_TYPE_PATTERN, 'a dotted lowercase name such as "shipment.updated"');
 export type EventTypeName = z.infer<typeof EventTypeName>;
 
 /** Stable for the life of an event: given by the producer or generated once at intake. */
-export const EventId = z
-  .string()
-  .min(1)
-  .max(200)
-  .regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits, ".", "_", ":" or "-"');
+export const EventId = z.string().min(1).max(MAX_EVENT_ID_LENGTH).regex(ID_PATTERN, ID_CHARACTERS);
 export type EventId = z.infer<typeof EventId>;
 
 /** Longest tenant name: it travels in a header of every record and in every body. */
@@ -21,12 +22,22 @@ export const MAX_TENANT_LENGTH = 100;
  * Whose event it is (the CloudEvents extension attribute `tenant`, header `ce_tenant`): the
  * characters of an event id, at most MAX_TENANT_LENGTH. Absent: the event has no tenant.
  */
-export const TenantId = z
-  .string()
-  .min(1)
-  .max(MAX_TENANT_LENGTH)
-  .regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits, ".", "_", ":" or "-"');
+export const TenantId = z.string().min(1).max(MAX_TENANT_LENGTH).regex(ID_PATTERN, ID_CHARACTERS);
 export type TenantId = z.infer<typeof TenantId>;
+
+// The three schemas' checks as predicates, for the pusher, which checks every record's headers:
+// a zod parse builds a result object per call. Tested to agree with the schemas.
+export function isEventTypeName(value: string): boolean {
+  return EVENT_TYPE_PATTERN.test(value);
+}
+
+export function isEventId(value: string): boolean {
+  return value.length >= 1 && value.length <= MAX_EVENT_ID_LENGTH && ID_PATTERN.test(value);
+}
+
+export function isTenantId(value: string): boolean {
+  return value.length >= 1 && value.length <= MAX_TENANT_LENGTH && ID_PATTERN.test(value);
+}
 
 /**
  * Field names the pusher adds at the top level of request bodies (`tenant` only for an event

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { EventEnvelope, EventTypeName } from '../src/envelope.ts';
+import {
+  EventEnvelope,
+  EventId,
+  EventTypeName,
+  isEventId,
+  isEventTypeName,
+  isTenantId,
+  TenantId,
+} from '../src/envelope.ts';
 
 const valid = {
   id: 'evt_01HZX',
@@ -30,5 +38,37 @@ describe('EventEnvelope', () => {
   it('wants dotted lowercase type names', () => {
     expect(EventTypeName.safeParse('key.revoked').success).toBe(true);
     expect(EventTypeName.safeParse('keyrevoked').success).toBe(false);
+  });
+});
+
+describe('the header predicates agree with their schemas', () => {
+  const values = [
+    '',
+    'a',
+    'shipment.updated',
+    'Shipment.updated',
+    'shipment',
+    'shipment.',
+    '.updated',
+    'a.b.c_d9',
+    'a.9b',
+    'evt-1',
+    'evt 1',
+    'evt/1',
+    'tenant:acme.eu_1',
+    'é',
+    'x'.repeat(100),
+    'x'.repeat(101),
+    'x'.repeat(200),
+    'x'.repeat(201),
+    'a.b\n',
+  ];
+  it.each([
+    ['EventTypeName', EventTypeName, isEventTypeName],
+    ['EventId', EventId, isEventId],
+    ['TenantId', TenantId, isTenantId],
+  ] as const)('%s', (_name, schema, predicate) => {
+    for (const value of values)
+      expect(predicate(value), JSON.stringify(value)).toBe(schema.safeParse(value).success);
   });
 });

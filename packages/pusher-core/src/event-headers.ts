@@ -1,10 +1,10 @@
 import {
   CE_HEADER,
   EventEnvelope,
-  EventId,
-  EventTypeName,
+  isEventId,
+  isEventTypeName,
+  isTenantId,
   isTraceparent,
-  TenantId,
   TRACEPARENT_HEADER,
 } from '@hookstream/contracts';
 
@@ -30,10 +30,9 @@ export function readEventHeaders(headers: Readonly<Record<string, string>>): Eve
   const time = headers[CE_HEADER.time];
   const traceparent = headers[TRACEPARENT_HEADER];
   const tenantHeader = headers[CE_HEADER.tenant];
-  const tenant =
-    tenantHeader !== undefined && TenantId.safeParse(tenantHeader).success ? tenantHeader : undefined;
-  const eventId = id !== undefined && EventId.safeParse(id).success ? id : undefined;
-  const validType = type !== undefined && EventTypeName.safeParse(type).success ? type : undefined;
+  const tenant = tenantHeader !== undefined && isTenantId(tenantHeader) ? tenantHeader : undefined;
+  const eventId = id !== undefined && isEventId(id) ? id : undefined;
+  const validType = type !== undefined && isEventTypeName(type) ? type : undefined;
   const problem =
     type === undefined
       ? `missing ${CE_HEADER.type} header`
