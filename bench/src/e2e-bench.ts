@@ -45,6 +45,13 @@ export interface E2eBenchResult {
     readonly delivered: number;
     readonly publishErrors: number;
     readonly latency: LatencySummary;
+    /**
+     * The same events' latency in two parts: scheduled publish → the ingress's 202 (HTTP, validation,
+     * Kafka's acks=all), and that 202 → arrival (fetch, delivery). An arrival can come before
+     * the 202 reaches the publisher, so the second part can be negative.
+     */
+    readonly untilAccepted: LatencySummary;
+    readonly acceptedToArrival: LatencySummary;
   };
   readonly duplicates: number;
 }
@@ -114,9 +121,16 @@ export async function runE2eBench(options: E2eBenchOptions): Promise<E2eBenchRes
         );
         await waitForArrivals(() => watch.update(), before + half.accepted, 'half load');
         const latencies: number[] = [];
+        const untilAccepted: number[] = [];
+        const acceptedToArrival: number[] = [];
         for (const [id, at] of half.scheduled) {
           const arrived = watch.first.get(id);
-          if (arrived !== undefined) latencies.push(arrived - at);
+          if (arrived === undefined) continue;
+          latencies.push(arrived - at);
+          const answered = half.answered.get(id);
+          if (answered === undefined) continue;
+          untilAccepted.push(answered - at);
+          acceptedToArrival.push(arrived - answered);
         }
         return {
           concurrency,
@@ -132,6 +146,8 @@ export async function runE2eBench(options: E2eBenchOptions): Promise<E2eBenchRes
             delivered: latencies.length,
             publishErrors: count - half.accepted,
             latency: summarizeLatencies(latencies),
+            untilAccepted: summarizeLatencies(untilAccepted),
+            acceptedToArrival: summarizeLatencies(acceptedToArrival),
           },
           duplicates: watch.duplicates,
         };

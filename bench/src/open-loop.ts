@@ -8,6 +8,8 @@ export interface OpenLoopRun {
   readonly accepted: number;
   /** Event id → the time it was due to be published (epoch ms): where its latency starts. */
   readonly scheduled: Map<string, number>;
+  /** Event id → when `send` resolved accepting it (epoch ms): for the ingress, its 2xx answer. */
+  readonly answered: Map<string, number>;
 }
 
 /**
@@ -23,6 +25,7 @@ export async function openLoop(
   signal?: AbortSignal,
 ): Promise<OpenLoopRun> {
   const scheduled = new Map<string, number>();
+  const answered = new Map<string, number>();
   const sends: Promise<void>[] = [];
   let accepted = 0;
   const start = epochNow() + 5;
@@ -35,10 +38,12 @@ export async function openLoop(
     scheduled.set(id, at);
     sends.push(
       send(id, n).then((ok) => {
-        if (ok) accepted++;
+        if (!ok) return;
+        accepted++;
+        answered.set(id, epochNow());
       }),
     );
   }
   await Promise.all(sends);
-  return { accepted, scheduled };
+  return { accepted, scheduled, answered };
 }

@@ -78,6 +78,21 @@ export async function benchE2eCommand(args: readonly string[]): Promise<number> 
           `${l.p99Ms} ms`,
           `${l.maxMs} ms`,
         ],
+        ...(
+          [
+            ['  publish → 202', halfLoad.untilAccepted],
+            ['  202 → arrival', halfLoad.acceptedToArrival],
+          ] as const
+        ).map(([part, p]) => [
+          part,
+          '',
+          '',
+          String(p.count),
+          `${p.p50Ms} ms`,
+          `${p.p90Ms} ms`,
+          `${p.p99Ms} ms`,
+          `${p.maxMs} ms`,
+        ]),
       ],
     )}\nlatency = arrival at the endpoint − scheduled publish; ${result.duplicates} duplicate arrivals\n`,
   );
