@@ -7,6 +7,7 @@ import {
   BENCH_FLEET_USAGE,
   BENCH_LIMITER_USAGE,
   BENCH_OUTAGE_USAGE,
+  BENCH_PROFILE_USAGE,
   BENCH_PULL_USAGE,
   BENCH_PUSH_USAGE,
   BENCH_RECONCILE_USAGE,
@@ -81,6 +82,7 @@ const USAGES: Record<string, Record<string, string>> = {
     outage: BENCH_OUTAGE_USAGE,
     reconcile: BENCH_RECONCILE_USAGE,
     api: BENCH_API_USAGE,
+    profile: BENCH_PROFILE_USAGE,
   },
 };
 /** Commands whose first argument is their own (a subcommand, or `bench`'s target), not a value. */

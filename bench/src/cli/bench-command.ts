@@ -7,6 +7,7 @@ import { benchE2eCommand } from './bench-e2e.ts';
 import { benchFleetCommand } from './bench-fleet.ts';
 import { benchLimiterCommand } from './bench-limiter.ts';
 import { benchOutageCommand } from './bench-outage.ts';
+import { benchProfileCommand } from './bench-profile.ts';
 import { benchPullCommand } from './bench-pull.ts';
 import { benchPushCommand } from './bench-push.ts';
 import { benchReconcileCommand } from './bench-reconcile.ts';
@@ -24,6 +25,7 @@ export const BENCH_USAGE = `Usage: hookstream bench [--quick] [--events <n>] [--
        hookstream bench reconcile --help
        hookstream bench api --help
        hookstream bench pull --help
+       hookstream bench profile --help
 
 Measures accepted events/s and p50/p99 latency of ~1 KiB events through the HTTP ingress (one
 event per request at concurrency 8, 32, 128; batches of 50 at 4 and 16), next to a raw kafkajs
@@ -42,6 +44,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   if (argv[0] === 'reconcile') return benchReconcileCommand(argv.slice(1));
   if (argv[0] === 'api') return benchApiCommand(argv.slice(1));
   if (argv[0] === 'pull') return benchPullCommand(argv.slice(1));
+  if (argv[0] === 'profile') return benchProfileCommand(argv.slice(1));
   // No target (only options): the whole report.
   if (argv[0] === undefined || argv[0].startsWith('-')) return benchReportCommand(argv);
   const { values, positionals } = parseArgs({
