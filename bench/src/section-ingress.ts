@@ -36,7 +36,7 @@ export const ingressSection = defineSection<IngressBenchResult>({
     const raw = { label: 'raw kafkajs sendBatch', value: result.raw.eventsPerSecond };
     const rawHeaders = { label: 'raw kafkajs, same headers', value: result.rawWithHeaders.eventsPerSecond };
     const bare = {
-      label: 'bare node:http server (parse, 202), concurrency 128',
+      label: `bare node:http server (parse, 202), concurrency ${result.bareHttp.concurrency}`,
       value: result.bareHttp.eventsPerSecond,
     };
     const figures = [];
