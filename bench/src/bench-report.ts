@@ -15,6 +15,16 @@ export const FULL_SCALE: BenchScale = {
   retryRecords: 1000,
   retryTiersMs: [1000, 10_000],
   runDeadlineMs: 20_000,
+  apiSubscribers: 1000,
+  apiRequests: 300,
+  apiWrites: 100,
+  batchEvents: 10_000,
+  batchRounds: 3,
+  batchDelaysMs: [20, 0],
+  pullEvents: 200_000,
+  reconcileEvents: 1_000_000,
+  fleetIdleSeconds: 60,
+  fleetLoadSeconds: 30,
 };
 
 /** Seconds, not minutes: proves every section runs (the integration test uses it). */
@@ -32,6 +42,16 @@ export const QUICK_SCALE: BenchScale = {
   retryRecords: 20,
   retryTiersMs: [300, 600],
   runDeadlineMs: 5000,
+  apiSubscribers: 20,
+  apiRequests: 5,
+  apiWrites: 3,
+  batchEvents: 300,
+  batchRounds: 1,
+  batchDelaysMs: [20],
+  pullEvents: 1000,
+  reconcileEvents: 10_000,
+  fleetIdleSeconds: 5,
+  fleetLoadSeconds: 5,
 };
 
 /** `events` per run for the ingress, push and end-to-end loads; the rest keeps its proportions. */

@@ -13,7 +13,7 @@ export function formatIngressBench(result: IngressBenchResult): string {
     'p50 ms',
     'p99 ms',
   ];
-  const rows = [...result.rows, result.raw, result.rawWithHeaders].map((r) => [
+  const rows = [...result.rows, result.raw, result.rawWithHeaders, result.bareHttp].map((r) => [
     r.name,
     String(r.concurrency),
     String(r.eventsPerCall),
@@ -33,7 +33,18 @@ export function formatIngressBench(result: IngressBenchResult): string {
     '',
     `HTTP ingress / raw kafkajs: ${result.singleRatio.toFixed(2)} with one event per request, ` +
       `${result.bestRatio.toFixed(2)} at best (any mode); ${result.bestRatioSameHeaders.toFixed(2)} at best ` +
-      'against raw records with the same headers.',
+      'against raw records with the same headers; ' +
+      `${bareShare(result).toFixed(2)} of a bare node:http server with one event per request.`,
     'Latency is per request (per sendBatch for raw).',
   ].join('\n');
+}
+
+/** The best one-event-per-request ingress rate over the bare node:http server's. */
+function bareShare(result: IngressBenchResult): number {
+  const single = Math.max(
+    0,
+    ...result.rows.filter((r) => r.eventsPerCall === 1).map((r) => r.eventsPerSecond),
+  );
+  const bare = result.bareHttp.eventsPerSecond;
+  return bare > 0 ? Math.round((single / bare) * 100) / 100 : 0;
 }

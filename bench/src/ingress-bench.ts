@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ConnectionSettings } from '@hookstream/contracts';
 import { createKafka } from '@hookstream/kafka';
 import { httpLoad } from './http-load.ts';
-import { spawnIngress } from './ingress-child.ts';
+import { spawnBareHttp, spawnIngress } from './ingress-child.ts';
 import { rawKafkaBench } from './raw-kafka.ts';
 import type { BenchRow } from './stats.ts';
 
@@ -26,6 +26,11 @@ export interface IngressBenchResult {
   readonly raw: BenchRow;
   /** 1 KiB records with the same headers the ingress writes. */
   readonly rawWithHeaders: BenchRow;
+  /**
+   * A bare node:http server (read, JSON.parse, 202) under the same load, one event per request
+   * at the highest single-event concurrency: what HTTP alone allows.
+   */
+  readonly bareHttp: BenchRow;
   /** Best rate with one event per request / raw rate. */
   readonly singleRatio: number;
   /** Best HTTP rate of any mode / raw rate. */
@@ -35,6 +40,7 @@ export interface IngressBenchResult {
 }
 
 const TOKEN = `bench-${randomUUID()}`;
+const SINGLE_CONCURRENCY = [8, 32, 128];
 
 /**
  * Runs the HTTP ingress (a child process) and a raw kafkajs sendBatch loop against the same
@@ -57,11 +63,16 @@ export async function runIngressBench(options: IngressBenchOptions): Promise<Ing
       { topic, partitions: 6, replicationFactor: 1, config: { 'retention.ms': '3600000' } },
     ]);
     const ingress = await spawnIngress({ ...options, topic, token: TOKEN });
+    let measured: Omit<IngressBenchResult, 'bareHttp'>;
     try {
-      return await measure(options, ingress.url, topic, report, deadline, batchSize);
+      measured = await measure(options, ingress.url, topic, report, deadline, batchSize);
     } finally {
       await ingress.stop();
     }
+    // After the ingress stopped, so the two servers never share the machine's two cores.
+    const concurrency = Math.max(...(options.singleConcurrency ?? SINGLE_CONCURRENCY));
+    report(`bare node:http server (parse, 202), one event per request, concurrency ${concurrency}…`);
+    return { ...measured, bareHttp: await bareHttpLoad(options.events, concurrency, deadline) };
   } finally {
     await admin.deleteTopics([topic]).catch(() => undefined);
     await admin.disconnect();
@@ -75,7 +86,7 @@ async function measure(
   report: (line: string) => void,
   deadline: number,
   batchSize: number,
-): Promise<IngressBenchResult> {
+): Promise<Omit<IngressBenchResult, 'bareHttp'>> {
   // Warm-up: connections, schema cache, JIT.
   await httpLoad({
     url,
@@ -96,7 +107,7 @@ async function measure(
     false,
   );
   const rows: BenchRow[] = [];
-  for (const concurrency of options.singleConcurrency ?? [8, 32, 128]) {
+  for (const concurrency of options.singleConcurrency ?? SINGLE_CONCURRENCY) {
     report(`HTTP ingress, one event per request, concurrency ${concurrency}…`);
     rows.push(
       await httpLoad({
@@ -156,4 +167,17 @@ async function measure(
     bestRatio: ratio(best(rows), raw),
     bestRatioSameHeaders: ratio(best(rows), rawWithHeaders),
   };
+}
+
+/** The bare server under the ingress's one-event load, after the same warm-up. */
+async function bareHttpLoad(events: number, concurrency: number, deadlineMs: number): Promise<BenchRow> {
+  const bare = await spawnBareHttp();
+  try {
+    const load = { url: bare.url, token: TOKEN, eventsPerRequest: 1, deadlineMs };
+    await httpLoad({ ...load, events: Math.min(2000, events), concurrency: 16 });
+    const row = await httpLoad({ ...load, events, concurrency });
+    return { ...row, name: 'bare node:http server (parse, 202)' };
+  } finally {
+    await bare.stop();
+  }
 }

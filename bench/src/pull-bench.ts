@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { ConnectionSettings } from '@hookstream/contracts';
-import { childProfileFlags } from './bench-profiling.ts';
 import { connectionEnv } from './child-env.ts';
+import { type ChildService, spawnListening } from './listening-child.ts';
 import { drainWithPusher, produceBacklog, withNoopEndpoint } from './push-bench.ts';
 
 export interface PullBenchOptions {
@@ -128,34 +127,10 @@ async function pullAll(
   return { perSecond: Math.round(acked / seconds), leases };
 }
 
-async function spawnPullApi(
-  connection: ConnectionSettings,
-  topic: string,
-  token: string,
-): Promise<{ url: string; stop(): Promise<void> }> {
-  const child = spawn(
-    process.execPath,
-    [...childProfileFlags(), new URL('./pull-api-process.ts', import.meta.url).pathname],
-    {
-      env: { ...process.env, PULL_BENCH_TOPIC: topic, PULL_BENCH_TOKEN: token, ...connectionEnv(connection) },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
+function spawnPullApi(connection: ConnectionSettings, topic: string, token: string): Promise<ChildService> {
+  return spawnListening(
+    new URL('./pull-api-process.ts', import.meta.url),
+    { PULL_BENCH_TOPIC: topic, PULL_BENCH_TOKEN: token, ...connectionEnv(connection) },
+    'the API',
   );
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const line = out.split('\n').find((l) => l.startsWith('http://'));
-      if (line) resolve(line.trim());
-    });
-    child.once('exit', (code) => reject(new Error(`the API exited with ${code} before listening`)));
-  });
-  return {
-    url,
-    stop: async () => {
-      if (child.exitCode === null) child.kill('SIGTERM');
-      await exited;
-    },
-  };
 }

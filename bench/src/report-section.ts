@@ -19,6 +19,21 @@ export interface BenchScale {
   readonly retryTiersMs: readonly number[];
   /** Hard cap of one ingress run, whatever the event count. */
   readonly runDeadlineMs: number;
+  /** The management API's catalog (its own subscribers), reads per route and conditional writes. */
+  readonly apiSubscribers: number;
+  readonly apiRequests: number;
+  readonly apiWrites: number;
+  /** Backlog and rounds of the batched/unbatched comparison, at each endpoint delay (ms). */
+  readonly batchEvents: number;
+  readonly batchRounds: number;
+  readonly batchDelaysMs: readonly number[];
+  /** Backlog leased by the pull subscriber, then drained by a pusher. */
+  readonly pullEvents: number;
+  /** The window `hookstream reconcile` reads (10,000 at least: the scene's tier copies). */
+  readonly reconcileEvents: number;
+  /** Idle window and each load phase of `--fleet`. */
+  readonly fleetIdleSeconds: number;
+  readonly fleetLoadSeconds: number;
 }
 
 export interface BenchContext {

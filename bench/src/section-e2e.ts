@@ -54,9 +54,9 @@ export const e2eSection = defineSection<E2eBenchResult>({
       met: r.halfLoad.latency.count > 0 && r.halfLoad.latency.p50Ms <= 10,
     },
     {
-      target: 'end-to-end p99 ≤ 50 ms at half load',
+      target: 'end-to-end p99 ≤ 25 ms at half load',
       measured: `${r.halfLoad.latency.p99Ms} ms at ${r.halfLoad.targetPerSecond} events/s`,
-      met: r.halfLoad.latency.count > 0 && r.halfLoad.latency.p99Ms <= 50,
+      met: r.halfLoad.latency.count > 0 && r.halfLoad.latency.p99Ms <= 25,
     },
   ],
   chart: (r) => ({

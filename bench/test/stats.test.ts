@@ -19,6 +19,7 @@ describe('bench statistics', () => {
   it('prints every run and the ratios', () => {
     const row = summarize('HTTP', 8, 1, [1], 1000, 0, 1000);
     const raw = summarize('raw kafkajs sendBatch', 2, 500, [1], 4000, 0, 1000);
+    const bareHttp = summarize('bare node:http server (parse, 202)', 128, 1, [1], 2000, 0, 1000);
     const text = formatIngressBench({
       topic: 't',
       rows: [row],
@@ -27,8 +28,10 @@ describe('bench statistics', () => {
       singleRatio: 0.25,
       bestRatio: 0.25,
       bestRatioSameHeaders: 0.25,
+      bareHttp,
     });
     expect(text).toContain('raw kafkajs sendBatch');
     expect(text).toContain('0.25 with one event per request');
+    expect(text).toContain('0.50 of a bare node:http server');
   });
 });

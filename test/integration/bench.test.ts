@@ -39,7 +39,11 @@ describe('hookstream bench (the full report)', () => {
     expect(result.stderr).toContain('[bench] — End to end');
 
     const report = JSON.parse(result.stdout) as {
-      sections: { id: string; error: string | null; figures: { id: string; value: number }[] }[];
+      sections: {
+        id: string;
+        error: string | null;
+        figures: { id: string; value: number; baselines: { label: string; value: number }[] }[];
+      }[];
     };
     expect(report.sections.map((s) => s.id)).toEqual(DEFAULT_SECTIONS.map((s) => s.id));
     for (const s of report.sections) {
@@ -49,6 +53,15 @@ describe('hookstream bench (the full report)', () => {
     // Every event published at half load reached the receiver, so latency was measured on all of them.
     const e2e = report.sections.find((s) => s.id === 'e2e')?.figures.find((f) => f.id === 'e2e.half.p50');
     expect(e2e?.value).toBeGreaterThan(0);
+    // Issue 30's ratios, each beside its baseline from the same run.
+    const figure = (section: string, id: string) =>
+      report.sections.find((s) => s.id === section)?.figures.find((f) => f.id === id);
+    expect(figure('ingress', 'ingress.single.rate')?.baselines[0]?.label).toContain('bare node:http server');
+    expect(figure('ingress', 'ingress.batch.rate')?.baselines[0]?.label).toBe('raw kafkajs, same headers');
+    expect(figure('batch', 'batch.20ms.rate')?.baselines[0]?.value).toBeGreaterThan(0);
+    expect(figure('pull', 'pull.rate')?.baselines[0]?.value).toBeGreaterThan(0);
+    expect(figure('api', 'api.put.p99')?.value).toBeGreaterThan(0);
+    expect(figure('reconcile', 'reconcile.rss')?.value).toBeGreaterThan(0);
 
     const files = await readdir(out);
     const md = files.find((f) => /^bench-.*\.md$/.test(f));
@@ -58,13 +71,37 @@ describe('hookstream bench (the full report)', () => {
     for (const section of DEFAULT_SECTIONS) expect(markdown).toContain(`## ${section.title}`);
     expect(markdown).toContain('## Targets');
     expect(markdown).toContain(`](${png})`);
-    expect(markdown).toMatch(/\| ingress ≥ 10,000 events\/s \| .* \| (met|\*\*missed\*\*) \|/);
+    for (const target of [
+      'ingress ≥ 10,000 events/s',
+      'ingress, one event per request ≥ 0.8× a bare node:http server',
+      'ingress batches ≥ 0.50× raw kafkajs with the same headers',
+      'push ≥ 0.70× a plain undici loop',
+      'tracing ≤ 10 % CPU per delivery',
+      'end-to-end p99 ≤ 25 ms at half load',
+      'batched ≥ 5× unbatched behind a 20 ms endpoint',
+      'API PUT p99 ≤ 100 ms',
+    ])
+      expect(markdown).toContain(`| ${target} | `);
 
     const image = await readFile(join(out, png ?? 'missing.png'));
     expect(image.subarray(0, 8)).toEqual(PNG_SIGNATURE);
     // A chart with text and bars, not an empty canvas.
     expect((await stat(join(out, png ?? ''))).size).toBeGreaterThan(20_000);
   }, 300_000);
+});
+
+describe('hookstream bench --fleet', () => {
+  it('refuses a fleet size out of bounds, or without --fleet, with its usage', async () => {
+    for (const args of [
+      ['--fleet', '--fleet-subscribers', '0'],
+      ['--fleet-subscribers', '20'],
+      ['--only', 'fleet'],
+    ]) {
+      const result = await runCli(['bench', ...args], process.env);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr).toContain('--fleet-subscribers');
+    }
+  });
 });
 
 describe('hookstream bench api', () => {

@@ -1,6 +1,6 @@
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type FleetBenchOptions, type FleetBenchResult, runFleetBench } from '../fleet-bench.ts';
+import { hookstreamBin } from '../hookstream-bin.ts';
 import { benchConnection } from './bench-connection.ts';
 import { formatFleetBench } from './bench-fleet-output.ts';
 
@@ -133,7 +133,7 @@ export async function benchFleetCommand(args: readonly string[]): Promise<number
       connection: benchConnection(),
       ...parsed.settings,
       // The product's own command (the `hookstream` package, which the bench measures).
-      hookstreamBin: fileURLToPath(new URL('../bin/hookstream.js', import.meta.resolve('hookstream'))),
+      hookstreamBin: hookstreamBin(),
       progress,
       signal: interrupt.signal,
     });

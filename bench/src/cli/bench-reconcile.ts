@@ -1,5 +1,5 @@
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { hookstreamBin } from '../hookstream-bin.ts';
 import { runReconcileBench } from '../reconcile-bench.ts';
 import { benchConnection } from './bench-connection.ts';
 
@@ -37,7 +37,7 @@ export async function benchReconcileCommand(args: readonly string[]): Promise<nu
     connection: benchConnection(),
     events,
     partitions,
-    hookstreamBin: fileURLToPath(new URL('../bin/hookstream.js', import.meta.resolve('hookstream'))),
+    hookstreamBin: hookstreamBin(),
     report: (line) => process.stderr.write(`bench: ${line}\n`),
   });
   if (values.json) {

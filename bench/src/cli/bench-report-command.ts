@@ -2,26 +2,34 @@ import { connect } from 'node:net';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { kafkaLibsDir, loadStackConfig } from '@hookstream/stack';
-import { runBenchReport, scaleFor } from '../bench-report.ts';
+import { type BenchReport, runBenchReport, scaleFor } from '../bench-report.ts';
 import { DEFAULT_SECTIONS } from '../default-sections.ts';
+import { fleetSection } from '../section-fleet.ts';
 import { writeBenchReport } from '../write-report.ts';
 import { benchConnection } from './bench-connection.ts';
 
 const RESULTS = resolve(import.meta.dirname, '../../results');
+/** As `bench fleet --subscribers` allows. */
+const MAX_FLEET = 5000;
 
-export const BENCH_REPORT_USAGE = `Usage: hookstream bench [--quick] [--events <n>] [--only <ids>] [--out <dir>] [--json]
+export const BENCH_REPORT_USAGE = `Usage: hookstream bench [--quick] [--events <n>] [--only <ids>] [--fleet [--fleet-subscribers <n>]] [--out <dir>] [--json]
 
 Runs every benchmark against the local stack and writes a Markdown report and a PNG chart to
 bench/results/ (bench-<time>.md/.png, copied to latest.md/.png): Kafka's own perf tests, the
-ingress next to raw kafkajs sendBatch, the pusher next to a plain undici loop, ingress→endpoint
-latency at half of the maximum end-to-end load, and rate-limiter accuracy, each figure with its
-baseline from the same run and the targets met or missed. Progress goes to stderr. Takes a few
-minutes; a benchmark, not a test.
+ingress next to raw kafkajs sendBatch and a bare node:http server, the pusher next to a plain
+undici loop, ingress→endpoint latency at half of the maximum end-to-end load, rate-limiter
+accuracy, retry lateness, the management API's latency, batched against unbatched delivery,
+pull against push, and reconcile over a million events, each figure with its baseline from the
+same run and the targets met or missed. Progress goes to stderr. Takes several minutes; a
+benchmark, not a test.
 
 Options:
   --quick         tiny loads (seconds): checks that every part runs, figures mean nothing
   --events <n>    events per ingress, push and end-to-end run (default 20000)
-  --only <ids>    comma-separated sections: ${DEFAULT_SECTIONS.map((s) => s.id).join(', ')}
+  --only <ids>    comma-separated sections: ${DEFAULT_SECTIONS.map((s) => s.id).join(', ')} (and fleet with --fleet)
+  --fleet         also the fleet section: one fleet process of --fleet-subscribers subscribers
+                  beside the floor of as many plain kafkajs consumers (minutes at 1000)
+  --fleet-subscribers <n>  1..${MAX_FLEET} (default 1000)
   --out <dir>     where to write (default bench/results of this repository)
   --json          also print the whole report, raw results included, on stdout`;
 
@@ -33,6 +41,8 @@ export async function benchReportCommand(args: readonly string[]): Promise<numbe
       quick: { type: 'boolean', default: false },
       events: { type: 'string' },
       only: { type: 'string' },
+      fleet: { type: 'boolean', default: false },
+      'fleet-subscribers': { type: 'string' },
       out: { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -43,11 +53,20 @@ export async function benchReportCommand(args: readonly string[]): Promise<numbe
     return 0;
   }
   const events = values.events === undefined ? undefined : Number(values.events);
+  const fleetSubscribers = Number(values['fleet-subscribers'] ?? 1000);
+  // A Ctrl-C during the fleet section still deletes what it created: its waits end, its cleanup runs.
+  const interrupt = new AbortController();
+  const available = [
+    ...DEFAULT_SECTIONS,
+    ...(values.fleet ? [fleetSection(fleetSubscribers, interrupt.signal)] : []),
+  ];
   const only = values.only?.split(',').map((s) => s.trim());
-  const sections = DEFAULT_SECTIONS.filter((s) => only === undefined || only.includes(s.id));
-  const unknown = only?.filter((id) => !DEFAULT_SECTIONS.some((s) => s.id === id)) ?? [];
+  const sections = available.filter((s) => only === undefined || only.includes(s.id));
+  const unknown = only?.filter((id) => !available.some((s) => s.id === id)) ?? [];
   if (
     (events !== undefined && !(Number.isInteger(events) && events > 0 && events <= 1_000_000)) ||
+    !(Number.isInteger(fleetSubscribers) && fleetSubscribers >= 1 && fleetSubscribers <= MAX_FLEET) ||
+    (values['fleet-subscribers'] !== undefined && !values.fleet) ||
     unknown.length > 0
   ) {
     process.stderr.write(`${BENCH_REPORT_USAGE}\n`);
@@ -56,13 +75,28 @@ export async function benchReportCommand(args: readonly string[]): Promise<numbe
   const stack = loadStackConfig(process.env);
   const redisUrl = process.env.HOOKSTREAM_LIMITER_REDIS ?? `redis://${stack.host}:${stack.redis.port}`;
   const progress = (line: string) => process.stderr.write(`[bench] ${line}\n`);
-  const report = await runBenchReport(sections, {
-    connection: benchConnection(),
-    redisUrl: (await reachable(redisUrl)) ? redisUrl : undefined,
-    kafkaLibsDir: kafkaLibsDir(stack),
-    scale: scaleFor(values.quick, events),
-    progress,
-  });
+  const onSignal = () => {
+    progress('interrupted: cleaning up');
+    interrupt.abort();
+  };
+  if (values.fleet) {
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+  }
+  let report: BenchReport;
+  try {
+    report = await runBenchReport(sections, {
+      connection: benchConnection(),
+      redisUrl: (await reachable(redisUrl)) ? redisUrl : undefined,
+      kafkaLibsDir: kafkaLibsDir(stack),
+      scale: scaleFor(values.quick, events),
+      progress,
+    });
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+  if (interrupt.signal.aborted) return 130;
   const command = ['npx hookstream bench', ...args].join(' ');
   const written = await writeBenchReport(report, values.out ?? RESULTS, command);
   progress(`report: ${written.markdown}`);
