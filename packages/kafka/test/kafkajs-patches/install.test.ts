@@ -17,6 +17,7 @@ describe('the kafkajs patches the package installs', () => {
       ['record-decoder', 'installed'],
       ['produce-encoding', 'installed'],
       ['idle-loop', 'installed'],
+      ['paused-fetch', 'installed'],
       ['offset-out-of-range', 'installed'],
       ['rejoin-barrier', 'installed'],
     ]);
