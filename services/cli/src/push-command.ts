@@ -177,7 +177,7 @@ export async function pushCommand(args: readonly string[]): Promise<number> {
     ...(metrics ? { meter: metrics.meter } : {}),
     ...(config.sessionTimeoutMs === undefined ? {} : { sessionTimeoutMs: config.sessionTimeoutMs }),
   };
-  const pusher: { start(): Promise<unknown>; stop(): Promise<void> } =
+  const pusher: { start(): Promise<unknown>; stop(): Promise<void> } | FleetProcess =
     loaded && mode.kind === 'one'
       ? new Pusher(loaded, {
           ...common,
@@ -234,6 +234,10 @@ export async function pushCommand(args: readonly string[]): Promise<number> {
   // pusher that is killed, or never stops, still leaves the next start a warm cache.
   flushCompileCache();
   releaseStartupHeap();
+  // A fleet's subscribers join after start() returned: their joins leave the heap at its largest
+  // (a young generation grown to its limit, garbage in the old one) until a collection that may
+  // not come for minutes when idle. Released again once they have all started.
+  if (pusher instanceof FleetProcess) void pusher.allStarted().then(releaseStartupHeap);
   const signalled = new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGTERM', () => resolve('SIGTERM'));
     process.once('SIGINT', () => resolve('SIGINT'));

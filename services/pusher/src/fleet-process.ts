@@ -56,9 +56,22 @@ export class FleetProcess {
   /** Subscribers of this fleet's catalog it does not run, and why: reported as failed. */
   #skipped: { readonly subscriber: string; readonly error: string }[] = [];
   #stopGauge: (() => void) | undefined;
+  #reconciling = false;
+  #firstStarted: () => void = () => undefined;
+  readonly #started = new Promise<void>((resolve) => {
+    this.#firstStarted = resolve;
+  });
 
   constructor(settings: FleetProcessSettings) {
     this.#settings = settings;
+  }
+
+  /**
+   * Settles once every subscriber of the first catalog snapshot has started (joined its group)
+   * or failed to: start() returns before that, as the subscribers start in the background.
+   */
+  allStarted(): Promise<void> {
+    return this.#started;
   }
 
   /** Starts once the first registry snapshot is read; subscribers start in the background. */
@@ -148,7 +161,9 @@ export class FleetProcess {
     );
     this.#report(snapshot, problems);
     // Not awaited: a long reconcile (hundreds of starts) must not hold the registry watch.
-    void fleet.reconcile(members);
+    const reconciled = fleet.reconcile(members);
+    if (!this.#reconciling) void reconciled.then(this.#firstStarted);
+    this.#reconciling = true;
   }
 
   /**

@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import { installPatches, type KafkajsPatch, type PatchReport } from './guard.ts';
 import { patchKafkajsIdleLoop } from './idle-loop.ts';
 import { patchKafkajsOffsetOutOfRange } from './offset-out-of-range.ts';
+import { patchKafkajsPausedFetch } from './paused-fetch.ts';
 import { patchKafkajsProduceEncoding } from './produce-encoding.ts';
 import { preloadProduceGrouping } from './produce-grouping.ts';
 import { preloadRecordDecoder } from './record-decoder.ts';
@@ -19,6 +20,7 @@ const PATCHES: readonly KafkajsPatch[] = [
   { name: 'produce-grouping', kind: 'performance', install: preloadProduceGrouping },
   { name: 'produce-encoding', kind: 'performance', install: patchKafkajsProduceEncoding },
   { name: 'idle-loop', kind: 'performance', install: patchKafkajsIdleLoop },
+  { name: 'paused-fetch', kind: 'performance', install: patchKafkajsPausedFetch },
   { name: 'offset-out-of-range', kind: 'correctness', install: patchKafkajsOffsetOutOfRange },
   // Fewer duplicates at a rebalance; delivery stays at least once without it.
   { name: 'rejoin-barrier', kind: 'performance', install: patchKafkajsRejoinBarrier },

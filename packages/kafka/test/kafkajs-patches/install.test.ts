@@ -18,6 +18,7 @@ describe('the kafkajs patches the package installs', () => {
       ['produce-grouping', 'installed'],
       ['produce-encoding', 'installed'],
       ['idle-loop', 'installed'],
+      ['paused-fetch', 'installed'],
       ['offset-out-of-range', 'installed'],
       ['rejoin-barrier', 'installed'],
     ]);
