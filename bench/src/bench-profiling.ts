@@ -8,7 +8,7 @@ import { join } from 'node:path';
  * `<label>-<time>.cpuprofile`; without it, nothing. A whole-process `--cpu-prof` would mix the
  * backlog's production and the baselines into the drain's figures.
  */
-export async function profileWindow(label: string): Promise<() => Promise<void>> {
+export async function startWindowProfile(label: string): Promise<() => Promise<void>> {
   const dir = process.env.HOOKSTREAM_BENCH_PROFILE_DIR;
   if (dir === undefined || dir === '') return async () => undefined;
   const session = new Session();

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { childProfileFlags } from './bench-profiling.ts';
 import { mib } from './proc-usage.ts';
 
 /** The V8 heap of the measured process, MiB. */
@@ -37,7 +38,7 @@ export class FleetChild {
   /** `bin` is the hookstream command's script; `args` its command line (push --all …). */
   static spawn(bin: string, args: readonly string[], env: NodeJS.ProcessEnv): FleetChild {
     const probe = new URL('./heap-probe.ts', import.meta.url).href;
-    const child = spawn(process.execPath, ['--import', probe, bin, ...args], {
+    const child = spawn(process.execPath, [...childProfileFlags(), '--import', probe, bin, ...args], {
       env,
       stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
     });

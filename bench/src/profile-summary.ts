@@ -8,6 +8,15 @@ interface CpuProfile {
     readonly children?: readonly number[];
   }[];
   readonly samples: readonly number[];
+  readonly startTime: number;
+  /** Microseconds since the previous sample (the first: since startTime). */
+  readonly timeDeltas: readonly number[];
+}
+
+/** Seconds from the profile's start: only samples in [fromS, toS) count. */
+export interface ProfileWindow {
+  readonly fromS?: number;
+  readonly toS?: number;
 }
 
 /** One line of a summary: a name and its share of the profile's samples. */
@@ -17,7 +26,9 @@ export interface ProfileShare {
 }
 
 export interface ProfileSummary {
+  /** Samples counted (in the window), and the profile's length in seconds. */
   readonly samples: number;
+  readonly seconds: number;
   /** Share of samples where the thread waited (V8's `(idle)`). */
   readonly idle: number;
   /** Self time by package (node_modules package, workspace package, or Node's internals). */
@@ -29,13 +40,26 @@ export interface ProfileSummary {
 }
 
 /** Sums a profile's samples by package and by function, the `top` largest of each. */
-export async function summarizeProfile(file: string, top = 25): Promise<ProfileSummary> {
+export async function summarizeProfile(
+  file: string,
+  top = 25,
+  window: ProfileWindow = {},
+): Promise<ProfileSummary> {
   const profile = JSON.parse(await readFile(file, 'utf8')) as CpuProfile;
+  const fromUs = (window.fromS ?? 0) * 1e6;
+  const toUs = (window.toS ?? Number.POSITIVE_INFINITY) * 1e6;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const hits = new Map<number, number>();
-  for (const s of profile.samples) hits.set(s, (hits.get(s) ?? 0) + 1);
+  let total = 0;
+  let atUs = 0;
+  for (const [i, s] of profile.samples.entries()) {
+    atUs += profile.timeDeltas[i] ?? 0;
+    if (atUs < fromUs || atUs >= toUs) continue;
+    hits.set(s, (hits.get(s) ?? 0) + 1);
+    total++;
+  }
   const self = new Map<string, number>();
   const packages = new Map<string, number>();
   const inclusive = new Map<string, number>();
@@ -55,7 +79,6 @@ export async function summarizeProfile(file: string, top = 25): Promise<ProfileS
       add(inclusive, name, count);
     }
   }
-  const total = profile.samples.length;
   const largest = (m: Map<string, number>) =>
     [...m]
       .sort((a, b) => b[1] - a[1])
@@ -63,6 +86,7 @@ export async function summarizeProfile(file: string, top = 25): Promise<ProfileS
       .map(([name, n]) => ({ name, share: total > 0 ? n / total : 0 }));
   return {
     samples: total,
+    seconds: Math.round(atUs / 1e5) / 10,
     idle: total > 0 ? (self.get('(idle)') ?? 0) / total : 0,
     packages: largest(packages),
     self: largest(self),

@@ -7,7 +7,7 @@ import { createKafka, createRawProducer } from '@hookstream/kafka';
 import { Pusher } from '@hookstream/pusher';
 import { Pool } from 'undici';
 import { BenchEventCodec } from './bench-events.ts';
-import { profileWindow } from './bench-profiling.ts';
+import { startWindowProfile } from './bench-profiling.ts';
 import { compareModes, type ModeComparison } from './mode-comparison.ts';
 import {
   compareTracing,
@@ -307,7 +307,7 @@ export async function drainWithPusher(
   );
   try {
     await pusher.start();
-    const profiled = await profileWindow(`push-drain${flush ? '-traced' : ''}`);
+    const profiled = await startWindowProfile(`push-drain${flush ? '-traced' : ''}`);
     const window = cpuWindow();
     const before = pusher.counts.acknowledged;
     while (pusher.counts.acknowledged < options.events) await sleep(5);

@@ -18,6 +18,9 @@ const PROFILE = {
     { id: 7, callFrame: frame('recurse', 'node:internal/timers', 4) },
   ],
   samples: [4, 4, 3, 2, 7, 6, 6, 6, 6, 6],
+  startTime: 0,
+  // A sample a second.
+  timeDeltas: Array.from({ length: 10 }, () => 1e6),
 };
 
 describe('summarizeProfile', () => {
@@ -40,5 +43,18 @@ describe('summarizeProfile', () => {
     // The recursion's two frames are one function: counted once for its one sample.
     expect(inclusive.get('recurse node:internal/timers:5')).toBe(0.1);
     expect(inclusive.has('(root)')).toBe(false);
+    expect(s.seconds).toBe(10);
+  });
+
+  it('counts only the samples in a window of seconds from the start', async () => {
+    const file = join(await mkdtemp(join(tmpdir(), 'profile-')), 'p.cpuprofile');
+    await writeFile(file, JSON.stringify(PROFILE));
+    // Samples at 1 s … 10 s: [3, 6) holds the third to the fifth (send, main, recurse).
+    const s = await summarizeProfile(file, 10, { fromS: 3, toS: 6 });
+    expect(s.samples).toBe(3);
+    expect(s.idle).toBe(0);
+    expect(
+      new Map(s.self.map((r) => [r.name, r.share])).get('send node_modules/undici/lib/client.js:2'),
+    ).toBeCloseTo(1 / 3);
   });
 });
