@@ -2,7 +2,10 @@ import type { LogFn } from '@hookstream/contracts';
 import type { GroupMember, PartitionOffset } from '../group/group-member.ts';
 import type { Lane } from '../lanes/lane.ts';
 
-/** A ledger moved only by passed-over records (other types) is committed this rarely. */
+/**
+ * A ledger moved only by passed-over records (other types) is committed this long after they were
+ * first seen, plus up to as much again, the same share for all of one member's partitions.
+ */
 const QUIET_COMMIT_MS = 10_000;
 
 export interface LedgerCommitterOptions {
@@ -21,6 +24,8 @@ export interface LedgerCommitterOptions {
 export class LedgerCommitter {
   readonly #options: LedgerCommitterOptions;
   #committing: Promise<void> | null = null;
+  /** Spreads a fleet's quiet commits: its members see the same records pass at the same time. */
+  readonly #quietMs = QUIET_COMMIT_MS * (1 + Math.random());
 
   constructor(options: LedgerCommitterOptions) {
     this.#options = options;
@@ -46,7 +51,7 @@ export class LedgerCommitter {
     const now = Date.now();
     const due: (PartitionOffset & { openSinceMs: number; done: () => void })[] = [];
     for (const lane of lanes()) {
-      const offset = lane.commitDue(now, final ? 0 : QUIET_COMMIT_MS);
+      const offset = lane.commitDue(now, final ? 0 : this.#quietMs);
       if (offset !== null)
         due.push({
           topic: lane.topic,

@@ -52,7 +52,8 @@ export class PartitionLedger {
   /** The next offset neither begun nor passed over. */
   #next: number;
   #committed: number;
-  #committedAtMs = Date.now();
+  /** When commitDue first saw passed-over records to commit (nothing settled); null: none since the last commit. */
+  #movedAtMs: number | null = null;
   #settledSinceCommit: boolean;
   readonly #rewind: LedgerRewind | null;
   /** The one mark every record of the rewound range shares. */
@@ -181,8 +182,12 @@ export class PartitionLedger {
   commitDue(nowMs: number, quietMs: number, seen?: number): number | null {
     const target = this.commitTarget(seen);
     if (target <= this.#committed) return null;
-    if (!this.#settledSinceCommit && nowMs - this.#committedAtMs < quietMs) return null;
-    return target;
+    if (this.#settledSinceCommit) return target;
+    // Passed-over records only: committed quietMs after they were first seen, not after the last
+    // commit. A fleet's idle subscribers all see the same records pass (another subscriber's
+    // type): counted from their last commit, long ago, every one of them would commit at once.
+    this.#movedAtMs ??= nowMs;
+    return nowMs - this.#movedAtMs < quietMs ? null : target;
   }
 
   /** The rewind a commit at `offset` carries forward; null once past its range (or none). */
@@ -190,10 +195,10 @@ export class PartitionLedger {
     return carriedRewind(this.#rewind, offset);
   }
 
-  /** The group committed `offset` (asked for at `atMs`). */
-  committed(offset: number, atMs: number): void {
+  /** The group committed `offset` (asked for at the time given, which the quiet period no longer counts from). */
+  committed(offset: number, _atMs: number): void {
     if (offset > this.#committed) this.#committed = offset;
-    this.#committedAtMs = atMs;
+    this.#movedAtMs = null;
     this.#settledSinceCommit = false;
   }
 

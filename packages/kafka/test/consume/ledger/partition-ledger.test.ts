@@ -125,8 +125,12 @@ describe('PartitionLedger', () => {
     expect(core.commitDue(now + 10_000, 10_000)).toBe(12);
     core.committed(12, now + 10_000);
     expect(core.commitDue(now + 60_000, 10_000)).toBeNull();
-    // What the lane saw beyond its own records (a tap's cursor) counts as passed over too.
-    expect(core.commitDue(now + 20_000, 10_000, 15)).toBe(15);
+    // What the lane saw beyond its own records (a tap's cursor) counts as passed over too. The
+    // quiet period counts from when the move was first seen, however long ago the last commit was:
+    // a fleet's idle ledgers that all see the same records pass do not all commit at once.
+    expect(core.commitDue(now + 200_000, 10_000, 15)).toBeNull();
+    expect(core.commitDue(now + 209_999, 10_000, 15)).toBeNull();
+    expect(core.commitDue(now + 210_000, 10_000, 15)).toBe(15);
   });
 
   it('starts past what the previous consumer settled and passes over what it settled beyond', async () => {
