@@ -21,6 +21,7 @@ import {
 import { fleetTargets } from './fleet-targets.ts';
 import { type JoinWait, waitUntilJoined } from './group-joins.ts';
 import { KafkaEventSink } from './kafka-event-sink.ts';
+import { type PodCgroup, podCgroup } from './pod-cgroup.ts';
 import { CpuMeter, residentMemory } from './proc-usage.ts';
 import type { TargetCheck } from './report-section.ts';
 import type { RunControl } from './run-control.ts';
@@ -43,6 +44,11 @@ export interface FleetBenchOptions extends RunControl {
   readonly loadSeconds: number;
   /** How long to wait for every group to join before measuring on regardless. */
   readonly joinTimeoutSeconds: number;
+  /**
+   * Run the fleet in a memory cgroup of this limit (MiB), as a pod's limit does (Node sizes its
+   * heap from it), where the machine allows one; absent: no limit.
+   */
+  readonly podMemoryMiB?: number | undefined;
 }
 
 export interface FleetBenchResult {
@@ -51,6 +57,8 @@ export interface FleetBenchResult {
   readonly subscribers: number;
   /** What told the subscribers' events apart: a type each, or a tenant each on one type. */
   readonly routing: BenchRouting;
+  /** The memory limit the fleet ran under (a cgroup); null: none (not asked, or not possible here). */
+  readonly podMemoryMiB: number | null;
   /** From the fleet process's spawn until every group was Stable with a member. */
   readonly join: JoinWait;
   readonly memory: {
@@ -81,6 +89,7 @@ export interface FleetBenchResult {
 /** The variable the fleet reads the subscribers' signing secret from (`"secret": {"env": …}`). */
 const SECRET_ENV = 'HOOKSTREAM_SECRET_BENCH_FLEET';
 type Measured = Omit<FleetBenchResult, 'cleanup' | 'targets'>;
+type MeasuredInProcess = Omit<Measured, 'podMemoryMiB'>;
 
 /**
  * One pusher fleet process (`hookstream push --all`) hosting `subscribers` subscribers of the
@@ -117,6 +126,7 @@ export async function runFleetBench(options: FleetBenchOptions): Promise<FleetBe
       await admin.connect();
       let sink: KafkaEventSink | null = null;
       let fleet: FleetChild | null = null;
+      let cgroup: PodCgroup | null = null;
       try {
         const each = options.routing === 'tenant' ? 'a tenant each, one event type' : 'an event type each';
         options.progress(
@@ -125,12 +135,24 @@ export async function runFleetBench(options: FleetBenchOptions): Promise<FleetBe
         await registerSubscribers(kafka, subscribers, { ...urls, secretEnv: SECRET_ENV });
         sink = await KafkaEventSink.open(kafka, options.connection.registry, topic);
         const run = { prefix, topic, admin, subscribers, receiver, doomed };
-        const started = startFleet(options, run.prefix, topic, secret);
+        if (options.podMemoryMiB !== undefined) {
+          cgroup = await podCgroup(`hookstream-${prefix}`, options.podMemoryMiB);
+          options.progress(
+            cgroup
+              ? `the fleet runs in a memory cgroup of ${options.podMemoryMiB} MiB, as in a pod of that limit`
+              : `no memory cgroup can be made here (needs root and a cgroup file system): the fleet runs without a limit`,
+          );
+        }
+        const started = startFleet(options, run.prefix, topic, secret, cgroup);
         fleet = started.fleet;
-        return await measure(options, run, fleet, started.since, sink);
+        return {
+          ...(await measure(options, run, fleet, started.since, sink)),
+          podMemoryMiB: cgroup?.limitMiB ?? null,
+        };
       } finally {
         await sink?.close().catch(() => undefined);
         if (fleet) cleanup.fleet = await stopFleet(fleet, admin, names, options, cleanupFailed);
+        await cgroup?.remove();
         options.progress('deleting the subscribers, their groups and topics, and the events topic');
         await deleteSubscribers(kafka, names, topic).catch((err: unknown) =>
           cleanupFailed(`deleting the registry records: ${message(err)}`),
@@ -159,17 +181,23 @@ function startFleet(
   prefix: string,
   topic: string,
   secret: string,
+  cgroup: PodCgroup | null,
 ): { fleet: FleetChild; since: number } {
   const args = ['push', '--all', '--match', `${prefix}-*`, '--topic', topic];
   options.progress(`starting one fleet process: hookstream ${args.join(' ')}`);
   const since = performance.now();
-  const fleet = FleetChild.spawn(options.hookstreamBin, args, {
-    ...process.env,
-    ...connectionEnv(options.connection),
-    [SECRET_ENV]: secret,
-    // Tracing is measured by `bench push --tracing`; here it would only add an exporter's noise.
-    OTEL_SDK_DISABLED: 'true',
-  });
+  const fleet = FleetChild.spawn(
+    options.hookstreamBin,
+    args,
+    {
+      ...process.env,
+      ...connectionEnv(options.connection),
+      [SECRET_ENV]: secret,
+      // Tracing is measured by `bench push --tracing`; here it would only add an exporter's noise.
+      OTEL_SDK_DISABLED: 'true',
+    },
+    cgroup,
+  );
   return { fleet, since };
 }
 
@@ -179,7 +207,7 @@ async function measure(
   fleet: FleetChild,
   since: number,
   sink: KafkaEventSink,
-): Promise<Measured> {
+): Promise<MeasuredInProcess> {
   const { progress, signal } = options;
   const join = await waitUntilJoined(
     run.admin,

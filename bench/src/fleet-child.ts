@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { childProfileFlags } from './bench-profiling.ts';
+import { inCgroup, type PodCgroup } from './pod-cgroup.ts';
 import { mib } from './proc-usage.ts';
 
 /** The V8 heap of the measured process, MiB. */
@@ -36,9 +37,19 @@ export class FleetChild {
   }
 
   /** `bin` is the hookstream command's script; `args` its command line (push --all …). */
-  static spawn(bin: string, args: readonly string[], env: NodeJS.ProcessEnv): FleetChild {
+  /** `cgroup`: started inside it, as in a pod of its memory limit. */
+  static spawn(
+    bin: string,
+    args: readonly string[],
+    env: NodeJS.ProcessEnv,
+    cgroup?: PodCgroup | null,
+  ): FleetChild {
     const probe = new URL('./heap-probe.ts', import.meta.url).href;
-    const child = spawn(process.execPath, [...childProfileFlags(), '--import', probe, bin, ...args], {
+    const nodeArgs = [...childProfileFlags(), '--import', probe, bin, ...args];
+    const [command, commandArgs] = cgroup
+      ? inCgroup(cgroup, process.execPath, nodeArgs)
+      : [process.execPath, nodeArgs];
+    const child = spawn(command, commandArgs, {
       env,
       stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
     });

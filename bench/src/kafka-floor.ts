@@ -5,6 +5,7 @@ import { createKafka, type KafkaAdmin } from '@hookstream/kafka';
 import { connectionEnv } from './child-env.ts';
 import { FleetChild } from './fleet-child.ts';
 import { waitUntilJoined } from './group-joins.ts';
+import { type PodCgroup, podCgroup } from './pod-cgroup.ts';
 import { residentMemory } from './proc-usage.ts';
 import type { RunControl } from './run-control.ts';
 
@@ -13,6 +14,8 @@ export interface KafkaFloorOptions extends RunControl {
   /** Consumers, each its own group: as many as the fleet's subscribers. */
   readonly consumers: number;
   readonly joinTimeoutSeconds: number;
+  /** A memory cgroup of this limit (MiB) around the consumers' process, as the fleet's. */
+  readonly podMemoryMiB?: number | undefined;
 }
 
 export interface KafkaFloorResult {
@@ -21,6 +24,8 @@ export interface KafkaFloorResult {
   readonly joinSeconds: number | null;
   /** RSS of the process once all joined, MiB. */
   readonly rssMiB: number;
+  /** The memory cgroup limit it ran under; null: none. */
+  readonly podMemoryMiB: number | null;
 }
 
 /** How long the consumers get to leave their groups on SIGTERM. */
@@ -42,18 +47,26 @@ export async function runKafkaFloor(options: KafkaFloorOptions): Promise<KafkaFl
   const admin = kafka.admin();
   await admin.connect();
   let child: FleetChild | null = null;
+  let cgroup: PodCgroup | null = null;
   try {
     await admin.ensureTopics([{ topic, partitions: 6, replicationFactor: 1 }]);
+    if (options.podMemoryMiB !== undefined)
+      cgroup = await podCgroup(`hookstream-${prefix}`, options.podMemoryMiB);
     options.progress(`floor: ${groups.length} plain kafkajs consumers in one process, a group each`);
     const since = performance.now();
-    child = FleetChild.spawn(new URL('./floor-process.ts', import.meta.url).pathname, [], {
-      ...process.env,
-      ...connectionEnv(options.connection),
-      BENCH_FLOOR_TOPIC: topic,
-      // The prefix and count, not the names: 5,000 of them would pass the limit of one variable.
-      BENCH_FLOOR_PREFIX: prefix,
-      BENCH_FLOOR_COUNT: String(groups.length),
-    });
+    child = FleetChild.spawn(
+      new URL('./floor-process.ts', import.meta.url).pathname,
+      [],
+      {
+        ...process.env,
+        ...connectionEnv(options.connection),
+        BENCH_FLOOR_TOPIC: topic,
+        // The prefix and count, not the names: 5,000 of them would pass the limit of one variable.
+        BENCH_FLOOR_PREFIX: prefix,
+        BENCH_FLOOR_COUNT: String(groups.length),
+      },
+      cgroup,
+    );
     const running = child;
     const join = await waitUntilJoined(admin, groups, {
       since,
@@ -66,9 +79,15 @@ export async function runKafkaFloor(options: KafkaFloorOptions): Promise<KafkaFl
     options.progress(
       `floor: ${join.joined}/${join.groups} joined after ${join.seconds ?? '—'} s, RSS ${rssMiB} MiB`,
     );
-    return { consumers: groups.length, joinSeconds: join.seconds, rssMiB };
+    return {
+      consumers: groups.length,
+      joinSeconds: join.seconds,
+      rssMiB,
+      podMemoryMiB: cgroup?.limitMiB ?? null,
+    };
   } finally {
     if (child !== null && (await child.stop(STOP_GRACE_MS)) === 'killed') await membersGone(admin, groups);
+    await cgroup?.remove();
     await admin
       .deleteGroups(groups)
       .catch((err: unknown) => options.progress(`floor cleanup: ${String(err)}`));

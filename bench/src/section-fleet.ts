@@ -4,6 +4,12 @@ import { hookstreamBin } from './hookstream-bin.ts';
 import { type KafkaFloorResult, runKafkaFloor } from './kafka-floor.ts';
 import { defineSection, type RunnableSection, ratio } from './report-section.ts';
 
+/**
+ * The fleet and its floor run in a memory cgroup of the chart's pusher pod limit where the machine
+ * allows: Node sizes its heap from it, so the figures are the pod's, not a 24 GiB machine's.
+ */
+const POD_MEMORY_MIB = 768;
+
 /** Issue 30's targets for one fleet process of 1,000 subscribers. */
 const TARGETS = {
   rssMiB: 400,
@@ -35,7 +41,9 @@ export function fleetSection(subscribers: number, signal?: AbortSignal): Runnabl
       'and the same once 10 of those point at an endpoint that died (connection refused). The floor, ' +
       'measured first in the same run: as many plain kafkajs consumers in one process with one client, ' +
       'each in a group of its own subscribed to an empty topic of 6 partitions, doing nothing, RSS once ' +
-      'all joined. Both delete their groups and topics afterwards.',
+      `all joined. Both run in a memory cgroup of ${POD_MEMORY_MIB} MiB, the chart's pusher pod limit, where the ` +
+      'machine allows one (Node then sizes its heap as in that pod; the details say whether it did). Both ' +
+      'delete their groups and topics afterwards.',
     async run(ctx) {
       const parsed = parseBenchFleetArgs([
         '--subscribers',
@@ -44,6 +52,8 @@ export function fleetSection(subscribers: number, signal?: AbortSignal): Runnabl
         String(ctx.scale.fleetIdleSeconds),
         '--load-seconds',
         String(ctx.scale.fleetLoadSeconds),
+        '--pod-memory',
+        String(POD_MEMORY_MIB),
       ]);
       if (parsed.kind !== 'run') throw new Error(parsed.kind === 'bad' ? parsed.error : 'no fleet settings');
       const { settings } = parsed;
@@ -53,6 +63,7 @@ export function fleetSection(subscribers: number, signal?: AbortSignal): Runnabl
         connection: ctx.connection,
         consumers: settings.subscribers,
         joinTimeoutSeconds: settings.joinTimeoutSeconds,
+        podMemoryMiB: settings.podMemoryMiB,
       });
       const fleet = await runFleetBench({
         ...control,
@@ -197,7 +208,8 @@ export function fleetSection(subscribers: number, signal?: AbortSignal): Runnabl
             ]),
       ],
     }),
-    details: ({ fleet }) =>
+    details: ({ fleet, floor }) =>
+      `Memory limit: the fleet ran ${limitOf(fleet.podMemoryMiB)}, the floor ${limitOf(floor.podMemoryMiB)}.\n\n` +
       `Issue 11's targets, as \`hookstream bench fleet\` checks them:\n\n| target | measured | result |\n| --- | --- | --- |\n` +
       fleet.targets
         .map((t) => `| ${t.target} | ${t.measured} | ${t.met ? 'met' : '**missed**'} |`)
@@ -206,4 +218,10 @@ export function fleetSection(subscribers: number, signal?: AbortSignal): Runnabl
       (fleet.cleanup.errors.length > 0 ? `; cleanup errors: ${fleet.cleanup.errors.join('; ')}` : '') +
       '.',
   });
+}
+
+function limitOf(mib: number | null): string {
+  return mib === null
+    ? 'without a memory limit (no cgroup could be made here)'
+    : `in a memory cgroup of ${mib} MiB`;
 }

@@ -36,6 +36,7 @@ export function formatFleetBench(r: FleetBenchResult): string {
         ? 'a tenant each (ce_tenant), one shared event type'
         : 'an event type each (ce_type)',
     ],
+    ['memory limit', r.podMemoryMiB === null ? 'none' : `a memory cgroup of ${r.podMemoryMiB} MiB`],
     [
       'groups joined',
       `${join.joined}/${join.groups}${join.seconds === null ? '' : ` after ${join.seconds} s`}` +

@@ -6,7 +6,7 @@ import { formatFleetBench } from './bench-fleet-output.ts';
 
 export const BENCH_FLEET_USAGE = `Usage: hookstream bench fleet [--subscribers <n>] [--active <n>] [--dead <n>] [--rate <n>]
                              [--idle-seconds <s>] [--load-seconds <s>] [--join-timeout <s>]
-                             [--tenants] [--json]
+                             [--pod-memory <MiB>] [--tenants] [--json]
 
 One pusher fleet process (hookstream push --all) hosting --subscribers subscribers (default
 1000), registered in the catalog topic as \`subscribers apply\` writes them, each with an event
@@ -23,6 +23,9 @@ so the tenant routes them. Measures, against issue 11's targets:
      publish to arrival, p50/p99;
   4. the same load with --dead of them (default min(10, active − 1); 0 skips it) pointing at an
      endpoint that died (connection refused): the others' delivered rate before and after.
+--pod-memory runs the fleet in a memory cgroup of that many MiB, as a pod's limit does (Node
+sizes its heap from it; the chart's pusher pod has 768), where the machine lets the benchmark
+make one (root, a cgroup file system); elsewhere it says so and runs without.
 Then deletes its subscriber records, groups and topics, also when it fails or is interrupted.
 Progress goes to stderr; --json prints the result for scripts (its \`routing\` says which ran).
 Tracing is off in the fleet. Needs the stack (npx hookstream stack up); the broker's CPU is
@@ -38,6 +41,7 @@ const LIMITS = {
   'idle-seconds': [1, 3600],
   'load-seconds': [1, 600],
   'join-timeout': [10, 3600],
+  'pod-memory': [64, 65_536],
 } as const;
 /** Events per second in all, whatever the split into subscribers × rate. */
 const MAX_TOTAL_RATE = 10_000;
@@ -95,6 +99,7 @@ export function parseBenchFleetArgs(args: readonly string[]): ParsedBenchFleet {
         idleSeconds: read('idle-seconds', 60),
         loadSeconds: read('load-seconds', 30),
         joinTimeoutSeconds: read('join-timeout', 300),
+        ...(values['pod-memory'] === undefined ? {} : { podMemoryMiB: read('pod-memory', 768) }),
       },
     };
   } catch (err) {
