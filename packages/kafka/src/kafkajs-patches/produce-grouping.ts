@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { preloadModule } from './preload-module.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -49,13 +50,9 @@ export function kafkajsGroupingPath(): string {
  * first. False when `sendMessages` had loaded already (sends stay correct, only slower).
  */
 export function preloadProduceGrouping(): boolean {
-  const path = kafkajsGroupingPath();
-  const sendLoaded = require.cache[require.resolve('kafkajs/src/producer/sendMessages.js')] !== undefined;
-  if (require.cache[path] === undefined) require(path);
-  const grouping = require.cache[path];
-  if (grouping === undefined) return false;
-  if (grouping.exports === groupMessagesPerPartition) return true;
-  if (sendLoaded) return false;
-  grouping.exports = groupMessagesPerPartition;
-  return true;
+  return preloadModule(
+    kafkajsGroupingPath(),
+    [require.resolve('kafkajs/src/producer/sendMessages.js')],
+    groupMessagesPerPartition,
+  );
 }

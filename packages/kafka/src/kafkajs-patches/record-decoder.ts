@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { preloadModule } from './preload-module.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -158,13 +159,9 @@ export function kafkajsRecordDecoderPath(): string {
  * it; false when the batch decoder had loaded already (records then decode correctly, only slower).
  */
 export function preloadRecordDecoder(): boolean {
-  const recordPath = kafkajsRecordDecoderPath();
-  const batchLoaded = require.cache[require.resolve(`${KAFKAJS}/v0/decoder.js`)] !== undefined;
-  if (require.cache[recordPath] === undefined) require(recordPath);
-  const record = require.cache[recordPath];
-  if (record === undefined) return false;
-  if (record.exports === decodeRecord) return true;
-  if (batchLoaded) return false;
-  record.exports = decodeRecord;
-  return true;
+  return preloadModule(
+    kafkajsRecordDecoderPath(),
+    [require.resolve(`${KAFKAJS}/v0/decoder.js`)],
+    decodeRecord,
+  );
 }

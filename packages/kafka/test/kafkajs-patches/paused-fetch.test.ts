@@ -60,8 +60,8 @@ describe('patchKafkajsPausedFetch', () => {
     for (const end of ['resume', 'seek', 'stop'] as const) {
       const { group, state } = member(true);
       await group.fetchOnce();
+      // The patched fetch enters its wait synchronously: the member is waiting once this returns.
       const waiting = group.fetchOnce();
-      await new Promise((resolve) => setTimeout(resolve, 20));
       if (end === 'resume') ConsumerGroup.prototype.resume.call(group, [{ topic: 't', partitions: [0] }]);
       else if (end === 'seek')
         ConsumerGroup.prototype.seek.call(group, { topic: 't', partition: 0, offset: '3' });

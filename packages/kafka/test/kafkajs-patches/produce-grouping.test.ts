@@ -6,21 +6,13 @@ import {
   groupMessagesPerPartition,
   kafkajsGroupingPath,
 } from '../../src/kafkajs-patches/produce-grouping.ts';
+import { kafkajsOriginal } from './kafkajs-original.ts';
 
 const require = createRequire(import.meta.url);
 type Group = typeof groupMessagesPerPartition<{ key: string }>;
 
 /** kafkajs's own grouping, loaded afresh whatever the module cache holds. */
-function kafkajsGrouping(): Group {
-  const path = kafkajsGroupingPath();
-  const cached = require.cache[path];
-  delete require.cache[path];
-  try {
-    return require(path) as Group;
-  } finally {
-    if (cached) require.cache[path] = cached;
-  }
-}
+const kafkajsGrouping = (): Group => kafkajsOriginal<Group>(kafkajsGroupingPath());
 
 /** A deterministic partitioner that records its calls, so the call order can be compared too. */
 function recording(partitions: number): {

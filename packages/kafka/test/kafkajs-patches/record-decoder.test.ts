@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { decodeRecord, kafkajsRecordDecoderPath } from '../../src/kafkajs-patches/record-decoder.ts';
+import { kafkajsOriginal } from './kafkajs-original.ts';
 
 const require = createRequire(import.meta.url);
 const KAFKAJS_RECORD_DECODER = kafkajsRecordDecoderPath();
@@ -8,15 +9,7 @@ type Decode = typeof decodeRecord;
 type HeaderInput = Record<string, string | Buffer | (string | Buffer)[]>;
 
 /** kafkajs's own record decoder, loaded afresh whatever the module cache holds. */
-function kafkajsDecoder(): Decode {
-  const cached = require.cache[KAFKAJS_RECORD_DECODER];
-  delete require.cache[KAFKAJS_RECORD_DECODER];
-  try {
-    return require(KAFKAJS_RECORD_DECODER) as Decode;
-  } finally {
-    if (cached) require.cache[KAFKAJS_RECORD_DECODER] = cached;
-  }
-}
+const kafkajsDecoder = (): Decode => kafkajsOriginal<Decode>(KAFKAJS_RECORD_DECODER);
 
 const Decoder = require('kafkajs/src/protocol/decoder.js') as new (buffer: Buffer) => unknown;
 const encodeRecord = require('kafkajs/src/protocol/recordBatch/record/v0/index.js') as (r: {

@@ -258,8 +258,8 @@ export class EventsLane implements TapRider, Lane {
     return this.#ledger.settled(this.#seen());
   }
 
-  committed(offset: number, atMs: number): void {
-    this.#ledger.committed(offset, atMs);
+  committed(offset: number): void {
+    this.#ledger.committed(offset);
   }
 
   rewindAt(offset: number): LedgerRewind | null {

@@ -15,8 +15,8 @@ export interface Lane {
    * the subscriber does not want).
    */
   commitDue(nowMs: number, quietMs: number): number | null;
-  /** The group committed `offset` (asked for at `atMs`). */
-  committed(offset: number, atMs: number): void;
+  /** The group committed `offset`. */
+  committed(offset: number): void;
   /** The rewind a commit at `offset` carries forward (see carriedRewind); null when none. */
   rewindAt(offset: number): LedgerRewind | null;
   /** What this lane settled, for the group's next consumer in this process. */

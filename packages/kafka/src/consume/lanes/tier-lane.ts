@@ -114,8 +114,8 @@ export class TierLane implements Lane {
     return this.#ledger.settled();
   }
 
-  committed(offset: number, atMs: number): void {
-    this.#ledger.committed(offset, atMs);
+  committed(offset: number): void {
+    this.#ledger.committed(offset);
   }
 
   rewindAt(offset: number): LedgerRewind | null {

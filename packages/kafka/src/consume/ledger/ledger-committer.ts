@@ -61,7 +61,7 @@ export class LedgerCommitter {
           openSinceMs: Math.min(now, lane.oldestBegunAt() ?? now),
           // Still in a rewound range: the commit keeps its mark for whoever joins next.
           rewind: lane.rewindAt(offset),
-          done: () => lane.committed(offset, now),
+          done: () => lane.committed(offset),
         });
     }
     if (due.length === 0) return Promise.resolve();

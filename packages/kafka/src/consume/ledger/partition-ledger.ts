@@ -195,8 +195,8 @@ export class PartitionLedger {
     return carriedRewind(this.#rewind, offset);
   }
 
-  /** The group committed `offset` (asked for at the time given, which the quiet period no longer counts from). */
-  committed(offset: number, _atMs: number): void {
+  /** The group committed `offset`. */
+  committed(offset: number): void {
     if (offset > this.#committed) this.#committed = offset;
     this.#movedAtMs = null;
     this.#settledSinceCommit = false;

@@ -116,7 +116,7 @@ describe('EventsLane', () => {
     feeds.receive(0, 10, [record(10, 'student.enrolled'), record(11, 'student.enrolled')]);
     expect(lane.commitDue(now, 10_000)).toBe(null);
     expect(lane.commitDue(now + 10_000, 10_000)).toBe(12);
-    lane.committed(12, now + 10_000);
+    lane.committed(12);
     expect(lane.commitDue(now + 60_000, 10_000)).toBe(null);
   });
 

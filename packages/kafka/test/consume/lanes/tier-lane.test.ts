@@ -101,7 +101,7 @@ describe('TierLane', () => {
     await vi.advanceTimersByTimeAsync(1000);
     await deliveries.end(5);
     expect(lane.commitDue(Date.now())).toBe(7);
-    lane.committed(7, Date.now());
+    lane.committed(7);
     expect(lane.commitDue(Date.now())).toBe(null);
     // Records taken before (a refetch) are passed, not begun again.
     expect(lane.offer(record(6, null))).toBe('taken');

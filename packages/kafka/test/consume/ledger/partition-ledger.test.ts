@@ -123,7 +123,7 @@ describe('PartitionLedger', () => {
     core.skipTo(12);
     expect(core.commitDue(now, 10_000)).toBeNull();
     expect(core.commitDue(now + 10_000, 10_000)).toBe(12);
-    core.committed(12, now + 10_000);
+    core.committed(12);
     expect(core.commitDue(now + 60_000, 10_000)).toBeNull();
     // What the lane saw beyond its own records (a tap's cursor) counts as passed over too. The
     // quiet period counts from when the move was first seen, however long ago the last commit was:
