@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.ts';
 import { post, TOKENS } from '../support/ingress.ts';
 import { uniqueName } from '../support/names.ts';
+import { freePort } from '../support/ports.ts';
 import { endpoints } from '../support/stack.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -17,14 +17,6 @@ const env: NodeJS.ProcessEnv = {
 };
 delete env.INGRESS_TOKENS_FILE;
 delete env.INGRESS_DEMO;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  const address = server.address();
-  await new Promise<void>((ok) => server.close(() => ok()));
-  return typeof address === 'object' && address ? address.port : 0;
-}
 
 describe('hookstream ingress', () => {
   it('refuses to start without tokens, naming the setting', async () => {

@@ -17,6 +17,9 @@ describe('hookstream start --once', () => {
         String(port + 1),
         '--topic',
         uniqueName('start'),
+        // The catalog is the machine's: a running `npm start` has its own `sample` there.
+        '--subscriber',
+        uniqueName('start-sample'),
       ],
       process.env,
       150_000,

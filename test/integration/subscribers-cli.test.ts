@@ -13,7 +13,11 @@ import { endpoints } from '../support/stack.ts';
 
 const kafka = createKafka({ brokers: endpoints.brokers, clientId: 'test-subscribers-cli', quiet: true });
 const secretsKey = randomBytes(32).toString('base64');
-const env = { ...process.env, HOOKSTREAM_SECRETS_KEY: secretsKey, HOOKSTREAM_EVENTS_TOPIC: 'events' };
+const env = {
+  ...process.env,
+  HOOKSTREAM_SECRETS_KEY: secretsKey,
+  HOOKSTREAM_EVENTS_TOPIC: uniqueName('events'),
+};
 const managed = uniqueName('cat-m');
 const plain = uniqueName('cat-p');
 

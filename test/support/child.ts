@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
+import { trackChild } from './child-logs.ts';
 
 const BIN = resolve(import.meta.dirname, '../../services/cli/bin/hookstream.js');
 
@@ -16,6 +17,7 @@ export function spawnCli(
   child.stderr?.on('data', (c: Buffer) => {
     output += c.toString();
   });
+  trackChild(args, () => output);
   return Object.assign(child, { output: () => output });
 }
 

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
+import { trackChild } from './child-logs.ts';
 
 const BIN = resolve(import.meta.dirname, '../../services/cli/bin/hookstream.js');
 
@@ -18,6 +19,7 @@ export function runCli(
   return new Promise((done) => {
     execFile(process.execPath, [BIN, ...args], { env, timeout: timeoutMs }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
+      trackChild(args, () => `${stdout}${stderr}\n(exit ${code})\n`);
       done({ code, stdout, stderr });
     });
   });

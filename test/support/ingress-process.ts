@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
+import { trackChild } from './child-logs.ts';
 import { TOKENS } from './ingress.ts';
 import { freePort } from './ports.ts';
 import { endpoints } from './stack.ts';
@@ -48,6 +49,7 @@ export async function spawnIngressCli(
   child.stderr.on('data', (c) => {
     stderr += c;
   });
+  trackChild(['ingress', topic], () => `${stdout}${stderr}`);
   const exited = new Promise<number | null>((ok) => child.on('exit', (code) => ok(code)));
   const url = `http://127.0.0.1:${port}`;
   try {

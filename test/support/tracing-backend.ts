@@ -9,7 +9,7 @@ let ready: Promise<unknown> | undefined;
  * Resolves once the stack's Jaeger answers queries. The suite does not wait for Jaeger at the
  * start (test/global-setup.ts); a file that reads traces calls this in its beforeAll, with
  * TRACING_BACKEND_WAIT_MS as the hook's timeout, and runs last for importing this module
- * (test/jaeger-last-sequencer.ts). Fails at once if Jaeger is not running or its build failed.
+ * (test/waiters-last-sequencer.ts). Fails at once if Jaeger is not running or its build failed.
  */
 export function tracingBackend(): Promise<unknown> {
   const started = Date.now();

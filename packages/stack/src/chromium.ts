@@ -3,6 +3,7 @@ import type { StackConfig } from './config.ts';
 import { StackError } from './errors.ts';
 import { runInstallStep } from './install-step.ts';
 import type { Reporter } from './progress.ts';
+import { withToolLock } from './tool-lock.ts';
 import { whichCommand } from './tools.ts';
 
 /** Debian's package names its browser `chromium`; a distribution's build, not one a test tool downloads. */
@@ -15,6 +16,12 @@ const CANDIDATES = ['chromium', 'chromium-browser'] as const;
  * machine reaches Debian's packages, not a browser build site.
  */
 export async function ensureChromium(config: StackConfig, report: Reporter): Promise<string> {
+  const found = await findChromium();
+  if (found !== null) return found;
+  return withToolLock(config, 'chromium', report, () => installChromium(config, report));
+}
+
+async function installChromium(config: StackConfig, report: Reporter): Promise<string> {
   const found = await findChromium();
   if (found !== null) return found;
   const aptGet = await whichCommand('apt-get');

@@ -5,6 +5,7 @@ import { type StackConfig, VERSIONS } from './config.ts';
 import { StackError } from './errors.ts';
 import { runInstallStep } from './install-step.ts';
 import type { Reporter } from './progress.ts';
+import { withToolLock } from './tool-lock.ts';
 import { requireCommand } from './tools.ts';
 
 const TOOL_MODULE = join(import.meta.dirname, '../resources/helm-tool');
@@ -39,6 +40,11 @@ export async function helmKubeVersion(): Promise<{ major: string; minor: string 
  */
 export async function ensureHelm(config: StackConfig, report: Reporter): Promise<string> {
   const binary = helmBinaryPath(config);
+  if (existsSync(binary)) return binary;
+  return withToolLock(config, 'helm', report, () => buildHelm(config, report, binary));
+}
+
+async function buildHelm(config: StackConfig, report: Reporter, binary: string): Promise<string> {
   if (existsSync(binary)) return binary;
   const go = await requireCommand('go', 'Building helm');
   const build = join(config.cacheDir, 'build', `helm-${VERSIONS.helm}`);

@@ -7,6 +7,7 @@ import { type StackConfig, VERSIONS } from './config.ts';
 import { StackError } from './errors.ts';
 import type { Reporter } from './progress.ts';
 import { completePythonVenv, ensurePythonVenv, type PythonVenvSpec } from './python-venv.ts';
+import { withToolLock } from './tool-lock.ts';
 import { requireCommand } from './tools.ts';
 
 const run = promisify(execFile);
@@ -44,7 +45,14 @@ export interface KubernetesValidator {
  * dependencies into a venv in the cache; KEDA's CRDs from the KEDA Go module, checked against
  * its known checksum. The first run takes a few seconds; later runs only check a marker.
  */
-export async function ensureKubernetesValidator(
+export function ensureKubernetesValidator(
+  config: StackConfig,
+  report: Reporter,
+): Promise<KubernetesValidator> {
+  return withToolLock(config, 'k8s-schemas', report, () => prepareKubernetesValidator(config, report));
+}
+
+async function prepareKubernetesValidator(
   config: StackConfig,
   report: Reporter,
 ): Promise<KubernetesValidator> {

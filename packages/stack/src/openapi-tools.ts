@@ -5,6 +5,7 @@ import { type StackConfig, VERSIONS } from './config.ts';
 import { StackError } from './errors.ts';
 import type { Reporter } from './progress.ts';
 import { completePythonVenv, ensurePythonVenv } from './python-venv.ts';
+import { withToolLock } from './tool-lock.ts';
 
 const RESOURCES = join(import.meta.dirname, '../resources/openapi-tools');
 /** A run's output kept for its report: the end of it, where both tools sum up. */
@@ -51,7 +52,11 @@ export interface OpenApiTools {
  * openapi-spec-validator and Schemathesis from PyPI, pinned, in a venv in the cache: an
  * independent check of the management API's document and a fuzzer that holds the API to it.
  */
-export async function ensureOpenApiTools(config: StackConfig, report: Reporter): Promise<OpenApiTools> {
+export function ensureOpenApiTools(config: StackConfig, report: Reporter): Promise<OpenApiTools> {
+  return withToolLock(config, 'openapi-tools', report, () => prepareOpenApiTools(config, report));
+}
+
+async function prepareOpenApiTools(config: StackConfig, report: Reporter): Promise<OpenApiTools> {
   const spec = {
     component: 'openapi-tools',
     purpose: 'Checking the management API against its OpenAPI document',

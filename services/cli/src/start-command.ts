@@ -3,6 +3,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
+import { SubscriberName } from '@hookstream/contracts';
 import {
   type ComponentReport,
   joinStack,
@@ -17,6 +18,7 @@ import { renderReports } from './stack-command.ts';
 import { subscribersCommand } from './subscribers-command.ts';
 
 export const START_USAGE = `Usage: hookstream start [--once] [--ingress-port <n>] [--receiver-port <n>] [--topic <name>]
+                       [--subscriber <name>]
 
 Runs the whole pipeline locally: the stack (Kafka, registry, Jaeger, Redis; joined if another
 checkout runs it), an ingress, the sample receiver, and a pusher fleet (hookstream push --all)
@@ -24,7 +26,10 @@ running the sample subscriber (examples/subscribers/sample.json, registered with
 subscribers apply), then publishes one event of each type through the ingress and shows them
 arrive at the receiver. The pipeline does not wait for Jaeger (its first build takes minutes):
 spans wait in each process until it answers, and a line says when tracing joins.
-Runs until Ctrl-C; --once stops everything (but the stack) after the sample events arrived.`;
+Runs until Ctrl-C; --once stops everything (but the stack) after the sample events arrived.
+--subscriber names the sample subscriber in the machine's one catalog (default sample): a second
+pipeline beside a running one, on a --topic of its own, needs a name of its own too, or the two
+would share one subscriber and its group.`;
 
 const EXAMPLE = resolve(import.meta.dirname, '../../../examples/subscribers/sample.json');
 
@@ -58,12 +63,20 @@ export async function startCommand(argv: readonly string[]): Promise<number> {
       'ingress-port': { type: 'string', default: '8080' },
       'receiver-port': { type: 'string', default: '8090' },
       topic: { type: 'string', default: 'events' },
+      subscriber: { type: 'string', default: 'sample' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
   if (values.help) {
     process.stdout.write(`${START_USAGE}\n`);
     return 0;
+  }
+  const name = SubscriberName.safeParse(values.subscriber);
+  if (!name.success) {
+    process.stderr.write(
+      `hookstream start: --subscriber: ${name.error.issues[0]?.message ?? 'not a subscriber name'}\n`,
+    );
+    return 2;
   }
   const config = loadStackConfig({ HOOKSTREAM_REDIS: 'on', ...process.env });
   const started = Date.now();
@@ -81,6 +94,7 @@ interface StartFlags {
   readonly 'ingress-port': string;
   readonly 'receiver-port': string;
   readonly topic: string;
+  readonly subscriber: string;
 }
 
 async function runPipeline(
@@ -100,7 +114,11 @@ async function runPipeline(
   const logs = join(config.workDir, 'logs');
   await mkdir(demoDir, { recursive: true });
   // The committed example, pointed at this run's receiver.
-  const definition = { ...JSON.parse(await readFile(EXAMPLE, 'utf8')), url: `${receiverUrl}/` };
+  const definition = {
+    ...JSON.parse(await readFile(EXAMPLE, 'utf8')),
+    name: values.subscriber,
+    url: `${receiverUrl}/`,
+  };
   const definitionFile = join(demoDir, 'sample-subscriber.json');
   await writeFile(definitionFile, `${JSON.stringify(definition, null, 2)}\n`);
 
