@@ -1,5 +1,8 @@
 import { cpus, totalmem } from 'node:os';
-import type { BenchContext, BenchScale, Figure, RunnableSection, SectionOutcome } from './report-section.ts';
+import type { BenchReport, BenchScale, Figure, SectionOutcome } from './report-schema.ts';
+import type { BenchContext, RunnableSection } from './report-section.ts';
+
+export type { BenchReport } from './report-schema.ts';
 
 export const FULL_SCALE: BenchScale = {
   ingressEvents: 20_000,
@@ -7,6 +10,7 @@ export const FULL_SCALE: BenchScale = {
   pushRounds: 3,
   tracingEvents: 5000,
   tracingRounds: 4,
+  warmUpDrains: 1,
   e2eEvents: 20_000,
   halfLoadSeconds: 10,
   perfRecords: 200_000,
@@ -27,13 +31,14 @@ export const FULL_SCALE: BenchScale = {
   fleetLoadSeconds: 30,
 };
 
-/** Seconds, not minutes: proves every section runs (the integration test uses it). */
+/** Seconds, not minutes: every section on a tiny load (figures mean nothing). */
 export const QUICK_SCALE: BenchScale = {
   ingressEvents: 200,
   pushEvents: 200,
   pushRounds: 1,
   tracingEvents: 100,
   tracingRounds: 1,
+  warmUpDrains: 1,
   e2eEvents: 300,
   halfLoadSeconds: 1,
   perfRecords: 2000,
@@ -54,9 +59,38 @@ export const QUICK_SCALE: BenchScale = {
   fleetLoadSeconds: 5,
 };
 
+/**
+ * Smaller still than --quick: the least that runs every part of every section (each drain, each
+ * phase), for the smoke test that checks the report's shape within a minute on two cores.
+ */
+export const SMOKE_SCALE: BenchScale = {
+  ...QUICK_SCALE,
+  ingressEvents: 50,
+  pushEvents: 50,
+  tracingEvents: 20,
+  // Each drain is a new group joining: the warm-ups would double the push and batch sections.
+  warmUpDrains: 0,
+  e2eEvents: 50,
+  perfRecords: 200,
+  limiterRate: 20,
+  limiterEvents: 10,
+  retryRecords: 5,
+  retryTiersMs: [100, 200],
+  runDeadlineMs: 2000,
+  apiSubscribers: 3,
+  apiRequests: 2,
+  apiWrites: 1,
+  batchEvents: 50,
+  pullEvents: 100,
+  fleetIdleSeconds: 1,
+  fleetLoadSeconds: 1,
+};
+
+export type BenchSize = 'full' | 'quick' | 'smoke';
+
 /** `events` per run for the ingress, push and end-to-end loads; the rest keeps its proportions. */
-export function scaleFor(quick: boolean, events?: number): BenchScale {
-  const base = quick ? QUICK_SCALE : FULL_SCALE;
+export function scaleFor(size: BenchSize, events?: number): BenchScale {
+  const base = size === 'smoke' ? SMOKE_SCALE : size === 'quick' ? QUICK_SCALE : FULL_SCALE;
   if (events === undefined) return base;
   return {
     ...base,
@@ -66,20 +100,6 @@ export function scaleFor(quick: boolean, events?: number): BenchScale {
     e2eEvents: events,
     perfRecords: events * 10,
   };
-}
-
-export interface BenchReport {
-  readonly startedAt: string;
-  readonly seconds: number;
-  readonly machine: {
-    readonly cpus: number;
-    readonly cpuModel: string;
-    readonly memoryGiB: number;
-    readonly node: string;
-    readonly platform: string;
-  };
-  readonly scale: BenchScale;
-  readonly sections: readonly SectionOutcome[];
 }
 
 /** Runs the sections in order; each sees the figures of those before it (its baselines). */

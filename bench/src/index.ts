@@ -1,7 +1,6 @@
 export type { ArrivalGaps } from './arrival-gaps.ts';
 export { arrivalGaps } from './arrival-gaps.ts';
-export type { BenchReport } from './bench-report.ts';
-export { FULL_SCALE, QUICK_SCALE, runBenchReport, scaleFor } from './bench-report.ts';
+export { FULL_SCALE, QUICK_SCALE, runBenchReport, SMOKE_SCALE, scaleFor } from './bench-report.ts';
 export { BENCH_API_USAGE } from './cli/bench-api.ts';
 export {
   BENCH_USAGE,
@@ -47,17 +46,18 @@ export { runReconcileBench } from './reconcile-bench.ts';
 export { renderChartSvg } from './report-chart.ts';
 export { formatNumber, renderMarkdown } from './report-markdown.ts';
 export { PNG_SIGNATURE, svgToPng } from './report-png.ts';
-export type {
+export {
   Baseline,
-  BenchContext,
+  BenchReport,
   BenchScale,
-  BenchSection,
   ChartContribution,
+  FIGURE_UNITS,
   Figure,
-  RunnableSection,
+  FigureUnit,
   SectionOutcome,
   TargetCheck,
-} from './report-section.ts';
+} from './report-schema.ts';
+export type { BenchContext, BenchSection, RunnableSection } from './report-section.ts';
 export { defineSection, ratio } from './report-section.ts';
 export type { RetryLatenessOptions, RetryLatenessResult, TierLateness } from './retry-lateness-bench.ts';
 export { benchRetryLateness } from './retry-lateness-bench.ts';

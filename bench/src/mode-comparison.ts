@@ -25,13 +25,15 @@ export interface ModeComparison<M extends string> {
 
 /**
  * Drains the backlog `rounds` times in each mode, the order swapped every round (a b, b a, …)
- * so drift in the machine's load falls on both alike, after one uncounted drain of each.
+ * so drift in the machine's load falls on both alike, after one uncounted drain of each (none
+ * when `warmUp` is false: the smoke scale, where only that every drain runs matters).
  */
 export async function compareModes<M extends string>(
   [baseline, compared]: readonly [M, M],
   drain: (mode: M) => Promise<DrainMeasure>,
   rounds: number,
   progress: (line: string) => void,
+  warmUp = true,
 ): Promise<ModeComparison<M>> {
   const run = async (mode: M): Promise<ModeRun<M>> => {
     progress(`drain: ${mode}`);
@@ -42,8 +44,10 @@ export async function compareModes<M extends string>(
       cpuMicrosPerDelivery: Math.round(m.cpuMicros / m.deliveries),
     };
   };
-  await run(baseline);
-  await run(compared);
+  if (warmUp) {
+    await run(baseline);
+    await run(compared);
+  }
   const all: ModeRun<M>[] = [];
   for (let i = 0; i < rounds; i++) {
     const pair = i % 2 === 0 ? [baseline, compared] : [compared, baseline];

@@ -50,6 +50,8 @@ export interface BenchOptions {
   readonly endpointDelayMs?: number;
   /** Counted rounds of the plain loop and the pusher each, after one warm-up of each; 3 when unset. */
   readonly rounds?: number;
+  /** false: no uncounted warm-up drains before any comparison (the smoke scale); true when unset. */
+  readonly warmUp?: boolean;
 }
 
 /** The pusher's rate is compared with a plain undici loop's, their runs interleaved. */
@@ -120,6 +122,7 @@ export async function benchPush(
           : rawUndici(url, options.events, options.concurrency),
       options.rounds ?? PUSH_ROUNDS,
       progress,
+      options.warmUp,
     );
     const tracing = options.tracing ? await tracingComparison(options, topic, url, progress) : undefined;
     const ordering =
@@ -130,6 +133,7 @@ export async function benchPush(
             (ordering) => drainWithPusher(options, topic, url, undefined, { ordering }),
             options.orderingRounds,
             progress,
+            options.warmUp,
           );
     const maxEvents = options.batchEvents ?? 100;
     const batch =
@@ -151,6 +155,7 @@ export async function benchPush(
                 ),
               options.batchRounds,
               progress,
+              options.warmUp,
             )),
           };
     return {
@@ -261,7 +266,7 @@ async function tracingComparison(
     await produceBacklog({ ...options, events }, topic);
   }
   const drain: Drain = (flush) => drainWithPusher({ ...options, events }, topic, url, flush);
-  return compareTracing(drain, events, options.tracingRounds ?? TRACING_ROUNDS, progress);
+  return compareTracing(drain, events, options.tracingRounds ?? TRACING_ROUNDS, progress, options.warmUp);
 }
 
 /**
@@ -306,6 +311,9 @@ export async function drainWithPusher(
     },
   );
   try {
+    // A backlog of a few events can be all delivered while start() returns, leaving nothing to
+    // divide by after it: then the figure is of the whole drain, the group's join included.
+    const whole = cpuWindow();
     await pusher.start();
     const profiled = await startWindowProfile(`push-drain${flush ? '-traced' : ''}`);
     const window = cpuWindow();
@@ -313,7 +321,9 @@ export async function drainWithPusher(
     while (pusher.counts.acknowledged < options.events) await sleep(5);
     await flush?.();
     const { seconds, cpuMicros } = window.end();
+    const all = whole.end();
     await profiled();
+    if (before >= options.events) return { deliveries: options.events, ...all };
     return { deliveries: options.events - before, seconds, cpuMicros };
   } finally {
     await pusher.stop();

@@ -37,7 +37,7 @@ export function renderMarkdown(report: BenchReport, chartFile: string, command: 
       'figures are of one run, and vary from run to run.',
     '',
     `Loads: ${Object.entries(report.scale)
-      .map(([k, v]) => `${k} ${formatNumber(v)}`)
+      .map(([k, v]) => `${k} ${typeof v === 'number' ? formatNumber(v) : v.map(formatNumber).join(',')}`)
       .join(', ')}.`,
     '',
     '## Targets',

@@ -36,6 +36,7 @@ export const batchSection = defineSection<BatchRun[]>({
           endpointDelayMs,
           // Its pusher/plain-loop figure is the push section's, not this one's: one round is enough.
           rounds: 1,
+          warmUp: ctx.scale.warmUpDrains > 0,
         },
         ctx.progress,
       );

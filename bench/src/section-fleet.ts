@@ -2,7 +2,7 @@ import { parseBenchFleetArgs } from './cli/bench-fleet.ts';
 import { type FleetBenchResult, runFleetBench } from './fleet-bench.ts';
 import { hookstreamBin } from './hookstream-bin.ts';
 import { type KafkaFloorResult, runKafkaFloor } from './kafka-floor.ts';
-import { defineSection, type RunnableSection, ratio } from './report-section.ts';
+import { defineSection, type Figure, type RunnableSection, ratio } from './report-section.ts';
 
 /**
  * The fleet and its floor run in a memory cgroup of the chart's pusher pod limit where the machine
@@ -73,7 +73,7 @@ export function fleetSection(subscribers: number, signal?: AbortSignal): Runnabl
       });
       return { floor, fleet };
     },
-    figures: ({ floor, fleet }) => {
+    figures: ({ floor, fleet }): Figure[] => {
       const n = fleet.subscribers.toLocaleString('en-US');
       const floorLabel = `floor: ${floor.consumers.toLocaleString('en-US')} plain kafkajs consumers`;
       return [
@@ -122,7 +122,7 @@ export function fleetSection(subscribers: number, signal?: AbortSignal): Runnabl
         },
         ...(fleet.dead === null
           ? []
-          : [
+          : ([
               {
                 id: 'fleet.dead.p99',
                 label: `fleet e2e p99 of the healthy, ${fleet.deadEndpoints} endpoints dead`,
@@ -139,7 +139,7 @@ export function fleetSection(subscribers: number, signal?: AbortSignal): Runnabl
                 unit: 'deliveries/s',
                 baselines: [{ label: 'the same, every endpoint up', value: fleet.load.healthy.perSecond }],
               },
-            ]),
+            ] satisfies Figure[])),
       ];
     },
     targets: ({ floor, fleet }) => {

@@ -1,7 +1,7 @@
 import { baselinesFrom } from './baselines.ts';
 import { formatIngressBench } from './format.ts';
 import { type IngressBenchResult, runIngressBench } from './ingress-bench.ts';
-import { defineSection, ratio } from './report-section.ts';
+import { defineSection, type Figure, ratio } from './report-section.ts';
 import type { BenchRow } from './stats.ts';
 
 const best = (rows: readonly BenchRow[]): BenchRow | undefined =>
@@ -39,7 +39,7 @@ export const ingressSection = defineSection<IngressBenchResult>({
       label: `bare node:http server (parse, 202), concurrency ${result.bareHttp.concurrency}`,
       value: result.bareHttp.eventsPerSecond,
     };
-    const figures = [];
+    const figures: Figure[] = [];
     for (const [kind, rows] of [
       ['single', result.rows.filter((r) => r.eventsPerCall === 1)],
       ['batch', result.rows.filter((r) => r.eventsPerCall > 1)],

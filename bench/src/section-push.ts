@@ -1,6 +1,6 @@
 import { baselinesFrom } from './baselines.ts';
 import { type BenchResult, benchPush } from './push-bench.ts';
-import { defineSection } from './report-section.ts';
+import { defineSection, type Figure } from './report-section.ts';
 import { tracingRunsMarkdown } from './tracing-cost.ts';
 
 const CONCURRENCY = 64;
@@ -34,10 +34,11 @@ export const pushSection = defineSection<BenchResult>({
         tracingEvents: ctx.scale.tracingEvents,
         tracingRounds: ctx.scale.tracingRounds,
         rounds: ctx.scale.pushRounds,
+        warmUp: ctx.scale.warmUpDrains > 0,
       },
       ctx.progress,
     ),
-  figures: (result, ctx) => [
+  figures: (result, ctx): Figure[] => [
     {
       id: 'push.rate',
       label: `pusher, concurrency ${result.concurrency}, ${result.partitions} partitions`,
@@ -49,7 +50,7 @@ export const pushSection = defineSection<BenchResult>({
       ],
     },
     ...(result.tracing
-      ? [
+      ? ([
           {
             id: 'push.tracing.cpu',
             label: `pusher CPU per delivery, tracing on (100 % sampled), median of ${result.tracing.runs} runs`,
@@ -59,7 +60,7 @@ export const pushSection = defineSection<BenchResult>({
               { label: 'the same, tracing off (interleaved runs)', value: result.tracing.offCpuMicros },
             ],
           },
-        ]
+        ] satisfies Figure[])
       : []),
   ],
   targets: (result) => [

@@ -67,6 +67,7 @@ export async function compareTracing(
   events: number,
   rounds: number,
   progress: (line: string) => void,
+  warmUpDrains = true,
 ): Promise<TracingComparison> {
   const all: TracingRun[] = [];
   const warmUp: TracingRun[] = [];
@@ -77,10 +78,12 @@ export async function compareTracing(
     // first drains after a switch between modes re-optimize the code both share (its call
     // sites see the other mode's span objects): measured, the first counted pair was the dearest
     // of every run. One drain of each mode first, not counted, leaves that out of both.
-    progress('pusher with tracing (100 % sampling), warm-up (not counted)');
-    warmUp.push(await tracedRun(drain));
-    progress('pusher without tracing, warm-up (not counted)');
-    warmUp.push(toRun(false, await drain()));
+    if (warmUpDrains) {
+      progress('pusher with tracing (100 % sampling), warm-up (not counted)');
+      warmUp.push(await tracedRun(drain));
+      progress('pusher without tracing, warm-up (not counted)');
+      warmUp.push(toRun(false, await drain()));
+    }
     for (let round = 0; round < rounds; round++) {
       const order = round % 2 === 0 ? [true, false] : [false, true];
       for (const traced of order) {

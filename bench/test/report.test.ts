@@ -1,9 +1,10 @@
 import { plaintextConnection } from '@hookstream/contracts';
 import { describe, expect, it } from 'vitest';
-import { FULL_SCALE, QUICK_SCALE, runBenchReport, scaleFor } from '../src/bench-report.ts';
+import { FULL_SCALE, QUICK_SCALE, runBenchReport, SMOKE_SCALE, scaleFor } from '../src/bench-report.ts';
 import { renderChartSvg } from '../src/report-chart.ts';
 import { renderMarkdown } from '../src/report-markdown.ts';
 import { PNG_SIGNATURE, svgToPng } from '../src/report-png.ts';
+import { BenchReport, BenchScale } from '../src/report-schema.ts';
 import { defineSection } from '../src/report-section.ts';
 
 const ctx = {
@@ -104,10 +105,39 @@ describe('the benchmark report', () => {
     expect(png.length).toBeGreaterThan(10_000);
   });
 
-  it('shrinks the loads for --quick and --events', () => {
-    expect(scaleFor(false)).toBe(FULL_SCALE);
-    expect(scaleFor(true)).toBe(QUICK_SCALE);
-    expect(scaleFor(false, 500)).toMatchObject({
+  it('prints a report --json that parses back as its schema; a figure that is not a finite number fails it', async () => {
+    const report = await runBenchReport([baseline, broken, ours], ctx);
+    const json: unknown = JSON.parse(JSON.stringify(report));
+    expect(BenchReport.parse(json)).toEqual(json);
+    const bad = (value: number, unit = 'events/s') => ({
+      ...report,
+      sections: [
+        { ...report.sections[0], figures: [{ id: 'base.rate', label: 'x', value, unit, baselines: [] }] },
+      ],
+    });
+    for (const value of [Number.NaN, Number.POSITIVE_INFINITY])
+      expect(BenchReport.safeParse(bad(value)).success).toBe(false);
+    // JSON turns NaN into null: that fails too.
+    expect(BenchReport.safeParse(JSON.parse(JSON.stringify(bad(Number.NaN)))).success).toBe(false);
+    expect(BenchReport.safeParse(bad(1, 'events per second')).success).toBe(false);
+    expect(BenchReport.safeParse(bad(1)).success).toBe(true);
+  });
+
+  it('keeps every smoke load within the quick one, and skips only the warm-up drains', () => {
+    expect(BenchScale.parse(SMOKE_SCALE)).toEqual(SMOKE_SCALE);
+    for (const [key, value] of Object.entries(SMOKE_SCALE)) {
+      const quick = QUICK_SCALE[key as keyof typeof QUICK_SCALE];
+      if (typeof value === 'number') expect(value, key).toBeLessThanOrEqual(Number(quick));
+      else expect(value.length, key).toBeLessThanOrEqual(Array.isArray(quick) ? quick.length : 0);
+    }
+    expect([FULL_SCALE.warmUpDrains, QUICK_SCALE.warmUpDrains, SMOKE_SCALE.warmUpDrains]).toEqual([1, 1, 0]);
+  });
+
+  it('shrinks the loads for --quick, --smoke and --events', () => {
+    expect(scaleFor('full')).toBe(FULL_SCALE);
+    expect(scaleFor('quick')).toBe(QUICK_SCALE);
+    expect(scaleFor('smoke')).toBe(SMOKE_SCALE);
+    expect(scaleFor('full', 500)).toMatchObject({
       ingressEvents: 500,
       pushEvents: 500,
       e2eEvents: 500,

@@ -11,8 +11,10 @@ import { benchConnection } from './bench-connection.ts';
 const RESULTS = resolve(import.meta.dirname, '../../results');
 /** As `bench fleet --subscribers` allows. */
 const MAX_FLEET = 5000;
+/** The fleet of --smoke unless --fleet-subscribers says otherwise: one idle, one healthy, one dead at least. */
+const SMOKE_FLEET = 3;
 
-export const BENCH_REPORT_USAGE = `Usage: hookstream bench [--quick] [--events <n>] [--only <ids>] [--fleet [--fleet-subscribers <n>]] [--out <dir>] [--json]
+export const BENCH_REPORT_USAGE = `Usage: hookstream bench [--quick | --smoke] [--events <n>] [--only <ids>] [--fleet [--fleet-subscribers <n>]] [--out <dir>] [--json]
 
 Runs every benchmark against the local stack and writes a Markdown report and a PNG chart to
 bench/results/ (bench-<time>.md/.png, copied to latest.md/.png): Kafka's own perf tests, the
@@ -25,11 +27,14 @@ benchmark, not a test.
 
 Options:
   --quick         tiny loads (seconds): checks that every part runs, figures mean nothing
+  --smoke         the smallest loads, every section and the fleet (${SMOKE_FLEET} subscribers unless
+                  --fleet-subscribers): the report's shape in about a minute, figures mean
+                  nothing (the smoke test runs it); not with --quick or --events
   --events <n>    events per ingress, push and end-to-end run (default 20000)
-  --only <ids>    comma-separated sections: ${DEFAULT_SECTIONS.map((s) => s.id).join(', ')} (and fleet with --fleet)
+  --only <ids>    comma-separated sections: ${DEFAULT_SECTIONS.map((s) => s.id).join(', ')} (and fleet with --fleet or --smoke)
   --fleet         also the fleet section: one fleet process of --fleet-subscribers subscribers
                   beside the floor of as many plain kafkajs consumers (minutes at 1000)
-  --fleet-subscribers <n>  1..${MAX_FLEET} (default 1000)
+  --fleet-subscribers <n>  1..${MAX_FLEET} (default 1000; ${SMOKE_FLEET} with --smoke)
   --out <dir>     where to write (default bench/results of this repository)
   --json          also print the whole report, raw results included, on stdout`;
 
@@ -39,6 +44,7 @@ export async function benchReportCommand(args: readonly string[]): Promise<numbe
     args: [...args],
     options: {
       quick: { type: 'boolean', default: false },
+      smoke: { type: 'boolean', default: false },
       events: { type: 'string' },
       only: { type: 'string' },
       fleet: { type: 'boolean', default: false },
@@ -53,12 +59,14 @@ export async function benchReportCommand(args: readonly string[]): Promise<numbe
     return 0;
   }
   const events = values.events === undefined ? undefined : Number(values.events);
-  const fleetSubscribers = Number(values['fleet-subscribers'] ?? 1000);
+  // --smoke runs every section, so the fleet too, at a size that joins in seconds.
+  const fleet = values.fleet || values.smoke;
+  const fleetSubscribers = Number(values['fleet-subscribers'] ?? (values.smoke ? SMOKE_FLEET : 1000));
   // A Ctrl-C during the fleet section still deletes what it created: its waits end, its cleanup runs.
   const interrupt = new AbortController();
   const available = [
     ...DEFAULT_SECTIONS,
-    ...(values.fleet ? [fleetSection(fleetSubscribers, interrupt.signal)] : []),
+    ...(fleet ? [fleetSection(fleetSubscribers, interrupt.signal)] : []),
   ];
   const only = values.only?.split(',').map((s) => s.trim());
   const sections = available.filter((s) => only === undefined || only.includes(s.id));
@@ -66,7 +74,8 @@ export async function benchReportCommand(args: readonly string[]): Promise<numbe
   if (
     (events !== undefined && !(Number.isInteger(events) && events > 0 && events <= 1_000_000)) ||
     !(Number.isInteger(fleetSubscribers) && fleetSubscribers >= 1 && fleetSubscribers <= MAX_FLEET) ||
-    (values['fleet-subscribers'] !== undefined && !values.fleet) ||
+    (values['fleet-subscribers'] !== undefined && !fleet) ||
+    (values.smoke && (values.quick || events !== undefined)) ||
     unknown.length > 0
   ) {
     process.stderr.write(`${BENCH_REPORT_USAGE}\n`);
@@ -79,7 +88,7 @@ export async function benchReportCommand(args: readonly string[]): Promise<numbe
     progress('interrupted: cleaning up');
     interrupt.abort();
   };
-  if (values.fleet) {
+  if (fleet) {
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
   }
@@ -89,7 +98,7 @@ export async function benchReportCommand(args: readonly string[]): Promise<numbe
       connection: benchConnection(),
       redisUrl: (await reachable(redisUrl)) ? redisUrl : undefined,
       kafkaLibsDir: kafkaLibsDir(stack),
-      scale: scaleFor(values.quick, events),
+      scale: scaleFor(values.smoke ? 'smoke' : values.quick ? 'quick' : 'full', events),
       progress,
     });
   } finally {
