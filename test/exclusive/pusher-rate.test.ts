@@ -12,8 +12,12 @@ import { waitFor } from '../support/wait.ts';
 
 const fx = new KafkaFixture();
 const factory = new EventFactory();
-const RATE = 5;
-const EVENTS = 600;
+// Ten seconds of backlog: enough seconds for "every second" and the median second to mean
+// something. Not faster: the limiter shared through Redis claims each send in a round trip, one
+// at a time, and at 50/s (20 ms apart) a loaded machine's round trips would set the pace.
+const RATE = 20;
+const EVENTS = 200;
+const DRAIN_MS = (EVENTS / RATE) * 1000;
 
 /**
  * The endpoint and the pushers are separate processes, as in production: what is measured is
@@ -47,7 +51,9 @@ async function runBacklog(
         name,
         url,
         rate: { perSecond: RATE, burst: 0 },
-        concurrency: 5,
+        // A second's worth of requests, as 5 were at 5/s: a slow second (a loaded machine) must
+        // not be what holds the rate down.
+        concurrency: RATE,
         start: 'earliest',
         secret: { env: 'HOOKSTREAM_SECRET_RATE_TEST' },
         allowPrivateNetwork: true,
@@ -78,7 +84,7 @@ async function runBacklog(
         const s = await readStats();
         return s.accepted === EVENTS ? s : undefined;
       },
-      { timeoutMs: 170_000, intervalMs: 1000 },
+      { timeoutMs: 2 * DRAIN_MS + 30_000, intervalMs: 500 },
     );
   } finally {
     for (const child of children) child.kill('SIGTERM');
@@ -102,13 +108,17 @@ function check({ stats, perInstance }: { stats: ReceiverStats; perInstance: numb
   expect(stats.badSignatures).toBe(0);
   expect(stats.received).toBe(EVENTS);
   expect(stats.maxPerSecond, `per-second histogram ${stats.perSecond.join(' ')}`).toBeLessThanOrEqual(RATE);
-  // Rate used, over the span from the first arrival to the last.
   const spanS = ((stats.lastAtMs ?? 0) - (stats.firstAtMs ?? 0)) / 1000;
   const used = (EVENTS - 1) / spanS;
+  // Rate used, per whole second from the first arrival (the last is partial): the median second.
+  // Over ten seconds, one that a loaded machine stole from the pusher would weigh a tenth in the
+  // whole span's average; a limiter that under-uses the rate does so in every second.
+  const seconds = stats.perSecond.slice(0, -1).toSorted((a, b) => a - b);
+  const median = seconds[Math.floor(seconds.length / 2)] ?? 0;
   process.stdout.write(
-    `${label}: ${EVENTS} requests in ${spanS.toFixed(1)} s = ${used.toFixed(3)}/s of ${RATE}/s, busiest second ${stats.maxPerSecond}, per instance ${perInstance.join('+')}\n`,
+    `${label}: ${EVENTS} requests in ${spanS.toFixed(1)} s = ${used.toFixed(3)}/s of ${RATE}/s, median second ${median}, busiest ${stats.maxPerSecond}, per instance ${perInstance.join('+')}, per second ${stats.perSecond.join(' ')}\n`,
   );
-  expect(used).toBeGreaterThanOrEqual(RATE * 0.95);
+  expect(median, `per-second histogram ${stats.perSecond.join(' ')}`).toBeGreaterThanOrEqual(RATE * 0.95);
 }
 
 describe(`rate limit at the endpoint: a backlog of ${EVENTS} events to a ${RATE}/s subscriber`, () => {
@@ -118,11 +128,11 @@ describe(`rate limit at the endpoint: a backlog of ${EVENTS} events to a ${RATE}
   });
   afterAll(() => fx.close());
 
-  it('one pusher: never more than the rate in any second, at least 95 % of it used', async () => {
+  it('one pusher: never more than the rate in any second, at least 95 % of it used in the median second', async () => {
     check(await runBacklog(1, undefined), 'one pusher');
-  }, 200_000);
+  }, 120_000);
 
   it('two pushers sharing the limit through Redis: the same', async () => {
     check(await runBacklog(2, redisUrl), 'two pushers + Redis');
-  }, 200_000);
+  }, 120_000);
 });

@@ -11,9 +11,10 @@ import { waitFor } from '../support/wait.ts';
 // the subscriber's group. The first instance cannot take part in the rebalance while its
 // requests hang, loses its partitions, and its late answers arrive after the second instance
 // redelivered the same records: the receiver deduplicates them, nothing is lost.
-// The Pusher does not expose the session timeout: SubscriberConsumer's default applies.
-const SESSION_TIMEOUT_MS = 30_000;
-const SLOW_MS = SESSION_TIMEOUT_MS + 5_000;
+// Both instances use the shortest session the broker allows (group.min.session.timeout.ms), so
+// the hang that outlasts it is seconds, not the default's 30.
+const SESSION_TIMEOUT_MS = 6000;
+const SLOW_MS = SESSION_TIMEOUT_MS + 2000;
 const EVENTS = 40;
 
 const fx = new KafkaFixture();
@@ -48,13 +49,14 @@ describe('scenario: a response slower than the session timeout during a rebalanc
       // Longer than the hang: the slow answers are answers, not timeouts.
       timeoutMs: SLOW_MS + 20_000,
     };
-    const { pusher: first } = await fx.startPusher(topic, definition);
+    const settings = { sessionTimeoutMs: SESSION_TIMEOUT_MS };
+    const { pusher: first } = await fx.startPusher(topic, definition, undefined, undefined, settings);
     await waitFor('requests hanging at the endpoint', async () => (gate.pending >= 4 ? true : undefined));
     const hung = gate.held.map((h) => h.eventId);
     // From here the endpoint is fast again; only the requests already hanging stay slow.
     gate.setDelay(0);
     const joinedAt = Date.now();
-    const { pusher: second } = await fx.startPusher(topic, definition);
+    const { pusher: second } = await fx.startPusher(topic, definition, undefined, undefined, settings);
 
     await waitFor(
       'every event accepted',

@@ -12,16 +12,17 @@ import { ReceiverPool } from '../support/receivers.ts';
 import { waitFor } from '../support/wait.ts';
 
 // Issue 26 item 6, seed 003's case on the real stack: one subscriber takes enrollments for every
-// school, its destination limited to 5/s. School A publishes 600, then school B 5. With fairness
-// "tenant" B's 5 arrive within 3 s, where in arrival order they would wait behind A's 600 (two
-// minutes). The pusher is a process of its own, as in production; the endpoint is in this one.
+// school, its destination limited to 50/s. School A publishes 500, then school B 5. With fairness
+// "tenant" B's 5 arrive within 3 s, where in arrival order they would wait behind A's 500 (ten
+// seconds). The pusher is a process of its own, as in production; the endpoint is in this one.
 
 const fx = new KafkaFixture();
 const factory = new EventFactory();
 const receivers = new ReceiverPool();
-const RATE = 5;
-const A_EVENTS = 600;
+const RATE = 50;
+const A_EVENTS = 500;
 const B_EVENTS = 5;
+const DRAIN_MS = ((A_EVENTS + B_EVENTS) / RATE) * 1000;
 
 let endpoint: SampleReceiver;
 let topic = '';
@@ -66,7 +67,8 @@ describe(`fairness "tenant": one school's burst of ${A_EVENTS} does not hold ano
         eventTypes: ['student.enrolled'],
         fairness: 'tenant',
         rate: { perSecond: RATE, burst: 0 },
-        concurrency: 5,
+        // A second's worth of requests, as 5 were at 5/s.
+        concurrency: RATE,
         start: 'earliest',
         allowPrivateNetwork: true,
       }),
@@ -105,7 +107,7 @@ describe(`fairness "tenant": one school's burst of ${A_EVENTS} does not hold ano
       await waitFor(
         'every event',
         async () => (endpoint.arrivals.length >= A_EVENTS + B_EVENTS ? true : undefined),
-        { timeoutMs: 170_000, intervalMs: 1000 },
+        { timeoutMs: 2 * DRAIN_MS + 30_000, intervalMs: 500 },
       );
       await fx.settledEverything(name, topic);
       const ids = endpoint.arrivals.map((x) => x.eventId ?? '');
@@ -122,5 +124,5 @@ describe(`fairness "tenant": one school's burst of ${A_EVENTS} does not hold ano
       pusher.kill('SIGTERM');
       await exited(pusher);
     }
-  }, 240_000);
+  }, 120_000);
 });

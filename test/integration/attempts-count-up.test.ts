@@ -47,7 +47,8 @@ async function killAfterFirstCopy(url: string, events: readonly TestEvent[]): Pr
       breaker: { enabled: false },
     }),
   );
-  const args = ['push', '--config', config, '--topic', topic];
+  // The broker's shortest session: the restart waits for the killed member's to time out.
+  const args = ['push', '--config', config, '--topic', topic, '--session-timeout', '6000'];
   const first = spawnCli(args);
   // The ledger commits about every second, so copies are downstream while their records are
   // still above the ledger, unless the output reaches this process late.
@@ -146,7 +147,7 @@ describe('attempts count up within one delivery chain', () => {
     const second = spawnCli(args);
     try {
       // Every event settled, and every tier record (each is in the DLQ now). The killed member
-      // holds its partitions until its session times out (30 s), so the restart waits that long.
+      // holds its partitions until its session times out (6 s), so the restart waits that long.
       for (const settledTopic of [topic, retryTopicName(name, 1)])
         await waitFor(
           `${settledTopic} settled`,

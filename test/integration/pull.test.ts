@@ -391,7 +391,9 @@ describe('the API process killed mid-lease', () => {
   it('loses nothing: the events it leased are leased again after a restart', async () => {
     const apiToken = token();
     const start = async (eventsTopic: string, extra: readonly string[] = []) => {
-      const child = spawnCli(['api', '--port', '0', '--topic', eventsTopic, ...extra], {
+      // The broker's shortest session: the restart waits for the killed member's to time out.
+      const args = ['api', '--port', '0', '--topic', eventsTopic, '--session-timeout', '6000'];
+      const child = spawnCli([...args, ...extra], {
         ...process.env,
         KAFKA_BROKERS: endpoints.brokers.join(','),
         HOOKSTREAM_API_TOKENS: `${apiToken}=*`,

@@ -36,7 +36,8 @@ describe('kill -9 of a pusher mid-run', () => {
         allowPrivateNetwork: true,
       }),
     );
-    const args = ['push', '--config', config, '--topic', topic];
+    // The broker's shortest session: the restart waits for the killed member's to time out.
+    const args = ['push', '--config', config, '--topic', topic, '--session-timeout', '6000'];
 
     const first = spawnCli(args);
     await waitFor(

@@ -174,7 +174,8 @@ describe('retry tiers and the DLQ against the real stack', () => {
         breaker: { enabled: false },
       }),
     );
-    const args = ['push', '--config', config, '--topic', topic];
+    // The broker's shortest session: the restart waits for the killed member's to time out.
+    const args = ['push', '--config', config, '--topic', topic, '--session-timeout', '6000'];
     const first = spawnCli(args);
     // Every first attempt failed and every record now waits in tier 1.
     const waiting = await fx.readTopic(retryTopicName(name, 1), events.length, 60_000);

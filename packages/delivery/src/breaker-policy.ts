@@ -5,7 +5,7 @@ import type { Classification } from './policy.ts';
  * The version of the breaker's rules below, next to POLICY_VERSION: bump it when a rule
  * changes, so a transition in the logs can be traced to the rules that made it.
  */
-export const BREAKER_POLICY_VERSION = '2026-12-3';
+export const BREAKER_POLICY_VERSION = '2026-12-4';
 
 export type BreakerPhase = 'closed' | 'open' | 'half-open';
 
@@ -182,8 +182,9 @@ export class BreakerPolicy {
         return { transition: { from: 'closed', to: 'open', cause }, disable };
       }
     } else if (s.phase === 'half-open' && probe) {
-      // The next probe stays one interval after this one was sent (probeSent set it).
-      this.#state = { ...next, phase: 'open' };
+      // The next probe goes one interval after this one's answer, so the endpoint sees the two at
+      // least an interval apart however late this one was sent or reached it.
+      this.#state = { ...next, phase: 'open', nextProbeAtMs: now + this.#settings.probeIntervalMs };
       return { transition: { from: 'half-open', to: 'open', cause: 'probe-failed' }, disable };
     }
     this.#state = next;

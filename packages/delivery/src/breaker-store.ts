@@ -12,5 +12,7 @@ export interface BreakerStore {
   close(): Promise<void>;
   /** Claims the probe slot for ttlMs: true when this caller got it, else the ms it is still held. */
   claimProbe(ttlMs: number): Promise<true | { readonly heldForMs: number }>;
+  /** Holds the probe slot for ttlMs from now, whoever held it: a failed probe's answer. */
+  holdProbe(ttlMs: number): Promise<void>;
   stop(): Promise<void>;
 }

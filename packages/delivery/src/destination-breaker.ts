@@ -177,7 +177,11 @@ export class DestinationBreaker {
               // The first probe of all instances goes one interval after the opening.
               await store.claimProbe(this.#options.settings.probeIntervalMs);
             }
-          : null;
+          : transition.cause === 'probe-failed'
+            ? // The next probe of all instances goes one interval after this one's answer (the
+              // claim's interval ran from before it was sent).
+              () => store.holdProbe(this.#options.settings.probeIntervalMs)
+            : null;
     if (write === null) return;
     this.#writes = this.#writes.then(write).catch((err: unknown) => this.#options.onStoreError?.(err));
   }

@@ -64,6 +64,11 @@ export class RedisBreakerStore implements BreakerStore {
     return { heldForMs: left > 0 ? left : 1 };
   }
 
+  async holdProbe(ttlMs: number): Promise<void> {
+    // Not NX: it only ever moves the next probe later, whoever claimed the slot meanwhile.
+    await this.#redis.set(`${this.#key}:probe`, this.#holder, 'PX', ttlMs);
+  }
+
   async stop(): Promise<void> {
     if (this.#redis.status === 'wait') return this.#redis.disconnect();
     await this.#redis.quit().catch(() => this.#redis.disconnect());

@@ -97,15 +97,16 @@ describe('BreakerPolicy: the state machine, driven by a table of times', () => {
       ],
     ],
     [
-      'a failed probe opens it again; the next probe is one interval after the last was sent',
+      'a failed probe opens it again; the next probe is one interval after its answer',
       [
         { at: 0, report: 'failure', phase: 'closed' },
         { at: 1, report: 'failure', phase: 'closed' },
         { at: 2, report: 'failure', phase: 'open', cause: 'consecutive-failures' },
         { at: 1002, sendProbe: true, phase: 'half-open' },
         { at: 1500, report: 'failure', probe: true, phase: 'open', cause: 'probe-failed' },
-        { at: 1900, admit: 'wait' },
-        { at: 2002, admit: 'probe-due' },
+        { at: 2002, admit: 'wait' },
+        { at: 2499, admit: 'wait' },
+        { at: 2500, admit: 'probe-due' },
       ],
     ],
     [

@@ -26,6 +26,9 @@ class MemoryStore implements BreakerStore {
     this.slotUntil = now + ttlMs;
     return true;
   }
+  async holdProbe(ttlMs: number) {
+    this.slotUntil = Date.now() + ttlMs;
+  }
   async stop() {}
 }
 
@@ -118,6 +121,28 @@ describe('DestinationBreaker: waiting records, one probe, sharing', () => {
     await Promise.all([a, c]);
     expect(admissions[1]).toMatch(/go$/);
     expect(store.shared).toBeNull();
+    await expectEventually(() => one.b.phase === 'closed' && two.b.phase === 'closed');
+    await Promise.all([one.b.stop(), two.b.stop()]);
+  });
+
+  it('two instances on one store: after a failed probe the next goes one interval after its answer', async () => {
+    const store = new MemoryStore();
+    const one = breaker(store);
+    const two = breaker(store);
+    await Promise.all([one.b.start(), two.b.start()]);
+    one.b.report('failure', false);
+    one.b.report('failure', false);
+    await expectEventually(() => two.b.phase === 'open');
+    const signal = new AbortController().signal;
+    expect(await one.b.admit(signal, far())).toBe('probe');
+    // Answered late, two thirds of an interval after its claim (a slow send, a loaded machine).
+    await new Promise((r) => setTimeout(r, 100));
+    one.b.report('failure', true);
+    const answeredAt = Date.now();
+    // The other instance's next probe waits for the slot the answer held again.
+    expect(await two.b.admit(signal, far())).toBe('probe');
+    expect(Date.now() - answeredAt).toBeGreaterThanOrEqual(150);
+    two.b.report('success', true);
     await expectEventually(() => one.b.phase === 'closed' && two.b.phase === 'closed');
     await Promise.all([one.b.stop(), two.b.stop()]);
   });

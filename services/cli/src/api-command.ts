@@ -13,7 +13,7 @@ import { openNoticePublisher } from './notice-publisher.ts';
 import { runtimeConnection } from './runtime-endpoints.ts';
 import { reportToolError } from './tool-errors.ts';
 
-export const API_USAGE = `Usage: hookstream api [--port <n>] [--host <address>] [--rate <n>] [--topic <events topic>] [--secrets-key-file <path>]
+export const API_USAGE = `Usage: hookstream api [--port <n>] [--host <address>] [--rate <n>] [--topic <events topic>] [--secrets-key-file <path>] [--session-timeout <ms>]
 
 The management API (docs/api.md): subscribers (list, read, create or replace, delete, pause,
 resume, rotate a managed secret), dead letters and their replay as jobs, an event's ledger, the
@@ -32,7 +32,10 @@ Options:
   --topic <name>           the events topic (default: ${DEFAULT_EVENTS_TOPIC}, or HOOKSTREAM_EVENTS_TOPIC)
   --secrets-key-file <p>   the secrets key for managed secrets (default HOOKSTREAM_SECRETS_KEY)
   --metrics-port <port>    serve GET /metrics (Prometheus text) on 127.0.0.1:<port>: the pull
-                           subscribers served here, as a pusher's (or HOOKSTREAM_API_METRICS_PORT)`;
+                           subscribers served here, as a pusher's (or HOOKSTREAM_API_METRICS_PORT)
+  --session-timeout <ms>   how long a pull subscriber's group waits for this process once it went
+                           silent (killed, frozen), 6000-300000 (default 30000, or
+                           HOOKSTREAM_SESSION_TIMEOUT_MS, as for hookstream push)`;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -44,6 +47,8 @@ const ApiConfig = z.object({
   topic: EventsTopicName,
   secretsKeyFile: z.string().min(1).optional(),
   metricsPort: z.coerce.number().int().min(1).max(65_535).optional(),
+  // The broker's group.min.session.timeout.ms (6 s) to its usual maximum (5 min), as for push.
+  sessionTimeoutMs: z.coerce.number().int().min(6000).max(300_000).optional(),
   tokens: z.string().optional(),
   tokensFile: z.string().min(1).optional(),
   logLevel: z.enum(LOG_LEVELS),
@@ -60,6 +65,7 @@ function parseConfig(args: readonly string[], env: NodeJS.ProcessEnv): ApiConfig
       topic: { type: 'string' },
       'secrets-key-file': { type: 'string' },
       'metrics-port': { type: 'string' },
+      'session-timeout': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -72,6 +78,7 @@ function parseConfig(args: readonly string[], env: NodeJS.ProcessEnv): ApiConfig
     topic: values.topic ?? set(env.HOOKSTREAM_EVENTS_TOPIC) ?? DEFAULT_EVENTS_TOPIC,
     secretsKeyFile: values['secrets-key-file'],
     metricsPort: values['metrics-port'] ?? set(env.HOOKSTREAM_API_METRICS_PORT),
+    sessionTimeoutMs: values['session-timeout'] ?? set(env.HOOKSTREAM_SESSION_TIMEOUT_MS),
     tokens: set(env.HOOKSTREAM_API_TOKENS),
     tokensFile: set(env.HOOKSTREAM_API_TOKENS_FILE),
     logLevel: set(env.HOOKSTREAM_API_LOG_LEVEL) ?? 'info',
@@ -85,6 +92,7 @@ function parseConfig(args: readonly string[], env: NodeJS.ProcessEnv): ApiConfig
     rate: '--rate / HOOKSTREAM_API_RATE',
     topic: '--topic / HOOKSTREAM_EVENTS_TOPIC',
     metricsPort: '--metrics-port / HOOKSTREAM_API_METRICS_PORT',
+    sessionTimeoutMs: '--session-timeout / HOOKSTREAM_SESSION_TIMEOUT_MS',
     logLevel: 'HOOKSTREAM_API_LOG_LEVEL',
   };
   throw new HookstreamError(
@@ -165,6 +173,7 @@ export async function apiCommand(args: readonly string[]): Promise<number> {
       eventsTopic: config.topic,
       log,
       records: async () => (await catalog.read()).subscribers,
+      ...(config.sessionTimeoutMs === undefined ? {} : { sessionTimeoutMs: config.sessionTimeoutMs }),
     });
     try {
       const service = new ManagementService(

@@ -38,4 +38,15 @@ describe('hookstream api (settings)', () => {
     const file = await run([], { HOOKSTREAM_API_TOKENS_FILE: '/nonexistent/tokens' });
     expect(file.stderr).toContain('HOOKSTREAM_API_TOKENS_FILE: cannot read /nonexistent/tokens');
   });
+
+  it('refuses a session timeout below the broker minimum (6 s) or above 5 min, flag or variable', async () => {
+    const short = await run(['--session-timeout', '5999'], TOKENS);
+    expect([short.code, short.stderr]).toEqual([
+      1,
+      expect.stringContaining('--session-timeout / HOOKSTREAM_SESSION_TIMEOUT_MS'),
+    ]);
+    const long = await run([], { ...TOKENS, HOOKSTREAM_SESSION_TIMEOUT_MS: '300001' });
+    expect(long.stderr).toContain('--session-timeout / HOOKSTREAM_SESSION_TIMEOUT_MS');
+    expect((await run(['--session-timeout', 'soon'], TOKENS)).stderr).toContain('--session-timeout');
+  });
 });
