@@ -17,7 +17,7 @@ afterEach(async () => {
 });
 
 /** A real ApiServer over in-memory ports; `seen` is every request it answered, as it logs them. */
-async function serve(rate = 1000) {
+async function serve(rate = 1000, limiter?: { now: () => number; answered: (status: number) => void }) {
   const seen: { method: string; path: string; status: number }[] = [];
   const server = new ApiServer({
     service: fakeService(),
@@ -25,8 +25,12 @@ async function serve(rate = 1000) {
     host: '127.0.0.1',
     port: 0,
     ratePerSecond: rate,
+    ...(limiter === undefined ? {} : { now: limiter.now }),
     log: (_level, message, fields) => {
-      if (message === 'request') seen.push(fields as (typeof seen)[number]);
+      if (message !== 'request') return;
+      const answered = fields as (typeof seen)[number];
+      seen.push(answered);
+      limiter?.answered(answered.status);
     },
   });
   const baseUrl = await server.start();
@@ -163,12 +167,23 @@ describe('the client', () => {
   });
 
   it('says 429 can be retried with Retry-After as a hint, and waits it out itself only within its bound', async () => {
-    const { baseUrl } = await serve(1);
+    // The limiter's clock moves only when the test says: with a real one, a second between two
+    // requests on a busy machine refilled the bucket and the expected 429 never came.
+    let now = 0;
+    let refillOn429 = false;
+    const { baseUrl } = await serve(1, {
+      now: () => now,
+      answered: (status) => {
+        // The client waits out the Retry-After (1 s) before its retry: the bucket is full by then.
+        if (status === 429 && refillOn429) now += 1000;
+      },
+    });
     const impatient = new ApiClient({ baseUrl, token: OPERATOR_TOKEN, maxRetries: 0 });
     await impatient.listSubscribers();
     const limited = await impatient.listSubscribers().catch((e: unknown) => e);
     expect(limited).toMatchObject({ code: 'rate_limited', status: 429, canRetry: true });
     expect((limited as ApiClientError).retryAfterMs).toBeGreaterThan(0);
+    refillOn429 = true;
     const patient = new ApiClient({ baseUrl, token: OPERATOR_TOKEN, maxRetries: 3, maxRetryWaitMs: 2000 });
     expect((await patient.listSubscribers()).items).toEqual([]);
   });

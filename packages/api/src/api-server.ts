@@ -21,6 +21,8 @@ export interface ApiServerOptions {
   readonly port: number;
   /** Requests per second per token (and as many at once after a quiet second). */
   readonly ratePerSecond?: number;
+  /** The rate limiter's clock, monotonic ms (default performance.now); tests pass their own. */
+  readonly now?: () => number;
   readonly bodyLimit?: number;
   readonly version?: string;
   /** Each request as answered, and failures of the server's own (500s). */
@@ -42,7 +44,11 @@ export class ApiServer {
   constructor(options: ApiServerOptions) {
     this.#options = options;
     const rate = options.ratePerSecond ?? DEFAULT_API_RATE;
-    this.#limiter = new TokenRateLimiter({ perSecond: rate, burst: Math.max(1, Math.ceil(rate)) });
+    this.#limiter = new TokenRateLimiter({
+      perSecond: rate,
+      burst: Math.max(1, Math.ceil(rate)),
+      ...(options.now === undefined ? {} : { now: options.now }),
+    });
     this.#routes = managementRoutes(options.service, () => this.document());
     this.#router = new Router(this.#routes);
     // Node's 16 KiB header limit answers 431 before a route sees the request; a long query is

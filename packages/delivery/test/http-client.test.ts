@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { Pool } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { dispatchAttempt } from '../src/attempt-dispatch.ts';
 import { HttpClient } from '../src/http-client.ts';
 import { OriginPools } from '../src/origin-pools.ts';
@@ -36,7 +36,9 @@ describe('HttpClient against a real local server', () => {
     server.close();
   });
 
-  const client = (path = '/hook', timeoutMs = 2000, extra = {}) =>
+  // 10 s where the deadline is not what is tested: an answer that must come is not raced against
+  // a loaded machine (the test's own timeout still bounds the wait).
+  const client = (path = '/hook', timeoutMs = 10_000, extra = {}) =>
     new HttpClient({
       url: `${base}${path}`,
       timeoutMs,
@@ -74,7 +76,7 @@ describe('HttpClient against a real local server', () => {
   it('signs with every key of a rotation, so a receiver holding either secret verifies', async () => {
     handler = (_req, _body, res) => res.writeHead(204).end();
     const next = `whsec_${randomBytes(32).toString('base64')}`;
-    const c = client('/hook', 2000, {
+    const c = client('/hook', undefined, {
       signingKeys: [parseSigningSecret(next), parseSigningSecret(secret)],
     });
     await c.send({ eventId: 'evt-rot', body: '{"event_id":"evt-rot"}' });
@@ -127,45 +129,85 @@ describe('HttpClient against a real local server', () => {
       res.on('close', () => res.removeAllListeners('drain'));
       pump();
     };
-    const c = client('/hook', 5000, { maxBodyBytes: 64 * 1024, excerptBytes: 10 });
+    const c = client('/hook', undefined, { maxBodyBytes: 64 * 1024, excerptBytes: 10 });
     const report = await c.send({ eventId: 'e', body: '{}' });
     await c.close();
     expect(report).toMatchObject({ kind: 'response', status: 200, excerpt: 'xxxxxxxxxx' });
   });
 
+  // Deadlines run on a fake clock (setTimeout and performance.now only; the sockets stay real),
+  // and the server holds its answers until the test lets them go: a real 300 ms deadline raced a
+  // real server delay and, for the answers that must arrive, a machine busy with other work.
+  const deadlineClock = () => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+
+  /** Holds every request's answer until release(); arrived resolves at the n-th request. */
+  function holdAnswers() {
+    const held: ServerResponse[] = [];
+    const waiters: { n: number; ok: () => void }[] = [];
+    handler = (_req, _body, res) => {
+      // The client may have dropped the connection by the time it is released.
+      res.on('error', () => undefined);
+      held.push(res);
+      for (const w of waiters) if (held.length >= w.n) w.ok();
+    };
+    return {
+      arrived: (n: number) => new Promise<void>((ok) => (held.length >= n ? ok() : waiters.push({ n, ok }))),
+      release: () => {
+        for (const res of held.splice(0)) if (!res.destroyed) res.writeHead(204).end();
+      },
+    };
+  }
+
   it('turns a slow endpoint into a timeout', async () => {
-    handler = (_req, _body, res) => setTimeout(() => res.writeHead(204).end(), 1500).unref();
+    deadlineClock();
+    const hold = holdAnswers();
     const c = client('/hook', 300);
-    const report = await c.send({ eventId: 'e', body: '{}' });
-    await c.close();
-    expect(report.kind).toBe('timeout');
-    expect(report.durationMs).toBeLessThan(1400);
+    try {
+      const sent = c.send({ eventId: 'e', body: '{}' });
+      await hold.arrived(1);
+      await vi.advanceTimersByTimeAsync(300);
+      const report = await sent;
+      expect(report.kind).toBe('timeout');
+      // The deadline, not the endpoint, ended it.
+      expect(report.durationMs).toBe(300);
+    } finally {
+      hold.release();
+      vi.useRealTimers();
+      await c.close();
+    }
   });
 
   it('counts the wait for a connection within the timeout', async () => {
-    handler = (_req, _body, res) => {
-      setTimeout(() => res.writeHead(204).end(), 1000).unref();
-    };
+    deadlineClock();
+    const hold = holdAnswers();
     // One connection: the second attempt waits behind the first, past its deadline.
     const c = client('/hook', 300, { connections: 1 });
-    const [first, second] = await Promise.all([
-      c.send({ eventId: 'a', body: '{}' }),
-      c.send({ eventId: 'b', body: '{}' }),
-    ]);
-    expect(first.kind).toBe('timeout');
-    expect(second.kind).toBe('timeout');
-    handler = (_req, _body, res) => res.writeHead(204).end();
-    // The pool still works after both were cut off.
-    expect((await c.send({ eventId: 'c', body: '{}' })).kind).toBe('response');
-    await c.close();
+    try {
+      const both = Promise.all([c.send({ eventId: 'a', body: '{}' }), c.send({ eventId: 'b', body: '{}' })]);
+      await hold.arrived(1);
+      await vi.advanceTimersByTimeAsync(300);
+      const [first, second] = await both;
+      expect(first.kind).toBe('timeout');
+      expect(second).toMatchObject({ kind: 'timeout', durationMs: 300 });
+      hold.release();
+      handler = (_req, _body, res) => res.writeHead(204).end();
+      // The pool still works after both were cut off (no fake time passes: no deadline can).
+      expect((await c.send({ eventId: 'c', body: '{}' })).kind).toBe('response');
+    } finally {
+      hold.release();
+      vi.useRealTimers();
+      await c.close();
+    }
   });
 
   it('never sends an attempt whose deadline passed while it waited for a connection', async () => {
+    deadlineClock();
+    const hold = holdAnswers();
     const arrived: string[] = [];
-    handler = (req, _body, res) => {
+    const holding = handler;
+    handler = (req, body, res) => {
       arrived.push(String(req.headers['webhook-id']));
-      // The first attempt holds the one connection well past the second's deadline.
-      setTimeout(() => res.writeHead(204).end(), 700).unref();
+      holding(req, body, res);
     };
     const pool = new Pool(base, { connections: 1 });
     const attempt = (id: string, timeoutMs: number) =>
@@ -174,12 +216,23 @@ describe('HttpClient against a real local server', () => {
         { method: 'POST', path: '/hook', headers: { 'webhook-id': id }, body: '{}' },
         { timeoutMs, excerptBytes: 64, maxBodyBytes: 1024 },
       );
-    const [holder, queued] = await Promise.all([attempt('holder', 5000), attempt('queued', 200)]);
-    expect(holder.kind).toBe('response');
-    expect(queued.kind).toBe('timeout');
-    // The connection came free at 700 ms, long after the queued attempt's deadline: not sent.
-    await pool.close();
-    expect(arrived).toEqual(['holder']);
+    try {
+      const holder = attempt('holder', 5000);
+      const queued = attempt('queued', 200);
+      // The holder has the one connection; the queued attempt's deadline passes behind it.
+      await hold.arrived(1);
+      await vi.advanceTimersByTimeAsync(200);
+      expect((await queued).kind).toBe('timeout');
+      // Then the connection comes free, long after the queued attempt's deadline: not sent.
+      hold.release();
+      expect((await holder).kind).toBe('response');
+      await pool.close();
+      expect(arrived).toEqual(['holder']);
+    } finally {
+      hold.release();
+      vi.useRealTimers();
+      if (!pool.closed) await pool.close();
+    }
   });
 
   it('turns a refused connection into a connection error', async () => {
@@ -189,7 +242,7 @@ describe('HttpClient against a real local server', () => {
     await new Promise<void>((ok) => probe.close(() => ok()));
     const c = new HttpClient({
       url: `http://127.0.0.1:${port}/`,
-      timeoutMs: 2000,
+      timeoutMs: 10_000,
       connections: 1,
       allowPrivateNetwork: true,
     });
@@ -204,7 +257,7 @@ describe('HttpClient against a real local server', () => {
     const port = new URL(base).port;
     const c = new HttpClient({
       url: `http://localhost:${port}/`,
-      timeoutMs: 2000,
+      timeoutMs: 10_000,
       connections: 1,
       allowPrivateNetwork: false,
     });
@@ -217,9 +270,9 @@ describe('HttpClient against a real local server', () => {
   it('clients of one process share one pool per origin, closed with its last client', async () => {
     handler = (_req, _body, res) => res.writeHead(204).end();
     const pools = new OriginPools();
-    const a = client('/a', 2000, { pools });
-    const b = client('/b', 2000, { pools });
-    const guarded = client('/c', 2000, { pools, allowPrivateNetwork: false });
+    const a = client('/a', undefined, { pools });
+    const b = client('/b', undefined, { pools });
+    const guarded = client('/c', undefined, { pools, allowPrivateNetwork: false });
     expect(pools.size).toBe(2);
     const reports = await Promise.all([
       a.send({ eventId: 'evt_pool_a', body: '{}' }),

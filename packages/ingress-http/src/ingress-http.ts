@@ -36,8 +36,11 @@ export interface IngressHttpOptions {
   readonly checkReady: () => Promise<Readonly<Record<string, boolean>>>;
   /** How long a readiness answer is reused (default 1000 ms). */
   readonly readyTtlMs?: number;
-  /** Per-token request rate; beyond it 429 with Retry-After. None: unlimited. */
-  readonly rateLimit?: { readonly perSecond: number; readonly burst: number };
+  /**
+   * Per-token request rate; beyond it 429 with Retry-After. None: unlimited. `now`: the limiter's
+   * clock in monotonic ms (default performance.now); tests pass their own.
+   */
+  readonly rateLimit?: { readonly perSecond: number; readonly burst: number; readonly now?: () => number };
   /** Told about unexpected failures (answered 500) and 503s. */
   readonly onError?: (err: unknown, req: IncomingMessage) => void;
   /** Accepted events (debug) and rejected requests (info, or warn for 5xx), ids and codes only. */

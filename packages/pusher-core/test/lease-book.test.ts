@@ -128,16 +128,29 @@ describe('LeaseBook', () => {
   });
 
   it('a long poll wakes when an event arrives, and ends at its wait otherwise', async () => {
+    // On a fake clock: woken by the offer means resolved with no time passing after it, which a
+    // real clock could only bound loosely (it was under 5 s of a 10 s wait).
+    vi.useFakeTimers();
     const book = new LeaseBook();
     const signal = new AbortController().signal;
-    const started = performance.now();
-    const woken = book.waitForEntries(10_000, signal);
-    setTimeout(() => book.offer(entry(0, 1)), 20);
+    let woke = false;
+    const woken = book.waitForEntries(10_000, signal).then(() => {
+      woke = true;
+    });
+    await vi.advanceTimersByTimeAsync(20);
+    expect(woke).toBe(false);
+    book.offer(entry(0, 1));
     await woken;
-    expect(performance.now() - started).toBeLessThan(5000);
     expect(book.available).toBe(1);
     book.lease(1, 1000);
-    await book.waitForEntries(30, signal);
+    let ended = false;
+    const waited = book.waitForEntries(30, signal).then(() => {
+      ended = true;
+    });
+    await vi.advanceTimersByTimeAsync(29);
+    expect(ended).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    await waited;
     expect(book.available).toBe(0);
     book.close();
   });

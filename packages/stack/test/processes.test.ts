@@ -13,7 +13,8 @@ function spawnSleeper(marker: string) {
   return { pid: child.pid, startedAt: new Date().toISOString(), marker };
 }
 
-describe('process bookkeeping', () => {
+// Real child processes: their start-up is not held to vitest's default 5 s on a loaded machine.
+describe('process bookkeeping', { timeout: 60_000 }, () => {
   it('recognises its own process by the marker and never a stranger with the same pid', async () => {
     const record = spawnSleeper('/tmp/hookstream-marker-a');
     expect(await isOurProcess(record)).toBe(true);

@@ -118,7 +118,9 @@ async function stateOf(stack: StackOptions): Promise<string | undefined> {
   return (await stackStatus(stack)).components[0]?.state;
 }
 
-describe('one stack, several holders', () => {
+// Real child processes: start-up takes seconds on a machine busy with other work, past vitest's
+// default 5 s per test; the verdicts do not depend on how long it takes.
+describe('one stack, several holders', { timeout: 60_000 }, () => {
   it('a second holder uses the running stack, and the stack stops only when the last holder leaves', async () => {
     const { server, stack } = await fixture();
     const first = await joinStack({ command: 'npm test', stopWhenIdle: true }, stack);

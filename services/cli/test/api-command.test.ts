@@ -20,7 +20,8 @@ afterEach(() => {
 
 const TOKENS = { HOOKSTREAM_API_TOKENS: 'operator-token-0123456789=*' };
 
-describe('hookstream api (settings)', () => {
+// The first call imports the command's module graph: about 1 s idle, several on a busy machine.
+describe('hookstream api (settings)', { timeout: 30_000 }, () => {
   it('prints its usage for --help', async () => {
     const r = await run(['--help'], {});
     expect(r.code).toBe(0);

@@ -1,7 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import { main } from '../src/main.ts';
 
-describe('hookstream ingress (argument handling)', () => {
+// The first call imports the command's module graph: about 1 s idle, several on a busy machine.
+describe('hookstream ingress (argument handling)', { timeout: 30_000 }, () => {
   it('prints its usage for --help', async () => {
     const write = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
     expect(await main(['ingress', '--help'])).toBe(0);

@@ -24,7 +24,9 @@ async function listeningLine(args: string[], env: NodeJS.ProcessEnv): Promise<st
   }
 }
 
-describe('hookstream receiver --host', () => {
+// Each case starts the command as a child process (3 s for the pair on an idle machine): not
+// held to vitest's default 5 s while both cores are busy.
+describe('hookstream receiver --host', { timeout: 60_000 }, () => {
   it('binds 127.0.0.1 by default', async () => {
     expect(await listeningLine([], { HOOKSTREAM_RECEIVER_HOST: '' })).not.toContain('bound to');
   });

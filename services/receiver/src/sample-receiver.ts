@@ -18,6 +18,11 @@ export interface ReceiverOptions {
    * (default 1,000,000). `record` keeps every arrival regardless: tests only.
    */
   readonly maxTracked?: number;
+  /**
+   * Arrival times in epoch ms, monotonic (default: performance.timeOrigin + performance.now(), so
+   * a wall-clock step does not squeeze or stretch the arrival record). Tests pass a fixed clock.
+   */
+  readonly now?: () => number;
 }
 
 export interface ReceiverStats {
@@ -48,6 +53,7 @@ export class SampleReceiver {
   readonly #maxBody: number;
   #behaviour: ReceiverBehaviour;
   readonly #maxTracked: number;
+  readonly #now: () => number;
   readonly #accepted: BoundedMap<string, true>;
   readonly #attemptsByEvent: BoundedMap<string, number>;
   /** The last #maxTracked arrival times (for maxPerSecond and perSecond). */
@@ -69,6 +75,7 @@ export class SampleReceiver {
     this.#maxBody = options.maxBodyBytes ?? 1024 * 1024;
     this.#behaviour = ReceiverBehaviour.parse(options.behaviour ?? {});
     this.#maxTracked = options.maxTracked ?? 1_000_000;
+    this.#now = options.now ?? (() => performance.timeOrigin + performance.now());
     this.#accepted = new BoundedMap(this.#maxTracked);
     this.#attemptsByEvent = new BoundedMap(this.#maxTracked);
     this.#server = createServer((req, res) => this.#handle(req, res));
@@ -188,8 +195,7 @@ export class SampleReceiver {
   }
 
   #deliver(req: IncomingMessage, raw: string, res: ServerResponse): void {
-    // Monotonic, in epoch ms: a wall-clock step must not squeeze or stretch the arrival record.
-    const now = performance.timeOrigin + performance.now();
+    const now = this.#now();
     this.#received++;
     this.#firstAtMs ??= now;
     this.#times.push(now);

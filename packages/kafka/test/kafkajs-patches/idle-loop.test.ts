@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { patchKafkajsIdleLoop } from '../../src/kafkajs-patches/idle-loop.ts';
 
 interface QueueState {
@@ -36,18 +36,27 @@ describe('patchKafkajsIdleLoop', () => {
   });
 
   it('still checks queued requests (every 10 ms) and waits out a broker throttle', async () => {
-    patchKafkajsIdleLoop();
-    const waiting = queue(2, -1);
-    RequestQueue.prototype.scheduleCheckPendingRequests.call(waiting);
-    expect(waiting.throttleCheckTimeoutId).not.toBeNull();
-    await new Promise((resolve) => setTimeout(resolve, 30));
-    expect(waiting.checks).toBe(1);
-    const throttled = queue(0, Date.now() + 50);
-    RequestQueue.prototype.scheduleCheckPendingRequests.call(throttled);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(throttled.checks).toBe(0);
-    await new Promise((resolve) => setTimeout(resolve, 80));
-    expect(throttled.checks).toBe(1);
+    // On a fake clock: with real timers a stall between reading Date.now() for the throttle and
+    // arming its timer shortened the delay the test then measured against its own sleeps.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      patchKafkajsIdleLoop();
+      const waiting = queue(2, -1);
+      RequestQueue.prototype.scheduleCheckPendingRequests.call(waiting);
+      expect(waiting.throttleCheckTimeoutId).not.toBeNull();
+      await vi.advanceTimersByTimeAsync(9);
+      expect(waiting.checks).toBe(0);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(waiting.checks).toBe(1);
+      const throttled = queue(0, Date.now() + 50);
+      RequestQueue.prototype.scheduleCheckPendingRequests.call(throttled);
+      await vi.advanceTimersByTimeAsync(49);
+      expect(throttled.checks).toBe(0);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(throttled.checks).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('patches once, however often it is called', () => {
