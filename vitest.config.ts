@@ -11,7 +11,7 @@ import WaitersLastSequencer from './test/waiters-last-sequencer.ts';
  *   kills of the stack's servers, wall-clock rate, memory and session-timeout bounds. They run
  *   one at a time, after the shared ones.
  *
- * `npm test` (test/run-phases.ts) runs the phases with the worker counts CONTRIBUTING.md gives;
+ * `npm test` (test/runner/main.ts) runs the phases with the worker counts CONTRIBUTING.md gives;
  * a plain `npx vitest run` runs one file at a time, which is always safe.
  */
 const shared = ['test/*.test.ts', 'test/integration/**/*.test.ts', 'test/scenarios/**/*.test.ts'];

@@ -20,7 +20,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // The tests ask for Redis (multi-instance rate limits) unless the environment says otherwise.
   const config = loadStackConfig({ HOOKSTREAM_REDIS: 'on', ...process.env });
   const keep = process.env.HOOKSTREAM_KEEP_STACK === '1';
-  // test/run-phases.ts gives both its phases one tag and one logs folder.
+  // test/runner/main.ts gives both its phases one tag and one logs folder.
   const runTag = process.env.HOOKSTREAM_TEST_RUN ?? randomBytes(2).toString('hex');
   const logsDir = process.env.HOOKSTREAM_TEST_LOGS ?? join(config.workDir, 'test-logs', runTag);
   project.provide('hookstreamRunTag', runTag);

@@ -189,7 +189,8 @@ describe('npm start while Jaeger builds, and a second checkout on the same stack
     const setup = `
       const { default: setup } = await import(${module('test/global-setup.ts')});
       const { stackStatus } = await import(${module('packages/stack/src/index.ts')});
-      const teardown = await setup();
+      // vitest's project, of which the setup only uses provide().
+      const teardown = await setup({ provide() {} });
       const during = await stackStatus();
       await teardown();
       process.stdout.write(JSON.stringify(during));`;

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import {
   consoleReporter,
@@ -29,6 +30,8 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const BIN = join(ROOT, 'node_modules/.bin');
 /** Measured on two cores (CONTRIBUTING.md): more workers only wait longer on the CPU. */
 const DEFAULT_SHARED_WORKERS = 3;
+/** A toolchain that is built already is ready within this (a cache check). */
+const READY_AT_ONCE_MS = 5000;
 
 const { values } = parseArgs({
   options: {
@@ -107,6 +110,14 @@ let tools: ToolOutcome[] = [];
 if (ok && joining) {
   const session = await joining;
   const toolsReady = prepareToolsInBackground(config, consoleReporter);
+  // On a warm machine nothing is built: the waiting files then take their place by size, so a
+  // long one (the OpenAPI fuzz run) does not start last and run alone at the end of the phase.
+  const jaegerUp = session.reports.find((r) => r.name === 'jaeger')?.state !== 'starting';
+  const toolsUp = await Promise.race([
+    toolsReady.then((outcomes) => outcomes.every((t) => t.error === undefined)),
+    sleep(READY_AT_ONCE_MS).then(() => false),
+  ]);
+  const waitersLast = jaegerUp && toolsUp ? '0' : '1';
   try {
     const vitest = async (project: 'shared' | 'exclusive', parallel: string[]) => {
       const json = join(outDir, `${project}.json`);
@@ -122,7 +133,11 @@ if (ok && joining) {
           '--reporter=json',
           `--outputFile.json=${json}`,
         ],
-        { HOOKSTREAM_TEST_RUN: runTag, HOOKSTREAM_TEST_LOGS: logsDir },
+        {
+          HOOKSTREAM_TEST_RUN: runTag,
+          HOOKSTREAM_TEST_LOGS: logsDir,
+          HOOKSTREAM_TEST_WAITERS_LAST: waitersLast,
+        },
       );
       fileTimes.push(...(await readFileTimes(project, json, ROOT)));
       return code === 0;
