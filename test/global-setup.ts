@@ -21,8 +21,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const config = loadStackConfig({ HOOKSTREAM_REDIS: 'on', ...process.env });
   const keep = process.env.HOOKSTREAM_KEEP_STACK === '1';
   // test/runner/main.ts gives both its phases one tag and one logs folder.
-  const runTag = process.env.HOOKSTREAM_TEST_RUN ?? randomBytes(2).toString('hex');
-  const logsDir = process.env.HOOKSTREAM_TEST_LOGS ?? join(config.workDir, 'test-logs', runTag);
+  const runTag = process.env.HOOKSTREAM_TEST_RUN || randomBytes(2).toString('hex');
+  const logsDir = process.env.HOOKSTREAM_TEST_LOGS || join(config.workDir, 'test-runs', runTag, 'child-logs');
   project.provide('hookstreamRunTag', runTag);
   project.provide('hookstreamLogsDir', logsDir);
   const session = await joinStack(
