@@ -110,6 +110,11 @@ let tools: ToolOutcome[] = [];
 if (ok && joining) {
   const session = await joining;
   const toolsReady = prepareToolsInBackground(config, consoleReporter);
+  // Until they are ready, a waiting file's time does not count against its budget.
+  let backgroundReadyAt = Number.POSITIVE_INFINITY;
+  void toolsReady.then((outcomes) => {
+    backgroundReadyAt = Math.max(...outcomes.map((t) => t.endedAt));
+  });
   // On a warm machine nothing is built: the waiting files then take their place by size, so a
   // long one (the OpenAPI fuzz run) does not start last and run alone at the end of the phase.
   const jaegerUp = session.reports.find((r) => r.name === 'jaeger')?.state !== 'starting';
@@ -139,7 +144,7 @@ if (ok && joining) {
           HOOKSTREAM_TEST_WAITERS_LAST: waitersLast,
         },
       );
-      fileTimes.push(...(await readFileTimes(project, json, ROOT)));
+      fileTimes.push(...(await readFileTimes(project, json, ROOT, () => backgroundReadyAt)));
       return code === 0;
     };
     if (wants('shared'))
