@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type KafkaSettings, subscriberGroupId } from '@hookstream/contracts';
+import { type KafkaSettings, noticesTopicName, subscriberGroupId } from '@hookstream/contracts';
 import { createKafka, type KafkaAdmin } from '@hookstream/kafka';
 
 /**
@@ -28,7 +28,10 @@ export async function withBenchTopic<T>(
   } finally {
     const existing = await admin.listTopics().catch(() => [] as string[]);
     const own = existing.filter(
-      (t) => t === topic || subscribers.some((s) => t.startsWith(`hookstream.sub.${s}.`)),
+      (t) =>
+        t === topic ||
+        t === noticesTopicName(topic) ||
+        subscribers.some((s) => t.startsWith(`hookstream.sub.${s}.`)),
     );
     await admin.deleteTopics(own).catch(() => undefined);
     if (subscribers.length > 0)
@@ -52,4 +55,30 @@ async function leadersElected(admin: KafkaAdmin, topic: string): Promise<void> {
 /** A subscriber name unique to this run (group and topic names derive from it). */
 export function benchSubscriberName(kind: string): string {
   return `bench-${kind}-${randomUUID().slice(0, 8)}`;
+}
+
+/** Deletes groups a benchmark made (a drain's subscriber, a reader) once their members left. */
+export function deleteBenchGroups(kafka: KafkaSettings, groups: readonly string[]): Promise<void> {
+  return removeBenchTopics(kafka, [], groups);
+}
+
+/**
+ * Deletes what a benchmark made on the shared broker: its groups, then its topics with the
+ * notices topic a pusher or ingress made beside each. Best effort: a figure is never lost to it.
+ */
+export async function removeBenchTopics(
+  kafka: KafkaSettings,
+  topics: readonly string[],
+  groups: readonly string[] = [],
+): Promise<void> {
+  const admin = createKafka({ ...kafka, clientId: 'hookstream-bench', quiet: true }).admin();
+  await admin.connect();
+  try {
+    if (groups.length > 0) await admin.deleteGroups(groups).catch(() => undefined);
+    const existing = new Set(await admin.listTopics().catch(() => [] as string[]));
+    const own = topics.flatMap((t) => [t, noticesTopicName(t)]).filter((t) => existing.has(t));
+    await admin.deleteTopics(own).catch(() => undefined);
+  } finally {
+    await admin.disconnect();
+  }
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ConnectionSettings } from '@hookstream/contracts';
+import { removeBenchTopics } from './bench-topic.ts';
 import { connectionEnv } from './child-env.ts';
 import { type ChildService, spawnListening } from './listening-child.ts';
 import { drainWithPusher, produceBacklog, withNoopEndpoint } from './push-bench.ts';
@@ -47,6 +48,18 @@ export async function benchPull(
   progress: (line: string) => void,
 ): Promise<PullBenchResult> {
   const topic = `hookstream.bench.${randomBytes(4).toString('hex')}`;
+  try {
+    return await pullAgainstPush(options, topic, progress);
+  } finally {
+    await removeBenchTopics(options.connection.kafka, [topic]);
+  }
+}
+
+async function pullAgainstPush(
+  options: PullBenchOptions,
+  topic: string,
+  progress: (line: string) => void,
+): Promise<PullBenchResult> {
   progress(`producing a backlog of ${options.events} events to ${topic}`);
   await produceBacklog({ ...options, concurrency: options.concurrency }, topic);
   const token = randomBytes(18).toString('base64url');

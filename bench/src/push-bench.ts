@@ -2,12 +2,13 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ConnectionSettings, SubscriberDefinition } from '@hookstream/contracts';
+import { type ConnectionSettings, type SubscriberDefinition, subscriberGroupId } from '@hookstream/contracts';
 import { createKafka, createRawProducer } from '@hookstream/kafka';
 import { Pusher } from '@hookstream/pusher';
 import { Pool } from 'undici';
 import { BenchEventCodec } from './bench-events.ts';
 import { startWindowProfile } from './bench-profiling.ts';
+import { deleteBenchGroups, removeBenchTopics } from './bench-topic.ts';
 import { compareModes, type ModeComparison } from './mode-comparison.ts';
 import {
   compareTracing,
@@ -108,70 +109,84 @@ export async function benchPush(
   const endpointDelayMs = options.endpointDelayMs ?? 0;
   return withNoopEndpoint(endpointDelayMs, async (url) => {
     const topic = `hookstream.bench.${randomBytes(4).toString('hex')}`;
-    progress(`producing a backlog of ${options.events} events to ${topic}`);
-    await produceBacklog(options, topic);
+    try {
+      return await pushFromBacklog(options, topic, url, progress);
+    } finally {
+      // The tracing comparison's own backlog, when it has one, is `<topic>.tracing`.
+      await removeBenchTopics(options.connection.kafka, [topic, `${topic}.tracing`]);
+    }
+  });
+}
 
-    progress(
-      `plain undici loop (${options.events} POSTs, ${options.concurrency} at a time) and pusher drains (concurrency ${options.concurrency}, no rate limit), interleaved`,
-    );
-    const rate = await compareModes<ComparedDelivery>(
-      ['plain undici loop', 'pusher'],
-      (mode) =>
-        mode === 'pusher'
-          ? drainWithPusher(options, topic, url)
-          : rawUndici(url, options.events, options.concurrency),
-      options.rounds ?? PUSH_ROUNDS,
-      progress,
-      options.warmUp,
-    );
-    const tracing = options.tracing ? await tracingComparison(options, topic, url, progress) : undefined;
-    const ordering =
-      options.orderingRounds === undefined
-        ? undefined
-        : await compareModes<ComparedOrdering>(
-            ['key', 'strict'],
-            (ordering) => drainWithPusher(options, topic, url, undefined, { ordering }),
-            options.orderingRounds,
+async function pushFromBacklog(
+  options: BenchOptions,
+  topic: string,
+  url: string,
+  progress: (line: string) => void,
+): Promise<BenchResult> {
+  progress(`producing a backlog of ${options.events} events to ${topic}`);
+  await produceBacklog(options, topic);
+
+  progress(
+    `plain undici loop (${options.events} POSTs, ${options.concurrency} at a time) and pusher drains (concurrency ${options.concurrency}, no rate limit), interleaved`,
+  );
+  const rate = await compareModes<ComparedDelivery>(
+    ['plain undici loop', 'pusher'],
+    (mode) =>
+      mode === 'pusher'
+        ? drainWithPusher(options, topic, url)
+        : rawUndici(url, options.events, options.concurrency),
+    options.rounds ?? PUSH_ROUNDS,
+    progress,
+    options.warmUp,
+  );
+  const tracing = options.tracing ? await tracingComparison(options, topic, url, progress) : undefined;
+  const ordering =
+    options.orderingRounds === undefined
+      ? undefined
+      : await compareModes<ComparedOrdering>(
+          ['key', 'strict'],
+          (ordering) => drainWithPusher(options, topic, url, undefined, { ordering }),
+          options.orderingRounds,
+          progress,
+          options.warmUp,
+        );
+  const maxEvents = options.batchEvents ?? 100;
+  const batch =
+    options.batchRounds === undefined
+      ? undefined
+      : {
+          maxEvents,
+          ...(await compareModes<ComparedBatching>(
+            ['unbatched', 'batched'],
+            (mode) =>
+              drainWithPusher(
+                options,
+                topic,
+                url,
+                undefined,
+                mode === 'batched'
+                  ? { batch: { maxEvents, maxBytes: 1024 * 1024, maxWaitMs: 100, groupBy: 'tenant' } }
+                  : {},
+              ),
+            options.batchRounds,
             progress,
             options.warmUp,
-          );
-    const maxEvents = options.batchEvents ?? 100;
-    const batch =
-      options.batchRounds === undefined
-        ? undefined
-        : {
-            maxEvents,
-            ...(await compareModes<ComparedBatching>(
-              ['unbatched', 'batched'],
-              (mode) =>
-                drainWithPusher(
-                  options,
-                  topic,
-                  url,
-                  undefined,
-                  mode === 'batched'
-                    ? { batch: { maxEvents, maxBytes: 1024 * 1024, maxWaitMs: 100, groupBy: 'tenant' } }
-                    : {},
-                ),
-              options.batchRounds,
-              progress,
-              options.warmUp,
-            )),
-          };
-    return {
-      events: options.events,
-      concurrency: options.concurrency,
-      partitions: options.partitions,
-      rawUndiciPerSecond: rate.baselinePerSecond,
-      pusherPerSecond: rate.comparedPerSecond,
-      ratio: rate.ratio,
-      rate,
-      ...(tracing ? { tracing } : {}),
-      ...(ordering ? { ordering } : {}),
-      ...(batch ? { batch } : {}),
-      endpointDelayMs,
-    };
-  });
+          )),
+        };
+  return {
+    events: options.events,
+    concurrency: options.concurrency,
+    partitions: options.partitions,
+    rawUndiciPerSecond: rate.baselinePerSecond,
+    pusherPerSecond: rate.comparedPerSecond,
+    ratio: rate.ratio,
+    rate,
+    ...(tracing ? { tracing } : {}),
+    ...(ordering ? { ordering } : {}),
+    ...(batch ? { batch } : {}),
+    endpointDelayMs: options.endpointDelayMs ?? 0,
+  };
 }
 
 /** Runs `work` with a no-op endpoint in a process of its own (answering after `delayMs`). */
@@ -280,10 +295,11 @@ export async function drainWithPusher(
   flush?: () => Promise<void>,
   variant: Pick<Partial<SubscriberDefinition>, 'ordering' | 'batch'> = {},
 ): Promise<DrainMeasure> {
+  const name = `bench-${randomBytes(3).toString('hex')}`;
   const pusher = new Pusher(
     {
       definition: {
-        name: `bench-${randomBytes(3).toString('hex')}`,
+        name,
         url,
         eventTypes: ['*'],
         rate: { perSecond: 100_000, burst: 0 },
@@ -327,6 +343,7 @@ export async function drainWithPusher(
     return { deliveries: options.events - before, seconds, cpuMicros };
   } finally {
     await pusher.stop();
+    await deleteBenchGroups(options.connection.kafka, [subscriberGroupId(name)]);
   }
 }
 

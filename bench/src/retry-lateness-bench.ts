@@ -8,8 +8,10 @@ import {
   HS_HEADER,
   type KafkaSettings,
   retryTopicName,
+  subscriberGroupId,
 } from '@hookstream/contracts';
 import { createKafka, createRawConsumer } from '@hookstream/kafka';
+import { deleteBenchGroups, removeBenchTopics } from './bench-topic.ts';
 import { inProcessPusher, listenOnLoopback } from './in-process-pusher.ts';
 import { produceBacklog } from './push-bench.ts';
 import { quantile } from './stats.ts';
@@ -135,6 +137,8 @@ export async function benchRetryLateness(
       maxMs: lateness.at(-1) ?? 0,
     });
   }
+  const own = [...options.tiersMs.map((_, i) => retryTopicName(name, i + 1)), dlqTopicName(name)];
+  await removeBenchTopics(options.connection.kafka, [topic, ...own], [subscriberGroupId(name)]);
   return { records: options.records, jitter: options.jitter, redeliveries, tiers };
 }
 
@@ -164,9 +168,8 @@ async function readDueTimes(
   count: number,
 ): Promise<Map<string, number>> {
   const kafka = createKafka({ ...settings, clientId: 'hookstream-bench', quiet: true });
-  const consumer = createRawConsumer(kafka, {
-    groupId: `hookstream.bench.reader.${randomBytes(4).toString('hex')}`,
-  });
+  const groupId = `hookstream.bench.reader.${randomBytes(4).toString('hex')}`;
+  const consumer = createRawConsumer(kafka, { groupId });
   const due = new Map<string, number>();
   await consumer.connect();
   try {
@@ -183,6 +186,7 @@ async function readDueTimes(
     while (due.size < count && Date.now() < deadline) await sleep(50);
   } finally {
     await consumer.disconnect();
+    await deleteBenchGroups(settings, [groupId]);
   }
   return due;
 }

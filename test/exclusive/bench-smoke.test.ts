@@ -224,6 +224,25 @@ function shapeProblems(json: unknown, written: Written): string[] {
   return problems;
 }
 
+/** Topics and groups named as the benchmarks name theirs (bench-topic.ts, the sections). */
+async function benchResources(): Promise<string[]> {
+  const admin = createKafka({
+    brokers: endpoints.brokers,
+    clientId: 'bench-smoke-check',
+    quiet: true,
+  }).admin();
+  await admin.connect();
+  try {
+    const names = [
+      ...(await admin.listTopics()).map((t) => `topic ${t}`),
+      ...(await admin.listGroupIds('')).map((g) => `group ${g}`),
+    ];
+    return names.filter((n) => /bench|lateness/.test(n)).sort();
+  } finally {
+    await admin.disconnect();
+  }
+}
+
 describe('hookstream bench --smoke', () => {
   let out = '';
   let json: unknown;
@@ -235,6 +254,7 @@ describe('hookstream bench --smoke', () => {
 
   it('runs every section on the smallest load and writes a well-formed report, JSON, Markdown and chart', async () => {
     out = await mkdtemp(join(tmpdir(), 'hookstream-bench-smoke-'));
+    const before = await benchResources();
     const started = performance.now();
     const result = await runCli(['bench', '--smoke', '--out', out, '--json'], process.env, 170_000);
     const seconds = Math.round((performance.now() - started) / 100) / 10;
@@ -279,6 +299,10 @@ describe('hookstream bench --smoke', () => {
     } finally {
       await admin.disconnect();
     }
+    // Every section removes what it made: no topic or group of a benchmark's naming that was not
+    // there before the run is left (nothing else runs beside an exclusive file).
+    const after = await benchResources();
+    expect(after.filter((n) => !before.includes(n))).toEqual([]);
   }, 180_000);
 
   it('fails a report with a section, a figure, a unit, a verdict or a file missing', () => {
