@@ -110,19 +110,19 @@ let tools: ToolOutcome[] = [];
 if (ok && joining) {
   const session = await joining;
   const toolsReady = prepareToolsInBackground(config, consoleReporter);
-  // Until they are ready, a waiting file's time does not count against its budget.
+  // Until they are ready, no file's time counts against its budget (file-times.ts).
   let backgroundReadyAt = Number.POSITIVE_INFINITY;
   void toolsReady.then((outcomes) => {
     backgroundReadyAt = Math.max(...outcomes.map((t) => t.endedAt));
   });
   // On a warm machine nothing is built: the waiting files then take their place by size, so a
   // long one (the OpenAPI fuzz run) does not start last and run alone at the end of the phase.
-  const jaegerUp = session.reports.find((r) => r.name === 'jaeger')?.state !== 'starting';
+  // The background list waits for Jaeger too, so "all ready at once" covers it.
   const toolsUp = await Promise.race([
     toolsReady.then((outcomes) => outcomes.every((t) => t.error === undefined)),
     sleep(READY_AT_ONCE_MS).then(() => false),
   ]);
-  const waitersLast = jaegerUp && toolsUp ? '0' : '1';
+  const waitersLast = toolsUp ? '0' : '1';
   try {
     const vitest = async (project: 'shared' | 'exclusive', parallel: string[]) => {
       const json = join(outDir, `${project}.json`);
