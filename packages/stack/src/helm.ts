@@ -82,6 +82,8 @@ async function buildHelm(config: StackConfig, report: Reporter, binary: string):
       // The committed go.sum pins every module; never let the build rewrite it. helm is a
       // static Go program (its release builds use CGO_ENABLED=0 too).
       env: { GOFLAGS: '-mod=readonly', CGO_ENABLED: '0' },
+      // Tests build it in the background while others run; as Jaeger's build, it comes after them.
+      niceness: 10,
     },
     report,
   );

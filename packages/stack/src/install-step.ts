@@ -16,6 +16,8 @@ export interface InstallStep {
   /** Output lines matching this count as units of progress (downloads, compiled packages). */
   readonly progressLine?: RegExp;
   readonly progressNoun?: string;
+  /** Runs the step under `nice -n <value>`: a build in the background yields the cores to the work in front. */
+  readonly niceness?: number;
 }
 
 /**
@@ -35,7 +37,11 @@ export function runInstallStep(step: InstallStep, report: Reporter): Promise<voi
   const started = Date.now();
 
   return new Promise<void>((resolve, reject) => {
-    const child = spawn(step.command, step.args, {
+    const [command, args] =
+      step.niceness === undefined
+        ? [step.command, step.args]
+        : ['nice', ['-n', String(step.niceness), step.command, ...step.args]];
+    const child = spawn(command, args, {
       cwd: step.cwd,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, ...step.env },
