@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { describeErrorChain } from '@hookstream/contracts';
 import { HttpError, readBody, TokenRateLimiter } from '@hookstream/ingress-http';
 import { ManagementError, type ManagementService, managementErrorOf } from '@hookstream/management';
 import type { ApiTokens } from './api-tokens.ts';
@@ -150,7 +151,7 @@ export class ApiServer {
       const http = this.#httpError(err);
       status = http.status;
       if (status >= 500)
-        this.#options.log?.('error', 'request failed', { method, path, error: describe(err) });
+        this.#options.log?.('error', 'request failed', { method, path, error: describeErrorChain(err) });
       send(res, http.status, http.body(), {
         ...(http.retryAfterS === null ? {} : { 'retry-after': String(http.retryAfterS) }),
         ...(http.status === 401 ? { 'www-authenticate': 'Bearer' } : {}),
@@ -215,8 +216,4 @@ function send(
 
 function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
-}
-
-function describe(err: unknown): string {
-  return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
 }
