@@ -180,6 +180,42 @@ describe('the management API against the stack', () => {
     expect((await liveRecord(held))?.definition.tenant).toBe(globex);
   });
 
+  it("names that differ only by '.' and '_' collide: the twin of a held name is 409 name_unavailable for every caller, and a pair held from before is listed for the operator", async () => {
+    const stem = uniqueName('mapi-twin');
+    const held = `${stem}_y`;
+    const twin = `${stem}.y`;
+    expect(
+      (await call(globexToken, 'PUT', `/v1/subscribers/${held}`, { body: { url: 'https://g.example.com/' } }))
+        .status,
+    ).toBe(201);
+    for (const as of [acmeToken, globexToken, operatorToken]) {
+      const taken = await call(as, 'PUT', `/v1/subscribers/${twin}`, {
+        body: { url: 'https://a.example.com/' },
+      });
+      expect([taken.status, code(taken)]).toEqual([409, 'name_unavailable']);
+    }
+    expect(await liveRecord(twin)).toBeUndefined();
+
+    // A raw catalog writer (or a catalog from before the rule) can still hold both.
+    const record = await liveRecord(held);
+    if (record === undefined) throw new Error(`${held} was not written`);
+    made.add(twin);
+    await catalog.write([{ ...record, definition: { ...record.definition, name: twin } }]);
+    await waitFor('the twin in the catalog', async () => liveRecord(twin));
+    const listed = async (as: string) =>
+      (await call<{ nameCollisions: string[][] }>(as, 'GET', '/v1/subscribers?limit=1')).body.nameCollisions;
+    const pair = await waitFor("the pair in the operator's list", async () =>
+      (await listed(operatorToken)).find((g) => g.includes(held)),
+    );
+    expect(pair).toEqual([twin, held].sort());
+    expect(await listed(globexToken)).toEqual([]);
+    // Each of the pair stays manageable, so the operator can delete one.
+    const update = await call(globexToken, 'PUT', `/v1/subscribers/${held}`, {
+      body: { url: 'https://g2.example.com/' },
+    });
+    expect(update.status).toBe(200);
+  });
+
   it('answers 412 to a stale If-Match and writes nothing; the current one passes', async () => {
     const name = uniqueName('mapi-etag');
     const first = await call(acmeToken, 'PUT', `/v1/subscribers/${name}`, {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { CATALOG_TOPIC } from '@hookstream/contracts';
 import { parseSigningSecret, signPayloadWithKeys } from '@hookstream/delivery';
 import { createKafka, readTopic } from '@hookstream/kafka';
+import { SubscriberCatalog } from '@hookstream/subscribers';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.ts';
@@ -134,6 +135,34 @@ describe('hookstream subscribers', () => {
     expect(run.stderr).toMatch(/bad\.json: rate\.perSecond: /);
     expect(run.stderr).toContain('nothing was written');
     expect(await registryRecords(fresh)).toEqual([]);
+  });
+
+  it("apply refuses the '.'/'_' twin of a held name; list names a pair held from before", async () => {
+    const stem = uniqueName('cat-tw');
+    const held = `${stem}_a`;
+    const twin = `${stem}.a`;
+    await json<ApplyOut>(
+      'apply',
+      await definitionDir({ 'h.json': { name: held, url: 'https://h.example.com/' } }),
+    );
+    const refused = await cli([
+      'apply',
+      await definitionDir({ 't.json': { name: twin, url: 'https://t.example.com/' } }),
+    ]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`"${twin}": the name is unavailable`);
+    expect((await registryRecords(twin)).length).toBe(0);
+
+    // As a raw catalog writer, or a version before the rule, could have left it.
+    const catalog = new SubscriberCatalog(kafka);
+    const record = (await catalog.read()).subscribers.get(held);
+    if (record === undefined) throw new Error(`${held} was not written`);
+    await catalog.write([{ ...record, definition: { ...record.definition, name: twin } }]);
+    const list = await json<{ nameCollisions: string[][] }>('list');
+    expect(list.nameCollisions).toContainEqual([twin, held].sort());
+    const table = await cli(['list']);
+    expect(table.stderr).toContain("names Kafka cannot tell apart ('.' against '_')");
+    expect(table.stderr).toContain(`${[twin, held].sort().join('  ')}`);
   });
 
   it('pause holds its reason and who; resume makes it active again', async () => {

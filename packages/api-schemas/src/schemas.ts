@@ -114,6 +114,11 @@ export const SubscriberList = z.object({
   items: z.array(SubscriberItem),
   nextCursor: z.string().nullable(),
   retentionHeadroomError: z.string().nullable(),
+  /**
+   * Groups of names Kafka cannot tell apart ('.' against '_'), held from before they were
+   * refused: their subscribers share topics; delete one of each. Shown to the operator only.
+   */
+  nameCollisions: z.array(z.array(z.string())),
 });
 
 /** The record without sealed material (a managed secret is described, never shown), and its ETag. */

@@ -60,6 +60,7 @@ export {
   RESERVED_DATA_FIELDS,
   TenantId,
 } from './envelope.ts';
+export { describeErrorChain } from './error-chain.ts';
 export type { EventSchema } from './event-catalog.ts';
 export { loadEventCatalog, repositoryEventCatalog, SCHEMAS_DIR } from './event-catalog.ts';
 export type { FilterInput, FilterVerdict } from './event-filter.ts';
@@ -188,5 +189,6 @@ export {
   SUBSCRIBER_GROUP_PREFIX,
   SubscriberName,
   subscriberGroupId,
+  topicCollisionKey,
 } from './topics.ts';
 export { isTraceparent } from './trace-context.ts';

@@ -20,6 +20,15 @@ export const SubscriberName = z
   );
 export type SubscriberName = z.infer<typeof SubscriberName>;
 
+/**
+ * A name as Kafka compares topic names: it refuses a topic whose name differs from an existing
+ * one only by '.' against '_' (the two collide in its metric names). Two subscribers whose names
+ * share this key would need the same tier, DLQ and replay topics, so one name holds both.
+ */
+export function topicCollisionKey(name: string): string {
+  return name.replaceAll('.', '_');
+}
+
 const PREFIX = 'hookstream.sub';
 
 /** The consumer group whose committed offsets are the subscriber's acknowledgement ledger. */

@@ -1,5 +1,5 @@
 import type { SubscriberState } from '@hookstream/contracts';
-import { publicRecord } from '@hookstream/subscribers';
+import { nameCollisions as collidingNames, publicRecord } from '@hookstream/subscribers';
 import type { Caller } from './caller.ts';
 import { etagOf } from './etag.ts';
 import type { ManagementPorts } from './management-ports.ts';
@@ -29,8 +29,15 @@ export async function listSubscribers(
   ports: ManagementPorts,
   caller: Caller,
   options: { readonly limit: number; readonly cursor?: string | undefined },
-): Promise<Page<SubscriberItem> & { readonly retentionHeadroomError: string | null }> {
+): Promise<
+  Page<SubscriberItem> & {
+    readonly retentionHeadroomError: string | null;
+    readonly nameCollisions: readonly string[][];
+  }
+> {
   const snapshot = await ports.catalog.read();
+  // Names of every tenant: the operator's alone to see and to resolve.
+  const nameCollisions = caller.scope.kind === 'operator' ? collidingNames(snapshot) : [];
   const mine = [...snapshot.subscribers.values()].filter((r) => visibleTo(caller, r));
   const page = pageOf(mine, (r) => r.definition.name, options);
   const { rows, headroomError } =
@@ -52,7 +59,7 @@ export async function listSubscribers(
       breaker: row?.breaker ?? null,
     };
   });
-  return { items, nextCursor: page.nextCursor, retentionHeadroomError: headroomError };
+  return { items, nextCursor: page.nextCursor, retentionHeadroomError: headroomError, nameCollisions };
 }
 
 export async function getSubscriber(

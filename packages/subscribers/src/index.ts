@@ -56,6 +56,7 @@ export {
 } from './managed-secret.ts';
 export type { Actor, DeletePlan, NameHolder } from './name-holders.ts';
 export {
+  nameCollisions,
   nameHolder,
   OPERATOR,
   planDelete,

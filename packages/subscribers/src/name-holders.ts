@@ -1,4 +1,9 @@
-import type { NameBinding, SubscriberRecord, TenantId } from '@hookstream/contracts';
+import {
+  type NameBinding,
+  type SubscriberRecord,
+  type TenantId,
+  topicCollisionKey,
+} from '@hookstream/contracts';
 import type { CatalogSnapshot } from './catalog-records.ts';
 import { CatalogError } from './errors.ts';
 import { knownSubscriber } from './state-change.ts';
@@ -32,41 +37,104 @@ export function nameHolder(snapshot: CatalogSnapshot, name: string): NameHolder 
   return null;
 }
 
+type NamedDefinition = { readonly name: string; readonly tenant?: TenantId | undefined };
+
+/** Why a name cannot be taken: someone else holds it, or a name Kafka cannot tell from it is held. */
+interface Unavailable {
+  readonly name: string;
+  readonly twin: boolean;
+}
+
+/**
+ * Every name the catalog holds (a live record, a binding, or registrations left), by
+ * topicCollisionKey: the names Kafka could not tell apart share an entry.
+ */
+function heldByKey(snapshot: CatalogSnapshot): Map<string, Set<string>> {
+  const byKey = new Map<string, Set<string>>();
+  const hold = (name: string) => {
+    const key = topicCollisionKey(name);
+    const names = byKey.get(key) ?? new Set<string>();
+    names.add(name);
+    byKey.set(key, names);
+  };
+  for (const name of snapshot.subscribers.keys()) hold(name);
+  for (const name of snapshot.bindings.keys()) hold(name);
+  for (const [name, keys] of snapshot.registrations) if (keys.length > 0) hold(name);
+  return byKey;
+}
+
+/**
+ * Held names that differ only by '.' against '_', in groups, sorted: written before names were
+ * compared so (or by a raw catalog writer). Their subscribers would share topics, so operators
+ * are shown them to delete one of each group. Pure.
+ */
+export function nameCollisions(snapshot: CatalogSnapshot): string[][] {
+  return [...heldByKey(snapshot).values()]
+    .filter((names) => names.size > 1)
+    .map((names) => [...names].sort())
+    .sort((a, b) => (a[0] ?? '').localeCompare(b[0] ?? ''));
+}
+
+function unavailable(
+  snapshot: CatalogSnapshot,
+  definitions: readonly NamedDefinition[],
+  actor: Actor,
+): Unavailable[] {
+  const held = heldByKey(snapshot);
+  const asked = new Map<string, Set<string>>();
+  for (const { name } of definitions) {
+    const key = topicCollisionKey(name);
+    asked.set(key, (asked.get(key) ?? new Set<string>()).add(name));
+  }
+  return definitions.flatMap((d): Unavailable[] => {
+    const holder = nameHolder(snapshot, d.name);
+    if (holder === null) {
+      // Only a new name is judged by its twins: a pair held from before stays manageable (and
+      // listed by nameCollisions) until the operator deletes one.
+      const key = topicCollisionKey(d.name);
+      const twins = [...(held.get(key) ?? []), ...(asked.get(key) ?? [])].filter((n) => n !== d.name);
+      return twins.length > 0 ? [{ name: d.name, twin: true }] : [];
+    }
+    if (holder.tenant === (d.tenant ?? null)) return [];
+    return holder.live && actor.kind === 'operator' ? [] : [{ name: d.name, twin: false }];
+  });
+}
+
 /**
  * The names of these definitions that their tenant (or, without one, the operator's no-tenant)
  * may not take: held by another tenant, or by a tenant when the definition has none, or by no
- * tenant when it has one. The operator's change of a live record's tenant is left to planApply
- * (TENANT_CHANGED, which names the tenants: the operator sees them all). Pure.
+ * tenant when it has one; and, for anyone, a new name whose twin (the same but for '.' against
+ * '_', which Kafka cannot tell apart in topic names) is held or asked for in the same batch. The
+ * operator's change of a live record's tenant is left to planApply (TENANT_CHANGED, which names
+ * the tenants: the operator sees them all). Pure.
  */
 export function unavailableNames(
   snapshot: CatalogSnapshot,
-  definitions: readonly { readonly name: string; readonly tenant?: TenantId | undefined }[],
+  definitions: readonly NamedDefinition[],
   actor: Actor,
 ): string[] {
-  return definitions
-    .filter((d) => {
-      const holder = nameHolder(snapshot, d.name);
-      if (holder === null || holder.tenant === (d.tenant ?? null)) return false;
-      return !(holder.live && actor.kind === 'operator');
-    })
-    .map((d) => d.name);
+  return unavailable(snapshot, definitions, actor).map((u) => u.name);
 }
 
 /**
  * Refuses the whole apply when a name is unavailable (NAME_UNAVAILABLE; the management API
- * answers 409 `name_unavailable`). The message says that and nothing else: not who holds the
- * name, nor whether it is live.
+ * answers 409 `name_unavailable`). The message says that, and for a twin the rule that makes it
+ * so; never who holds the name, nor whether it is live.
  */
 export function refuseUnavailableNames(
   snapshot: CatalogSnapshot,
-  definitions: readonly { readonly name: string; readonly tenant?: TenantId | undefined }[],
+  definitions: readonly NamedDefinition[],
   actor: Actor,
 ): void {
-  const names = unavailableNames(snapshot, definitions, actor);
-  if (names.length === 0) return;
+  const refused = unavailable(snapshot, definitions, actor);
+  if (refused.length === 0) return;
+  const names = refused.map((u) => u.name);
+  const rule = refused.some((u) => u.twin)
+    ? " (Kafka cannot tell '.' from '_' in topic names, so a name that differs from a held one only so is held too)"
+    : '';
   throw new CatalogError(
     'NAME_UNAVAILABLE',
-    `${names.map((n) => `"${n}"`).join(', ')}: ${names.length === 1 ? 'the name is' : 'these names are'} unavailable; nothing was written`,
+    `${names.map((n) => `"${n}"`).join(', ')}: ${names.length === 1 ? 'the name is' : 'these names are'} unavailable${rule}; nothing was written`,
     false,
   );
 }

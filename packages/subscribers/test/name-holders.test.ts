@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { foldRegistry } from '../src/catalog-records.ts';
 import { CatalogError } from '../src/errors.ts';
 import {
+  nameCollisions,
   nameHolder,
   OPERATOR,
   planDelete,
@@ -117,6 +118,47 @@ describe('unavailableNames', () => {
     expect((error as CatalogError).canRetry).toBe(false);
     expect((error as CatalogError).message).toBe('"live": the name is unavailable; nothing was written');
     expect(() => refuseUnavailableNames(snap, [{ name: 'live', tenant: 'acme' }], acme)).not.toThrow();
+  });
+});
+
+describe("names Kafka cannot tell apart ('.' against '_')", () => {
+  const snap = foldRegistry([
+    raw('x_y', tenantRecord('x_y', 'globex')),
+    bound('a.b', 'acme'),
+    registered('old.one'),
+  ]);
+
+  it('refuses the twin of a held name to every tenant and to the operator, whoever holds it', () => {
+    expect(unavailableNames(snap, [{ name: 'x.y', tenant: 'acme' }], acme)).toEqual(['x.y']);
+    expect(unavailableNames(snap, [{ name: 'x.y', tenant: 'globex' }], globex)).toEqual(['x.y']);
+    expect(unavailableNames(snap, [{ name: 'x.y' }], OPERATOR)).toEqual(['x.y']);
+    expect(unavailableNames(snap, [{ name: 'a_b', tenant: 'acme' }], acme)).toEqual(['a_b']);
+    expect(unavailableNames(snap, [{ name: 'old_one' }], OPERATOR)).toEqual(['old_one']);
+    expect(unavailableNames(snap, [{ name: 'x-y', tenant: 'acme' }], acme)).toEqual([]);
+  });
+
+  it('refuses two new twins asked for together, and says the rule without naming a holder', () => {
+    const pair = [{ name: 'p.q' }, { name: 'p_q' }];
+    expect(unavailableNames(snap, pair, OPERATOR)).toEqual(['p.q', 'p_q']);
+    expect(() => refuseUnavailableNames(snap, [{ name: 'x.y', tenant: 'acme' }], acme)).toThrow(
+      /^"x\.y": the name is unavailable \(Kafka cannot tell '\.' from '_' in topic names.*\); nothing was written$/,
+    );
+  });
+
+  it('keeps a pair held from before manageable, and lists it for operators', () => {
+    const before = foldRegistry([
+      raw('m.n', tenantRecord('m.n', 'acme')),
+      raw('m_n', tenantRecord('m_n', 'globex')),
+      raw('solo', tenantRecord('solo', 'acme')),
+      bound('k.l.m', null),
+      registered('k_l_m'),
+    ]);
+    expect(unavailableNames(before, [{ name: 'm.n', tenant: 'acme' }], acme)).toEqual([]);
+    expect(nameCollisions(before)).toEqual([
+      ['k.l.m', 'k_l_m'],
+      ['m.n', 'm_n'],
+    ]);
+    expect(nameCollisions(snap)).toEqual([]);
   });
 });
 

@@ -11,6 +11,7 @@ import {
   knownSubscriber,
   loadDefinitionFiles,
   loadSecretsKey,
+  nameCollisions,
   OPERATOR,
   planApply,
   planDelete,
@@ -352,16 +353,19 @@ async function list(
       nowMs: Date.now(),
     },
   );
+  const collisions = nameCollisions(snapshot);
   if (values.json) {
     printJson({
       eventsTopic: topic,
       subscribers: rows,
       problems: snapshot.problems,
+      nameCollisions: collisions,
       ...(headroomError === null ? {} : { retentionHeadroomError: headroomError }),
     });
     return 0;
   }
   printProblems(snapshot);
+  printNameCollisions(collisions);
   if (headroomError !== null) process.stderr.write(`retention headroom not measured: ${headroomError}\n\n`);
   if (rows.length === 0) {
     process.stdout.write('no subscribers in the catalog (add some with hookstream subscribers apply)\n');
@@ -393,6 +397,16 @@ async function list(
   ];
   process.stdout.write(`${formatTable(headers, table)}\n\n${rows.length} subscriber(s)\n`);
   return 0;
+}
+
+/** Pairs held from before twins were refused: they share topics, so the operator must part them. */
+function printNameCollisions(collisions: readonly string[][]): void {
+  if (collisions.length === 0) return;
+  process.stderr.write(
+    `${collisions.length} group(s) of names Kafka cannot tell apart ('.' against '_'); their subscribers share topics, delete all but one of each:\n`,
+  );
+  for (const names of collisions) process.stderr.write(`  ${names.join('  ')}\n`);
+  process.stderr.write('\n');
 }
 
 async function show(
