@@ -145,6 +145,21 @@ afterAll(async () => {
 });
 
 describe('pull subscribers over the API', () => {
+  it("a pull subscriber's start is committed at its PUT: events published before its first lease are leased, none from before the PUT", async () => {
+    const before = await publish(4);
+    const name = uniqueName('pull-latest');
+    await client(operatorToken).putSubscriber(name, { mode: 'pull' });
+    made.push(name);
+    const after = await publish(6);
+    const seen = await leaseAll(
+      client(operatorToken),
+      name,
+      after.map((e) => e.id),
+    );
+    expect(seen.sort()).toEqual(after.map((e) => e.id).sort());
+    expect(seen.filter((id) => before.some((e) => e.id === id))).toEqual([]);
+  });
+
   it('two concurrent pullers get disjoint leases, and acks move the ledger to the end', async () => {
     const name = await pullSubscriber(operatorToken);
     const events = await publish(60);

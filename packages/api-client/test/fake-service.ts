@@ -36,6 +36,7 @@ export function fakeService(): ManagementService {
         return revision;
       },
     },
+    commitStart: async () => undefined,
     deleteSubscriber: async (request) => {
       records.delete(request.name);
       revisions.delete(request.name);

@@ -43,6 +43,7 @@ function service(): { service: ManagementService; audit: AuditRecord[] } {
         return revision;
       },
     },
+    commitStart: async () => undefined,
     deleteSubscriber: unused,
     rewind: unused,
     openPublisher: unused,

@@ -20,6 +20,7 @@ export type { ClusterInfo } from './connection/probe.ts';
 export { probeCluster } from './connection/probe.ts';
 export type { ConsumedRecord, RewindMark } from './consume/consumed-record.ts';
 export type { PartitionGap } from './consume/group/group-ledger.ts';
+export { commitGroupStart, type GroupStart } from './consume/group/group-start.ts';
 export type { StartedFrom, StartFrom } from './consume/group/start-position.ts';
 export type { LaneMode } from './consume/lanes/events-lane.ts';
 export type { LedgerRewind } from './consume/ledger/ledger-rewind.ts';

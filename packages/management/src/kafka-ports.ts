@@ -2,6 +2,7 @@ import { isInstanceStale, loadEventCatalog } from '@hookstream/contracts';
 import { queryLedger, readDeadLetters, replayDeadLetters } from '@hookstream/dead-letter-tools';
 import type { KafkaConnection } from '@hookstream/kafka';
 import {
+  commitSubscriberStart,
   deleteSubscriber,
   HeadroomReader,
   type LiveCatalog,
@@ -92,6 +93,9 @@ export function kafkaPorts(context: {
     eventsTopic,
     secretsKey: context.secretsKey,
     catalog,
+    commitStart: async (definition) => {
+      await commitSubscriberStart(kafka, catalog.admin, definition, eventsTopic);
+    },
     // A pull subscriber served here leaves its group first: a purge and a rewind wait for it empty.
     deleteSubscriber: async (request) => {
       await context.pull?.release(request.name);

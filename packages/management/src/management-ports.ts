@@ -1,4 +1,9 @@
-import type { AuditRecord, InstanceStatus, SubscriberRecord } from '@hookstream/contracts';
+import type {
+  AuditRecord,
+  InstanceStatus,
+  SubscriberDefinition,
+  SubscriberRecord,
+} from '@hookstream/contracts';
 import type { DeadLetter, LedgerAnswer, ReplayRequest, ReplaySummary } from '@hookstream/replay';
 import type {
   AuditContext,
@@ -31,6 +36,11 @@ export interface ManagementPorts {
      */
     writeIfRevision(record: SubscriberRecord, expected: string | 'absent'): Promise<string>;
   };
+  /**
+   * Commits a new subscriber's start position to its group before its record is written, so
+   * nothing published after the write is skipped, whenever it is first consumed.
+   */
+  commitStart(definition: SubscriberDefinition): Promise<void>;
   deleteSubscriber(request: DeleteRequest): Promise<DeleteResult>;
   /** Moves the subscriber's ledger back (pausing an active one meanwhile); audited in `audit`. */
   rewind(request: RewindRequest, audit: AuditContext): Promise<RewindResult>;

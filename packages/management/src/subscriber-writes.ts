@@ -75,6 +75,7 @@ async function putOnce(
   const current = snapshot.revisions.get(name);
   const { expected } = expectedRevision(ifMatch, existing === undefined ? undefined : current);
   const [record] = records;
+  if (plan[0]?.action === 'created' && record !== undefined) await ports.commitStart(record.definition);
   // The same definition again writes nothing: the record and its revision stay.
   const revision = record === undefined ? current : await ports.catalog.writeIfRevision(record, expected);
   await ports.audit.write(applyAuditRecords(snapshot.subscribers, records, auditActorOf(caller), now));

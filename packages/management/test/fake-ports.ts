@@ -44,6 +44,9 @@ export function fakePorts(
   const audit: AuditRecord[] = [];
   const deletes: DeleteRequest[] = [];
   const rewinds: { request: RewindRequest; actor: AuditActor }[] = [];
+  /** The subscribers whose start was committed, in order; `failStart` makes the next one fail. */
+  const starts: string[] = [];
+  const failStart = { next: null as Error | null };
   const snapshot = (): CatalogSnapshot => ({
     subscribers: new Map(subscribers),
     revisions: new Map(revisions),
@@ -81,6 +84,12 @@ export function fakePorts(
         revisions.set(name, revision);
         return revision;
       },
+    },
+    commitStart: async (definition) => {
+      const failure = failStart.next;
+      failStart.next = null;
+      if (failure !== null) throw failure;
+      starts.push(definition.name);
     },
     deleteSubscriber: async (request) => {
       if (request.expectedRevision !== undefined && request.expectedRevision !== revisions.get(request.name))
@@ -145,5 +154,5 @@ export function fakePorts(
     }),
     now: () => new Date('2026-02-01T00:00:00.000Z'),
   };
-  return { ports, writes, audit, deletes, rewinds, subscribers };
+  return { ports, writes, audit, deletes, rewinds, subscribers, starts, failStart };
 }

@@ -139,6 +139,18 @@ describe('writes', () => {
     ]);
   });
 
+  it("commits a new subscriber's start before its record is written, once; a failure writes nothing", async () => {
+    const { service, writes, starts, failStart } = setup();
+    const body = { url: 'https://new.example.com/hook' };
+    failStart.next = new KafkaReadError('KAFKA_UNAVAILABLE', 'the broker is away');
+    expect((await failure(service.putSubscriber(operator, 'new-one', body))).code).toBe('kafka_unavailable');
+    expect(writes).toEqual([]);
+    await service.putSubscriber(operator, 'new-one', body);
+    await service.putSubscriber(operator, 'new-one', { ...body, url: 'https://new.example.com/v2' });
+    expect(starts).toEqual(['new-one']);
+    expect(writes).toHaveLength(2);
+  });
+
   it('refuses a body naming another subscriber, and an invalid one, field by field', async () => {
     const { service } = setup();
     expect(

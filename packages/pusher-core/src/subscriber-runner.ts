@@ -18,7 +18,7 @@ import {
   SubscriberConsumer,
 } from '@hookstream/kafka';
 import { noticesTopicSpec } from '@hookstream/producer';
-import { AuditTrail, SubscriberCatalog, SubscriberDisabler } from '@hookstream/subscribers';
+import { AuditTrail, SubscriberCatalog, SubscriberDisabler, startFromOf } from '@hookstream/subscribers';
 import type { DeliveryCounts } from './delivery-observer.ts';
 import { DownstreamCopies } from './downstream-copies.ts';
 import { boundedDueAtMs } from './due-at.ts';
@@ -208,7 +208,7 @@ export class SubscriberRunner {
     const startAt = await registry.check(
       resources.admin,
       resources.replicationFactor,
-      toStartFrom(definition.start),
+      startFromOf(definition.start),
       this.#options.resumeFrom,
       this.#options.registration,
     );
@@ -538,8 +538,4 @@ export class SubscriberRunner {
     await this.#auth?.close();
     this.#options.log('info', 'pusher stopped', { ...this.counts });
   }
-}
-
-function toStartFrom(start: SubscriberTopology['definition']['start']): StartFrom {
-  return start === 'earliest' || start === 'latest' ? start : { timestampMs: Date.parse(start) };
 }

@@ -130,6 +130,7 @@ export type { SubscriberOverview } from './subscriber-overview.ts';
 export { subscriberOverviews, subscriberOverviewsWithHeadroom } from './subscriber-overview.ts';
 export type { RewindContext, RewindRequest, RewindResult } from './subscriber-rewind.ts';
 export { describeMove, rewindSubscriber } from './subscriber-rewind.ts';
+export { commitSubscriberStart, startFromOf } from './subscriber-start.ts';
 export type {
   MeasuringResources,
   PartitionLedger,

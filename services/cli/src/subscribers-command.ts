@@ -5,6 +5,7 @@ import { refuseWhatTheFleetCannotRead } from '@hookstream/management';
 import {
   applyAuditRecords,
   CatalogError,
+  commitSubscriberStart,
   DEFAULT_ROTATION_GRACE_MS,
   describeSecret,
   formatHeadroomCell,
@@ -13,6 +14,7 @@ import {
   loadSecretsKey,
   nameCollisions,
   OPERATOR,
+  type PlannedSubscriber,
   planApply,
   planDelete,
   publicRecord,
@@ -328,6 +330,7 @@ async function apply(
   const records = dryRun ? [] : recordsForPlan(plan, snapshot.subscribers, { now, secretsKey });
   let auditFailure: unknown = null;
   if (!dryRun) {
+    await commitStarts(kafka, plan, eventsTopic(values));
     await catalog.write(records);
     auditFailure = await writeAudit(applyAuditRecords(snapshot.subscribers, records, toolActor(), now));
   }
@@ -336,6 +339,23 @@ async function apply(
   else printApply(plan, dryRun);
   rethrow(auditFailure);
   return 0;
+}
+
+/** New subscribers' start positions, committed before their records are written (as the API does). */
+async function commitStarts(
+  kafka: ReturnType<typeof toolKafka>,
+  plan: readonly PlannedSubscriber[],
+  topic: string,
+): Promise<void> {
+  const created = plan.filter((p) => p.action === 'created');
+  if (created.length === 0) return;
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    for (const p of created) await commitSubscriberStart(kafka, admin, p.definition, topic);
+  } finally {
+    await admin.disconnect();
+  }
 }
 
 async function list(
