@@ -39,6 +39,19 @@ function endsScalar(c: number): boolean {
 }
 
 /**
+ * The index of the quote that closes a string whose text starts at `from`, or the length when
+ * none does: a backslash escapes the byte after it, whatever it is.
+ */
+function closingQuote(bytes: Uint8Array, from: number): number {
+  for (let i = from; i < bytes.length; i++) {
+    const c = bytes[i];
+    if (c === BACKSLASH) i++;
+    else if (c === QUOTE) return i;
+  }
+  return bytes.length;
+}
+
+/**
  * Measures a JSON text (UTF-8 bytes) in one pass, without parsing it and without recursion, so a
  * body can be refused before anything recursive (a zod schema, a walk of the parsed value) sees
  * it. Bytes of multi-byte UTF-8 characters are all ≥ 0x80, so they never look like structure.
@@ -54,19 +67,11 @@ export function measureJson(bytes: Uint8Array, limits: JsonLimits): JsonShape {
   let depth = 0;
   let deepest = 0;
   let values = 0;
-  let inString = false;
-  let escaped = false;
   let inScalar = false;
   // In an object after `{` or `,`: the next string is a member name, not a value.
   let expectName = false;
   for (let i = 0; i < bytes.length; i++) {
     const c = bytes[i] as number;
-    if (inString) {
-      if (escaped) escaped = false;
-      else if (c === BACKSLASH) escaped = true;
-      else if (c === QUOTE) inString = false;
-      continue;
-    }
     if (inScalar) {
       if (!endsScalar(c)) continue;
       inScalar = false;
@@ -85,7 +90,7 @@ export function measureJson(bytes: Uint8Array, limits: JsonLimits): JsonShape {
       continue;
     }
     if (c === QUOTE) {
-      inString = true;
+      i = closingQuote(bytes, i + 1);
       if (expectName) {
         expectName = false;
         continue;

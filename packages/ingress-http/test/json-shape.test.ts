@@ -55,6 +55,8 @@ describe('measureJson', () => {
     expect(measureJson(bytes(text), LIMITS)).toEqual({ depth: 1, values: 5, over: null });
     const names = JSON.stringify({ '[[[': 1, '\\': { '"{': 2 } });
     expect(measureJson(bytes(names), LIMITS)).toEqual({ depth: 2, values: 4, over: null });
+    // Not JSON (a string never closed): measured as far as it goes, left to JSON.parse to refuse.
+    expect(measureJson(bytes('["[[[[\\"'), LIMITS)).toEqual({ depth: 1, values: 2, over: null });
   });
 
   it('refuses a 1 MiB body of 100,000 nested nots at once, having read only its first levels', () => {
