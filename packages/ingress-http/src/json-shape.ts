@@ -33,9 +33,21 @@ function isWhitespace(c: number): boolean {
   return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
 }
 
-/** Ends a number or literal: what may follow a scalar in JSON. */
+/**
+ * Ends a number or literal: any structure or whitespace, not only what valid JSON lets follow
+ * one, so no bracket of a text that is not JSON goes uncounted behind a scalar.
+ */
 function endsScalar(c: number): boolean {
-  return c === COMMA || c === CLOSE_OBJECT || c === CLOSE_ARRAY || c === COLON || isWhitespace(c);
+  return (
+    c === COMMA ||
+    c === COLON ||
+    c === QUOTE ||
+    c === OPEN_OBJECT ||
+    c === CLOSE_OBJECT ||
+    c === OPEN_ARRAY ||
+    c === CLOSE_ARRAY ||
+    isWhitespace(c)
+  );
 }
 
 /**

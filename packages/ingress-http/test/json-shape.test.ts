@@ -57,6 +57,7 @@ describe('measureJson', () => {
     expect(measureJson(bytes(names), LIMITS)).toEqual({ depth: 2, values: 4, over: null });
     // Not JSON (a string never closed): measured as far as it goes, left to JSON.parse to refuse.
     expect(measureJson(bytes('["[[[[\\"'), LIMITS)).toEqual({ depth: 1, values: 2, over: null });
+    expect(measureJson(bytes(`1${arrays(65)}`), LIMITS).over).toBe('depth');
   });
 
   it('refuses a 1 MiB body of 100,000 nested nots at once, having read only its first levels', () => {
