@@ -58,8 +58,18 @@ describe('ingress over HTTP against the real Kafka and registry', () => {
   });
 
   const big = 'x'.repeat(300 * 1024);
+  /** Event data nested 10,000 objects deep (50 KiB): past MAX_EVENT_JSON_DEPTH, within the byte limit. */
+  const deep = `{"type":"shipment.updated","data":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_001)}`;
   const cases: [string, unknown, PostOptions & { batch?: boolean }, number, string][] = [
     ['malformed JSON', '{"type": "shipment.updated",', {}, 400, 'malformed_json'],
+    ['event data nested 10,000 deep', deep, {}, 400, 'body_too_deep'],
+    [
+      'a batch of event data nested 10,000 deep',
+      `{"events":[${deep}]}`,
+      { batch: true },
+      400,
+      'body_too_deep',
+    ],
     ['schema-invalid data', { ...shipment, data: { shipment: { id: 'shp-9' } } }, {}, 400, 'invalid_data'],
     ['an unknown type', { ...shipment, type: 'parcel.lost' }, {}, 400, 'unknown_type'],
     [

@@ -1,9 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describeErrorChain } from '@hookstream/contracts';
-import { HttpError, readBody, TokenRateLimiter } from '@hookstream/ingress-http';
+import { HttpError, readBody, refuseComplexJson, TokenRateLimiter } from '@hookstream/ingress-http';
 import { ManagementError, type ManagementService, managementErrorOf } from '@hookstream/management';
 import type { ApiTokens } from './api-tokens.ts';
+import { BODY_JSON_LIMITS } from './body-limits.ts';
 import { IF_MATCH_PATTERN, openApiDocument } from './openapi.ts';
 import { RawJson, type Route } from './route.ts';
 import { Router } from './router.ts';
@@ -177,6 +178,7 @@ export class ApiServer {
     const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
     if (type !== 'application/json')
       throw new HttpError(415, 'unsupported_media_type', 'a body must be application/json');
+    refuseComplexJson(raw, BODY_JSON_LIMITS);
     try {
       return JSON.parse(raw.toString('utf8'));
     } catch {

@@ -1,5 +1,6 @@
 import { ErrorBody } from '@hookstream/api-schemas';
 import { z } from 'zod';
+import { MAX_BODY_DEPTH, MAX_BODY_VALUES } from './body-limits.ts';
 import type { Route } from './route.ts';
 
 type JsonSchema = Record<string, unknown>;
@@ -50,6 +51,7 @@ function commonErrors(route: Route): Readonly<Record<number, string>> {
 
 /** The failures of reading a body. */
 const BODY_ERRORS: Readonly<Record<number, string>> = {
+  400: `A path, query or body that does not validate: invalid_json (not JSON), body_too_deep (nests deeper than ${MAX_BODY_DEPTH}), body_too_complex (more than ${MAX_BODY_VALUES.toLocaleString('en-US')} values); nothing is written`,
   413: 'The body is larger than the limit (1 MiB by default)',
   415: 'A body other than application/json',
   422: 'A body that is JSON but not what the route takes; details name each field',

@@ -169,7 +169,7 @@ export function managementRoutes(service: ManagementService, document: () => unk
       responses: {
         200: ok('What moved (or, dry run, would move) per partition', RewindAnswer),
         400: ok(
-          'invalid_request: a `to` that does not parse, is in the future or names no partition',
+          'invalid_request: a `to` that does not parse, is in the future or names no partition; invalid_json, body_too_deep, body_too_complex: a body that is not JSON, or nests or holds more than the API takes',
           ErrorBody,
         ),
         404: notFound,

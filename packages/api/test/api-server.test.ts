@@ -2,7 +2,15 @@ import type { AuditRecord, SubscriberRecord } from '@hookstream/contracts';
 import { type ManagementPorts, ManagementService } from '@hookstream/management';
 import { foldRegistry, RevisionMismatchError } from '@hookstream/subscribers';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiServer, ApiTokens, answerSchema, managementRoutes, Router } from '../src/index.ts';
+import {
+  ApiServer,
+  ApiTokens,
+  answerSchema,
+  MAX_BODY_DEPTH,
+  MAX_BODY_VALUES,
+  managementRoutes,
+  Router,
+} from '../src/index.ts';
 
 const OPERATOR_TOKEN = 'operator-token-0123456789';
 const ACME_TOKEN = 'acme-token-0123456789abc';
@@ -166,6 +174,27 @@ describe('the server', () => {
     expect(
       ((await invalid.json()) as { error: { details: { path: string }[] } }).error.details[0]?.path,
     ).toBe('url');
+  });
+
+  it('refuses a filter nested 100,000 deep with 400 body_too_deep before any parse, and writes nothing', async () => {
+    const api = await start();
+    const definition = (nots: number) =>
+      `{"url":"https://x.example.com/","filter":${'{"not":'.repeat(nots)}{"exact":{"type":"a"}}${'}'.repeat(nots)}}`;
+    const deep = await api('/v1/subscribers/s-deep', { method: 'PUT', body: definition(100_000) });
+    expect([deep.status, await errorCode(deep)]).toEqual([400, 'body_too_deep']);
+    // Within the bound the schemas see it, and refuse the filter as theirs (MAX_FILTER_DEPTH).
+    const nested = await api('/v1/subscribers/s-deep', {
+      method: 'PUT',
+      body: definition(MAX_BODY_DEPTH - 4),
+    });
+    expect([nested.status, await errorCode(nested)]).toEqual([422, 'invalid_definition']);
+    const many = JSON.stringify({
+      url: 'https://x.example.com/',
+      eventTypes: Array.from({ length: MAX_BODY_VALUES }, (_, i) => `t.e${i}`),
+    });
+    const complex = await api('/v1/subscribers/s-deep', { method: 'PUT', body: many });
+    expect([complex.status, await errorCode(complex)]).toEqual([400, 'body_too_complex']);
+    expect((await api('/v1/subscribers/s-deep')).status).toBe(404);
   });
 
   it('creates with PUT (201), then 200 with the same ETag; GET gives it; a stale If-Match is 412', async () => {

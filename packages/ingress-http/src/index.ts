@@ -1,6 +1,8 @@
 export { HttpError, httpErrorFor } from './errors.ts';
 export type { IngressHttpOptions } from './ingress-http.ts';
-export { IngressHttp } from './ingress-http.ts';
+export { IngressHttp, MAX_EVENT_JSON_DEPTH } from './ingress-http.ts';
+export type { JsonLimits, JsonShape } from './json-shape.ts';
+export { measureJson, refuseComplexJson } from './json-shape.ts';
 export { readBody } from './read-body.ts';
 export { ReadinessCache } from './readiness-cache.ts';
 export { TokenRateLimiter } from './token-rate-limiter.ts';

@@ -20,6 +20,7 @@ import {
 } from '@opentelemetry/api';
 import { HttpError, httpErrorFor } from './errors.ts';
 import { IngressMetrics } from './ingress-metrics.ts';
+import { refuseComplexJson } from './json-shape.ts';
 import { readBody } from './read-body.ts';
 import { ReadinessCache } from './readiness-cache.ts';
 import { TokenRateLimiter } from './token-rate-limiter.ts';
@@ -51,6 +52,16 @@ export interface IngressHttpOptions {
    */
   readonly metrics?: Metrics;
 }
+
+/**
+ * How deep a publish body may nest: the batch wraps an event in two levels and the envelope in
+ * one, so event data may nest about 125 deep, well past real documents (a few to a few dozen).
+ * Deeper is refused (400 body_too_deep) before JSON.parse and the schema checks after it, whose
+ * cost and stack grow with the depth. The number of values is not bounded here: event data may
+ * be long lists, and the byte limit (INGRESS_MAX_BODY_BYTES) bounds their linear cost.
+ */
+export const MAX_EVENT_JSON_DEPTH = 128;
+const EVENT_JSON_LIMITS = { maxDepth: MAX_EVENT_JSON_DEPTH, maxValues: null } as const;
 
 /** Routes that publish: they get a SERVER span and count in the metrics. */
 const PUBLISH_ROUTES = new Set(['/v1/events', '/v1/events/batch']);
@@ -212,7 +223,7 @@ export class IngressHttp {
     send(res, ready ? 200 : 503, { ready, checks }, ready ? null : this.#options.retryAfterS);
   }
 
-  /** Auth, content type, size and JSON, in that order: each refusal happens before any write. */
+  /** Auth, content type, size, depth and JSON, in that order: each refusal happens before any write. */
   async #intake(req: IncomingMessage): Promise<{ grant: TokenGrant; body: unknown }> {
     allow(req, 'POST');
     const grant =
@@ -230,6 +241,7 @@ export class IngressHttp {
       throw new HttpError(415, 'unsupported_media_type', 'send the event as Content-Type: application/json');
     }
     const raw = await readBody(req, this.#options.maxBodyBytes);
+    refuseComplexJson(raw, EVENT_JSON_LIMITS);
     try {
       return { grant, body: JSON.parse(raw.toString('utf8')) };
     } catch (err) {

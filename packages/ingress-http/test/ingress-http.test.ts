@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { EventProducer } from '@hookstream/producer';
+import { type EventProducer, PublishError } from '@hookstream/producer';
 import { afterEach, describe, expect, it } from 'vitest';
-import { IngressHttp } from '../src/ingress-http.ts';
+import { IngressHttp, MAX_EVENT_JSON_DEPTH } from '../src/ingress-http.ts';
 import { TokenTable } from '../src/token-table.ts';
 
 const TOKEN = 'token-aaaaaaaaaaaaaaaa';
@@ -183,6 +183,45 @@ describe('IngressHttp', () => {
       400,
       { code: 'invalid_request', message: expect.stringMatching(/^invalid batch: \(root\): /) },
     ]);
+  });
+
+  it('refuses a body nested past MAX_EVENT_JSON_DEPTH with 400 body_too_deep, before the producer', async () => {
+    // The producer answers what it gets as invalid data: reaching it means the body was parsed.
+    const seen: unknown[] = [];
+    const producer = {
+      prepare: (body: unknown) => {
+        seen.push(body);
+        throw new PublishError('INVALID_DATA', 'not this shape');
+      },
+    } as unknown as EventProducer;
+    const http = new IngressHttp({
+      producer,
+      tokens: null,
+      maxBodyBytes: 1024 * 1024,
+      retryAfterS: 1,
+      checkReady: async () => ({}),
+    });
+    const url = await serve(http);
+    // The envelope is one level, so data nested depth - 1 deep makes a body `depth` deep.
+    const event = (depth: number) =>
+      `{"type":"key.revoked","data":${'{"a":'.repeat(depth - 1)}1${'}'.repeat(depth)}`;
+    const post = async (path: string, body: string) => {
+      const res = await fetch(`${url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+      return [res.status, ((await res.json()) as { error: { code: string } }).error.code];
+    };
+    expect(await post('/v1/events', event(100_000))).toEqual([400, 'body_too_deep']);
+    expect(await post('/v1/events', event(MAX_EVENT_JSON_DEPTH + 1))).toEqual([400, 'body_too_deep']);
+    expect(await post('/v1/events/batch', `{"events":[${event(MAX_EVENT_JSON_DEPTH - 1)}]}`)).toEqual([
+      400,
+      'body_too_deep',
+    ]);
+    expect(seen).toEqual([]);
+    expect(await post('/v1/events', event(MAX_EVENT_JSON_DEPTH))).toEqual([400, 'invalid_data']);
+    expect(seen).toHaveLength(1);
   });
 
   it('answers errors as JSON with their headers (401: WWW-Authenticate)', async () => {
