@@ -16,6 +16,7 @@ import {
   recordDigest,
   SubscriberCatalog,
 } from '@hookstream/subscribers';
+import { createLogger, logFn } from '@hookstream/telemetry';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventFactory } from '../support/events.ts';
 import { uniqueName } from '../support/names.ts';
@@ -49,13 +50,33 @@ const service = new ManagementService(
   }),
 );
 const servers: ApiServer[] = [];
+/** The servers' `request` lines as `hookstream api` logs them: through the redacting logger, parsed back. */
+const requestLog: Record<string, unknown>[] = [];
+const apiLog = logFn(
+  createLogger({
+    name: 'test-management-api',
+    destination: {
+      write: (line: string) => {
+        const fields = JSON.parse(line) as Record<string, unknown>;
+        if (fields.msg === 'request') requestLog.push(fields);
+      },
+    },
+  }),
+);
 const router = new Router(managementRoutes(service, () => ({})));
 /** Every subscriber this file PUT, deleted at its end. */
 const made = new Set<string>();
 let base = '';
 
 async function serve(rate: number): Promise<string> {
-  const server = new ApiServer({ service, tokens, host: '127.0.0.1', port: 0, ratePerSecond: rate });
+  const server = new ApiServer({
+    service,
+    tokens,
+    host: '127.0.0.1',
+    port: 0,
+    ratePerSecond: rate,
+    log: apiLog,
+  });
   servers.push(server);
   return server.start();
 }
@@ -327,6 +348,40 @@ describe('the management API against the stack', () => {
     expect(own.body.items).toHaveLength(6);
     const others = await call<{ items: unknown[] }>(globexToken, 'GET', `/v1/audit?subscriber=${name}`);
     expect(others.body.items).toEqual([]);
+  });
+
+  it("records a secret read in the audit trail and the request log by the caller's token id, never the secret", async () => {
+    const name = uniqueName('mapi-secret');
+    const path = `/v1/subscribers/${name}/secret`;
+    const made = await call(acmeToken, 'PUT', `/v1/subscribers/${name}`, {
+      body: { url: 'https://secret.example.com/hook', secret: { managed: true } },
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const shown = await call<{ current: string }>(acmeToken, 'GET', path);
+    expect(shown.status, JSON.stringify(shown.body)).toBe(200);
+    const secret = shown.body.current;
+    expect(secret).toMatch(/^whsec_/);
+
+    const tokenId = tokens.authorize(`Bearer ${acmeToken}`)?.id;
+    const { records } = await readAuditTrail(kafka, { subscriber: name });
+    const reads = records.filter((r) => r.action === 'subscriber.secret_read');
+    expect(reads.map((r) => [r.subscriber, r.tenant, r.actor])).toEqual([
+      [name, acme, { kind: 'token', tokenId, tenant: acme }],
+    ]);
+    // A read changes nothing: before and after are the record in effect, the chain unbroken.
+    const digest = recordDigest(await liveRecord(name));
+    expect([reads[0]?.before, reads[0]?.after]).toEqual([digest, digest]);
+    const trail = JSON.stringify(records);
+    expect(trail).not.toContain(secret);
+    expect(trail).not.toContain(acmeToken);
+    // The tenant reads it over the API too.
+    const own = await call<{ items: { action: string }[] }>(acmeToken, 'GET', `/v1/audit?subscriber=${name}`);
+    expect(own.body.items.map((i) => i.action)).toContain('subscriber.secret_read');
+
+    // The request log line of that read names the token id under a field the logger keeps.
+    const line = requestLog.find((l) => l.path === path && l.method === 'GET');
+    expect(line).toMatchObject({ status: 200, tokenId });
+    expect(JSON.stringify(requestLog)).not.toContain(acmeToken);
   });
 
   it('answers 429 with Retry-After past the rate of a token', async () => {

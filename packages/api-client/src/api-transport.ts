@@ -1,13 +1,20 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ErrorBody } from '@hookstream/api-schemas';
+import { redactUrlText } from '@hookstream/contracts';
 import { z } from 'zod';
 import { ApiClientError } from './api-client-error.ts';
 import { API_OPERATIONS, type ApiOperation } from './operations.ts';
 
 /** How the client reaches the API; every number bounded, a bad one names its field. */
 export const ApiClientOptions = z.object({
-  /** The API's base URL, as `hookstream api` prints it (a path prefix is kept). */
-  baseUrl: z.url({ protocol: /^https?$/ }).max(2000),
+  /**
+   * The API's base URL, as `hookstream api` prints it (a path prefix is kept). No user info:
+   * fetch refuses such a URL, quoting it whole (password and all) in its error.
+   */
+  baseUrl: z
+    .url({ protocol: /^https?$/ })
+    .max(2000)
+    .refine(withoutUserInfo, 'no user:password@ (the bearer token authenticates)'),
   /** A bearer token of HOOKSTREAM_API_TOKENS: the operator's or one tenant's. */
   token: z
     .string()
@@ -122,11 +129,14 @@ export class ApiTransport {
     } catch (err) {
       if (err instanceof ApiClientError) throw err;
       const timeout = err instanceof Error && err.name === 'TimeoutError';
+      // A URL in the message (the base, or one fetch's error quotes) shows no query values.
       throw new ApiClientError(
         timeout ? 'timeout' : 'unreachable',
-        timeout
-          ? `${method} ${path}: no answer from ${this.#base} within ${this.#options.timeoutMs} ms`
-          : `${method} ${path}: cannot reach ${this.#base}: ${describe(err)}`,
+        redactUrlText(
+          timeout
+            ? `${method} ${path}: no answer from ${this.#base} within ${this.#options.timeoutMs} ms`
+            : `${method} ${path}: cannot reach ${this.#base}: ${describe(err)}`,
+        ),
         { operation, canRetry: true, cause: err },
       );
     }
@@ -222,6 +232,13 @@ export function retryAfterMsOf(value: string | null, nowMs = Date.now()): number
   const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(value) - nowMs;
   if (!Number.isFinite(ms)) return null;
   return Math.min(3_600_000, Math.max(0, Math.ceil(ms)));
+}
+
+/** Whether a URL that parses names no user and no password (one that does not parse: left to z.url). */
+function withoutUserInfo(url: string): boolean {
+  if (!URL.canParse(url)) return true;
+  const parsed = new URL(url);
+  return parsed.username === '' && parsed.password === '';
 }
 
 function describe(err: unknown): string {

@@ -208,6 +208,24 @@ describe('the client', () => {
     });
   });
 
+  it('passwords are not echoed: a base URL with user info is refused, and an unreachable one shows no query value', async () => {
+    const withUser = (() => {
+      try {
+        return new ApiClient({ baseUrl: 'http://ops:s3cret@127.0.0.1:1', token: OPERATOR_TOKEN });
+      } catch (err) {
+        return err;
+      }
+    })();
+    expect(withUser).toMatchObject({ code: 'invalid_options', canRetry: false });
+    expect((withUser as Error).message).toMatch(/^baseUrl: no user:password@/);
+    expect((withUser as Error).message).not.toContain('s3cret');
+    const nowhere = new ApiClient({ baseUrl: 'http://127.0.0.1:1/?key=s3cret', token: OPERATOR_TOKEN });
+    const failed = await nowhere.listSubscribers().catch((e: unknown) => e);
+    expect(failed).toMatchObject({ code: 'unreachable', canRetry: true });
+    expect((failed as Error).message).toContain('cannot reach http://127.0.0.1:1/?key=REDACTED');
+    expect((failed as Error).message).not.toContain('s3cret');
+  });
+
   it('reads Retry-After as seconds or a date, bounded', () => {
     expect(retryAfterMsOf('2')).toBe(2000);
     expect(retryAfterMsOf('0.25')).toBe(250);

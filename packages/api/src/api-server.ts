@@ -160,13 +160,14 @@ export class ApiServer {
         ...(http.status === 405 ? { allow: allow.join(', ') } : {}),
       });
     } finally {
-      // Who asked, by token id (never the token): reads that change nothing, a secret's among
-      // them, are in this log rather than the audit trail.
+      // Who asked, by token id (never the token), as `tokenId`: the logger redacts every field
+      // named `token`. Reads that change nothing are in this log only (a secret's read is also
+      // an audit record).
       this.#options.log?.('info', 'request', {
         method,
         path,
         status,
-        ...(tokenId === null ? {} : { token: tokenId }),
+        ...(tokenId === null ? {} : { tokenId }),
         ms: Math.round(performance.now() - started),
       });
     }

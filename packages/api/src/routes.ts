@@ -184,14 +184,18 @@ export function managementRoutes(service: ManagementService, document: () => unk
       method: 'GET',
       path: '/v1/subscribers/{name}/secret',
       operationId: 'getSecret',
-      summary: 'The managed secret in clear, and the previous ones still signing through their grace',
+      summary:
+        'The managed secret in clear, and the previous ones still signing through their grace; each read is an audit record',
       params: NameParams,
       query: NoParams,
       responses: {
         200: ok('The secrets now signing', SecretAnswer),
         404: notFound,
         409: ok('not_managed: the secret is not one hookstream keeps', ErrorBody),
-        503: ok('secrets_key_unavailable', ErrorBody),
+        503: ok(
+          'secrets_key_unavailable; kafka_unavailable: the read could not be recorded in the audit trail (nothing shown)',
+          ErrorBody,
+        ),
       },
       handle: async ({ caller, params }) => ({
         status: 200,

@@ -16,7 +16,9 @@ export const AUDIT_RETENTION_MS = 365 * 24 * 3_600_000;
 
 /**
  * What changed. `subscriber.purged`: a delete with --purge (the group, topics and name went too);
- * `subscriber.disabled`: hookstream's own (410 Gone, sustained failure).
+ * `subscriber.disabled`: hookstream's own (410 Gone, sustained failure). `subscriber.secret_read`
+ * is the one read: a managed secret shown in clear (the management API's `GET …/secret`) changes
+ * nothing, so its `before` and `after` are both the record's digest and the chain holds.
  */
 export const AUDIT_ACTIONS = [
   'subscriber.created',
@@ -27,6 +29,7 @@ export const AUDIT_ACTIONS = [
   'subscriber.resumed',
   'subscriber.disabled',
   'subscriber.secret_rotated',
+  'subscriber.secret_read',
   'subscriber.header_sealed',
   'subscriber.credential_sealed',
   'subscriber.resealed',

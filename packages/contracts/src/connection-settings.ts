@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { HookstreamError } from './hookstream-error.ts';
-import { redactUrl } from './redact-url.ts';
+import { redactUrl, redactUrlText } from './redact-url.ts';
 import { type FileReader, readSettingFile, tlsFiles } from './tls-files.ts';
 
 const port = z.coerce.number().int().min(1).max(65535);
@@ -167,9 +167,24 @@ export function loadConnectionSettings(
   const parsed = ConnectionEnv.safeParse(env);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw badConfig(`${issue?.path.join('.') ?? 'connection settings'}: ${issue?.message ?? 'invalid'}`);
+    const got = shownUrl(env, issue?.path[0]);
+    throw badConfig(
+      `${issue?.path.join('.') ?? 'connection settings'}: ${issue?.message ?? 'invalid'}${got}`,
+    );
   }
   return connectionSettingsOf(parsed.data, read);
+}
+
+/** The variables that hold a URL, and with it often a password. */
+const URL_VARIABLES: ReadonlySet<PropertyKey> = new Set(['REGISTRY_URL', 'HOOKSTREAM_LIMITER_REDIS']);
+
+/**
+ * `, got '…'` for a refused URL variable, its user info and query values redacted (zod says only
+ * "Invalid URL"); nothing for any other variable.
+ */
+function shownUrl(env: NodeJS.ProcessEnv, variable: PropertyKey | undefined): string {
+  const value = typeof variable === 'string' && URL_VARIABLES.has(variable) ? env[variable] : undefined;
+  return value === undefined ? '' : `, got '${redactUrlText(value)}'`;
 }
 
 /** What a log line or `stack status` may show of the settings: no password, no key. */

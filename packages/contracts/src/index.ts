@@ -123,7 +123,7 @@ export {
   takesNotices,
 } from './notices.ts';
 export { MAX_BATCH_EVENTS, PublishBatchRequest, PublishRequest } from './publish-request.ts';
-export { REDACTED, redactUrl } from './redact-url.ts';
+export { REDACTED, redactUrl, redactUrlText } from './redact-url.ts';
 export {
   acceptsEventType,
   acceptsTenant,

@@ -107,6 +107,28 @@ describe('loadConnectionSettings', () => {
   });
 
   it.each([
+    [
+      'HOOKSTREAM_LIMITER_REDIS',
+      'redis://:s3cret@redis.internal:63790000',
+      'redis://REDACTED@redis.internal:63790000',
+    ],
+    [
+      'HOOKSTREAM_LIMITER_REDIS',
+      'http://user:s3cret@redis.internal:6379',
+      'http://REDACTED@redis.internal:6379',
+    ],
+    ['REGISTRY_URL', 'https://ops:s3#cret@registry.internal', 'https://REDACTED@registry.internal'],
+    ['REGISTRY_URL', 'ftp://registry.internal/?api_key=s3cret', 'ftp://registry.internal/?api_key=REDACTED'],
+  ])('passwords are not echoed: connection settings, %s=%s', (variable, value, shown) => {
+    const thrown = thrownBy(() => loadConnectionSettings({ [variable]: value }));
+    expect(thrown).toMatchObject({ code: 'BAD_CONFIG' });
+    const message = (thrown as Error).message;
+    expect(message).toMatch(new RegExp(`^${variable}: `));
+    expect(message).toContain(`got '${shown}'`);
+    expect(message).not.toContain('s3');
+  });
+
+  it.each([
     [{ KAFKA_BROKERS: 'kafka-0' }, /^KAFKA_BROKERS/],
     [{ KAFKA_PORT: '99999' }, /^KAFKA_PORT/],
     [{ REGISTRY_URL: 'ftp://registry' }, /^REGISTRY_URL/],

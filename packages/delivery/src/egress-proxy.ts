@@ -1,6 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP, type Socket, connect as tcpConnect } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
+import { redactUrlText } from '@hookstream/contracts';
 import type { buildConnector } from 'undici';
 import { isPrivateAddress } from './address-guard.ts';
 import { DeliveryError } from './errors.ts';
@@ -30,7 +31,12 @@ export function parseEgressProxy(env: {
   try {
     url = new URL(raw);
   } catch {
-    throw new DeliveryError('BAD_EGRESS_PROXY', `HOOKSTREAM_EGRESS_PROXY: not a URL: '${raw}'`, false);
+    // Shown without its user info: a proxy's password is the usual thing that breaks the URL.
+    throw new DeliveryError(
+      'BAD_EGRESS_PROXY',
+      `HOOKSTREAM_EGRESS_PROXY: not a URL: '${redactUrlText(raw)}'`,
+      false,
+    );
   }
   if (url.protocol !== 'http:' || url.port === '' || url.pathname !== '/' || url.search !== '')
     throw new DeliveryError(

@@ -133,6 +133,22 @@ describe('parseEgressProxy and NO_PROXY', () => {
   });
 
   it.each([
+    ['http://user:s3cret@proxy.internal:31280000', 'http://REDACTED@proxy.internal:31280000'],
+    ['http://user:s3#cret@proxy.internal:3128', 'http://REDACTED@proxy.internal:3128'],
+    ['http://user:s3/cret@proxy.internal:3128', 'http://REDACTED@proxy.internal:3128'],
+  ])('passwords are not echoed: HOOKSTREAM_EGRESS_PROXY=%s, not a URL, shows as %s', (raw, shown) => {
+    let message = '';
+    try {
+      parseEgressProxy({ HOOKSTREAM_EGRESS_PROXY: raw });
+    } catch (err) {
+      expect(err).toMatchObject({ code: 'BAD_EGRESS_PROXY', canRetry: false });
+      message = (err as Error).message;
+    }
+    expect(message).toBe(`HOOKSTREAM_EGRESS_PROXY: not a URL: '${shown}'`);
+    expect(message).not.toContain('s3');
+  });
+
+  it.each([
     ['*', 'api.example.com', true],
     ['example.com', 'api.example.com', true],
     ['.example.com', 'example.com', true],

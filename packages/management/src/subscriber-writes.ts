@@ -20,6 +20,7 @@ import { ManagementError } from './errors.ts';
 import { etagOf, expectedRevision } from './etag.ts';
 import { refuseWhatTheFleetCannotRead } from './fleet-check.ts';
 import type { ManagementPorts } from './management-ports.ts';
+import { recordSecretRead } from './secret-read.ts';
 import type { SubscriberResource } from './subscriber-reads.ts';
 import { specFor, visibleRecord } from './tenant-rules.ts';
 
@@ -168,6 +169,7 @@ export interface RotatedSecret {
 /**
  * The managed secret of one of the caller's subscribers, in clear, with those still signing:
  * its receiver's owner verifies with them (a PUT that asks for a managed secret does not show it).
+ * Shown only once its read is in the audit trail (recordSecretRead).
  */
 export async function revealSecret(
   ports: ManagementPorts,
@@ -177,7 +179,9 @@ export async function revealSecret(
   const record = visibleRecord(await ports.catalog.read(), name, caller);
   const state = managedSecretOf(record, caller, 'show');
   const key = requireSecretsKey(ports.secretsKey, `the managed secret of "${name}"`);
-  const open = revealManagedSecret(key, sealBindingOf(record), state, ports.now());
+  const now = ports.now();
+  const open = revealManagedSecret(key, sealBindingOf(record), state, now);
+  await recordSecretRead(ports, caller, record, open, now);
   return { name, current: open.current, createdAt: open.createdAt, previous: open.previous };
 }
 

@@ -1,3 +1,4 @@
+import { HookstreamError, redactUrlText } from '@hookstream/contracts';
 import { z } from 'zod';
 
 const JaegerTag = z.object({ key: z.string(), value: z.unknown() });
@@ -35,22 +36,49 @@ export async function findEventTraces(
   eventId: string,
   services: readonly string[] = HOOKSTREAM_SERVICES,
 ): Promise<JaegerTrace[]> {
+  refuseUserInfo(queryUrl);
   const tags = JSON.stringify({ 'messaging.message.id': eventId });
   const ids = new Set<string>();
   for (const service of services) {
     const url = `${queryUrl}/api/traces?service=${encodeURIComponent(service)}&tags=${encodeURIComponent(tags)}&lookback=7d&limit=20`;
-    const res = await fetch(url);
+    const res = await askJaeger(queryUrl, url);
     // Jaeger answers 4xx/5xx for a service it has never seen; that service simply has no spans.
     if (!res.ok) continue;
     for (const trace of TracesResponse.parse(await res.json()).data ?? []) ids.add(trace.traceID);
   }
   const traces: JaegerTrace[] = [];
   for (const id of ids) {
-    const res = await fetch(`${queryUrl}/api/traces/${id}`);
+    const res = await askJaeger(queryUrl, `${queryUrl}/api/traces/${id}`);
     if (!res.ok) continue;
     traces.push(...(TracesResponse.parse(await res.json()).data ?? []));
   }
   return traces;
+}
+
+/**
+ * fetch refuses a URL with user info and quotes it whole, password and all, in its error: such a
+ * query URL is refused here, without it.
+ */
+function refuseUserInfo(queryUrl: string): void {
+  const url = URL.canParse(queryUrl) ? new URL(queryUrl) : null;
+  if (url !== null && (url.username !== '' || url.password !== ''))
+    throw new HookstreamError(
+      'BAD_JAEGER_URL',
+      `the Jaeger query URL ${redactUrlText(queryUrl)}: no user:password@ (fetch sends none)`,
+      false,
+    );
+}
+
+/** One request to Jaeger; a failure names the query URL without user info or query values. */
+async function askJaeger(queryUrl: string, url: string): Promise<Response> {
+  try {
+    return await fetch(url);
+  } catch (err) {
+    const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
+    const why = err instanceof Error ? `${err.message}${cause}` : String(err);
+    // No `cause`: its message may quote the URL unredacted; ours has what it said.
+    throw new HookstreamError('JAEGER_UNREACHABLE', redactUrlText(`Jaeger at ${queryUrl}: ${why}`), true);
+  }
 }
 
 export interface TimelineEntry {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type JaegerTrace, traceTimeline } from '../src/jaeger-query.ts';
+import { findEventTraces, type JaegerTrace, traceTimeline } from '../src/jaeger-query.ts';
 
 const trace: JaegerTrace = {
   traceID: 't1',
@@ -53,5 +53,21 @@ describe('traceTimeline', () => {
 
   it('is empty for no traces', () => {
     expect(traceTimeline([])).toEqual([]);
+  });
+});
+
+describe('passwords are not echoed: findEventTraces (--jaeger, JAEGER_QUERY_URL)', () => {
+  it('refuses a query URL with user info without quoting it, where fetch would quote it whole', async () => {
+    const err = await findEventTraces('http://ops:s3cret@127.0.0.1:1', 'evt-1').catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'BAD_JAEGER_URL', canRetry: false });
+    expect((err as Error).message).toContain('http://REDACTED@127.0.0.1:1');
+    expect((err as Error).message).not.toContain('s3cret');
+  });
+
+  it('names an unreachable Jaeger without its query values, worth retrying', async () => {
+    const err = await findEventTraces('http://127.0.0.1:1/?key=s3cret', 'evt-1').catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'JAEGER_UNREACHABLE', canRetry: true });
+    expect((err as Error).message).toMatch(/^Jaeger at http:\/\/127\.0\.0\.1:1\/\?key=REDACTED: /);
+    expect((err as Error).message).not.toContain('s3cret');
   });
 });

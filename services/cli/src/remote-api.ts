@@ -1,11 +1,12 @@
-import { ApiClient } from '@hookstream/api-client';
+import { ApiClient, ApiClientOptions } from '@hookstream/api-client';
 import { HookstreamError } from '@hookstream/contracts';
 import { z } from 'zod';
 import { refuseConnections } from './runtime-endpoints.ts';
 
 /** Remote mode's settings, parsed once: a bad one names its flag or variable. */
 export const RemoteApiSettings = z.object({
-  url: z.url({ protocol: /^https?$/ }).max(2000),
+  // The client's own rule (http or https, no user info), so a refusal names --api or the variable.
+  url: ApiClientOptions.shape.baseUrl,
   token: z
     .string()
     .min(1)

@@ -21,6 +21,23 @@ describe('remote mode settings', () => {
     );
   });
 
+  it('passwords are not echoed: a URL with user info is refused naming --api or HOOKSTREAM_API_URL', () => {
+    for (const [flag, env, name] of [
+      ['http://ops:s3cret@api.internal:8070', {}, '--api'],
+      [undefined, { HOOKSTREAM_API_URL: 'https://ops:s3cret@api.internal' }, 'HOOKSTREAM_API_URL'],
+    ] as const) {
+      let message = '';
+      try {
+        remoteApi(flag, { ...env, HOOKSTREAM_API_TOKEN: TOKEN });
+      } catch (err) {
+        expect(err).toMatchObject({ code: 'BAD_CONFIG', canRetry: false });
+        message = (err as Error).message;
+      }
+      expect(message).toBe(`${name}: no user:password@ (the bearer token authenticates)`);
+      expect(message).not.toContain('s3cret');
+    }
+  });
+
   // Last: from here on this process refuses Kafka connections, as a remote command does.
   it('gives a client of the URL, and from then on no Kafka connection can be opened', () => {
     const api = remoteApi(undefined, {

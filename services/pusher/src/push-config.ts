@@ -4,6 +4,7 @@ import {
   EventsTopicName,
   HookstreamError,
   loadConnectionSettings,
+  redactUrlText,
   StartPosition,
 } from '@hookstream/contracts';
 import { DeliveryError, type EgressProxy, parseEgressProxy } from '@hookstream/delivery';
@@ -113,11 +114,15 @@ export class PushConfigError extends HookstreamError<'BAD_CONFIG'> {
   }
 }
 
-/** `--flag (or VARIABLE): expected …`, the way every bad setting is reported. */
+/**
+ * `--flag (or VARIABLE): expected …`, the way every bad setting is reported. The value shown has
+ * any URL's user info and query values redacted (redactUrlText): a URL setting (--redis) carries
+ * its password, and a URL given to another setting by mistake may too.
+ */
 function refusal(setting: string, got: unknown): string {
   const known = (SETTINGS as Record<string, { env?: string; expected: string }>)[setting];
   const name = known?.env === undefined ? `--${setting}` : `--${setting} (or ${known.env})`;
-  return `${name}: expected ${known?.expected ?? 'a valid value'}, got '${String(got)}'`;
+  return `${name}: expected ${known?.expected ?? 'a valid value'}, got '${redactUrlText(String(got))}'`;
 }
 
 /** Parses the flags over the environment; throws PushConfigError naming the first bad one. */

@@ -91,4 +91,41 @@ describe('loadPushConfig', () => {
   ])('refuses %o %o naming the flag or variable', (flags, env, message) => {
     expect(refused(flags, env)).toContain(message);
   });
+
+  it.each([
+    [
+      '--redis, not a URL',
+      { all: true, redis: 'redis://:s3cret@redis.internal:63790000' },
+      {},
+      "--redis (or HOOKSTREAM_LIMITER_REDIS): expected a redis:// or rediss:// URL, got 'redis://REDACTED@redis.internal:63790000'",
+    ],
+    [
+      'HOOKSTREAM_LIMITER_REDIS, not redis://',
+      { all: true },
+      { HOOKSTREAM_LIMITER_REDIS: 'http://default:s3cret@redis.internal:6379/0?password=s3cret' },
+      "--redis (or HOOKSTREAM_LIMITER_REDIS): expected a redis:// or rediss:// URL, got 'http://REDACTED@redis.internal:6379/0?password=REDACTED'",
+    ],
+    [
+      '--instance given a URL',
+      { all: true, instance: 'https://u:s3cret@host' },
+      {},
+      "--instance: expected 1 to 200 letters, digits, '.', '_', ':' or '-', got 'https://REDACTED@host'",
+    ],
+    [
+      '--metrics-port given a URL without its scheme',
+      { all: true, 'metrics-port': 'user:s3cret@host:9090' },
+      {},
+      "--metrics-port (or HOOKSTREAM_METRICS_PORT): expected a port number, got 'REDACTED@host:9090'",
+    ],
+    [
+      'HOOKSTREAM_EGRESS_PROXY, not a URL',
+      { all: true },
+      { HOOKSTREAM_EGRESS_PROXY: 'http://user:s3#cret@proxy.internal:3128' },
+      "HOOKSTREAM_EGRESS_PROXY: not a URL: 'http://REDACTED@proxy.internal:3128'",
+    ],
+  ])('passwords are not echoed: refusal of %s', (_what, flags, env, message) => {
+    const shown = refused(flags, env);
+    expect(shown).toBe(message);
+    expect(shown).not.toContain('s3');
+  });
 });
