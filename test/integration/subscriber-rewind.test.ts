@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FleetProcess } from '@hookstream/pusher';
 import type { SampleReceiver } from '@hookstream/receiver';
-import { readAuditTrail, SubscriberCatalog } from '@hookstream/subscribers';
+import { auditChainBreaks, readAuditTrail, SubscriberCatalog } from '@hookstream/subscribers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyDefinitions, catalogEnv, startRunningCatalogFleet } from '../support/catalog.ts';
 import { exited, spawnCli } from '../support/child.ts';
@@ -119,6 +119,8 @@ describe('subscribers rewind', () => {
     expect(trail.records.map((r) => r.action)).toEqual(
       expect.arrayContaining(['subscriber.paused', 'subscriber.rewound', 'subscriber.resumed']),
     );
+    // The audit chain holds across the rewind: its digest is the paused record's.
+    expect(auditChainBreaks(trail.records)).toEqual([]);
   }, 120_000);
 
   it('rewinds a paused subscriber, which stays paused; says what retention deleted, with exit 3', async () => {
@@ -177,6 +179,8 @@ describe('subscribers rewind', () => {
       const trail = await readAuditTrail(fx.kafka, { subscriber: name });
       const rewound = trail.records.filter((r) => r.action === 'subscriber.rewound').at(-1);
       expect(rewound?.actor).toMatchObject({ kind: 'token' });
+      // Every change of this file, three rewinds, pauses and resumes among them, in one chain.
+      expect(auditChainBreaks(trail.records)).toEqual([]);
     } finally {
       api.kill('SIGTERM');
       await exited(api);

@@ -1,5 +1,6 @@
 export type { ApplyAction, PlannedSubscriber } from './apply-plan.ts';
 export { planApply, recordsForPlan } from './apply-plan.ts';
+export { type AuditChainBreak, auditChainBreaks } from './audit-chain.ts';
 export { readAuditTrail } from './audit-reader.ts';
 export type { AuditChange, AuditContext, ReplayCounts } from './audit-records.ts';
 export {

@@ -94,13 +94,16 @@ export async function rewindSubscriber(
       request.eventsTopic,
       rewindCommits(plan, read.marks, request),
     );
+    // The chain runs through the record as it is now (paused for the rewind, or changed while
+    // the group emptied), not as it was when the rewind began.
+    const current = knownSubscriber(await context.catalog.read(), request.name);
     await context.audit?.trail.write([
       auditRecordOf({
         actor: context.audit.actor,
         action: 'subscriber.rewound',
         subscriber: request.name,
-        before: record,
-        after: record,
+        before: current,
+        after: current,
         detail: {
           to: request.targetText.slice(0, 200),
           eventsTopic: request.eventsTopic,
