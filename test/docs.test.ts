@@ -16,6 +16,14 @@ import {
   BENCH_USAGE,
 } from '@hookstream/bench';
 import {
+  CE_HEADER,
+  definitionFilterProblems,
+  EventFilter,
+  filterNames,
+  isDataPointer,
+  repositoryEventCatalog,
+} from '@hookstream/contracts';
+import {
   API_USAGE,
   AUDIT_USAGE,
   CONSOLE_USAGE,
@@ -257,8 +265,59 @@ function mentions(usage: string, flag: string): boolean {
   return new RegExp(`(?<![\\w-])${flag}(?![\\w-])`).test(usage);
 }
 
+/** Each table's separator rows (`| --- | --- |`), by the index of the row within the table. */
+function tableSeparators(prose: readonly string[]): number[][] {
+  const tables: number[][] = [];
+  let row = -1;
+  for (const line of prose) {
+    if (!line.trimStart().startsWith('|')) {
+      row = -1;
+      continue;
+    }
+    if (row === -1) tables.push([]);
+    row += 1;
+    if (/^\s*\|(\s*:?-+:?\s*\|)+\s*$/.test(line)) tables.at(-1)?.push(row);
+  }
+  return tables;
+}
+
+/**
+ * Why a documented filter could not hold for any event hookstream's producers write: an attribute
+ * neither the ingress nor the producer library sets, or a pointer into no schema's field.
+ */
+function impossibleFilter(block: string): string[] {
+  const json: unknown = JSON.parse(block.trim().startsWith('{') ? block : `{${block}}`);
+  const filter = EventFilter.parse((json as { filter?: unknown }).filter);
+  const written = new Set<string>(Object.keys(CE_HEADER));
+  const attributes = filterNames(filter)
+    .filter((n) => !isDataPointer(n.name) && !written.has(n.name))
+    .map((n) => `attribute ${n.name} is set by no hookstream producer`);
+  const pointers = definitionFilterProblems({ filter, eventTypes: ['*'] }, repositoryEventCatalog());
+  return [...attributes, ...pointers];
+}
+
 describe('docs', () => {
   const all = docs();
+
+  it('every table has one separator row, under its header: no row of dashes where a value belongs', () => {
+    const wrong = all.flatMap((doc) =>
+      tableSeparators(split(doc.text).prose)
+        .filter((rows) => rows.length !== 1 || rows[0] !== 1)
+        .map((rows) => `${doc.path}: a table with separator rows at ${rows.join(', ')}`),
+    );
+    expect(wrong).toEqual([]);
+  });
+
+  it('every filter example could hold: attributes producers set, pointers into the schemas', () => {
+    const examples = all.flatMap((doc) =>
+      split(doc.text)
+        .blocks.filter((b) => b.includes('"filter":'))
+        .map((b) => ({ path: doc.path, block: b })),
+    );
+    expect(examples.length).toBeGreaterThan(0);
+    const wrong = examples.flatMap(({ path, block }) => impossibleFilter(block).map((p) => `${path}: ${p}`));
+    expect(wrong).toEqual([]);
+  });
 
   it('README.md stays at most 12 KB', () => {
     const bytes = Buffer.byteLength(readFileSync(join(root, 'README.md')));
