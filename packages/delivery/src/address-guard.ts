@@ -62,6 +62,8 @@ function embeddedIpv4(address: string): string | null {
   const quad = (i: number) => b.slice(i, i + 4).join('.');
   const zeros = (from: number, to: number) => b.slice(from, to).every((x) => x === 0);
   if (zeros(0, 12)) return quad(12); // ::/96, IPv4-compatible (deprecated, still routed by some stacks)
+  if (zeros(0, 10) && b[10] === 0xff && b[11] === 0xff) return quad(12); // ::ffff:0:0/96, IPv4-mapped in hex
+  if (zeros(0, 8) && b[8] === 0xff && b[9] === 0xff && zeros(10, 12)) return quad(12); // ::ffff:0:0:0/96, IPv4-translated (RFC 2765)
   if (b[0] === 0x20 && b[1] === 0x02) return quad(2); // 2002::/16, 6to4
   if (b[0] === 0 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b) {
     if (zeros(4, 12)) return quad(12); // 64:ff9b::/96, well-known NAT64

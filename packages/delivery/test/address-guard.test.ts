@@ -27,6 +27,11 @@ describe('address guard', () => {
     '64:ff9b::127.0.0.1',
     '64:ff9b::a9fe:a9fe',
     '64:ff9b:1:a9fe:a9:fe00::',
+    // IPv4-mapped in hex, and IPv4-translated (::ffff:0:0:0/96): judged by the embedded address.
+    '::ffff:7f00:1',
+    '::ffff:0:7f00:1',
+    '::ffff:0:a00:1',
+    '::ffff:0:a9fe:a9fe',
     'fec0::1',
     '2001:0:4136:e378:8000:63bf:3fff:fdd2',
     '2001:db8::1',
@@ -49,6 +54,8 @@ describe('address guard', () => {
     '2002:808:808::1',
     '64:ff9b::8.8.8.8',
     '64:ff9b:1:808:8:800::',
+    '::ffff:808:808',
+    '::ffff:0:808:808',
   ])('allows %s', (ip) => {
     expect(isPrivateAddress(ip)).toBe(false);
   });
