@@ -15,6 +15,7 @@ import {
   readAuditTrail,
   recordDigest,
   SubscriberCatalog,
+  withHeaderValue,
 } from '@hookstream/subscribers';
 import { createLogger, logFn } from '@hookstream/telemetry';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -36,6 +37,7 @@ const globex = uniqueName('globex');
 const acmeToken = token();
 const globexToken = token();
 const tokens = ApiTokens.parse([`${operatorToken}=*`, `${acmeToken}@${acme}`, `${globexToken}@${globex}`]);
+const secretsKey = parseSecretsKey(randomBytes(32).toString('base64'), 'the test key');
 /** The API's catalog, as `hookstream api` keeps it: followed, started before the server. */
 const live = new LiveCatalog(kafka, () => undefined);
 const service = new ManagementService(
@@ -43,7 +45,7 @@ const service = new ManagementService(
     kafka,
     catalog: live,
     eventsTopic: uniqueName('mapi-events'),
-    secretsKey: parseSecretsKey(randomBytes(32).toString('base64'), 'the test key'),
+    secretsKey,
     openPublisher: async () => {
       throw new Error('no subscriber here is disabled: no notice is due');
     },
@@ -260,6 +262,41 @@ describe('the management API against the stack', () => {
     expect((await call(operatorToken, 'GET', `/v1/subscribers/${name}`)).status).toBe(404);
     expect(await liveRecord(name)).toBeUndefined();
     expect((await readAuditTrail(kafka, { subscriber: name })).records).toEqual([]);
+  });
+
+  it("seals and addresses: a tenant's move to a new origin drops the operator's sealed header and says so; a loopback token URL is 422 at PUT", async () => {
+    const name = uniqueName('mapi-seal');
+    const headers = { 'X-Key': { managed: true } };
+    const made201 = await call(acmeToken, 'PUT', `/v1/subscribers/${name}`, {
+      body: { url: 'https://s.example.com/hook', headers },
+    });
+    expect(made201.status).toBe(201);
+    // The operator seals the header's value (as `subscribers header set` does).
+    const record = await liveRecord(name);
+    if (record === undefined) throw new Error(`${name} was not written`);
+    await catalog.write([withHeaderValue(record, secretsKey, 'X-Key', 'operator-value', new Date())]);
+    await waitFor(
+      'the sealed header in the catalog',
+      async () => (await liveRecord(name))?.sealedHeaders?.['X-Key'],
+    );
+    const moved = await call<{ droppedSeals: string[] }>(acmeToken, 'PUT', `/v1/subscribers/${name}`, {
+      body: { url: 'https://attacker.example.net/hook', headers },
+    });
+    expect([moved.status, moved.body.droppedSeals]).toEqual([200, ['headers.X-Key']]);
+    expect((await liveRecord(name))?.sealedHeaders).toBeUndefined();
+
+    const oauth2 = {
+      tokenUrl: 'https://127.0.0.1:8443/token',
+      clientId: 'x',
+      clientSecret: { managed: true },
+    };
+    const loopback = await call(acmeToken, 'PUT', `/v1/subscribers/${uniqueName('mapi-tok')}`, {
+      body: { url: 'https://t.example.com/hook', oauth2 },
+    });
+    expect([loopback.status, code(loopback)]).toEqual([422, 'invalid_definition']);
+    expect(
+      (loopback.body as { error: { details: { path: string }[] } }).error.details.map((d) => d.path),
+    ).toEqual(['oauth2.tokenUrl']);
   });
 
   it('answers 412 to a stale If-Match and writes nothing; the current one passes', async () => {

@@ -136,6 +136,11 @@ export const SubscriberResource = z.looseObject({
 export const PutAnswer = z.object({
   action: z.enum(['created', 'changed', 'unchanged']),
   subscriber: SubscriberResource,
+  /**
+   * The operator's sealed values (`headers.<name>`, `oauth2.clientSecret`, `clientCertificate.key`)
+   * a tenant's move to a new origin dropped; the operator seals them again. Empty otherwise.
+   */
+  droppedSeals: z.array(z.string()),
 });
 
 export const DeleteAnswer = z.object({

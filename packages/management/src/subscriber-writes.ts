@@ -6,6 +6,7 @@ import {
   DEFAULT_ROTATION_GRACE_MS,
   type DeleteResult,
   describeSecret,
+  droppedSeals,
   planApply,
   publicRecord,
   recordsForPlan,
@@ -28,6 +29,11 @@ export interface PutResult {
   /** created: no record held the name; changed: replaced; unchanged: the same definition again. */
   readonly action: 'created' | 'changed' | 'unchanged';
   readonly subscriber: SubscriberResource;
+  /**
+   * Sealed values the operator set (headers, OAuth2 client secret, client key) that a tenant's
+   * move of the URL or token URL to a new origin dropped: the operator seals them again.
+   */
+  readonly droppedSeals: readonly string[];
 }
 
 /**
@@ -71,7 +77,11 @@ async function putOnce(
   const now = ports.now();
   const plan = planApply(snapshot.subscribers, [{ path: `PUT /v1/subscribers/${name}`, spec }], now);
   await refuseWhatTheFleetCannotRead(plan, () => ports.instanceStatuses());
-  const records = recordsForPlan(plan, snapshot.subscribers, { now, secretsKey: ports.secretsKey });
+  const records = recordsForPlan(plan, snapshot.subscribers, {
+    now,
+    secretsKey: ports.secretsKey,
+    dropOperatorSealsOnMove: caller.scope.kind === 'tenant',
+  });
   const existing = snapshot.subscribers.get(name);
   const current = snapshot.revisions.get(name);
   const { expected } = expectedRevision(ifMatch, existing === undefined ? undefined : current);
@@ -86,6 +96,7 @@ async function putOnce(
   return {
     action: plan[0]?.action ?? 'unchanged',
     subscriber: { ...publicRecord(after), etag: etagOf(revision) },
+    droppedSeals: record === undefined ? [] : droppedSeals(existing, record),
   };
 }
 

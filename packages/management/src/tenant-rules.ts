@@ -7,7 +7,7 @@ import {
   type SubscriberRecord,
   SubscriberSpec,
 } from '@hookstream/contracts';
-import { type CatalogSnapshot, knownSubscriber } from '@hookstream/subscribers';
+import { type CatalogSnapshot, knownSubscriber, privateDestinations } from '@hookstream/subscribers';
 import type { Caller } from './caller.ts';
 import { type ErrorDetail, ManagementError } from './errors.ts';
 
@@ -73,6 +73,11 @@ export function specFor(caller: Caller, name: string, body: unknown): Subscriber
       details: [broken],
     });
   if (caller.scope.kind === 'tenant') refuseOperatorOnlyFields(parsed.data);
+  const aimed = privateDestinations(parsed.data);
+  if (aimed.length > 0)
+    throw new ManagementError('invalid_definition', 'the definition is invalid; nothing was written', {
+      details: aimed.map((a) => ({ path: a.path, message: a.message })),
+    });
   // A filter that could never hold (a pointer no schema of its types has) is refused, as by apply.
   const filterProblems = definitionFilterProblems(parsed.data, repositoryEventCatalog());
   if (filterProblems.length > 0)

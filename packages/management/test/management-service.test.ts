@@ -1,5 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { KafkaReadError } from '@hookstream/kafka';
-import { CatalogError } from '@hookstream/subscribers';
+import { CatalogError, parseSecretsKey, withHeaderValue } from '@hookstream/subscribers';
 import { describe, expect, it } from 'vitest';
 import { type Caller, ManagementError, ManagementService, managementErrorOf } from '../src/index.ts';
 import { fakePorts, record } from './fake-ports.ts';
@@ -149,6 +150,58 @@ describe('writes', () => {
     await service.putSubscriber(operator, 'new-one', { ...body, url: 'https://new.example.com/v2' });
     expect(starts).toEqual(['new-one']);
     expect(writes).toHaveLength(2);
+  });
+
+  it('refuses at PUT a token URL or URL that aims at a private address, for a tenant and the operator; nothing is written', async () => {
+    const { service, writes } = setup();
+    const oauth2 = {
+      tokenUrl: 'https://127.0.0.1:8443/token',
+      clientId: 'x',
+      clientSecret: { managed: true },
+    };
+    for (const caller of [acme, operator]) {
+      const bad = await failure(
+        service.putSubscriber(caller, 'aimed', { url: 'https://h.example.com/', oauth2 }),
+      );
+      expect([bad.code, bad.status, bad.details.map((d) => d.path)]).toEqual([
+        'invalid_definition',
+        422,
+        ['oauth2.tokenUrl'],
+      ]);
+    }
+    const url = await failure(service.putSubscriber(operator, 'aimed', { url: 'https://[::1]/hook' }));
+    expect(url.details.map((d) => d.path)).toEqual(['url']);
+    expect(writes).toEqual([]);
+  });
+
+  it("a tenant's move to a new origin drops the operator's sealed header and names it; the operator's move seals it again", async () => {
+    const key = parseSecretsKey(randomBytes(32).toString('base64'), 'the test key');
+    const base = record('h-acme', 'acme');
+    const withHeader = {
+      ...base,
+      definition: { ...base.definition, headers: { 'X-Key': { managed: true as const } } },
+    };
+    const sealed = withHeaderValue(withHeader, key, 'X-Key', 'k-1', new Date());
+    const body = { url: 'https://elsewhere.example.net/hook', headers: { 'X-Key': { managed: true } } };
+    const tenant = fakePorts([sealed]);
+    const moved = await new ManagementService({ ...tenant.ports, secretsKey: key }).putSubscriber(
+      acme,
+      'h-acme',
+      body,
+    );
+    expect(moved.droppedSeals).toEqual(['headers.X-Key']);
+    expect(tenant.writes.flat()[0]?.sealedHeaders).toBeUndefined();
+    const op = fakePorts([sealed]);
+    const kept = await new ManagementService({ ...op.ports, secretsKey: key }).putSubscriber(
+      operator,
+      'h-acme',
+      {
+        ...body,
+        tenant: 'acme',
+      },
+    );
+    expect(kept.droppedSeals).toEqual([]);
+    expect(Object.keys(op.writes.flat()[0]?.sealedHeaders ?? {})).toEqual(['X-Key']);
   });
 
   it('refuses a body naming another subscriber, and an invalid one, field by field', async () => {

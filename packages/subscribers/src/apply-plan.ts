@@ -1,5 +1,6 @@
 import {
   type EncryptedSecret,
+  managedCredentialNames,
   managedHeaderNames,
   type RecordSecret,
   recordVersionFor,
@@ -58,15 +59,18 @@ function keptSeals(
   existing: SubscriberRecord | undefined,
   definition: SubscriberDefinition,
   secret: SubscriberSecretSpec | undefined,
+  dropOnMove = false,
 ) {
   const managed = managedHeaderNames(definition);
-  const headers = managed.filter((h) => existing?.sealedHeaders?.[h] !== undefined);
+  const moves = existing !== undefined && sealOriginOf(existing.definition) !== sealOriginOf(definition);
+  // The operator sealed headers for one origin: a tenant that moves the URL does not take them along.
+  const headers =
+    moves && dropOnMove ? [] : managed.filter((h) => existing?.sealedHeaders?.[h] !== undefined);
   const keepsSecret =
     secret !== undefined &&
     'managed' in secret &&
     existing?.secret !== undefined &&
     'managed' in existing.secret;
-  const moves = existing !== undefined && sealOriginOf(existing.definition) !== sealOriginOf(definition);
   return {
     headers,
     keepsSecret,
@@ -163,6 +167,12 @@ export function recordsForPlan(
     readonly now: Date;
     readonly secretsKey: SecretsKey | undefined;
     readonly generate?: () => string;
+    /**
+     * A tenant's write: sealed headers and credentials (the operator's: only the CLI seals them)
+     * are dropped when what they are bound to moves, instead of sealed again for the new place.
+     * The managed signing secret is the tenant's own and moves with it.
+     */
+    readonly dropOperatorSealsOnMove?: boolean;
   },
 ): SubscriberRecord[] {
   const at = options.now.toISOString();
@@ -171,7 +181,7 @@ export function recordsForPlan(
     .map((p) => {
       const existing = current.get(p.name);
       const to = bindingFor(p.definition);
-      const kept = keptSeals(existing, p.definition, p.secret);
+      const kept = keptSeals(existing, p.definition, p.secret, options.dropOperatorSealsOnMove);
       const from = existing === undefined ? to : sealBindingOf(existing);
       if (kept.keepsSecret || kept.headers.length > 0) requireCurrentBinding(from);
       const key = (why: string) => requireSecretsKey(options.secretsKey, `${why} of "${p.name}"`);
@@ -208,6 +218,7 @@ export function recordsForPlan(
         to,
         key: () => key('sealing again for its new origin or token URL the managed credentials'),
         now: options.now,
+        dropOnMove: options.dropOperatorSealsOnMove === true,
       });
       return {
         version: recordVersionFor(p.definition),
@@ -220,4 +231,20 @@ export function recordsForPlan(
         updatedAt: at,
       };
     });
+}
+
+/**
+ * The seals `before` had that `after` lacks while its definition still manages them
+ * (`headers.<name>`, `oauth2.clientSecret`, `clientCertificate.key`): what a tenant's move to a
+ * new origin dropped, for the answer to name. Pure.
+ */
+export function droppedSeals(before: SubscriberRecord | undefined, after: SubscriberRecord): string[] {
+  if (before === undefined) return [];
+  const headers = managedHeaderNames(after.definition)
+    .filter((h) => before.sealedHeaders?.[h] !== undefined && after.sealedHeaders?.[h] === undefined)
+    .map((h) => `headers.${h}`);
+  const credentials = managedCredentialNames(after.definition).filter(
+    (c) => before.sealedCredentials?.[c] !== undefined && after.sealedCredentials?.[c] === undefined,
+  );
+  return [...headers, ...credentials];
 }

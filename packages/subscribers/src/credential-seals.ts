@@ -131,8 +131,9 @@ export function openManagedCredentials(
 
 /**
  * The sealed credentials a changed definition keeps, sealed again when what they are bound to
- * moves (the URL's origin; the token URL's origin for the client secret). Those the new
- * definition no longer manages are dropped. Needs the key only when something moves.
+ * moves (the URL's origin; the token URL's origin for the client secret), or, for a tenant's
+ * write, dropped then: the operator sealed them for where they were. Those the new definition no
+ * longer manages are dropped. Needs the key only when something moves.
  */
 export function keptCredentials(options: {
   readonly existing: SubscriberRecord | undefined;
@@ -140,6 +141,8 @@ export function keptCredentials(options: {
   readonly to: SealBinding;
   readonly key: () => SecretsKey;
   readonly now: Date;
+  /** A tenant's write: a credential whose binding moves is dropped, not sealed again. */
+  readonly dropOnMove?: boolean;
 }): Partial<Record<CredentialName, EncryptedSecret>> {
   const { existing, definition, to, now } = options;
   const kept: Partial<Record<CredentialName, EncryptedSecret>> = {};
@@ -155,6 +158,7 @@ export function keptCredentials(options: {
       kept[name] = seal;
       continue;
     }
+    if (options.dropOnMove === true) continue;
     const key = options.key();
     kept[name] = sealSecret(
       key,

@@ -6,6 +6,7 @@ import {
   repositoryEventCatalog,
   type SubscriberSpec,
 } from '@hookstream/contracts';
+import { privateDestinations } from './destination-check.ts';
 
 /** A valid definition and the file it came from. */
 export interface DefinitionFile {
@@ -86,6 +87,8 @@ async function loadOne(path: string): Promise<DefinitionFile | DefinitionProblem
   // event by event.
   const filterProblems = definitionFilterProblems(spec, repositoryEventCatalog());
   if (filterProblems.length > 0) return { path, error: filterProblems.join('; ') };
+  const aimed = privateDestinations(spec);
+  if (aimed.length > 0) return { path, error: aimed.map((a) => `${a.path}: ${a.message}`).join('; ') };
   if (spec.secret !== undefined && 'file' in spec.secret && !isAbsolute(spec.secret.file))
     return { path, spec: { ...spec, secret: { file: resolve(dirname(path), spec.secret.file) } } };
   return { path, spec };

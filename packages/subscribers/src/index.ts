@@ -1,5 +1,5 @@
 export type { ApplyAction, PlannedSubscriber } from './apply-plan.ts';
-export { planApply, recordsForPlan } from './apply-plan.ts';
+export { droppedSeals, planApply, recordsForPlan } from './apply-plan.ts';
 export { type AuditChainBreak, auditChainBreaks } from './audit-chain.ts';
 export { readAuditTrail } from './audit-reader.ts';
 export type { AuditChange, AuditContext, ReplayCounts } from './audit-records.ts';
@@ -33,6 +33,7 @@ export {
 } from './credential-seals.ts';
 export type { DefinitionFile, DefinitionProblem } from './definition-files.ts';
 export { loadDefinitionFiles } from './definition-files.ts';
+export { type PrivateDestination, privateDestinations } from './destination-check.ts';
 export type { CatalogErrorCode } from './errors.ts';
 export { CatalogError } from './errors.ts';
 export { openManagedHeaders, sealHeaderValue, withHeaderValue } from './header-seals.ts';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseSubscriberSpec, SubscriberRecord, SubscriberSpec } from '@hookstream/contracts';
 import { describe, expect, it } from 'vitest';
-import { planApply, recordsForPlan } from '../src/apply-plan.ts';
+import { droppedSeals, planApply, recordsForPlan } from '../src/apply-plan.ts';
 import { loadDefinitionFiles } from '../src/definition-files.ts';
 import { openManagedHeaders, sealHeaderValue } from '../src/header-seals.ts';
 import { newManagedSecret, revealManagedSecret } from '../src/managed-secret.ts';
@@ -222,6 +222,38 @@ describe('recordsForPlan', () => {
     expect(recordsForPlan(path, new Map([['m', m]]), { now: NOW, secretsKey: undefined })[0]?.secret).toBe(
       m.secret,
     );
+  });
+
+  it("a tenant's move to a new origin drops the operator's sealed headers, keeps its own signing secret, and droppedSeals names them", () => {
+    const m = record('m', {
+      definition: definition('m', { headers: { Authorization: { managed: true } } }),
+      secret: newManagedSecret(key, binding('m'), NOW),
+      sealedHeaders: { Authorization: sealHeaderValue(key, binding('m'), 'Authorization', 'Bearer t', NOW) },
+    });
+    const current = new Map([['m', m]]);
+    const moved = {
+      name: 'm',
+      url: 'https://elsewhere.example.net/hook',
+      secret: { managed: true },
+      headers: m.definition.headers,
+    };
+    const options = { now: NOW, secretsKey: key, dropOperatorSealsOnMove: true };
+    const [r] = recordsForPlan(planApply(current, [file(moved)]), current, options);
+    if (r === undefined) throw new Error('nothing written');
+    expect(r.sealedHeaders).toBeUndefined();
+    expect(droppedSeals(m, r)).toEqual(['headers.Authorization']);
+    if (r.secret === undefined || !('managed' in r.secret)) throw new Error('expected a managed secret');
+    const there = { version: 2, subscriber: 'm', origin: 'https://elsewhere.example.net' } as const;
+    expect(revealManagedSecret(key, there, r.secret, NOW).current).toMatch(/^whsec_/);
+    // Within its origin nothing is dropped.
+    const [same] = recordsForPlan(
+      planApply(current, [file({ ...moved, url: 'https://m.example.com/v2' })]),
+      current,
+      options,
+    );
+    if (same === undefined) throw new Error('nothing written');
+    expect(droppedSeals(m, same)).toEqual([]);
+    expect(same.sealedHeaders).toEqual(m.sealedHeaders);
   });
 
   it('says which managed headers have no value yet, and drops the seal of a header no longer managed', () => {

@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { SubscriberRecord, SubscriberSpec } from '@hookstream/contracts';
 import { describe, expect, it } from 'vitest';
-import { planApply, recordsForPlan } from '../src/apply-plan.ts';
+import { droppedSeals, planApply, recordsForPlan } from '../src/apply-plan.ts';
 import { foldRegistry } from '../src/catalog-records.ts';
 import { openManagedCredentials, withCredentialValue } from '../src/credential-seals.ts';
 import { checkCatalog } from '../src/record-upgrade.ts';
@@ -114,6 +114,24 @@ describe('managed outbound credentials', () => {
       secretsKey: undefined,
     });
     expect(dropped?.sealedCredentials).toBeUndefined();
+  });
+
+  it("a tenant's move of the token URL to a new origin drops the operator's client secret instead of sealing it again", () => {
+    const sealed = withCredentialValue(v7(), key, 'oauth2.clientSecret', 's3cret', NOW);
+    const current = new Map([['pay', sealed]]);
+    const spec = SubscriberSpec.parse({
+      name: 'pay',
+      url: 'https://pay.example.com/hook',
+      oauth2: oauth2('https://login.example.org/token'),
+    });
+    const [written] = recordsForPlan(planApply(current, [{ path: 'PUT', spec }], NOW), current, {
+      now: NOW,
+      secretsKey: undefined,
+      dropOperatorSealsOnMove: true,
+    });
+    if (written === undefined) throw new Error('nothing written');
+    expect(written.sealedCredentials).toBeUndefined();
+    expect(droppedSeals(sealed, written)).toEqual(['oauth2.clientSecret']);
   });
 
   it('subscribers check names a managed credential without a value', () => {
