@@ -20,6 +20,7 @@ import {
   type ReplayPlan,
   type ReplayRequest,
   type ReplaySummary,
+  raceStartMs,
   replayAttemptEntry,
   replayLogRecord,
   replayTopic,
@@ -54,7 +55,8 @@ export async function replayDeadLetters(
   const { subscriber } = request;
   const topic = replayTopic(subscriber);
   const replayId = `rpl_${randomUUID()}`;
-  const startedMs = Date.now();
+  // Not this call's start: a run slowed down by a busy machine would resend a raced run's first chunks.
+  const startedMs = raceStartMs(request, Date.now());
   const admin = kafka.admin();
   await admin.connect();
   let chosen: DeadLetter[];

@@ -75,6 +75,7 @@ export class ReplayJobs {
     run({
       ...request,
       tool: this.#tool,
+      askedAtMs: Date.parse(job.startedAt),
       onProgress: (done, total) => {
         job.done = done;
         job.total = total;

@@ -56,7 +56,7 @@ export type { ReplayedIndex, ReplayPlan } from './replay-log.ts';
 export { indexReplayLog, planReplay, ReplayLogEntry, replayLogKey, replayLogRecord } from './replay-log.ts';
 export type { ProgressStream } from './replay-progress.ts';
 export { ReplayProgress } from './replay-progress.ts';
-export type { ReplayItem, ReplayRequest, ReplaySummary } from './replay-request.ts';
+export { type ReplayItem, type ReplayRequest, type ReplaySummary, raceStartMs } from './replay-request.ts';
 export {
   compareDeadLetters,
   DlqSelection,

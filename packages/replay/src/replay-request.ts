@@ -16,6 +16,12 @@ export interface ReplayRequest {
   readonly operator: string;
   /** Which tool replays, named in its lease (default `cli`). */
   readonly tool?: ReplayTool | undefined;
+  /**
+   * When the operator asked for this replay (ms since the epoch); default: when the call began.
+   * `again` skips what another run replayed since then. The CLI passes its process's start: two
+   * runs started together agree on it however long each took to load and read the DLQ.
+   */
+  readonly askedAtMs?: number | undefined;
   /** Records per second; unlimited when absent. */
   readonly ratePerSecond?: number | undefined;
   /** Called after each acknowledged chunk. */
@@ -42,4 +48,15 @@ export interface ReplaySummary {
   readonly replayed: readonly ReplayItem[];
   readonly alreadyReplayed: readonly ReplayItem[];
   readonly unreplayable: readonly ReplayItem[];
+}
+
+/**
+ * Since when another run's replays count as raced (ReplayPlan's `again` skips them): when the
+ * operator asked, never later than `nowMs`. Taken when the call began, a run slowed down by a
+ * busy machine would count the first chunks of a run started with it as earlier replays and send
+ * them again.
+ */
+export function raceStartMs(request: Pick<ReplayRequest, 'askedAtMs'>, nowMs: number): number {
+  const asked = request.askedAtMs;
+  return asked === undefined || !Number.isFinite(asked) ? nowMs : Math.min(asked, nowMs);
 }

@@ -252,6 +252,8 @@ async function replay(
       tool: 'cli',
       dryRun: options.dryRun,
       ratePerSecond: options.rate,
+      // The process's start, before loading: runs started together agree on it under any load.
+      askedAtMs: performance.timeOrigin,
       onProgress: (done, total) => progress.update(done, total),
       onWarning: (m) => process.stderr.write(`warning: ${m}\n`),
     });
