@@ -36,7 +36,14 @@ const acme = uniqueName('acme');
 const globex = uniqueName('globex');
 const acmeToken = token();
 const globexToken = token();
-const tokens = ApiTokens.parse([`${operatorToken}=*`, `${acmeToken}@${acme}`, `${globexToken}@${globex}`]);
+const quoted = uniqueName('quoted');
+const quotedToken = token();
+const tokens = ApiTokens.parse([
+  `${operatorToken}=*`,
+  `${acmeToken}@${acme}`,
+  `${globexToken}@${globex}`,
+  `${quotedToken}@${quoted}`,
+]);
 const secretsKey = parseSecretsKey(randomBytes(32).toString('base64'), 'the test key');
 /** The API's catalog, as `hookstream api` keeps it: followed, started before the server. */
 const live = new LiveCatalog(kafka, () => undefined);
@@ -46,6 +53,7 @@ const service = new ManagementService(
     catalog: live,
     eventsTopic: uniqueName('mapi-events'),
     secretsKey,
+    tenantQuotas: { maxSubscribers: 100, byTenant: { [quoted]: 1 } },
     openPublisher: async () => {
       throw new Error('no subscriber here is disabled: no notice is due');
     },
@@ -297,6 +305,21 @@ describe('the management API against the stack', () => {
     expect(
       (loopback.body as { error: { details: { path: string }[] } }).error.details.map((d) => d.path),
     ).toEqual(['oauth2.tokenUrl']);
+  });
+
+  it("a tenant's subscribers stop at its quota: 409 quota_exceeded and nothing written; a delete makes room", async () => {
+    const first = uniqueName('mapi-q1');
+    const second = uniqueName('mapi-q2');
+    const body = { url: 'https://q.example.com/hook' };
+    expect((await call(quotedToken, 'PUT', `/v1/subscribers/${first}`, { body })).status).toBe(201);
+    const over = await call(quotedToken, 'PUT', `/v1/subscribers/${second}`, { body });
+    expect([over.status, code(over)]).toEqual([409, 'quota_exceeded']);
+    expect(await liveRecord(second)).toBeUndefined();
+    expect((await call(quotedToken, 'DELETE', `/v1/subscribers/${first}`)).status).toBe(200);
+    await waitFor('the deleted one out of the catalog', async () =>
+      (await liveRecord(first)) === undefined ? true : undefined,
+    );
+    expect((await call(quotedToken, 'PUT', `/v1/subscribers/${second}`, { body })).status).toBe(201);
   });
 
   it('answers 412 to a stale If-Match and writes nothing; the current one passes', async () => {

@@ -106,7 +106,7 @@ export function managementRoutes(service: ManagementService, document: () => unk
         200: ok('Replaced, or unchanged', PutAnswer),
         201: ok('Created', PutAnswer),
         403: ok('A tenant token naming another tenant', ErrorBody),
-        409: ok('name_unavailable, tenant_changed, fleet_too_old', ErrorBody),
+        409: ok('name_unavailable, tenant_changed, fleet_too_old, quota_exceeded', ErrorBody),
         412: ok('If-Match does not name the subscriber as it is', ErrorBody),
         422: ok('invalid_definition, forbidden_field', ErrorBody),
       },

@@ -13,6 +13,7 @@ export const MANAGEMENT_ERROR_STATUS = {
   fleet_too_old: 409,
   group_in_use: 409,
   replay_running: 409,
+  quota_exceeded: 409,
   not_pull: 409,
   subscriber_not_active: 409,
   lease_unknown: 409,

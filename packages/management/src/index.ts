@@ -20,4 +20,10 @@ export { ReplayJobs } from './replay-jobs.ts';
 export type { RewindAsk } from './rewind-op.ts';
 export type { SubscriberItem, SubscriberResource } from './subscriber-reads.ts';
 export type { PutResult, RotatedSecret, StateResult } from './subscriber-writes.ts';
+export {
+  DEFAULT_TENANT_MAX_SUBSCRIBERS,
+  DEFAULT_TENANT_QUOTAS,
+  parseTenantQuotaList,
+  TenantQuotas,
+} from './tenant-quotas.ts';
 export { refuseOperatorOnlyFields, specFor, visibleTo } from './tenant-rules.ts';

@@ -15,6 +15,7 @@ import {
 } from '@hookstream/subscribers';
 import type { ManagementPorts, PullPort } from './management-ports.ts';
 import { RecentRead } from './recent-read.ts';
+import type { TenantQuotas } from './tenant-quotas.ts';
 
 /**
  * How long a delete's purge or a rewind waits for the fleet to leave the subscriber's group
@@ -42,6 +43,8 @@ export function kafkaPorts(context: {
   readonly catalog: LiveCatalog;
   readonly eventsTopic: string;
   readonly secretsKey: SecretsKey | undefined;
+  /** What a tenant may make; absent: DEFAULT_TENANT_QUOTAS. */
+  readonly tenantQuotas?: TenantQuotas;
   readonly openPublisher: () => Promise<NoticePublisher & { close(): Promise<void> }>;
   /** How long a purge or a rewind waits for the fleet to leave the group (default 20 s). */
   readonly releaseTimeoutMs?: number;
@@ -91,6 +94,7 @@ export function kafkaPorts(context: {
   }));
   return {
     eventsTopic,
+    ...(context.tenantQuotas === undefined ? {} : { tenantQuotas: context.tenantQuotas }),
     secretsKey: context.secretsKey,
     catalog,
     commitStart: async (definition) => {

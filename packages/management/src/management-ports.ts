@@ -18,6 +18,7 @@ import type {
   SubscriberOverview,
 } from '@hookstream/subscribers';
 import type { EventSchemaEntry } from './catalogue.ts';
+import type { TenantQuotas } from './tenant-quotas.ts';
 
 /**
  * Everything the operations read and write, behind one interface: Kafka in production
@@ -25,6 +26,8 @@ import type { EventSchemaEntry } from './catalogue.ts';
  */
 export interface ManagementPorts {
   readonly eventsTopic: string;
+  /** What a tenant may make; absent: DEFAULT_TENANT_QUOTAS. */
+  readonly tenantQuotas?: TenantQuotas;
   /** Seals managed secrets; undefined: operations that need it answer 503 secrets_key_unavailable. */
   readonly secretsKey: SecretsKey | undefined;
   readonly catalog: {

@@ -23,6 +23,7 @@ import { refuseWhatTheFleetCannotRead } from './fleet-check.ts';
 import type { ManagementPorts } from './management-ports.ts';
 import { recordSecretRead } from './secret-read.ts';
 import type { SubscriberResource } from './subscriber-reads.ts';
+import { refuseOverQuota } from './tenant-quotas.ts';
 import { specFor, visibleRecord } from './tenant-rules.ts';
 
 export interface PutResult {
@@ -86,7 +87,10 @@ async function putOnce(
   const current = snapshot.revisions.get(name);
   const { expected } = expectedRevision(ifMatch, existing === undefined ? undefined : current);
   const [record] = records;
-  if (plan[0]?.action === 'created' && record !== undefined) await ports.commitStart(record.definition);
+  if (plan[0]?.action === 'created' && record !== undefined) {
+    refuseOverQuota(snapshot, caller, ports.tenantQuotas);
+    await ports.commitStart(record.definition);
+  }
   // The same definition again writes nothing: the record and its revision stay.
   const revision = record === undefined ? current : await ports.catalog.writeIfRevision(record, expected);
   await ports.audit.write(applyAuditRecords(snapshot.subscribers, records, auditActorOf(caller), now));

@@ -2,7 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { KafkaReadError } from '@hookstream/kafka';
 import { CatalogError, parseSecretsKey, withHeaderValue } from '@hookstream/subscribers';
 import { describe, expect, it } from 'vitest';
-import { type Caller, ManagementError, ManagementService, managementErrorOf } from '../src/index.ts';
+import {
+  type Caller,
+  ManagementError,
+  ManagementService,
+  managementErrorOf,
+  parseTenantQuotaList,
+} from '../src/index.ts';
 import { fakePorts, record } from './fake-ports.ts';
 
 const operator: Caller = { scope: { kind: 'operator' }, id: 'tok-op' };
@@ -202,6 +208,27 @@ describe('writes', () => {
     );
     expect(kept.droppedSeals).toEqual([]);
     expect(Object.keys(op.writes.flat()[0]?.sealedHeaders ?? {})).toEqual(['X-Key']);
+  });
+
+  it("a tenant's subscribers stop at its quota (409 quota_exceeded, nothing written); updates and the operator are not counted", async () => {
+    const fake = fakePorts([record('a-acme', 'acme')]);
+    const service = new ManagementService({
+      ...fake.ports,
+      tenantQuotas: { maxSubscribers: 5, byTenant: { acme: 2 } },
+    });
+    await service.putSubscriber(acme, 'b-acme', { url: 'https://b.example.com/' });
+    const over = await failure(service.putSubscriber(acme, 'c-acme', { url: 'https://c.example.com/' }));
+    expect([over.code, over.status, over.canRetry]).toEqual(['quota_exceeded', 409, false]);
+    expect(fake.subscribers.has('c-acme')).toBe(false);
+    expect((await service.putSubscriber(acme, 'b-acme', { url: 'https://b.example.com/v2' })).action).toBe(
+      'changed',
+    );
+    expect(
+      (await service.putSubscriber(operator, 'c-acme', { url: 'https://c.example.com/', tenant: 'acme' }))
+        .action,
+    ).toBe('created');
+    expect(() => parseTenantQuotaList('acme=2,globex=x')).toThrow(/globex=x/);
+    expect(parseTenantQuotaList(' acme=2 , globex=0 ')).toEqual({ acme: 2, globex: 0 });
   });
 
   it('refuses a body naming another subscriber, and an invalid one, field by field', async () => {

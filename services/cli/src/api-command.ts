@@ -3,7 +3,13 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ApiServer, ApiTokens, DEFAULT_API_RATE } from '@hookstream/api';
 import { DEFAULT_EVENTS_TOPIC, EventsTopicName, HookstreamError } from '@hookstream/contracts';
-import { kafkaPorts, ManagementService } from '@hookstream/management';
+import {
+  DEFAULT_TENANT_MAX_SUBSCRIBERS,
+  kafkaPorts,
+  ManagementService,
+  parseTenantQuotaList,
+  TenantQuotas,
+} from '@hookstream/management';
 import { PullHost, PusherResources } from '@hookstream/pusher-core';
 import { LiveCatalog, loadSecretsKey } from '@hookstream/subscribers';
 import { createLogger, serveMetrics, startMetrics, startTracing } from '@hookstream/telemetry';
@@ -13,7 +19,7 @@ import { openNoticePublisher } from './notice-publisher.ts';
 import { runtimeConnection } from './runtime-endpoints.ts';
 import { reportToolError } from './tool-errors.ts';
 
-export const API_USAGE = `Usage: hookstream api [--port <n>] [--host <address>] [--rate <n>] [--topic <events topic>] [--secrets-key-file <path>] [--session-timeout <ms>]
+export const API_USAGE = `Usage: hookstream api [--port <n>] [--host <address>] [--rate <n>] [--topic <events topic>] [--secrets-key-file <path>] [--session-timeout <ms>] [--max-subscribers <n>] [--tenant-quotas <list>]
 
 The management API (docs/api.md): subscribers (list, read, create or replace, delete, pause,
 resume, rotate a managed secret), dead letters and their replay as jobs, an event's ledger, the
@@ -35,7 +41,13 @@ Options:
                            subscribers served here, as a pusher's (or HOOKSTREAM_API_METRICS_PORT)
   --session-timeout <ms>   how long a pull subscriber's group waits for this process once it went
                            silent (killed, frozen), 6000-300000 (default 30000, or
-                           HOOKSTREAM_SESSION_TIMEOUT_MS, as for hookstream push)`;
+                           HOOKSTREAM_SESSION_TIMEOUT_MS, as for hookstream push)
+  --max-subscribers <n>    how many subscribers a tenant token may create, 0-100000 (default
+                           ${DEFAULT_TENANT_MAX_SUBSCRIBERS}, or HOOKSTREAM_API_MAX_SUBSCRIBERS); past it a PUT is 409
+                           quota_exceeded. Each subscriber makes at most 22 topics (20 tiers, a
+                           DLQ, a replay log), so this bounds a tenant's topics and partitions too
+  --tenant-quotas <list>   per-tenant quotas over --max-subscribers, e.g. acme=500,globex=20 (or
+                           HOOKSTREAM_API_TENANT_QUOTAS)`;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -49,6 +61,7 @@ const ApiConfig = z.object({
   metricsPort: z.coerce.number().int().min(1).max(65_535).optional(),
   // The broker's group.min.session.timeout.ms (6 s) to its usual maximum (5 min), as for push.
   sessionTimeoutMs: z.coerce.number().int().min(6000).max(300_000).optional(),
+  tenantQuotas: TenantQuotas,
   tokens: z.string().optional(),
   tokensFile: z.string().min(1).optional(),
   logLevel: z.enum(LOG_LEVELS),
@@ -66,6 +79,8 @@ function parseConfig(args: readonly string[], env: NodeJS.ProcessEnv): ApiConfig
       'secrets-key-file': { type: 'string' },
       'metrics-port': { type: 'string' },
       'session-timeout': { type: 'string' },
+      'max-subscribers': { type: 'string' },
+      'tenant-quotas': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -79,6 +94,10 @@ function parseConfig(args: readonly string[], env: NodeJS.ProcessEnv): ApiConfig
     secretsKeyFile: values['secrets-key-file'],
     metricsPort: values['metrics-port'] ?? set(env.HOOKSTREAM_API_METRICS_PORT),
     sessionTimeoutMs: values['session-timeout'] ?? set(env.HOOKSTREAM_SESSION_TIMEOUT_MS),
+    tenantQuotas: tenantQuotasOf(
+      values['max-subscribers'] ?? set(env.HOOKSTREAM_API_MAX_SUBSCRIBERS),
+      values['tenant-quotas'] ?? set(env.HOOKSTREAM_API_TENANT_QUOTAS),
+    ),
     tokens: set(env.HOOKSTREAM_API_TOKENS),
     tokensFile: set(env.HOOKSTREAM_API_TOKENS_FILE),
     logLevel: set(env.HOOKSTREAM_API_LOG_LEVEL) ?? 'info',
@@ -94,12 +113,28 @@ function parseConfig(args: readonly string[], env: NodeJS.ProcessEnv): ApiConfig
     metricsPort: '--metrics-port / HOOKSTREAM_API_METRICS_PORT',
     sessionTimeoutMs: '--session-timeout / HOOKSTREAM_SESSION_TIMEOUT_MS',
     logLevel: 'HOOKSTREAM_API_LOG_LEVEL',
+    tenantQuotas: '--max-subscribers / HOOKSTREAM_API_MAX_SUBSCRIBERS',
   };
   throw new HookstreamError(
     'BAD_CONFIG',
     `${names[field] ?? field}: ${issue?.message ?? 'bad value'}`,
     false,
   );
+}
+
+/** The quotas as given; numbers are checked by TenantQuotas, a bad list entry is named here. */
+function tenantQuotasOf(max: string | undefined, list: string | undefined): unknown {
+  let byTenant: Record<string, number> = {};
+  try {
+    byTenant = list === undefined ? {} : parseTenantQuotaList(list);
+  } catch (err) {
+    throw new HookstreamError(
+      'BAD_CONFIG',
+      `--tenant-quotas / HOOKSTREAM_API_TENANT_QUOTAS: ${(err as Error).message}`,
+      false,
+    );
+  }
+  return { maxSubscribers: max === undefined ? DEFAULT_TENANT_MAX_SUBSCRIBERS : Number(max), byTenant };
 }
 
 /** The tokens of both variables; the file's lines may hold `#` comments. */
@@ -182,6 +217,7 @@ export async function apiCommand(args: readonly string[]): Promise<number> {
           catalog,
           eventsTopic: config.topic,
           secretsKey,
+          tenantQuotas: config.tenantQuotas,
           openPublisher: () => openNoticePublisher('api', config.topic),
           pull,
         }),
