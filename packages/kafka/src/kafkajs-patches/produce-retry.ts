@@ -3,7 +3,34 @@ import { preloadModule } from './preload-module.ts';
 import { groupMessagesPerPartition } from './produce-grouping.ts';
 
 const require = createRequire(import.meta.url);
-const kafkajsModule = <T>(path: string): T => require(require.resolve(`kafkajs/src/${path}`)) as T;
+
+interface KafkajsInternals {
+  readonly produceKey: number;
+  readonly produceRequest: unknown;
+  readonly errors: ProtocolErrors;
+  readonly KafkaJSError: new (message: string) => Error;
+  readonly KafkaJSMetadataNotLoaded: new (message: string) => Error;
+}
+
+let loaded: KafkajsInternals | undefined;
+
+/**
+ * kafkajs's modules this send uses, loaded at the first send, not at import: the protocol's
+ * modules load the batch decoder, which the record-decoder patch must precede.
+ */
+function kafkajs(): KafkajsInternals {
+  loaded ??= {
+    produceKey: (require('kafkajs/src/protocol/requests/apiKeys.js') as { Produce: number }).Produce,
+    produceRequest: (require('kafkajs/src/protocol/requests/index.js') as { requests: { Produce: unknown } })
+      .requests.Produce,
+    errors: require('kafkajs/src/protocol/error.js') as ProtocolErrors,
+    ...(require('kafkajs/src/errors.js') as Pick<
+      KafkajsInternals,
+      'KafkaJSError' | 'KafkaJSMetadataNotLoaded'
+    >),
+  };
+  return loaded;
+}
 
 interface KafkajsErrorLike extends Error {
   readonly retriable?: boolean;
@@ -159,9 +186,8 @@ async function produceKeepingPartitions(
   broker: BrokerLike,
   args: object,
 ): Promise<ProduceAnswer | undefined> {
-  const apiKeys = kafkajsModule<{ Produce: number }>('protocol/requests/apiKeys.js');
-  const { requests } = kafkajsModule<{ requests: { Produce: unknown } }>('protocol/requests/index.js');
-  const built = broker.lookupRequest(apiKeys.Produce, requests.Produce)(args);
+  const { produceKey, produceRequest } = kafkajs();
+  const built = broker.lookupRequest(produceKey, produceRequest)(args);
   const request: ProtocolRequest = { ...built, response: { ...built.response, parse: async (data) => data } };
   try {
     return (await broker.connectionPool.send(request)) as ProduceAnswer | undefined;
@@ -209,7 +235,7 @@ async function recover(
   ctx: { cluster: ClusterLike; logger: Logger; bail: Bail; retryCount: number; retryTime: number },
 ): Promise<void> {
   const { cluster, logger, retryCount, retryTime } = ctx;
-  const { staleMetadata } = kafkajsModule<ProtocolErrors>('protocol/error.js');
+  const { staleMetadata } = kafkajs().errors;
   if (e.name === 'KafkaJSConnectionClosedError') cluster.removeBroker({ host: e.host, port: e.port });
   if (!cluster.isConnected()) {
     logger.debug(`Cluster has disconnected, reconnecting: ${e.message}`, { retryCount, retryTime });
@@ -264,10 +290,8 @@ async function requestsPerBroker<M>(
   perBroker: Map<string, { broker: BrokerLike; topicData: TopicData<M>[] }>;
   leaderless?: Error;
 }> {
-  const { KafkaJSMetadataNotLoaded } = kafkajsModule<{ KafkaJSMetadataNotLoaded: new (m: string) => Error }>(
-    'errors.js',
-  );
-  const { createErrorFromCode } = kafkajsModule<ProtocolErrors>('protocol/error.js');
+  const { KafkaJSMetadataNotLoaded, errors } = kafkajs();
+  const { createErrorFromCode } = errors;
   const perBroker = new Map<string, { broker: BrokerLike; topicData: TopicData<M>[] }>();
   let leaderless: Error | undefined;
   for (const { topic, messages } of request.topicMessages) {
@@ -363,7 +387,7 @@ function settlePartitions<M>(
   answer: ProduceAnswer | undefined,
   progress: SendProgress<M>,
 ): { topic: string; entry: PartitionData<M>; error: Error }[] {
-  const { createErrorFromCode } = kafkajsModule<ProtocolErrors>('protocol/error.js');
+  const { createErrorFromCode } = kafkajs().errors;
   const failed: { topic: string; entry: PartitionData<M>; error: Error }[] = [];
   forEachPartition(topicData, (topic, entry) => {
     if (answer === undefined) return progress.wrote(topic, entry.partition, null);
@@ -378,8 +402,7 @@ function settlePartitions<M>(
 }
 
 function noAnswer(topic: string, partition: number): Error {
-  const { KafkaJSError } = kafkajsModule<{ KafkaJSError: new (m: string) => Error }>('errors.js');
-  return new KafkaJSError(`the broker's answer left out ${topic}/${partition}`);
+  return new (kafkajs().KafkaJSError)(`the broker's answer left out ${topic}/${partition}`);
 }
 
 /** The module replaced. */
