@@ -34,7 +34,10 @@ interface Sent {
   readonly nodeId: number;
   readonly partitions: readonly SentPartition[];
 }
-/** What a fake broker answers one request: an error code per partition, or a whole-request failure. */
+/**
+ * What a fake broker answers one request: an error code per partition (-1: left out of the
+ * answer), or a whole-request failure.
+ */
 type Script = (sent: Sent, attempt: number) => Record<number, number> | Error;
 
 /**
@@ -52,13 +55,14 @@ function fakeCluster(leadersAt: (refreshes: number) => number[], script: Script)
     topics: [
       {
         topicName: TOPIC,
-        partitions: s.partitions.map(({ partition, messages }): PartitionAnswer => {
+        partitions: s.partitions.flatMap(({ partition, messages }): PartitionAnswer[] => {
           const errorCode = codes[partition] ?? 0;
           const base = offsets.get(partition) ?? 0;
-          if (errorCode !== 0) return { partition, errorCode, baseOffset: '-1' };
+          if (errorCode === -1) return [];
+          if (errorCode !== 0) return [{ partition, errorCode, baseOffset: '-1' }];
           offsets.set(partition, base + messages.length);
           for (const m of messages) written.set(m.key, (written.get(m.key) ?? 0) + 1);
-          return { partition, errorCode, baseOffset: String(base) };
+          return [{ partition, errorCode, baseOffset: String(base) }];
         }),
       },
     ],
@@ -248,6 +252,23 @@ describe('produce-retry: a send retries only the partitions not written yet', ()
     const { cluster, sent } = fakeCluster(oneBroker, () => ({ 3: NOT_LEADER }));
     await expect(send(deps(cluster, 2))).rejects.toMatchObject({ type: 'NOT_LEADER_FOR_PARTITION' });
     expect(sent.map(partitionsOf)).toEqual([[0, 1, 2, 3], [3], [3]]);
+  });
+
+  it('sends again a partition the answer left out: nothing says it was written', async () => {
+    const { cluster, sent } = fakeCluster(oneBroker, failOnce(1, -1));
+    const results = await send(deps(cluster));
+    expect(sent.map(partitionsOf)).toEqual([[0, 1, 2, 3], [1]]);
+    expect(results).toHaveLength(4);
+  });
+
+  it('answers nothing with acks=0, and sends each partition once', async () => {
+    const { cluster, sent } = fakeCluster(oneBroker, () => ({}));
+    const results = await createSendMessages(deps(cluster))({
+      acks: 0,
+      topicMessages: [{ topic: TOPIC, messages: messages(8) }],
+    });
+    expect(results).toEqual([]);
+    expect(sent.map(partitionsOf)).toEqual([[0, 1, 2, 3]]);
   });
 
   it("hands back a failed partition's sequence and keeps a written one's (an idempotent producer's retry)", async () => {
