@@ -5,17 +5,46 @@ import type { Route } from './route.ts';
 
 type JsonSchema = Record<string, unknown>;
 
+/** Schemas a document's operations share by `$ref` (`components.schemas`), by name. */
+type Components = Record<string, JsonSchema>;
+
 /**
  * A zod schema as an OpenAPI 3.1 schema object: JSON Schema draft 2020-12, which 3.1 uses, as
  * the request side validates (`input`: before defaults and transforms) or the answer is (`output`).
+ * A recursive schema (a filter) comes with its own `$defs`, whose `#/$defs/…` references would
+ * resolve against the document's root, where nothing is: they move to `components.schemas` under
+ * a name scoped to where they came from, and every reference follows them.
  */
-function schemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-  const { $schema: _, ...rest } = z.toJSONSchema(schema, {
+function schemaOf(
+  schema: z.ZodType,
+  io: 'input' | 'output',
+  components: Components,
+  scope: string,
+): JsonSchema {
+  const {
+    $schema: _,
+    $defs,
+    ...rest
+  } = z.toJSONSchema(schema, {
     target: 'draft-2020-12',
     io,
     unrepresentable: 'any',
-  }) as JsonSchema;
-  return rest;
+  }) as JsonSchema & { $defs?: Record<string, JsonSchema> };
+  if ($defs === undefined) return rest;
+  const named = (def: string) => `${scope}.${def.replace(/[^A-Za-z0-9._-]/g, '')}`;
+  const moved = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(moved);
+    if (value === null || typeof value !== 'object') return value;
+    return Object.fromEntries(
+      Object.entries(value).map(([key, v]) =>
+        key === '$ref' && typeof v === 'string' && v.startsWith('#/$defs/')
+          ? [key, `#/components/schemas/${named(v.slice('#/$defs/'.length))}`]
+          : [key, moved(v)],
+      ),
+    );
+  };
+  for (const [def, body] of Object.entries($defs)) components[named(def)] = moved(body) as JsonSchema;
+  return moved(rest) as JsonSchema;
 }
 
 /**
@@ -61,14 +90,14 @@ function errorResponse(description: string) {
   return { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
 }
 
-function parameters(route: Route): JsonSchema[] {
+function parameters(route: Route, components: Components): JsonSchema[] {
   const inPath = Object.entries(route.params.shape).map(([name, schema]) => ({
     name,
     in: 'path',
     required: true,
-    schema: schemaOf(schema as z.ZodType, 'input'),
+    schema: schemaOf(schema as z.ZodType, 'input', components, `${route.operationId}.${name}`),
   }));
-  const query = schemaOf(route.query, 'input');
+  const query = schemaOf(route.query, 'input', components, `${route.operationId}.query`);
   const required = new Set((query.required as string[] | undefined) ?? []);
   const inQuery = Object.entries((query.properties as Record<string, JsonSchema> | undefined) ?? {}).map(
     ([name, schema]) => ({ name, in: 'query', required: required.has(name), schema }),
@@ -87,7 +116,7 @@ function parameters(route: Route): JsonSchema[] {
   return [...inPath, ...inQuery, ...conditional];
 }
 
-function operation(route: Route): JsonSchema {
+function operation(route: Route, components: Components): JsonSchema {
   const responses: Record<string, unknown> = {};
   for (const [status, spec] of Object.entries(route.responses))
     responses[status] =
@@ -95,7 +124,11 @@ function operation(route: Route): JsonSchema {
         ? errorResponse(spec.description)
         : {
             description: spec.description,
-            content: { 'application/json': { schema: schemaOf(spec.schema, 'output') } },
+            content: {
+              'application/json': {
+                schema: schemaOf(spec.schema, 'output', components, `${route.operationId}.${status}`),
+              },
+            },
           };
   for (const [status, description] of Object.entries(commonErrors(route)))
     responses[status] ??= errorResponse(description);
@@ -103,13 +136,17 @@ function operation(route: Route): JsonSchema {
     operationId: route.operationId,
     summary: route.summary,
     ...(route.public ? { security: [] } : {}),
-    parameters: parameters(route),
+    parameters: parameters(route, components),
     ...(route.body === undefined
       ? {}
       : {
           requestBody: {
             required: !route.body.safeParse(undefined).success,
-            content: { 'application/json': { schema: schemaOf(route.body, 'input') } },
+            content: {
+              'application/json': {
+                schema: schemaOf(route.body, 'input', components, `${route.operationId}.body`),
+              },
+            },
           },
         }),
     responses,
@@ -119,9 +156,10 @@ function operation(route: Route): JsonSchema {
 /** The OpenAPI 3.1 document of a route table, every schema generated from the routes' zod schemas. */
 export function openApiDocument(routes: readonly Route[], info: { readonly version: string }): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
+  const components: Components = { Error: schemaOf(ErrorBody, 'output', {}, 'Error') };
   for (const route of routes) {
     const item = paths[route.path] ?? {};
-    item[route.method.toLowerCase()] = operation(route);
+    item[route.method.toLowerCase()] = operation(route, components);
     paths[route.path] = item;
   }
   return {
@@ -136,7 +174,7 @@ export function openApiDocument(routes: readonly Route[], info: { readonly versi
     paths,
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
-      schemas: { Error: schemaOf(ErrorBody, 'output') },
+      schemas: components,
     },
   };
 }

@@ -210,7 +210,14 @@ export function managementRoutes(service: ManagementService, document: () => unk
       params: NameParams,
       query: NoParams,
       body: RotateBody,
-      responses: { 200: ok('The secrets now signing', SecretAnswer), 404: notFound },
+      responses: {
+        200: ok('The secrets now signing', SecretAnswer),
+        404: notFound,
+        409: ok(
+          'not_managed: the secret is not one hookstream keeps; old_seal: its seal is of an older version (subscribers reseal first)',
+          ErrorBody,
+        ),
+      },
       handle: async ({ caller, params, body }) => ({
         status: 200,
         body: await service.rotateSecret(caller, params.name, body?.graceMs),
