@@ -3,13 +3,16 @@ import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiServer, ApiTokens } from '@hookstream/api';
+import { CE_HEADER } from '@hookstream/contracts';
 import { createKafka } from '@hookstream/kafka';
 import { kafkaPorts, ManagementService } from '@hookstream/management';
 import { PullHost, PusherResources } from '@hookstream/pusher-core';
 import { consoleReporter, ensureOpenApiTools, loadStackConfig, type OpenApiTools } from '@hookstream/stack';
 import { LiveCatalog, parseSecretsKey, SubscriberCatalog } from '@hookstream/subscribers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EventFactory } from '../support/events.ts';
 import { uniqueName } from '../support/names.ts';
+import { KafkaFixture } from '../support/pushers.ts';
 import { endpoints } from '../support/stack.ts';
 
 // Issue 27: the management API's OpenAPI document passes an independent validator
@@ -52,7 +55,13 @@ const service = new ManagementService(
     },
   }),
 );
+/** A pull subscriber of the tenant, with events waiting: the pull routes are fuzzed against it. */
+const pulled = uniqueName('fuzz-pull');
+const fx = new KafkaFixture();
+const factory = new EventFactory();
 let server: ApiServer;
+/** Every request the API answered: path and status, from its request log. */
+const answered: { path: string; status: number }[] = [];
 let base = '';
 let tools: OpenApiTools;
 
@@ -60,12 +69,27 @@ beforeAll(async () => {
   tools = await ensureOpenApiTools(loadStackConfig(), consoleReporter);
   await live.start();
   await live.admin.ensureTopics([{ topic: eventsTopic, partitions: 1, replicationFactor: 1 }]);
+  await fx.connect();
+  await factory.init();
+  const tenantCaller = { scope: { kind: 'tenant', tenant }, id: 'test' } as const;
+  await service.putSubscriber(tenantCaller, pulled, { mode: 'pull', start: 'earliest' });
+  const messages = await Promise.all(
+    Array.from({ length: 50 }, async () => {
+      const message = await factory.message(factory.event());
+      message.headers[CE_HEADER.tenant] = tenant;
+      return message;
+    }),
+  );
+  await fx.producer.send({ topic: eventsTopic, acks: -1, messages });
   server = new ApiServer({
     service,
     tokens: ApiTokens.parse([`${tenantToken}@${tenant}`]),
     host: '127.0.0.1',
     port: 0,
     ratePerSecond: 1000,
+    log: (_level, message, fields) => {
+      if (message === 'request') answered.push({ path: String(fields.path), status: Number(fields.status) });
+    },
   });
   base = await server.start();
 }, 5 * 60_000);
@@ -81,6 +105,7 @@ afterAll(async () => {
   await (await resources)?.close();
   await server?.close();
   await live.stop();
+  await fx.close();
 }, 120_000);
 
 describe('the management API against its OpenAPI document', () => {
@@ -101,7 +126,27 @@ describe('the management API against its OpenAPI document', () => {
       maxTimeSeconds: 90,
       // A stale If-Match is the API's 412 to a request the document allows.
       acceptedStatuses: [412],
+      // The pull routes meet a pull subscriber with events, not a made-up name (404). A lease
+      // waits 0 s: a long poll of up to 30 s per example would spend the run's time waiting.
+      operations: [
+        {
+          includePathRegex: '/(events|ack|nack)$',
+          parameters: { 'path.name': pulled, 'query.wait': 0 },
+        },
+        // A definition's rules across fields (a url unless "mode" is "pull", push-only fields,
+        // what only the operator may set, as this tenant is not) are more than JSON Schema says:
+        // a PUT may answer 422 with details naming each field. Every other check still holds.
+        { includePathRegex: '^/v1/subscribers/[{]name[}]$', includeMethod: 'PUT', acceptedStatuses: [422] },
+      ],
     });
     expect(run.ok, run.output).toBe(true);
+    // The pull routes' logic was reached: leases granted, acks and nacks judged, not only 404s.
+    const reached = (route: string) =>
+      answered.filter((a) => a.path === `/v1/subscribers/${pulled}/${route}` && a.status !== 404).length;
+    expect({ events: reached('events') > 0, ack: reached('ack') > 0, nack: reached('nack') > 0 }).toEqual({
+      events: true,
+      ack: true,
+      nack: true,
+    });
   }, 300_000);
 });

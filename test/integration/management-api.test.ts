@@ -294,7 +294,7 @@ describe('the management API against the stack', () => {
     expect((await liveRecord(name))?.sealedHeaders).toBeUndefined();
 
     const oauth2 = {
-      tokenUrl: 'https://127.0.0.1:8443/token',
+      tokenUrl: 'https://127.0.0.1/token',
       clientId: 'x',
       clientSecret: { managed: true },
     };

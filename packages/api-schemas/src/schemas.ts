@@ -169,8 +169,18 @@ export const SecretAnswer = z.object({
 });
 
 export const RewindBody = z.strictObject({
-  /** An ISO time with its offset, `earliest`, or `partition:offset,…` (as `subscribers rewind --to`). */
-  to: z.string().min(1).max(2000),
+  /**
+   * `earliest`, an ISO time with its offset (not in the future), or `partition:offset,…` with each
+   * partition once (as `subscribers rewind --to`).
+   */
+  to: z.union([
+    z.literal('earliest'),
+    z.iso.datetime({ offset: true }),
+    z
+      .string()
+      .max(2000)
+      .regex(/^\d{1,5}:\d{1,15}(,\d{1,5}:\d{1,15})*$/, 'partition:offset,…'),
+  ]),
   /** Count the events per partition that would be sent again; move nothing. */
   dryRun: z.boolean().default(false),
 });

@@ -137,14 +137,14 @@ function operation(route: Route, components: Components): JsonSchema {
     summary: route.summary,
     ...(route.public ? { security: [] } : {}),
     parameters: parameters(route, components),
-    ...(route.body === undefined
+    ...(route.body === undefined || route.documentedBody === undefined
       ? {}
       : {
           requestBody: {
             required: !route.body.safeParse(undefined).success,
             content: {
               'application/json': {
-                schema: schemaOf(route.body, 'input', components, `${route.operationId}.body`),
+                schema: schemaOf(route.documentedBody, 'input', components, `${route.operationId}.body`),
               },
             },
           },

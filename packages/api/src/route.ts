@@ -46,6 +46,11 @@ export interface Route {
   readonly params: z.ZodObject;
   readonly query: z.ZodObject;
   readonly body: z.ZodType | undefined;
+  /**
+   * The body as the document states it, where JSON Schema cannot say all `body` takes: PUT's
+   * `name` must equal the path's, so the document leaves it out (a body may still repeat it).
+   */
+  readonly documentedBody: z.ZodType | undefined;
   /** Answers besides the common errors (400, 401, 429, 5xx), by status. */
   readonly responses: Readonly<Record<number, ResponseSpec>>;
   /** Served without a token (the document only). */
@@ -61,6 +66,7 @@ interface RouteDefinition<P extends z.ZodObject, Q extends z.ZodObject, B extend
   readonly params: P;
   readonly query: Q;
   readonly body?: B;
+  readonly documentedBody?: z.ZodType;
   /** The code a body that does not validate answers with (422). */
   readonly bodyError?: ManagementErrorCode;
   readonly responses: Readonly<Record<number, ResponseSpec>>;
@@ -105,6 +111,7 @@ export function defineRoute<P extends z.ZodObject, Q extends z.ZodObject, B exte
     params: definition.params,
     query: definition.query,
     body,
+    documentedBody: definition.documentedBody ?? body,
     responses: definition.responses,
     public: definition.public ?? false,
     run: (request) =>

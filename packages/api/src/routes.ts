@@ -101,6 +101,7 @@ export function managementRoutes(service: ManagementService, document: () => unk
       params: NameParams,
       query: NoParams,
       body: PutBody,
+      documentedBody: PutBody.omit({ name: true }),
       bodyError: 'invalid_definition',
       responses: {
         200: ok('Replaced, or unchanged', PutAnswer),

@@ -26,13 +26,12 @@ const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** `{ "env": "<prefix>…" }`: a variable of the process's environment that carries this prefix. */
 export function envReference(prefix: string) {
   return z.strictObject({
-    env: z
-      .string()
-      .refine((name) => VARIABLE_NAME.test(name) && name.startsWith(prefix) && name.length > prefix.length, {
-        error: (issue) =>
-          VARIABLE_NAME.test(String(issue.input))
-            ? `may name only a variable starting with ${prefix} (a definition cannot read the process's own settings or secrets), not ${JSON.stringify(issue.input)}`
-            : `an environment variable name starting with ${prefix}`,
-      }),
+    // A pattern rather than a refinement, so the API's document states the rule too.
+    env: z.string().regex(new RegExp(`^${prefix}[A-Za-z0-9_]+$`), {
+      error: (issue) =>
+        VARIABLE_NAME.test(String(issue.input))
+          ? `may name only a variable starting with ${prefix} (a definition cannot read the process's own settings or secrets), not ${JSON.stringify(issue.input)}`
+          : `an environment variable name starting with ${prefix}`,
+    }),
   });
 }

@@ -135,9 +135,7 @@ export type OAuth2Settings = z.infer<typeof OAuth2Settings>;
 const CertificatePem = z
   .string()
   .max(65_536)
-  .refine((s) => s.includes('-----BEGIN CERTIFICATE-----'), {
-    message: 'a PEM certificate (-----BEGIN CERTIFICATE-----)',
-  });
+  .regex(/-----BEGIN CERTIFICATE-----/, { message: 'a PEM certificate (-----BEGIN CERTIFICATE-----)' });
 
 /**
  * The client certificate the pusher presents in the TLS handshake with `url` (mTLS). Its private

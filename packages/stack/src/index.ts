@@ -10,7 +10,7 @@ export type { KafkaClusterOptions } from './kafka-cluster.ts';
 export { KafkaCluster } from './kafka-cluster.ts';
 export type { KubernetesValidator, ManifestCheck } from './kubernetes-validate.ts';
 export { ensureKubernetesValidator } from './kubernetes-validate.ts';
-export type { FuzzOptions, OpenApiTools, ToolRun } from './openapi-tools.ts';
+export type { FuzzOperation, FuzzOptions, OpenApiTools, ToolRun } from './openapi-tools.ts';
 export { ensureOpenApiTools } from './openapi-tools.ts';
 export type { TestPki } from './pki.ts';
 export { generateTestPki } from './pki.ts';

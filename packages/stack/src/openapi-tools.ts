@@ -39,6 +39,22 @@ export interface FuzzOptions {
   readonly acceptedStatuses?: readonly number[];
   /** Operations left out, as Schemathesis's `--exclude-path-regex`. */
   readonly excludePathRegex?: string;
+  /**
+   * Fixed parameter values for the operations whose path matches (e.g. a pull subscriber's name,
+   * so its routes meet a subscriber that exists rather than answering 404 to every made-up name).
+   */
+  readonly operations?: readonly FuzzOperation[];
+}
+
+/**
+ * Schemathesis's `[[operations]]`: for the operations whose path (and method) match, fixed
+ * `parameters` ("path.name", "query.wait") and answers a valid request may get besides the run's.
+ */
+export interface FuzzOperation {
+  readonly includePathRegex: string;
+  readonly includeMethod?: string;
+  readonly parameters?: Readonly<Record<string, string | number>>;
+  readonly acceptedStatuses?: readonly number[];
 }
 
 export interface OpenApiTools {
@@ -88,10 +104,34 @@ async function prepareOpenApiTools(config: StackConfig, report: Reporter): Promi
   };
 }
 
-/** The run's schemathesis.toml: the statuses a valid request may get. */
+/** The statuses a valid request may get: Schemathesis's defaults, and these. */
+function expectedStatuses(extra: readonly number[]): string {
+  const statuses = ['2xx', '401', '403', '404', '409', '429', ...extra.map(String)];
+  // TOML's basic strings take JSON's escapes, so JSON.stringify writes a valid one.
+  return `[${statuses.map((s) => JSON.stringify(s)).join(', ')}]`;
+}
+
+/** The run's schemathesis.toml: the statuses a valid request may get, and per-operation settings. */
 function fuzzConfig(o: FuzzOptions): string {
-  const statuses = ['2xx', '401', '403', '404', '409', '429', ...(o.acceptedStatuses ?? []).map(String)];
-  return `[checks.positive_data_acceptance]\nexpected-statuses = [${statuses.map((s) => `"${s}"`).join(', ')}]\n`;
+  const lines = [
+    '[checks.positive_data_acceptance]',
+    `expected-statuses = ${expectedStatuses(o.acceptedStatuses ?? [])}`,
+  ];
+  for (const op of o.operations ?? []) {
+    lines.push('', '[[operations]]', `include-path-regex = ${JSON.stringify(op.includePathRegex)}`);
+    if (op.includeMethod !== undefined) lines.push(`include-method = ${JSON.stringify(op.includeMethod)}`);
+    if (op.parameters !== undefined) {
+      const values = Object.entries(op.parameters).map(
+        ([k, v]) => `${JSON.stringify(k)} = ${JSON.stringify(v)}`,
+      );
+      lines.push(`parameters = { ${values.join(', ')} }`);
+    }
+    if (op.acceptedStatuses !== undefined) {
+      const statuses = expectedStatuses([...(o.acceptedStatuses ?? []), ...op.acceptedStatuses]);
+      lines.push(`checks = { positive_data_acceptance = { expected-statuses = ${statuses} } }`);
+    }
+  }
+  return `${lines.join('\n')}\n`;
 }
 
 function fuzzArgs(o: FuzzOptions): string[] {
