@@ -8,19 +8,16 @@ import { patchKafkajsOffsetOutOfRange } from './offset-out-of-range.ts';
 import { patchKafkajsPausedFetch } from './paused-fetch.ts';
 import { patchKafkajsProduceEncoding } from './produce-encoding.ts';
 import { preloadProduceGrouping } from './produce-grouping.ts';
-import { preloadProduceRetry } from './produce-retry.ts';
 import { preloadRecordDecoder } from './record-decoder.ts';
 import { patchKafkajsRejoinBarrier } from './rejoin-barrier.ts';
 
 /**
  * In install order: the decoder first, before anything else of kafkajs's protocol loads, and the
- * send's grouping and its retry before anything loads kafkajs's producer.
+ * send's grouping before anything loads kafkajs's producer.
  */
 const PATCHES: readonly KafkajsPatch[] = [
   { name: 'record-decoder', kind: 'performance', install: preloadRecordDecoder },
   { name: 'produce-grouping', kind: 'performance', install: preloadProduceGrouping },
-  // A send's retry resends only the partitions not written yet (issue 41, item 3).
-  { name: 'produce-retry', kind: 'correctness', install: preloadProduceRetry },
   { name: 'produce-encoding', kind: 'performance', install: patchKafkajsProduceEncoding },
   { name: 'idle-loop', kind: 'performance', install: patchKafkajsIdleLoop },
   { name: 'paused-fetch', kind: 'performance', install: patchKafkajsPausedFetch },

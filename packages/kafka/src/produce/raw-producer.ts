@@ -26,8 +26,7 @@ export type RawAcks = -1 | 0 | 1;
 
 /**
  * The client's producer with nothing of hookstream's around it, for the benchmark's raw-client
- * baseline and for tests that set the scene. Product code writes through RecordSender. Its
- * retries (kafkajs's default, 5) resend only the partitions not written yet, as RecordSender's do.
+ * baseline and for tests that set the scene. Product code writes through RecordSender.
  */
 export interface RawProducer {
   connect(): Promise<void>;

@@ -15,11 +15,8 @@ export interface RecordSenderOptions {
 /**
  * Writes many records in one kafkajs `sendBatch` with acks=all and tells each record's
  * partition and offset (RecordPositions). Not idempotent: kafkajs's
- * idempotent producer is experimental and loses records with concurrent requests. A retry sends
- * only the partitions the broker did not write (the `produce-retry` patch), so a partition's
- * error (no leader yet, a leader election) repeats nothing; only a request that fails as a whole
- * (a timeout, a closed connection) may have been written and is sent again. Event ids make those
- * duplicates harmless downstream.
+ * idempotent producer is experimental and loses records with concurrent requests; event ids
+ * make duplicates from retries harmless downstream.
  */
 export class RecordSender {
   readonly #producer: Producer;
