@@ -8,6 +8,7 @@ import { patchKafkajsOffsetOutOfRange } from './offset-out-of-range.ts';
 import { patchKafkajsPausedFetch } from './paused-fetch.ts';
 import { patchKafkajsProduceEncoding } from './produce-encoding.ts';
 import { preloadProduceGrouping } from './produce-grouping.ts';
+import { patchKafkajsProduceRetry } from './produce-retry.ts';
 import { preloadRecordDecoder } from './record-decoder.ts';
 import { patchKafkajsRejoinBarrier } from './rejoin-barrier.ts';
 
@@ -18,6 +19,8 @@ import { patchKafkajsRejoinBarrier } from './rejoin-barrier.ts';
 const PATCHES: readonly KafkajsPatch[] = [
   { name: 'record-decoder', kind: 'performance', install: preloadRecordDecoder },
   { name: 'produce-grouping', kind: 'performance', install: preloadProduceGrouping },
+  // A retry resends only the partitions not written: without it, records are written twice.
+  { name: 'produce-retry', kind: 'correctness', install: patchKafkajsProduceRetry },
   { name: 'produce-encoding', kind: 'performance', install: patchKafkajsProduceEncoding },
   { name: 'idle-loop', kind: 'performance', install: patchKafkajsIdleLoop },
   { name: 'paused-fetch', kind: 'performance', install: patchKafkajsPausedFetch },

@@ -15,8 +15,9 @@ export interface RecordSenderOptions {
 /**
  * Writes many records in one kafkajs `sendBatch` with acks=all and tells each record's
  * partition and offset (RecordPositions). Not idempotent: kafkajs's
- * idempotent producer is experimental and loses records with concurrent requests; event ids
- * make duplicates from retries harmless downstream.
+ * idempotent producer is experimental and loses records with concurrent requests. A retry
+ * resends only the partitions not written (the `produce-retry` patch); an answer that never came
+ * stays ambiguous, and event ids make those duplicates harmless downstream.
  */
 export class RecordSender {
   readonly #producer: Producer;

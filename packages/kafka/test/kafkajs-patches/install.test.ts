@@ -16,6 +16,7 @@ describe('the kafkajs patches the package installs', () => {
     expect([...kafkajsPatches.states]).toEqual([
       ['record-decoder', 'installed'],
       ['produce-grouping', 'installed'],
+      ['produce-retry', 'installed'],
       ['produce-encoding', 'installed'],
       ['idle-loop', 'installed'],
       ['paused-fetch', 'installed'],
