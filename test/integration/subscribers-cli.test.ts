@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { CATALOG_TOPIC } from '@hookstream/contracts';
 import { parseSigningSecret, signPayloadWithKeys } from '@hookstream/delivery';
 import { createKafka, readTopic } from '@hookstream/kafka';
-import { SubscriberCatalog } from '@hookstream/subscribers';
+import { readAuditTrail, SubscriberCatalog } from '@hookstream/subscribers';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.ts';
@@ -104,6 +104,22 @@ describe('hookstream subscribers', () => {
     expect(out.subscribers.map((s) => s.action)).toEqual(['unchanged', 'unchanged']);
     expect((await registryRecords(managed, plain)).length).toBe(before);
     expect((await json<SecretOut>('secret', 'show', managed)).current).toBe(firstSecret);
+  });
+
+  it('secret show is a read in the audit trail, naming the OS user, never the secret', async () => {
+    const { records } = await readAuditTrail(kafka, { subscriber: managed });
+    const reads = records.filter((r) => r.action === 'subscriber.secret_read');
+    // The two shows above: at the first apply, and after the apply again.
+    expect(reads.map((r) => [r.subscriber, r.actor.kind])).toEqual([
+      [managed, 'user'],
+      [managed, 'user'],
+    ]);
+    expect(JSON.stringify(records)).not.toContain(firstSecret.slice('whsec_'.length));
+    // A secret that is not managed is only said where it lives: nothing read, nothing recorded.
+    await json('secret', 'show', plain);
+    expect((await readAuditTrail(kafka, { subscriber: plain })).records.map((r) => r.action)).not.toContain(
+      'subscriber.secret_read',
+    );
   });
 
   it('a dry run shows the change and writes nothing; the real apply says changed', async () => {

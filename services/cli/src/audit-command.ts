@@ -18,10 +18,10 @@ The audit trail (topic ${AUDIT_TOPIC}): every change to a subscriber, oldest fir
 (user: the OS user at the CLI; token: a console token or an API token; system: a pusher's
 auto-disable), what (subscriber.created, .updated, .deleted, .purged, .paused, .resumed,
 .disabled, .secret_rotated, .header_sealed, .credential_sealed, .resealed;
-dead_letters.replayed; and one read, subscriber.secret_read: a managed secret shown by the API),
-and digests of the catalog record before and after (sha256 of its canonical JSON; one change's
-after is the next one's before; a read's before and after are the same). Reads the topic up to
-its end when the command starts.
+dead_letters.replayed; and one read, subscriber.secret_read: a managed secret shown by the API
+or by secret show), and digests of the catalog record before and after (sha256 of its canonical
+JSON; one change's after is the next one's before; a read's before and after are the same).
+Reads the topic up to its end when the command starts.
   --subscriber <name>    only this subscriber's changes
   --tenant <tenant>      only the changes to this tenant's subscribers
   --since <time|age>     only changes at or after: RFC 3339 with offset, or an age like 30m, 2h, 7d

@@ -21,10 +21,7 @@ import {
   readInstanceStatuses,
   recordsForPlan,
   refuseUnavailableNames,
-  requireSecretsKey,
-  revealManagedSecret,
   SubscriberCatalog,
-  sealBindingOf,
   subscriberDetail,
   subscriberOverviewsWithHeadroom,
 } from '@hookstream/subscribers';
@@ -130,8 +127,8 @@ secret rotate (--grace) as that token may: the operator's sees every subscriber,
 own. The others need Kafka. The API records the token as who made the change (--by does not
 apply), measures and rewinds on its own events topic (--topic does not apply), and its apply has
 no dry run; list shows the API's columns (no host, event types or instances). Without --api,
-pause, resume, delete, rewind and secret rotate run the API's own service layer on this
-machine's Kafka.
+pause, resume, delete, rewind, secret show (of a managed secret, recorded as read in the audit
+trail first) and secret rotate run the API's own service layer on this machine's Kafka.
 
 Managed secrets ("secret": {"managed": true}) and headers are sealed with AES-256-GCM under the
 key in HOOKSTREAM_SECRETS_KEY (base64 of 32 bytes: openssl rand -base64 32) or --secrets-key-file.
@@ -583,12 +580,13 @@ async function secret(
     else process.stdout.write(`${name}: ${describeSecret(record)}\n`);
     return 0;
   }
-  const key = requireSecretsKey(
-    await loadSecretsKey({ keyFile: values['secrets-key-file'] }),
-    `the managed secret of "${name}"`,
+  // The API's own read: shown only once its subscriber.secret_read record is in the trail.
+  const secretsKey = await loadSecretsKey({ keyFile: values['secrets-key-file'] });
+  const open = await withLocalManagement(
+    { eventsTopic: eventsTopic(values), ...(secretsKey === undefined ? {} : { secretsKey }) },
+    (service, caller) => service.revealSecret(caller, name),
   );
-  const open = revealManagedSecret(key, sealBindingOf(record), state, new Date());
-  printSecrets({ name, ...open, rotated: false }, values);
+  printSecrets({ ...open, rotated: false }, values);
   return 0;
 }
 
