@@ -7,18 +7,16 @@ import { patchKafkajsIdleLoop } from './idle-loop.ts';
 import { patchKafkajsOffsetOutOfRange } from './offset-out-of-range.ts';
 import { patchKafkajsPausedFetch } from './paused-fetch.ts';
 import { patchKafkajsProduceEncoding } from './produce-encoding.ts';
-import { preloadProduceGrouping } from './produce-grouping.ts';
 import { patchKafkajsProduceRetry } from './produce-retry.ts';
 import { preloadRecordDecoder } from './record-decoder.ts';
 import { patchKafkajsRejoinBarrier } from './rejoin-barrier.ts';
 
 /**
  * In install order: the decoder first, before anything else of kafkajs's protocol loads, and the
- * send's grouping before anything loads kafkajs's producer.
+ * send before anything loads kafkajs's producer.
  */
 const PATCHES: readonly KafkajsPatch[] = [
   { name: 'record-decoder', kind: 'performance', install: preloadRecordDecoder },
-  { name: 'produce-grouping', kind: 'performance', install: preloadProduceGrouping },
   // A retry resends only the partitions not written: without it, records are written twice.
   { name: 'produce-retry', kind: 'correctness', install: patchKafkajsProduceRetry },
   { name: 'produce-encoding', kind: 'performance', install: patchKafkajsProduceEncoding },

@@ -1,5 +1,4 @@
 import { createRequire } from 'node:module';
-import { preloadModule } from './preload-module.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -18,7 +17,8 @@ export interface GroupingInput<M> {
 /**
  * kafkajs 2.2.4 groups a send's messages by partition with a reduce that copies the partition's
  * array and the result object for every message: quadratic in the messages per partition, paid on
- * every send (the ingress's micro-batches, the attempt log's flushes). This builds the same object
+ * every send (the ingress's micro-batches, the attempt log's flushes). The send of `produce-retry`
+ * groups with this instead, once per send; it builds the same object
  * (same keys, each array in message order, the partitioner called once per message in order) in
  * one pass.
  */
@@ -39,20 +39,7 @@ export function groupMessagesPerPartition<M>({
   return result;
 }
 
-/** The grouping module's path (the module replaced). */
+/** kafkajs's own grouping module, which the send no longer loads (its tests compare the two). */
 export function kafkajsGroupingPath(): string {
   return require.resolve('kafkajs/src/producer/groupMessagesPerPartition.js');
-}
-
-/**
- * Makes kafkajs use `groupMessagesPerPartition`: `sendMessages` captures the grouping function
- * when it loads (with kafkajs's producer), so the replacement must be in Node's module cache
- * first. False when `sendMessages` had loaded already (sends stay correct, only slower).
- */
-export function preloadProduceGrouping(): boolean {
-  return preloadModule(
-    kafkajsGroupingPath(),
-    [require.resolve('kafkajs/src/producer/sendMessages.js')],
-    groupMessagesPerPartition,
-  );
 }

@@ -15,7 +15,6 @@ describe('the kafkajs patches the package installs', () => {
     );
     expect([...kafkajsPatches.states]).toEqual([
       ['record-decoder', 'installed'],
-      ['produce-grouping', 'installed'],
       ['produce-retry', 'installed'],
       ['produce-encoding', 'installed'],
       ['idle-loop', 'installed'],
