@@ -364,6 +364,48 @@ describe('docs', () => {
     expect(named.filter((span) => !exists(span))).toEqual([]);
   });
 
+  it('docs/architecture.md cites only names the code declares, and members their class holds', () => {
+    const files = spawnSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], {
+      cwd: root,
+      encoding: 'utf8',
+    }).stdout.split('\n');
+    const sources = files
+      .filter((f) => /^(packages|services|bench)\/[^/]+\/src\/.*\.ts$/.test(f))
+      .map((file) => ({ file, text: readFileSync(join(root, file), 'utf8') }));
+    const map = all.find((d) => d.path === 'docs/architecture.md');
+    // `EventSelection`, `SubscriberConsumer.#assign`, `gapAt`: a type, a member of one, a function.
+    const cited = [
+      ...new Set(
+        codeSpans(split(map?.text ?? '').prose).filter((span) =>
+          /^(?:[A-Z][a-z]\w*|[a-z]+[A-Z]\w*)(?:\.#?[a-zA-Z]\w*)?$/.test(span),
+        ),
+      ),
+    ];
+    expect(cited.length).toBeGreaterThan(60);
+    const declaring = (name: string) =>
+      sources.filter(({ text }) =>
+        new RegExp(`(?:class|interface|type|function|const|enum)\\s+${name}\\b`).test(text),
+      );
+    // A member: a method, a field or an option, in the class's file (in any file for a bare name).
+    const holds = (member: string, where: readonly { text: string }[]) => {
+      const held = new RegExp(
+        `^\\s*(?:(?:async|get|static|readonly|private)\\s+)*${member.replace('#', '\\#')}\\??\\s*[(=:<]`,
+        'm',
+      );
+      return where.some(({ text }) => held.test(text));
+    };
+    const missing = cited.filter((span) => {
+      const [name = '', member] = span.split('.');
+      const declared = declaring(name);
+      if (member !== undefined) return declared.length === 0 || !holds(member, declared);
+      // A bare lower-case name may also be a key the code writes on the wire (`;openSince=`).
+      const written = new RegExp(`[;'"]${name}[='"]`);
+      const onWire = sources.some(({ text }) => written.test(text));
+      return declared.length === 0 && (/^[A-Z]/.test(name) || !(holds(name, sources) || onWire));
+    });
+    expect(missing).toEqual([]);
+  });
+
   it('every `hookstream <command> --flag` in code exists in that command’s --help', () => {
     const found = all.flatMap((doc) => {
       const { prose, blocks } = split(doc.text);

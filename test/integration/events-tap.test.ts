@@ -1,12 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  type ConsumedRecord,
-  createKafka,
-  createRawProducer,
-  EventsTap,
-  type HandlerOutcome,
-  SubscriberConsumer,
-} from '@hookstream/kafka';
+import { EventsTap, type HandlerOutcome, SubscriberConsumer } from '@hookstream/consumer';
+import { EventSelection } from '@hookstream/contracts';
+import { type ConsumedRecord, createKafka, createRawProducer } from '@hookstream/kafka';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '../support/names.ts';
 import { endpoints } from '../support/stack.ts';
@@ -60,7 +55,7 @@ function subscriber(
     },
     maxWaitTimeInMs: 100,
     tap,
-    eventTypes,
+    selection: EventSelection.of({ eventTypes }),
   });
 }
 

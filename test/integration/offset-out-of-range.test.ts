@@ -1,4 +1,5 @@
-import { createKafka, createRawProducer, type PartitionGap, SubscriberConsumer } from '@hookstream/kafka';
+import { SubscriberConsumer } from '@hookstream/consumer';
+import { createKafka, createRawProducer, type PartitionGap } from '@hookstream/kafka';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '../support/names.ts';
 import { endpoints } from '../support/stack.ts';

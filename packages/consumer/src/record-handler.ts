@@ -1,4 +1,4 @@
-import type { ConsumedRecord } from './consumed-record.ts';
+import type { ConsumedRecord } from '@hookstream/kafka';
 
 /**
  * `settled`: the record's outcome is durable (acknowledged, or handed to a retry tier or the

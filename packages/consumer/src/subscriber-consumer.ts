@@ -1,31 +1,32 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LogFn } from '@hookstream/contracts';
-import type { KafkaAdmin } from '../admin/kafka-admin.ts';
-import type { KafkaConnection } from '../connection/kafka-connection.ts';
-import type { ConsumedRecord } from './consumed-record.ts';
-import { AdminGroupLedger } from './group/admin-group-ledger.ts';
+import { EventSelection } from '@hookstream/contracts';
 import {
+  AdminGroupLedger,
+  type Assignment,
+  type ConsumedRecord,
+  carriedRewind,
   type GroupLedger,
+  type GroupMember,
   gapAt,
   joinPosition,
+  type KafkaAdmin,
+  type KafkaConnection,
+  KafkajsGroupMember,
+  type LedgerRewind,
+  type MemberBatch,
+  type MemberCrash,
   type PartitionGap,
+  type PartitionOffset,
   type PartitionReading,
-} from './group/group-ledger.ts';
-import type {
-  Assignment,
-  GroupMember,
-  MemberBatch,
-  MemberCrash,
-  PartitionOffset,
-} from './group/group-member.ts';
-import { KafkajsGroupMember } from './group/kafkajs-group-member.ts';
-import type { StartedFrom, StartFrom } from './group/start-position.ts';
+  type StartedFrom,
+  type StartFrom,
+} from '@hookstream/kafka';
 import { EventsLane, type LaneMode, type LaneOwner } from './lanes/events-lane.ts';
 import type { Lane } from './lanes/lane.ts';
 import { MemberLanes } from './lanes/member-lanes.ts';
 import { TierLane } from './lanes/tier-lane.ts';
 import { LedgerCommitter } from './ledger/ledger-committer.ts';
-import { carriedRewind, type LedgerRewind } from './ledger/ledger-rewind.ts';
 import { mergeSettled, type SettledOffsets } from './ledger/settled-offsets.ts';
 import type { MemoryBudget } from './memory-budget.ts';
 import type { RecordHandler } from './record-handler.ts';
@@ -76,13 +77,11 @@ export interface SubscriberConsumerOptions {
    * group member fetches everything itself.
    */
   readonly tap?: EventsTap | null;
-  /** Event types the subscriber wants (`*`: all); other records are passed over undecoded. */
-  readonly eventTypes?: readonly string[];
   /**
-   * The subscriber's tenant: only records whose `ce_tenant` header is this one reach `handle`;
-   * others (and records without one) are passed over undecoded. Absent or null: every record.
+   * The records the subscriber takes, by type and tenant (EventSelection): others are passed
+   * over undecoded, and a tenant's subscriber never sees another tenant's record. Absent: all.
    */
-  readonly tenant?: string | null;
+  readonly selection?: EventSelection;
   /**
    * `tenant`: an events lane's records waiting behind its window run a tenant at a time, in
    * turn, and the lane reads ahead within the budget (see EventsLane). Absent or null: oldest first.
@@ -170,7 +169,7 @@ export class SubscriberConsumer {
   readonly #options: SubscriberConsumerOptions;
   readonly #member: GroupMember;
   readonly #ledger: GroupLedger;
-  readonly #types: ReadonlySet<string> | null;
+  readonly #selection: EventSelection;
   readonly #lanes = new MemberLanes();
   /** Lanes revoked since the last join set up: what they settled bounds a gap found next. */
   #revoked: Lane[] = [];
@@ -207,8 +206,7 @@ export class SubscriberConsumer {
       generation: () => this.#generation,
       log: options.log,
     });
-    const types = options.eventTypes ?? ['*'];
-    this.#types = types.includes('*') ? null : new Set(types);
+    this.#selection = options.selection ?? EventSelection.of({});
     const topic = options.topic;
     // kafkajs refuses seek/pause/resume while it restarts a crashed member: the lanes then stop
     // (the next join makes new ones) rather than let an error escape into the tap's dispatch.
@@ -245,7 +243,7 @@ export class SubscriberConsumer {
   /** Joins the group (after positioning a brand-new one) and starts consuming. */
   async start(): Promise<StartedFrom> {
     const startedFrom = await this.#ledger.prepare();
-    this.#unwant = this.#options.tap?.want(this.#types) ?? (() => undefined);
+    this.#unwant = this.#options.tap?.want(this.#selection.types) ?? (() => undefined);
     // The first completed fetch means the group was joined and every partition's position
     // resolved: from here on a 'latest' subscriber sees everything produced.
     // A crash before then (a missing ACL, say) fails start() instead of leaving it waiting.
@@ -405,8 +403,7 @@ export class SubscriberConsumer {
       handle: this.#options.handle,
       ordering: this.#options.ordering,
       window: this.#options.maxInFlightPerPartition,
-      types: this.#types,
-      tenant: this.#options.tenant ?? null,
+      selection: this.#selection,
       fairness: this.#options.fairness ?? null,
       budget: this.#options.budget ?? null,
       log: this.#options.log,

@@ -1,15 +1,16 @@
-import type { ConsumedRecord } from '../../src/consume/consumed-record.ts';
-import type { GroupLedger, PartitionReading } from '../../src/consume/group/group-ledger.ts';
 import type {
   Assignment,
+  ConsumedRecord,
+  GroupLedger,
   GroupMember,
+  LedgerRewind,
   MemberBatch,
   MemberListener,
   PartitionOffset,
-} from '../../src/consume/group/group-member.ts';
-import type { StartedFrom } from '../../src/consume/group/start-position.ts';
-import type { LedgerRewind } from '../../src/consume/ledger/ledger-rewind.ts';
-import type { HandlerOutcome } from '../../src/consume/record-handler.ts';
+  PartitionReading,
+  StartedFrom,
+} from '@hookstream/kafka';
+import type { HandlerOutcome } from '../src/record-handler.ts';
 
 export function record(
   topic: string,

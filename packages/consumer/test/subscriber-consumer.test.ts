@@ -1,11 +1,11 @@
+import { EventSelection } from '@hookstream/contracts';
+import { createKafka, type PartitionGap } from '@hookstream/kafka';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createKafka } from '../../src/connection/kafka-connection.ts';
-import type { PartitionGap } from '../../src/consume/group/group-ledger.ts';
 import {
   SubscriberConsumer,
   type SubscriberConsumerOptions,
   type UnsettledRange,
-} from '../../src/consume/subscriber-consumer.ts';
+} from '../src/subscriber-consumer.ts';
 import { Deliveries, FakeCluster, FakeLedger, FakeMember, settle } from './fake-group.ts';
 
 const EVENTS = 'events';
@@ -196,7 +196,9 @@ describe('SubscriberConsumer on a fake group member', () => {
     const cluster = new FakeCluster();
     cluster.produce(EVENTS, 0, 1);
     cluster.produce(EVENTS, 1, 3, 'other.type');
-    const setup = await running(cluster, { eventTypes: ['shipment.updated'] });
+    const setup = await running(cluster, {
+      selection: EventSelection.of({ eventTypes: ['shipment.updated'] }),
+    });
     const { consumer, member, deliveries } = setup;
     member.fetch(EVENTS);
     expect(deliveries.started).toEqual(['events@0']);
@@ -232,7 +234,7 @@ describe('SubscriberConsumer on a fake group member', () => {
     cluster.produce(EVENTS, 1, 1, 'shipment.updated', 'globex');
     cluster.produce(EVENTS, 2, 1);
     cluster.produce(EVENTS, 3, 1, 'shipment.updated', 'acme');
-    const setup = await running(cluster, { tenant: 'acme' });
+    const setup = await running(cluster, { selection: EventSelection.of({ tenant: 'acme' }) });
     const { member, deliveries } = setup;
     member.fetch(EVENTS);
     expect(deliveries.started).toEqual(['events@0', 'events@3']);

@@ -76,6 +76,12 @@ export {
   MAX_FILTER_NODES,
   resolvePointer,
 } from './event-filter.ts';
+export {
+  EventSelection,
+  eventTenantOf,
+  eventTypeOf,
+  type SelectionSource,
+} from './event-selection.ts';
 export type {
   EnrollmentUpdated,
   EventDataByType,

@@ -8,7 +8,7 @@ import {
 } from './env-references.ts';
 import { EventTypeName, TenantId } from './envelope.ts';
 import { EventFilter } from './event-filter.ts';
-import { CE_HEADER } from './headers.ts';
+import { EventSelection, eventTenantOf } from './event-selection.ts';
 import { SubscriberName } from './topics.ts';
 
 /**
@@ -357,7 +357,7 @@ export function acceptsEventType(
   definition: Pick<SubscriberDefinition, 'eventTypes'>,
   type: string,
 ): boolean {
-  return definition.eventTypes.some((t) => t === '*' || t === type);
+  return EventSelection.of(definition).takesType(type);
 }
 
 /**
@@ -368,12 +368,12 @@ export function acceptsTenant(
   definition: Pick<SubscriberDefinition, 'tenant'>,
   tenant: string | undefined,
 ): boolean {
-  return definition.tenant === undefined || definition.tenant === tenant;
+  return EventSelection.of(definition).takesTenant(tenant);
 }
 
 /** The tenant of a record with these headers (its `ce_tenant`), or undefined. */
 export function tenantOf(headers: Readonly<Record<string, string>>): string | undefined {
-  return headers[CE_HEADER.tenant];
+  return eventTenantOf(headers);
 }
 
 /** Whether a definition is a pull subscriber's (no endpoint; leased over the API). */

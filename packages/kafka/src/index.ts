@@ -19,22 +19,29 @@ export { createKafka, KafkaConnection } from './connection/kafka-connection.ts';
 export type { ClusterInfo } from './connection/probe.ts';
 export { probeCluster } from './connection/probe.ts';
 export type { ConsumedRecord, RewindMark } from './consume/consumed-record.ts';
-export type { PartitionGap } from './consume/group/group-ledger.ts';
+export { keptRecord } from './consume/consumed-record.ts';
+export type { AdminGroupLedgerOptions } from './consume/group/admin-group-ledger.ts';
+export { AdminGroupLedger } from './consume/group/admin-group-ledger.ts';
+export type { GroupLedger, PartitionGap, PartitionReading } from './consume/group/group-ledger.ts';
+export { gapAt, joinPosition } from './consume/group/group-ledger.ts';
+export type {
+  Assignment,
+  GroupMember,
+  MemberBatch,
+  MemberCrash,
+  MemberListener,
+  PartitionOffset,
+} from './consume/group/group-member.ts';
 export { commitGroupStart, type GroupStart } from './consume/group/group-start.ts';
+export type { KafkajsGroupMemberOptions } from './consume/group/kafkajs-group-member.ts';
+export { KafkajsGroupMember } from './consume/group/kafkajs-group-member.ts';
+export type { LedgerRewind } from './consume/group/ledger-rewind.ts';
+export { carriedRewind, markedRecord, rewindMarkOf } from './consume/group/ledger-rewind.ts';
 export type { StartedFrom, StartFrom } from './consume/group/start-position.ts';
-export type { LaneMode } from './consume/lanes/events-lane.ts';
-export type { LedgerRewind } from './consume/ledger/ledger-rewind.ts';
-export { carriedRewind } from './consume/ledger/ledger-rewind.ts';
-export { OffsetTracker } from './consume/ledger/offset-tracker.ts';
-export type { SettledOffsets } from './consume/ledger/settled-offsets.ts';
-export { MemoryBudget } from './consume/memory-budget.ts';
 export type { RawConsumer, RawConsumerOptions } from './consume/raw-consumer.ts';
 export { createRawConsumer } from './consume/raw-consumer.ts';
-export type { HandlerOutcome, RecordHandler } from './consume/record-handler.ts';
-export type { SubscriberConsumerOptions, UnsettledRange } from './consume/subscriber-consumer.ts';
-export { SubscriberConsumer } from './consume/subscriber-consumer.ts';
-export type { EventsTapOptions } from './consume/tap/events-tap.ts';
-export { EventsTap } from './consume/tap/events-tap.ts';
+export type { TapSink, TopicTapOptions } from './consume/topic-tap.ts';
+export { TopicTap } from './consume/topic-tap.ts';
 export type {
   KafkaAccessErrorCode,
   KafkajsPatchErrorCode,

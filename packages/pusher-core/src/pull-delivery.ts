@@ -1,5 +1,6 @@
+import type { HandlerOutcome } from '@hookstream/consumer';
 import { buildBody, checkAge, classifyLeaseEnd, deliveryIdOf } from '@hookstream/delivery';
-import type { ConsumedRecord, HandlerOutcome } from '@hookstream/kafka';
+import type { ConsumedRecord } from '@hookstream/kafka';
 import { deliveryTracer, ProcessSpan } from '@hookstream/telemetry';
 import type { Tracer } from '@opentelemetry/api';
 import type { DeliveryObserver } from './delivery-observer.ts';

@@ -1,3 +1,4 @@
+import { EventsTap, MemoryBudget } from '@hookstream/consumer';
 import {
   ATTEMPT_LOG_TOPIC,
   type KafkaSettings,
@@ -7,10 +8,8 @@ import {
 import { createInFlightCap, type EgressProxy, type InFlightCap, OriginPools } from '@hookstream/delivery';
 import {
   createKafka,
-  EventsTap,
   type KafkaAdmin,
   type KafkaConnection,
-  MemoryBudget,
   RecordSender,
   type TopicSpec,
 } from '@hookstream/kafka';

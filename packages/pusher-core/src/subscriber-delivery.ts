@@ -1,3 +1,4 @@
+import type { HandlerOutcome } from '@hookstream/consumer';
 import {
   DEFAULT_MAX_HOLD_MS,
   type RecordLocation,
@@ -14,7 +15,7 @@ import {
   deliveryIdOf,
   newBatchId,
 } from '@hookstream/delivery';
-import type { ConsumedRecord, HandlerOutcome } from '@hookstream/kafka';
+import type { ConsumedRecord } from '@hookstream/kafka';
 import { ATTR, deliveryTracer, ProcessSpan } from '@hookstream/telemetry';
 import type { Tracer } from '@opentelemetry/api';
 import { type BatchMember, DeliveryBatcher, PendingBatch } from './delivery-batcher.ts';

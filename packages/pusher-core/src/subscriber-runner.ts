@@ -1,4 +1,10 @@
 import { hostname } from 'node:os';
+import {
+  type EventsTap,
+  type RecordHandler,
+  type SettledOffsets,
+  SubscriberConsumer,
+} from '@hookstream/consumer';
 import type { CredentialName, LogFn, SubscriberDefinition } from '@hookstream/contracts';
 import {
   assertDestinationAllowed,
@@ -9,14 +15,7 @@ import {
   TenantTurns,
   turnsAhead,
 } from '@hookstream/delivery';
-import {
-  type EventsTap,
-  type RecordHandler,
-  type SettledOffsets,
-  type StartedFrom,
-  type StartFrom,
-  SubscriberConsumer,
-} from '@hookstream/kafka';
+import type { StartedFrom, StartFrom } from '@hookstream/kafka';
 import { noticesTopicSpec } from '@hookstream/producer';
 import { AuditTrail, SubscriberCatalog, SubscriberDisabler, startFromOf } from '@hookstream/subscribers';
 import type { DeliveryCounts } from './delivery-observer.ts';
@@ -303,8 +302,7 @@ export class SubscriberRunner {
           ),
       handle,
       tap: this.#tap,
-      eventTypes: definition.eventTypes,
-      tenant: definition.tenant ?? null,
+      selection: topology.selection,
       fairness: definition.fairness ?? null,
       admin: resources.admin,
       ...(settled === undefined ? {} : { settled: settled.offsets, settledSinceMs: settled.sinceMs }),

@@ -1,6 +1,6 @@
 import {
-  acceptsTenant,
   type EventFilter,
+  EventSelection,
   evaluateFilter,
   type FilterInput,
   type FilterVerdict,
@@ -24,6 +24,11 @@ import { subscriberTopics } from './subscriber-topics.ts';
  */
 export class SubscriberTopology {
   readonly definition: SubscriberDefinition;
+  /**
+   * The records it takes by type and tenant: the rule its lanes, the events tap and admission
+   * apply alike (EventSelection).
+   */
+  readonly selection: EventSelection;
   readonly name: string;
   /** The consumer group whose committed offsets are the subscriber's acknowledgement ledger. */
   readonly groupId: string;
@@ -46,8 +51,6 @@ export class SubscriberTopology {
   /** Whether the filter reads the data; if not, it runs before the event is decoded. */
   readonly filterNeedsData: boolean;
   readonly #tiers: ReadonlyMap<string, number>;
-  readonly #allTypes: boolean;
-  readonly #types: ReadonlySet<string>;
 
   constructor(definition: SubscriberDefinition, eventsTopic: string) {
     this.definition = definition;
@@ -65,8 +68,7 @@ export class SubscriberTopology {
       this.#endpoint = { url, origin: url.origin, target: httpTarget(url) };
     }
     this.#tiers = new Map(this.tierTopics.map((topic, i) => [topic, i + 1]));
-    this.#allTypes = definition.eventTypes.includes('*');
-    this.#types = new Set(definition.eventTypes);
+    this.selection = EventSelection.of(definition);
     this.filter = definition.filter ?? null;
     this.filterNeedsData = this.filter !== null && filterNeedsData(this.filter);
   }
@@ -119,7 +121,7 @@ export class SubscriberTopology {
    * since anyone who may write the events topic could write one there, and nothing else from it.
    */
   takes(type: string, origin: string): boolean {
-    if (!(this.#allTypes || this.#types.has(type))) return false;
+    if (!this.selection.takesType(type)) return false;
     return isNoticeType(type) ? this.isNoticesTopic(origin) : !this.isNoticesTopic(origin);
   }
 
@@ -128,7 +130,7 @@ export class SubscriberTopology {
    * retry or a replay carries its original's headers, so it is judged as its original was.
    */
   takesTenant(tenant: string | undefined): boolean {
-    return acceptsTenant(this.definition, tenant);
+    return this.selection.takesTenant(tenant);
   }
 
   /** The subscriber's own topics (tiers and DLQ) with explicit retention, for ensureTopics. */

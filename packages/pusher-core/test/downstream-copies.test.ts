@@ -1,5 +1,6 @@
+import type { UnsettledRange } from '@hookstream/consumer';
 import { HS_HEADER } from '@hookstream/contracts';
-import type { ConsumedRecord, UnsettledRange } from '@hookstream/kafka';
+import type { ConsumedRecord } from '@hookstream/kafka';
 import { describe, expect, it } from 'vitest';
 import { CLOCK_SKEW_MS, copiedOffsets } from '../src/downstream-copies.ts';
 

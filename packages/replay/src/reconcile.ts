@@ -1,7 +1,6 @@
 import {
-  acceptsEventType,
-  acceptsTenant,
   DeadLetterReason,
+  EventSelection,
   evaluateFilter,
   filterNeedsData,
   formatLocation,
@@ -91,9 +90,10 @@ export function requiredSubscriber(
   if (from === null) return null;
   const filter = definition.filter;
   const attributesOnly = filter !== undefined && !filterNeedsData(filter);
+  const selection = EventSelection.of(definition);
   return {
     name: definition.name,
-    takes: (type, tenant) => acceptsTenant(definition, tenant) && acceptsEventType(definition, type),
+    takes: (type, tenant) => selection.takesTenant(tenant) && selection.takesType(type),
     admits: (headers) => !attributesOnly || filter === undefined || evaluateFilter(filter, { headers }).pass,
     filtersAttributes: attributesOnly,
     owedFromMs: from,

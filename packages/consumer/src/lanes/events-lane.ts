@@ -1,7 +1,6 @@
 import { Fifo } from '@hookstream/concurrency';
-import { CE_HEADER } from '@hookstream/contracts';
-import { type ConsumedRecord, keptRecord } from '../consumed-record.ts';
-import type { LedgerRewind } from '../ledger/ledger-rewind.ts';
+import { type EventSelection, eventTenantOf } from '@hookstream/contracts';
+import { type ConsumedRecord, keptRecord, type LedgerRewind } from '@hookstream/kafka';
 import { type LaneLedgerOptions, PartitionLedger } from '../ledger/partition-ledger.ts';
 import type { SettledOffsets } from '../ledger/settled-offsets.ts';
 import { type MemoryBudget, recordBytes } from '../memory-budget.ts';
@@ -24,10 +23,8 @@ export interface EventsLaneOptions extends LaneLedgerOptions {
   readonly owner: LaneOwner;
   /** Records begun and not ended at once; a full window stops taking from the tap. */
   readonly window: number;
-  /** Types the subscriber wants; null: all. */
-  readonly types: ReadonlySet<string> | null;
-  /** The subscriber's tenant: only records whose `ce_tenant` is this one; null: every record. */
-  readonly tenant: string | null;
+  /** The records the subscriber takes, by type and tenant; others are passed over undecoded. */
+  readonly selection: EventSelection;
   /** The process's budget: records queued behind the window are charged to it. */
   readonly budget?: MemoryBudget | null;
   /**
@@ -66,8 +63,7 @@ const FAIR_BUDGET_SHARE = 0.25;
 export class EventsLane implements TapRider, Lane {
   readonly topic: string;
   readonly partition: number;
-  readonly types: ReadonlySet<string> | null;
-  readonly tenant: string | null;
+  readonly selection: EventSelection;
   readonly #options: EventsLaneOptions;
   readonly #ledger: PartitionLedger;
   #mode: LaneMode = 'held';
@@ -92,8 +88,7 @@ export class EventsLane implements TapRider, Lane {
     this.#options = options;
     this.topic = options.topic;
     this.partition = options.partition;
-    this.types = options.types;
-    this.tenant = options.tenant;
+    this.selection = options.selection;
     const fair = options.fairness === 'tenant';
     this.#queued = fair ? new TenantFairQueue(options.ordering) : new Fifo<ConsumedRecord>();
     this.#queueCap = fair ? FAIR_QUEUED_RECORDS : options.window * QUEUED_WINDOWS;
@@ -127,8 +122,6 @@ export class EventsLane implements TapRider, Lane {
     this.#mode = 'own';
     if (!this.#tryRide(from)) this.#options.owner.readOwn(this.partition, from);
   }
-
-  readonly accepts = (type: string): boolean => this.types === null || this.types.has(type);
 
   /** From the tap: takes the record unless its window is full (it then reads on by itself). */
   offer(record: ConsumedRecord): boolean {
@@ -164,9 +157,7 @@ export class EventsLane implements TapRider, Lane {
     if (offset < ledger.next) return 'next';
     if (this.#queued.length === 0 && ledger.inFlight * 2 <= this.#options.window && this.#tryRide(offset))
       return 'stop';
-    const type = record.headers[CE_HEADER.type];
-    const otherTenant = this.tenant !== null && record.headers[CE_HEADER.tenant] !== this.tenant;
-    if (otherTenant || (type !== undefined && !this.accepts(type)) || ledger.passSettled(offset)) {
+    if (!this.selection.takes(record.headers) || ledger.passSettled(offset)) {
       ledger.skipTo(offset + 1);
       return 'next';
     }
@@ -300,7 +291,7 @@ export class EventsLane implements TapRider, Lane {
 
   #tryRide(from: number): boolean {
     const tap = this.#options.tap;
-    if (tap === null || !tap.covers(this.partition, from, this.types)) return false;
+    if (tap === null || !tap.covers(this.partition, from, this.selection.types)) return false;
     this.#options.owner.pauseOwn(this.partition);
     this.#mode = 'riding';
     this.#waitingForRoom = false;
@@ -355,5 +346,5 @@ export class EventsLane implements TapRider, Lane {
 
 /** The tenant a fair lane counts a record under: its `ce_tenant`, or '' for records without one. */
 function tenantOfRecord(record: ConsumedRecord): string {
-  return record.headers[CE_HEADER.tenant] ?? '';
+  return eventTenantOf(record.headers) ?? '';
 }

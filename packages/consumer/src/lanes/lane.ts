@@ -1,4 +1,4 @@
-import type { LedgerRewind } from '../ledger/ledger-rewind.ts';
+import type { LedgerRewind } from '@hookstream/kafka';
 import type { SettledOffsets } from '../ledger/settled-offsets.ts';
 
 /** What the group member's driver sees of a lane: one partition it holds, events topic or tier. */

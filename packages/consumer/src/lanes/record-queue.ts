@@ -1,4 +1,4 @@
-import type { ConsumedRecord } from '../consumed-record.ts';
+import type { ConsumedRecord } from '@hookstream/kafka';
 
 /**
  * The records an events lane fetched with its window full: begun in the ledger (so commits stop

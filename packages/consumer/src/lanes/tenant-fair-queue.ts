@@ -1,6 +1,6 @@
 import { Fifo } from '@hookstream/concurrency';
-import { CE_HEADER } from '@hookstream/contracts';
-import type { ConsumedRecord } from '../consumed-record.ts';
+import { eventTenantOf } from '@hookstream/contracts';
+import type { ConsumedRecord } from '@hookstream/kafka';
 import type { RecordQueue } from './record-queue.ts';
 
 /**
@@ -33,7 +33,7 @@ export class TenantFairQueue implements RecordQueue {
   }
 
   push(record: ConsumedRecord): void {
-    const tenant = record.headers[CE_HEADER.tenant] ?? '';
+    const tenant = eventTenantOf(record.headers) ?? '';
     let queue = this.#byTenant.get(tenant);
     if (queue === undefined) {
       queue = new Fifo<ConsumedRecord>();

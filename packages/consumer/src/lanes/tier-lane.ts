@@ -1,5 +1,4 @@
-import { type ConsumedRecord, keptRecord } from '../consumed-record.ts';
-import type { LedgerRewind } from '../ledger/ledger-rewind.ts';
+import { type ConsumedRecord, keptRecord, type LedgerRewind } from '@hookstream/kafka';
 import { type LaneLedgerOptions, PartitionLedger } from '../ledger/partition-ledger.ts';
 import type { SettledOffsets } from '../ledger/settled-offsets.ts';
 import { type MemoryBudget, recordBytes } from '../memory-budget.ts';

@@ -1,5 +1,5 @@
 import type { LogFn } from '@hookstream/contracts';
-import type { GroupMember, PartitionOffset } from '../group/group-member.ts';
+import type { GroupMember, PartitionOffset } from '@hookstream/kafka';
 import type { Lane } from '../lanes/lane.ts';
 
 /**

@@ -1,7 +1,13 @@
 import type { LogFn } from '@hookstream/contracts';
-import type { ConsumedRecord, RewindMark } from '../consumed-record.ts';
+import {
+  type ConsumedRecord,
+  carriedRewind,
+  type LedgerRewind,
+  markedRecord,
+  type RewindMark,
+  rewindMarkOf,
+} from '@hookstream/kafka';
 import { type HandlerOutcome, type RecordHandler, runInKeyOrder } from '../record-handler.ts';
-import { carriedRewind, type LedgerRewind, markedRecord, rewindMarkOf } from './ledger-rewind.ts';
 import { OffsetTracker } from './offset-tracker.ts';
 import { type SettledOffsets, settledFrom } from './settled-offsets.ts';
 

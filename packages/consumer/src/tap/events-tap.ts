@@ -1,11 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import type { LogFn } from '@hookstream/contracts';
-import { TOOL_GROUP_PREFIX } from '@hookstream/contracts';
-import type { Consumer, EachBatchPayload } from 'kafkajs';
-import { explained } from '../../connection/access-refusal.ts';
-import type { KafkaConnection } from '../../connection/kafka-connection.ts';
-import { accessOf, kafkaOf } from '../../connection/raw-client.ts';
-import { toConsumedRecord } from '../consumed-record.ts';
+import { type KafkaConnection, TopicTap } from '@hookstream/kafka';
 import type { MemoryBudget } from '../memory-budget.ts';
 import { type TapFeed, TapFeeds, type TapRider } from './tap-feeds.ts';
 
@@ -24,13 +18,7 @@ export interface EventsTapOptions {
   readonly budget?: MemoryBudget | null;
 }
 
-const TAP_GROUP_PREFIX = `${TOOL_GROUP_PREFIX}tap.`;
 const DEFAULT_RECENT = 2048;
-const TAP_MIN_BYTES = 64 * 1024;
-const TAP_FETCH_WAIT_MS = 20;
-/** One fetch response holds at most this much per partition and in all (kafkajs's defaults, stated). */
-const TAP_MAX_BYTES_PER_PARTITION = 1024 * 1024;
-const TAP_MAX_BYTES = 10 * 1024 * 1024;
 
 /**
  * One fetch of the events topic for every subscriber of a process. Each subscriber keeps its own
@@ -43,59 +31,29 @@ const TAP_MAX_BYTES = 10 * 1024 * 1024;
  */
 export class EventsTap implements TapFeed {
   readonly topic: string;
-  readonly #options: EventsTapOptions;
-  readonly #consumer: Consumer;
+  readonly #tap: TopicTap;
   readonly #feeds: TapFeeds;
 
   constructor(options: EventsTapOptions) {
     this.topic = options.topic;
-    this.#options = options;
     this.#feeds = new TapFeeds(options.recentRecords ?? DEFAULT_RECENT, options.budget ?? null);
-    this.#consumer = kafkaOf(options.kafka).consumer({
-      groupId: `${TAP_GROUP_PREFIX}${options.tag}.${randomUUID()}`,
-      // A fetch returns once it holds this much or after the wait: under load one fetch carries
-      // many records instead of a handful (every request is a round trip and a socket write),
-      // idle the tap asks fifty times a second, one consumer for the whole process.
-      minBytes: TAP_MIN_BYTES,
-      maxWaitTimeInMs: TAP_FETCH_WAIT_MS,
-      maxBytesPerPartition: TAP_MAX_BYTES_PER_PARTITION,
-      maxBytes: TAP_MAX_BYTES,
-    });
-    this.#consumer.on(this.#consumer.events.CRASH, ({ payload }) => {
-      // Even when kafkajs restarts it, the tap would come back at the topic's end, past records
-      // its riders never saw: they read on by themselves, and a dead tap only costs their fetches.
-      options.log('error', 'events tap stopped; subscribers read the topic themselves', {
-        topic: options.topic,
-        error: payload.error.message,
-      });
-      this.#feeds.kill();
+    // A crashed tap tells its feeds: lanes of caught-up subscribers then read on by themselves.
+    this.#tap = new TopicTap({
+      kafka: options.kafka,
+      topic: options.topic,
+      log: options.log,
+      tag: options.tag,
+      sink: this.#feeds,
     });
   }
 
   /** Starts at the topic's end: lanes of caught-up subscribers ride from there. */
-  async start(): Promise<void> {
-    const { kafka, topic } = this.#options;
-    const admin = kafkaOf(kafka).admin();
-    await explained(() => admin.connect(), accessOf(kafka, 'connect'));
-    let ends: { partition: number; offset: string }[];
-    try {
-      ends = await admin.fetchTopicOffsets(topic);
-    } finally {
-      await admin.disconnect();
-    }
-    await explained(() => this.#consumer.connect(), accessOf(kafka, 'connect'));
-    await this.#consumer.subscribe({ topics: [topic], fromBeginning: false });
-    // Never commits: its group is only how kafkajs reads; the position is the seek below.
-    await this.#consumer.run({ autoCommit: false, eachBatch: (payload) => this.#eachBatch(payload) });
-    for (const { partition, offset } of ends) {
-      this.#feeds.open(partition, Number(offset));
-      this.#consumer.seek({ topic, partition, offset });
-    }
+  start(): Promise<void> {
+    return this.#tap.start();
   }
 
-  async stop(): Promise<void> {
-    this.#feeds.kill();
-    await this.#consumer.disconnect();
+  stop(): Promise<void> {
+    return this.#tap.stop();
   }
 
   attach(partition: number, rider: TapRider, from: number): boolean {
@@ -120,15 +78,5 @@ export class EventsTap implements TapFeed {
 
   cursor(partition: number): number | null {
     return this.#feeds.cursor(partition);
-  }
-
-  async #eachBatch({ batch }: EachBatchPayload): Promise<void> {
-    // kafkajs's Batch keeps the offset its fetch asked for, though its types omit it.
-    const fetchedFrom = Number((batch as unknown as { fetchedOffset?: string }).fetchedOffset ?? -1);
-    this.#feeds.receive(
-      batch.partition,
-      fetchedFrom,
-      batch.messages.map((m) => toConsumedRecord(batch.topic, batch.partition, m)),
-    );
   }
 }

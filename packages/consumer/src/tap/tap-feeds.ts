@@ -1,18 +1,14 @@
-import { CE_HEADER } from '@hookstream/contracts';
-import { type ConsumedRecord, keptRecord } from '../consumed-record.ts';
+import { type EventSelection, eventTenantOf, eventTypeOf } from '@hookstream/contracts';
+import { type ConsumedRecord, keptRecord } from '@hookstream/kafka';
 import { type MemoryBudget, type MemoryCache, recordBytes } from '../memory-budget.ts';
 
 /** Where a tap's records go: one subscriber's lane on one partition. */
 export interface TapRider {
-  /** Event types it wants (`*`: all); records of other types never reach it. */
-  readonly accepts: (type: string) => boolean;
-  /** The types, for the index; null: every type. */
-  readonly types: ReadonlySet<string> | null;
   /**
-   * The one tenant (`ce_tenant`) whose records it takes, for the index; null: every record, with
-   * a tenant or without. Records of other tenants, and without one, never reach a tenant's rider.
+   * The records it takes (its types and tenant, indexed here): records of other types, and of
+   * other tenants or without one for a tenant's rider, never reach it.
    */
-  readonly tenant: string | null;
+  readonly selection: EventSelection;
   /**
    * Takes a record in offset order. False: it cannot take more now; the tap forgets it, and it
    * reads on by itself from this record's offset.
@@ -156,21 +152,20 @@ export class TapFeeds implements TapFeed, MemoryCache {
 
   attach(partition: number, rider: TapRider, from: number): boolean {
     const feed = this.#feeds.get(partition);
-    if (this.#dead || feed === undefined || from < feed.base || !this.#keepsAll(rider.types)) return false;
+    const { types, tenant } = rider.selection;
+    if (this.#dead || feed === undefined || from < feed.base || !this.#keepsAll(types)) return false;
     for (const record of feed.recent) {
       if (Number(record.offset) < from) continue;
-      if (rider.tenant !== null && record.headers[CE_HEADER.tenant] !== rider.tenant) continue;
-      const type = record.headers[CE_HEADER.type];
-      if ((type === undefined || rider.accepts(type)) && !rider.offer(record)) return false;
+      if (rider.selection.takes(record.headers) && !rider.offer(record)) return false;
     }
     let index = feed.open;
-    if (rider.tenant !== null) {
-      index = feed.byTenant.get(rider.tenant) ?? newIndex();
-      feed.byTenant.set(rider.tenant, index);
+    if (tenant !== null) {
+      index = feed.byTenant.get(tenant) ?? newIndex();
+      feed.byTenant.set(tenant, index);
     }
-    if (rider.types === null) index.anyType.add(rider);
+    if (types === null) index.anyType.add(rider);
     else
-      for (const type of rider.types) {
+      for (const type of types) {
         let riders = index.byType.get(type);
         if (!riders) {
           riders = new Set();
@@ -184,18 +179,18 @@ export class TapFeeds implements TapFeed, MemoryCache {
   detach(partition: number, rider: TapRider): void {
     const feed = this.#feeds.get(partition);
     if (!feed) return;
-    const index = rider.tenant === null ? feed.open : feed.byTenant.get(rider.tenant);
+    const { types, tenant } = rider.selection;
+    const index = tenant === null ? feed.open : feed.byTenant.get(tenant);
     if (index === undefined) return;
     index.anyType.delete(rider);
-    if (rider.types !== null)
-      for (const type of rider.types) {
+    if (types !== null)
+      for (const type of types) {
         const riders = index.byType.get(type);
         riders?.delete(rider);
         if (riders?.size === 0) index.byType.delete(type);
       }
     // Tenants come and go with their subscribers: an index nobody rides is dropped.
-    if (rider.tenant !== null && index.anyType.size === 0 && index.byType.size === 0)
-      feed.byTenant.delete(rider.tenant);
+    if (tenant !== null && index.anyType.size === 0 && index.byType.size === 0) feed.byTenant.delete(tenant);
   }
 
   covers(partition: number, offset: number, types: ReadonlySet<string> | null): boolean {
@@ -224,7 +219,7 @@ export class TapFeeds implements TapFeed, MemoryCache {
    * fetched. Without room, what was kept is forgotten: the recent records stay contiguous.
    */
   #keep(feed: PartitionFeed, record: ConsumedRecord, offset: number): ConsumedRecord {
-    const type = record.headers[CE_HEADER.type];
+    const type = eventTypeOf(record.headers);
     // Not taken by any subscriber here: nobody can miss it, so it is passed over as seen.
     if (!(this.#wantAll > 0 || (type === undefined ? this.#wanted.size > 0 : this.#wanted.has(type))))
       return record;
@@ -273,8 +268,8 @@ export class TapFeeds implements TapFeed, MemoryCache {
   }
 
   #dispatch(partition: number, feed: PartitionFeed, record: ConsumedRecord): void {
-    const type = record.headers[CE_HEADER.type];
-    const tenant = record.headers[CE_HEADER.tenant];
+    const type = eventTypeOf(record.headers);
+    const tenant = eventTenantOf(record.headers);
     // Riders without a tenant, and those of the record's tenant: nobody else is looked at.
     const indexes = [feed.open];
     const ofTenant = tenant === undefined ? undefined : feed.byTenant.get(tenant);

@@ -1,10 +1,11 @@
+import { EventSelection } from '@hookstream/contracts';
+import type { ConsumedRecord } from '@hookstream/kafka';
 import { describe, expect, it } from 'vitest';
-import type { ConsumedRecord } from '../../../src/consume/consumed-record.ts';
-import { EventsLane, type LaneOwner } from '../../../src/consume/lanes/events-lane.ts';
-import type { SettledOffsets } from '../../../src/consume/ledger/settled-offsets.ts';
-import { MemoryBudget, recordBytes } from '../../../src/consume/memory-budget.ts';
-import type { HandlerOutcome } from '../../../src/consume/record-handler.ts';
-import { TapFeeds } from '../../../src/consume/tap/tap-feeds.ts';
+import { EventsLane, type LaneOwner } from '../../src/lanes/events-lane.ts';
+import type { SettledOffsets } from '../../src/ledger/settled-offsets.ts';
+import { MemoryBudget, recordBytes } from '../../src/memory-budget.ts';
+import type { HandlerOutcome } from '../../src/record-handler.ts';
+import { TapFeeds } from '../../src/tap/tap-feeds.ts';
 
 function record(
   offset: number,
@@ -81,8 +82,7 @@ function setup(
       handle: deliveries.handle,
       ordering: options.ordering ?? 'none',
       window: options.window ?? 4,
-      types,
-      tenant: options.tenant ?? null,
+      selection: new EventSelection(types, options.tenant ?? null),
       budget: options.budget ?? null,
       fairness: options.fairness ?? null,
       log: () => undefined,

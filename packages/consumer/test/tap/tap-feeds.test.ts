@@ -1,7 +1,8 @@
+import { EventSelection } from '@hookstream/contracts';
+import type { ConsumedRecord } from '@hookstream/kafka';
 import { describe, expect, it } from 'vitest';
-import type { ConsumedRecord } from '../../../src/consume/consumed-record.ts';
-import { MemoryBudget, recordBytes } from '../../../src/consume/memory-budget.ts';
-import { TapFeeds, type TapRider } from '../../../src/consume/tap/tap-feeds.ts';
+import { MemoryBudget, recordBytes } from '../../src/memory-budget.ts';
+import { TapFeeds, type TapRider } from '../../src/tap/tap-feeds.ts';
 
 function record(offset: number, type: string, size = 400, tenant?: string): ConsumedRecord {
   return {
@@ -20,13 +21,10 @@ function rider(
   types: string[] | null,
   tenant: string | null = null,
 ): TapRider & { readonly got: ConsumedRecord[] } {
-  const set = types === null ? null : new Set(types);
   const got: ConsumedRecord[] = [];
   return {
     got,
-    types: set,
-    tenant,
-    accepts: (type) => set === null || set.has(type),
+    selection: new EventSelection(types === null ? null : new Set(types), tenant),
     offer: (r) => {
       got.push(r);
       return true;
@@ -212,9 +210,7 @@ describe('TapFeeds and tenants', () => {
     feeds.open(0, 0);
     let offered = 0;
     const counting = (tenant: string): TapRider => ({
-      types: A,
-      tenant,
-      accepts: (type) => A.has(type),
+      selection: new EventSelection(A, tenant),
       offer: () => {
         offered++;
         return true;

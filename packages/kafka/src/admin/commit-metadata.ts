@@ -1,4 +1,4 @@
-import type { LedgerRewind } from '../consume/ledger/ledger-rewind.ts';
+import type { LedgerRewind } from '../consume/group/ledger-rewind.ts';
 
 /**
  * The metadata string hookstream writes with each partition of a ledger commit (Kafka keeps one

@@ -1,5 +1,5 @@
 import type { Admin, Kafka } from 'kafkajs';
-import type { LedgerRewind } from '../consume/ledger/ledger-rewind.ts';
+import type { LedgerRewind } from '../consume/group/ledger-rewind.ts';
 import { decodeCommitMetadata, encodeCommitMetadata } from './commit-metadata.ts';
 import { commitEmptyGroupOffsets } from './empty-group-commit.ts';
 import type { GroupsOffsets } from './group-batch-offsets.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ConsumedRecord } from '../../../src/consume/consumed-record.ts';
-import { carriedRewind, markedRecord, rewindMarkOf } from '../../../src/consume/ledger/ledger-rewind.ts';
+import type { ConsumedRecord } from '../../src/consume/consumed-record.ts';
+import { carriedRewind, markedRecord, rewindMarkOf } from '../../src/consume/group/ledger-rewind.ts';
 
 const rewind = { untilOffset: 10, atMs: 1_000, by: 'alice' };
 

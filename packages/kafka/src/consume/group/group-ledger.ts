@@ -1,4 +1,4 @@
-import type { LedgerRewind } from '../ledger/ledger-rewind.ts';
+import type { LedgerRewind } from './ledger-rewind.ts';
 import type { StartedFrom } from './start-position.ts';
 
 /** One partition's ledger as the broker holds it. */

@@ -1,5 +1,5 @@
 import type { ConsumedRecord } from '../consumed-record.ts';
-import type { LedgerRewind } from '../ledger/ledger-rewind.ts';
+import type { LedgerRewind } from './ledger-rewind.ts';
 
 /** Partitions by topic, as the group gave them to a member. */
 export type Assignment = Readonly<Record<string, readonly number[]>>;
