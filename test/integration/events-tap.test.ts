@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EventsTap, type HandlerOutcome, SubscriberConsumer } from '@hookstream/consumer';
-import { EventSelection } from '@hookstream/contracts';
 import { type ConsumedRecord, createKafka, createRawProducer } from '@hookstream/kafka';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '../support/names.ts';
 import { endpoints } from '../support/stack.ts';
+import { plainSubscription } from '../support/subscription.ts';
 import { waitFor } from '../support/wait.ts';
 
 const kafka = createKafka({ brokers: endpoints.brokers, clientId: 'events-tap-test', quiet: true });
@@ -42,20 +42,14 @@ function subscriber(
   groupId: string,
 ) {
   return new SubscriberConsumer({
-    kafka,
-    groupId,
-    topic,
+    subscription: plainSubscription({ groupId, topic, eventTypes }),
+    process: { kafka, maxWaitTimeInMs: 100, tap },
     start: 'earliest',
-    ordering: 'none',
-    maxInFlightPerPartition: 8,
     handle,
     log: quiet,
     onFatal: (e) => {
       throw e;
     },
-    maxWaitTimeInMs: 100,
-    tap,
-    selection: EventSelection.of({ eventTypes }),
   });
 }
 

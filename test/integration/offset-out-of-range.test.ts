@@ -3,6 +3,7 @@ import { createKafka, createRawProducer, type PartitionGap } from '@hookstream/k
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '../support/names.ts';
 import { endpoints } from '../support/stack.ts';
+import { plainSubscription } from '../support/subscription.ts';
 import { waitFor } from '../support/wait.ts';
 
 const kafka = createKafka({ brokers: endpoints.brokers, clientId: 'out-of-range-test', quiet: true });
@@ -43,13 +44,9 @@ describe('a fetch refused below the log start while running', () => {
     const gaps: PartitionGap[] = [];
     const fatal: Error[] = [];
     const consumer = new SubscriberConsumer({
-      kafka,
-      groupId,
-      topic,
+      subscription: plainSubscription({ groupId, topic }),
+      process: { kafka, maxWaitTimeInMs: 100 },
       start: 'earliest',
-      ordering: 'none',
-      maxInFlightPerPartition: 8,
-      maxWaitTimeInMs: 100,
       log: () => undefined,
       onFatal: (e) => void fatal.push(e),
       onGap: async (gap) => void gaps.push(gap),

@@ -4,6 +4,7 @@ import { type ConsumedRecord, createKafka, createRawProducer } from '@hookstream
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '../support/names.ts';
 import { endpoints } from '../support/stack.ts';
+import { plainSubscription } from '../support/subscription.ts';
 import { waitFor } from '../support/wait.ts';
 
 const kafka = createKafka({ brokers: endpoints.brokers, clientId: 'consumer-test', quiet: true });
@@ -34,18 +35,14 @@ function consumer(
   ordering: 'none' | 'key' = 'none',
 ) {
   return new SubscriberConsumer({
-    kafka,
-    groupId,
-    topic,
+    subscription: plainSubscription({ groupId, topic, ordering }),
+    process: { kafka, maxWaitTimeInMs: 100 },
     start: 'earliest',
-    ordering,
-    maxInFlightPerPartition: 8,
     handle,
     log: quiet,
     onFatal: (e) => {
       throw e;
     },
-    maxWaitTimeInMs: 100,
   });
 }
 

@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { LogFn } from '@hookstream/contracts';
-import { EventSelection } from '@hookstream/contracts';
+import type { EventSelection, LogFn } from '@hookstream/contracts';
 import {
   AdminGroupLedger,
   type Assignment,
@@ -32,45 +31,42 @@ import type { MemoryBudget } from './memory-budget.ts';
 import type { RecordHandler } from './record-handler.ts';
 import type { EventsTap } from './tap/events-tap.ts';
 
-export interface SubscriberConsumerOptions {
-  readonly kafka: KafkaConnection;
+/**
+ * What one subscriber consumes, and how: fixed when its definition loads (pusher-core's
+ * SubscriberTopology builds it once), so the consumer takes one object, not its parts.
+ */
+export interface Subscription {
   readonly groupId: string;
   /** The events topic; its start position is prepared for a brand-new group. */
-  readonly topic: string;
+  readonly eventsTopic: string;
+  /** The subscriber's notices topic, read by the same group and begun where its events begin; null: none. */
+  readonly noticesTopic: string | null;
   /**
-   * More topics the same group reads (a subscriber's notices topic and retry tiers), each
-   * partition as a lane of its own that starts records when `dueAtMs` says, from their beginning
-   * when the group has no ledger entry for them yet.
+   * The records the subscriber takes, by type and tenant (EventSelection): others are passed
+   * over undecoded, and a tenant's subscriber never sees another tenant's record.
    */
-  readonly extraTopics?: readonly string[];
+  readonly selection: EventSelection;
+  /** `key`: at most one record per key in flight, so one key's records settle in order. */
+  readonly ordering: 'none' | 'key';
   /**
-   * Of the extra topics, those a brand-new group begins at `start` like the events topic (a
-   * subscriber's notices topic) rather than at their beginning.
+   * `tenant`: an events lane's records waiting behind its window run a tenant at a time, in
+   * turn, and the lane reads ahead within the budget (see EventsLane). null: oldest first.
    */
-  readonly positionedTopics?: readonly string[];
+  readonly fairness: 'tenant' | null;
+  /** Records of one partition in flight at once. */
+  readonly maxInFlightPerPartition: number;
   /**
    * When a record of a retry tier may be handed over (ms since epoch), or null for at once. Each
    * waits in its tier's lane on a timer, so waiting never holds a fetch.
    */
-  readonly dueAtMs?: (record: ConsumedRecord) => number | null;
-  readonly start: StartFrom;
-  /** `key`: at most one record per key in flight, so one key's records settle in order. */
-  readonly ordering: 'none' | 'key';
-  /** Records of one partition in flight at once. */
-  readonly maxInFlightPerPartition: number;
-  readonly partitionsConsumedConcurrently?: number;
-  readonly handle: RecordHandler;
-  readonly log: LogFn;
-  /** Called when kafkajs gives up (a crash it will not restart from); the process should exit. */
-  readonly onFatal: (error: Error) => void;
-  /** How long a fetch waits for data; small keeps latency low when partitions are idle. */
-  readonly maxWaitTimeInMs?: number;
-  /**
-   * At most this many bytes per fetch response (kafkajs default 10 MiB, 1 MiB per partition).
-   * Every group holds its own fetched batches, so a process with many groups bounds this.
-   */
-  readonly fetchMaxBytes?: number | undefined;
-  readonly sessionTimeoutMs?: number;
+  dueAtMs(record: ConsumedRecord): number | null;
+}
+
+/** What the process shares with every subscriber's consumer. */
+export interface ConsumerProcess {
+  readonly kafka: KafkaConnection;
+  /** A connected admin, for the ledger's offsets at every join; else one of its own each time. */
+  readonly admin?: KafkaAdmin | undefined;
   /**
    * The process's shared fetch of the events topic: while this subscriber keeps up, its own
    * fetch of the events topic stays paused and the tap hands it its records. Without one, the
@@ -78,17 +74,36 @@ export interface SubscriberConsumerOptions {
    */
   readonly tap?: EventsTap | null;
   /**
-   * The records the subscriber takes, by type and tenant (EventSelection): others are passed
-   * over undecoded, and a tenant's subscriber never sees another tenant's record. Absent: all.
+   * The process's memory budget: records queued behind an events lane's window and a tier lane's
+   * records are charged to it, and a lane without room pauses its fetch.
    */
-  readonly selection?: EventSelection;
+  readonly budget?: MemoryBudget | null;
+  /** How long a fetch waits for data; small keeps latency low when partitions are idle. */
+  readonly maxWaitTimeInMs?: number | undefined;
   /**
-   * `tenant`: an events lane's records waiting behind its window run a tenant at a time, in
-   * turn, and the lane reads ahead within the budget (see EventsLane). Absent or null: oldest first.
+   * At most this many bytes per fetch response (kafkajs default 10 MiB, 1 MiB per partition).
+   * Every group holds its own fetched batches, so a process with many groups bounds this.
    */
-  readonly fairness?: 'tenant' | null;
-  /** A connected admin shared by the process, for the ledger's offsets at every join; else one of its own each time. */
-  readonly admin?: KafkaAdmin;
+  readonly fetchMaxBytes?: number | undefined;
+  readonly sessionTimeoutMs?: number | undefined;
+  readonly partitionsConsumedConcurrently?: number | undefined;
+}
+
+export interface SubscriberConsumerOptions {
+  readonly subscription: Subscription;
+  readonly process: ConsumerProcess;
+  /**
+   * The subscriber's retry tiers this consumer reads, in tier order: the same group reads them,
+   * each partition a lane that starts records when `dueAtMs` says, from their beginning when
+   * the group has no ledger entry for them yet.
+   */
+  readonly tiers?: readonly string[];
+  readonly start: StartFrom;
+  /** Where each record goes: the subscriber's delivery, which says when it settled. */
+  readonly handle: RecordHandler;
+  readonly log: LogFn;
+  /** Called when kafkajs gives up (a crash it will not restart from); the process should exit. */
+  readonly onFatal: (error: Error) => void;
   /**
    * What an earlier consumer of the group in this process settled and may not have committed
    * (`settledOffsets()` after its drain), by `topic:partition`: passed over, not delivered again.
@@ -99,11 +114,6 @@ export interface SubscriberConsumerOptions {
    * its copies downstream may have been written. A ledger stamped at this join says so.
    */
   readonly settledSinceMs?: number;
-  /**
-   * The process's memory budget: records queued behind an events lane's window and a tier lane's
-   * records are charged to it, and a lane without room pauses its fetch.
-   */
-  readonly budget?: MemoryBudget | null;
   /**
    * A partition's ledger was found below its log start at a join (retention deleted what the
    * group had not read): resolves once the gap is durable (a dead letter), before the lane
@@ -167,9 +177,12 @@ const DEFAULT_SESSION_TIMEOUT_MS = 30_000;
  */
 export class SubscriberConsumer {
   readonly #options: SubscriberConsumerOptions;
+  readonly #sub: Subscription;
+  readonly #process: ConsumerProcess;
+  /** The topics the group reads besides the events topic: the notices topic, then the tiers. */
+  readonly #extraTopics: readonly string[];
   readonly #member: GroupMember;
   readonly #ledger: GroupLedger;
-  readonly #selection: EventSelection;
   readonly #lanes = new MemberLanes();
   /** Lanes revoked since the last join set up: what they settled bounds a gap found next. */
   #revoked: Lane[] = [];
@@ -196,6 +209,10 @@ export class SubscriberConsumer {
 
   constructor(options: SubscriberConsumerOptions, group: ConsumerGroup = kafkajsGroup(options)) {
     this.#options = options;
+    this.#sub = options.subscription;
+    this.#process = options.process;
+    const notices = this.#sub.noticesTopic;
+    this.#extraTopics = [...(notices === null ? [] : [notices]), ...(options.tiers ?? [])];
     this.startedAtMs = options.settled === undefined ? Date.now() : (options.settledSinceMs ?? 0);
     this.#member = group.member;
     this.#ledger = group.ledger;
@@ -206,8 +223,7 @@ export class SubscriberConsumer {
       generation: () => this.#generation,
       log: options.log,
     });
-    this.#selection = options.selection ?? EventSelection.of({});
-    const topic = options.topic;
+    const topic = this.#sub.eventsTopic;
     // kafkajs refuses seek/pause/resume while it restarts a crashed member: the lanes then stop
     // (the next join makes new ones) rather than let an error escape into the tap's dispatch.
     this.#owner = {
@@ -243,7 +259,7 @@ export class SubscriberConsumer {
   /** Joins the group (after positioning a brand-new one) and starts consuming. */
   async start(): Promise<StartedFrom> {
     const startedFrom = await this.#ledger.prepare();
-    this.#unwant = this.#options.tap?.want(this.#selection.types) ?? (() => undefined);
+    this.#unwant = this.#process.tap?.want(this.#sub.selection.types) ?? (() => undefined);
     // The first completed fetch means the group was joined and every partition's position
     // resolved: from here on a 'latest' subscriber sees everything produced.
     // A crash before then (a missing ACL, say) fails start() instead of leaving it waiting.
@@ -257,9 +273,9 @@ export class SubscriberConsumer {
     try {
       // Only partitions without a ledger entry start from the beginning: those added after the
       // group began, and tiers never committed on.
-      await this.#member.join([this.#options.topic, ...(this.#options.extraTopics ?? [])], {
+      await this.#member.join([this.#sub.eventsTopic, ...this.#extraTopics], {
         joined: (assignment) => {
-          this.#options.log('info', 'joined group', { groupId: this.#options.groupId, assignment });
+          this.#options.log('info', 'joined group', { groupId: this.#sub.groupId, assignment });
           this.#assign(assignment);
         },
         rebalancing: () => {
@@ -350,7 +366,7 @@ export class SubscriberConsumer {
       const ledgers = await this.#readLedger(held.map(([topic]) => topic));
       if (generation !== this.#generation || this.#stopping || this.#draining) return;
       if (ledgers === null) {
-        this.#options.onFatal(new Error(`could not read the ledger of group ${this.#options.groupId}`));
+        this.#options.onFatal(new Error(`could not read the ledger of group ${this.#sub.groupId}`));
         return;
       }
       const gaps = held.flatMap(([topic, partitions]) =>
@@ -374,7 +390,7 @@ export class SubscriberConsumer {
             this.#inheritedFor(topic, partition),
             ahead === undefined ? null : { before: ledger, ahead },
           );
-          if (topic === this.#options.topic)
+          if (topic === this.#sub.eventsTopic)
             this.#startEventsLane(partition, ledger, settled, carriedRewind(reading?.rewind, ledger));
           else this.#startTierLane(topic, partition, ledger, settled);
         }
@@ -393,19 +409,19 @@ export class SubscriberConsumer {
     rewind: LedgerRewind | null,
   ): void {
     const lane = new EventsLane({
-      topic: this.#options.topic,
+      topic: this.#sub.eventsTopic,
       partition,
       ledger,
       settled,
       rewind,
-      tap: this.#options.tap ?? null,
+      tap: this.#process.tap ?? null,
       owner: this.#owner,
       handle: this.#options.handle,
-      ordering: this.#options.ordering,
-      window: this.#options.maxInFlightPerPartition,
-      selection: this.#selection,
-      fairness: this.#options.fairness ?? null,
-      budget: this.#options.budget ?? null,
+      ordering: this.#sub.ordering,
+      window: this.#sub.maxInFlightPerPartition,
+      selection: this.#sub.selection,
+      fairness: this.#sub.fairness,
+      budget: this.#process.budget ?? null,
       log: this.#options.log,
     });
     this.#lanes.addEvents(lane);
@@ -418,16 +434,16 @@ export class SubscriberConsumer {
       partition,
       ledger,
       settled,
-      dueAtMs: this.#options.dueAtMs ?? (() => null),
+      dueAtMs: (record) => this.#sub.dueAtMs(record),
       handle: this.#options.handle,
-      ordering: this.#options.ordering,
-      window: this.#options.maxInFlightPerPartition,
-      capacity: Math.max(TIER_CAPACITY_MIN, this.#options.maxInFlightPerPartition * 4),
+      ordering: this.#sub.ordering,
+      window: this.#sub.maxInFlightPerPartition,
+      capacity: Math.max(TIER_CAPACITY_MIN, this.#sub.maxInFlightPerPartition * 4),
       fetch: {
         pause: () => this.#pauseFetch(topic, partition),
         resume: () => this.#resumeFetch(topic, partition),
       },
-      budget: this.#options.budget ?? null,
+      budget: this.#process.budget ?? null,
       log: this.#options.log,
     });
     this.#lanes.addTier(lane);
@@ -449,7 +465,7 @@ export class SubscriberConsumer {
   ): PartitionReading | undefined {
     const reading = ledgers.get(topic)?.find((r) => r.partition === partition);
     if (reading === undefined) return undefined;
-    const own = topic !== this.#options.topic && !(this.#options.positionedTopics ?? []).includes(topic);
+    const own = topic !== this.#sub.eventsTopic && topic !== this.#sub.noticesTopic;
     const committed = reading.committed ?? (own ? 0 : null);
     // A rejoin mid-run (kafkajs's fetch refused below the log start): what this member's lanes
     // settled and had not committed yet was delivered, not lost.
@@ -489,7 +505,7 @@ export class SubscriberConsumer {
       const count = [...found.values()].reduce((n, offsets) => n + offsets.length, 0);
       if (count > 0)
         this.#options.log('info', 'records whose copy is already downstream are passed over', {
-          groupId: this.#options.groupId,
+          groupId: this.#sub.groupId,
           count,
         });
       return found;
@@ -498,7 +514,7 @@ export class SubscriberConsumer {
         'warn',
         'could not look for copies already downstream; records above the ledger are attempted again',
         {
-          groupId: this.#options.groupId,
+          groupId: this.#sub.groupId,
           error: err instanceof Error ? err.message : String(err),
         },
       );
@@ -568,7 +584,7 @@ export class SubscriberConsumer {
     // One deadline for both steps: the member sends no heartbeat until it rejoins.
     const boundMs = Math.min(
       HANDOVER_MAX_MS,
-      (this.#options.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS) / 3,
+      (this.#process.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS) / 3,
     );
     const deadline = Date.now() + boundMs;
     const ended = await Promise.race([
@@ -580,7 +596,7 @@ export class SubscriberConsumer {
         'warn',
         'requests still in flight when the group rejoined; their next owner may send them again',
         {
-          groupId: this.#options.groupId,
+          groupId: this.#sub.groupId,
           waitedMs: boundMs,
         },
       );
@@ -597,7 +613,8 @@ export class SubscriberConsumer {
     gaps: readonly PartitionGap[],
     ledgers: ReadonlyMap<string, readonly PartitionReading[]>,
   ): Promise<boolean> {
-    const { onGap, log, groupId } = this.#options;
+    const { onGap, log } = this.#options;
+    const { groupId } = this.#sub;
     for (const gap of gaps) {
       try {
         if (onGap) await onGap(gap);
@@ -672,7 +689,7 @@ export class SubscriberConsumer {
   }
 
   #batch(batch: MemberBatch): void {
-    if (batch.topic === this.#options.topic) {
+    if (batch.topic === this.#sub.eventsTopic) {
       this.#eventsBatch(batch);
       return;
     }
@@ -727,24 +744,25 @@ export class SubscriberConsumer {
 }
 
 /** The kafkajs consumer and the admin API behind a subscriber's group. */
-function kafkajsGroup(options: SubscriberConsumerOptions): ConsumerGroup {
+function kafkajsGroup({ subscription, process: shared, start }: SubscriberConsumerOptions): ConsumerGroup {
+  const { groupId, eventsTopic: topic, noticesTopic } = subscription;
   return {
     member: new KafkajsGroupMember({
-      kafka: options.kafka,
-      groupId: options.groupId,
-      topic: options.topic,
-      maxWaitTimeInMs: options.maxWaitTimeInMs,
-      fetchMaxBytes: options.fetchMaxBytes,
-      sessionTimeoutMs: options.sessionTimeoutMs,
-      partitionsConsumedConcurrently: options.partitionsConsumedConcurrently,
+      kafka: shared.kafka,
+      groupId,
+      topic,
+      maxWaitTimeInMs: shared.maxWaitTimeInMs,
+      fetchMaxBytes: shared.fetchMaxBytes,
+      sessionTimeoutMs: shared.sessionTimeoutMs,
+      partitionsConsumedConcurrently: shared.partitionsConsumedConcurrently,
     }),
     ledger: new AdminGroupLedger({
-      kafka: options.kafka,
-      groupId: options.groupId,
-      topic: options.topic,
-      start: options.start,
-      positionedTopics: options.positionedTopics ?? [],
-      admin: options.admin,
+      kafka: shared.kafka,
+      groupId,
+      topic,
+      start,
+      positionedTopics: noticesTopic === null ? [] : [noticesTopic],
+      admin: shared.admin,
     }),
   };
 }

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   SubscriberConsumer,
   type SubscriberConsumerOptions,
+  type Subscription,
   type UnsettledRange,
 } from '../src/subscriber-consumer.ts';
 import { Deliveries, FakeCluster, FakeLedger, FakeMember, settle } from './fake-group.ts';
@@ -17,8 +18,13 @@ interface Logged {
   readonly message: string;
 }
 
+/** Options as a test changes them: the subscription's fields one by one, the rest as given. */
+type Overrides = Partial<Omit<SubscriberConsumerOptions, 'subscription'>> & {
+  readonly subscription?: Partial<Subscription>;
+};
+
 /** A consumer on a fake group: no broker. The connection is never used (it connects nothing). */
-function consumerOn(cluster: FakeCluster, options: Partial<SubscriberConsumerOptions> = {}) {
+function consumerOn(cluster: FakeCluster, { subscription, ...options }: Overrides = {}) {
   const member = new FakeMember(cluster);
   const ledger = new FakeLedger(cluster);
   const deliveries = new Deliveries();
@@ -26,12 +32,19 @@ function consumerOn(cluster: FakeCluster, options: Partial<SubscriberConsumerOpt
   const fatal: Error[] = [];
   const consumer = new SubscriberConsumer(
     {
-      kafka: createKafka({ brokers: ['127.0.0.1:1'], clientId: 'unit', quiet: true }),
-      groupId: 'hookstream.sub.unit',
-      topic: EVENTS,
+      subscription: {
+        groupId: 'hookstream.sub.unit',
+        eventsTopic: EVENTS,
+        noticesTopic: null,
+        selection: EventSelection.of({}),
+        ordering: 'none',
+        fairness: null,
+        maxInFlightPerPartition: 4,
+        dueAtMs: () => null,
+        ...subscription,
+      },
+      process: { kafka: createKafka({ brokers: ['127.0.0.1:1'], clientId: 'unit', quiet: true }) },
       start: 'earliest',
-      ordering: 'none',
-      maxInFlightPerPartition: 4,
       handle: deliveries.handle,
       log: (level, message) => logged.push({ level, message }),
       onFatal: (error) => fatal.push(error),
@@ -45,7 +58,7 @@ function consumerOn(cluster: FakeCluster, options: Partial<SubscriberConsumerOpt
 /** A consumer started on a fake group whose first join gives it `assignment`. */
 async function running(
   cluster: FakeCluster,
-  options: Partial<SubscriberConsumerOptions> = {},
+  options: Overrides = {},
   assignment: Record<string, number[]> = { [EVENTS]: [0] },
 ): Promise<ReturnType<typeof consumerOn>> {
   const setup = consumerOn(cluster, options);
@@ -175,7 +188,7 @@ describe('SubscriberConsumer on a fake group member', () => {
     const cluster = new FakeCluster();
     cluster.produce(EVENTS, 0, 2);
     cluster.produce(TIER_1, 0, 2);
-    const setup = await running(cluster, { extraTopics: [TIER_1] }, { [EVENTS]: [0] });
+    const setup = await running(cluster, { tiers: [TIER_1] }, { [EVENTS]: [0] });
     const { member, ledger } = setup;
     member.take();
     const release = ledger.hold();
@@ -197,7 +210,7 @@ describe('SubscriberConsumer on a fake group member', () => {
     cluster.produce(EVENTS, 0, 1);
     cluster.produce(EVENTS, 1, 3, 'other.type');
     const setup = await running(cluster, {
-      selection: EventSelection.of({ eventTypes: ['shipment.updated'] }),
+      subscription: { selection: EventSelection.of({ eventTypes: ['shipment.updated'] }) },
     });
     const { consumer, member, deliveries } = setup;
     member.fetch(EVENTS);
@@ -234,7 +247,9 @@ describe('SubscriberConsumer on a fake group member', () => {
     cluster.produce(EVENTS, 1, 1, 'shipment.updated', 'globex');
     cluster.produce(EVENTS, 2, 1);
     cluster.produce(EVENTS, 3, 1, 'shipment.updated', 'acme');
-    const setup = await running(cluster, { selection: EventSelection.of({ tenant: 'acme' }) });
+    const setup = await running(cluster, {
+      subscription: { selection: EventSelection.of({ tenant: 'acme' }) },
+    });
     const { member, deliveries } = setup;
     member.fetch(EVENTS);
     expect(deliveries.started).toEqual(['events@0', 'events@3']);
@@ -296,7 +311,7 @@ describe('SubscriberConsumer on a fake group member', () => {
     cluster.produce(TIER_1, 5, 2);
     const failing = await running(
       cluster,
-      { extraTopics: [TIER_1], onGap: async () => Promise.reject(new Error('DLQ away')) },
+      { tiers: [TIER_1], onGap: async () => Promise.reject(new Error('DLQ away')) },
       { [EVENTS]: [0], [TIER_1]: [0] },
     );
     await tick();
@@ -309,7 +324,7 @@ describe('SubscriberConsumer on a fake group member', () => {
     const gaps: PartitionGap[] = [];
     const setup = await running(
       cluster,
-      { extraTopics: [TIER_1], onGap: async (gap) => void gaps.push(gap) },
+      { tiers: [TIER_1], onGap: async (gap) => void gaps.push(gap) },
       { [EVENTS]: [0], [TIER_1]: [0] },
     );
     expect(gaps.map((g) => [g.topic, g.lostFrom, g.lostTo, g.lostCount])).toEqual([[TIER_1, 0, 4, 5]]);
@@ -322,7 +337,7 @@ describe('SubscriberConsumer on a fake group member', () => {
     cluster.produce(TIER_1, 0, 2);
     cluster.produce(TIER_2, 0, 2);
     // First with tier 1 only.
-    const one = await running(cluster, { extraTopics: [TIER_1] }, { [EVENTS]: [0], [TIER_1]: [0] });
+    const one = await running(cluster, { tiers: [TIER_1] }, { [EVENTS]: [0], [TIER_1]: [0] });
     expect(one.member.topics).toEqual([EVENTS, TIER_1]);
     one.member.fetch(TIER_1);
     expect(one.deliveries.started).toEqual([`${TIER_1}@0`, `${TIER_1}@1`]);
@@ -338,7 +353,7 @@ describe('SubscriberConsumer on a fake group member', () => {
     // consumer before it settled in tier 1.
     const two = await running(
       cluster,
-      { extraTopics: [TIER_1, TIER_2], settled },
+      { tiers: [TIER_1, TIER_2], settled },
       { [EVENTS]: [0], [TIER_1]: [0], [TIER_2]: [0] },
     );
     expect(two.member.topics).toEqual([EVENTS, TIER_1, TIER_2]);
@@ -358,7 +373,7 @@ describe('SubscriberConsumer on a fake group member', () => {
 
     // Built with tier 1 only: tier 2's two unsettled records are not read. The runner never
     // builds it so while tier 2 holds them (pusher-core's OwnTopics).
-    const three = await running(cluster, { extraTopics: [TIER_1] }, { [EVENTS]: [0], [TIER_1]: [0] });
+    const three = await running(cluster, { tiers: [TIER_1] }, { [EVENTS]: [0], [TIER_1]: [0] });
     expect(three.member.topics).toEqual([EVENTS, TIER_1]);
     three.member.fetch(TIER_2);
     expect(three.deliveries.started).toEqual([]);
@@ -416,7 +431,7 @@ describe('SubscriberConsumer on a fake group member', () => {
         [`${TIER_1}:0`, [1]],
       ]);
     };
-    const setup = await running(cluster, { copies, extraTopics: [TIER_1] }, { [EVENTS]: [0], [TIER_1]: [0] });
+    const setup = await running(cluster, { copies, tiers: [TIER_1] }, { [EVENTS]: [0], [TIER_1]: [0] });
     const { member, deliveries, logged } = setup;
     expect(asked).toEqual([
       [
@@ -509,7 +524,7 @@ describe('SubscriberConsumer on a fake group member', () => {
     const rewind = { untilOffset: 6, atMs: Date.parse('2026-12-04T10:00:00Z'), by: 'alice' };
     cluster.commit(EVENTS, 2, undefined, rewind);
     const copies = vi.fn(async () => new Map<string, number[]>());
-    const first = await running(cluster, { copies, maxInFlightPerPartition: 2 });
+    const first = await running(cluster, { copies, subscription: { maxInFlightPerPartition: 2 } });
     // The join's stamp keeps the mark.
     expect(cluster.rewind.get(`${EVENTS}:0`)).toEqual(rewind);
     first.member.fetch(EVENTS);

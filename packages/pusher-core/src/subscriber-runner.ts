@@ -20,7 +20,6 @@ import { noticesTopicSpec } from '@hookstream/producer';
 import { AuditTrail, SubscriberCatalog, SubscriberDisabler, startFromOf } from '@hookstream/subscribers';
 import type { DeliveryCounts } from './delivery-observer.ts';
 import { DownstreamCopies } from './downstream-copies.ts';
-import { boundedDueAtMs } from './due-at.ts';
 import { type DisableVerdict, EndpointHealth } from './endpoint-health.ts';
 import { GapRecorder } from './gap-recorder.ts';
 import { resolveHeaders } from './header-values.ts';
@@ -85,10 +84,6 @@ export interface SubscriberRunnerOptions {
 }
 
 const SUMMARY_EVERY_MS = 10_000;
-/** Records in flight per partition at most for batches' sake (twice `maxEvents` below it). */
-const MAX_BATCH_WINDOW = 1000;
-/** Records in flight per partition of a pull subscriber: the largest lease (`max`) it can fill. */
-const PULL_WINDOW = 1000;
 const TIER_WATCH_MS = 5000;
 
 /**
@@ -270,56 +265,34 @@ export class SubscriberRunner {
   ): SubscriberConsumer {
     this.#tiers = tiers;
     const { topology, resources, log } = this.#options;
-    const { definition } = topology;
     const handle = this.#handle;
     const gaps = this.#gaps;
     if (handle === null || gaps === null)
       throw new Error('the delivery handler and the gap recorder are created before the consumer');
-    const notices = topology.noticesTopic === null ? [] : [topology.noticesTopic];
     return new SubscriberConsumer({
-      kafka: resources.kafka,
-      groupId: topology.groupId,
-      topic: topology.eventsTopic,
-      extraTopics: [...notices, ...tiers],
-      // A brand-new subscriber begins its notices where it begins its events.
-      positionedTopics: notices,
-      // An unreadable due time is due now: the delivery then dead-letters the record as poison.
-      dueAtMs: (record) => (topology.isSourceTopic(record.topic) ? null : boundedDueAtMs(record, Date.now())),
-      partitionsConsumedConcurrently: 8,
+      subscription: topology.subscription,
+      tiers,
+      process: {
+        kafka: resources.kafka,
+        admin: resources.admin,
+        tap: this.#tap,
+        budget: resources.memoryBudget,
+        partitionsConsumedConcurrently: 8,
+        maxWaitTimeInMs: resources.fetchWaitMs,
+        fetchMaxBytes: resources.fetchMaxBytes,
+        sessionTimeoutMs: this.#options.sessionTimeoutMs,
+      },
       start: this.#startAt,
-      // One delivery at a time per key for both; `strict`'s in-place retries are the handler's.
-      ordering: definition.ordering === 'none' ? 'none' : 'key',
-      // Enough records begun per partition to keep the destination's concurrency busy, and with
-      // `batch` to fill one batch while another is out; records in flight are not charged to the
-      // memory budget, so that is capped (a batch gathers across partitions anyway).
-      // A pull subscriber's events wait in its lease book: enough for the largest lease.
-      maxInFlightPerPartition: topology.pull
-        ? PULL_WINDOW
-        : Math.max(
-            8,
-            definition.concurrency * 2,
-            Math.min((definition.batch?.maxEvents ?? 0) * 2, MAX_BATCH_WINDOW),
-          ),
       handle,
-      tap: this.#tap,
-      selection: topology.selection,
-      fairness: definition.fairness ?? null,
-      admin: resources.admin,
-      ...(settled === undefined ? {} : { settled: settled.offsets, settledSinceMs: settled.sinceMs }),
       log,
       onFatal: this.#options.onFatal,
-      maxWaitTimeInMs: resources.fetchWaitMs,
-      fetchMaxBytes: resources.fetchMaxBytes,
-      budget: resources.memoryBudget,
+      ...(settled === undefined ? {} : { settled: settled.offsets, settledSinceMs: settled.sinceMs }),
       onGap: (gap) => gaps.record(gap),
       // A kill between a copy's acknowledgement and its commit: the copy is found, not made again.
       copies: new DownstreamCopies(resources.kafka, () => [
         ...tiers,
         ...(this.#ownTopics?.dlqExists ? [topology.dlqTopic] : []),
       ]).find,
-      ...(this.#options.sessionTimeoutMs === undefined
-        ? {}
-        : { sessionTimeoutMs: this.#options.sessionTimeoutMs }),
     });
   }
 

@@ -1,3 +1,4 @@
+import type { Subscription } from '@hookstream/consumer';
 import {
   type EventFilter,
   EventSelection,
@@ -16,6 +17,7 @@ import {
 import type { TopicSpec } from '@hookstream/kafka';
 import { type HttpTarget, httpTarget } from '@hookstream/telemetry';
 import { subscriberTopics } from './subscriber-topics.ts';
+import { subscriptionOf } from './subscription.ts';
 
 /**
  * Everything derived from a subscriber's definition and the events topic it reads, computed once
@@ -29,6 +31,8 @@ export class SubscriberTopology {
    * apply alike (EventSelection).
    */
   readonly selection: EventSelection;
+  /** What its consumer reads, and how (subscriptionOf): built once, here. */
+  readonly subscription: Subscription;
   readonly name: string;
   /** The consumer group whose committed offsets are the subscriber's acknowledgement ledger. */
   readonly groupId: string;
@@ -71,6 +75,7 @@ export class SubscriberTopology {
     this.selection = EventSelection.of(definition);
     this.filter = definition.filter ?? null;
     this.filterNeedsData = this.filter !== null && filterNeedsData(this.filter);
+    this.subscription = subscriptionOf(this);
   }
 
   /** The push endpoint. Only push code asks; a pull subscriber's topology throws. */
