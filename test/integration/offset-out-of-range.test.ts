@@ -1,5 +1,5 @@
-import { SubscriberConsumer } from '@hookstream/consumer';
 import { createKafka, createRawProducer, type PartitionGap } from '@hookstream/kafka';
+import { SubscriberConsumer } from '@hookstream/pusher-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '../support/names.ts';
 import { endpoints } from '../support/stack.ts';

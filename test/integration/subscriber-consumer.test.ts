@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type HandlerOutcome, SubscriberConsumer } from '@hookstream/consumer';
 import { type ConsumedRecord, createKafka, createRawProducer } from '@hookstream/kafka';
+import { type HandlerOutcome, SubscriberConsumer } from '@hookstream/pusher-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '../support/names.ts';
 import { endpoints } from '../support/stack.ts';

@@ -1,5 +1,5 @@
-import type { Subscription } from '@hookstream/consumer';
 import { EventSelection } from '@hookstream/contracts';
+import type { Subscription } from '@hookstream/pusher-core';
 
 /**
  * A subscription of the consumer's own tests: a group on one topic, every record taken unless

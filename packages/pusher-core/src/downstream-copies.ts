@@ -1,6 +1,6 @@
-import type { UnsettledRange } from '@hookstream/consumer';
 import { HS_HEADER } from '@hookstream/contracts';
 import { type ConsumedRecord, type KafkaConnection, readTopic } from '@hookstream/kafka';
+import type { UnsettledRange } from './consume/subscriber-consumer.ts';
 
 /**
  * How much earlier than a commit's `openSince` copies are looked for: that time is the clock of

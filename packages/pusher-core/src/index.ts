@@ -1,5 +1,19 @@
 export type { AttemptLogWriterOptions } from './attempt-log-writer.ts';
 export { ATTEMPT_LOG_BATCH_BYTES, ATTEMPT_LOG_ENTRY_BYTES, AttemptLogWriter } from './attempt-log-writer.ts';
+export type { LaneMode } from './consume/lanes/events-lane.ts';
+export { OffsetTracker } from './consume/ledger/offset-tracker.ts';
+export type { SettledOffsets } from './consume/ledger/settled-offsets.ts';
+export { MemoryBudget } from './consume/memory-budget.ts';
+export type { HandlerOutcome, RecordHandler } from './consume/record-handler.ts';
+export type {
+  ConsumerProcess,
+  SubscriberConsumerOptions,
+  Subscription,
+  UnsettledRange,
+} from './consume/subscriber-consumer.ts';
+export { SubscriberConsumer } from './consume/subscriber-consumer.ts';
+export type { EventsTapOptions } from './consume/tap/events-tap.ts';
+export { EventsTap } from './consume/tap/events-tap.ts';
 export type { DeliveryMetrics } from './delivery-metrics.ts';
 export { statusClass } from './delivery-metrics.ts';
 export type { DeliveryCounts, DeliveryObserver } from './delivery-observer.ts';

@@ -1,8 +1,8 @@
-import type { HandlerOutcome } from '@hookstream/consumer';
 import { buildBody, checkAge, classifyLeaseEnd, deliveryIdOf } from '@hookstream/delivery';
 import type { ConsumedRecord } from '@hookstream/kafka';
 import { deliveryTracer, ProcessSpan } from '@hookstream/telemetry';
 import type { Tracer } from '@opentelemetry/api';
+import type { HandlerOutcome } from './consume/record-handler.ts';
 import type { DeliveryObserver } from './delivery-observer.ts';
 import type { AttemptSummary, DeliveryOutcome, RecordContext } from './delivery-outcome.ts';
 import { type Deliverable, EventAdmission, locationOf } from './event-admission.ts';

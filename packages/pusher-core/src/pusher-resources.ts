@@ -1,4 +1,3 @@
-import { EventsTap, MemoryBudget } from '@hookstream/consumer';
 import {
   ATTEMPT_LOG_TOPIC,
   type KafkaSettings,
@@ -16,6 +15,8 @@ import {
 import { type EventProducer, RegistryHttp, startNoticeProducer } from '@hookstream/producer';
 import type { Meter } from '@opentelemetry/api';
 import { AttemptLogWriter } from './attempt-log-writer.ts';
+import { MemoryBudget } from './consume/memory-budget.ts';
+import { EventsTap } from './consume/tap/events-tap.ts';
 import { PusherError } from './errors.ts';
 import { AvroEventDecoder, type EventDecoder } from './event-decoder.ts';
 import { PusherMetrics } from './pusher-metrics.ts';

@@ -1,4 +1,3 @@
-import type { HandlerOutcome } from '@hookstream/consumer';
 import {
   DEFAULT_MAX_HOLD_MS,
   type RecordLocation,
@@ -18,6 +17,7 @@ import {
 import type { ConsumedRecord } from '@hookstream/kafka';
 import { ATTR, deliveryTracer, ProcessSpan } from '@hookstream/telemetry';
 import type { Tracer } from '@opentelemetry/api';
+import type { HandlerOutcome } from './consume/record-handler.ts';
 import { type BatchMember, DeliveryBatcher, PendingBatch } from './delivery-batcher.ts';
 import type { DeliveryObserver } from './delivery-observer.ts';
 import type { AttemptSummary, DeliveryOutcome, RecordContext } from './delivery-outcome.ts';

@@ -1,10 +1,4 @@
 import { hostname } from 'node:os';
-import {
-  type EventsTap,
-  type RecordHandler,
-  type SettledOffsets,
-  SubscriberConsumer,
-} from '@hookstream/consumer';
 import type { CredentialName, LogFn, SubscriberDefinition } from '@hookstream/contracts';
 import {
   assertDestinationAllowed,
@@ -18,6 +12,10 @@ import {
 import type { StartedFrom, StartFrom } from '@hookstream/kafka';
 import { noticesTopicSpec } from '@hookstream/producer';
 import { AuditTrail, SubscriberCatalog, SubscriberDisabler, startFromOf } from '@hookstream/subscribers';
+import type { SettledOffsets } from './consume/ledger/settled-offsets.ts';
+import type { RecordHandler } from './consume/record-handler.ts';
+import { SubscriberConsumer } from './consume/subscriber-consumer.ts';
+import type { EventsTap } from './consume/tap/events-tap.ts';
 import type { DeliveryCounts } from './delivery-observer.ts';
 import { DownstreamCopies } from './downstream-copies.ts';
 import { type DisableVerdict, EndpointHealth } from './endpoint-health.ts';

@@ -1,4 +1,3 @@
-import type { Subscription } from '@hookstream/consumer';
 import {
   type EventFilter,
   EventSelection,
@@ -16,6 +15,7 @@ import {
 } from '@hookstream/contracts';
 import type { TopicSpec } from '@hookstream/kafka';
 import { type HttpTarget, httpTarget } from '@hookstream/telemetry';
+import type { Subscription } from './consume/subscriber-consumer.ts';
 import { subscriberTopics } from './subscriber-topics.ts';
 import { subscriptionOf } from './subscription.ts';
 

@@ -1,4 +1,4 @@
-import type { Subscription } from '@hookstream/consumer';
+import type { Subscription } from './consume/subscriber-consumer.ts';
 import { boundedDueAtMs } from './due-at.ts';
 import type { SubscriberTopology } from './subscriber-topology.ts';
 

@@ -1,7 +1,7 @@
-import type { UnsettledRange } from '@hookstream/consumer';
 import { HS_HEADER } from '@hookstream/contracts';
 import type { ConsumedRecord } from '@hookstream/kafka';
 import { describe, expect, it } from 'vitest';
+import type { UnsettledRange } from '../src/consume/subscriber-consumer.ts';
 import { CLOCK_SKEW_MS, copiedOffsets } from '../src/downstream-copies.ts';
 
 /** A tier or DLQ record written from `topic:partition:offset`. */

@@ -38,7 +38,7 @@ const TAP_MAX_BYTES = 10 * 1024 * 1024;
 
 /**
  * One fetch of a topic from its end, that never commits and never waits for its sink: the
- * driver under a fleet's events tap (`@hookstream/consumer`), which hands the records on.
+ * driver under a fleet's events tap (pusher-core's `consume/`), which hands the records on.
  */
 export class TopicTap {
   readonly topic: string;

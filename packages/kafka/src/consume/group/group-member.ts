@@ -11,7 +11,7 @@ export interface PartitionOffset {
   /**
    * Kafka timestamp of the oldest record at or above `offset` the member holds unsettled (or the
    * commit's time when none): no copy of a record above the ledger is older, so a join looks for
-   * copies from there (`@hookstream/consumer`'s `SubscriberConsumerOptions.copies`).
+   * copies from there (pusher-core's `SubscriberConsumerOptions.copies`).
    */
   readonly openSinceMs?: number;
   /**

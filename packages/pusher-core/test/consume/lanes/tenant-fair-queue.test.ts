@@ -1,6 +1,6 @@
 import type { ConsumedRecord } from '@hookstream/kafka';
 import { describe, expect, it } from 'vitest';
-import { TenantFairQueue } from '../../src/lanes/tenant-fair-queue.ts';
+import { TenantFairQueue } from '../../../src/consume/lanes/tenant-fair-queue.ts';
 
 const record = (offset: number, tenant: string | null, key: string | null = null): ConsumedRecord => ({
   topic: 'events',

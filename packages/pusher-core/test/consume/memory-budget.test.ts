@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryBudget, recordBytes } from '../src/memory-budget.ts';
+import { MemoryBudget, recordBytes } from '../../src/consume/memory-budget.ts';
 
 describe('MemoryBudget', () => {
   it('reserves what fits and refuses more to a holder that holds something', () => {

@@ -1,11 +1,11 @@
 import { EventSelection } from '@hookstream/contracts';
 import type { ConsumedRecord } from '@hookstream/kafka';
 import { describe, expect, it } from 'vitest';
-import { EventsLane, type LaneOwner } from '../../src/lanes/events-lane.ts';
-import type { SettledOffsets } from '../../src/ledger/settled-offsets.ts';
-import { MemoryBudget, recordBytes } from '../../src/memory-budget.ts';
-import type { HandlerOutcome } from '../../src/record-handler.ts';
-import { TapFeeds } from '../../src/tap/tap-feeds.ts';
+import { EventsLane, type LaneOwner } from '../../../src/consume/lanes/events-lane.ts';
+import type { SettledOffsets } from '../../../src/consume/ledger/settled-offsets.ts';
+import { MemoryBudget, recordBytes } from '../../../src/consume/memory-budget.ts';
+import type { HandlerOutcome } from '../../../src/consume/record-handler.ts';
+import { TapFeeds } from '../../../src/consume/tap/tap-feeds.ts';
 
 function record(
   offset: number,

@@ -1,8 +1,8 @@
 import type { ConsumedRecord } from '@hookstream/kafka';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { TierLane } from '../../src/lanes/tier-lane.ts';
-import { MemoryBudget, recordBytes } from '../../src/memory-budget.ts';
-import type { HandlerOutcome } from '../../src/record-handler.ts';
+import { TierLane } from '../../../src/consume/lanes/tier-lane.ts';
+import { MemoryBudget, recordBytes } from '../../../src/consume/memory-budget.ts';
+import type { HandlerOutcome } from '../../../src/consume/record-handler.ts';
 
 const T0 = 1_000_000;
 

@@ -1,8 +1,8 @@
 import type { ConsumedRecord } from '@hookstream/kafka';
 import { describe, expect, it } from 'vitest';
-import { PartitionLedger } from '../../src/ledger/partition-ledger.ts';
-import type { SettledOffsets } from '../../src/ledger/settled-offsets.ts';
-import type { HandlerOutcome } from '../../src/record-handler.ts';
+import { PartitionLedger } from '../../../src/consume/ledger/partition-ledger.ts';
+import type { SettledOffsets } from '../../../src/consume/ledger/settled-offsets.ts';
+import type { HandlerOutcome } from '../../../src/consume/record-handler.ts';
 
 function record(offset: number, key: string | null = null): ConsumedRecord {
   return {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OffsetTracker } from '../../src/ledger/offset-tracker.ts';
+import { OffsetTracker } from '../../../src/consume/ledger/offset-tracker.ts';
 
 function tracker(...offsets: number[]): OffsetTracker {
   const t = new OffsetTracker();

@@ -1,8 +1,8 @@
 import { EventSelection } from '@hookstream/contracts';
 import type { ConsumedRecord } from '@hookstream/kafka';
 import { describe, expect, it } from 'vitest';
-import { MemoryBudget, recordBytes } from '../../src/memory-budget.ts';
-import { TapFeeds, type TapRider } from '../../src/tap/tap-feeds.ts';
+import { MemoryBudget, recordBytes } from '../../../src/consume/memory-budget.ts';
+import { TapFeeds, type TapRider } from '../../../src/consume/tap/tap-feeds.ts';
 
 function record(offset: number, type: string, size = 400, tenant?: string): ConsumedRecord {
   return {

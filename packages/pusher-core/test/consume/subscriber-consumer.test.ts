@@ -6,7 +6,7 @@ import {
   type SubscriberConsumerOptions,
   type Subscription,
   type UnsettledRange,
-} from '../src/subscriber-consumer.ts';
+} from '../../src/consume/subscriber-consumer.ts';
 import { Deliveries, FakeCluster, FakeLedger, FakeMember, settle } from './fake-group.ts';
 
 const EVENTS = 'events';

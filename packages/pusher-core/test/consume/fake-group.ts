@@ -10,7 +10,7 @@ import type {
   PartitionReading,
   StartedFrom,
 } from '@hookstream/kafka';
-import type { HandlerOutcome } from '../src/record-handler.ts';
+import type { HandlerOutcome } from '../../src/consume/record-handler.ts';
 
 export function record(
   topic: string,
