@@ -384,7 +384,17 @@ describe('the management API', () => {
   it('runs hookstream api on 0.0.0.0:8070 with tokens from a mounted Secret, behind its Service', () => {
     const { object, pod } = deployment('api', 'api');
     const ctr = container(pod);
-    expect(ctr.args).toEqual(['api', '--host', '0.0.0.0', '--port', '8070', '--rate', '50']);
+    expect(ctr.args).toEqual([
+      'api',
+      '--host',
+      '0.0.0.0',
+      '--port',
+      '8070',
+      '--rate',
+      '50',
+      '--max-subscribers',
+      '100',
+    ]);
     expect(ctr.ports).toEqual([{ name: 'http', containerPort: 8070, protocol: 'TCP' }]);
     expect(env(ctr, 'HOOKSTREAM_API_LOG_LEVEL')?.value).toBe('info');
     // The tokens are a file from the Secret, never a variable holding them.
@@ -419,10 +429,27 @@ describe('the management API', () => {
     ]);
     const [api] = find(objects, 'Deployment', 'api');
     const ctr = api?.spec.template.spec.containers[0] as Container;
-    expect(ctr.args?.slice(-2)).toEqual(['--rate', '200']);
+    expect(ctr.args?.slice(-4, -2)).toEqual(['--rate', '200']);
     expect(env(ctr, 'HOOKSTREAM_EVENTS_TOPIC')?.value).toBe('orders');
     expect(env(ctr, 'HOOKSTREAM_API_LOG_LEVEL')?.value).toBe('warn');
     expect(env(container(deployment('api', 'api').pod), 'HOOKSTREAM_EVENTS_TOPIC')).toBeUndefined();
+  });
+
+  it("passes the tenants' quotas, and refuses one that is not a count", async () => {
+    const { objects } = await template(VALUES.api, [
+      'api.maxSubscribers=20',
+      'api.tenantQuotas.globex=5',
+      'api.tenantQuotas.acme=500',
+    ]);
+    const [api] = find(objects, 'Deployment', 'api');
+    const args = (api?.spec.template.spec.containers[0] as Container | undefined)?.args ?? [];
+    expect(args.slice(args.indexOf('--max-subscribers'))).toEqual([
+      '--max-subscribers',
+      '20',
+      '--tenant-quotas',
+      'acme=500,globex=5',
+    ]);
+    await expect(template(VALUES.api, ['api.tenantQuotas.acme=-1'])).rejects.toThrow(/tenantQuotas/);
   });
 
   it("opens managed secrets with the pusher's key unless given its own", async () => {
