@@ -26,6 +26,8 @@ export class KafkaFixture {
   readonly admin: KafkaAdmin = this.kafka.admin();
   readonly producer: RawProducer = createRawProducer(this.kafka);
   readonly #pushers: Pusher[] = [];
+  /** Each started pusher's log, by subscriber: a wait that times out shows its end. */
+  readonly #logs = new Map<string, LogLine[]>();
 
   async connect(): Promise<void> {
     await this.admin.connect();
@@ -75,9 +77,22 @@ export class KafkaFixture {
   /** Waits until the subscriber's ledger covers every record the topic holds right now. */
   async settledEverything(name: string, topic: string): Promise<void> {
     const end = await this.end(topic);
-    await waitFor(`${name}'s ledger to reach ${end}`, async () =>
-      (await this.ledger(name, topic)) === end ? true : undefined,
-    );
+    try {
+      await waitFor(`${name}'s ledger to reach ${end}`, async () =>
+        (await this.ledger(name, topic)) === end ? true : undefined,
+      );
+    } catch (err) {
+      // What the next reader of a failed run needs: where each partition stood, and what the
+      // pusher said last.
+      const committed = await this.admin.committedOffsets(subscriberGroupId(name), topic).catch(() => []);
+      const said = (this.#logs.get(name) ?? [])
+        .slice(-20)
+        .map((l) => `  ${l.level} ${l.message} ${JSON.stringify(l.fields)}`);
+      throw new Error(
+        `${(err as Error).message}; committed ${JSON.stringify(committed)}; its last log lines:\n${said.join('\n')}`,
+        { cause: err },
+      );
+    }
   }
 
   /** Sum of the topic's high watermarks: the ledger of a subscriber that settled everything. */
@@ -121,6 +136,7 @@ export class KafkaFixture {
       },
     );
     this.#pushers.push(pusher);
+    this.#logs.set(definition.name, logs);
     await pusher.start();
     return { pusher, logs };
   }
