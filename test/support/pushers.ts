@@ -74,12 +74,19 @@ export class KafkaFixture {
     return records.every((r) => (committed.get(r.partition) ?? -1) > Number(r.offset));
   }
 
-  /** Waits until the subscriber's ledger covers every record the topic holds right now. */
+  /**
+   * Waits until the subscriber's ledger covers every record the topic holds right now. A
+   * partition whose records were all passed over (another type or tenant) is committed only
+   * after the committer's quiet period, 10 to 20 s drawn at random (LedgerCommitter), so the
+   * bound leaves room for the longest of them after the pusher's start.
+   */
   async settledEverything(name: string, topic: string): Promise<void> {
     const end = await this.end(topic);
     try {
-      await waitFor(`${name}'s ledger to reach ${end}`, async () =>
-        (await this.ledger(name, topic)) === end ? true : undefined,
+      await waitFor(
+        `${name}'s ledger to reach ${end}`,
+        async () => ((await this.ledger(name, topic)) === end ? true : undefined),
+        { timeoutMs: 45_000 },
       );
     } catch (err) {
       // What the next reader of a failed run needs: where each partition stood, and what the
