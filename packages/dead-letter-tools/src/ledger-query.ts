@@ -1,9 +1,8 @@
 import {
   ATTEMPT_LOG_TOPIC,
   type AttemptLogEntry,
-  acceptsEventType,
-  acceptsTenant,
   CE_HEADER,
+  EventSelection,
   type RecordLocation,
   SUBSCRIBER_GROUP_PREFIX,
   subscriberGroupId,
@@ -137,7 +136,7 @@ function factsOf(headers: Readonly<Record<string, string>>): EventFacts {
 
 /**
  * The filters of the named subscribers as their catalog definitions state them, with the
- * pusher's rules (acceptsEventType, acceptsTenant): type filters of those that do not take every
+ * pusher's rule (EventSelection): type filters of those that do not take every
  * type, tenant filters of those that name a tenant.
  */
 async function definitionFilters(
@@ -150,8 +149,10 @@ async function definitionFilters(
   for (const name of names) {
     const definition = subscribers.get(name)?.definition;
     if (definition === undefined) continue;
-    if (!definition.eventTypes.includes('*')) types.set(name, (type) => acceptsEventType(definition, type));
-    if (definition.tenant !== undefined) tenants.set(name, (tenant) => acceptsTenant(definition, tenant));
+    // Built once per subscriber, not per record the query judges.
+    const selection = EventSelection.of(definition);
+    if (selection.types !== null) types.set(name, (type) => selection.takesType(type));
+    if (selection.tenant !== null) tenants.set(name, (tenant) => selection.takesTenant(tenant));
   }
   return { types, tenants };
 }
