@@ -7,9 +7,8 @@ export interface OwnTopics {
 }
 
 /**
- * What the subscribers' own topics cost the broker. They are created lazily (at a subscriber's
- * first failure), so an idle fleet should hold none. Names as contracts' subscriberNames derives
- * them: `hookstream.sub.<name>.<suffix>`.
+ * What the subscribers' own topics cost the broker: each subscriber's tiers and DLQ, made when it
+ * starts. Names as contracts' subscriberNames derives them: `hookstream.sub.<name>.<suffix>`.
  */
 export async function ownTopics(admin: KafkaAdmin, prefix: string): Promise<OwnTopics> {
   const topics = (await admin.listTopics()).filter((t) => t.startsWith(`hookstream.sub.${prefix}`));

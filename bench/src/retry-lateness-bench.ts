@@ -143,9 +143,8 @@ export async function benchRetryLateness(
 }
 
 /**
- * The subscriber's tiers and DLQ, made before it starts, as they are for any subscriber that has
- * failed before: this measures how late retries start, not the one rejoin at a subscriber's very
- * first failure (which creates them and has its group read them too).
+ * The subscriber's tiers and DLQ, made before it starts (as its pusher would make them), so the
+ * figure is how late retries start.
  */
 async function createOwnTopics(kafka: KafkaSettings, name: string, tiers: number): Promise<void> {
   const admin = createKafka({ ...kafka, clientId: 'hookstream-bench', quiet: true }).admin();

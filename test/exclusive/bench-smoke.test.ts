@@ -116,8 +116,12 @@ const RESULTS: Record<string, z.ZodType> = {
           joined: z.number().int(),
           shared: z.literal(0),
         }),
-        // Tier and DLQ topics are created at a subscriber's first failure: none before any load.
-        ownTopics: z.object({ idle: z.object({ topics: z.literal(0), partitions: z.literal(0) }) }),
+        // Tier and DLQ topics are made when a subscriber starts: every one exists before any load,
+        // and the dead subscribers' failures make none.
+        ownTopics: z.object({
+          idle: z.object({ topics: z.number().int().positive(), partitions: z.number().int().positive() }),
+          end: z.object({ topics: z.number().int().positive(), partitions: z.number().int().positive() }),
+        }),
         load: z.object({
           published: z.number().int().positive(),
           publishErrors: z.literal(0),
@@ -133,6 +137,7 @@ const RESULTS: Record<string, z.ZodType> = {
         }),
       })
       .refine((f) => f.join.joined === f.join.groups, 'every group joined')
+      .refine((f) => f.ownTopics.idle.topics === f.ownTopics.end.topics, 'no topic made at a failure')
       .refine((f) => f.load.all.delivered === f.load.published, 'every event under load arrived'),
   }),
 };

@@ -1,5 +1,4 @@
-import { dlqTopicName, SubscriberDefinition } from '@hookstream/contracts';
-import { subscriberTopics } from '@hookstream/pusher-core';
+import { dlqTopicName } from '@hookstream/contracts';
 import { maxInWindow, type SampleReceiver } from '@hookstream/receiver';
 import { placements, readInstanceStatuses } from '@hookstream/subscribers';
 import { describe, expect, it } from 'vitest';
@@ -48,12 +47,6 @@ describe(`an endpoint down for ${PROBES} probes behind an open breaker, shared b
         probeIntervalMs: PROBE_MS,
       },
     };
-    // Its tiers and DLQ exist already, as a subscriber's do once it has failed: otherwise its
-    // first failure makes them and rejoins the group (architecture.md, "When tiers are created"),
-    // and that rejoin while a second member runs can send an attempt again (issue 42 removes the
-    // rejoin). What this scenario sees is then the breaker's doing alone.
-    const own = subscriberTopics(SubscriberDefinition.parse(definition), 2);
-    await fx.admin.ensureTopics(own.map((t) => ({ ...t, replicationFactor: 1 })));
     // Two instances of the one subscriber: they share its limits and its breaker through Redis.
     const one = await fx.startPusher(topic, definition, undefined, redisUrl);
     const two = await fx.startPusher(topic, definition, undefined, redisUrl);

@@ -10,3 +10,17 @@ export function okAnswersByEvent(arrivals: readonly Arrival[], subscriptionId: s
   }
   return counts;
 }
+
+/** Per event id, the `attempt` of every request that arrived for it, in arrival order. */
+export function attemptsByEvent(
+  arrivals: readonly { eventId: string | null; body?: Record<string, unknown> }[],
+): Map<string, number[]> {
+  const byEvent = new Map<string, number[]>();
+  for (const a of arrivals) {
+    if (a.eventId === null) continue;
+    const list = byEvent.get(a.eventId) ?? [];
+    list.push(Number(a.body?.attempt));
+    byEvent.set(a.eventId, list);
+  }
+  return byEvent;
+}

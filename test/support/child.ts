@@ -4,12 +4,16 @@ import { trackChild } from './child-logs.ts';
 
 const BIN = resolve(import.meta.dirname, '../../services/cli/bin/hookstream.js');
 
-/** The real `hookstream` command as a long-running child process (e.g. a pusher to kill). */
+/**
+ * The real `hookstream` command as a long-running child process (e.g. a pusher to kill); `bin`:
+ * another release's command (test/support/old-release.ts).
+ */
 export function spawnCli(
   args: readonly string[],
   env: NodeJS.ProcessEnv = process.env,
+  bin: string = BIN,
 ): ChildProcess & { output: () => string } {
-  const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [bin, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (c: Buffer) => {
     output += c.toString();

@@ -24,19 +24,29 @@ export interface PusherProcess {
 export async function spawnPusherCli(
   topic: string,
   definition: Record<string, unknown>,
-  options: { env?: Record<string, string>; args?: readonly string[]; metricsPort?: number } = {},
+  options: {
+    env?: Record<string, string>;
+    args?: readonly string[];
+    metricsPort?: number;
+    /** Another release's `hookstream` command (test/support/old-release.ts). */
+    bin?: string;
+  } = {},
 ): Promise<PusherProcess> {
   const dir = await mkdtemp(join(tmpdir(), 'hookstream-pusher-'));
   const config = join(dir, `${String(definition.name)}.json`);
   await writeFile(config, JSON.stringify({ allowPrivateNetwork: true, start: 'earliest', ...definition }));
   const args = ['push', '--config', config, '--topic', topic, ...(options.args ?? [])];
   if (options.metricsPort !== undefined) args.push('--metrics-port', String(options.metricsPort));
-  const child = spawnCli(args, {
-    ...process.env,
-    KAFKA_BROKERS: endpoints.brokers.join(','),
-    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: endpoints.otlpTraces,
-    ...options.env,
-  });
+  const child = spawnCli(
+    args,
+    {
+      ...process.env,
+      KAFKA_BROKERS: endpoints.brokers.join(','),
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: endpoints.otlpTraces,
+      ...options.env,
+    },
+    options.bin,
+  );
   const done = exited(child);
   try {
     await waitFor(

@@ -36,8 +36,8 @@ export async function endOffsetTotal(
 }
 
 /**
- * How many dead letters a subscriber ever had. Its DLQ topic is created at its first failure,
- * so a subscriber that never failed has none: 0, not an error.
+ * How many dead letters a subscriber ever had. Its DLQ topic is made when it starts, so a
+ * subscriber that never ran has none: 0, not an error.
  */
 export async function deadLetterTotal(
   dlqTopic: string,

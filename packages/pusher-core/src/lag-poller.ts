@@ -22,7 +22,7 @@ export class LagPoller {
   constructor(
     admin: KafkaAdmin,
     groupId: string,
-    /** The topics to measure, asked each round (a subscriber's tiers appear at its first failure). */
+    /** The topics to measure, asked each round (a tier the schedule dropped leaves once drained). */
     topics: () => readonly string[],
     /** Its DLQ, or null while it does not exist. */
     dlq: () => string | null,

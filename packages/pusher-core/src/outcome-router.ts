@@ -61,8 +61,8 @@ export class KafkaOutcomeRouter implements OutcomeRouter {
   readonly #writers = new Map<string, MicroBatcher<OutgoingRecord, RecordPosition>>();
 
   /**
-   * `ensureTopics` makes sure the tier and DLQ topics exist before a write: they are created at
-   * a subscriber's first failure, not when it starts (see OwnTopics).
+   * `ensureTopics` makes sure the tier and DLQ topics exist before a write (see OwnTopics: made
+   * when the subscriber starts, so settled from then on).
    */
   constructor(
     topology: SubscriberTopology,

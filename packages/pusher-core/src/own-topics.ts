@@ -4,10 +4,9 @@ import type { PusherResources } from './pusher-resources.ts';
 import type { SubscriberTopology } from './subscriber-topology.ts';
 
 /**
- * A subscriber's retry tiers and DLQ, created at its first failure rather than when it starts:
- * a fleet of a thousand subscribers that mostly succeed then holds a thousand groups on the
- * shared events topic, not six thousand more topics. Creation happens once; `onCreated` lets the
- * runner rejoin its group with the tiers subscribed.
+ * A subscriber's retry tiers and DLQ, made when the subscriber starts, before its group's first
+ * join: the group reads its tiers from that join on, so a first failure writes one record and no
+ * rejoin follows. The writes into them still wait for `ensure`, which is settled from the start on.
  *
  * Which tiers are read does not follow the definition alone: a tier that exists is read at once
  * (a grown schedule's new tier appears only at its first retry), and a tier the definition no
@@ -19,7 +18,6 @@ export class OwnTopics {
   readonly #resources: PusherResources;
   readonly #partitions: number;
   readonly #log: LogFn;
-  readonly #onCreated: () => void;
   #ensured: Promise<void> | null = null;
   #complete = false;
   #dlqExists = false;
@@ -31,18 +29,11 @@ export class OwnTopics {
     /** Partitions of each tier and of the DLQ. */
     partitions: number;
     log: LogFn;
-    onCreated: () => void;
   }) {
     this.#topology = options.topology;
     this.#resources = options.resources;
     this.#partitions = options.partitions;
     this.#log = options.log;
-    this.#onCreated = options.onCreated;
-  }
-
-  /** Whether every tier of the definition and the DLQ exist (as of the last look). */
-  get complete(): boolean {
-    return this.#complete;
   }
 
   get dlqExists(): boolean {
@@ -117,6 +108,5 @@ export class OwnTopics {
     this.#complete = true;
     this.#dlqExists = true;
     if (created.length > 0) this.#log('info', 'created subscriber topics', { topics: created });
-    this.#onCreated();
   }
 }

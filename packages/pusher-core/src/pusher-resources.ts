@@ -15,6 +15,7 @@ import {
 import { type EventProducer, RegistryHttp, startNoticeProducer } from '@hookstream/producer';
 import type { Meter } from '@opentelemetry/api';
 import { AttemptLogWriter } from './attempt-log-writer.ts';
+import { EndOffsetWatch } from './consume/end-offset-watch.ts';
 import { MemoryBudget } from './consume/memory-budget.ts';
 import { EventsTap } from './consume/tap/events-tap.ts';
 import { PusherError } from './errors.ts';
@@ -111,6 +112,12 @@ export class PusherResources {
   readonly fetchMaxBytes: number | undefined;
   /** One budget for every record the process keeps while it waits. */
   readonly memoryBudget: MemoryBudget;
+  /**
+   * Wakes the retry tiers' lanes that sleep while their tier holds nothing to read. It looks as
+   * often as an idle fetch would wait (at least every 250 ms): a tier's first record after a join
+   * is read at most that much later.
+   */
+  readonly endWatch: EndOffsetWatch;
   readonly log: LogFn;
   readonly #settings: PusherResourcesSettings;
   /** The producer of operational notices, per events topic's notices topic; started at the first notice. */
@@ -143,6 +150,11 @@ export class PusherResources {
       settings.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET_MB * 1024 * 1024,
     );
     this.#stopMemoryGauges = this.metrics?.observeMemory(this.memoryBudget);
+    this.endWatch = new EndOffsetWatch({
+      ends: (topics) => this.admin.partitionEnds(topics),
+      everyMs: Math.max(250, this.fetchWaitMs),
+      log: settings.log,
+    });
     this.log = settings.log;
   }
 
@@ -283,6 +295,7 @@ export class PusherResources {
 
   async close(): Promise<void> {
     this.#stopMemoryGauges?.();
+    this.endWatch.stop();
     for (const tap of this.#taps.values()) await tap.then((t) => t?.stop()).catch(() => undefined);
     for (const producer of this.#notices.values())
       await producer.then((p) => p.close()).catch(() => undefined);

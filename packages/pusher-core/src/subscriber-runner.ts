@@ -12,7 +12,6 @@ import {
 import type { StartedFrom, StartFrom } from '@hookstream/kafka';
 import { noticesTopicSpec } from '@hookstream/producer';
 import { AuditTrail, SubscriberCatalog, SubscriberDisabler, startFromOf } from '@hookstream/subscribers';
-import type { SettledOffsets } from './consume/ledger/settled-offsets.ts';
 import type { RecordHandler } from './consume/record-handler.ts';
 import { SubscriberConsumer } from './consume/subscriber-consumer.ts';
 import type { EventsTap } from './consume/tap/events-tap.ts';
@@ -82,7 +81,6 @@ export interface SubscriberRunnerOptions {
 }
 
 const SUMMARY_EVERY_MS = 10_000;
-const TIER_WATCH_MS = 5000;
 
 /**
  * One subscriber running on a process's shared resources: its topics ensured, its ledger
@@ -108,8 +106,6 @@ export class SubscriberRunner {
   #gaps: GapRecorder | null = null;
   #tap: EventsTap | null = null;
   #startAt: StartFrom = 'latest';
-  #rejoining: Promise<void> | undefined;
-  #tierWatch: NodeJS.Timeout | undefined;
   /** The tier topics the group reads (see OwnTopics.tiersToRead); lag covers these too. */
   #tiers: readonly string[] = [];
   #stopped = false;
@@ -177,19 +173,11 @@ export class SubscriberRunner {
     if (topology.noticesTopic !== null)
       await resources.ensureTopics([noticesTopicSpec(topology.eventsTopic, resources.replicationFactor)]);
     const ownPartitions = Math.min(partitions, resources.tierPartitions ?? partitions);
-    // A pull subscriber's tiers and DLQ exist from its start: made at its first nack, they would
-    // make the group rejoin to read them, which ends every open lease.
-    if (topology.pull)
-      await resources.ensureTopics(topology.ownTopics(ownPartitions, resources.replicationFactor));
-    this.#ownTopics = new OwnTopics({
-      topology,
-      resources,
-      partitions: ownPartitions,
-      log,
-      onCreated: () => this.#rejoinWithTiers(),
-    });
-    // Existing tiers are read from now on, listed or not; missing ones are created at the first
-    // failure that needs them.
+    // The tiers and the DLQ exist before the group's first join, which reads them: a first
+    // failure then writes one record, and nothing makes the group rejoin (docs/architecture.md,
+    // "Retry tiers made with the subscriber").
+    this.#ownTopics = new OwnTopics({ topology, resources, partitions: ownPartitions, log });
+    await this.#ownTopics.ensure();
     const tiers = await this.#ownTopics.tiersToRead();
     await this.#ownTopics.alignRetention().catch((err: unknown) =>
       log('warn', "cannot bring the retry tiers' retention to the definition; they keep their own", {
@@ -240,7 +228,6 @@ export class SubscriberRunner {
     this.#startAt = startAt.start;
     this.#consumer = this.#newConsumer(tiers);
     const startedFrom = await this.#consumer.start();
-    if (!this.#ownTopics.complete) this.#watchForTiers();
     // Registered once the group has its ledger, so a first start that fails is not "known".
     await registry.register(resources.sender, startAt.registeredAt);
     await this.#lagPoller?.start();
@@ -257,10 +244,7 @@ export class SubscriberRunner {
     return startedFrom;
   }
 
-  #newConsumer(
-    tiers: readonly string[],
-    settled?: { readonly offsets: ReadonlyMap<string, SettledOffsets>; readonly sinceMs: number },
-  ): SubscriberConsumer {
+  #newConsumer(tiers: readonly string[]): SubscriberConsumer {
     this.#tiers = tiers;
     const { topology, resources, log } = this.#options;
     const handle = this.#handle;
@@ -275,6 +259,7 @@ export class SubscriberRunner {
         admin: resources.admin,
         tap: this.#tap,
         budget: resources.memoryBudget,
+        endWatch: resources.endWatch,
         partitionsConsumedConcurrently: 8,
         maxWaitTimeInMs: resources.fetchWaitMs,
         fetchMaxBytes: resources.fetchMaxBytes,
@@ -284,7 +269,6 @@ export class SubscriberRunner {
       handle,
       log,
       onFatal: this.#options.onFatal,
-      ...(settled === undefined ? {} : { settled: settled.offsets, settledSinceMs: settled.sinceMs }),
       onGap: (gap) => gaps.record(gap),
       // A kill between a copy's acknowledgement and its commit: the copy is found, not made again.
       copies: new DownstreamCopies(resources.kafka, () => [
@@ -292,58 +276,6 @@ export class SubscriberRunner {
         ...(this.#ownTopics?.dlqExists ? [topology.dlqTopic] : []),
       ]).find,
     });
-  }
-
-  /**
-   * Another instance of the subscriber may create the tiers (its first failure); this one must
-   * then read them too, or the group would assign it tier partitions it does not fetch.
-   */
-  #watchForTiers(): void {
-    this.#tierWatch = setInterval(() => {
-      // A failed look (Kafka unreachable for a while) is only a missed look: the next one asks
-      // again. Unhandled, it would end the process.
-      this.#ownTopics?.tiersToRead().then(
-        (tiers) => {
-          if (tiers.some((t) => !this.#tiers.includes(t))) this.#rejoinWithTiers();
-        },
-        () => undefined,
-      );
-    }, TIER_WATCH_MS);
-    this.#tierWatch.unref();
-  }
-
-  /**
-   * Tiers were just created (a failure needed one): the group rejoins with them subscribed. The
-   * consumer first drains (records begun end on their own, their retries written), so leaving
-   * the group repeats no attempt; records not begun yet are fetched again after the rejoin.
-   */
-  #rejoinWithTiers(): void {
-    clearInterval(this.#tierWatch);
-    if (this.#rejoining !== undefined) return;
-    const rejoin = async () => {
-      if (this.#stopped || this.#consumer === null) return;
-      const old = this.#consumer;
-      await old.drain();
-      // Records settled behind one the drain abandoned are not committed; the next consumer
-      // passes over them instead of delivering them again.
-      const settled = old.settledOffsets();
-      await old.stop();
-      if (this.#stopped || this.#ownTopics === null) return;
-      // Kafka unreachable for the look: the tiers read so far and the definition's (which exist
-      // now) are still right; only a drained dropped tier may be read once more.
-      const tiers = await this.#ownTopics.tiersToRead().catch((err: unknown) => {
-        this.#options.log('warn', 'cannot list the retry tiers; rejoining with the known ones', {
-          error: err instanceof Error ? err.message : String(err),
-        });
-        return [...new Set([...this.#tiers, ...this.#options.topology.tierTopics])];
-      });
-      this.#consumer = this.#newConsumer(tiers, { offsets: settled, sinceMs: old.startedAtMs });
-      await this.#consumer.start();
-      this.#options.log('info', 'rejoined the group with the retry tiers', { tiers });
-    };
-    this.#rejoining = new Promise<void>((resolve) => setImmediate(resolve))
-      .then(rejoin)
-      .catch((err: unknown) => this.#options.onFatal(err instanceof Error ? err : new Error(String(err))));
   }
 
   /** The headers a push subscriber sends, once its endpoint and outbound credentials check out. */
@@ -496,8 +428,6 @@ export class SubscriberRunner {
     if (this.#stopped) return;
     this.#stopped = true;
     clearInterval(this.#summary);
-    clearInterval(this.#tierWatch);
-    await this.#rejoining;
     await this.#lagPoller?.stop();
     await this.#consumer?.stop();
     this.#metrics?.close();

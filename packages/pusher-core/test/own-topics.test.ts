@@ -42,31 +42,33 @@ class FakeResources {
 
 const retry = (delaysMs: number[]) => ({ delaysMs, maxAttempts: 5, jitter: 0, maxAgeMs: 86_400_000 });
 
-function ownTopics(resources: FakeResources, delaysMs: number[], onCreated: () => void = () => undefined) {
+function ownTopics(resources: FakeResources, delaysMs: number[]) {
   return new OwnTopics({
     topology: topology({ retry: retry(delaysMs) }),
     // A structural fake: only the members above are used.
     resources: resources as unknown as PusherResources,
     partitions: 1,
     log: () => undefined,
-    onCreated,
   });
 }
 
 describe('OwnTopics: which tiers a subscriber reads', () => {
-  it('reads the existing tiers at once when the schedule grew, and creates the rest at a failure', async () => {
-    const resources = new FakeResources([tier(1), DLQ, 'hookstream.sub.billing-two.retry.1']);
-    let created = 0;
-    const own = ownTopics(resources, [100, 200, 300], () => {
-      created++;
-    });
-    expect(await own.tiersToRead()).toEqual([tier(1)]);
-    expect(own.complete).toBe(false);
-    expect(own.dlqExists).toBe(true);
+  it("makes the schedule's missing tiers and the DLQ once, leaving other subscribers' alone, and reads them in tier order", async () => {
+    const other = 'hookstream.sub.billing-two.retry.1';
+    const resources = new FakeResources([tier(1), other]);
+    let asked = 0;
+    const ensureTopics = resources.ensureTopics.bind(resources);
+    resources.ensureTopics = async (specs) => {
+      asked++;
+      return ensureTopics(specs);
+    };
+    const own = ownTopics(resources, [100, 200, 300]);
+    await Promise.all([own.ensure(), own.ensure()]);
     await own.ensure();
-    expect(created).toBe(1);
+    expect(asked).toBe(1);
+    expect([...resources.topics].sort()).toEqual([DLQ, other, tier(1), tier(2), tier(3)].sort());
     expect(await own.tiersToRead()).toEqual([tier(1), tier(2), tier(3)]);
-    expect(own.complete).toBe(true);
+    expect(own.dlqExists).toBe(true);
   });
 
   it('reads a tier the schedule no longer lists while it holds unsettled records, in tier order', async () => {
@@ -75,19 +77,10 @@ describe('OwnTopics: which tiers a subscriber reads', () => {
     resources.lag.set(tier(10), 1);
     const own = ownTopics(resources, [100]);
     expect(await own.tiersToRead()).toEqual([tier(1), tier(3), tier(10)]);
-    expect(own.complete).toBe(true);
     // Drained: dropped at the next look.
     resources.lag.set(tier(3), 0);
     resources.lag.set(tier(10), 0);
     expect(await own.tiersToRead()).toEqual([tier(1)]);
-  });
-
-  it('reads nothing and creates nothing before a failure on a new subscriber', async () => {
-    const resources = new FakeResources([]);
-    const own = ownTopics(resources, [100]);
-    expect(await own.tiersToRead()).toEqual([]);
-    expect(own.complete).toBe(false);
-    expect(resources.topics.size).toBe(0);
   });
 
   it("brings an existing tier's and the DLQ's retention to the definition's, leaving the right ones alone", async () => {

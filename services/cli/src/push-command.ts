@@ -50,7 +50,7 @@ Options:
   --secrets-key-file <f>  the key that opens managed secrets (else HOOKSTREAM_SECRETS_KEY);
                     a managed subscriber cannot run without it and is reported
   --tier-partitions <n>  with --all: partitions of each subscriber's retry tiers and DLQ,
-                    created at its first failure (default 1; at most the events topic's)
+                    made when it starts (default 1; at most the events topic's)
   --fetch-wait <ms> how long an idle group's fetch waits (default 100 with --config, 1000 with
                     --all: an idle group costs one fetch per wait; new events arrive at once)
   --topic <name>    the events topic (default: ${DEFAULT_EVENTS_TOPIC}, or HOOKSTREAM_EVENTS_TOPIC)

@@ -24,7 +24,7 @@ import {
   sampleRecords,
 } from './record-samples.ts';
 import { retryRetriable } from './retriable.ts';
-import { fetchTopicDepths } from './topic-depths.ts';
+import { fetchPartitionEnds, fetchTopicDepths } from './topic-depths.ts';
 import {
   brokerCount,
   knownPartitionRanges,
@@ -193,6 +193,16 @@ export class KafkaAdmin {
     if (topics.length === 0) return new Map();
     const cluster = (await this.#cluster()) as unknown as BatchCluster;
     return retryRetriable(() => fetchTopicDepths(cluster, topics));
+  }
+
+  /**
+   * Each partition's end offset of many topics that exist, by topic: one metadata request and
+   * one ListOffsets per leader for all of them.
+   */
+  async partitionEnds(topics: readonly string[]): Promise<Map<string, Map<number, number>>> {
+    if (topics.length === 0) return new Map();
+    const cluster = (await this.#cluster()) as unknown as BatchCluster;
+    return retryRetriable(() => fetchPartitionEnds(cluster, topics));
   }
 
   /** The topic's settings as the broker reports them (defaults included); null when it does not exist. */

@@ -15,46 +15,62 @@ export async function fetchTopicDepths(
 ): Promise<Map<string, number>> {
   const depths = new Map<string, number>();
   if (topics.length === 0) return depths;
+  const [high, low] = await Promise.all([
+    fetchOffsetsAt(cluster, topics, LATEST),
+    fetchOffsetsAt(cluster, topics, EARLIEST),
+  ]);
+  for (const [topic, ends] of high) {
+    let sum = 0;
+    for (const [partition, end] of ends) sum += Math.max(0, end - (low.get(topic)?.get(partition) ?? 0));
+    depths.set(topic, sum);
+  }
+  return depths;
+}
+
+/** Each partition's end offset (high watermark), by topic: one Metadata request and one ListOffsets per leader. */
+export function fetchPartitionEnds(
+  cluster: BatchCluster,
+  topics: readonly string[],
+): Promise<Map<string, Map<number, number>>> {
+  return fetchOffsetsAt(cluster, topics, LATEST);
+}
+
+async function fetchOffsetsAt(
+  cluster: BatchCluster,
+  topics: readonly string[],
+  timestamp: number,
+): Promise<Map<string, Map<number, number>>> {
+  const offsets = new Map<string, Map<number, number>>();
+  if (topics.length === 0) return offsets;
   const leaders = await partitionLeaders(cluster, topics);
   const byLeader = new Map<number, Map<string, number[]>>();
-  for (const [topic, partitions] of leaders)
+  for (const [topic, partitions] of leaders) {
+    offsets.set(topic, new Map());
     for (const p of partitions) {
       const mine = byLeader.get(p.leader) ?? new Map<string, number[]>();
       mine.set(topic, [...(mine.get(topic) ?? []), p.partition]);
       byLeader.set(p.leader, mine);
     }
-  const offsets = new Map<string, number>();
+  }
   try {
     await Promise.all(
-      [...byLeader].flatMap(([leader, mine]) =>
-        [LATEST, EARLIEST].map(async (timestamp) => {
-          const broker = await cluster.findBroker({ nodeId: String(leader) });
-          const { responses } = await broker.listOffsets({
-            isolationLevel: cluster.isolationLevel,
-            topics: [...mine].map(([topic, partitions]) => ({
-              topic,
-              partitions: partitions.map((partition) => ({ partition, timestamp })),
-            })),
-          });
-          for (const t of responses)
-            for (const p of t.partitions)
-              offsets.set(`${timestamp}:${p.partition}:${t.topic}`, Number(p.offset));
-        }),
-      ),
+      [...byLeader].map(async ([leader, mine]) => {
+        const broker = await cluster.findBroker({ nodeId: String(leader) });
+        const { responses } = await broker.listOffsets({
+          isolationLevel: cluster.isolationLevel,
+          topics: [...mine].map(([topic, partitions]) => ({
+            topic,
+            partitions: partitions.map((partition) => ({ partition, timestamp })),
+          })),
+        });
+        for (const t of responses)
+          for (const p of t.partitions) offsets.get(t.topic)?.set(p.partition, Number(p.offset));
+      }),
     );
   } catch (err) {
     // A leader moved or a broker went: the next try knows the brokers again.
     await cluster.refreshMetadata().catch(() => undefined);
     throw err;
   }
-  for (const [topic, partitions] of leaders)
-    depths.set(
-      topic,
-      partitions.reduce((sum, { partition }) => {
-        const high = offsets.get(`${LATEST}:${partition}:${topic}`) ?? 0;
-        const low = offsets.get(`${EARLIEST}:${partition}:${topic}`) ?? 0;
-        return sum + Math.max(0, high - low);
-      }, 0),
-    );
-  return depths;
+  return offsets;
 }

@@ -21,12 +21,13 @@ import {
   type StartedFrom,
   type StartFrom,
 } from '@hookstream/kafka';
+import type { EndOffsetWatch } from './end-offset-watch.ts';
 import { EventsLane, type LaneMode, type LaneOwner } from './lanes/events-lane.ts';
 import type { Lane } from './lanes/lane.ts';
 import { MemberLanes } from './lanes/member-lanes.ts';
 import { TierLane } from './lanes/tier-lane.ts';
 import { LedgerCommitter } from './ledger/ledger-committer.ts';
-import { mergeSettled, type SettledOffsets } from './ledger/settled-offsets.ts';
+import type { SettledOffsets } from './ledger/settled-offsets.ts';
 import type { MemoryBudget } from './memory-budget.ts';
 import type { RecordHandler } from './record-handler.ts';
 import type { EventsTap } from './tap/events-tap.ts';
@@ -78,6 +79,11 @@ export interface ConsumerProcess {
    * records are charged to it, and a lane without room pauses its fetch.
    */
   readonly budget?: MemoryBudget | null;
+  /**
+   * The process's watch of partitions nobody fetches: a retry tier with no record above the
+   * ledger at a join is not fetched until it has one. Without it, every tier is fetched.
+   */
+  readonly endWatch?: EndOffsetWatch | null;
   /** How long a fetch waits for data; small keeps latency low when partitions are idle. */
   readonly maxWaitTimeInMs?: number | undefined;
   /**
@@ -104,16 +110,6 @@ export interface SubscriberConsumerOptions {
   readonly log: LogFn;
   /** Called when kafkajs gives up (a crash it will not restart from); the process should exit. */
   readonly onFatal: (error: Error) => void;
-  /**
-   * What an earlier consumer of the group in this process settled and may not have committed
-   * (`settledOffsets()` after its drain), by `topic:partition`: passed over, not delivered again.
-   */
-  readonly settled?: ReadonlyMap<string, SettledOffsets>;
-  /**
-   * With `settled`: when the consumer that settled them started (its `startedAtMs`), the earliest
-   * its copies downstream may have been written. A ledger stamped at this join says so.
-   */
-  readonly settledSinceMs?: number;
   /**
    * A partition's ledger was found below its log start at a join (retention deleted what the
    * group had not read): resolves once the gap is durable (a dead letter), before the lane
@@ -189,22 +185,18 @@ export class SubscriberConsumer {
   /** Bumped at every join, so an assignment still being set up after the next one is dropped. */
   #generation = 0;
   #assigned: Promise<void> = Promise.resolve();
-  /** From `options.settled`, until a lane of the partition takes it. */
-  readonly #inherited: Map<string, SettledOffsets>;
   readonly #committer: LedgerCommitter;
   #commitTimer: NodeJS.Timeout | undefined;
   #stopping = false;
   /** Rejects start() while it waits for the first fetch. */
   #startFailed: ((error: Error) => void) | null = null;
-  #draining = false;
   readonly #owner: LaneOwner;
+  /** Cancels the end-offset watch's wake-ups of this assignment's sleeping tier lanes. */
+  readonly #wakeups: (() => void)[] = [];
   /** Ends this subscriber's claim on the tap's recent records of its types. */
   #unwant: () => void = () => undefined;
 
-  /**
-   * When this consumer (or the one whose settled offsets it took over) started: no copy it made
-   * downstream is older. A stamp at a join says this as `openSince`.
-   */
+  /** When this consumer started: no copy it made downstream is older. A stamp at a join says this as `openSince`. */
   readonly startedAtMs: number;
 
   constructor(options: SubscriberConsumerOptions, group: ConsumerGroup = kafkajsGroup(options)) {
@@ -213,10 +205,9 @@ export class SubscriberConsumer {
     this.#process = options.process;
     const notices = this.#sub.noticesTopic;
     this.#extraTopics = [...(notices === null ? [] : [notices]), ...(options.tiers ?? [])];
-    this.startedAtMs = options.settled === undefined ? Date.now() : (options.settledSinceMs ?? 0);
+    this.startedAtMs = Date.now();
     this.#member = group.member;
     this.#ledger = group.ledger;
-    this.#inherited = new Map(options.settled ?? []);
     this.#committer = new LedgerCommitter({
       member: this.#member,
       lanes: () => this.#lanes.current(),
@@ -304,37 +295,13 @@ export class SubscriberConsumer {
    */
   async stop(): Promise<void> {
     this.#stopping = true;
-    this.#draining = true;
     clearInterval(this.#commitTimer);
+    for (const cancel of this.#wakeups.splice(0)) cancel();
     this.#unwant();
     this.#lanes.holdAll();
     await this.#lanes.idle();
     await Promise.race([this.#committer.commit(true), sleep(FINAL_COMMIT_MS)]);
     await this.#member.leave();
-  }
-
-  /**
-   * Starts no more records, abandons those still waiting for their turn (limiter, breaker: no
-   * attempt made, so nothing is repeated when they are fetched again) and waits until every
-   * attempt in flight has ended and its outcome is written: for leaving the group to rejoin it
-   * with other topics. A window of records waiting behind a slow endpoint does not hold the rejoin.
-   */
-  async drain(): Promise<void> {
-    this.#draining = true;
-    this.#unwant();
-    this.#lanes.holdAll();
-    await this.#lanes.idle();
-  }
-
-  /** What the lanes settled, by `topic:partition`; after drain(), for the consumer that follows. */
-  settledOffsets(): Map<string, SettledOffsets> {
-    const settled = new Map(this.#inherited);
-    for (const lane of this.#lanes.current()) {
-      const key = `${lane.topic}:${lane.partition}`;
-      const s = mergeSettled(settled.get(key) ?? null, lane.settled());
-      if (s) settled.set(key, s);
-    }
-    return settled;
   }
 
   #crashed({ error, explained, restart }: MemberCrash): void {
@@ -348,8 +315,8 @@ export class SubscriberConsumer {
 
   /**
    * A new assignment: every partition starts paused, then each becomes a lane at the group's
-   * committed offset (a partition without one: its log start), or past what the consumer before
-   * this one settled. Events lanes ride the tap when it has seen that far; tier lanes read from an
+   * committed offset (a partition without one: its log start), past the records whose copy is
+   * already downstream. Events lanes ride the tap when it has seen that far; tier lanes read from an
    * explicit seek. Lanes of the previous assignment end first, so a record still in flight there
    * is never begun again beside itself, and no lane trusts the member's fetch position: it moves
    * past records a lane took and had not settled.
@@ -364,7 +331,7 @@ export class SubscriberConsumer {
       await this.#lanes.revokedIdle();
       const settledBefore = this.#settledBeforeRevoke();
       const ledgers = await this.#readLedger(held.map(([topic]) => topic));
-      if (generation !== this.#generation || this.#stopping || this.#draining) return;
+      if (generation !== this.#generation || this.#stopping) return;
       if (ledgers === null) {
         this.#options.onFatal(new Error(`could not read the ledger of group ${this.#sub.groupId}`));
         return;
@@ -375,29 +342,23 @@ export class SubscriberConsumer {
         ),
       );
       if (gaps.length > 0 && !(await this.#recordGaps(gaps, ledgers))) return;
-      if (generation !== this.#generation || this.#stopping || this.#draining) return;
+      if (generation !== this.#generation || this.#stopping) return;
       const copied = await this.#copied(held, ledgers);
-      if (generation !== this.#generation || this.#stopping || this.#draining) return;
+      if (generation !== this.#generation || this.#stopping) return;
       await this.#stamp(held, ledgers);
-      if (generation !== this.#generation || this.#stopping || this.#draining) return;
+      if (generation !== this.#generation || this.#stopping) return;
       for (const [topic, partitions] of held) {
         const readings = ledgers.get(topic) ?? [];
         for (const partition of partitions) {
           const reading = readings.find((r) => r.partition === partition);
           const ledger = joinPosition(reading);
           const ahead = copied.get(`${topic}:${partition}`);
-          const settled = mergeSettled(
-            this.#inheritedFor(topic, partition),
-            ahead === undefined ? null : { before: ledger, ahead },
-          );
+          const settled = ahead === undefined ? null : { before: ledger, ahead };
           if (topic === this.#sub.eventsTopic)
             this.#startEventsLane(partition, ledger, settled, carriedRewind(reading?.rewind, ledger));
-          else this.#startTierLane(topic, partition, ledger, settled);
+          else this.#startTierLane(topic, partition, ledger, settled, reading?.logEnd ?? null, generation);
         }
       }
-      // What the consumer before handed over counts at the first assignment only: a partition
-      // that comes back later may have been copied from by another member meanwhile.
-      this.#inherited.clear();
     })().catch((err: unknown) => this.#lost('could not set up the assignment', err));
   }
 
@@ -428,7 +389,19 @@ export class SubscriberConsumer {
     lane.start();
   }
 
-  #startTierLane(topic: string, partition: number, ledger: number, settled: SettledOffsets | null): void {
+  /**
+   * `logEnd` at or below the ledger: the tier holds nothing to read, so its fetch waits for the
+   * process's end-offset watch to see a record arrive (most tiers never hold one, and a member
+   * whose partitions are all paused sleeps instead of polling).
+   */
+  #startTierLane(
+    topic: string,
+    partition: number,
+    ledger: number,
+    settled: SettledOffsets | null,
+    logEnd: number | null,
+    generation: number,
+  ): void {
     const lane = new TierLane({
       topic,
       partition,
@@ -448,7 +421,16 @@ export class SubscriberConsumer {
     });
     this.#lanes.addTier(lane);
     this.#member.seek(topic, partition, lane.from);
-    this.#member.resume(topic, [partition]);
+    const watch = this.#process.endWatch ?? null;
+    if (watch === null || logEnd === null || logEnd > lane.from) {
+      this.#member.resume(topic, [partition]);
+      return;
+    }
+    this.#wakeups.push(
+      watch.whenPast(topic, partition, logEnd, () => {
+        if (generation === this.#generation && !this.#stopping) this.#resumeFetch(topic, partition);
+      }),
+    );
   }
 
   /**
@@ -477,9 +459,7 @@ export class SubscriberConsumer {
   /**
    * Offsets above the ledger whose copy is downstream (`options.copies`), by `topic:partition`.
    * Only partitions with records above a ledger whose commit says `openSince` are asked about:
-   * a commit without it (another writer, a rewind, an older pusher) starts a new chain. A
-   * partition whose settled offsets the consumer before this one handed over is not: its copies
-   * are among them (so the rejoin at a first failure reads nothing).
+   * a commit without it (another writer, a rewind, an older pusher) starts a new chain.
    */
   async #copied(
     held: readonly (readonly [string, readonly number[]])[],
@@ -494,9 +474,7 @@ export class SubscriberConsumer {
         const from = r?.committed ?? null;
         const to = r?.logEnd ?? null;
         const sinceMs = r?.openSinceMs ?? null;
-        // Handed over by this process's consumer before (a rejoin): it knew what it copied.
-        const known = this.#inherited.has(`${topic}:${partition}`);
-        if (from !== null && to !== null && sinceMs !== null && to > from && !known)
+        if (from !== null && to !== null && sinceMs !== null && to > from)
           ranges.push({ topic, partition, from, to, sinceMs });
       }
     if (ranges.length === 0) return new Map();
@@ -534,8 +512,7 @@ export class SubscriberConsumer {
     ledgers: ReadonlyMap<string, readonly PartitionReading[]>,
   ): Promise<void> {
     if (this.#options.copies === undefined) return;
-    // Records settled by the consumer before this one (a rejoin) may have copies since it started.
-    const now = Math.min(Date.now(), this.startedAtMs);
+    const now = this.startedAtMs;
     const offsets: PartitionOffset[] = [];
     for (const [topic, partitions] of held)
       for (const partition of partitions) {
@@ -567,6 +544,7 @@ export class SubscriberConsumer {
   }
 
   #revokeLanes(): void {
+    for (const cancel of this.#wakeups.splice(0)) cancel();
     this.#revoked.push(...this.#lanes.current());
     this.#lanes.revoke();
   }
@@ -668,18 +646,6 @@ export class SubscriberConsumer {
     return null;
   }
 
-  /**
-   * What the consumer before this one settled of the partition (`options.settled`), once. Lanes
-   * of an earlier assignment of this consumer pass on nothing: a rebalance starts from the
-   * ledger, as every other member of the group does.
-   */
-  #inheritedFor(topic: string, partition: number): SettledOffsets | null {
-    const key = `${topic}:${partition}`;
-    const settled = this.#inherited.get(key) ?? null;
-    this.#inherited.delete(key);
-    return settled;
-  }
-
   /** The member cannot go on with its lanes; the next join (or a restart) makes new ones. */
   #lost(what: string, err: unknown): void {
     this.#options.log('warn', `${what}; its lanes stop until the group is joined again`, {
@@ -698,7 +664,7 @@ export class SubscriberConsumer {
     const tier = this.#lanes.tier(batch.topic, batch.partition);
     if (tier === undefined || !batch.current()) return;
     for (let i = 0; i < batch.size; i++) {
-      if (this.#stopping || this.#draining) return;
+      if (this.#stopping) return;
       const record = batch.record(i);
       if (tier.offer(record) !== 'taken') return;
       batch.resolve(record);
@@ -716,7 +682,7 @@ export class SubscriberConsumer {
     if (lane === undefined || lane.mode !== 'own') return;
     try {
       for (let i = 0; i < batch.size; i++) {
-        if (this.#stopping || this.#draining || !batch.current()) break;
+        if (this.#stopping || !batch.current()) break;
         const record = batch.record(i);
         if (lane.fromOwnFetch(record) === 'stop') break;
         batch.resolve(record);

@@ -1,6 +1,7 @@
 import { EventSelection } from '@hookstream/contracts';
 import { createKafka, type PartitionGap } from '@hookstream/kafka';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { EndOffsetWatch } from '../../src/consume/end-offset-watch.ts';
 import {
   SubscriberConsumer,
   type SubscriberConsumerOptions,
@@ -341,34 +342,28 @@ describe('SubscriberConsumer on a fake group member', () => {
     expect(one.member.topics).toEqual([EVENTS, TIER_1]);
     one.member.fetch(TIER_1);
     expect(one.deliveries.started).toEqual([`${TIER_1}@0`, `${TIER_1}@1`]);
+    await one.deliveries.end(`${TIER_1}@0`);
     await one.deliveries.end(`${TIER_1}@1`);
-    const draining = one.consumer.drain();
-    await one.deliveries.endAborted();
-    await draining;
-    const settled = one.consumer.settledOffsets();
-    await one.consumer.stop();
-    expect(settled.get(`${TIER_1}:0`)).toEqual({ before: 0, ahead: [1] });
+    await stopped(one);
+    expect(cluster.committed.get(`${TIER_1}:0`)).toBe(2);
 
-    // Grown to two tiers: the rejoin reads tier 2 from its log start and passes over what the
-    // consumer before it settled in tier 1.
+    // Grown to two tiers (a new definition starts a new consumer): tier 2 is read from its log
+    // start, tier 1 from its ledger.
     const two = await running(
       cluster,
-      { tiers: [TIER_1, TIER_2], settled },
+      { tiers: [TIER_1, TIER_2] },
       { [EVENTS]: [0], [TIER_1]: [0], [TIER_2]: [0] },
     );
     expect(two.member.topics).toEqual([EVENTS, TIER_1, TIER_2]);
     expect(two.member.take().filter((c) => c.startsWith('seek'))).toEqual([
       `seek ${EVENTS}:0@0`,
-      `seek ${TIER_1}:0@0`,
+      `seek ${TIER_1}:0@2`,
       `seek ${TIER_2}:0@0`,
     ]);
     two.member.fetch(TIER_1);
     two.member.fetch(TIER_2);
-    expect(two.deliveries.started).toEqual([`${TIER_1}@0`, `${TIER_2}@0`, `${TIER_2}@1`]);
-    await two.deliveries.end(`${TIER_1}@0`);
-    await tick();
+    expect(two.deliveries.started).toEqual([`${TIER_2}@0`, `${TIER_2}@1`]);
     await stopped(two);
-    expect(cluster.committed.get(`${TIER_1}:0`)).toBe(2);
     expect(cluster.committed.get(`${TIER_2}:0`)).toBeUndefined();
 
     // Built with tier 1 only: tier 2's two unsettled records are not read. The runner never
@@ -378,6 +373,53 @@ describe('SubscriberConsumer on a fake group member', () => {
     three.member.fetch(TIER_2);
     expect(three.deliveries.started).toEqual([]);
     expect(three.logged.filter((l) => l.level === 'warn' || l.level === 'error')).toEqual([]);
+  });
+
+  it('a tier with nothing above its ledger is not fetched until the end-offset watch sees a record arrive; a revoke cancels the wait', async () => {
+    const cluster = new FakeCluster();
+    cluster.produce(TIER_1, 0, 2);
+    cluster.commit(TIER_1, 2);
+    const endWatch = new EndOffsetWatch({
+      ends: async (topics) =>
+        new Map(
+          topics.map((t) => {
+            const log = cluster.log(t, 0);
+            return [t, new Map([[0, (log?.logStart ?? 0) + (log?.records.length ?? 0)]])] as const;
+          }),
+        ),
+      everyMs: 5,
+      log: () => undefined,
+    });
+    const kafka = createKafka({ brokers: ['127.0.0.1:1'], clientId: 'unit', quiet: true });
+    const setup = await running(
+      cluster,
+      { tiers: [TIER_1], process: { kafka, endWatch } },
+      { [EVENTS]: [0], [TIER_1]: [0] },
+    );
+    expect(setup.member.take()).toContain(`seek ${TIER_1}:0@2`);
+    expect(setup.member.calls).not.toContain(`resume ${TIER_1}:0`);
+    expect(endWatch.waiting).toBe(1);
+
+    cluster.produce(TIER_1, 2, 1);
+    await vi.waitFor(() => expect(setup.member.calls).toContain(`resume ${TIER_1}:0`));
+    setup.member.fetch(TIER_1);
+    expect(setup.deliveries.started).toEqual([`${TIER_1}@2`]);
+    await setup.deliveries.end(`${TIER_1}@2`);
+    await stopped(setup);
+    expect(cluster.committed.get(`${TIER_1}:0`)).toBe(3);
+
+    // A new assignment whose tier sleeps, then a rebalance: the wait ends with the lane.
+    const again = await running(
+      cluster,
+      { tiers: [TIER_1], process: { kafka, endWatch } },
+      { [EVENTS]: [0], [TIER_1]: [0] },
+    );
+    expect(endWatch.waiting).toBe(1);
+    again.member.assign({ [EVENTS]: [0] });
+    await settle();
+    expect(endWatch.waiting).toBe(0);
+    await stopped(again);
+    endWatch.stop();
   });
 
   it('a crash kafkajs restarts from revokes the lanes; one it does not restart from is fatal', async () => {
@@ -477,27 +519,6 @@ describe('SubscriberConsumer on a fake group member', () => {
     member.fetch(EVENTS);
     expect(copies).not.toHaveBeenCalled();
     expect(deliveries.started).toEqual(['events@1', 'events@2', 'events@3']);
-  });
-
-  it('a consumer that took over settled offsets (a rejoin) stamps with the start of the one before it, and looks for no copies of those partitions', async () => {
-    const cluster = new FakeCluster();
-    cluster.produce(EVENTS, 0, 4);
-    cluster.commit(EVENTS, 1);
-    const copies = vi.fn(async () => new Map<string, number[]>());
-    await running(cluster, {
-      copies,
-      settled: new Map([[`${EVENTS}:0`, { before: 2, ahead: [] }]]),
-      settledSinceMs: 123,
-    });
-    expect(cluster.openSince.get(`${EVENTS}:0`)).toBe(123);
-    // What it handed over includes its copies: nothing to look for.
-    cluster.commit(EVENTS, 1, 100);
-    await running(cluster, {
-      copies,
-      settled: new Map([[`${EVENTS}:0`, { before: 2, ahead: [] }]]),
-      settledSinceMs: 123,
-    });
-    expect(copies).not.toHaveBeenCalled();
   });
 
   it('a look for copies that fails is logged and the join goes on: the records are attempted (a repeat, never a loss)', async () => {
