@@ -298,6 +298,12 @@ function impossibleFilter(block: string): string[] {
 
 describe('docs', () => {
   const all = docs();
+  /** The maintainers' maps, one text: architecture.md and the pages it splits into. */
+  const maps = () =>
+    all
+      .filter((d) => /^docs\/architecture[\w-]*\.md$/.test(d.path))
+      .map((d) => d.text)
+      .join('\n');
 
   it('every table has one separator row, under its header: no row of dashes where a value belongs', () => {
     const wrong = all.flatMap((doc) =>
@@ -349,10 +355,9 @@ describe('docs', () => {
     expect(broken).toEqual([]);
   });
 
-  it('docs/architecture.md names only files and folders that exist', () => {
+  it("the maintainers' maps (docs/architecture*.md) name only files and folders that exist", () => {
     const tracked = spawnSync('git', ['ls-files'], { cwd: root, encoding: 'utf8' }).stdout.split('\n');
-    const map = all.find((d) => d.path === 'docs/architecture.md');
-    const named = codeSpans(split(map?.text ?? '').prose).filter((span) =>
+    const named = codeSpans(split(maps()).prose).filter((span) =>
       /^[\w.-]+(\/[\w.-]+)*\.(ts|md)$|^(packages|services|bench|test)\/[\w./-]*$/.test(span),
     );
     expect(named.length).toBeGreaterThan(40);
@@ -364,7 +369,7 @@ describe('docs', () => {
     expect(named.filter((span) => !exists(span))).toEqual([]);
   });
 
-  it('docs/architecture.md cites only names the code declares, and members their class holds', () => {
+  it("the maintainers' maps cite only names the code declares, and members their class holds", () => {
     const files = spawnSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], {
       cwd: root,
       encoding: 'utf8',
@@ -372,11 +377,10 @@ describe('docs', () => {
     const sources = files
       .filter((f) => /^(packages|services|bench)\/[^/]+\/src\/.*\.ts$/.test(f))
       .map((file) => ({ file, text: readFileSync(join(root, file), 'utf8') }));
-    const map = all.find((d) => d.path === 'docs/architecture.md');
     // `EventSelection`, `SubscriberConsumer.#assign`, `gapAt`: a type, a member of one, a function.
     const cited = [
       ...new Set(
-        codeSpans(split(map?.text ?? '').prose).filter((span) =>
+        codeSpans(split(maps()).prose).filter((span) =>
           /^(?:[A-Z][a-z]\w*|[a-z]+[A-Z]\w*)(?:\.#?[a-zA-Z]\w*)?$/.test(span),
         ),
       ),
