@@ -22,6 +22,7 @@ import { PusherError } from './errors.ts';
 import { AvroEventDecoder, type EventDecoder } from './event-decoder.ts';
 import { PusherMetrics } from './pusher-metrics.ts';
 import { RegistrySchemaSource } from './schema-source.ts';
+import { TopicCreations } from './topic-creations.ts';
 
 export interface PusherResourcesSettings {
   /** Brokers, TLS and SASL, as loadConnectionSettings() made them. */
@@ -129,6 +130,7 @@ export class PusherResources {
   #listedAtMs = 0;
   #listing: Promise<Set<string>> | null = null;
   readonly #stopMemoryGauges: (() => void) | undefined;
+  readonly #creations: TopicCreations;
 
   private constructor(settings: PusherResourcesSettings, kafka: KafkaConnection) {
     this.#settings = settings;
@@ -150,6 +152,7 @@ export class PusherResources {
       settings.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET_MB * 1024 * 1024,
     );
     this.#stopMemoryGauges = this.metrics?.observeMemory(this.memoryBudget);
+    this.#creations = new TopicCreations((specs) => this.admin.ensureTopics(specs));
     this.endWatch = new EndOffsetWatch({
       ends: (topics) => this.admin.partitionEnds(topics),
       everyMs: Math.max(250, this.fetchWaitMs),
@@ -197,7 +200,7 @@ export class PusherResources {
 
   /** Creates what is missing; returns the names it created. */
   async ensureTopics(specs: readonly TopicSpec[]): Promise<string[]> {
-    const created = await this.admin.ensureTopics(specs);
+    const created = await this.#creations.ensure(specs);
     for (const spec of specs) this.#topics?.add(spec.topic);
     return created;
   }

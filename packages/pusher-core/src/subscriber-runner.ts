@@ -177,6 +177,9 @@ export class SubscriberRunner {
     // failure then writes one record, and nothing makes the group rejoin (docs/architecture.md,
     // "Retry tiers made with the subscriber").
     this.#ownTopics = new OwnTopics({ topology, resources, partitions: ownPartitions, log });
+    // The process's shared listing says what exists (a restart: everything), so only what is
+    // missing is asked of the broker.
+    await this.#ownTopics.tiersToRead();
     await this.#ownTopics.ensure();
     const tiers = await this.#ownTopics.tiersToRead();
     await this.#ownTopics.alignRetention().catch((err: unknown) =>
