@@ -22,6 +22,8 @@ export class OwnTopics {
   #complete = false;
   #dlqExists = false;
   #existing: readonly string[] = [];
+  /** Made by this start's ensure(), with the definition's settings: nothing to align. */
+  #created: ReadonlySet<string> = new Set();
 
   constructor(options: {
     topology: SubscriberTopology;
@@ -72,12 +74,13 @@ export class OwnTopics {
     const existing = new Set(this.#existing);
     const specs = this.#topology
       .ownTopics(this.#partitions, this.#resources.replicationFactor)
-      .filter((spec) => existing.has(spec.topic));
+      .filter((spec) => existing.has(spec.topic) && !this.#created.has(spec.topic));
+    const configs = await this.#resources.admin.existingTopicConfigs(specs.map((s) => s.topic));
     const changed: string[] = [];
     for (const spec of specs) {
       const wanted = spec.config?.['retention.ms'];
       if (wanted === undefined) continue;
-      const current = (await this.#resources.admin.topicConfig(spec.topic))?.['retention.ms'];
+      const current = configs.get(spec.topic)?.['retention.ms'];
       if (current === undefined || current === wanted) continue;
       await this.#resources.admin.alterTopicConfig(spec.topic, { 'retention.ms': wanted });
       this.#log('info', 'retention follows the definition', {
@@ -105,6 +108,7 @@ export class OwnTopics {
   async #create(): Promise<void> {
     const specs = this.#topology.ownTopics(this.#partitions, this.#resources.replicationFactor);
     const created = await this.#resources.ensureTopics(specs);
+    this.#created = new Set(created);
     this.#complete = true;
     this.#dlqExists = true;
     if (created.length > 0) this.#log('info', 'created subscriber topics', { topics: created });

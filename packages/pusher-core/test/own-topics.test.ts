@@ -16,10 +16,15 @@ class FakeResources {
   readonly admin = {
     groupLag: async (_group: string, topics: readonly string[]) =>
       topics.map((topic) => ({ topic, lag: this.lag.get(topic) ?? 0 })),
-    topicConfig: async (topic: string) => {
-      const ms = this.retention.get(topic);
-      return ms === undefined ? null : { 'retention.ms': ms, 'cleanup.policy': 'delete' };
-    },
+    existingTopicConfigs: async (topics: readonly string[]) =>
+      new Map(
+        topics.flatMap((topic) => {
+          const ms = this.retention.get(topic);
+          return ms === undefined
+            ? []
+            : [[topic, { 'retention.ms': ms, 'cleanup.policy': 'delete' }] as const];
+        }),
+      ),
     alterTopicConfig: async (topic: string, changes: Record<string, string>) => {
       this.altered.push({ topic, changes });
     },
@@ -81,6 +86,21 @@ describe('OwnTopics: which tiers a subscriber reads', () => {
     resources.lag.set(tier(3), 0);
     resources.lag.set(tier(10), 0);
     expect(await own.tiersToRead()).toEqual([tier(1)]);
+  });
+
+  it("leaves alone the topics this start made (they have the definition's settings): no config is read for them", async () => {
+    const resources = new FakeResources([]);
+    const asked: string[][] = [];
+    const read = resources.admin.existingTopicConfigs;
+    resources.admin.existingTopicConfigs = async (topics) => {
+      asked.push([...topics]);
+      return read(topics);
+    };
+    const own = ownTopics(resources, [100]);
+    await own.ensure();
+    await own.tiersToRead();
+    expect(await own.alignRetention()).toEqual([]);
+    expect(asked).toEqual([[]]);
   });
 
   it("brings an existing tier's and the DLQ's retention to the definition's, leaving the right ones alone", async () => {

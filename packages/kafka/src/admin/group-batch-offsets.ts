@@ -68,6 +68,36 @@ export async function fetchGroupsOffsets(
   return { answers, unanswered: groupIds.filter((g) => !answers.has(g)) };
 }
 
+/**
+ * One group's committed offsets on several topics, by topic: one FindCoordinator (v4) and one
+ * OffsetFetch (v8), asked with the partitions given (so no topic becomes a target of kafkajs's
+ * metadata). Null when the batch cannot answer (a coordinator error, an older broker): the
+ * caller asks the kafkajs way.
+ */
+export async function fetchGroupTopicsOffsets(
+  cluster: BatchCluster,
+  groupId: string,
+  partitions: ReadonlyMap<string, readonly number[]>,
+): Promise<Map<string, GroupOffsetsAnswer['topics'][number]['partitions']> | null> {
+  const [coordinator] = await cluster.brokerPool.withBroker(async ({ broker }) =>
+    speaks(broker, FIND_COORDINATOR_API_KEY, FIND_COORDINATOR_BATCH_VERSION)
+      ? broker.connectionPool.send(findCoordinators([groupId]))
+      : [],
+  );
+  if (coordinator === undefined || coordinator.errorCode !== 0) return null;
+  const broker = await cluster.findBroker({ nodeId: String(coordinator.nodeId) });
+  if (!speaks(broker, OFFSET_FETCH_API_KEY, OFFSET_FETCH_BATCH_VERSION)) return null;
+  const topics = [...partitions].map(([topic, ps]) => ({ topic, partitions: [...ps] }));
+  const [answer] = await broker.connectionPool.send(offsetFetch([{ groupId, topics }]));
+  if (answer === undefined || answer.errorCode !== 0) return null;
+  const out = new Map<string, GroupOffsetsAnswer['topics'][number]['partitions']>();
+  for (const t of answer.topics) {
+    if (t.partitions.some((p) => p.errorCode !== 0)) return null;
+    out.set(t.topic, t.partitions);
+  }
+  return topics.every((t) => out.has(t.topic)) ? out : null;
+}
+
 function speaks(broker: ClusterBroker, apiKey: number, version: number): boolean {
   const range = broker.versions?.[apiKey];
   return range !== undefined && range.minVersion <= version && version <= range.maxVersion;

@@ -93,7 +93,7 @@ async function lowOffsets(admin: Admin, topic: string): Promise<Map<number, stri
   );
 }
 
-function committedOffsetsOf(
+export function committedOffsetsOf(
   partitions: readonly { partition: number; offset: string; metadata: string | null }[],
   lows: ReadonlyMap<number, string>,
 ): CommittedOffset[] {

@@ -6,6 +6,7 @@ import { accessOf, kafkaOf } from '../connection/raw-client.ts';
 import { createAcls } from './acls.ts';
 import type { BatchCluster } from './cluster-metadata.ts';
 import { fetchGroupsOffsets } from './group-batch-offsets.ts';
+import { fetchGroupLedger, type TopicLedger } from './group-ledger-read.ts';
 import {
   type CommittedOffset,
   commitGroupOffsets,
@@ -16,7 +17,7 @@ import {
   listGroupIds,
 } from './group-offsets.ts';
 import { describeGroupStates, type GroupState } from './group-states.ts';
-import { fetchGroupLag, fetchTopicDepth, type TopicLag } from './lag.ts';
+import { fetchTopicDepth, lagOf, type TopicLag } from './lag.ts';
 import {
   createInternalCluster,
   type InternalCluster,
@@ -205,6 +206,26 @@ export class KafkaAdmin {
     return retryRetriable(() => fetchPartitionEnds(cluster, topics));
   }
 
+  /**
+   * The settings of topics known to exist (a listing named them), by topic: one DescribeConfigs
+   * for all of them, with no listing of every topic first.
+   */
+  async existingTopicConfigs(topics: readonly string[]): Promise<Map<string, Record<string, string>>> {
+    if (topics.length === 0) return new Map();
+    const { resources } = await retryRetriable(() =>
+      this.#admin.describeConfigs({
+        includeSynonyms: false,
+        resources: topics.map((name) => ({ type: TOPIC_RESOURCE, name })),
+      }),
+    );
+    return new Map(
+      resources.map((r) => [
+        r.resourceName,
+        Object.fromEntries(r.configEntries.map((e) => [e.configName, e.configValue])),
+      ]),
+    );
+  }
+
   /** The topic's settings as the broker reports them (defaults included); null when it does not exist. */
   async topicConfig(topic: string): Promise<Record<string, string> | null> {
     if (!(await this.topicExists(topic))) return null;
@@ -288,6 +309,36 @@ export class KafkaAdmin {
     );
   }
 
+  /**
+   * A group's ledger on topics that exist, by topic: its committed offsets and each partition's
+   * range, in one round on the batch cluster (group-ledger-read.ts); where that cannot answer,
+   * committedOffsets and topicOffsets per topic.
+   */
+  groupLedger(groupId: string, topics: readonly string[]): Promise<Map<string, TopicLedger>> {
+    return explained(
+      async () => {
+        if (topics.length === 0) return new Map();
+        const batched = await fetchGroupLedger(
+          (await this.#cluster()) as unknown as BatchCluster,
+          groupId,
+          topics,
+        ).catch(() => null);
+        if (batched !== null) return batched;
+        const read = await Promise.all(
+          topics.map(async (topic) => {
+            const [committed, ranges] = await Promise.all([
+              fetchCommittedOffsets(this.#admin, groupId, topic),
+              partitionRanges(this.#admin, topic),
+            ]);
+            return [topic, { committed, ranges: ranges ?? [] }] as const;
+          }),
+        );
+        return new Map(read);
+      },
+      accessOf(this.#connection, `describe group ${groupId}`),
+    );
+  }
+
   /** How many groups committedOffsetsOfGroups read in a batch, and how many one by one, so far. */
   groupReads(): { readonly batched: number; readonly single: number } {
     return { ...this.#groupReads };
@@ -326,9 +377,10 @@ export class KafkaAdmin {
     return describeGroupStates(this.#admin, groupIds);
   }
 
-  /** The group's lag on each topic: end offsets against its committed offsets. */
-  groupLag(groupId: string, topics: readonly string[]): Promise<TopicLag[]> {
-    return fetchGroupLag(this.#admin, groupId, topics);
+  /** The group's lag on each topic: end offsets against its committed offsets (one groupLedger read). */
+  async groupLag(groupId: string, topics: readonly string[]): Promise<TopicLag[]> {
+    const ledger = await this.groupLedger(groupId, topics);
+    return topics.map((topic) => lagOf(topic, ledger.get(topic) ?? { committed: [], ranges: [] }));
   }
 
   /** Allows `principal` (e.g. `User:pusher`) what the grants list; needs a principal that may ALTER the cluster. */

@@ -1,8 +1,8 @@
 import { type BatchCluster, partitionLeaders } from './cluster-metadata.ts';
 
 /** ListOffsets' timestamps for a partition's end and start. */
-const LATEST = -1;
-const EARLIEST = -2;
+export const LATEST = -1;
+export const EARLIEST = -2;
 
 /**
  * Records each topic holds (high − low over its partitions), as kafkajs's fetchTopicOffsets
@@ -40,9 +40,17 @@ async function fetchOffsetsAt(
   topics: readonly string[],
   timestamp: number,
 ): Promise<Map<string, Map<number, number>>> {
+  if (topics.length === 0) return new Map();
+  return offsetsAt(cluster, await partitionLeaders(cluster, topics), timestamp);
+}
+
+/** Each partition's offset at `timestamp` (LATEST, EARLIEST), by topic: one ListOffsets per leader. */
+export async function offsetsAt(
+  cluster: BatchCluster,
+  leaders: ReadonlyMap<string, readonly { partition: number; leader: number }[]>,
+  timestamp: number,
+): Promise<Map<string, Map<number, number>>> {
   const offsets = new Map<string, Map<number, number>>();
-  if (topics.length === 0) return offsets;
-  const leaders = await partitionLeaders(cluster, topics);
   const byLeader = new Map<number, Map<string, number[]>>();
   for (const [topic, partitions] of leaders) {
     offsets.set(topic, new Map());

@@ -42,35 +42,31 @@ export class AdminGroupLedger implements GroupLedger {
     const own = admin === this.#options.admin ? null : admin;
     try {
       if (own) await own.connect();
-      const read = await Promise.all(
-        topics.map(async (topic) => {
-          const [committed, ranges] = await Promise.all([
-            admin.committedOffsets(groupId, topic),
-            admin.topicOffsets(topic),
-          ]);
-          const byPartition = new Map<number, Omit<PartitionReading, 'partition'>>();
-          for (const r of ranges ?? [])
-            byPartition.set(r.partition, {
-              committed: null,
-              logStart: Number(r.low),
-              logEnd: Number(r.high),
+      const ledger = await admin.groupLedger(groupId, topics);
+      const read = topics.map((topic) => {
+        const { committed, ranges } = ledger.get(topic) ?? { committed: [], ranges: [] };
+        const byPartition = new Map<number, Omit<PartitionReading, 'partition'>>();
+        for (const r of ranges)
+          byPartition.set(r.partition, {
+            committed: null,
+            logStart: Number(r.low),
+            logEnd: Number(r.high),
+          });
+        for (const c of committed)
+          if (c.offset !== null) {
+            const range = byPartition.get(c.partition);
+            byPartition.set(c.partition, {
+              committed: Number(c.offset),
+              logStart: range?.logStart ?? null,
+              logEnd: range?.logEnd ?? null,
+              committedAtMs: c.committedAtMs ?? null,
+              openSinceMs: c.openSinceMs ?? null,
+              rewind: c.rewind ?? null,
             });
-          for (const c of committed)
-            if (c.offset !== null) {
-              const range = byPartition.get(c.partition);
-              byPartition.set(c.partition, {
-                committed: Number(c.offset),
-                logStart: range?.logStart ?? null,
-                logEnd: range?.logEnd ?? null,
-                committedAtMs: c.committedAtMs ?? null,
-                openSinceMs: c.openSinceMs ?? null,
-                rewind: c.rewind ?? null,
-              });
-            }
-          const readings = [...byPartition].map(([partition, r]) => ({ partition, ...r }));
-          return [topic, readings] as const;
-        }),
-      );
+          }
+        const readings = [...byPartition].map(([partition, r]) => ({ partition, ...r }));
+        return [topic, readings] as const;
+      });
       return new Map(read);
     } finally {
       await own?.disconnect().catch(() => undefined);
