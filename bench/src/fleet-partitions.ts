@@ -12,7 +12,9 @@ export interface OwnTopics {
  */
 export async function ownTopics(admin: KafkaAdmin, prefix: string): Promise<OwnTopics> {
   const topics = (await admin.listTopics()).filter((t) => t.startsWith(`hookstream.sub.${prefix}`));
+  // One metadata request for all of them: asked one by one, each would list every topic first.
+  const ends = await admin.partitionEnds(topics);
   let partitions = 0;
-  for (const topic of topics) partitions += (await admin.partitionCount(topic)) ?? 0;
+  for (const byPartition of ends.values()) partitions += byPartition.size;
   return { topics: topics.length, partitions };
 }

@@ -80,3 +80,51 @@ describe('recordSamples and offsetsAt (what the retention headroom reads)', () =
     expect(await admin.offsetsAt(topic, Date.now() + 60_000)).toEqual([{ partition: 0, offset: '3' }]);
   });
 });
+
+describe("groupLedger (a join's ledger read) and groupLag", () => {
+  const kafka = createKafka({ brokers: endpoints.brokers, clientId: 'group-ledger-test', quiet: true });
+  const admin = kafka.admin();
+  const producer = createRawProducer(kafka);
+  afterAll(async () => {
+    await producer.disconnect();
+    await admin.disconnect();
+  });
+
+  it('answers in one round what the per-topic reads answer, commit metadata included, and counts lag from the log start where nothing is committed', async () => {
+    await admin.connect();
+    await producer.connect();
+    const [events, tier] = [uniqueName('ledger-events'), uniqueName('ledger-tier')];
+    await admin.ensureTopics([
+      { topic: events, partitions: 3, replicationFactor: 1 },
+      { topic: tier, partitions: 1, replicationFactor: 1 },
+    ]);
+    const messages = (n: number) => Array.from({ length: n }, (_, i) => ({ key: `k${i}`, value: 'x' }));
+    await producer.send({ topic: events, acks: -1, messages: messages(30) });
+    await producer.send({ topic: tier, acks: -1, messages: messages(4) });
+    const group = uniqueName('ledger-group');
+    const rewind = { untilOffset: 7, atMs: 1_700_000_000_000, by: 'ops' };
+    await admin.commitOffsets(group, events, [{ partition: 1, offset: '2', rewind }]);
+
+    const ledger = await admin.groupLedger(group, [events, tier]);
+    for (const topic of [events, tier])
+      expect(ledger.get(topic)).toEqual({
+        committed: await admin.committedOffsets(group, topic),
+        ranges: await admin.topicOffsets(topic),
+      });
+    expect(ledger.get(events)?.committed.find((c) => c.partition === 1)).toMatchObject({ offset: '2', rewind });
+
+    const ranges = ledger.get(events) ?? { ranges: [] };
+    const eventsEnd = ranges.ranges.reduce((sum, r) => sum + Number(r.high), 0);
+    expect(await admin.groupLag(group, [events, tier])).toEqual([
+      { topic: events, lag: eventsEnd - 2 },
+      { topic: tier, lag: 4 },
+    ]);
+  });
+
+  it('a topic that does not exist: the per-topic reads answer it, as nothing committed and no partitions', async () => {
+    await admin.connect();
+    const missing = uniqueName('ledger-missing');
+    const ledger = await admin.groupLedger(uniqueName('ledger-group'), [missing]);
+    expect(ledger.get(missing)).toEqual({ committed: [], ranges: [] });
+  });
+});
