@@ -4,6 +4,12 @@ import { type CommittedOffset, committedOffsetsOf } from './group-offsets.ts';
 import { EARLIEST, LATEST, offsetsAt } from './topic-depths.ts';
 import type { PartitionRange } from './topic-info.ts';
 
+/** Where the partitions of the topics are led (partitionLeaders, or a LeaderCache's). */
+export type Leaders = (
+  cluster: BatchCluster,
+  topics: readonly string[],
+) => Promise<ReadonlyMap<string, readonly { partition: number; leader: number }[]>>;
+
 /** A group's ledger on one topic: what it committed, and each partition's log start and end. */
 export interface TopicLedger {
   readonly committed: CommittedOffset[];
@@ -21,10 +27,13 @@ export async function fetchGroupLedger(
   cluster: BatchCluster,
   groupId: string,
   topics: readonly string[],
+  leadersOf: Leaders = (c, ts) => partitionLeaders(c, ts),
 ): Promise<Map<string, TopicLedger> | null> {
-  const leaders = await partitionLeaders(cluster, topics);
+  const leaders = await leadersOf(cluster, topics);
   if (topics.some((t) => (leaders.get(t)?.length ?? 0) === 0)) return null;
-  const partitions = new Map([...leaders].map(([t, ps]) => [t, ps.map((p) => p.partition)] as const));
+  const partitions = new Map(
+    [...leaders].map(([t, ps]) => [t, ps.map((p) => p.partition).sort((a, b) => a - b)] as const),
+  );
   try {
     const [committed, high, low] = await Promise.all([
       fetchGroupTopicsOffsets(cluster, groupId, partitions),

@@ -18,6 +18,7 @@ import {
 } from './group-offsets.ts';
 import { describeGroupStates, type GroupState } from './group-states.ts';
 import { fetchTopicDepth, lagOf, type TopicLag } from './lag.ts';
+import { LeaderCache } from './leader-cache.ts';
 import {
   createInternalCluster,
   type InternalCluster,
@@ -25,7 +26,7 @@ import {
   sampleRecords,
 } from './record-samples.ts';
 import { retryRetriable } from './retriable.ts';
-import { fetchPartitionEnds, fetchTopicDepths } from './topic-depths.ts';
+import { fetchTopicDepths, LATEST, offsetsAt } from './topic-depths.ts';
 import {
   brokerCount,
   knownPartitionRanges,
@@ -61,6 +62,8 @@ export class KafkaAdmin {
   readonly #connection: KafkaConnection;
   /** Connections of its own for sampling records and batched group requests, made at first use. */
   #sampler: Promise<InternalCluster> | null = null;
+  /** Leaders of the topics partitionEnds is asked about again and again. */
+  readonly #leaders = new LeaderCache();
   readonly #groupReads = { batched: 0, single: 0 };
 
   constructor(connection: KafkaConnection) {
@@ -197,13 +200,20 @@ export class KafkaAdmin {
   }
 
   /**
-   * Each partition's end offset of many topics that exist, by topic: one metadata request and
-   * one ListOffsets per leader for all of them.
+   * Each partition's end offset of many topics that exist, by topic: one ListOffsets per leader
+   * for all of them, the leaders known from a metadata request of the last minute (LeaderCache).
    */
   async partitionEnds(topics: readonly string[]): Promise<Map<string, Map<number, number>>> {
     if (topics.length === 0) return new Map();
     const cluster = (await this.#cluster()) as unknown as BatchCluster;
-    return retryRetriable(() => fetchPartitionEnds(cluster, topics));
+    return retryRetriable(async () => {
+      try {
+        return await offsetsAt(cluster, await this.#leaders.of(cluster, topics), LATEST);
+      } catch (err) {
+        this.#leaders.forget();
+        throw err;
+      }
+    });
   }
 
   /**
@@ -314,7 +324,12 @@ export class KafkaAdmin {
    * range, in one round on the batch cluster (group-ledger-read.ts); where that cannot answer,
    * committedOffsets and topicOffsets per topic.
    */
-  groupLedger(groupId: string, topics: readonly string[]): Promise<Map<string, TopicLedger>> {
+  groupLedger(
+    groupId: string,
+    topics: readonly string[],
+    /** Leaders from the last minute's metadata (LeaderCache), for reads repeated every few seconds. */
+    { cachedLeaders = false }: { cachedLeaders?: boolean } = {},
+  ): Promise<Map<string, TopicLedger>> {
     return explained(
       async () => {
         if (topics.length === 0) return new Map();
@@ -322,7 +337,12 @@ export class KafkaAdmin {
           (await this.#cluster()) as unknown as BatchCluster,
           groupId,
           topics,
-        ).catch(() => null);
+          cachedLeaders ? (cluster, ts) => this.#leaders.of(cluster, ts) : undefined,
+        ).catch(() => {
+          // A leader moved, a topic went: the next read asks for the leaders again.
+          this.#leaders.forget();
+          return null;
+        });
         if (batched !== null) return batched;
         const read = await Promise.all(
           topics.map(async (topic) => {
@@ -377,9 +397,9 @@ export class KafkaAdmin {
     return describeGroupStates(this.#admin, groupIds);
   }
 
-  /** The group's lag on each topic: end offsets against its committed offsets (one groupLedger read). */
+  /** The group's lag on each topic: end offsets against its committed offsets (one groupLedger read; leaders up to a minute old). */
   async groupLag(groupId: string, topics: readonly string[]): Promise<TopicLag[]> {
-    const ledger = await this.groupLedger(groupId, topics);
+    const ledger = await this.groupLedger(groupId, topics, { cachedLeaders: true });
     return topics.map((topic) => lagOf(topic, ledger.get(topic) ?? { committed: [], ranges: [] }));
   }
 

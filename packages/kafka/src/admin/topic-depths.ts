@@ -27,14 +27,6 @@ export async function fetchTopicDepths(
   return depths;
 }
 
-/** Each partition's end offset (high watermark), by topic: one Metadata request and one ListOffsets per leader. */
-export function fetchPartitionEnds(
-  cluster: BatchCluster,
-  topics: readonly string[],
-): Promise<Map<string, Map<number, number>>> {
-  return fetchOffsetsAt(cluster, topics, LATEST);
-}
-
 async function fetchOffsetsAt(
   cluster: BatchCluster,
   topics: readonly string[],
