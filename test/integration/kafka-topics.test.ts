@@ -111,7 +111,10 @@ describe("groupLedger (a join's ledger read) and groupLag", () => {
         committed: await admin.committedOffsets(group, topic),
         ranges: await admin.topicOffsets(topic),
       });
-    expect(ledger.get(events)?.committed.find((c) => c.partition === 1)).toMatchObject({ offset: '2', rewind });
+    expect(ledger.get(events)?.committed.find((c) => c.partition === 1)).toMatchObject({
+      offset: '2',
+      rewind,
+    });
 
     const ranges = ledger.get(events) ?? { ranges: [] };
     const eventsEnd = ranges.ranges.reduce((sum, r) => sum + Number(r.high), 0);
