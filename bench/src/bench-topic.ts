@@ -57,6 +57,24 @@ export function benchSubscriberName(kind: string): string {
   return `bench-${kind}-${randomUUID().slice(0, 8)}`;
 }
 
+/**
+ * Deletes what a benchmark's subscribers left once their pushers stopped: their groups, and their
+ * own topics (`hookstream.sub.<name>.`: retry tiers and the DLQ, made when a pusher starts).
+ */
+export async function removeBenchSubscribers(kafka: KafkaSettings, names: readonly string[]): Promise<void> {
+  const admin = createKafka({ ...kafka, clientId: 'hookstream-bench', quiet: true }).admin();
+  await admin.connect();
+  try {
+    await admin.deleteGroups(names.map((n) => subscriberGroupId(n))).catch(() => undefined);
+    const own = (await admin.listTopics().catch(() => [] as string[])).filter((t) =>
+      names.some((n) => t.startsWith(`hookstream.sub.${n}.`)),
+    );
+    await admin.deleteTopics(own).catch(() => undefined);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
 /** Deletes groups a benchmark made (a drain's subscriber, a reader) once their members left. */
 export function deleteBenchGroups(kafka: KafkaSettings, groups: readonly string[]): Promise<void> {
   return removeBenchTopics(kafka, [], groups);

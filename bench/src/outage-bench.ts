@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type ConnectionSettings, DEFAULT_BREAKER } from '@hookstream/contracts';
+import { removeBenchSubscribers, removeBenchTopics } from './bench-topic.ts';
 import { inProcessPusher, listenOnLoopback } from './in-process-pusher.ts';
 import { produceBacklog } from './push-bench.ts';
 
@@ -126,6 +127,8 @@ async function outageRun(
   } finally {
     await pusher.stop();
     await endpoint.close();
+    await removeBenchSubscribers(options.connection.kafka, [name]);
+    await removeBenchTopics(options.connection.kafka, [topic]);
   }
 }
 

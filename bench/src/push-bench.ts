@@ -2,13 +2,13 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type ConnectionSettings, type SubscriberDefinition, subscriberGroupId } from '@hookstream/contracts';
+import type { ConnectionSettings, SubscriberDefinition } from '@hookstream/contracts';
 import { createKafka, createRawProducer } from '@hookstream/kafka';
 import { Pusher } from '@hookstream/pusher';
 import { Pool } from 'undici';
 import { BenchEventCodec } from './bench-events.ts';
 import { startWindowProfile } from './bench-profiling.ts';
-import { deleteBenchGroups, removeBenchTopics } from './bench-topic.ts';
+import { removeBenchSubscribers, removeBenchTopics } from './bench-topic.ts';
 import { compareModes, type ModeComparison } from './mode-comparison.ts';
 import {
   compareTracing,
@@ -343,7 +343,7 @@ export async function drainWithPusher(
     return { deliveries: options.events - before, seconds, cpuMicros };
   } finally {
     await pusher.stop();
-    await deleteBenchGroups(options.connection.kafka, [subscriberGroupId(name)]);
+    await removeBenchSubscribers(options.connection.kafka, [name]);
   }
 }
 
