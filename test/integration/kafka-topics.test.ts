@@ -4,10 +4,16 @@ import { uniqueName } from '../support/names.ts';
 import { endpoints } from '../support/stack.ts';
 import { waitFor } from '../support/wait.ts';
 
-describe('ensureTopics', () => {
-  const admin = createKafka({ brokers: endpoints.brokers, clientId: 'topics-test', quiet: true }).admin();
-  afterAll(() => admin.disconnect());
+/** One connection for the file; each test connects it first (connect is idempotent). */
+const kafka = createKafka({ brokers: endpoints.brokers, clientId: 'topics-test', quiet: true });
+const admin = kafka.admin();
+const producer = createRawProducer(kafka);
+afterAll(async () => {
+  await producer.disconnect();
+  await admin.disconnect();
+});
 
+describe('ensureTopics', () => {
   it('creates missing topics with their partitions and settings, and leaves existing ones alone', async () => {
     await admin.connect();
     const topic = uniqueName('topics-test');
@@ -35,14 +41,6 @@ describe('ensureTopics', () => {
 });
 
 describe('recordSamples and offsetsAt (what the retention headroom reads)', () => {
-  const kafka = createKafka({ brokers: endpoints.brokers, clientId: 'samples-test', quiet: true });
-  const admin = kafka.admin();
-  const producer = createRawProducer(kafka);
-  afterAll(async () => {
-    await producer.disconnect();
-    await admin.disconnect();
-  });
-
   it("reads the timestamp of the record at an offset and the records' mean size, joining no group", async () => {
     await admin.connect();
     await producer.connect();
@@ -82,14 +80,6 @@ describe('recordSamples and offsetsAt (what the retention headroom reads)', () =
 });
 
 describe("groupLedger (a join's ledger read) and groupLag", () => {
-  const kafka = createKafka({ brokers: endpoints.brokers, clientId: 'group-ledger-test', quiet: true });
-  const admin = kafka.admin();
-  const producer = createRawProducer(kafka);
-  afterAll(async () => {
-    await producer.disconnect();
-    await admin.disconnect();
-  });
-
   it('answers in one round what the per-topic reads answer, commit metadata included, and counts lag from the log start where nothing is committed', async () => {
     await admin.connect();
     await producer.connect();

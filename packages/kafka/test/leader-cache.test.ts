@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { BatchCluster } from '../src/admin/cluster-metadata.ts';
 import { LeaderCache } from '../src/admin/leader-cache.ts';
 
@@ -29,7 +29,12 @@ function countingCluster() {
 }
 
 describe('LeaderCache', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('asks only for topics it does not know or knows too long, and everything again after forget', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
     const { asked, cluster } = countingCluster();
     const cache = new LeaderCache(50);
     expect(await cache.of(cluster, ['a', 'b'])).toEqual(
@@ -40,7 +45,7 @@ describe('LeaderCache', () => {
     );
     await cache.of(cluster, ['a', 'b', 'c']);
     expect(asked).toEqual([['a', 'b'], ['c']]);
-    await new Promise((r) => setTimeout(r, 60));
+    vi.setSystemTime(Date.now() + 51);
     await cache.of(cluster, ['a']);
     cache.forget();
     await cache.of(cluster, ['c']);

@@ -8,9 +8,8 @@ import type { SubscriberTopology } from './subscriber-topology.ts';
  * join: the group reads its tiers from that join on, so a first failure writes one record and no
  * rejoin follows. The writes into them still wait for `ensure`, which is settled from the start on.
  *
- * Which tiers are read does not follow the definition alone: a tier that exists is read at once
- * (a grown schedule's new tier appears only at its first retry), and a tier the definition no
- * longer lists is read while it holds records above the ledger (a shrunk schedule), so no record
+ * Which tiers are read does not follow the definition alone: the definition's tiers (a grown
+ * schedule's new one made at this start), and a tier the definition no longer lists is read while it holds records above the ledger (a shrunk schedule), so no record
  * waits in a tier nobody reads.
  */
 export class OwnTopics {

@@ -175,7 +175,7 @@ export class SubscriberRunner {
     const ownPartitions = Math.min(partitions, resources.tierPartitions ?? partitions);
     // The tiers and the DLQ exist before the group's first join, which reads them: a first
     // failure then writes one record, and nothing makes the group rejoin (docs/architecture.md,
-    // "Retry tiers made with the subscriber").
+    // "When tiers are created").
     this.#ownTopics = new OwnTopics({ topology, resources, partitions: ownPartitions, log });
     // The process's shared listing says what exists (a restart: everything), so only what is
     // missing is asked of the broker.

@@ -239,15 +239,7 @@ export class KafkaAdmin {
   /** The topic's settings as the broker reports them (defaults included); null when it does not exist. */
   async topicConfig(topic: string): Promise<Record<string, string> | null> {
     if (!(await this.topicExists(topic))) return null;
-    const { resources } = await retryRetriable(() =>
-      this.#admin.describeConfigs({
-        includeSynonyms: false,
-        resources: [{ type: TOPIC_RESOURCE, name: topic }],
-      }),
-    );
-    const config: Record<string, string> = {};
-    for (const entry of resources[0]?.configEntries ?? []) config[entry.configName] = entry.configValue;
-    return config;
+    return (await this.existingTopicConfigs([topic])).get(topic) ?? {};
   }
 
   /**

@@ -15,9 +15,10 @@ export async function fetchTopicDepths(
 ): Promise<Map<string, number>> {
   const depths = new Map<string, number>();
   if (topics.length === 0) return depths;
+  const leaders = await partitionLeaders(cluster, topics);
   const [high, low] = await Promise.all([
-    fetchOffsetsAt(cluster, topics, LATEST),
-    fetchOffsetsAt(cluster, topics, EARLIEST),
+    offsetsAt(cluster, leaders, LATEST),
+    offsetsAt(cluster, leaders, EARLIEST),
   ]);
   for (const [topic, ends] of high) {
     let sum = 0;
@@ -25,15 +26,6 @@ export async function fetchTopicDepths(
     depths.set(topic, sum);
   }
   return depths;
-}
-
-async function fetchOffsetsAt(
-  cluster: BatchCluster,
-  topics: readonly string[],
-  timestamp: number,
-): Promise<Map<string, Map<number, number>>> {
-  if (topics.length === 0) return new Map();
-  return offsetsAt(cluster, await partitionLeaders(cluster, topics), timestamp);
 }
 
 /** Each partition's offset at `timestamp` (LATEST, EARLIEST), by topic: one ListOffsets per leader. */

@@ -41,6 +41,8 @@ describe('KafkaAdmin', () => {
     describeConfigs: async () => ({
       resources: [
         {
+          // Kafka names each resource in its answer; the admin matches configs to topics by it.
+          resourceName: 'orders',
           configEntries: [
             { configName: 'retention.ms', configValue: '86400000' },
             { configName: 'cleanup.policy', configValue: 'delete' },

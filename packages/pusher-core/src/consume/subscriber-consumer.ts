@@ -356,7 +356,7 @@ export class SubscriberConsumer {
           const settled = ahead === undefined ? null : { before: ledger, ahead };
           if (topic === this.#sub.eventsTopic)
             this.#startEventsLane(partition, ledger, settled, carriedRewind(reading?.rewind, ledger));
-          else this.#startTierLane(topic, partition, ledger, settled, reading?.logEnd ?? null, generation);
+          else this.#startTierLane(topic, partition, ledger, settled, reading?.logEnd ?? null);
         }
       }
     })().catch((err: unknown) => this.#lost('could not set up the assignment', err));
@@ -400,7 +400,6 @@ export class SubscriberConsumer {
     ledger: number,
     settled: SettledOffsets | null,
     logEnd: number | null,
-    generation: number,
   ): void {
     const lane = new TierLane({
       topic,
@@ -426,11 +425,8 @@ export class SubscriberConsumer {
       this.#member.resume(topic, [partition]);
       return;
     }
-    this.#wakeups.push(
-      watch.whenPast(topic, partition, logEnd, () => {
-        if (generation === this.#generation && !this.#stopping) this.#resumeFetch(topic, partition);
-      }),
-    );
+    // Cancelled at the next revoke and at stop, so a wake-up only ever reaches this lane's fetch.
+    this.#wakeups.push(watch.whenPast(topic, partition, logEnd, () => this.#resumeFetch(topic, partition)));
   }
 
   /**
