@@ -12,6 +12,9 @@ export interface HeapFigures {
   readonly totalMiB: number;
   /** Memory of Buffers and other C++ objects tied to JS objects (outside the V8 heap). */
   readonly externalMiB: number;
+  /** The event loop's delay since the previous ask (or the start), ms: its p99 and its most. */
+  readonly loopDelayP99Ms: number;
+  readonly loopDelayMaxMs: number;
 }
 
 /** Output lines kept for an error message when the fleet fails. */
@@ -27,6 +30,8 @@ export class FleetChild {
   readonly #tail: string[] = [];
   readonly #heapLines: string[] = [];
   readonly pid: number;
+  /** `joined group` lines it logged: each one a JoinGroup and SyncGroup at a coordinator. */
+  joins = 0;
 
   private constructor(child: ChildProcess, pid: number) {
     this.#child = child;
@@ -77,8 +82,21 @@ export class FleetChild {
     while (this.#heapLines.length === before && performance.now() < deadline) await sleep(20);
     const line = this.#heapLines[before];
     if (line === undefined) return null;
-    const m = JSON.parse(line) as { heapUsed: number; heapTotal: number; external: number };
-    return { usedMiB: mib(m.heapUsed), totalMiB: mib(m.heapTotal), externalMiB: mib(m.external) };
+    const m = JSON.parse(line) as {
+      heapUsed: number;
+      heapTotal: number;
+      external: number;
+      loopP99Ns: number;
+      loopMaxNs: number;
+    };
+    const ms = (ns: number) => Math.round(ns / 1e5) / 10;
+    return {
+      usedMiB: mib(m.heapUsed),
+      totalMiB: mib(m.heapTotal),
+      externalMiB: mib(m.external),
+      loopDelayP99Ms: ms(m.loopP99Ns),
+      loopDelayMaxMs: ms(m.loopMaxNs),
+    };
   }
 
   /** SIGTERM (a clean stop: every subscriber commits and leaves), SIGKILL after `graceMs`. */
@@ -93,7 +111,15 @@ export class FleetChild {
     return 'killed';
   }
 
+  /** kill -9: no commit, no leave; its groups wait out the session timeout. */
+  async crash(): Promise<void> {
+    if (this.ended !== null) return;
+    this.#child.kill('SIGKILL');
+    await this.#exited;
+  }
+
   #keep(line: string): void {
+    if (line.includes('"msg":"joined group"')) this.joins++;
     this.#tail.push(line);
     if (this.#tail.length > TAIL_LINES) this.#tail.shift();
   }
