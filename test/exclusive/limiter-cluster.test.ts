@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createConnection } from 'node:net';
-import { DestinationLimiter, SharedWindow } from '@hookstream/delivery';
+import { DestinationLimiter, RedisBreakerStore, RedisConnections, SharedWindow } from '@hookstream/delivery';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../support/ports.ts';
 import { redisUrl } from '../support/stack.ts';
@@ -9,14 +9,27 @@ import { waitFor } from '../support/wait.ts';
 
 describe('DestinationLimiter clustered on Redis', () => {
   const limiters: DestinationLimiter[] = [];
+  // One per simulated instance: a process shares its connections among its destinations.
+  const connections: RedisConnections[] = [];
+  const instance = (url = redisUrl) => {
+    const redis = new RedisConnections(url);
+    connections.push(redis);
+    return redis;
+  };
   afterEach(async () => {
     await Promise.all(limiters.splice(0).map((l) => l.stop()));
+    await Promise.all(connections.splice(0).map((c) => c.close()));
   });
 
   async function pair(perSecond: number): Promise<[DestinationLimiter, DestinationLimiter]> {
-    const cluster = { redisUrl, clusterId: `test-${randomBytes(4).toString('hex')}` };
+    const clusterId = `test-${randomBytes(4).toString('hex')}`;
     const make = () =>
-      new DestinationLimiter({ origin: 'http://x', rate: { perSecond, burst: 0 }, concurrency: 10, cluster });
+      new DestinationLimiter({
+        origin: 'http://x',
+        rate: { perSecond, burst: 0 },
+        concurrency: 10,
+        cluster: { redis: instance(), clusterId },
+      });
     const both: [DestinationLimiter, DestinationLimiter] = [make(), make()];
     limiters.push(...both);
     await Promise.all(both.map((l) => l.ready()));
@@ -82,8 +95,8 @@ describe('DestinationLimiter clustered on Redis', () => {
   it('the shared window lets limit sends through across instances, then tells the next to wait', async () => {
     const clusterId = `test-${randomBytes(4).toString('hex')}`;
     const settings = { limit: 3, windowMs: 1030 };
-    const a = new SharedWindow(redisUrl, clusterId, settings);
-    const b = new SharedWindow(redisUrl, clusterId, settings);
+    const a = new SharedWindow(instance(), clusterId, settings);
+    const b = new SharedWindow(instance(), clusterId, settings);
     try {
       await Promise.all([a.ready(), b.ready()]);
       const claims = [await a.claim(), await b.claim(), await a.claim()];
@@ -101,7 +114,7 @@ describe('DestinationLimiter clustered on Redis', () => {
   it('a finished send holds the shared window for one second after its response, not the margin more', async () => {
     const clusterId = `test-${randomBytes(4).toString('hex')}`;
     const settings = { limit: 1, windowMs: 1030 };
-    const a = new SharedWindow(redisUrl, clusterId, settings);
+    const a = new SharedWindow(instance(), clusterId, settings);
     try {
       await a.ready();
       const claim = await a.claim();
@@ -122,8 +135,8 @@ describe('DestinationLimiter clustered on Redis', () => {
     const clusterId = `test-${randomBytes(4).toString('hex')}`;
     const settings = { limit: 100, windowMs: 1030 };
     const spacing = { gapMs: 50, toleranceMs: 2 };
-    const a = new SharedWindow(redisUrl, clusterId, settings, spacing);
-    const b = new SharedWindow(redisUrl, clusterId, settings, spacing);
+    const a = new SharedWindow(instance(), clusterId, settings, spacing);
+    const b = new SharedWindow(instance(), clusterId, settings, spacing);
     try {
       await Promise.all([a.ready(), b.ready()]);
       const before = performance.now();
@@ -150,6 +163,35 @@ describe('DestinationLimiter clustered on Redis', () => {
       expect(granted).toHaveProperty('id');
     } finally {
       await Promise.all([a.stop(), b.stop()]);
+    }
+  });
+});
+
+describe("a process's Redis connections", () => {
+  it('stay a handful however many destinations share limits and breakers through them', async () => {
+    const name = `hookstream-test-${randomBytes(4).toString('hex')}`;
+    const redis = new RedisConnections(redisUrl, name);
+    const destinations = Array.from({ length: 40 }, (_, i) => ({
+      limiter: new DestinationLimiter({
+        origin: `http://d${i}`,
+        rate: { perSecond: 50, burst: 0 },
+        concurrency: 2,
+        cluster: { redis, clusterId: `${name}-${i}` },
+      }),
+      breaker: new RedisBreakerStore(redis, `${name}-${i}`),
+    }));
+    try {
+      await Promise.all(destinations.flatMap((d) => [d.limiter.ready(), d.breaker.ready()]));
+      await Promise.all(destinations.map((d) => d.limiter.schedule(async () => d.breaker.read())));
+      const clients = await redis.windows().client('LIST');
+      const mine = String(clients)
+        .split('\n')
+        .filter((line) => line.includes(` name=${name} `));
+      // Windows, breakers, and Bottleneck's commands and pub/sub: four, not four per destination.
+      expect(mine).toHaveLength(4);
+    } finally {
+      await Promise.all(destinations.map((d) => Promise.all([d.limiter.stop(), d.breaker.stop()])));
+      await redis.close();
     }
   });
 });
@@ -181,19 +223,19 @@ describe('DestinationLimiter on a Redis that requires a password', () => {
         stdio: 'ignore',
       },
     );
-    const cluster = {
-      redisUrl: `redis://:${password}@127.0.0.1:${port}/0`,
-      clusterId: `auth-${randomBytes(4).toString('hex')}`,
-    };
+    const url = `redis://:${password}@127.0.0.1:${port}/0`;
+    const clusterId = `auth-${randomBytes(4).toString('hex')}`;
+    const processes = [new RedisConnections(url), new RedisConnections(url)];
     await waitFor('the password-protected Redis to listen', () => canConnect(port));
-    const make = () =>
-      new DestinationLimiter({
-        origin: 'http://x',
-        rate: { perSecond: 20, burst: 0 },
-        concurrency: 10,
-        cluster,
-      });
-    const [a, b] = [make(), make()];
+    const [a, b] = processes.map(
+      (redis) =>
+        new DestinationLimiter({
+          origin: 'http://x',
+          rate: { perSecond: 20, burst: 0 },
+          concurrency: 10,
+          cluster: { redis, clusterId },
+        }),
+    ) as [DestinationLimiter, DestinationLimiter];
     try {
       await Promise.all([a.ready(), b.ready()]);
       const starts: number[] = [];
@@ -207,6 +249,7 @@ describe('DestinationLimiter on a Redis that requires a password', () => {
       expect((starts.at(-1) ?? 0) - (starts[0] ?? 0)).toBeGreaterThanOrEqual(5 * 50 - 5);
     } finally {
       await Promise.all([a.stop(), b.stop()]);
+      await Promise.all(processes.map((p) => p.close()));
     }
   });
 });

@@ -3,8 +3,7 @@ import { type CapShare, FairShareCap, Semaphore } from '@hookstream/concurrency'
 import type { RateSettings } from '@hookstream/contracts';
 import Bottleneck from 'bottleneck';
 import { ArrivalWindow } from './arrival-window.ts';
-import { redisClass } from './redis-client.ts';
-import { redisOptionsFromUrl } from './redis-options.ts';
+import type { RedisConnections } from './redis-connections.ts';
 import { boundedPauseUntil } from './retry-after.ts';
 import { SharedWindow, sharedWindowSettings } from './shared-window.ts';
 import { StartSchedule } from './start-schedule.ts';
@@ -21,7 +20,7 @@ export interface LimiterOptions {
    * Shares rate, concurrency and 429 pauses with every instance using the same Redis and
    * clusterId (Bottleneck clustering), so the limit holds across a subscriber's instances.
    */
-  readonly cluster?: { readonly redisUrl: string; readonly clusterId: string };
+  readonly cluster?: { readonly redis: RedisConnections; readonly clusterId: string };
 }
 
 /**
@@ -132,7 +131,7 @@ export class DestinationLimiter {
       return;
     }
     this.#shared = new SharedWindow(
-      options.cluster.redisUrl,
+      options.cluster.redis,
       options.cluster.clusterId,
       sharedWindowSettings(options.rate),
       spacing,
@@ -141,9 +140,7 @@ export class DestinationLimiter {
       ...settings,
       id: `hookstream:${options.cluster.clusterId}`,
       datastore: 'ioredis',
-      // Passed in because Bottleneck's own require('ioredis') does not exist in an ES module.
-      Redis: redisClass(),
-      clientOptions: redisOptionsFromUrl(options.cluster.redisUrl),
+      connection: options.cluster.redis.bottleneck(),
       clearDatastore: false,
       // Keys of a limiter nobody has used for this long expire from Redis.
       timeout: 600_000,

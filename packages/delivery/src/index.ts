@@ -60,6 +60,7 @@ export {
   routeTier,
 } from './policy.ts';
 export { RedisBreakerStore } from './redis-breaker-store.ts';
+export { RedisConnections } from './redis-connections.ts';
 export { boundedPauseUntil, MAX_RETRY_AFTER_MS, parseRetryAfter } from './retry-after.ts';
 export type { SharedSpacing, SharedWindowSettings } from './shared-window.ts';
 export {

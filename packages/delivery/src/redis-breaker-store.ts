@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { SharedOpen } from './breaker-policy.ts';
 import type { BreakerStore } from './breaker-store.ts';
-import { redisClass } from './redis-client.ts';
+import type { RedisConnections } from './redis-connections.ts';
 
 /**
  * An open breaker is forgotten after this long without being written again: longer than the
@@ -20,15 +20,17 @@ export class RedisBreakerStore implements BreakerStore {
   readonly #key: string;
   readonly #holder = randomBytes(6).toString('hex');
 
-  constructor(redisUrl: string, clusterId: string) {
+  readonly #connections: RedisConnections;
+
+  /** On the process's fail-fast client: a Redis outage makes the breaker per process for a while. */
+  constructor(connections: RedisConnections, clusterId: string) {
     this.#key = `hookstream:breaker:${clusterId}`;
-    // One try per command: a Redis outage makes the breaker per process for a while rather than
-    // holding a record's delivery behind a reconnecting client.
-    this.#redis = new (redisClass())(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    this.#connections = connections;
+    this.#redis = connections.failFast();
   }
 
-  async ready(): Promise<void> {
-    if (this.#redis.status === 'wait') await this.#redis.connect();
+  ready(): Promise<void> {
+    return this.#connections.connect(this.#redis);
   }
 
   async read(): Promise<SharedOpen | null> {
@@ -69,8 +71,6 @@ export class RedisBreakerStore implements BreakerStore {
     await this.#redis.set(`${this.#key}:probe`, this.#holder, 'PX', ttlMs);
   }
 
-  async stop(): Promise<void> {
-    if (this.#redis.status === 'wait') return this.#redis.disconnect();
-    await this.#redis.quit().catch(() => this.#redis.disconnect());
-  }
+  /** Nothing to release: the connection is the process's (RedisConnections). */
+  async stop(): Promise<void> {}
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { RateSettings } from '@hookstream/contracts';
 import type { Redis } from 'ioredis';
-import { redisClass } from './redis-client.ts';
+import type { RedisConnections } from './redis-connections.ts';
 
 /**
  * How much longer than one second the shared window counts. Instances claim a send at Redis's
@@ -87,7 +87,14 @@ redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) * 2)
 return 0
 `;
 
-interface WindowCommands {
+/** Defines the window's scripts on a client (once: RedisConnections makes it). */
+export function defineWindowCommands(redis: Redis): Redis & WindowCommands {
+  redis.defineCommand('hookstreamWindowClaim', { numberOfKeys: 2, lua: CLAIM });
+  redis.defineCommand('hookstreamWindowDone', { numberOfKeys: 1, lua: DONE });
+  return redis as Redis & WindowCommands;
+}
+
+export interface WindowCommands {
   hookstreamWindowClaim(
     key: string,
     dueKey: string,
@@ -107,6 +114,7 @@ interface WindowCommands {
  */
 export class SharedWindow {
   readonly #redis: Redis & WindowCommands;
+  readonly #connections: RedisConnections;
   readonly #key: string;
   readonly #settings: SharedWindowSettings;
   readonly #spacing: SharedSpacing;
@@ -114,7 +122,7 @@ export class SharedWindow {
   #sequence = 0;
 
   constructor(
-    redisUrl: string,
+    connections: RedisConnections,
     clusterId: string,
     settings: SharedWindowSettings,
     spacing: SharedSpacing = { gapMs: 0, toleranceMs: 0 },
@@ -122,14 +130,12 @@ export class SharedWindow {
     this.#settings = settings;
     this.#spacing = spacing;
     this.#key = `hookstream:window:${clusterId}`;
-    const redis = new (redisClass())(redisUrl, { lazyConnect: true, maxRetriesPerRequest: null });
-    redis.defineCommand('hookstreamWindowClaim', { numberOfKeys: 2, lua: CLAIM });
-    redis.defineCommand('hookstreamWindowDone', { numberOfKeys: 1, lua: DONE });
-    this.#redis = redis as Redis & WindowCommands;
+    this.#connections = connections;
+    this.#redis = connections.windows();
   }
 
-  async ready(): Promise<void> {
-    if (this.#redis.status === 'wait') await this.#redis.connect();
+  ready(): Promise<void> {
+    return this.#connections.connect(this.#redis);
   }
 
   /** Claims a send now: returns its id, or the ms to wait before trying again. */
@@ -154,7 +160,6 @@ export class SharedWindow {
     await this.#redis.hookstreamWindowDone(this.#key, id, this.#settings.windowMs);
   }
 
-  async stop(): Promise<void> {
-    await this.#redis.quit().catch(() => this.#redis.disconnect());
-  }
+  /** Nothing to release: the connection is the process's (RedisConnections). */
+  async stop(): Promise<void> {}
 }

@@ -5,6 +5,7 @@ import {
   DestinationLimiter,
   limiterMode,
 } from '../src/destination-limiter.ts';
+import { RedisConnections } from '../src/redis-connections.ts';
 import { MAX_RETRY_AFTER_MS } from '../src/retry-after.ts';
 
 describe('bottleneckSettings', () => {
@@ -19,7 +20,7 @@ describe('bottleneckSettings', () => {
   });
 
   it('uses whole milliseconds rounded down for clustered limiters (the shared window spaces them)', () => {
-    const cluster = { redisUrl: 'redis://127.0.0.1:6379', clusterId: 'x' };
+    const cluster = { redis: new RedisConnections('redis://127.0.0.1:6379'), clusterId: 'x' };
     expect(bottleneckSettings({ rate: { perSecond: 20, burst: 0 }, concurrency: 3, cluster }).minTime).toBe(
       50,
     );
@@ -44,7 +45,7 @@ describe('bottleneckSettings', () => {
 
 describe('limiterMode', () => {
   it('spaces up to 200/s without burst, uses a token bucket otherwise, and Bottleneck only when clustered', () => {
-    const cluster = { redisUrl: 'redis://127.0.0.1:6379', clusterId: 'x' };
+    const cluster = { redis: new RedisConnections('redis://127.0.0.1:6379'), clusterId: 'x' };
     expect(limiterMode({ rate: { perSecond: 200, burst: 0 } })).toBe('spaced');
     expect(limiterMode({ rate: { perSecond: 201, burst: 0 } })).toBe('bucket');
     expect(limiterMode({ rate: { perSecond: 5, burst: 2 } })).toBe('bucket');

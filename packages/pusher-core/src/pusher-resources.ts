@@ -4,7 +4,13 @@ import {
   type LogFn,
   type RegistrySettings,
 } from '@hookstream/contracts';
-import { createInFlightCap, type EgressProxy, type InFlightCap, OriginPools } from '@hookstream/delivery';
+import {
+  createInFlightCap,
+  type EgressProxy,
+  type InFlightCap,
+  OriginPools,
+  RedisConnections,
+} from '@hookstream/delivery';
 import {
   createKafka,
   type KafkaAdmin,
@@ -107,7 +113,8 @@ export class PusherResources {
   readonly httpPools: OriginPools;
   readonly metrics: PusherMetrics | undefined;
   readonly replicationFactor: number;
-  readonly limiterRedisUrl: string | undefined;
+  /** The Redis connections every destination's shared limits and breaker use; null: no Redis. */
+  readonly redis: RedisConnections | null;
   readonly tierPartitions: number | undefined;
   readonly fetchWaitMs: number;
   readonly fetchMaxBytes: number | undefined;
@@ -144,7 +151,7 @@ export class PusherResources {
     this.inFlightCap = settings.inFlightCap ?? createInFlightCap(1000);
     this.metrics = settings.meter ? new PusherMetrics(settings.meter) : undefined;
     this.replicationFactor = settings.replicationFactor ?? 1;
-    this.limiterRedisUrl = settings.limiterRedisUrl;
+    this.redis = settings.limiterRedisUrl ? new RedisConnections(settings.limiterRedisUrl) : null;
     this.tierPartitions = settings.tierPartitions;
     this.fetchWaitMs = settings.fetchWaitMs ?? 100;
     this.fetchMaxBytes = settings.fetchMaxBytes;
@@ -305,5 +312,6 @@ export class PusherResources {
     await this.attemptLog.close();
     await this.sender.disconnect().catch(() => undefined);
     await this.admin.disconnect().catch(() => undefined);
+    await this.redis?.close();
   }
 }

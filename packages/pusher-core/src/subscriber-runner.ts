@@ -324,13 +324,8 @@ export class SubscriberRunner {
       rate: definition.rate,
       concurrency: definition.concurrency,
       inFlightCap: resources.inFlightCap.share(topology.name),
-      ...(resources.limiterRedisUrl
-        ? {
-            cluster: {
-              redisUrl: resources.limiterRedisUrl,
-              clusterId: `${topology.name}:${topology.origin}`,
-            },
-          }
+      ...(resources.redis
+        ? { cluster: { redis: resources.redis, clusterId: `${topology.name}:${topology.origin}` } }
         : {}),
     });
     await this.#limiter.ready();
@@ -366,12 +361,12 @@ export class SubscriberRunner {
   #healthOf(): EndpointHealth {
     if (this.#health !== null) return this.#health;
     const { topology, resources, log } = this.#options;
-    const redisUrl = resources.limiterRedisUrl;
+    const { redis } = resources;
     this.#health = new EndpointHealth({
       definition: topology.definition,
       log,
       // The limiter's Redis, so the instances sharing its limits share its breaker too.
-      ...(redisUrl ? { store: new RedisBreakerStore(redisUrl, `${topology.name}:${topology.origin}`) } : {}),
+      ...(redis ? { store: new RedisBreakerStore(redis, `${topology.name}:${topology.origin}`) } : {}),
       disable: (verdict) => this.#disable(verdict),
     });
     return this.#health;

@@ -1,0 +1,89 @@
+import Bottleneck from 'bottleneck';
+import type { Redis } from 'ioredis';
+import { redisClass } from './redis-client.ts';
+import { redisOptionsFromUrl } from './redis-options.ts';
+import { defineWindowCommands, type WindowCommands } from './shared-window.ts';
+
+/**
+ * The Redis connections one process shares among every destination's limits and breaker: a
+ * client that waits out reconnects (the shared windows), one that fails fast (the breakers), and
+ * Bottleneck's pair (commands and pub/sub), each made when first asked. One connection of each
+ * per destination made four per subscriber per instance: three instances of 1,000 subscribers
+ * overran Redis's 10,000 clients, and subscribers failed to start.
+ */
+export class RedisConnections {
+  readonly url: string;
+  /** What CLIENT LIST shows for each of them, so an operator can tell the processes apart. */
+  readonly name: string;
+  #windows: (Redis & WindowCommands) | null = null;
+  #failFast: Redis | null = null;
+  #bottleneck: Bottleneck.IORedisConnection | null = null;
+  readonly #connecting = new Map<Redis, Promise<void>>();
+
+  constructor(url: string, name = 'hookstream') {
+    this.url = url;
+    this.name = name;
+  }
+
+  /** Commands that wait out a reconnect: a send waits for its claim rather than go unlimited. */
+  windows(): Redis & WindowCommands {
+    if (this.#windows === null)
+      this.#windows = defineWindowCommands(
+        new (redisClass())(this.url, {
+          lazyConnect: true,
+          maxRetriesPerRequest: null,
+          connectionName: this.name,
+        }),
+      );
+    return this.#windows;
+  }
+
+  /** One try per command: a Redis outage makes a breaker per process rather than hold deliveries. */
+  failFast(): Redis {
+    this.#failFast ??= new (redisClass())(this.url, {
+      lazyConnect: true,
+      maxRetriesPerRequest: 1,
+      connectionName: this.name,
+    });
+    return this.#failFast;
+  }
+
+  /** Bottleneck's connection, shared: a limiter's disconnect only unsubscribes that limiter. */
+  bottleneck(): Bottleneck.IORedisConnection {
+    if (this.#bottleneck === null) {
+      this.#bottleneck = new Bottleneck.IORedisConnection({
+        // Passed in because Bottleneck's own require('ioredis') does not exist in an ES module.
+        Redis: redisClass(),
+        clientOptions: { ...redisOptionsFromUrl(this.url), connectionName: this.name },
+      });
+      // Each limiter reports its own failures; the connection's would otherwise go unheard.
+      this.#bottleneck.on('error', () => undefined);
+    }
+    return this.#bottleneck;
+  }
+
+  /** Connects a client once, however many destinations ask at the same time. */
+  connect(client: Redis): Promise<void> {
+    let connecting = this.#connecting.get(client);
+    if (connecting === undefined) {
+      connecting = client.status === 'wait' ? client.connect() : Promise.resolve();
+      this.#connecting.set(client, connecting);
+    }
+    return connecting;
+  }
+
+  async close(): Promise<void> {
+    const quit = (c: Redis | null) =>
+      c === null || c.status === 'wait'
+        ? c?.disconnect()
+        : c.quit().then(
+            () => undefined,
+            () => c.disconnect(),
+          );
+    await Promise.all([
+      quit(this.#windows),
+      quit(this.#failFast),
+      this.#bottleneck?.disconnect(true).catch(() => this.#bottleneck?.disconnect(false)),
+    ]);
+  }
+}
