@@ -2,6 +2,7 @@
 // module cache before kafkajs's batch decoder loads (at a consumer's first fetch), and the other
 // patches must be in place before the first connection or send. See README.md beside this file.
 import { createRequire } from 'node:module';
+import { patchKafkajsFetchSlots } from './fetch-slots.ts';
 import { installPatches, type KafkajsPatch, type PatchReport } from './guard.ts';
 import { patchKafkajsIdleLoop } from './idle-loop.ts';
 import { patchKafkajsOffsetOutOfRange } from './offset-out-of-range.ts';
@@ -22,6 +23,8 @@ const PATCHES: readonly KafkajsPatch[] = [
   { name: 'produce-encoding', kind: 'performance', install: patchKafkajsProduceEncoding },
   { name: 'idle-loop', kind: 'performance', install: patchKafkajsIdleLoop },
   { name: 'paused-fetch', kind: 'performance', install: patchKafkajsPausedFetch },
+  // Bounds the fetch answers a fleet decodes at once, as when a thousand groups rebalance together.
+  { name: 'fetch-slots', kind: 'performance', install: patchKafkajsFetchSlots },
   { name: 'offset-out-of-range', kind: 'correctness', install: patchKafkajsOffsetOutOfRange },
   // Fewer duplicates at a rebalance; delivery stays at least once without it.
   { name: 'rejoin-barrier', kind: 'performance', install: patchKafkajsRejoinBarrier },

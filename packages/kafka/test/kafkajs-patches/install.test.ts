@@ -19,6 +19,7 @@ describe('the kafkajs patches the package installs', () => {
       ['produce-encoding', 'installed'],
       ['idle-loop', 'installed'],
       ['paused-fetch', 'installed'],
+      ['fetch-slots', 'installed'],
       ['offset-out-of-range', 'installed'],
       ['rejoin-barrier', 'installed'],
     ]);
