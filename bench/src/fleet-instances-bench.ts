@@ -60,6 +60,8 @@ export interface InstanceFigures {
   readonly rssMaxMiB: number;
   /** VmHWM: the most any live instance held since it started. */
   readonly peakMaxMiB: number;
+  /** The largest V8 heap in use among the live instances (null: none answered). */
+  readonly heapUsedMaxMiB: number | null;
   /** The worst instance's event-loop delay p99 (and max) since the previous look. */
   readonly loopDelayP99MaxMs: number | null;
   readonly loopDelayMaxMs: number | null;
@@ -365,6 +367,7 @@ async function instanceFigures(instances: FleetInstances): Promise<InstanceFigur
     live: live.length,
     rssMaxMiB: Math.max(0, ...memory.map((m) => m.rssMiB)),
     peakMaxMiB: Math.max(0, ...memory.map((m) => m.peakMiB)),
+    heapUsedMaxMiB: loops.length === 0 ? null : Math.max(...loops.map((h) => h.usedMiB)),
     loopDelayP99MaxMs: loops.length === 0 ? null : Math.max(...loops.map((h) => h.loopDelayP99Ms)),
     loopDelayMaxMs: loops.length === 0 ? null : Math.max(...loops.map((h) => h.loopDelayMaxMs)),
   };

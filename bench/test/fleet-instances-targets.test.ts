@@ -18,7 +18,14 @@ const figures = (o: Partial<WindowFigures> = {}): WindowFigures => ({
   duplicates: 0,
   ...o,
 });
-const instances = { live: 3, rssMaxMiB: 300, peakMaxMiB: 400, loopDelayP99MaxMs: 20, loopDelayMaxMs: 50 };
+const instances = {
+  live: 3,
+  rssMaxMiB: 300,
+  peakMaxMiB: 400,
+  heapUsedMaxMiB: 200,
+  loopDelayP99MaxMs: 20,
+  loopDelayMaxMs: 50,
+};
 const window = (id: DisruptionResult['id'], o: Partial<DisruptionResult> = {}): DisruptionResult => ({
   id,
   steps: [{ what: id, seconds: 5 }],

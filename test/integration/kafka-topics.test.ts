@@ -121,3 +121,21 @@ describe("groupLedger (a join's ledger read) and groupLag", () => {
     expect(ledger.get(missing)).toEqual({ committed: [], ranges: [] });
   });
 });
+
+describe('topicsWrittenSince (what a join looks for copies in)', () => {
+  it('names only the topics holding a record written at or after the time, in one round for all', async () => {
+    await admin.connect();
+    await producer.connect();
+    const [empty, written] = ['written-empty', 'written-some'].map((n) => uniqueName(n));
+    await admin.ensureTopics(
+      [empty, written].map((topic) => ({ topic, partitions: 2, replicationFactor: 1 })),
+    );
+    const before = Date.now() - 60_000;
+    await producer.send({ topic: written, acks: -1, messages: [{ value: 'x' }] });
+    const after = Date.now() + 60_000;
+    expect(await admin.topicsWrittenSince([empty, written], before)).toEqual(new Set([written]));
+    // Its record is older than that: nothing was written since, in either topic.
+    expect(await admin.topicsWrittenSince([empty, written], after)).toEqual(new Set());
+    expect(await admin.topicsWrittenSince([], before)).toEqual(new Set());
+  });
+});

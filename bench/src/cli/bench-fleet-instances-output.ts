@@ -18,7 +18,10 @@ export function formatInstancesBench(r: InstancesBenchResult, targets: readonly 
     ['shared limits', r.redis ? 'Redis' : 'none (each instance alone)'],
     ['memory limit', r.podMemoryMiB === null ? 'none' : `${r.podMemoryMiB} MiB per instance`],
     ['all joined', r.joinSeconds === null ? 'not within the timeout' : `${r.joinSeconds} s`],
-    ['RSS per instance once joined', `at most ${j.rssMaxMiB} MiB`],
+    [
+      'RSS per instance once joined',
+      `at most ${j.rssMaxMiB} MiB (heap in use at most ${j.heapUsedMaxMiB ?? '–'} MiB)`,
+    ],
     [
       `idle ${r.idle.seconds} s`,
       `instances ${r.idle.instancesCpuPercent} %, broker ${r.idle.brokerCpuPercent ?? '–'} % of one core, load average ${r.idle.loadAverage}, ${r.idle.joinsPerSecond} joins/s`,
@@ -37,7 +40,7 @@ export function formatInstancesBench(r: InstancesBenchResult, targets: readonly 
     String(w.figures.duplicates),
     `${w.brokerCpuPercent ?? '–'} %`,
     String(w.joinsPerSecond),
-    `${w.instances.rssMaxMiB} / ${w.instances.peakMaxMiB}`,
+    `${w.instances.rssMaxMiB} / ${w.instances.peakMaxMiB} / ${w.instances.heapUsedMaxMiB ?? '–'}`,
     w.instances.loopDelayP99MaxMs === null
       ? '–'
       : `${w.instances.loopDelayP99MaxMs} / ${w.instances.loopDelayMaxMs}`,
@@ -56,7 +59,7 @@ export function formatInstancesBench(r: InstancesBenchResult, targets: readonly 
         'dupl.',
         'broker CPU',
         'joins/s',
-        'RSS / peak MiB',
+        'RSS / peak / heap MiB',
         'loop delay p99 / max ms',
       ],
       rows,

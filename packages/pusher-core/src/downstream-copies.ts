@@ -53,6 +53,11 @@ function sourceOf(
   return inRange ? { topic, partition, offset } : null;
 }
 
+/** Which topics hold a record written at or after a time: KafkaAdmin.topicsWrittenSince. */
+export interface WrittenSince {
+  topicsWrittenSince(topics: readonly string[], timestampMs: number): Promise<Set<string>>;
+}
+
 /**
  * Finds, at a join, the records above the ledger whose copy a killed member already wrote to a
  * tier or the DLQ (SubscriberConsumerOptions.copies). Each of the subscriber's own topics is read
@@ -61,18 +66,27 @@ function sourceOf(
  */
 export class DownstreamCopies {
   readonly #kafka: KafkaConnection;
+  readonly #written: WrittenSince;
   readonly #topics: () => readonly string[];
 
-  /** `topics`: the subscriber's tiers and DLQ that exist, as of the join. */
-  constructor(kafka: KafkaConnection, topics: () => readonly string[]) {
+  /**
+   * `topics`: the subscriber's tiers and DLQ that exist, as of the join. `written`: the process's
+   * shared admin, asked first which of them hold anything that recent.
+   */
+  constructor(kafka: KafkaConnection, written: WrittenSince, topics: () => readonly string[]) {
     this.#kafka = kafka;
+    this.#written = written;
     this.#topics = topics;
   }
 
   find = async (ranges: readonly UnsettledRange[]): Promise<Map<string, number[]>> => {
-    const topics = this.#topics();
-    if (ranges.length === 0 || topics.length === 0) return new Map();
+    if (ranges.length === 0 || this.#topics().length === 0) return new Map();
     const sinceMs = Math.min(...ranges.map((r) => r.sinceMs)) - CLOCK_SKEW_MS;
+    // Each read below is a reader of its own (an admin, a group): at a fleet's rebalance every
+    // subscriber behind its end looks, and most of its topics hold nothing written since then.
+    const written = await this.#written.topicsWrittenSince(this.#topics(), sinceMs);
+    const topics = this.#topics().filter((t) => written.has(t));
+    if (topics.length === 0) return new Map();
     const read = await Promise.all(
       topics.map((topic) =>
         readTopic(this.#kafka, {

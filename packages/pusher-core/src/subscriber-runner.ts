@@ -274,7 +274,7 @@ export class SubscriberRunner {
       onFatal: this.#options.onFatal,
       onGap: (gap) => gaps.record(gap),
       // A kill between a copy's acknowledgement and its commit: the copy is found, not made again.
-      copies: new DownstreamCopies(resources.kafka, () => [
+      copies: new DownstreamCopies(resources.kafka, resources.admin, () => [
         ...tiers,
         ...(this.#ownTopics?.dlqExists ? [topology.dlqTopic] : []),
       ]).find,

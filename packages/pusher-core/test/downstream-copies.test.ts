@@ -1,8 +1,8 @@
 import { HS_HEADER } from '@hookstream/contracts';
-import type { ConsumedRecord } from '@hookstream/kafka';
+import type { ConsumedRecord, KafkaConnection } from '@hookstream/kafka';
 import { describe, expect, it } from 'vitest';
 import type { UnsettledRange } from '../src/consume/subscriber-consumer.ts';
-import { CLOCK_SKEW_MS, copiedOffsets } from '../src/downstream-copies.ts';
+import { CLOCK_SKEW_MS, copiedOffsets, DownstreamCopies } from '../src/downstream-copies.ts';
 
 /** A tier or DLQ record written from `topic:partition:offset`. */
 function copyOf(topic: string, partition: number, offset: number): ConsumedRecord {
@@ -72,5 +72,33 @@ describe('copiedOffsets', () => {
     const old = { ...copyOf('events', 0, 12), timestampMs: since - CLOCK_SKEW_MS - 1 };
     const fresh = { ...copyOf('events', 0, 13), timestampMs: since - CLOCK_SKEW_MS };
     expect(copiedOffsets([old, fresh], rewound)).toEqual(new Map([['events:0', [13]]]));
+  });
+});
+
+describe('DownstreamCopies.find', () => {
+  const range: UnsettledRange = { topic: 'events', partition: 0, from: 10, to: 20, sinceMs: 1_000_000 };
+  // Any read would go through this connection, and fail: none is expected.
+  const unreadable = {} as KafkaConnection;
+
+  it('reads none of the subscriber’s topics when none holds anything written since the oldest range opened', async () => {
+    const asked: { topics: readonly string[]; sinceMs: number }[] = [];
+    const copies = new DownstreamCopies(
+      unreadable,
+      {
+        topicsWrittenSince: async (topics, sinceMs) => {
+          asked.push({ topics, sinceMs });
+          return new Set();
+        },
+      },
+      () => ['t.retry.1', 't.dlq'],
+    );
+    expect(await copies.find([range])).toEqual(new Map());
+    expect(asked).toEqual([{ topics: ['t.retry.1', 't.dlq'], sinceMs: 1_000_000 - CLOCK_SKEW_MS }]);
+  });
+
+  it('asks nothing without ranges or topics', async () => {
+    const never = { topicsWrittenSince: () => Promise.reject(new Error('not asked')) };
+    expect(await new DownstreamCopies(unreadable, never, () => ['t.dlq']).find([])).toEqual(new Map());
+    expect(await new DownstreamCopies(unreadable, never, () => []).find([range])).toEqual(new Map());
   });
 });

@@ -203,12 +203,26 @@ export class KafkaAdmin {
    * Each partition's end offset of many topics that exist, by topic: one ListOffsets per leader
    * for all of them, the leaders known from a metadata request of the last minute (LeaderCache).
    */
-  async partitionEnds(topics: readonly string[]): Promise<Map<string, Map<number, number>>> {
+  partitionEnds(topics: readonly string[]): Promise<Map<string, Map<number, number>>> {
+    return this.#offsetsAt(topics, LATEST);
+  }
+
+  /**
+   * Of many topics that exist, those holding a record written at or after `timestampMs` (by its
+   * Kafka timestamp): one ListOffsets per leader for all of them, as partitionEnds.
+   */
+  async topicsWrittenSince(topics: readonly string[], timestampMs: number): Promise<Set<string>> {
+    const offsets = await this.#offsetsAt(topics, Math.max(0, Math.floor(timestampMs)));
+    // -1: no record at or after the time in that partition.
+    return new Set([...offsets].filter(([, ps]) => [...ps.values()].some((o) => o >= 0)).map(([t]) => t));
+  }
+
+  async #offsetsAt(topics: readonly string[], timestamp: number): Promise<Map<string, Map<number, number>>> {
     if (topics.length === 0) return new Map();
     const cluster = (await this.#cluster()) as unknown as BatchCluster;
     return retryRetriable(async () => {
       try {
-        return await offsetsAt(cluster, await this.#leaders.of(cluster, topics), LATEST);
+        return await offsetsAt(cluster, await this.#leaders.of(cluster, topics), timestamp);
       } catch (err) {
         this.#leaders.forget();
         throw err;
