@@ -257,21 +257,26 @@ async function measure(options: InstancesBenchOptions, run: Run): Promise<Instan
     });
     bounds.push({ from, to, movedBefore: livePerShard });
   };
-  await window('steady', async () => []);
-  for (const id of options.disruptions) {
-    progress(`${id}: ${DISRUPTION_LABELS[id]}, in shard 1`);
-    const ctx = {
-      admin,
-      instances,
-      shard: target,
-      sessionTimeoutMs: options.sessionTimeoutMs,
-      stopGraceMs: STOP_GRACE_MS,
-      progress,
-      signal,
-    };
-    await window(id, () => disrupt(id, ctx));
+  try {
+    await window('steady', async () => []);
+    for (const id of options.disruptions) {
+      progress(`${id}: ${DISRUPTION_LABELS[id]}, in shard 1`);
+      const ctx = {
+        admin,
+        instances,
+        shard: target,
+        sessionTimeoutMs: options.sessionTimeoutMs,
+        stopGraceMs: STOP_GRACE_MS,
+        progress,
+        signal,
+      };
+      await window(id, () => disrupt(id, ctx));
+    }
+  } finally {
+    // Also when a disruption failed: a load left running would keep the process, and the broker, busy.
+    await load.stop();
   }
-  const published = await load.stop();
+  const published = load.published.length;
   progress(`load stopped after ${published} events; waiting for the last to arrive`);
   const watch = new ArrivalWatch(run.receiver.arrivals);
   await waitForArrivals(() => watch.update(), published, 'steady load', {
