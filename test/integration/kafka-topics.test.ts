@@ -126,7 +126,7 @@ describe('topicsWrittenSince (what a join looks for copies in)', () => {
   it('names only the topics holding a record written at or after the time, in one round for all', async () => {
     await admin.connect();
     await producer.connect();
-    const [empty, written] = ['written-empty', 'written-some'].map((n) => uniqueName(n));
+    const [empty, written] = [uniqueName('written-empty'), uniqueName('written-some')];
     await admin.ensureTopics(
       [empty, written].map((topic) => ({ topic, partitions: 2, replicationFactor: 1 })),
     );
