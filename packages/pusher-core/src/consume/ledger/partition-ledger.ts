@@ -205,7 +205,9 @@ export class PartitionLedger {
   committed(offset: number): void {
     if (offset > this.#committed) this.#committed = offset;
     this.#movedAtMs = null;
-    this.#settledSinceCommit = false;
+    // Records that settled while the commit was on its way moved the target past it: they are
+    // due at the next commit, not after the quiet period.
+    if (this.commitTarget() <= offset) this.#settledSinceCommit = false;
   }
 
   /** What this lane settled, for the group's next consumer in this process. */

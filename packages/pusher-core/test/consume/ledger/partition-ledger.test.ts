@@ -65,6 +65,21 @@ describe('PartitionLedger', () => {
     expect(core.commitDue(Date.now(), 10_000)).toBe(8);
   });
 
+  it('records that settle while a commit is on its way are due at the next commit, not after the quiet period', async () => {
+    const { core, run, end } = setup(0);
+    for (const o of [0, 1, 2]) run(o);
+    await end(0);
+    const now = Date.now();
+    expect(core.commitDue(now, 10_000)).toBe(1);
+    // The commit of 1 is on its way; 1 and 2 settle before its answer.
+    await end(1);
+    await end(2);
+    core.committed(1);
+    expect(core.commitDue(now, 10_000)).toBe(3);
+    core.committed(3);
+    expect(core.commitDue(now, 10_000)).toBeNull();
+  });
+
   it('an abandoned or failed record holds the ledger, and the failure is logged', async () => {
     const { core, run, end, logged, ended } = setup(0);
     run(0);
