@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { type FleetBenchOptions, type FleetBenchResult, runFleetBench } from '../fleet-bench.ts';
 import { hookstreamBin } from '../hookstream-bin.ts';
 import { benchConnection } from './bench-connection.ts';
-import { benchInstancesCommand } from './bench-fleet-instances.ts';
+import { BENCH_INSTANCES_USAGE, benchInstancesCommand } from './bench-fleet-instances.ts';
 import { formatFleetBench } from './bench-fleet-output.ts';
 
 export const BENCH_FLEET_USAGE = `Usage: hookstream bench fleet [--subscribers <n>] [--active <n>] [--dead <n>] [--rate <n>]
@@ -31,8 +31,9 @@ Then deletes its subscriber records, groups and topics, also when it fails or is
 Progress goes to stderr; --json prints the result for scripts (its \`routing\` says which ran).
 Tracing is off in the fleet. Needs the stack (npx hookstream stack up); the broker's CPU is
 read from the machine's stack (HOOKSTREAM_STATE_DIR names another). Loopback only; every phase
-is bounded in time. With --instances, several instances through crashes, stops and joins:
-hookstream bench fleet --instances <n> --help.`;
+is bounded in time.
+
+${BENCH_INSTANCES_USAGE}`;
 
 /** Options bounded here, so a typo never reaches Kafka. */
 const LIMITS = {
