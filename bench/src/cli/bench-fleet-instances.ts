@@ -5,6 +5,7 @@ import { instancesTargets } from '../fleet-instances-targets.ts';
 import { hookstreamBin } from '../hookstream-bin.ts';
 import { benchConnection } from './bench-connection.ts';
 import { formatInstancesBench } from './bench-fleet-instances-output.ts';
+import { runInterruptible } from './interruptible-run.ts';
 
 export const BENCH_INSTANCES_USAGE = `Usage: hookstream bench fleet --instances <n> [--shards <n>] [--subscribers <n>] [--active <n>]
                              [--rate <n>] [--idle-seconds <s>] [--settle-seconds <s>]
@@ -146,37 +147,21 @@ export async function benchInstancesCommand(args: readonly string[]): Promise<nu
     process.stderr.write(`hookstream bench fleet: ${parsed.error}\n${BENCH_INSTANCES_USAGE}\n`);
     return 2;
   }
-  const started = performance.now();
-  const progress = (line: string) =>
-    process.stderr.write(`bench: [${Math.round((performance.now() - started) / 1000)} s] ${line}\n`);
-  const interrupt = new AbortController();
-  const onSignal = () => {
-    progress('interrupted: cleaning up');
-    interrupt.abort();
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  try {
-    const result = await runInstancesBench({
+  const outcome = await runInterruptible('hookstream bench fleet', (control) =>
+    runInstancesBench({
       connection: benchConnection(),
       ...parsed.settings,
       hookstreamBin: hookstreamBin(),
-      progress,
-      signal: interrupt.signal,
-    });
-    const targets = instancesTargets(result);
-    process.stdout.write(
-      parsed.json
-        ? `${JSON.stringify({ ...result, targets })}\n`
-        : `${formatInstancesBench(result, targets)}\n`,
-    );
-    return 0;
-  } catch (err) {
-    if (interrupt.signal.aborted) return 130;
-    process.stderr.write(`hookstream bench fleet: ${err instanceof Error ? err.message : String(err)}\n`);
-    return 1;
-  } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-  }
+      ...control,
+    }),
+  );
+  if (!outcome.ok) return outcome.exitCode;
+  const result = outcome.value;
+  const targets = instancesTargets(result);
+  process.stdout.write(
+    parsed.json
+      ? `${JSON.stringify({ ...result, targets })}\n`
+      : `${formatInstancesBench(result, targets)}\n`,
+  );
+  return 0;
 }

@@ -1,9 +1,10 @@
 import { parseArgs } from 'node:util';
-import { type FleetBenchOptions, type FleetBenchResult, runFleetBench } from '../fleet-bench.ts';
+import { type FleetBenchOptions, runFleetBench } from '../fleet-bench.ts';
 import { hookstreamBin } from '../hookstream-bin.ts';
 import { benchConnection } from './bench-connection.ts';
 import { BENCH_INSTANCES_USAGE, benchInstancesCommand } from './bench-fleet-instances.ts';
 import { formatFleetBench } from './bench-fleet-output.ts';
+import { runInterruptible } from './interruptible-run.ts';
 
 export const BENCH_FLEET_USAGE = `Usage: hookstream bench fleet [--subscribers <n>] [--active <n>] [--dead <n>] [--rate <n>]
                              [--idle-seconds <s>] [--load-seconds <s>] [--join-timeout <s>]
@@ -126,37 +127,21 @@ export async function benchFleetCommand(args: readonly string[]): Promise<number
     process.stderr.write(`hookstream bench fleet: ${parsed.error}\n${BENCH_FLEET_USAGE}\n`);
     return 2;
   }
-  const started = performance.now();
-  const progress = (line: string) =>
-    process.stderr.write(`bench: [${Math.round((performance.now() - started) / 1000)} s] ${line}\n`);
   // A Ctrl-C still deletes what the run created: the phases stop, the cleanup runs.
-  const interrupt = new AbortController();
-  const onSignal = () => {
-    progress('interrupted: cleaning up');
-    interrupt.abort();
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  let result: FleetBenchResult;
-  try {
-    result = await runFleetBench({
-      connection: benchConnection(),
-      ...parsed.settings,
-      // The product's own command (the `hookstream` package, which the bench measures).
-      hookstreamBin: hookstreamBin(),
-      progress,
-      signal: interrupt.signal,
-    });
-  } catch (err) {
-    if (interrupt.signal.aborted) return 130;
-    process.stderr.write(
-      `hookstream bench fleet: ${err instanceof Error ? err.message : String(err)} (is the stack up?)\n`,
-    );
-    return 1;
-  } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-  }
+  const outcome = await runInterruptible(
+    'hookstream bench fleet',
+    (control) =>
+      runFleetBench({
+        connection: benchConnection(),
+        ...parsed.settings,
+        // The product's own command (the `hookstream` package, which the bench measures).
+        hookstreamBin: hookstreamBin(),
+        ...control,
+      }),
+    ' (is the stack up?)',
+  );
+  if (!outcome.ok) return outcome.exitCode;
+  const result = outcome.value;
   process.stdout.write(parsed.json ? `${JSON.stringify(result)}\n` : `${formatFleetBench(result)}\n`);
   return 0;
 }
