@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { childProfileFlags } from './bench-profiling.ts';
@@ -33,21 +35,29 @@ export class FleetChild {
   /** `joined group` lines it logged: each one a JoinGroup and SyncGroup at a coordinator. */
   joins = 0;
 
-  private constructor(child: ChildProcess, pid: number) {
+  readonly #logFile: WriteStream | null;
+
+  private constructor(child: ChildProcess, pid: number, logFile: WriteStream | null) {
     this.#child = child;
     this.pid = pid;
+    this.#logFile = logFile;
     this.#exited = once(child, 'exit');
+    this.#exited.finally(() => logFile?.end()).catch(() => undefined);
     for (const stream of [child.stdout, child.stderr]) this.#lines(stream, (l) => this.#keep(l));
     this.#lines(child.stdio[3] as Readable | null, (l) => this.#heapLines.push(l));
   }
 
-  /** `bin` is the hookstream command's script; `args` its command line (push --all …). */
-  /** `cgroup`: started inside it, as in a pod of its memory limit. */
+  /**
+   * `bin` is the hookstream command's script; `args` its command line (push --all …); `cgroup`:
+   * started inside it, as in a pod of its memory limit. `name` names its log file when
+   * HOOKSTREAM_BENCH_LOG_DIR is set: every line it printed, for a timeline of its groups.
+   */
   static spawn(
     bin: string,
     args: readonly string[],
     env: NodeJS.ProcessEnv,
     cgroup?: PodCgroup | null,
+    name = 'fleet',
   ): FleetChild {
     const probe = new URL('./heap-probe.ts', import.meta.url).href;
     const nodeArgs = [...childProfileFlags(), '--import', probe, bin, ...args];
@@ -59,7 +69,9 @@ export class FleetChild {
       stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
     });
     if (child.pid === undefined) throw new Error(`could not start ${bin} ${args.join(' ')}`);
-    return new FleetChild(child, child.pid);
+    const logDir = process.env.HOOKSTREAM_BENCH_LOG_DIR;
+    const logFile = logDir ? createWriteStream(join(logDir, `${name}-${child.pid}.log`)) : null;
+    return new FleetChild(child, child.pid, logFile);
   }
 
   /** Null while it runs; its exit code (or signal name) once it ended. */
@@ -119,6 +131,7 @@ export class FleetChild {
   }
 
   #keep(line: string): void {
+    this.#logFile?.write(`${line}\n`);
     if (line.includes('"msg":"joined group"')) this.joins++;
     this.#tail.push(line);
     if (this.#tail.length > TAIL_LINES) this.#tail.shift();

@@ -73,7 +73,12 @@ export class FleetInstances {
       '--session-timeout',
       String(o.sessionTimeoutMs),
     ];
-    const instance = { name, shard, child: FleetChild.spawn(o.hookstreamBin, args, o.env, cgroup), cgroup };
+    const instance = {
+      name,
+      shard,
+      child: FleetChild.spawn(o.hookstreamBin, args, o.env, cgroup, name),
+      cgroup,
+    };
     this.#live.set(name, instance);
     return instance;
   }

@@ -165,6 +165,7 @@ export class SubscriberRunner {
   async start(): Promise<StartedFrom> {
     const { topology, resources, log } = this.#options;
     const { definition } = topology;
+    const startedAtMs = Date.now();
     // A push subscriber's endpoint and credentials are checked before anything is created.
     const extraHeaders = topology.pull ? {} : await this.#preparePush();
 
@@ -230,11 +231,24 @@ export class SubscriberRunner {
     this.#tap = await resources.tapFor(topology.eventsTopic);
     this.#startAt = startAt.start;
     this.#consumer = this.#newConsumer(tiers);
+    const joiningAtMs = Date.now();
     const startedFrom = await this.#consumer.start();
+    const joinedAtMs = Date.now();
     // Registered once the group has its ledger, so a first start that fails is not "known".
     await registry.register(resources.sender, startAt.registeredAt);
     await this.#lagPoller?.start();
-    log('info', 'pusher started', { groupId: topology.groupId, topic: topology.eventsTopic, startedFrom });
+    // Where a start's time went: a fleet of a thousand starts them a few at a time.
+    const timings = {
+      prepareMs: joiningAtMs - startedAtMs,
+      joinMs: joinedAtMs - joiningAtMs,
+      afterMs: Date.now() - joinedAtMs,
+    };
+    log('info', 'pusher started', {
+      groupId: topology.groupId,
+      topic: topology.eventsTopic,
+      startedFrom,
+      ...timings,
+    });
     // Only when something happened since the last one: a fleet of idle subscribers stays quiet.
     let summarized = '';
     this.#summary = setInterval(() => {
