@@ -38,7 +38,7 @@ export { AvroEventDecoder, schemaNamesOf } from './event-decoder.ts';
 export type { FleetEntry, FleetMember, FleetOptions } from './fleet.ts';
 export { Fleet } from './fleet.ts';
 export type { FleetSelection, MemberProblem } from './fleet-members.ts';
-export { fleetMembers, nameMatcher } from './fleet-members.ts';
+export { fleetMembers, nameMatcher, RecordDerivations } from './fleet-members.ts';
 export type { InstanceStatusOptions } from './instance-status-publisher.ts';
 export {
   defaultInstanceName,

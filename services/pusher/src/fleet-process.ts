@@ -15,6 +15,7 @@ import {
   nameMatcher,
   PusherResources,
   type PusherResourcesSettings,
+  RecordDerivations,
   RetentionWatch,
 } from '@hookstream/pusher-core';
 import { type CatalogSnapshot, CatalogWatcher, type SecretsKey } from '@hookstream/subscribers';
@@ -61,6 +62,9 @@ export class FleetProcess {
   readonly #started = new Promise<void>((resolve) => {
     this.#firstStarted = resolve;
   });
+
+  /** Each catalog record's topology, built once per record rather than at every look. */
+  readonly #derivations = new RecordDerivations();
 
   constructor(settings: FleetProcessSettings) {
     this.#settings = settings;
@@ -158,6 +162,7 @@ export class FleetProcess {
         secretsKey: this.#settings.secretsKey,
       },
       fleet.members(),
+      this.#derivations,
     );
     this.#report(snapshot, problems);
     // Not awaited: a long reconcile (hundreds of starts) must not hold the registry watch.
