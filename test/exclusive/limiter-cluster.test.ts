@@ -196,6 +196,41 @@ describe("a process's Redis connections", () => {
   });
 });
 
+describe("the breakers' polls of their shared state", () => {
+  it('go out as a few MGETs, each breaker reading its own state', async () => {
+    const name = `hookstream-test-${randomBytes(4).toString('hex')}`;
+    const redis = new RedisConnections(redisUrl, name);
+    const stores = Array.from({ length: 300 }, (_, i) => new RedisBreakerStore(redis, `${name}-${i}`));
+    const client = redis.failFast();
+    const sent = { get: 0, mget: 0 };
+    // Counted on the way to the real Redis, which answers them.
+    const { get, mget } = client;
+    client.get = ((...args: Parameters<typeof get>) => {
+      sent.get++;
+      return get.apply(client, args);
+    }) as typeof get;
+    client.mget = ((...args: Parameters<typeof mget>) => {
+      sent.mget++;
+      return mget.apply(client, args);
+    }) as typeof mget;
+    try {
+      await Promise.all(stores.map((s) => s.ready()));
+      const opened = [7, 150, 299];
+      for (const i of opened) await stores[i]?.open({ openedAtMs: 1000 + i, failingSinceMs: i });
+      const read = await Promise.all(stores.map((s) => s.read()));
+      const expected = stores.map((_, i) =>
+        opened.includes(i) ? { openedAtMs: 1000 + i, failingSinceMs: i } : null,
+      );
+      expect(read).toEqual(expected);
+      // 300 keys: one MGET of BATCH_MAX_KEYS sent when it filled, one of the rest after the window.
+      expect(sent).toEqual({ get: 0, mget: 2 });
+    } finally {
+      await Promise.all(stores.map((s) => s.close()));
+      await redis.close();
+    }
+  });
+});
+
 describe('DestinationLimiter on a Redis that requires a password', () => {
   let server: ChildProcess | undefined;
   afterAll(() => {

@@ -33,8 +33,9 @@ export class RedisBreakerStore implements BreakerStore {
     return this.#connections.connect(this.#redis);
   }
 
+  /** Polled each second by every destination's breaker: batched with the others' (BatchedGets). */
   async read(): Promise<SharedOpen | null> {
-    const raw = await this.#redis.get(this.#key);
+    const raw = await this.#connections.failFastGets().get(this.#key);
     if (raw === null) return null;
     try {
       const parsed = JSON.parse(raw) as Partial<SharedOpen>;

@@ -1,5 +1,6 @@
 import Bottleneck from 'bottleneck';
 import type { Redis } from 'ioredis';
+import { BatchedGets } from './batched-gets.ts';
 import { redisClass } from './redis-client.ts';
 import { redisOptionsFromUrl } from './redis-options.ts';
 import { defineWindowCommands, type WindowCommands } from './shared-window.ts';
@@ -17,6 +18,7 @@ export class RedisConnections {
   readonly name: string;
   #windows: (Redis & WindowCommands) | null = null;
   #failFast: Redis | null = null;
+  #failFastGets: BatchedGets | null = null;
   #bottleneck: Bottleneck.IORedisConnection | null = null;
   readonly #connecting = new Map<Redis, Promise<void>>();
 
@@ -46,6 +48,12 @@ export class RedisConnections {
       connectionName: this.name,
     });
     return this.#failFast;
+  }
+
+  /** GETs on the fail-fast client, many keys to one MGET: the breakers' polls of their state. */
+  failFastGets(): BatchedGets {
+    this.#failFastGets ??= new BatchedGets(this.failFast());
+    return this.#failFastGets;
   }
 
   /** Bottleneck's connection, shared: a limiter's disconnect only unsubscribes that limiter. */
