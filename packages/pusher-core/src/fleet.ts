@@ -31,7 +31,10 @@ export interface FleetOptions {
   readonly log: LogFn;
   readonly sessionTimeoutMs?: number | undefined;
   readonly lagPollMs?: number | undefined;
-  /** Subscribers started at once (default 25): joining groups is what a start mostly waits for. */
+  /**
+   * Subscribers started at once (default 100): a start mostly waits for its group's other members
+   * to notice the join at their next heartbeat, not for this process's CPU.
+   */
   readonly startConcurrency?: number;
   /** A subscriber that failed to start or crashed is tried again after this long (default 5 s). */
   readonly retryAfterMs?: number;
@@ -157,7 +160,7 @@ export class Fleet {
     }
     await Promise.all(stops);
     const starts = [...desired.values()].filter((m) => !this.#running.has(m.topology.name));
-    await forEachLimited(starts, this.#options.startConcurrency ?? 25, (m) => this.#startOne(m));
+    await forEachLimited(starts, this.#options.startConcurrency ?? 100, (m) => this.#startOne(m));
   }
 
   async #startOne(member: FleetMember): Promise<void> {
