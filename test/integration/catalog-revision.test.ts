@@ -2,6 +2,7 @@ import { CATALOG_TOPIC, SubscriberDefinition, type SubscriberRecord } from '@hoo
 import { type ConsumedRecord, createKafka, readTopic } from '@hookstream/kafka';
 import {
   CATALOG_MIN_COMPACTION_LAG_MS,
+  CATALOG_SEGMENT_MS,
   type CatalogSnapshot,
   CatalogWatcher,
   IF_REVISION_HEADER,
@@ -63,12 +64,13 @@ afterAll(async () => {
 });
 
 describe('catalog revisions', () => {
-  it('the catalog topic keeps a record an hour before compaction may drop it', async () => {
+  it('the catalog topic keeps a record an hour before compaction may drop it, and rolls hourly so compaction can', async () => {
     const admin = kafka.admin();
     await admin.connect();
     try {
       const config = await admin.topicConfig(CATALOG_TOPIC);
       expect(Number(config?.['min.compaction.lag.ms'])).toBeGreaterThanOrEqual(CATALOG_MIN_COMPACTION_LAG_MS);
+      expect(Number(config?.['segment.ms'])).toBeLessThanOrEqual(CATALOG_SEGMENT_MS);
     } finally {
       await admin.disconnect();
     }

@@ -14,6 +14,7 @@ import {
   readTopic,
   type StartFrom,
 } from '@hookstream/kafka';
+import { registryTopicSpec } from '@hookstream/subscribers';
 import { PusherError } from './errors.ts';
 
 /** What a pusher may do at start, given the registry and the group's ledger (pure). */
@@ -84,13 +85,6 @@ export function latestRegistration(values: readonly (Buffer | null)[]): KnownReg
   }
   return known;
 }
-
-/** The catalog topic: one partition (tiny, ordered), compacted, never deleted by time. */
-const REGISTRY_SPEC = {
-  topic: CATALOG_TOPIC,
-  partitions: 1,
-  config: { 'cleanup.policy': 'compact', 'retention.ms': '-1' },
-};
 
 /** Reads and writes the catalog's registrations around a pusher's start. */
 export class LedgerRegistrations {
@@ -168,7 +162,7 @@ export class LedgerRegistrations {
 
   /** When the subscriber was first started, from the catalog topic; null for a new one. */
   async #registration(admin: KafkaAdmin, replicationFactor: number): Promise<KnownRegistration> {
-    await admin.ensureTopics([{ ...REGISTRY_SPEC, replicationFactor }]);
+    await admin.ensureTopics([registryTopicSpec(replicationFactor)]);
     const key = registrationKey(this.#name, this.#eventsTopic);
     return latestRegistration((await this.#readJustEnsured(key)).map((r) => r.value));
   }

@@ -115,6 +115,7 @@ export { disabledNotice, enabledNotice, noticeOptions, publishNotice } from './s
 export type { CatalogKafka, PurgeReport } from './subscriber-catalog.ts';
 export {
   CATALOG_MIN_COMPACTION_LAG_MS,
+  CATALOG_SEGMENT_MS,
   registryTopicSpec,
   SubscriberCatalog,
 } from './subscriber-catalog.ts';

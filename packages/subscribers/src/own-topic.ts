@@ -15,24 +15,29 @@ export async function ensureOwnTopic(
   }
 }
 
+/** Where a numeric topic setting must be: at least one value, or at most one. */
+export type SettingBound = { readonly atLeast: number } | { readonly atMost: number };
+
 /**
- * Raises a numeric setting of an existing topic to at least `atLeast` (a topic created before the
- * setting was part of its spec); a higher value an operator chose stays. Best effort: false when
- * this principal may not read or alter the topic's settings (a pusher's grants do not include
- * them), and the setting is left to the operator (docs/deployment.md).
+ * Brings a numeric setting of an existing topic within `bound` (a topic created before the
+ * setting was part of its spec); a value an operator chose within it stays. Best effort: false
+ * when this principal may not read or alter the topic's settings (a pusher's grants do not
+ * include them), and the setting is left to the operator (docs/deployment.md).
  */
-export async function raiseTopicSetting(
+export async function boundTopicSetting(
   kafka: KafkaConnection,
   topic: string,
   setting: string,
-  atLeast: number,
+  bound: SettingBound,
 ): Promise<boolean> {
   const admin = kafka.admin();
   await admin.connect();
   try {
     const current = Number((await admin.topicConfig(topic))?.[setting] ?? Number.NaN);
-    if (Number.isFinite(current) && current >= atLeast) return true;
-    await admin.alterTopicConfig(topic, { [setting]: String(atLeast) });
+    const wanted = 'atLeast' in bound ? bound.atLeast : bound.atMost;
+    const within = 'atLeast' in bound ? current >= wanted : current <= wanted;
+    if (Number.isFinite(current) && within) return true;
+    await admin.alterTopicConfig(topic, { [setting]: String(wanted) });
     return true;
   } catch {
     return false;
