@@ -12,9 +12,10 @@ const ROUNDS = 5;
 
 const kafka = createKafka({ brokers: endpoints.brokers, clientId: 'retried-send-test', quiet: true });
 // Under vitest (NODE_ENV=test) kafkajs backs off 50 ms, then 1.5 times longer each retry
-// (retry/defaults.test.js), not 300 ms doubling: five retries span the fraction of a second a
-// fresh topic's leaders take here, as the ingress's two do outside tests.
-const sender = new RecordSender(kafka, { retries: 5 });
+// (retry/defaults.test.js), not 300 ms doubling: eight retries span the 2.5 s a fresh topic's 64
+// leaders can take on a busy broker (five, 0.66 s, ran out once beside two other files), as the
+// ingress's two do outside tests.
+const sender = new RecordSender(kafka, { retries: 8 });
 const raw = createRawProducer(kafka);
 const topics: string[] = [];
 

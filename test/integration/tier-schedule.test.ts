@@ -54,7 +54,9 @@ describe('a retry schedule changed while records wait in its tiers', () => {
     await waitFor('ten records in tier 1', async () => ((await tierEnd(1)) === COUNT ? true : undefined));
 
     // Grown: tier 2 does not exist until a record needs it; tier 1 must be read meanwhile.
-    await applyDefinitions(env, [definition([8000, 10_000], 8 * DAY_MS)]);
+    // Tier 2's delay outlasts the apply and the `show` below (each a CLI run reading the catalog),
+    // so the show finds its records still waiting.
+    await applyDefinitions(env, [definition([8000, 20_000], 8 * DAY_MS)]);
     await waitFor('every second attempt (from tier 1) to fail into tier 2', failed(2 * COUNT), {
       timeoutMs: 30_000,
     });
@@ -93,6 +95,6 @@ describe('a retry schedule changed while records wait in its tiers', () => {
     // Tier 1's retention follows the new age ceiling and longest delay; tier 2 keeps its own.
     const retention = async (n: number) => (await fx.admin.topicConfig(tier(n)))?.['retention.ms'];
     expect(await retention(1)).toBe(String(9 * DAY_MS + 500));
-    expect(await retention(2)).toBe(String(8 * DAY_MS + 10_000));
+    expect(await retention(2)).toBe(String(8 * DAY_MS + 20_000));
   }, 90_000);
 });
