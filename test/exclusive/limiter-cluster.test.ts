@@ -76,6 +76,34 @@ describe('DestinationLimiter clustered on Redis', () => {
     expect(ran).toBe(false);
   });
 
+  it('a limiter whose client Redis forgot, or whose settings expired, recovers and runs the job', async () => {
+    const clusterId = `test-${randomBytes(4).toString('hex')}`;
+    const redis = instance();
+    const limiter = new DestinationLimiter({
+      origin: 'http://x',
+      rate: { perSecond: 1000, burst: 0 },
+      concurrency: 10,
+      cluster: { redis, clusterId },
+    });
+    limiters.push(limiter);
+    await limiter.ready();
+    expect(await limiter.schedule(async () => 'first')).toBe('first');
+    // What another instance's tick does to a client it found unresponsive, and what the keys'
+    // expiry does to an idle limiter: Redis 7 answers the next script with `ERR UNKNOWN_CLIENT`,
+    // then `ERR SETTINGS_KEY_NOT_FOUND`.
+    const keys = `b_hookstream:${clusterId}`;
+    const raw = redis.failFast();
+    await redis.connect(raw);
+    await raw.del(`${keys}_client_last_seen`);
+    expect(await limiter.schedule(async () => 'after the client was forgotten')).toBe(
+      'after the client was forgotten',
+    );
+    await raw.del(`${keys}_settings`);
+    expect(await limiter.schedule(async () => 'after the settings expired')).toBe(
+      'after the settings expired',
+    );
+  });
+
   it('a 429 pause on one instance holds the other back too', async () => {
     const [a, b] = await pair(1000);
     a.pauseFor(1500);

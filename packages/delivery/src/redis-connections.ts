@@ -1,6 +1,7 @@
 import Bottleneck from 'bottleneck';
 import type { Redis } from 'ioredis';
 import { BatchedGets } from './batched-gets.ts';
+import { recognizeBottleneckSentinels } from './bottleneck-sentinels.ts';
 import { redisClass } from './redis-client.ts';
 import { redisOptionsFromUrl } from './redis-options.ts';
 import { defineWindowCommands, type WindowCommands } from './shared-window.ts';
@@ -66,6 +67,7 @@ export class RedisConnections {
       });
       // Each limiter reports its own failures; the connection's would otherwise go unheard.
       this.#bottleneck.on('error', () => undefined);
+      recognizeBottleneckSentinels(this.#bottleneck);
     }
     return this.#bottleneck;
   }
