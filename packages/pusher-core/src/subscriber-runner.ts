@@ -12,6 +12,7 @@ import {
 import type { StartedFrom, StartFrom } from '@hookstream/kafka';
 import { noticesTopicSpec } from '@hookstream/producer';
 import { AuditTrail, SubscriberCatalog, SubscriberDisabler, startFromOf } from '@hookstream/subscribers';
+import type { LaneMode } from './consume/lanes/events-lane.ts';
 import type { RecordHandler } from './consume/record-handler.ts';
 import { SubscriberConsumer } from './consume/subscriber-consumer.ts';
 import type { EventsTap } from './consume/tap/events-tap.ts';
@@ -255,7 +256,9 @@ export class SubscriberRunner {
       const counts = JSON.stringify(this.counts);
       if (counts === summarized) return;
       summarized = counts;
-      log('info', 'delivery summary', { ...this.counts });
+      // Where its events partitions' records come from: a lane reading `own` while it should
+      // ride the tap is a subscriber that fell behind.
+      log('info', 'delivery summary', { ...this.counts, lanes: this.#laneModeCounts() });
     }, SUMMARY_EVERY_MS);
     this.#summary.unref();
     return startedFrom;
@@ -433,6 +436,12 @@ export class SubscriberRunner {
         error: result.auditError,
       });
     this.#options.onDisabled?.();
+  }
+
+  #laneModeCounts(): Partial<Record<LaneMode, number>> {
+    const counts: Partial<Record<LaneMode, number>> = {};
+    for (const mode of this.#consumer?.laneModes().values() ?? []) counts[mode] = (counts[mode] ?? 0) + 1;
+    return counts;
   }
 
   /** Stops taking work, lets in-flight attempts end, commits what is settled, leaves the group. */

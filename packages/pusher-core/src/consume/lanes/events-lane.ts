@@ -123,19 +123,25 @@ export class EventsLane implements TapRider, Lane {
     if (!this.#tryRide(from)) this.#options.owner.readOwn(this.partition, from);
   }
 
-  /** From the tap: takes the record unless its window is full (it then reads on by itself). */
+  /**
+   * From the tap: takes the record, queued behind a full window while the queue has room. Only
+   * a full queue sends the lane to its own fetch: deliveries slowed for a moment (a rebalance,
+   * slow answers) used to, and a lane's own fetch reads every type of the topic, so on a busy
+   * topic shared by many subscribers it could not catch up with the tap again.
+   */
   offer(record: ConsumedRecord): boolean {
     if (this.#mode !== 'riding') return false;
     const offset = Number(record.offset);
     if (offset < this.#ledger.next) return true;
     if (this.#ledger.passSettled(offset)) return true;
-    if (!this.#mayStart(record)) {
-      this.#goOwn(offset);
-      return false;
+    if (this.#queued.length === 0 && this.#mayStart(record)) {
+      this.#ledger.begin(offset, record.timestampMs);
+      this.#start(record, offset);
+      return true;
     }
-    this.#ledger.begin(offset, record.timestampMs);
-    this.#start(record, offset);
-    return true;
+    if (this.#enqueue(record, offset) === 'queued') return true;
+    this.#goOwn(offset);
+    return false;
   }
 
   released(cursor: number): void {
@@ -168,11 +174,17 @@ export class EventsLane implements TapRider, Lane {
     }
     // A fair lane reads on while its queue has room; otherwise the batch in hand is the last.
     if (!this.#fair) this.#pauseForRoom();
-    if (this.#queued.length >= this.#queueCap) {
-      this.#pauseForRoom();
-      return 'stop';
-    }
-    // Over the budget the batch ends here too: the rest is fetched again once the queue drains.
+    const queued = this.#enqueue(record, offset);
+    if (queued === 'queued') return 'next';
+    // Full, or over the budget: the rest is fetched again once the queue drains.
+    this.#pauseForRoom();
+    if (queued === 'over budget') this.#options.budget?.fetchPaused(this);
+    return 'stop';
+  }
+
+  /** Begins a record behind the full window, its bytes reserved in the budget, unless there is no room. */
+  #enqueue(record: ConsumedRecord, offset: number): 'queued' | 'full' | 'over budget' {
+    if (this.#queued.length >= this.#queueCap) return 'full';
     const bytes = recordBytes(record);
     const budget = this.#options.budget;
     if (
@@ -180,21 +192,15 @@ export class EventsLane implements TapRider, Lane {
       budget &&
       this.#queuedBytes + bytes > budget.limit * FAIR_BUDGET_SHARE &&
       this.#queued.length > 0
-    ) {
-      this.#pauseForRoom();
-      return 'stop';
-    }
-    if (budget && !budget.tryReserve(bytes, this.#queuedBytes)) {
-      this.#pauseForRoom();
-      budget.fetchPaused(this);
-      return 'stop';
-    }
+    )
+      return 'full';
+    if (budget && !budget.tryReserve(bytes, this.#queuedBytes)) return 'over budget';
     this.#queuedBytes += bytes;
-    ledger.begin(offset, record.timestampMs);
+    this.#ledger.begin(offset, record.timestampMs);
     this.#queued.push(keptRecord(record));
     // Another tenant's window may have room: the queue says whose turn it is.
     if (this.#fair) this.#launchQueued();
-    return 'next';
+    return 'queued';
   }
 
   /** After an own batch: back onto the tap once caught up, so an idle lane does not fetch. */

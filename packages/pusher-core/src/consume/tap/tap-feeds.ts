@@ -42,6 +42,10 @@ interface PartitionFeed {
   base: number;
   /** Kept records of the types the process's subscribers take, values copied. */
   recent: ConsumedRecord[];
+  /** Per type wanted: every record of it from this offset on was kept (while it stays wanted). */
+  keptFrom: Map<string, number>;
+  /** While some subscriber takes every type: every record from this offset on was kept. */
+  allFrom: number | null;
   /** Reserved in the budget for `recent`. */
   bytes: number;
   /** Riders without a tenant: every record of their types reaches them. */
@@ -79,6 +83,8 @@ export class TapFeeds implements TapFeed, MemoryCache {
       cursor: end,
       base: end,
       recent: [],
+      keptFrom: new Map([...this.#wanted.keys()].map((type) => [type, end])),
+      allFrom: this.#wantAll > 0 ? end : null,
       bytes: 0,
       open: newIndex(),
       byTenant: new Map(),
@@ -87,29 +93,34 @@ export class TapFeeds implements TapFeed, MemoryCache {
 
   /**
    * A subscriber of the process takes `types` (null: every type) until the returned function is
-   * called. A type wanted anew was not kept so far, so no rider of it may join before now: the
-   * recent records are forgotten.
+   * called. A type wanted anew was not kept so far, so its riders may join only from each
+   * partition's cursor now on; the other types' recent records stay (forgetting them at every
+   * start left a fleet that starts hundreds of subscribers with nothing to ride from).
    */
   want(types: ReadonlySet<string> | null): () => void {
-    let grew = false;
-    if (types === null) grew = this.#wantAll++ === 0;
-    else
+    if (types === null) {
+      if (this.#wantAll++ === 0) for (const feed of this.#feeds.values()) feed.allFrom = feed.cursor;
+    } else
       for (const type of types) {
         const count = this.#wanted.get(type) ?? 0;
         this.#wanted.set(type, count + 1);
-        if (count === 0 && this.#wantAll === 0) grew = true;
+        if (count === 0) for (const feed of this.#feeds.values()) feed.keptFrom.set(type, feed.cursor);
       }
-    if (grew) for (const feed of this.#feeds.values()) this.#forget(feed, feed.cursor);
     let wanted = true;
     return () => {
       if (!wanted) return;
       wanted = false;
-      if (types === null) this.#wantAll--;
-      else
+      if (types === null) {
+        if (--this.#wantAll === 0) for (const feed of this.#feeds.values()) feed.allFrom = null;
+      } else
         for (const type of types) {
           const count = (this.#wanted.get(type) ?? 1) - 1;
-          if (count === 0) this.#wanted.delete(type);
-          else this.#wanted.set(type, count);
+          if (count > 0) {
+            this.#wanted.set(type, count);
+            continue;
+          }
+          this.#wanted.delete(type);
+          for (const feed of this.#feeds.values()) feed.keptFrom.delete(type);
         }
     };
   }
@@ -153,7 +164,7 @@ export class TapFeeds implements TapFeed, MemoryCache {
   attach(partition: number, rider: TapRider, from: number): boolean {
     const feed = this.#feeds.get(partition);
     const { types, tenant } = rider.selection;
-    if (this.#dead || feed === undefined || from < feed.base || !this.#keepsAll(types)) return false;
+    if (this.#dead || feed === undefined || from < keptSince(feed, types)) return false;
     for (const record of feed.recent) {
       if (Number(record.offset) < from) continue;
       if (rider.selection.takes(record.headers) && !rider.offer(record)) return false;
@@ -195,7 +206,7 @@ export class TapFeeds implements TapFeed, MemoryCache {
 
   covers(partition: number, offset: number, types: ReadonlySet<string> | null): boolean {
     const feed = this.#feeds.get(partition);
-    return !this.#dead && feed !== undefined && offset >= feed.base && this.#keepsAll(types);
+    return !this.#dead && feed !== undefined && offset >= keptSince(feed, types);
   }
 
   cursor(partition: number): number | null {
@@ -259,14 +270,6 @@ export class TapFeeds implements TapFeed, MemoryCache {
     this.#budget?.release(bytes);
   }
 
-  /** Whether every record of `types` (null: every type) since the recent records' base was kept. */
-  #keepsAll(types: ReadonlySet<string> | null): boolean {
-    if (this.#wantAll > 0) return true;
-    if (types === null) return false;
-    for (const type of types) if (!this.#wanted.has(type)) return false;
-    return true;
-  }
-
   #dispatch(partition: number, feed: PartitionFeed, record: ConsumedRecord): void {
     const type = eventTypeOf(record.headers);
     const tenant = eventTenantOf(record.headers);
@@ -306,6 +309,19 @@ export class TapFeeds implements TapFeed, MemoryCache {
   #releaseAll(partition: number, feed: PartitionFeed): void {
     for (const rider of allRiders(feed)) this.#release(partition, rider, feed.cursor);
   }
+}
+
+/**
+ * The offset from which every record of `types` (null: every type) is among the recent ones:
+ * the base, or later where a type became wanted after it. Infinity: a type nobody here takes.
+ */
+function keptSince(feed: PartitionFeed, types: ReadonlySet<string> | null): number {
+  const all = feed.allFrom ?? Number.POSITIVE_INFINITY;
+  let since = types === null ? all : feed.base;
+  if (types !== null)
+    for (const type of types)
+      since = Math.max(since, Math.min(all, feed.keptFrom.get(type) ?? Number.POSITIVE_INFINITY));
+  return Math.max(since, feed.base);
 }
 
 function newIndex(): RiderIndex {

@@ -120,27 +120,49 @@ describe('EventsLane', () => {
     expect(lane.commitDue(now + 60_000, 10_000)).toBe(null);
   });
 
-  it('reads on by itself when its window is full, from the first record it could not take', async () => {
+  it('queues what the tap offers behind a full window, and rides on while the queue has room', async () => {
     const { feeds, owner, deliveries, start } = setup({ window: 2 });
     const lane = start(10);
     feeds.receive(0, 10, [record(10), record(11), record(12), record(13)]);
     expect(deliveries.started).toEqual([10, 11]);
-    expect(lane.mode).toBe('own');
-    expect(owner.calls).toEqual(['pause', 'own@12']);
-    // The tap let it go: later records are not offered again.
-    feeds.receive(0, 14, [record(14)]);
-    expect(deliveries.started).toEqual([10, 11]);
-    // Its own fetch: records it already began are passed; with the window full the rest of the
-    // batch is queued (taken, not begun) and the own fetch pauses.
-    expect(lane.fromOwnFetch(record(11))).toBe('next');
-    expect(lane.fromOwnFetch(record(12))).toBe('next');
-    lane.afterOwnBatch();
-    expect(owner.calls).toEqual(['pause', 'own@12', 'pause']);
-    expect(deliveries.started).toEqual([10, 11]);
-    // The queued record holds the ledger like one in flight.
-    await deliveries.end(11);
+    expect(lane.mode).toBe('riding');
+    expect(owner.calls).toEqual(['pause']);
+    // Queued records start in order as the window frees, and hold the ledger until they settle.
+    await deliveries.end(10);
     expect(deliveries.started).toEqual([10, 11, 12]);
-    expect(lane.commitDue(Date.now(), 0)).toBe(null);
+    expect(lane.commitDue(Date.now(), 0)).toBe(11);
+    feeds.receive(0, 14, [record(14)]);
+    await deliveries.end(11);
+    expect(deliveries.started).toEqual([10, 11, 12, 13]);
+    await deliveries.end(12);
+    expect(deliveries.started).toEqual([10, 11, 12, 13, 14]);
+  });
+
+  it('reads on by itself once its queue is full too, from the first record it could not take', async () => {
+    const { feeds, owner, deliveries, start } = setup({ window: 1 });
+    const lane = start(10);
+    // 10 begins, eight windows (8 records) queue, 19 finds no room.
+    feeds.receive(
+      0,
+      10,
+      Array.from({ length: 11 }, (_, i) => record(10 + i)),
+    );
+    expect(deliveries.started).toEqual([10]);
+    expect(lane.mode).toBe('own');
+    expect(owner.calls).toEqual(['pause', 'own@19']);
+    // The tap let it go: later records are not offered again.
+    feeds.receive(0, 21, [record(21)]);
+    expect(deliveries.started).toEqual([10]);
+    // Its own fetch: records it already took are passed; with the window full the rest of the
+    // batch is queued too and the own fetch pauses.
+    expect(lane.fromOwnFetch(record(18))).toBe('next');
+    expect(lane.fromOwnFetch(record(19))).toBe('stop');
+    lane.afterOwnBatch();
+    expect(owner.calls).toEqual(['pause', 'own@19', 'pause']);
+    // The queued records hold the ledger like one in flight.
+    await deliveries.end(10);
+    expect(deliveries.started).toEqual([10, 11]);
+    expect(lane.commitDue(Date.now(), 0)).toBe(11);
   });
 
   it('queues at most eight windows of its own fetch, then reads on from the first record not taken', async () => {
@@ -229,7 +251,7 @@ describe('EventsLane', () => {
     const { feeds, owner, deliveries, start } = setup({ window: 1, types: null });
     const lane = start(10);
     feeds.receive(0, 10, [record(10), record(11)]);
-    expect(lane.mode).toBe('own');
+    expect(deliveries.started).toEqual([10]);
     lane.hold(true);
     await deliveries.end(10, 'abandoned');
     await lane.idle();

@@ -54,24 +54,40 @@ describe('TapFeeds and the memory budget', () => {
     expect(feeds.attach(0, rider(['b']), 0)).toBe(false);
   });
 
-  it('forgets its recent records when a type becomes wanted, so its riders start from there', () => {
+  it('covers a type wanted anew from the cursor on, and keeps what it kept of the others', () => {
     const budget = new MemoryBudget(1_000_000);
     const feeds = new TapFeeds(100, budget);
     const unwantA = feeds.want(A);
     feeds.open(0, 0);
     feeds.receive(0, 0, [record(0, 'a'), record(1, 'b')]);
     feeds.want(B);
-    expect(budget.held).toBe(0);
-    expect(feeds.covers(0, 0, A)).toBe(false);
+    // A fleet starting its subscribers one after another: each new type leaves the others' riders
+    // their recent records.
+    expect(budget.held).toBe(recordBytes(record(0, 'a')));
+    expect(feeds.covers(0, 0, A)).toBe(true);
+    expect(feeds.covers(0, 1, B)).toBe(false);
     expect(feeds.covers(0, 2, B)).toBe(true);
+    expect(feeds.covers(0, 0, new Set(['a', 'b']))).toBe(false);
+    expect(feeds.covers(0, 2, new Set(['a', 'b']))).toBe(true);
+    const late = rider(['a']);
+    expect(feeds.attach(0, late, 0)).toBe(true);
+    expect(late.got.map((r) => r.offset)).toEqual(['0']);
+    feeds.detach(0, late);
+    expect(feeds.attach(0, rider(['b']), 1)).toBe(false);
     // Nobody takes `a` any more: its records are not kept, and its riders are not covered.
     unwantA();
     unwantA();
     feeds.receive(0, 2, [record(2, 'a'), record(3, 'b')]);
-    expect(budget.held).toBe(recordBytes(record(3, 'b')));
+    expect(budget.held).toBe(recordBytes(record(0, 'a')) + recordBytes(record(3, 'b')));
     expect(feeds.covers(0, 2, A)).toBe(false);
     feeds.want(null);
+    expect(feeds.covers(0, 3, A)).toBe(false);
     expect(feeds.covers(0, 4, A)).toBe(true);
+    expect(feeds.covers(0, 2, B)).toBe(true);
+    // A partition opened later covers every type wanted from its first offset.
+    feeds.open(1, 10);
+    expect(feeds.covers(1, 10, A)).toBe(true);
+    expect(feeds.covers(1, 10, null)).toBe(true);
   });
 
   it('keeps copies, not slices of the fetch response', () => {
