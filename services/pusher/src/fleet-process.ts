@@ -218,10 +218,18 @@ export class FleetProcess {
     clearInterval(this.#tick);
     this.#stopGauge?.();
     this.#stopHeadroomGauge?.();
-    await this.#retention?.stop();
-    await this.#watcher?.stop();
-    await this.#fleet?.stop();
-    await this.#status?.stop();
-    await this.#resources?.close();
+    // Each step's time in the log: a stop must end within the pod's grace period.
+    const steps: Record<string, number> = {};
+    const timed = async (step: string, run: () => Promise<void> | undefined) => {
+      const at = Date.now();
+      await run();
+      steps[step] = Date.now() - at;
+    };
+    await timed('retentionMs', () => this.#retention?.stop());
+    await timed('watcherMs', () => this.#watcher?.stop());
+    await timed('subscribersMs', () => this.#fleet?.stop());
+    await timed('statusMs', () => this.#status?.stop());
+    await timed('resourcesMs', () => this.#resources?.close());
+    this.#settings.log('info', 'fleet stopped', steps);
   }
 }

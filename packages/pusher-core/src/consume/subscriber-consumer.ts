@@ -328,9 +328,14 @@ export class SubscriberConsumer {
     if (held.length === 0) return;
     for (const [topic, partitions] of held) this.#member.pause(topic, partitions);
     this.#assigned = (async () => {
+      // Where the time between the join and the lanes' start went: the group's events wait meanwhile.
+      const at = { assignedAt: Date.now(), revokedMs: 0, ledgerMs: 0, copiesMs: 0, stampMs: 0 };
+      const since = (from: number) => Date.now() - from;
       await this.#lanes.revokedIdle();
+      at.revokedMs = since(at.assignedAt);
       const settledBefore = this.#settledBeforeRevoke();
       const ledgers = await this.#readLedger(held.map(([topic]) => topic));
+      at.ledgerMs = since(at.assignedAt) - at.revokedMs;
       if (generation !== this.#generation || this.#stopping) return;
       if (ledgers === null) {
         this.#options.onFatal(new Error(`could not read the ledger of group ${this.#sub.groupId}`));
@@ -343,10 +348,16 @@ export class SubscriberConsumer {
       );
       if (gaps.length > 0 && !(await this.#recordGaps(gaps, ledgers))) return;
       if (generation !== this.#generation || this.#stopping) return;
+      let stepAt = Date.now();
       const copied = await this.#copied(held, ledgers);
+      at.copiesMs = since(stepAt);
       if (generation !== this.#generation || this.#stopping) return;
+      stepAt = Date.now();
       await this.#stamp(held, ledgers);
+      at.stampMs = since(stepAt);
       if (generation !== this.#generation || this.#stopping) return;
+      const { assignedAt, ...steps } = at;
+      this.#options.log('info', 'lanes starting', { ...steps, totalMs: since(assignedAt) });
       for (const [topic, partitions] of held) {
         const readings = ledgers.get(topic) ?? [];
         for (const partition of partitions) {

@@ -18,7 +18,7 @@ export interface EventsTapOptions {
   readonly budget?: MemoryBudget | null;
 }
 
-const DEFAULT_RECENT = 2048;
+const DEFAULT_RECENT = 8192;
 
 /**
  * One fetch of the events topic for every subscriber of a process. Each subscriber keeps its own
