@@ -63,6 +63,7 @@ export class RetentionWatch {
   #timer: NodeJS.Timeout | undefined;
   #looking: Promise<void> | null = null;
   #failing = false;
+  #stopped = false;
 
   constructor(options: RetentionWatchOptions) {
     this.#options = options;
@@ -94,7 +95,7 @@ export class RetentionWatch {
           this.#failing = false;
         },
         (err: unknown) => {
-          if (!this.#failing)
+          if (!this.#failing && !this.#stopped)
             this.#options.log('warn', 'cannot read the retention headroom; the gauge keeps its last values', {
               topic: this.#options.eventsTopic,
               error: err instanceof Error ? err.message : String(err),
@@ -108,9 +109,14 @@ export class RetentionWatch {
     return this.#looking;
   }
 
+  /**
+   * Stops looking. A look in progress is left to end by itself and sends nothing: a look over a
+   * thousand groups on a busy machine can outlast the pod's grace period, which the subscribers'
+   * own stop (their last commits) needs.
+   */
   async stop(): Promise<void> {
     clearInterval(this.#timer);
-    await this.#looking;
+    this.#stopped = true;
   }
 
   async #look(): Promise<void> {
@@ -119,6 +125,7 @@ export class RetentionWatch {
     const nowMs = (this.#options.now ?? Date.now)();
     const byGroup = new Map(records.map((r) => [subscriberNames(r.definition).group, r]));
     const reading = await this.#reader.read([...byGroup.keys()], nowMs);
+    if (this.#stopped) return;
     this.#crossings.keepOnly(new Set(records.map((r) => r.definition.name)));
     const points: HeadroomPoint[] = [];
     const due: Promise<void>[] = [];

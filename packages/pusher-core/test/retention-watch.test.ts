@@ -138,6 +138,33 @@ describe('RetentionWatch', () => {
     expect(sent).toEqual([]);
   });
 
+  it('stops without waiting for a look still reading, and sends nothing once stopped', async () => {
+    let answer: (reading: HeadroomReading) => void = () => undefined;
+    const sent: string[] = [];
+    const w = new RetentionWatch({
+      admin: {} as KafkaAdmin,
+      reader: { read: () => new Promise<HeadroomReading>((resolve) => (answer = resolve)) },
+      eventsTopic: TOPIC,
+      subscribers: () => [record('billing', 'paused', 3_600_000)],
+      notices: async () => ({ publish: async (_type, _data, { id }) => void sent.push(id) }),
+      log: () => undefined,
+      now: () => NOW,
+    });
+    w.start();
+    const stopped = await Promise.race([
+      w.stop().then(() => 'stopped'),
+      new Promise((resolve) => setTimeout(() => resolve('still waiting'), 1000)),
+    ]);
+    expect(stopped).toBe('stopped');
+    answer({
+      retention: { retentionMs: 600_000, retentionBytes: null },
+      groups: new Map([[subscriberGroupId('billing'), [partition(5, 3000)]]]),
+    });
+    await w.look();
+    expect(sent).toEqual([]);
+    expect(w.points()).toEqual([]);
+  });
+
   it('gives the gauge every bounded partition of every subscriber it watches', async () => {
     const records = [record('billing', 'paused'), record('crm', 'active')];
     const { w, look } = watch(records);

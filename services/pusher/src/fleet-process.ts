@@ -226,8 +226,10 @@ export class FleetProcess {
       steps[step] = Date.now() - at;
     };
     await timed('retentionMs', () => this.#retention?.stop());
-    await timed('watcherMs', () => this.#watcher?.stop());
+    // The subscribers first: their stop is what the grace period is for (in-flight attempts end,
+    // the ledger commits). A catalog change handed over meanwhile finds the fleet stopped.
     await timed('subscribersMs', () => this.#fleet?.stop());
+    await timed('watcherMs', () => this.#watcher?.stop());
     await timed('statusMs', () => this.#status?.stop());
     await timed('resourcesMs', () => this.#resources?.close());
     this.#settings.log('info', 'fleet stopped', steps);
