@@ -81,7 +81,13 @@ describe('a fleet under its memory budget', () => {
     const metrics = (await scrape(metricsUrl))
       .split('\n')
       .filter((l) => /memory|fetch_pause|tier|records_total/.test(l) && !l.startsWith('#'));
-    throw new Error(`${String(err)}\n${metrics.join('\n')}\nfleet output:\n${fleet.output().slice(-3000)}`);
+    const seen = new Set(gate.held.filter((h) => h.answeredAt !== null).map((h) => h.eventId));
+    const missing = Array.from({ length: WANTED }, (_, i) => `${prefix}-memtest.wanted-${i}`).filter(
+      (id) => !seen.has(id),
+    );
+    throw new Error(
+      `${String(err)}\nnever answered: ${missing.join(' ')}\n${metrics.join('\n')}\nfleet output:\n${fleet.output().slice(-3000)}`,
+    );
   };
 
   beforeAll(async () => {

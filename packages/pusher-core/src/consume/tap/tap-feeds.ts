@@ -165,10 +165,11 @@ export class TapFeeds implements TapFeed, MemoryCache {
     const feed = this.#feeds.get(partition);
     const { types, tenant } = rider.selection;
     if (this.#dead || feed === undefined || from < keptSince(feed, types)) return false;
-    for (const record of feed.recent) {
-      if (Number(record.offset) < from) continue;
+    // A copy: a rider that queues what it takes reserves it in the budget, which may evict the
+    // oldest recent records while they are handed out; trimming the array under its iterator
+    // skipped every other record, and the rider passed them over as seen.
+    for (const record of feed.recent.slice(firstFrom(feed.recent, from)))
       if (rider.selection.takes(record.headers) && !rider.offer(record)) return false;
-    }
     let index = feed.open;
     if (tenant !== null) {
       index = feed.byTenant.get(tenant) ?? newIndex();
@@ -322,6 +323,18 @@ function keptSince(feed: PartitionFeed, types: ReadonlySet<string> | null): numb
     for (const type of types)
       since = Math.max(since, Math.min(all, feed.keptFrom.get(type) ?? Number.POSITIVE_INFINITY));
   return Math.max(since, feed.base);
+}
+
+/** The index of the first of `records` (in offset order) at or past `offset`. */
+function firstFrom(records: readonly ConsumedRecord[], offset: number): number {
+  let lo = 0;
+  let hi = records.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (Number(records[mid]?.offset) < offset) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 function newIndex(): RiderIndex {

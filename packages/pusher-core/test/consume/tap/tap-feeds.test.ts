@@ -135,6 +135,33 @@ describe('TapFeeds and the memory budget', () => {
     expect(feeds.covers(0, 1, A)).toBe(true);
   });
 
+  it('offers a joining rider every recent record even when what it takes evicts them', () => {
+    // A lane with a full window queues what it is offered and reserves it in the budget, which
+    // evicts the tap's oldest recent records while the tap is still handing them out.
+    const size = recordBytes(record(0, 'a'));
+    const budget = new MemoryBudget(size * 6);
+    const feeds = new TapFeeds(100, budget);
+    feeds.want(A);
+    feeds.open(0, 0);
+    feeds.receive(
+      0,
+      0,
+      [0, 1, 2, 3, 4, 5].map((o) => record(o, 'a')),
+    );
+    const got: string[] = [];
+    const queuing: TapRider = {
+      selection: new EventSelection(A, null),
+      offer: (r) => {
+        budget.tryReserve(recordBytes(r), got.length);
+        got.push(r.offset);
+        return true;
+      },
+      released: () => undefined,
+    };
+    expect(feeds.attach(0, queuing, 0)).toBe(true);
+    expect(got).toEqual(['0', '1', '2', '3', '4', '5']);
+  });
+
   it('releases what it kept when trimmed and when it stops', () => {
     const budget = new MemoryBudget(1_000_000);
     const feeds = new TapFeeds(2, budget);
