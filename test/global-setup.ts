@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { joinStack, leaveStack, loadStackConfig } from '@hookstream/stack';
 import type { TestProject } from 'vitest/node';
 import { countLeftovers, describeLeftovers, removeLeftovers } from './support/leftovers.ts';
+import { newRunTag } from './support/run-tag.ts';
 import { endpoints } from './support/stack.ts';
 
 /**
@@ -21,7 +21,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const config = loadStackConfig({ HOOKSTREAM_REDIS: 'on', ...process.env });
   const keep = process.env.HOOKSTREAM_KEEP_STACK === '1';
   // test/runner/main.ts gives both its phases one tag and one logs folder.
-  const runTag = process.env.HOOKSTREAM_TEST_RUN || randomBytes(2).toString('hex');
+  const runTag = process.env.HOOKSTREAM_TEST_RUN || newRunTag();
   const logsDir = process.env.HOOKSTREAM_TEST_LOGS || join(config.workDir, 'test-runs', runTag, 'child-logs');
   project.provide('hookstreamRunTag', runTag);
   project.provide('hookstreamLogsDir', logsDir);

@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -13,6 +12,7 @@ import {
   type StackSession,
 } from '@hookstream/stack';
 import { formatTable } from '@hookstream/terminal';
+import { newRunTag } from '../support/run-tag.ts';
 import { prepareToolsInBackground, type ToolOutcome } from './background-tools.ts';
 import { FILE_BUDGET_SECONDS, type FileTime, overBudget, readFileTimes, slowest } from './file-times.ts';
 
@@ -76,7 +76,7 @@ function run(command: string, args: readonly string[], env: NodeJS.ProcessEnv = 
 
 const config = loadStackConfig({ HOOKSTREAM_REDIS: 'on', ...process.env });
 const keep = process.env.HOOKSTREAM_KEEP_STACK === '1';
-const runTag = randomBytes(2).toString('hex');
+const runTag = newRunTag();
 const outDir = join(config.workDir, 'test-runs', runTag);
 const logsDir = join(outDir, 'child-logs');
 await mkdir(outDir, { recursive: true });
