@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type KafkaSettings, noticesTopicName, subscriberGroupId } from '@hookstream/contracts';
-import { createKafka, type KafkaAdmin } from '@hookstream/kafka';
+import { createKafka, type KafkaAdmin, type KafkaConnection } from '@hookstream/kafka';
+import { SubscriberCatalog } from '@hookstream/subscribers';
 
 /**
  * Runs `fn` with a fresh events topic of its own, then deletes that topic and what the
- * benchmark's subscribers left on the shared broker: their retry/DLQ topics and groups.
+ * benchmark's subscribers left on the shared broker: their retry/DLQ topics, groups, and the
+ * registrations their pushers wrote in the catalog.
  */
 export async function withBenchTopic<T>(
   kafka: KafkaSettings,
@@ -14,7 +16,8 @@ export async function withBenchTopic<T>(
   fn: (topic: string) => Promise<T>,
 ): Promise<T> {
   const topic = `hookstream-bench-${randomUUID().slice(0, 8)}`;
-  const admin = createKafka({ ...kafka, clientId: 'hookstream-bench', quiet: true }).admin();
+  const connection = createKafka({ ...kafka, clientId: 'hookstream-bench', quiet: true });
+  const admin = connection.admin();
   await admin.connect();
   try {
     // Longer than a subscriber's default retention warning (24 h), as a real events topic is: with
@@ -36,6 +39,7 @@ export async function withBenchTopic<T>(
     await admin.deleteTopics(own).catch(() => undefined);
     if (subscribers.length > 0)
       await admin.deleteGroups(subscribers.map((s) => subscriberGroupId(s))).catch(() => undefined);
+    await removeRegistrations(connection, [topic]).catch(() => undefined);
     await admin.disconnect();
   }
 }
@@ -82,21 +86,39 @@ export function deleteBenchGroups(kafka: KafkaSettings, groups: readonly string[
 
 /**
  * Deletes what a benchmark made on the shared broker: its groups, then its topics with the
- * notices topic a pusher or ingress made beside each. Best effort: a figure is never lost to it.
+ * notices topic a pusher or ingress made beside each, and the registrations on them. Best
+ * effort: a figure is never lost to it.
  */
 export async function removeBenchTopics(
   kafka: KafkaSettings,
   topics: readonly string[],
   groups: readonly string[] = [],
 ): Promise<void> {
-  const admin = createKafka({ ...kafka, clientId: 'hookstream-bench', quiet: true }).admin();
+  const connection = createKafka({ ...kafka, clientId: 'hookstream-bench', quiet: true });
+  const admin = connection.admin();
   await admin.connect();
   try {
     if (groups.length > 0) await admin.deleteGroups(groups).catch(() => undefined);
     const existing = new Set(await admin.listTopics().catch(() => [] as string[]));
     const own = topics.flatMap((t) => [t, noticesTopicName(t)]).filter((t) => existing.has(t));
     await admin.deleteTopics(own).catch(() => undefined);
+    await removeRegistrations(connection, topics).catch(() => undefined);
   } finally {
     await admin.disconnect();
   }
+}
+
+/**
+ * Tombstones the registrations pushers wrote in the catalog for their subscribers of `topics`:
+ * live records there are read by every fleet and management API on the stack for as long as the
+ * catalog keeps them, and a test run takes any that carries its tag for its own leftover.
+ */
+async function removeRegistrations(connection: KafkaConnection, topics: readonly string[]): Promise<void> {
+  if (topics.length === 0) return;
+  const catalog = new SubscriberCatalog(connection);
+  const { registrations } = await catalog.read();
+  const prefixes = topics.map((t) => `${t}/`);
+  await catalog.tombstone(
+    [...registrations.values()].flat().filter((key) => prefixes.some((p) => key.startsWith(p))),
+  );
 }
