@@ -9,6 +9,7 @@ export {
 export { BENCH_E2E_USAGE } from './cli/bench-e2e.ts';
 export { BENCH_FLEET_USAGE } from './cli/bench-fleet.ts';
 export { BENCH_LIMITER_USAGE } from './cli/bench-limiter.ts';
+export { BENCH_LIMITER_WAIT_USAGE } from './cli/bench-limiter-wait.ts';
 export { BENCH_OUTAGE_USAGE } from './cli/bench-outage.ts';
 export { BENCH_PROFILE_USAGE } from './cli/bench-profile.ts';
 export { BENCH_PULL_USAGE } from './cli/bench-pull.ts';

@@ -7,6 +7,13 @@ import { freePort } from '../support/ports.ts';
 import { redisUrl } from '../support/stack.ts';
 import { waitFor } from '../support/wait.ts';
 
+/** Shared-window tests of one limit at a time: no spacing, room to spare in concurrency. */
+const NO_GAP = { gapMs: 0, toleranceMs: 0 };
+const ROOMY = { concurrency: 100, leaseMs: 60_000 };
+
+/** The ms a refused claim says to wait; 0 for any other answer. */
+const waitOf = (claim: Awaited<ReturnType<SharedWindow['claim']>>) => (claim.kind === 'wait' ? claim.ms : 0);
+
 describe('DestinationLimiter clustered on Redis', () => {
   const limiters: DestinationLimiter[] = [];
   // One per simulated instance: a process shares its connections among its destinations.
@@ -76,62 +83,65 @@ describe('DestinationLimiter clustered on Redis', () => {
     expect(ran).toBe(false);
   });
 
-  it('a limiter whose client Redis forgot, or whose settings expired, recovers and runs the job', async () => {
-    const clusterId = `test-${randomBytes(4).toString('hex')}`;
-    const redis = instance();
-    const limiter = new DestinationLimiter({
-      origin: 'http://x',
-      rate: { perSecond: 1000, burst: 0 },
-      concurrency: 10,
-      cluster: { redis, clusterId },
-    });
-    limiters.push(limiter);
-    await limiter.ready();
-    expect(await limiter.schedule(async () => 'first')).toBe('first');
-    // What another instance's tick does to a client it found unresponsive, and what the keys'
-    // expiry does to an idle limiter: Redis 7 answers the next script with `ERR UNKNOWN_CLIENT`,
-    // then `ERR SETTINGS_KEY_NOT_FOUND`.
-    const keys = `b_hookstream:${clusterId}`;
-    const raw = redis.failFast();
-    await redis.connect(raw);
-    await raw.del(`${keys}_client_last_seen`);
-    expect(await limiter.schedule(async () => 'after the client was forgotten')).toBe(
-      'after the client was forgotten',
-    );
-    await raw.del(`${keys}_settings`);
-    expect(await limiter.schedule(async () => 'after the settings expired')).toBe(
-      'after the settings expired',
-    );
-  });
-
   it('a 429 pause on one instance holds the other back too', async () => {
     const [a, b] = await pair(1000);
+    const pausedAt = Date.now();
     a.pauseFor(1500);
+    const raw = connections[0]?.failFast();
+    if (raw === undefined) throw new Error('no connection');
+    await connections[0]?.connect(raw);
     await waitFor(
-      'the pause to reach the other instance',
-      async () => (b.pausedUntil > Date.now() ? true : undefined),
-      {
-        timeoutMs: 5000,
-        intervalMs: 20,
-      },
+      'the pause to reach Redis',
+      async () => ((await raw.keys('hookstream:window:*:paused')).length > 0 ? true : undefined),
+      { intervalMs: 10 },
     );
-    const pausedUntil = b.pausedUntil;
     const ranAt = await b.schedule(async () => Date.now());
-    expect(ranAt ?? 0).toBeGreaterThanOrEqual(pausedUntil);
+    // The other instance learns of the pause at its claim, from the pause's time left in Redis.
+    expect(b.pausedUntil).toBeGreaterThan(pausedAt + 1000);
+    expect(ranAt ?? 0).toBeGreaterThanOrEqual(b.pausedUntil);
+  });
+
+  it("the shared concurrency holds across instances, and a dead instance's send frees its slot at its lease", async () => {
+    const clusterId = `test-${randomBytes(4).toString('hex')}`;
+    const settings = { limit: 100, windowMs: 1030 };
+    const limits = { concurrency: 2, leaseMs: 1000 };
+    const a = new SharedWindow(instance(), clusterId, settings, NO_GAP, limits);
+    const b = new SharedWindow(instance(), clusterId, settings, NO_GAP, limits);
+    await Promise.all([a.ready(), b.ready()]);
+    const first = await a.claim();
+    const second = await b.claim();
+    expect([first.kind, second.kind]).toEqual(['claimed', 'claimed']);
+    expect(await a.claim()).toEqual({ kind: 'busy' });
+    if (first.kind !== 'claimed') throw new Error('unreachable');
+    await a.done(first.id);
+    const third = await b.claim();
+    expect(third.kind).toBe('claimed');
+    // `second` and `third` are never ended, as if b died: their slots come back when the lease ends.
+    expect(await a.claim()).toEqual({ kind: 'busy' });
+    const leaseEnds = Date.now() + limits.leaseMs;
+    const after = await waitFor(
+      'a slot after the lease',
+      async () => {
+        const claim = await a.claim();
+        return claim.kind === 'claimed' ? Date.now() : undefined;
+      },
+      { intervalMs: 20 },
+    );
+    expect(after).toBeGreaterThanOrEqual(leaseEnds - 50);
   });
 
   it('the shared window lets limit sends through across instances, then tells the next to wait', async () => {
     const clusterId = `test-${randomBytes(4).toString('hex')}`;
     const settings = { limit: 3, windowMs: 1030 };
-    const a = new SharedWindow(instance(), clusterId, settings);
-    const b = new SharedWindow(instance(), clusterId, settings);
+    const a = new SharedWindow(instance(), clusterId, settings, NO_GAP, ROOMY);
+    const b = new SharedWindow(instance(), clusterId, settings, NO_GAP, ROOMY);
     try {
       await Promise.all([a.ready(), b.ready()]);
       const claims = [await a.claim(), await b.claim(), await a.claim()];
       for (const claim of claims) expect(claim).toHaveProperty('id');
       const refused = await b.claim();
-      expect(refused).toHaveProperty('waitMs');
-      const waitMs = 'waitMs' in refused ? refused.waitMs : 0;
+      expect(refused.kind).toBe('wait');
+      const waitMs = waitOf(refused);
       expect(waitMs).toBeGreaterThan(0);
       expect(waitMs).toBeLessThanOrEqual(settings.windowMs);
     } finally {
@@ -142,18 +152,18 @@ describe('DestinationLimiter clustered on Redis', () => {
   it('a finished send holds the shared window for one second after its response, not the margin more', async () => {
     const clusterId = `test-${randomBytes(4).toString('hex')}`;
     const settings = { limit: 1, windowMs: 1030 };
-    const a = new SharedWindow(instance(), clusterId, settings);
+    const a = new SharedWindow(instance(), clusterId, settings, NO_GAP, ROOMY);
     try {
       await a.ready();
       const claim = await a.claim();
-      if (!('id' in claim)) throw new Error('the first claim was refused');
+      if (claim.kind !== 'claimed') throw new Error('the first claim was refused');
       const inFlight = await a.claim();
       // In flight, the send counts for the whole window from its claim.
-      expect('waitMs' in inFlight ? inFlight.waitMs : 0).toBeGreaterThan(1000);
+      expect(waitOf(inFlight)).toBeGreaterThan(1000);
       await a.done(claim.id);
       const finished = await a.claim();
-      expect('waitMs' in finished ? finished.waitMs : 0).toBeGreaterThan(990);
-      expect('waitMs' in finished ? finished.waitMs : 0).toBeLessThanOrEqual(1001);
+      expect(waitOf(finished)).toBeGreaterThan(990);
+      expect(waitOf(finished)).toBeLessThanOrEqual(1001);
     } finally {
       await a.stop();
     }
@@ -163,8 +173,8 @@ describe('DestinationLimiter clustered on Redis', () => {
     const clusterId = `test-${randomBytes(4).toString('hex')}`;
     const settings = { limit: 100, windowMs: 1030 };
     const spacing = { gapMs: 50, toleranceMs: 2 };
-    const a = new SharedWindow(instance(), clusterId, settings, spacing);
-    const b = new SharedWindow(instance(), clusterId, settings, spacing);
+    const a = new SharedWindow(instance(), clusterId, settings, spacing, ROOMY);
+    const b = new SharedWindow(instance(), clusterId, settings, spacing, ROOMY);
     try {
       await Promise.all([a.ready(), b.ready()]);
       const before = performance.now();
@@ -173,19 +183,19 @@ describe('DestinationLimiter clustered on Redis', () => {
       // Redis's clock moved at most this far between the two claims (a loaded machine can take
       // tens of milliseconds over two round trips): the wait is the gap less that, less the tolerance.
       const elapsed = performance.now() - before;
-      const waitMs = 'waitMs' in early ? early.waitMs : 0;
+      const waitMs = waitOf(early);
       expect(waitMs).toBeGreaterThanOrEqual(spacing.gapMs - spacing.toleranceMs - Math.ceil(elapsed));
       expect(waitMs).toBeLessThanOrEqual(spacing.gapMs - spacing.toleranceMs);
       // A timer can fire a millisecond before Redis's clock reaches the due time; the claim then
       // answers only the rest, never more than the tolerance.
       let wait = waitMs;
-      let granted: Awaited<ReturnType<SharedWindow['claim']>> = { waitMs };
-      for (let tries = 0; tries < 3 && 'waitMs' in granted; tries++) {
+      let granted: Awaited<ReturnType<SharedWindow['claim']>> = early;
+      for (let tries = 0; tries < 3 && granted.kind === 'wait'; tries++) {
         await new Promise((ok) => setTimeout(ok, wait));
         granted = await b.claim();
-        if ('waitMs' in granted) {
-          expect(granted.waitMs).toBeLessThanOrEqual(spacing.toleranceMs);
-          wait = granted.waitMs;
+        if (granted.kind === 'wait') {
+          expect(granted.ms).toBeLessThanOrEqual(spacing.toleranceMs);
+          wait = granted.ms;
         }
       }
       expect(granted).toHaveProperty('id');
@@ -215,8 +225,8 @@ describe("a process's Redis connections", () => {
       const mine = String(clients)
         .split('\n')
         .filter((line) => line.includes(` name=${name} `));
-      // Windows, breakers, and Bottleneck's commands and pub/sub: four, not four per destination.
-      expect(mine).toHaveLength(4);
+      // One for the windows (limits and pauses), one for the breakers: two, not two per destination.
+      expect(mine).toHaveLength(2);
     } finally {
       await Promise.all(destinations.map((d) => Promise.all([d.limiter.stop(), d.breaker.stop()])));
       await redis.close();

@@ -6,6 +6,7 @@ import { benchConnection } from './bench-connection.ts';
 import { benchE2eCommand } from './bench-e2e.ts';
 import { benchFleetCommand } from './bench-fleet.ts';
 import { benchLimiterCommand } from './bench-limiter.ts';
+import { benchLimiterWaitCommand } from './bench-limiter-wait.ts';
 import { benchOutageCommand } from './bench-outage.ts';
 import { benchProfileCommand } from './bench-profile.ts';
 import { benchPullCommand } from './bench-pull.ts';
@@ -20,6 +21,7 @@ export const BENCH_USAGE = `Usage: hookstream bench [--quick] [--events <n>] [--
        hookstream bench e2e --help
        hookstream bench retry --help
        hookstream bench limiter --help
+       hookstream bench limiter-wait --help
        hookstream bench fleet --help
        hookstream bench outage --help
        hookstream bench reconcile --help
@@ -39,6 +41,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   if (argv[0] === 'retry') return benchRetryCommand(argv.slice(1));
   if (argv[0] === 'e2e') return benchE2eCommand(argv.slice(1));
   if (argv[0] === 'limiter') return benchLimiterCommand(argv.slice(1));
+  if (argv[0] === 'limiter-wait') return benchLimiterWaitCommand(argv.slice(1));
   if (argv[0] === 'fleet') return benchFleetCommand(argv.slice(1));
   if (argv[0] === 'outage') return benchOutageCommand(argv.slice(1));
   if (argv[0] === 'reconcile') return benchReconcileCommand(argv.slice(1));

@@ -1,7 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type CapShare, FairShareCap, Semaphore } from '@hookstream/concurrency';
 import type { RateSettings } from '@hookstream/contracts';
-import Bottleneck from 'bottleneck';
 import { ArrivalWindow } from './arrival-window.ts';
 import type { RedisConnections } from './redis-connections.ts';
 import { boundedPauseUntil } from './retry-after.ts';
@@ -18,10 +17,24 @@ export interface LimiterOptions {
   readonly inFlightCap?: CapShare;
   /**
    * Shares rate, concurrency and 429 pauses with every instance using the same Redis and
-   * clusterId (Bottleneck clustering), so the limit holds across a subscriber's instances.
+   * clusterId (SharedWindow), so the limit holds across a subscriber's instances. `leaseMs`: how
+   * long a send holds a slot of the shared concurrency should its instance die before ending it
+   * (longer than its request's timeout; default a minute, bounded to 1 s..10 min).
    */
-  readonly cluster?: { readonly redis: RedisConnections; readonly clusterId: string };
+  readonly cluster?: {
+    readonly redis: RedisConnections;
+    readonly clusterId: string;
+    readonly leaseMs?: number;
+  };
 }
+
+const DEFAULT_LEASE_MS = 60_000;
+const MIN_LEASE_MS = 1000;
+const MAX_LEASE_MS = 600_000;
+
+/** How long a claim waits first, and at most, while the shared concurrency is taken on another instance. */
+const BUSY_FIRST_WAIT_MS = 5;
+const BUSY_MAX_WAIT_MS = 100;
 
 /**
  * A process-wide bound on requests in flight, whatever the destinations' own limits, shared
@@ -34,21 +47,29 @@ export function createInFlightCap(maxInFlight: number): InFlightCap {
 }
 
 /**
- * How a destination's limits are kept. `clustered`: instances sharing Redis go through clustered
- * Bottleneck for concurrency, spacing and 429 pauses, and claim every send in a window shared
- * through Redis (SharedWindow), which bounds what all of them send together. In one process,
- * Bottleneck's per-job bookkeeping (events, async steps, a timer per job) costs more than the
- * delivery around it once a process hosts many subscribers, and its local datastore caps near a
- * thousand jobs a second; so `spaced` (up to 200/s without burst) starts each request on a local
- * schedule (StartSchedule) within an arrival window, the same spacing the clustered limiter
- * keeps at the wire, and `bucket` (faster, or with a burst) uses a token bucket; both bound
- * concurrency with a semaphore.
+ * How a destination's limits are kept. Up to 200/s without burst, each request starts on a local
+ * schedule (StartSchedule) within an arrival window (`spaced`); faster, or with a burst, a token
+ * bucket (`bucket`); either way a semaphore bounds concurrency. `clustered`: instances sharing
+ * Redis also claim every send in a window shared through Redis (SharedWindow), which spaces all
+ * of them on one schedule, bounds what they send together in any second and in flight, and
+ * carries 429 pauses. Bottleneck did this once (and in one process before that); its per-job
+ * bookkeeping (events, async steps, a timer per job) cost more than the delivery around it, and
+ * clustered it took five Redis scripts a send where SharedWindow takes two.
  */
 export function limiterMode(
   options: Pick<LimiterOptions, 'rate' | 'cluster'>,
 ): 'clustered' | 'spaced' | 'bucket' {
   if (options.cluster) return 'clustered';
-  return options.rate.burst === 0 && options.rate.perSecond <= 200 ? 'spaced' : 'bucket';
+  return spacingGapMs(options.rate) > 0 ? 'spaced' : 'bucket';
+}
+
+/**
+ * The gap between starts when requests are spaced: the rate's interval with 1 % slack, up to
+ * 200/s without burst; 0 otherwise (a token bucket, or the shared window alone).
+ */
+export function spacingGapMs(rate: RateSettings): number {
+  const intervalMs = 1000 / rate.perSecond;
+  return rate.burst === 0 && intervalMs >= 5 ? intervalMs * SLACK : 0;
 }
 
 const SLACK = 1.01;
@@ -69,39 +90,22 @@ async function pause(ms: number, signal: AbortSignal | undefined): Promise<boole
 }
 
 /**
- * The job's result, or null as soon as the signal aborts before the job's work has started; once
- * it has (`started()`), its result: a request already on its way must be seen to its answer, or
- * the caller would take a sent attempt for one never made. The listener never outlives the job.
- */
-function untilAborted<T>(job: Promise<T>, signal: AbortSignal, started: () => boolean): Promise<T | null> {
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      if (!started()) resolve(null);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-    job.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
-}
-
-/**
  * Rate and concurrency for one destination. A 429's Retry-After pauses the whole destination:
  * jobs that reach the front while it is paused give their slot back without sending, wait, and
  * queue again, so a resumed destination still sees requests spaced by the rate.
  */
 export class DestinationLimiter {
-  readonly #bottleneck: Bottleneck | null = null;
   readonly #bucket: TokenBucket | null = null;
-  readonly #concurrency: Semaphore | null = null;
+  readonly #concurrency: Semaphore;
   readonly #cap: CapShare | undefined;
   #pausedUntil = 0;
-  // Bottleneck spaces planned start times; a late timer can run one job late and the next on
-  // time, bunching them. A local schedule of actual starts keeps the spacing at the wire.
+  // A timer set for a planned start can run one job late and the next on time, bunching them:
+  // a schedule of actual starts keeps the spacing at the wire.
   readonly #schedule: StartSchedule | null = null;
   readonly #window: ArrivalWindow | null = null;
   // Clustered only: each instance's arrival window sees its own sends alone, so two instances
   // spaced apart at dispatch can still land limit+1 requests in one second at the endpoint. The
-  // shared window bounds the sends of all instances together; Bottleneck still shares
-  // concurrency, the 429 pauses and the even spacing inside the window.
+  // shared window bounds the sends of all instances together, their concurrency and pauses.
   readonly #shared: SharedWindow | null = null;
   // One job at a time waits for its start, so the check and the claim of a start stay together
   // even when the claim is a round trip to Redis.
@@ -109,88 +113,43 @@ export class DestinationLimiter {
 
   constructor(options: LimiterOptions) {
     this.#cap = options.inFlightCap;
-    const settings = bottleneckSettings(options);
-    // Spaced wherever Bottleneck spaces (no burst, up to 200/s), by the rate with 1 % slack.
-    const mode = limiterMode(options);
-    if (mode === 'bucket') {
+    this.#concurrency = new Semaphore(options.concurrency);
+    if (limiterMode(options) === 'bucket') {
       this.#bucket = new TokenBucket(
         options.rate.perSecond,
         Math.max(1, options.rate.burst),
         performance.now(),
       );
-      this.#concurrency = new Semaphore(options.concurrency);
       return;
     }
-    // Spaced by the rate with 1 % slack, no burst.
-    const gapMs = settings.minTime === undefined ? 0 : (1000 / options.rate.perSecond) * SLACK;
+    const gapMs = spacingGapMs(options.rate);
     const spacing = { gapMs, toleranceMs: Math.min(SPACING_TOLERANCE_MS, gapMs) };
     if (gapMs > 0) this.#schedule = new StartSchedule(spacing.gapMs, spacing.toleranceMs);
     this.#window = new ArrivalWindow(Math.max(1, Math.floor(options.rate.perSecond + options.rate.burst)));
-    if (mode === 'spaced' || !options.cluster) {
-      this.#concurrency = new Semaphore(options.concurrency);
-      return;
-    }
+    const cluster = options.cluster;
+    if (!cluster) return;
+    const leaseMs = Math.min(Math.max(cluster.leaseMs ?? DEFAULT_LEASE_MS, MIN_LEASE_MS), MAX_LEASE_MS);
     this.#shared = new SharedWindow(
-      options.cluster.redis,
-      options.cluster.clusterId,
+      cluster.redis,
+      cluster.clusterId,
       sharedWindowSettings(options.rate),
       spacing,
+      { concurrency: options.concurrency, leaseMs: Math.round(leaseMs) },
     );
-    this.#bottleneck = new Bottleneck({
-      ...settings,
-      id: `hookstream:${options.cluster.clusterId}`,
-      datastore: 'ioredis',
-      connection: options.cluster.redis.bottleneck(),
-      clearDatastore: false,
-      // Keys of a limiter nobody has used for this long expire from Redis.
-      timeout: 600_000,
-    });
-    // A 429 seen by any instance pauses the destination on all of them.
-    this.#bottleneck.on('message', (message: string) => {
-      this.#pausedUntil = Math.max(this.#pausedUntil, boundedPauseUntil(Number(message), Date.now()));
-    });
   }
 
   /** Resolves once the datastore (Redis, when clustered) is connected. */
   async ready(): Promise<void> {
-    await Promise.all([this.#bottleneck?.ready(), this.#shared?.ready()]);
+    await this.#shared?.ready();
   }
 
   /**
    * Runs fn when the destination may take one more request. Resolves null, without running fn,
-   * when the signal aborts first (a queued job cannot be removed from Bottleneck, so it later
-   * runs as a no-op, but the caller does not wait for it).
+   * when the signal aborts before fn started.
    */
   async schedule<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T | null> {
-    const bottleneck = this.#bottleneck;
-    if (!bottleneck) return this.#scheduleLocal(fn, signal);
-    let priority = 5;
-    for (;;) {
-      if (signal?.aborted) return null;
-      let started = false;
-      // Aborted while it waited for its turn (spacing, the cap): never sent, and the caller knows.
-      const run = (): Promise<T | null> => {
-        if (signal?.aborted) return Promise.resolve(null);
-        started = true;
-        return fn();
-      };
-      const job = bottleneck.schedule<T | typeof DEFERRED | null>({ priority }, () => {
-        if (signal?.aborted) return Promise.resolve(null);
-        if (Date.now() < this.#pausedUntil) return Promise.resolve(DEFERRED);
-        return this.#capped(this.#schedule || this.#shared ? () => this.#spaced(run) : run);
-      });
-      const result = signal ? await untilAborted(job, signal, () => started) : await job;
-      if (result !== DEFERRED) return result;
-      // Deferred jobs go ahead of fresh ones, so a pause does not reorder the queue much.
-      priority = 4;
-      if (!(await this.#waitForResume(signal))) return null;
-    }
-  }
-
-  async #scheduleLocal<T>(fn: () => Promise<T>, signal: AbortSignal | undefined): Promise<T | null> {
     const bucket = this.#bucket;
     const concurrency = this.#concurrency;
-    if (!concurrency) throw new Error('unreachable: a limiter in one process has a semaphore');
     for (;;) {
       if (signal?.aborted) return null;
       if (Date.now() < this.#pausedUntil) {
@@ -210,7 +169,7 @@ export class DestinationLimiter {
       try {
         // The process-wide cap is taken once the start is due, not while waiting for it: a slow
         // destination's queue must not hold the slots of everyone else.
-        result = this.#schedule ? await this.#spaced(() => this.#capped(fn), signal) : await this.#capped(fn);
+        result = this.#window ? await this.#spaced(() => this.#capped(fn), signal) : await this.#capped(fn);
       } finally {
         concurrency.release();
       }
@@ -257,6 +216,7 @@ export class DestinationLimiter {
     let claimed: string | null = null;
     try {
       await previous;
+      let busyWaitMs = BUSY_FIRST_WAIT_MS;
       for (;;) {
         // Timers are set against the event loop's cached clock and can fire a little early.
         for (let ms = left(); ms > 0; ms = left()) if (!(await pause(Math.ceil(ms), signal))) return null;
@@ -264,11 +224,18 @@ export class DestinationLimiter {
         if (Date.now() < this.#pausedUntil) return DEFERRED;
         if (!shared) break;
         const claim = await shared.claim();
-        if ('id' in claim) {
+        if (claim.kind === 'claimed') {
           claimed = claim.id;
           break;
         }
-        await sleep(claim.waitMs);
+        if (claim.kind === 'paused') {
+          this.#pauseHere(claim.ms);
+          return DEFERRED;
+        }
+        // Taken on another instance: nothing here says when it frees, so ask again, less often.
+        const ms = claim.kind === 'wait' ? claim.ms : busyWaitMs;
+        if (claim.kind === 'busy') busyWaitMs = Math.min(busyWaitMs * 2, BUSY_MAX_WAIT_MS);
+        if (!(await pause(ms, signal))) return null;
       }
       sentAt = performance.now();
       schedule?.started(sentAt);
@@ -281,19 +248,25 @@ export class DestinationLimiter {
     } finally {
       window?.done(slot, performance.now(), sentAt);
       // The response came back after the request arrived: its time is a safe stand-in for the
-      // arrival. A failed re-stamp leaves the claim time, which the margin covers.
+      // arrival. A failed re-stamp leaves the claim time, which the margin covers, and the slot
+      // of the concurrency held until its lease ends.
       if (claimed !== null) await shared?.done(claimed).catch(() => undefined);
     }
   }
 
-  /** Holds every request to the destination back until now + ms (a 429's Retry-After). */
+  /** Holds every request to the destination back until now + ms (a 429's Retry-After), on every instance. */
   pauseFor(ms: number): void {
+    const until = this.#pauseHere(ms);
+    if (until !== null) this.#shared?.pause(until - Date.now()).catch(() => undefined);
+  }
+
+  /** Pauses this instance: the bounded end when later than the pause in force, else null. */
+  #pauseHere(ms: number): number | null {
     const now = Date.now();
     const until = boundedPauseUntil(now + ms, now);
-    if (until <= this.#pausedUntil) return;
+    if (until <= this.#pausedUntil) return null;
     this.#pausedUntil = until;
-    // Instances' clocks are assumed synchronised (NTP); the pause is an absolute time.
-    this.#bottleneck?.publish(String(until)).catch(() => undefined);
+    return until;
   }
 
   get pausedUntil(): number {
@@ -301,41 +274,6 @@ export class DestinationLimiter {
   }
 
   async stop(): Promise<void> {
-    await this.#bottleneck?.stop({ dropWaitingJobs: true });
-    await this.#bottleneck?.disconnect(true);
     await this.#shared?.stop();
   }
-}
-
-/**
- * Up to 200/s without burst, requests are spaced by minTime with 1 % slack; the arrival window
- * (see ArrivalWindow) turns that into a guarantee at the endpoint for each instance. Otherwise a
- * token bucket on Bottleneck's reservoir: refilled every period (one request's interval, at
- * least 100 ms so the heartbeat stays cheap), holding at most one period's tokens plus burst.
- */
-export function bottleneckSettings(
-  options: Pick<LimiterOptions, 'rate' | 'concurrency' | 'cluster'>,
-): Bottleneck.ConstructorOptions {
-  const intervalMs = 1000 / options.rate.perSecond;
-  if (options.rate.burst === 0 && intervalMs >= 5)
-    return {
-      maxConcurrent: options.concurrency,
-      // Bottleneck's Redis scripts hang on a fractional minTime: whole milliseconds there, rounded
-      // down so that they never bind (3 % slack rounded up, 11 ms at 100/s, capped use at 91 %).
-      // Clustered sends are spaced exactly by the schedule in the shared window instead, and the
-      // window, not the spacing, bounds every second across instances.
-      minTime: options.cluster ? Math.floor(intervalMs) : intervalMs * SLACK,
-    };
-  const period = Math.max(Math.ceil(intervalMs), 100);
-  const amount = Math.max(1, Math.floor((options.rate.perSecond * period) / 1000));
-  const tokens = amount + options.rate.burst;
-  // heartbeatInterval is a real Bottleneck option missing from its typings.
-  return {
-    maxConcurrent: options.concurrency,
-    reservoir: tokens,
-    reservoirIncreaseAmount: amount,
-    reservoirIncreaseInterval: period,
-    reservoirIncreaseMaximum: tokens,
-    heartbeatInterval: Math.max(5, Math.floor(period / 10)),
-  } as Bottleneck.ConstructorOptions;
 }

@@ -1,17 +1,14 @@
-import Bottleneck from 'bottleneck';
 import type { Redis } from 'ioredis';
 import { BatchedGets } from './batched-gets.ts';
-import { recognizeBottleneckSentinels } from './bottleneck-sentinels.ts';
 import { redisClass } from './redis-client.ts';
-import { redisOptionsFromUrl } from './redis-options.ts';
 import { defineWindowCommands, type WindowCommands } from './shared-window.ts';
 
 /**
  * The Redis connections one process shares among every destination's limits and breaker: a
- * client that waits out reconnects (the shared windows), one that fails fast (the breakers), and
- * Bottleneck's pair (commands and pub/sub), each made when first asked. One connection of each
- * per destination made four per subscriber per instance: three instances of 1,000 subscribers
- * overran Redis's 10,000 clients, and subscribers failed to start.
+ * client that waits out reconnects (the shared windows: limits and 429 pauses) and one that fails
+ * fast (the breakers), each made when first asked. One connection of each per destination (with
+ * Bottleneck's pair, then) made four per subscriber per instance: three instances of 1,000
+ * subscribers overran Redis's 10,000 clients, and subscribers failed to start.
  */
 export class RedisConnections {
   readonly url: string;
@@ -20,7 +17,6 @@ export class RedisConnections {
   #windows: (Redis & WindowCommands) | null = null;
   #failFast: Redis | null = null;
   #failFastGets: BatchedGets | null = null;
-  #bottleneck: Bottleneck.IORedisConnection | null = null;
   readonly #connecting = new Map<Redis, Promise<void>>();
 
   constructor(url: string, name = 'hookstream') {
@@ -57,21 +53,6 @@ export class RedisConnections {
     return this.#failFastGets;
   }
 
-  /** Bottleneck's connection, shared: a limiter's disconnect only unsubscribes that limiter. */
-  bottleneck(): Bottleneck.IORedisConnection {
-    if (this.#bottleneck === null) {
-      this.#bottleneck = new Bottleneck.IORedisConnection({
-        // Passed in because Bottleneck's own require('ioredis') does not exist in an ES module.
-        Redis: redisClass(),
-        clientOptions: { ...redisOptionsFromUrl(this.url), connectionName: this.name },
-      });
-      // Each limiter reports its own failures; the connection's would otherwise go unheard.
-      this.#bottleneck.on('error', () => undefined);
-      recognizeBottleneckSentinels(this.#bottleneck);
-    }
-    return this.#bottleneck;
-  }
-
   /** Connects a client once, however many destinations ask at the same time. */
   connect(client: Redis): Promise<void> {
     let connecting = this.#connecting.get(client);
@@ -90,10 +71,6 @@ export class RedisConnections {
             () => undefined,
             () => c.disconnect(),
           );
-    await Promise.all([
-      quit(this.#windows),
-      quit(this.#failFast),
-      this.#bottleneck?.disconnect(true).catch(() => this.#bottleneck?.disconnect(false)),
-    ]);
+    await Promise.all([quit(this.#windows), quit(this.#failFast)]);
   }
 }

@@ -1,50 +1,28 @@
 import { describe, expect, it } from 'vitest';
 import {
-  bottleneckSettings,
   createInFlightCap,
   DestinationLimiter,
   limiterMode,
+  spacingGapMs,
 } from '../src/destination-limiter.ts';
 import { RedisConnections } from '../src/redis-connections.ts';
 import { MAX_RETRY_AFTER_MS } from '../src/retry-after.ts';
 
-describe('bottleneckSettings', () => {
-  it('spaces requests by the rate, with 1 % slack, when there is no burst', () => {
-    expect(bottleneckSettings({ rate: { perSecond: 5, burst: 0 }, concurrency: 3 })).toEqual({
-      maxConcurrent: 3,
-      minTime: 202,
-    });
-    expect(bottleneckSettings({ rate: { perSecond: 100, burst: 0 }, concurrency: 3 }).minTime).toBeCloseTo(
-      10.1,
-    );
+describe('spacingGapMs', () => {
+  it('spaces requests by the rate, with 1 % slack, up to 200/s without burst', () => {
+    expect(spacingGapMs({ perSecond: 5, burst: 0 })).toBeCloseTo(202);
+    expect(spacingGapMs({ perSecond: 100, burst: 0 })).toBeCloseTo(10.1);
+    expect(spacingGapMs({ perSecond: 200, burst: 0 })).toBeCloseTo(5.05);
   });
 
-  it('uses whole milliseconds rounded down for clustered limiters (the shared window spaces them)', () => {
-    const cluster = { redis: new RedisConnections('redis://127.0.0.1:6379'), clusterId: 'x' };
-    expect(bottleneckSettings({ rate: { perSecond: 20, burst: 0 }, concurrency: 3, cluster }).minTime).toBe(
-      50,
-    );
-    expect(bottleneckSettings({ rate: { perSecond: 30, burst: 0 }, concurrency: 3, cluster }).minTime).toBe(
-      33,
-    );
-  });
-
-  it('uses a token bucket holding one period plus the burst otherwise', () => {
-    expect(bottleneckSettings({ rate: { perSecond: 5, burst: 2 }, concurrency: 3 })).toMatchObject({
-      reservoir: 3,
-      reservoirIncreaseAmount: 1,
-      reservoirIncreaseInterval: 200,
-      reservoirIncreaseMaximum: 3,
-    });
-    expect(bottleneckSettings({ rate: { perSecond: 10_000, burst: 0 }, concurrency: 3 })).toMatchObject({
-      reservoir: 1000,
-      reservoirIncreaseInterval: 100,
-    });
+  it('does not space faster rates, nor any with a burst', () => {
+    expect(spacingGapMs({ perSecond: 201, burst: 0 })).toBe(0);
+    expect(spacingGapMs({ perSecond: 5, burst: 2 })).toBe(0);
   });
 });
 
 describe('limiterMode', () => {
-  it('spaces up to 200/s without burst, uses a token bucket otherwise, and Bottleneck only when clustered', () => {
+  it('spaces up to 200/s without burst, uses a token bucket otherwise, and the shared window when clustered', () => {
     const cluster = { redis: new RedisConnections('redis://127.0.0.1:6379'), clusterId: 'x' };
     expect(limiterMode({ rate: { perSecond: 200, burst: 0 } })).toBe('spaced');
     expect(limiterMode({ rate: { perSecond: 201, burst: 0 } })).toBe('bucket');
@@ -107,8 +85,8 @@ describe('DestinationLimiter', () => {
     await limiter.stop();
     // Starts follow a schedule that begins no earlier than \`before\`: the k-th job never starts
     // before k × 50 ms from it. Measured from the first job's own start instead, a first job
-    // started late (a busy event loop) made the later ones look early. 2 ms: Bottleneck's clock
-    // is Date.now, in whole milliseconds.
+    // started late (a busy event loop) made the later ones look early. 2 ms: timers fire against
+    // the event loop's cached clock, a little early at times.
     for (const [k, s] of starts.entries()) expect(s - before).toBeGreaterThanOrEqual(k * 50 - 2);
     expect(peak).toBeLessThanOrEqual(2);
   });
@@ -161,7 +139,7 @@ describe('DestinationLimiter', () => {
     for (const at of starts.slice(1)) expect(at).toBeGreaterThanOrEqual(pausedUntil);
   });
 
-  it('a pause from outside (a 429 of year 9999, a message on Redis) holds at most MAX_RETRY_AFTER_MS', async () => {
+  it('a pause from outside (a 429 of year 9999, a pause read from Redis) holds at most MAX_RETRY_AFTER_MS', async () => {
     const limiter = new DestinationLimiter({
       origin: 'http://c',
       rate: { perSecond: 10, burst: 0 },

@@ -342,7 +342,14 @@ export class SubscriberRunner {
       concurrency: definition.concurrency,
       inFlightCap: resources.inFlightCap.share(topology.name),
       ...(resources.redis
-        ? { cluster: { redis: resources.redis, clusterId: `${topology.name}:${topology.origin}` } }
+        ? {
+            cluster: {
+              redis: resources.redis,
+              clusterId: `${topology.name}:${topology.origin}`,
+              // A send holds its slot of the shared concurrency at most its timeout and a margin.
+              leaseMs: definition.timeoutMs + 10_000,
+            },
+          }
         : {}),
     });
     await this.#limiter.ready();

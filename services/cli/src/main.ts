@@ -16,7 +16,7 @@ Commands:
   pull           lease a pull subscriber's events over the management API, and --ack them
   console        the operator console in a browser (127.0.0.1:8088, CONSOLE_TOKENS): subscribers, DLQs, replay, ledgers
   bench          the benchmarks, where the bench workspace is installed (a checkout, not the image): the full
-                 report (bench/results/), or ingress | push | e2e | retry | limiter | fleet | outage | reconcile alone
+                 report (bench/results/), or ingress | push | e2e | retry | limiter | limiter-wait | fleet | outage | reconcile alone
 
 subscribers (apply, list, show, pause, resume, delete, rewind, secret show, secret rotate) and dlq
 (list, replay) also run against a remote management API, with no Kafka settings here: --api <url>

@@ -9,7 +9,7 @@ import type { Reporter } from '../progress.ts';
 import { whichCommand } from '../tools.ts';
 
 /**
- * Redis from Debian's package, for Bottleneck's clustered limiters (a destination's rate holds
+ * Redis from Debian's package, for the clustered limiters (a destination's rate holds
  * across several pusher instances). Started when asked: HOOKSTREAM_REDIS=on installs the
  * package if it is missing (as root, with apt-get); auto runs it only where it is installed.
  */
