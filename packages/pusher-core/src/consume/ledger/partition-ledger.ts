@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { LogFn } from '@hookstream/contracts';
 import {
   type ConsumedRecord,
@@ -10,6 +11,10 @@ import {
 import { type HandlerOutcome, type RecordHandler, runInKeyOrder } from '../record-handler.ts';
 import { OffsetTracker } from './offset-tracker.ts';
 import { type SettledOffsets, settledFrom } from './settled-offsets.ts';
+
+/** The first wait before a record whose handler failed runs again, and the longest. */
+const HANDLER_RETRY_FIRST_MS = 200;
+const HANDLER_RETRY_MAX_MS = 30_000;
 
 /** What a lane gives its ledger: everything but the hook, which the lane supplies itself. */
 export type LaneLedgerOptions = Omit<PartitionLedgerOptions, 'ended'>;
@@ -118,31 +123,59 @@ export class PartitionLedger {
    * rewound range is handed over marked (`rewound`).
    */
   run(record: ConsumedRecord, offset: number): void {
-    const { handle, ordering, log, ended } = this.#options;
+    const { handle, ordering, ended } = this.#options;
     this.#inFlight++;
     const handed = markedRecord(record, offset, this.#rewind, this.#rewindMark);
-    runInKeyOrder(handle, ordering, handed, this.#controller.signal, this.#keyTails)
-      .then(
-        (outcome) => {
-          if (outcome !== 'settled') return;
-          this.#held.delete(offset);
-          this.#begunAt.delete(offset);
-          this.#tracker.settle(offset);
-          this.#settledSinceCommit = true;
-        },
-        (err: unknown) =>
-          log('error', 'record handler failed; the record stays unsettled', {
-            topic: this.topic,
-            partition: this.partition,
-            offset,
-            error: err instanceof Error ? err.message : String(err),
-          }),
-      )
+    const untilDone = (r: ConsumedRecord, signal: AbortSignal) =>
+      this.#handleUntilDone(handle, r, offset, signal);
+    runInKeyOrder(untilDone, ordering, handed, this.#controller.signal, this.#keyTails)
+      .then((outcome) => {
+        if (outcome !== 'settled') return;
+        this.#held.delete(offset);
+        this.#begunAt.delete(offset);
+        this.#tracker.settle(offset);
+        this.#settledSinceCommit = true;
+      })
       .finally(() => {
         this.#inFlight--;
         ended(offset);
         if (this.#inFlight === 0) for (const resolve of this.#idleWaiters.splice(0)) resolve();
       });
+  }
+
+  /**
+   * The handler's outcome. A handler turns what an endpoint does into an outcome; it throws only
+   * when the pusher itself could not go on (Redis or Kafka failing under it). Such a record used
+   * to stay unsettled, holding the ledger, until its lane restarted: now it runs again after a
+   * wait that grows to HANDLER_RETRY_MAX_MS, in its place (a key's later records still wait for
+   * it), until it ends or the lane stops.
+   */
+  async #handleUntilDone(
+    handle: RecordHandler,
+    record: ConsumedRecord,
+    offset: number,
+    signal: AbortSignal,
+  ): Promise<HandlerOutcome> {
+    for (let failures = 1; ; failures++) {
+      try {
+        return await handle(record, signal);
+      } catch (err) {
+        const retryInMs = Math.min(HANDLER_RETRY_FIRST_MS * 2 ** (failures - 1), HANDLER_RETRY_MAX_MS);
+        this.#options.log('error', 'record handler failed; running the record again', {
+          topic: this.topic,
+          partition: this.partition,
+          offset,
+          failures,
+          retryInMs,
+          error: err instanceof Error ? err.message : String(err),
+        });
+        try {
+          await sleep(retryInMs, undefined, { signal });
+        } catch {
+          return 'abandoned';
+        }
+      }
+    }
   }
 
   /** Ends the waits of the records in flight (limiter, breaker, retry delay); they end as abandoned. */

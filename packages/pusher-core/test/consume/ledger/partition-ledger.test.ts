@@ -80,17 +80,39 @@ describe('PartitionLedger', () => {
     expect(core.commitDue(now, 10_000)).toBeNull();
   });
 
-  it('an abandoned or failed record holds the ledger, and the failure is logged', async () => {
-    const { core, run, end, logged, ended } = setup(0);
+  it('an abandoned record holds the ledger', async () => {
+    const { core, run, end, ended } = setup(0);
     run(0);
     run(1);
-    run(2);
     await end(0, 'abandoned');
-    await end(1, new Error('boom'));
-    await end(2);
-    expect(ended()).toBe(3);
+    await end(1);
+    expect(ended()).toBe(2);
     expect(core.commitTarget()).toBe(0);
-    expect(logged).toEqual(['record handler failed; the record stays unsettled']);
+  });
+
+  it('a record whose handler failed runs again, logged, and settles; abort ends its wait as abandoned', async () => {
+    const { core, run, end, logged, ended, started } = setup(0);
+    run(0);
+    run(1);
+    await end(0, new Error('Redis went away'));
+    expect(logged).toEqual(['record handler failed; running the record again']);
+    // Still in flight: its window slot is not given to another record while it waits.
+    expect([core.inFlight, ended()]).toEqual([2, 0]);
+    const deadline = Date.now() + 5000;
+    while (started.filter((o) => o === 0).length < 2 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(started).toEqual([0, 1, 0]);
+    await end(0);
+    await end(1);
+    expect(core.commitTarget()).toBe(2);
+    expect(ended()).toBe(2);
+
+    run(2);
+    await end(2, new Error('Kafka went away'));
+    core.abort();
+    await core.idle();
+    expect(core.commitTarget()).toBe(2);
+    expect(started).toEqual([0, 1, 0, 2]);
   });
 
   it('idle() waits for every record in flight; oldestUnsettled is the oldest begun and not settled', async () => {
