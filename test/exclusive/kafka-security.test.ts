@@ -529,7 +529,8 @@ describe('hookstream on a SASL_SSL broker with mTLS and ACLs', () => {
     }
   }, 60_000);
 
-  it.each([
+  // Four processes that each fail on their own: side by side, they take the time of the slowest.
+  it.concurrent.each([
     [
       'a wrong password',
       { KAFKA_SASL_PASSWORD: 'wrong' },

@@ -19,8 +19,9 @@ export interface OldRelease {
  * Unpacks `commit` from this clone's history into a temporary directory and gives it this
  * checkout's node_modules: third-party packages are linked as they are, the workspace's own
  * (`@hookstream/*`, the `hookstream` command) point into the unpacked tree. Node runs the
- * TypeScript sources directly, so nothing is built. The commit's dependencies must be the ones
- * installed here (a release that changed them needs its own install).
+ * TypeScript sources directly, so nothing is built. The commit's dependencies must be installed
+ * here: a package only older releases use is a devDependency of the root (`bottleneck`, which the
+ * releases before the shared window carried clustered limits with).
  */
 export async function unpackRelease(commit: string): Promise<OldRelease> {
   const dir = await mkdtemp(join(tmpdir(), 'hookstream-release-'));
