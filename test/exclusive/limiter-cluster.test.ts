@@ -9,7 +9,7 @@ import { waitFor } from '../support/wait.ts';
 
 /** Shared-window tests of one limit at a time: no spacing, room to spare in concurrency. */
 const NO_GAP = { gapMs: 0, toleranceMs: 0 };
-const ROOMY = { concurrency: 100, leaseMs: 60_000 };
+const ROOMY = { concurrency: 100, leaseMs: 60_000, bucket: null };
 
 /** The ms a refused claim says to wait; 0 for any other answer. */
 const waitOf = (claim: Awaited<ReturnType<SharedWindow['claim']>>) => (claim.kind === 'wait' ? claim.ms : 0);
@@ -83,6 +83,31 @@ describe('DestinationLimiter clustered on Redis', () => {
     expect(ran).toBe(false);
   });
 
+  it('with a burst, two instances together send the burst at once, then keep to the rate', async () => {
+    const clusterId = `test-${randomBytes(4).toString('hex')}`;
+    const make = () =>
+      new DestinationLimiter({
+        origin: 'http://x',
+        rate: { perSecond: 20, burst: 5 },
+        concurrency: 50,
+        cluster: { redis: instance(), clusterId },
+      });
+    const [a, b] = [make(), make()];
+    limiters.push(a, b);
+    await Promise.all([a.ready(), b.ready()]);
+    const starts: number[] = [];
+    const job = async () => {
+      starts.push(performance.now());
+    };
+    const before = performance.now();
+    await Promise.all(Array.from({ length: 25 }, (_, i) => (i % 2 === 0 ? a : b).schedule(job)));
+    starts.sort((x, y) => x - y);
+    // The window alone allows rate + burst (25) in a second; the shared bucket holds the burst
+    // (5) and then 20/s: the 25th start comes at least 19 intervals of 50 ms after the first.
+    expect((starts.at(-1) ?? 0) - before).toBeGreaterThanOrEqual(19 * 50 - 5);
+    expect((starts[4] ?? 0) - before).toBeLessThan(500);
+  });
+
   it('a 429 pause on one instance holds the other back too', async () => {
     const [a, b] = await pair(1000);
     const pausedAt = Date.now();
@@ -104,7 +129,7 @@ describe('DestinationLimiter clustered on Redis', () => {
   it("the shared concurrency holds across instances, and a dead instance's send frees its slot at its lease", async () => {
     const clusterId = `test-${randomBytes(4).toString('hex')}`;
     const settings = { limit: 100, windowMs: 1030 };
-    const limits = { concurrency: 2, leaseMs: 1000 };
+    const limits = { concurrency: 2, leaseMs: 1000, bucket: null };
     const a = new SharedWindow(instance(), clusterId, settings, NO_GAP, limits);
     const b = new SharedWindow(instance(), clusterId, settings, NO_GAP, limits);
     await Promise.all([a.ready(), b.ready()]);

@@ -134,7 +134,13 @@ export class DestinationLimiter {
       cluster.clusterId,
       sharedWindowSettings(options.rate),
       spacing,
-      { concurrency: options.concurrency, leaseMs: Math.round(leaseMs) },
+      {
+        concurrency: options.concurrency,
+        leaseMs: Math.round(leaseMs),
+        // What TokenBucket keeps in one process, for all instances at once.
+        bucket:
+          gapMs > 0 ? null : { perSecond: options.rate.perSecond, capacity: Math.max(1, options.rate.burst) },
+      },
     );
   }
 

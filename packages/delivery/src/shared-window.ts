@@ -46,7 +46,8 @@ export function sharedWindowRate(settings: SharedWindowSettings): number {
 // that died leave at its end) against the concurrency; with a gap, one schedule for all
 // instances (KEYS[2]: when the next is due, fractional ms; see StartSchedule), since a send held
 // back by the window alone let the ones behind it go in a burst that filled the next window
-// early; then the window itself. Entries at or before now - window have left it.
+// early; without a gap (a burst, or over 200/s) one token bucket for all instances instead
+// (KEYS[5]), as TokenBucket keeps it in one process; then the window itself. Entries at or before now - window have left it.
 // Returns {0} with the send claimed (in flight and in the window), {1, ms}: wait until the next
 // send is due or the oldest entry leaves, {2}: the concurrency is taken, {3, ms}: paused.
 const CLAIM = `
@@ -72,8 +73,25 @@ local due = tonumber(redis.call('GET', KEYS[2])) or 0
 if gapMs > 0 and precise < due - toleranceMs then
   return {1, math.max(1, math.ceil(due - toleranceMs - precise))}
 end
+local bucketRate = tonumber(ARGV[8])
+local capacity = tonumber(ARGV[9])
+local tokens = capacity
+if bucketRate > 0 then
+  local bucket = redis.call('HMGET', KEYS[5], 'tokens', 'at')
+  if bucket[1] then
+    tokens = math.min(capacity, tonumber(bucket[1]) + (precise - tonumber(bucket[2])) * bucketRate / 1000)
+  end
+  if tokens < 1 then
+    return {1, math.max(1, math.ceil((1 - tokens) * 1000 / bucketRate))}
+  end
+end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - windowMs)
 if redis.call('ZCARD', KEYS[1]) < limit then
+  if bucketRate > 0 then
+    redis.call('HSET', KEYS[5], 'tokens', string.format('%.6f', tokens - 1), 'at', string.format('%.3f', precise))
+    -- Gone once it would be full again: an absent bucket is a full one.
+    redis.call('PEXPIRE', KEYS[5], math.ceil(capacity * 1000 / bucketRate) + 1000)
+  end
   redis.call('ZADD', KEYS[1], now, ARGV[3])
   redis.call('PEXPIRE', KEYS[1], windowMs * 2)
   redis.call('ZADD', KEYS[3], now + leaseMs, ARGV[3])
@@ -114,7 +132,7 @@ return 0
 
 /** Defines the window's scripts on a client (once: RedisConnections makes it). */
 export function defineWindowCommands(redis: Redis): Redis & WindowCommands {
-  redis.defineCommand('hookstreamWindowClaim', { numberOfKeys: 4, lua: CLAIM });
+  redis.defineCommand('hookstreamWindowClaim', { numberOfKeys: 5, lua: CLAIM });
   redis.defineCommand('hookstreamWindowDone', { numberOfKeys: 2, lua: DONE });
   redis.defineCommand('hookstreamWindowPause', { numberOfKeys: 1, lua: PAUSE });
   return redis as Redis & WindowCommands;
@@ -126,6 +144,7 @@ export interface WindowCommands {
     dueKey: string,
     inFlightKey: string,
     pauseKey: string,
+    bucketKey: string,
     windowMs: number,
     limit: number,
     member: string,
@@ -133,6 +152,8 @@ export interface WindowCommands {
     toleranceMs: number,
     concurrency: number,
     leaseMs: number,
+    bucketPerSecond: number,
+    bucketCapacity: number,
   ): Promise<[number, number]>;
   hookstreamWindowDone(key: string, inFlightKey: string, member: string, windowMs: number): Promise<number>;
   hookstreamWindowPause(pauseKey: string, ms: number): Promise<number>;
@@ -147,6 +168,11 @@ export interface SharedLimits {
    * more, so only the sends of an instance that died before ending them are let go this way.
    */
   readonly leaseMs: number;
+  /**
+   * Without spacing (a burst, or over 200/s): the token bucket all instances draw from, so the
+   * long-run rate holds (the window alone would allow rate + burst every second). Null: spaced.
+   */
+  readonly bucket: { readonly perSecond: number; readonly capacity: number } | null;
 }
 
 /**
@@ -202,6 +228,7 @@ export class SharedWindow {
       `${this.#key}:due`,
       `${this.#key}:inflight`,
       `${this.#key}:paused`,
+      `${this.#key}:bucket`,
       this.#settings.windowMs,
       this.#settings.limit,
       id,
@@ -209,6 +236,8 @@ export class SharedWindow {
       this.#spacing.toleranceMs,
       this.#limits.concurrency,
       this.#limits.leaseMs,
+      this.#limits.bucket?.perSecond ?? 0,
+      this.#limits.bucket?.capacity ?? 1,
     );
     if (code === 0) return { kind: 'claimed', id };
     if (code === 2) return { kind: 'busy' };
