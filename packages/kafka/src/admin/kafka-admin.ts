@@ -30,6 +30,7 @@ import { fetchTopicDepths, LATEST, offsetsAt } from './topic-depths.ts';
 import {
   brokerCount,
   knownPartitionRanges,
+  listTopicNames,
   type PartitionRange,
   partitionRanges,
   topicExists,
@@ -86,7 +87,7 @@ export class KafkaAdmin {
 
   /** Every topic's name, internal ones included. */
   listTopics(): Promise<string[]> {
-    return this.#admin.listTopics();
+    return listTopicNames(this.#admin);
   }
 
   topicExists(topic: string): Promise<boolean> {

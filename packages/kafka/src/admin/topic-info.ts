@@ -1,5 +1,32 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Admin } from 'kafkajs';
+import { KafkaReadError } from '../errors.ts';
 import { retryRetriable } from './retriable.ts';
+
+/** Times a topic listing is asked for when no broker answered, and the wait after the first. */
+const LIST_ATTEMPTS = 4;
+const LIST_RETRY_MS = 250;
+
+/**
+ * Every topic's name. kafkajs 2.2.4's listTopics asks each broker in turn and, when none answers
+ * (a request timed out, a connection the broker had closed), destructures the null it got: a
+ * TypeError about `topicMetadata` (kafkajs issue #549), which failed `subscribers list` under a
+ * loaded CI. Asked again, then reported as Kafka being unavailable, which it is.
+ */
+export async function listTopicNames(admin: Admin): Promise<string[]> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await admin.listTopics();
+    } catch (err) {
+      if (!(err instanceof TypeError && err.message.includes('topicMetadata'))) throw err;
+      if (attempt >= LIST_ATTEMPTS)
+        throw new KafkaReadError('KAFKA_UNAVAILABLE', 'no broker answered a request for the topic list', {
+          cause: err,
+        });
+      await sleep(LIST_RETRY_MS * attempt);
+    }
+  }
+}
 
 /** A topic's partitions with their earliest (low) and end (high) offsets; null when it does not exist. */
 export interface PartitionRange {
@@ -9,7 +36,7 @@ export interface PartitionRange {
 }
 
 export async function topicExists(admin: Admin, topic: string): Promise<boolean> {
-  return (await admin.listTopics()).includes(topic);
+  return (await listTopicNames(admin)).includes(topic);
 }
 
 /** The topic's partitions and offsets, or null when the topic does not exist. */

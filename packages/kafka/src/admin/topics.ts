@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Admin } from 'kafkajs';
+import { listTopicNames } from './topic-info.ts';
 
 export interface TopicSpec {
   readonly topic: string;
@@ -19,7 +20,7 @@ export async function ensureTopics(
   specs: readonly TopicSpec[],
   wait: LeaderWait = {},
 ): Promise<string[]> {
-  const existing = new Set(await admin.listTopics());
+  const existing = new Set(await listTopicNames(admin));
   const missing = specs.filter((s) => !existing.has(s.topic));
   if (missing.length === 0) return [];
   try {
