@@ -65,7 +65,7 @@ export function limiterMode(
 
 /**
  * The gap between starts when requests are spaced: the rate's interval with 1 % slack, up to
- * 200/s without burst; 0 otherwise (a token bucket, or the shared window alone).
+ * 200/s without burst; 0 otherwise (a token bucket instead: in the process, or one in Redis).
  */
 export function spacingGapMs(rate: RateSettings): number {
   const intervalMs = 1000 / rate.perSecond;
