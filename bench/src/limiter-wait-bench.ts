@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DestinationLimiter, RedisConnections } from '@hookstream/delivery';
+import { summarizeLatencies } from './stats.ts';
 
 export interface LimiterWaitOptions {
   /** Destinations, each limited to 100/s with concurrency 10, each on both simulated instances. */
@@ -68,15 +69,13 @@ export async function runLimiterWaitBench(options: LimiterWaitOptions): Promise<
     }
     await Promise.all(sends);
     const used = process.cpuUsage(cpu);
-    waits.sort((a, b) => a - b);
-    const at = (q: number) =>
-      Math.round((waits[Math.min(waits.length - 1, Math.floor(waits.length * q))] ?? 0) * 10) / 10;
+    const wait = summarizeLatencies(waits);
     return {
-      sends: waits.length,
-      p50Ms: at(0.5),
-      p99Ms: at(0.99),
-      maxMs: at(1),
-      cpuUsPerSend: Math.round((used.user + used.system) / Math.max(1, waits.length)),
+      sends: wait.count,
+      p50Ms: wait.p50Ms,
+      p99Ms: wait.p99Ms,
+      maxMs: wait.maxMs,
+      cpuUsPerSend: Math.round((used.user + used.system) / Math.max(1, wait.count)),
     };
   } finally {
     await Promise.all(limiters.flat().map((l) => l.stop()));

@@ -114,12 +114,9 @@ export class DestinationLimiter {
   constructor(options: LimiterOptions) {
     this.#cap = options.inFlightCap;
     this.#concurrency = new Semaphore(options.concurrency);
+    const bucket = { perSecond: options.rate.perSecond, capacity: Math.max(1, options.rate.burst) };
     if (limiterMode(options) === 'bucket') {
-      this.#bucket = new TokenBucket(
-        options.rate.perSecond,
-        Math.max(1, options.rate.burst),
-        performance.now(),
-      );
+      this.#bucket = new TokenBucket(bucket.perSecond, bucket.capacity, performance.now());
       return;
     }
     const gapMs = spacingGapMs(options.rate);
@@ -138,8 +135,7 @@ export class DestinationLimiter {
         concurrency: options.concurrency,
         leaseMs: Math.round(leaseMs),
         // What TokenBucket keeps in one process, for all instances at once.
-        bucket:
-          gapMs > 0 ? null : { perSecond: options.rate.perSecond, capacity: Math.max(1, options.rate.burst) },
+        bucket: gapMs > 0 ? null : bucket,
       },
     );
   }

@@ -22,7 +22,7 @@ export type { BreakerStore } from './breaker-store.ts';
 export type { BreakerAdmission, DestinationBreakerOptions } from './destination-breaker.ts';
 export { DestinationBreaker } from './destination-breaker.ts';
 export type { InFlightCap, LimiterOptions } from './destination-limiter.ts';
-export { createInFlightCap, DestinationLimiter, limiterMode, spacingGapMs } from './destination-limiter.ts';
+export { createInFlightCap, DestinationLimiter, limiterMode } from './destination-limiter.ts';
 export type { EgressProxy } from './egress-proxy.ts';
 export { bypassesProxy, EGRESS_PROXY_CODE_PREFIX, parseEgressProxy, proxyConnector } from './egress-proxy.ts';
 export type { DeliveryErrorCode } from './errors.ts';

@@ -47,7 +47,8 @@ export function sharedWindowRate(settings: SharedWindowSettings): number {
 // instances (KEYS[2]: when the next is due, fractional ms; see StartSchedule), since a send held
 // back by the window alone let the ones behind it go in a burst that filled the next window
 // early; without a gap (a burst, or over 200/s) one token bucket for all instances instead
-// (KEYS[5]), as TokenBucket keeps it in one process; then the window itself. Entries at or before now - window have left it.
+// (KEYS[5]), as TokenBucket keeps it in one process; then the window itself. Entries at or
+// before now - window have left it.
 // Returns {0} with the send claimed (in flight and in the window), {1, ms}: wait until the next
 // send is due or the oldest entry leaves, {2}: the concurrency is taken, {3, ms}: paused.
 const CLAIM = `

@@ -123,12 +123,10 @@ export class PartitionLedger {
    * rewound range is handed over marked (`rewound`).
    */
   run(record: ConsumedRecord, offset: number): void {
-    const { handle, ordering, ended } = this.#options;
+    const { ordering, ended } = this.#options;
     this.#inFlight++;
     const handed = markedRecord(record, offset, this.#rewind, this.#rewindMark);
-    const untilDone = (r: ConsumedRecord, signal: AbortSignal) =>
-      this.#handleUntilDone(handle, r, offset, signal);
-    runInKeyOrder(untilDone, ordering, handed, this.#controller.signal, this.#keyTails)
+    runInKeyOrder(this.#handleUntilDone, ordering, handed, this.#controller.signal, this.#keyTails)
       .then((outcome) => {
         if (outcome !== 'settled') return;
         this.#held.delete(offset);
@@ -150,21 +148,16 @@ export class PartitionLedger {
    * wait that grows to HANDLER_RETRY_MAX_MS, in its place (a key's later records still wait for
    * it), until it ends or the lane stops.
    */
-  async #handleUntilDone(
-    handle: RecordHandler,
-    record: ConsumedRecord,
-    offset: number,
-    signal: AbortSignal,
-  ): Promise<HandlerOutcome> {
+  readonly #handleUntilDone: RecordHandler = async (record, signal) => {
     for (let failures = 1; ; failures++) {
       try {
-        return await handle(record, signal);
+        return await this.#options.handle(record, signal);
       } catch (err) {
         const retryInMs = Math.min(HANDLER_RETRY_FIRST_MS * 2 ** (failures - 1), HANDLER_RETRY_MAX_MS);
         this.#options.log('error', 'record handler failed; running the record again', {
           topic: this.topic,
           partition: this.partition,
-          offset,
+          offset: Number(record.offset),
           failures,
           retryInMs,
           error: err instanceof Error ? err.message : String(err),
@@ -176,7 +169,7 @@ export class PartitionLedger {
         }
       }
     }
-  }
+  };
 
   /** Ends the waits of the records in flight (limiter, breaker, retry delay); they end as abandoned. */
   abort(): void {
