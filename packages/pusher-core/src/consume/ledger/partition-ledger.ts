@@ -12,9 +12,13 @@ import { type HandlerOutcome, type RecordHandler, runInKeyOrder } from '../recor
 import { OffsetTracker } from './offset-tracker.ts';
 import { type SettledOffsets, settledFrom } from './settled-offsets.ts';
 
-/** The first wait before a record whose handler failed runs again, and the longest. */
+/**
+ * The first wait before a record whose handler failed runs again, and the longest: a Kafka or
+ * Redis outage ends within seconds of its cause, and a longer wait only delays the records
+ * behind it (the ledger waits for this one).
+ */
 const HANDLER_RETRY_FIRST_MS = 200;
-const HANDLER_RETRY_MAX_MS = 30_000;
+const HANDLER_RETRY_MAX_MS = 5_000;
 
 /** What a lane gives its ledger: everything but the hook, which the lane supplies itself. */
 export type LaneLedgerOptions = Omit<PartitionLedgerOptions, 'ended'>;
