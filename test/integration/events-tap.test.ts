@@ -160,6 +160,50 @@ describe('one shared fetch of the events topic (EventsTap) against the real brok
     expect(await committedTotal(groupId, topic)).toBe(401);
   });
 
+  it('subscribers behind the tap read through one catch-up reader, each from its own ledger, nothing lost or repeated', async () => {
+    const topic = await newTopic(2);
+    const types = Array.from({ length: 400 }, (_, i) => (i % 2 === 0 ? 'a.happened' : 'b.happened'));
+    await produce(topic, types);
+    const tap = new EventsTap({ kafka, topic, log: quiet, tag: 'test', recentRecords: 20 });
+    await tap.start();
+    let open: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const got = { all: [] as ConsumedRecord[], a: [] as ConsumedRecord[] };
+    const take = (into: ConsumedRecord[]) => async (r: ConsumedRecord) => {
+      await gate;
+      into.push(r);
+      return 'settled' as const;
+    };
+    const all = subscriber(topic, tap, ['*'], take(got.all), uniqueName('tap-test-catch-all'));
+    const a = subscriber(topic, tap, ['a.happened'], take(got.a), uniqueName('tap-test-catch-a'));
+    try {
+      await Promise.all([all.start(), a.start()]);
+      open();
+      await waitFor('both caught up', async () =>
+        got.all.length >= 400 && got.a.length >= 200 ? true : undefined,
+      );
+      await waitFor('both riding', async () =>
+        [...all.laneModes().values(), ...a.laneModes().values()].every((m) => m === 'riding')
+          ? true
+          : undefined,
+      );
+      // Their ledgers were at the start and the tap began at the end: every record but the
+      // few the tap kept came to both lanes of each partition through the catch-up reader.
+      expect(tap.catchUp.stats().handed).toBeGreaterThanOrEqual(2 * (400 - 2 * 20));
+      expect(tap.catchUp.stats().riders).toBe(0);
+      await produce(topic, ['a.happened', 'b.happened'], 400);
+      await waitFor('the last two', async () => (got.all.length >= 402 ? true : undefined));
+      expect(values(got.all)).toEqual(Array.from({ length: 402 }, (_, i) => i));
+      expect(values(got.a)).toEqual(Array.from({ length: 201 }, (_, i) => i * 2));
+    } finally {
+      open();
+      await Promise.all([all.stop(), a.stop()]);
+      await tap.stop();
+    }
+  });
+
   it('a record produced while an earlier one is still being delivered is not held behind it', async () => {
     for (const shared of [false, true]) {
       const topic = await newTopic(1);

@@ -27,6 +27,11 @@ export interface TopicTapOptions {
    */
   readonly tag: string;
   readonly sink: TapSink;
+  /**
+   * `end` (the default): every partition is read from the topic's end at start. `held`: no
+   * partition is read until `read()` asks for it from an offset (a catch-up reader).
+   */
+  readonly from?: 'end' | 'held';
 }
 
 const TAP_GROUP_PREFIX = `${TOOL_GROUP_PREFIX}tap.`;
@@ -69,7 +74,7 @@ export class TopicTap {
     });
   }
 
-  /** Starts at the topic's end. */
+  /** Starts at the topic's end, or holding every partition. */
   async start(): Promise<void> {
     const { kafka, topic, sink } = this.#options;
     const admin = kafkaOf(kafka).admin();
@@ -81,12 +86,39 @@ export class TopicTap {
       await admin.disconnect();
     }
     await explained(() => this.#consumer.connect(), accessOf(kafka, 'connect'));
-    await this.#consumer.subscribe({ topics: [topic], fromBeginning: false });
+    // Held: a position below the log's start (retention) resets to the start, not past everything.
+    await this.#consumer.subscribe({ topics: [topic], fromBeginning: this.#options.from === 'held' });
     // Never commits: its group is only how kafkajs reads; the position is the seek below.
     await this.#consumer.run({ autoCommit: false, eachBatch: (payload) => this.#eachBatch(payload) });
+    if (this.#options.from === 'held')
+      this.#consumer.pause([{ topic, partitions: ends.map(({ partition }) => partition) }]);
     for (const { partition, offset } of ends) {
       sink.open(partition, Number(offset));
-      this.#consumer.seek({ topic, partition, offset });
+      if (this.#options.from !== 'held') this.#consumer.seek({ topic, partition, offset });
+    }
+  }
+
+  /**
+   * Reads the partition from `offset` on (its next fetch; a fetch already under way may still
+   * answer from where it was). False: the consumer is not running (stopped, or restarting after
+   * a crash), and nothing was asked.
+   */
+  read(partition: number, offset: number): boolean {
+    try {
+      this.#consumer.seek({ topic: this.topic, partition, offset: String(offset) });
+      this.#consumer.resume([{ topic: this.topic, partitions: [partition] }]);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Stops fetching the partition until read() asks for it again. */
+  hold(partition: number): void {
+    try {
+      this.#consumer.pause([{ topic: this.topic, partitions: [partition] }]);
+    } catch {
+      // Not running: it fetches nothing anyway.
     }
   }
 

@@ -70,8 +70,8 @@ export interface ConsumerProcess {
   readonly admin?: KafkaAdmin | undefined;
   /**
    * The process's shared fetch of the events topic: while this subscriber keeps up, its own
-   * fetch of the events topic stays paused and the tap hands it its records. Without one, the
-   * group member fetches everything itself.
+   * fetch of the events topic stays paused and the tap hands it its records; behind it, the tap's
+   * catch-up reader reads for it. Without one, the group member fetches everything itself.
    */
   readonly tap?: EventsTap | null;
   /**
@@ -387,6 +387,7 @@ export class SubscriberConsumer {
       settled,
       rewind,
       tap: this.#process.tap ?? null,
+      catchUp: this.#process.tap?.catchUp ?? null,
       owner: this.#owner,
       handle: this.#options.handle,
       ordering: this.#sub.ordering,

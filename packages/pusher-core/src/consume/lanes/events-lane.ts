@@ -4,6 +4,7 @@ import { type ConsumedRecord, keptRecord, type LedgerRewind } from '@hookstream/
 import { type LaneLedgerOptions, PartitionLedger } from '../ledger/partition-ledger.ts';
 import type { SettledOffsets } from '../ledger/settled-offsets.ts';
 import { type MemoryBudget, recordBytes } from '../memory-budget.ts';
+import type { CatchUpFeed, CatchUpRider } from '../tap/catch-up-feeds.ts';
 import type { TapFeed, TapRider } from '../tap/tap-feeds.ts';
 import type { Lane } from './lane.ts';
 import type { RecordQueue } from './record-queue.ts';
@@ -20,6 +21,8 @@ export interface LaneOwner {
 
 export interface EventsLaneOptions extends LaneLedgerOptions {
   readonly tap: TapFeed | null;
+  /** The process's one read for lanes behind the tap; absent or null: its member reads for it. */
+  readonly catchUp?: CatchUpFeed | null;
   readonly owner: LaneOwner;
   /** Records begun and not ended at once; a full window stops taking from the tap. */
   readonly window: number;
@@ -36,8 +39,11 @@ export interface EventsLaneOptions extends LaneLedgerOptions {
   readonly fairness?: 'tenant' | null;
 }
 
-/** `own`: its group member fetches; `riding`: the tap feeds it; `held`: takes nothing more. */
-export type LaneMode = 'own' | 'riding' | 'held';
+/**
+ * `own`: its group member fetches; `catching-up`: the process's catch-up reader reads for it;
+ * `riding`: the tap feeds it; `held`: takes nothing more.
+ */
+export type LaneMode = 'own' | 'catching-up' | 'riding' | 'held';
 
 /** An own fetch queues at most this many windows of records; the rest of a batch is fetched again. */
 const QUEUED_WINDOWS = 8;
@@ -60,13 +66,15 @@ const FAIR_BUDGET_SHARE = 0.25;
  * run; its ledger keeps the rest. Records whose type or tenant the subscriber does not want are
  * passed over before anything decodes them.
  */
-export class EventsLane implements TapRider, Lane {
+export class EventsLane implements TapRider, CatchUpRider, Lane {
   readonly topic: string;
   readonly partition: number;
   readonly selection: EventSelection;
   readonly #options: EventsLaneOptions;
   readonly #ledger: PartitionLedger;
-  #mode: LaneMode = 'held';
+  #mode: 'own' | 'riding' | 'held' = 'held';
+  /** In `own` mode: the catch-up reader reads for it, not its member. */
+  #caughtUpBy = false;
   /** An own batch is handing records over; only it may move the lane back onto the tap then. */
   #inOwnBatch = false;
   /** Its own fetch is paused until the window has room. */
@@ -106,7 +114,7 @@ export class EventsLane implements TapRider, Lane {
   }
 
   get mode(): LaneMode {
-    return this.#mode;
+    return this.#mode === 'own' && this.#caughtUpBy ? 'catching-up' : this.#mode;
   }
 
   get inFlight(): number {
@@ -120,7 +128,7 @@ export class EventsLane implements TapRider, Lane {
   start(): void {
     const from = this.#ledger.next;
     this.#mode = 'own';
-    if (!this.#tryRide(from)) this.#options.owner.readOwn(this.partition, from);
+    if (!this.#tryRide(from)) this.#readOwn(from);
   }
 
   /**
@@ -237,14 +245,35 @@ export class EventsLane implements TapRider, Lane {
     if (this.#waitingForRoom) return;
     this.#waitingForRoom = true;
     this.#readOnBelow = Math.floor((this.#queued.length * 3) / 4);
-    this.#options.owner.pauseOwn(this.partition);
+    this.#pauseOwn();
   }
 
   /** Its own fetch goes on from the first record neither begun nor passed over. */
   #readOn(): void {
     this.#waitingForRoom = false;
     this.#options.budget?.fetchResumed(this);
-    this.#options.owner.readOwn(this.partition, this.#ledger.next);
+    this.#readOwn(this.#ledger.next);
+  }
+
+  /** Reads from `offset` through the catch-up reader, or its member's fetch when it will not. */
+  #readOwn(offset: number): void {
+    const { catchUp, owner } = this.#options;
+    this.#caughtUpBy = catchUp?.read(this, offset, (at) => this.#catchUpLetGo(at)) ?? false;
+    if (this.#caughtUpBy) owner.pauseOwn(this.partition);
+    else owner.readOwn(this.partition, offset);
+  }
+
+  #pauseOwn(): void {
+    if (this.#caughtUpBy) this.#options.catchUp?.stop(this);
+    this.#caughtUpBy = false;
+    this.#options.owner.pauseOwn(this.partition);
+  }
+
+  /** The catch-up reader stopped reading for it: its member reads on from `offset`. */
+  #catchUpLetGo(offset: number): void {
+    if (this.#mode !== 'own' || !this.#caughtUpBy) return;
+    this.#caughtUpBy = false;
+    this.#options.owner.readOwn(this.partition, offset);
   }
 
   commitDue(nowMs: number, quietMs: number): number | null {
@@ -276,7 +305,7 @@ export class EventsLane implements TapRider, Lane {
       this.#options.tap?.detach(this.partition, this);
       this.#ledger.skipTo(this.#options.tap?.cursor(this.partition) ?? 0);
     }
-    if (this.#mode === 'own') this.#options.owner.pauseOwn(this.partition);
+    if (this.#mode === 'own') this.#pauseOwn();
     this.#mode = 'held';
     this.#waitingForRoom = false;
     // Never begun: they stay unsettled, below the ledger, for whoever reads the partition next.
@@ -298,7 +327,7 @@ export class EventsLane implements TapRider, Lane {
   #tryRide(from: number): boolean {
     const tap = this.#options.tap;
     if (tap === null || !tap.covers(this.partition, from, this.selection.types)) return false;
-    this.#options.owner.pauseOwn(this.partition);
+    this.#pauseOwn();
     this.#mode = 'riding';
     this.#waitingForRoom = false;
     this.#options.budget?.fetchResumed(this);
@@ -314,7 +343,7 @@ export class EventsLane implements TapRider, Lane {
     this.#waitingForRoom = false;
     this.#options.budget?.fetchResumed(this);
     this.#ledger.skipTo(from);
-    this.#options.owner.readOwn(this.partition, this.#ledger.next);
+    this.#readOwn(this.#ledger.next);
   }
 
   /**

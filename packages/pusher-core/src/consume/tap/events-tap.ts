@@ -1,6 +1,7 @@
 import type { LogFn } from '@hookstream/contracts';
 import { type KafkaConnection, TopicTap } from '@hookstream/kafka';
 import type { MemoryBudget } from '../memory-budget.ts';
+import { type CatchUpFeed, CatchUpFeeds } from './catch-up-feeds.ts';
 import { type TapFeed, TapFeeds, type TapRider } from './tap-feeds.ts';
 
 export interface EventsTapOptions {
@@ -26,13 +27,16 @@ const DEFAULT_RECENT = 8192;
  * fetch of the events topic stays paused and the tap hands it the records of its types, read
  * once for all: a thousand subscribers cost one stream of records instead of a thousand. The tap
  * never commits and never waits for a delivery; a subscriber that falls behind (its window full,
- * an old ledger) reads on with its own fetch and rides again once it reaches the tap's recent
- * records.
+ * an old ledger) reads on through the process's second fetch, the catch-up reader, and rides
+ * again once it reaches the tap's recent records.
  */
 export class EventsTap implements TapFeed {
   readonly topic: string;
   readonly #tap: TopicTap;
   readonly #feeds: TapFeeds;
+  readonly #catchUpTap: TopicTap;
+  /** One read of the topic for every lane of the process that is behind what the tap kept. */
+  readonly catchUp: CatchUpFeed;
 
   constructor(options: EventsTapOptions) {
     this.topic = options.topic;
@@ -45,15 +49,34 @@ export class EventsTap implements TapFeed {
       tag: options.tag,
       sink: this.#feeds,
     });
+    const catchUp = new CatchUpFeeds({
+      read: (partition, offset) => this.#catchUpTap.read(partition, offset),
+      hold: (partition) => this.#catchUpTap.hold(partition),
+    });
+    this.catchUp = catchUp;
+    this.#catchUpTap = new TopicTap({
+      kafka: options.kafka,
+      topic: options.topic,
+      log: options.log,
+      tag: `${options.tag}.catch-up`,
+      sink: catchUp,
+      from: 'held',
+    });
   }
 
   /** Starts at the topic's end: lanes of caught-up subscribers ride from there. */
-  start(): Promise<void> {
-    return this.#tap.start();
+  async start(): Promise<void> {
+    await this.#tap.start();
+    try {
+      await this.#catchUpTap.start();
+    } catch (err) {
+      await this.#tap.stop().catch(() => undefined);
+      throw err;
+    }
   }
 
-  stop(): Promise<void> {
-    return this.#tap.stop();
+  async stop(): Promise<void> {
+    await Promise.all([this.#tap.stop(), this.#catchUpTap.stop()]);
   }
 
   attach(partition: number, rider: TapRider, from: number): boolean {

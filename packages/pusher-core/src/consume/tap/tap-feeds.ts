@@ -326,7 +326,7 @@ function keptSince(feed: PartitionFeed, types: ReadonlySet<string> | null): numb
 }
 
 /** The index of the first of `records` (in offset order) at or past `offset`. */
-function firstFrom(records: readonly ConsumedRecord[], offset: number): number {
+export function firstFrom(records: readonly ConsumedRecord[], offset: number): number {
   let lo = 0;
   let hi = records.length;
   while (lo < hi) {

@@ -5,6 +5,7 @@ import { EventsLane, type LaneOwner } from '../../../src/consume/lanes/events-la
 import type { SettledOffsets } from '../../../src/consume/ledger/settled-offsets.ts';
 import { MemoryBudget, recordBytes } from '../../../src/consume/memory-budget.ts';
 import type { HandlerOutcome } from '../../../src/consume/record-handler.ts';
+import { CatchUpFeeds, type PartitionReader } from '../../../src/consume/tap/catch-up-feeds.ts';
 import { TapFeeds } from '../../../src/consume/tap/tap-feeds.ts';
 
 function record(
@@ -61,6 +62,7 @@ function setup(
     tenant?: string;
     fairness?: 'tenant';
     ordering?: 'none' | 'key';
+    catchUp?: CatchUpFeeds;
   } = {},
 ) {
   const feeds = new TapFeeds(options.recent ?? 100);
@@ -78,6 +80,7 @@ function setup(
       ledger,
       settled,
       tap: feeds,
+      catchUp: options.catchUp ?? null,
       owner,
       handle: deliveries.handle,
       ordering: options.ordering ?? 'none',
@@ -93,7 +96,53 @@ function setup(
   return { feeds, owner, deliveries, start };
 }
 
+/** The catch-up reader's calls, in order: `read@<offset>` and `hold`. */
+function catchUpReader(): PartitionReader & { calls: string[] } {
+  const calls: string[] = [];
+  return {
+    calls,
+    read: (_partition, offset) => {
+      calls.push(`read@${offset}`);
+      return true;
+    },
+    hold: () => {
+      calls.push('hold');
+    },
+  };
+}
+
 describe('EventsLane', () => {
+  it('behind the tap, reads through the catch-up reader with its member paused, then rides', async () => {
+    const reader = catchUpReader();
+    const catchUp = new CatchUpFeeds(reader);
+    catchUp.open(0);
+    const { feeds, owner, deliveries, start } = setup({ window: 8, end: 0, recent: 3, catchUp });
+    const batch = [0, 1, 2, 3, 4].map((o) => record(o));
+    feeds.receive(0, 0, batch);
+    const lane = start(0);
+    expect(lane.mode).toBe('catching-up');
+    expect(owner.calls).toEqual(['pause']);
+    expect(reader.calls).toEqual(['read@0']);
+    catchUp.receive(0, 0, batch);
+    // 0 and 1 from the catch-up reader; from 2 the tap still holds them.
+    expect(lane.mode).toBe('riding');
+    expect(deliveries.started).toEqual([0, 1, 2, 3, 4]);
+    expect(reader.calls).toEqual(['read@0', 'hold']);
+    expect(catchUp.reads(lane)).toBe(false);
+  });
+
+  it('let go by the catch-up reader, its member reads on from where it was', () => {
+    const catchUp = new CatchUpFeeds(catchUpReader());
+    catchUp.open(0);
+    const { owner, deliveries, start } = setup({ window: 8, end: 50, catchUp });
+    const lane = start(0);
+    catchUp.receive(0, 0, [record(0), record(1)]);
+    catchUp.kill();
+    expect(lane.mode).toBe('own');
+    expect(owner.calls).toEqual(['pause', 'own@2']);
+    expect(deliveries.started).toEqual([0, 1]);
+  });
+
   it('rides the tap from its committed offset and takes only its types', async () => {
     const { feeds, owner, deliveries, start } = setup();
     const lane = start(10);
