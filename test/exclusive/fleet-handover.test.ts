@@ -311,6 +311,10 @@ describe('fleet instances handing subscribers over', () => {
     ).catch(failing([b, c, d]));
     const joinMs = Date.now() - joinedAt;
     mark(`b, c and d share every subscriber (${load.events.length} events written)`);
+    // Every group was live: d joined them a few at a time, not all at once.
+    expect(lines(d.child.output(), 'joining groups other instances run, a few at a time')).toEqual([
+      expect.objectContaining({ live: SUBSCRIBERS, idle: 0, atOnce: 10 }),
+    ]);
     // The load outlasted the join: every group took d in while events kept coming.
     expect(
       load.running,

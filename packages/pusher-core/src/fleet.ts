@@ -1,6 +1,7 @@
 import { forEachLimited } from '@hookstream/concurrency';
 import type { CredentialName, InstanceSubscriberStatus, LogFn } from '@hookstream/contracts';
 import type { BreakerPhase } from '@hookstream/delivery';
+import type { GroupState } from '@hookstream/kafka';
 
 import type { DeliveryCounts } from './delivery-observer.ts';
 import type { KnownRegistration } from './ledger-registrations.ts';
@@ -8,6 +9,9 @@ import type { PusherResources } from './pusher-resources.ts';
 import type { RecentAttemptCounts } from './recent-attempts.ts';
 import { SubscriberRunner } from './subscriber-runner.ts';
 import type { SubscriberTopology } from './subscriber-topology.ts';
+
+/** Starts at once into groups other instances already run (FleetOptions.liveStartConcurrency). */
+const LIVE_START_CONCURRENCY = 10;
 
 /** One subscriber the fleet should be running, as the catalog says right now. */
 export interface FleetMember {
@@ -36,6 +40,13 @@ export interface FleetOptions {
    * to notice the join at their next heartbeat, not for this process's CPU.
    */
   readonly startConcurrency?: number;
+  /**
+   * Subscribers whose group already has members (another instance runs them) started at once
+   * (default 10): each such start stops every member of that group until it rejoins (Kafka's
+   * eager protocol), so a hundred at a time stopped a hundred groups' deliveries at once while
+   * this process's starts took the CPU their rejoins needed.
+   */
+  readonly liveStartConcurrency?: number;
   /** A subscriber that failed to start or crashed is tried again after this long (default 5 s). */
   readonly retryAfterMs?: number;
 }
@@ -160,7 +171,39 @@ export class Fleet {
     }
     await Promise.all(stops);
     const starts = [...desired.values()].filter((m) => !this.#running.has(m.topology.name));
-    await forEachLimited(starts, this.#options.startConcurrency ?? 100, (m) => this.#startOne(m));
+    const liveConcurrency = this.#options.liveStartConcurrency ?? LIVE_START_CONCURRENCY;
+    const { idle, live } =
+      starts.length > liveConcurrency ? await this.#byLiveGroup(starts) : { idle: starts, live: [] };
+    // Groups nobody runs first: they stop no one's deliveries.
+    await forEachLimited(idle, this.#options.startConcurrency ?? 100, (m) => this.#startOne(m));
+    await forEachLimited(live, liveConcurrency, (m) => this.#startOne(m));
+  }
+
+  /** Splits the starts by whether their group has members now; unknown counts as nobody's. */
+  async #byLiveGroup(starts: FleetMember[]): Promise<{ idle: FleetMember[]; live: FleetMember[] }> {
+    let states: GroupState[];
+    try {
+      states = await this.#options.resources.admin.groupStates(starts.map((m) => m.topology.groupId));
+    } catch (err) {
+      this.#options.log(
+        'warn',
+        'could not tell which groups other instances run; starting them all at once',
+        {
+          error: err instanceof Error ? err.message : String(err),
+        },
+      );
+      return { idle: starts, live: [] };
+    }
+    const members = new Map(states.map((g) => [g.groupId, g.members]));
+    const live = starts.filter((m) => (members.get(m.topology.groupId) ?? 0) > 0);
+    const idle = starts.filter((m) => (members.get(m.topology.groupId) ?? 0) === 0);
+    if (live.length > 0)
+      this.#options.log('info', 'joining groups other instances run, a few at a time', {
+        live: live.length,
+        idle: idle.length,
+        atOnce: this.#options.liveStartConcurrency ?? LIVE_START_CONCURRENCY,
+      });
+    return { idle, live };
   }
 
   async #startOne(member: FleetMember): Promise<void> {
