@@ -7,17 +7,42 @@ export interface ArrivalTally {
   readonly first: Map<string, number>;
   /** Epoch ms of every accepted arrival after an event's first: one duplicate each. */
   readonly repeats: number[];
+  /** The first repeats, so a run's instance logs can be read around them. */
+  readonly repeated: readonly RepeatedArrival[];
 }
+
+/** An event accepted again: which, for whom, and when both arrivals came. */
+export interface RepeatedArrival {
+  readonly eventId: string;
+  readonly subscriptionId: string | null;
+  readonly firstAt: string;
+  readonly repeatAt: string;
+}
+
+/** Repeats described one by one, at most. */
+const REPEATS_DESCRIBED = 20;
 
 export function tallyArrivals(arrivals: readonly Arrival[]): ArrivalTally {
   const first = new Map<string, number>();
   const repeats: number[] = [];
+  const repeated: RepeatedArrival[] = [];
   for (const a of arrivals) {
     if (a.eventId === null || a.status >= 300) continue;
-    if (first.has(a.eventId)) repeats.push(a.atMs);
-    else first.set(a.eventId, a.atMs);
+    const firstAtMs = first.get(a.eventId);
+    if (firstAtMs === undefined) {
+      first.set(a.eventId, a.atMs);
+      continue;
+    }
+    repeats.push(a.atMs);
+    if (repeated.length < REPEATS_DESCRIBED)
+      repeated.push({
+        eventId: a.eventId,
+        subscriptionId: a.subscriptionId,
+        firstAt: new Date(firstAtMs).toISOString(),
+        repeatAt: new Date(a.atMs).toISOString(),
+      });
   }
-  return { first, repeats };
+  return { first, repeats, repeated };
 }
 
 /** Deliveries of one set of subscribers (moved or unmoved) for the events published in a window. */

@@ -8,7 +8,12 @@ import { ArrivalWatch, waitForArrivals } from './arrival-watch.ts';
 import { withBenchTopic } from './bench-topic.ts';
 import { localBrokerPid } from './broker-process.ts';
 import { connectionEnv } from './child-env.ts';
-import { tallyArrivals, type WindowFigures, windowFigures } from './disruption-figures.ts';
+import {
+  type RepeatedArrival,
+  tallyArrivals,
+  type WindowFigures,
+  windowFigures,
+} from './disruption-figures.ts';
 import {
   DISRUPTION_LABELS,
   DISRUPTIONS,
@@ -110,6 +115,8 @@ export interface InstancesBenchResult {
   readonly windows: readonly DisruptionResult[];
   readonly lost: number;
   readonly duplicates: number;
+  /** The first duplicates, one by one (the instances' logs around them say why). */
+  readonly repeated: readonly RepeatedArrival[];
 }
 
 const SECRET_ENV = 'HOOKSTREAM_SECRET_BENCH_FLEET';
@@ -317,6 +324,7 @@ async function measure(options: InstancesBenchOptions, run: Run): Promise<Instan
     windows: results,
     lost: load.published.filter((p) => !tally.first.has(p.id)).length,
     duplicates: tally.repeats.length,
+    repeated: tally.repeated,
   };
 }
 

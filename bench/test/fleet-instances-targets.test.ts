@@ -56,6 +56,7 @@ const result = (
   windows,
   lost: 0,
   duplicates: 0,
+  repeated: [],
   ...o,
 });
 const missed = (r: InstancesBenchResult) =>
