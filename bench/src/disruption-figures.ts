@@ -7,7 +7,7 @@ export interface ArrivalTally {
   readonly first: Map<string, number>;
   /** Epoch ms of every accepted arrival after an event's first: one duplicate each. */
   readonly repeats: number[];
-  /** The first repeats, so a run's instance logs can be read around them. */
+  /** Every repeat, so a run's instance logs can be read around them. */
   readonly repeated: readonly RepeatedArrival[];
 }
 
@@ -17,10 +17,11 @@ export interface RepeatedArrival {
   readonly subscriptionId: string | null;
   readonly firstAt: string;
   readonly repeatAt: string;
+  readonly repeatAtMs: number;
 }
 
-/** Repeats described one by one, at most. */
-const REPEATS_DESCRIBED = 20;
+/** Repeats of one window described one by one, at most. */
+const REPEATS_DESCRIBED = 10;
 
 export function tallyArrivals(arrivals: readonly Arrival[]): ArrivalTally {
   const first = new Map<string, number>();
@@ -34,13 +35,13 @@ export function tallyArrivals(arrivals: readonly Arrival[]): ArrivalTally {
       continue;
     }
     repeats.push(a.atMs);
-    if (repeated.length < REPEATS_DESCRIBED)
-      repeated.push({
-        eventId: a.eventId,
-        subscriptionId: a.subscriptionId,
-        firstAt: new Date(firstAtMs).toISOString(),
-        repeatAt: new Date(a.atMs).toISOString(),
-      });
+    repeated.push({
+      eventId: a.eventId,
+      subscriptionId: a.subscriptionId,
+      firstAt: new Date(firstAtMs).toISOString(),
+      repeatAt: new Date(a.atMs).toISOString(),
+      repeatAtMs: a.atMs,
+    });
   }
   return { first, repeats, repeated };
 }
@@ -71,6 +72,8 @@ export interface WindowFigures {
   readonly stallSeconds: number;
   /** Accepted arrivals in the window of events that had arrived before. */
   readonly duplicates: number;
+  /** The window's first repeats, one by one. */
+  readonly repeated: readonly RepeatedArrival[];
 }
 
 /** [from, to) in epoch ms. */
@@ -109,6 +112,9 @@ export function windowFigures(
         ),
     stallSeconds: Math.round((stallEnd - window.from) / 100) / 10,
     duplicates: tally.repeats.filter((at) => at >= window.from && at < window.to).length,
+    repeated: tally.repeated
+      .filter((r) => r.repeatAtMs >= window.from && r.repeatAtMs < window.to)
+      .slice(0, REPEATS_DESCRIBED),
   };
 }
 

@@ -8,12 +8,7 @@ import { ArrivalWatch, waitForArrivals } from './arrival-watch.ts';
 import { withBenchTopic } from './bench-topic.ts';
 import { localBrokerPid } from './broker-process.ts';
 import { connectionEnv } from './child-env.ts';
-import {
-  type RepeatedArrival,
-  tallyArrivals,
-  type WindowFigures,
-  windowFigures,
-} from './disruption-figures.ts';
+import { tallyArrivals, type WindowFigures, windowFigures } from './disruption-figures.ts';
 import {
   DISRUPTION_LABELS,
   DISRUPTIONS,
@@ -115,8 +110,6 @@ export interface InstancesBenchResult {
   readonly windows: readonly DisruptionResult[];
   readonly lost: number;
   readonly duplicates: number;
-  /** The first duplicates, one by one (the instances' logs around them say why). */
-  readonly repeated: readonly RepeatedArrival[];
 }
 
 const SECRET_ENV = 'HOOKSTREAM_SECRET_BENCH_FLEET';
@@ -324,7 +317,6 @@ async function measure(options: InstancesBenchOptions, run: Run): Promise<Instan
     windows: results,
     lost: load.published.filter((p) => !tally.first.has(p.id)).length,
     duplicates: tally.repeats.length,
-    repeated: tally.repeated,
   };
 }
 

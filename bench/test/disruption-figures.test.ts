@@ -48,6 +48,16 @@ describe('a disruption window, from the receiver', () => {
   it('counts a duplicate in the window its repeat arrived in, and only accepted arrivals', () => {
     expect(f.duplicates).toBe(1);
     expect(tally.repeats).toEqual([4600, 9200]);
+    // Named one by one, in the window they arrived in.
+    expect(f.repeated).toEqual([
+      {
+        eventId: 'a1',
+        subscriptionId: null,
+        firstAt: new Date(1100).toISOString(),
+        repeatAt: new Date(4600).toISOString(),
+        repeatAtMs: 4600,
+      },
+    ]);
   });
 
   it('has no unmoved set when every subscriber moved (one shard)', () => {

@@ -16,6 +16,7 @@ const figures = (o: Partial<WindowFigures> = {}): WindowFigures => ({
   unmoved: delivered(200),
   stallSeconds: 0,
   duplicates: 0,
+  repeated: [],
   ...o,
 });
 const instances = {
@@ -56,7 +57,6 @@ const result = (
   windows,
   lost: 0,
   duplicates: 0,
-  repeated: [],
   ...o,
 });
 const missed = (r: InstancesBenchResult) =>
