@@ -193,6 +193,8 @@ export class SubscriberConsumer {
   readonly #owner: LaneOwner;
   /** Cancels the end-offset watch's wake-ups of this assignment's sleeping tier lanes. */
   readonly #wakeups: (() => void)[] = [];
+  /** The hand-over of the latest rebalance while it runs: a rejoin after it waits for it too. */
+  #handingOver: Promise<void> | null = null;
   /** Ends this subscriber's claim on the tap's recent records of its types. */
   #unwant: () => void = () => undefined;
 
@@ -271,9 +273,12 @@ export class SubscriberConsumer {
         },
         rebalancing: () => {
           const revoked = this.#lanes.current();
-          this.#revokeLanes();
+          // Records waiting (limiter, breaker) are sent within the hand-over's bound: one
+          // abandoned here left a hole below records settled after it, which the partition's next
+          // owner, starting at the hole, sent again.
+          this.#revokeLanes(false);
           this.#options.log('info', 'group is rebalancing');
-          return this.#handOver(revoked);
+          return this.#handOverAfter(revoked);
         },
         crashed: (crash) => this.#crashed(crash),
         firstFetch: () => fetchedFirst(),
@@ -551,10 +556,11 @@ export class SubscriberConsumer {
     return before;
   }
 
-  #revokeLanes(): void {
+  /** `abort`: the waits of their records in flight end at once (see MemberLanes.revoke). */
+  #revokeLanes(abort = true): void {
     for (const cancel of this.#wakeups.splice(0)) cancel();
     this.#revoked.push(...this.#lanes.current());
-    this.#lanes.revoke();
+    this.#lanes.revoke(abort);
   }
 
   /**
@@ -564,6 +570,22 @@ export class SubscriberConsumer {
    * beside requests still on the wire here. Records only waiting (limiter, breaker) were
    * abandoned at the revoke: no attempt of theirs is repeated.
    */
+  /**
+   * The barrier of this rebalance: this hand-over and any still under way. kafkajs can say
+   * "rebalancing" again while the first rejoin waits (its fetch loop runs on and hears it too),
+   * and starts a second rejoin; with only its own, empty hand-over that one went ahead while the
+   * first lanes' requests were on the wire, and their next owner sent them again.
+   */
+  #handOverAfter(lanes: readonly Lane[]): Promise<void> {
+    const pending = this.#handingOver;
+    const handOver = Promise.all([pending, this.#handOver(lanes)]).then(() => undefined);
+    this.#handingOver = handOver;
+    void handOver.finally(() => {
+      if (this.#handingOver === handOver) this.#handingOver = null;
+    });
+    return handOver;
+  }
+
   async #handOver(lanes: readonly Lane[]): Promise<void> {
     // Also while stopping: stop() commits only the current lanes, and these were revoked.
     if (lanes.length === 0) return;
@@ -577,7 +599,7 @@ export class SubscriberConsumer {
       Promise.all(lanes.map((lane) => lane.idle())).then(() => true),
       sleep(boundMs, false, { ref: false }),
     ]);
-    if (!ended)
+    if (!ended) {
       this.#options.log(
         'warn',
         'requests still in flight when the group rejoined; their next owner may send them again',
@@ -586,6 +608,9 @@ export class SubscriberConsumer {
           waitedMs: boundMs,
         },
       );
+      // What still waits (a limiter, an open breaker) is not sent now: its next owner sends it.
+      for (const lane of lanes) lane.hold(true);
+    }
     const commitMs = Math.max(HANDOVER_COMMIT_MIN_MS, deadline - Date.now());
     await Promise.race([this.#committer.commitLanes(lanes), sleep(commitMs, undefined, { ref: false })]);
   }

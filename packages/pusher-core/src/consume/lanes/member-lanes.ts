@@ -45,10 +45,14 @@ export class MemberLanes {
     for (const lane of this.current()) lane.hold(true);
   }
 
-  /** The partitions may move: every lane stops, and nothing more is committed for them. */
-  revoke(): void {
+  /**
+   * The partitions may move: every lane stops, and nothing more is committed for them.
+   * `abort`: the waits of their records in flight end now (abandoned); without it they go on,
+   * and the caller ends them with `hold(true)` when it can wait no longer.
+   */
+  revoke(abort: boolean): void {
     for (const lane of this.current()) {
-      lane.hold(true);
+      lane.hold(abort);
       this.#revoked.add(lane);
       void lane.idle().then(() => this.#revoked.delete(lane));
     }
