@@ -186,7 +186,7 @@ export function benchShards(
     return {
       index: k + 1,
       match: `${shardPrefix}-*`,
-      subscribers: benchFleetSubscribers(shardPrefix, count, active, 0),
+      subscribers: benchFleetSubscribers(shardPrefix, count, active, 0, 'event-type', `k${k + 1}.`),
     };
   });
 }

@@ -29,7 +29,9 @@ const WRITE_CHUNK = 200;
 /**
  * `count` subscribers named `<prefix>-0001`…: the first `active` receive load, the last `doomed`
  * of those have their endpoint die before the second load; the rest stay idle. Routed by
- * `bench.s0001`… types, or by tenants `t-0001`… on one shared type.
+ * `bench.<scope>s0001`… types, or by tenants `t-<scope>0001`… on one shared type. `scope`
+ * (`k2.`, say) keeps several sets on one topic apart: without it every shard's `-0001` took
+ * the same events, and each event arrived once per shard.
  */
 export function benchFleetSubscribers(
   prefix: string,
@@ -37,6 +39,7 @@ export function benchFleetSubscribers(
   active: number,
   doomed: number,
   routing: BenchRouting = 'event-type',
+  scope = '',
 ): BenchSubscriber[] {
   const width = Math.max(4, String(count).length);
   return Array.from({ length: count }, (_, i) => {
@@ -44,8 +47,8 @@ export function benchFleetSubscribers(
     const role: BenchRole = i >= active ? 'idle' : i >= active - doomed ? 'doomed' : 'active';
     const name = `${prefix}-${n}`;
     return routing === 'tenant'
-      ? { name, eventType: SHARED_EVENT_TYPE, tenant: `t-${n}`, role }
-      : { name, eventType: `bench.s${n}`, role };
+      ? { name, eventType: SHARED_EVENT_TYPE, tenant: `t-${scope.replace('.', '-')}${n}`, role }
+      : { name, eventType: `bench.${scope}s${n}`, role };
   });
 }
 

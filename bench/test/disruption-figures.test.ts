@@ -73,4 +73,12 @@ describe('benchShards', () => {
     expect(shards.map((s) => s.match)).toEqual(['p-s1-*', 'p-s2-*', 'p-s3-*']);
     expect(shards[0]?.subscribers[0]?.name).toBe('p-s1-0001');
   });
+
+  it('gives every subscriber of every shard its own event type: an event reaches one subscriber', () => {
+    const types = benchShards('p', { subscribers: 11, shards: 3, active: 5 }).flatMap((s) =>
+      s.subscribers.map((x) => x.eventType),
+    );
+    expect(new Set(types).size).toBe(11);
+    expect(types[0]).toBe('bench.k1.s0001');
+  });
 });
