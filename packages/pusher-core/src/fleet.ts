@@ -173,14 +173,19 @@ export class Fleet {
     const starts = [...desired.values()].filter((m) => !this.#running.has(m.topology.name));
     const liveConcurrency = this.#options.liveStartConcurrency ?? LIVE_START_CONCURRENCY;
     const { idle, live } =
-      starts.length > liveConcurrency ? await this.#byLiveGroup(starts) : { idle: starts, live: [] };
+      starts.length > liveConcurrency
+        ? await this.#byLiveGroup(starts, liveConcurrency)
+        : { idle: starts, live: [] };
     // Groups nobody runs first: they stop no one's deliveries.
     await forEachLimited(idle, this.#options.startConcurrency ?? 100, (m) => this.#startOne(m));
     await forEachLimited(live, liveConcurrency, (m) => this.#startOne(m));
   }
 
   /** Splits the starts by whether their group has members now; unknown counts as nobody's. */
-  async #byLiveGroup(starts: FleetMember[]): Promise<{ idle: FleetMember[]; live: FleetMember[] }> {
+  async #byLiveGroup(
+    starts: FleetMember[],
+    atOnce: number,
+  ): Promise<{ idle: FleetMember[]; live: FleetMember[] }> {
     let states: GroupState[];
     try {
       states = await this.#options.resources.admin.groupStates(starts.map((m) => m.topology.groupId));
@@ -201,7 +206,7 @@ export class Fleet {
       this.#options.log('info', 'joining groups other instances run, a few at a time', {
         live: live.length,
         idle: idle.length,
-        atOnce: this.#options.liveStartConcurrency ?? LIVE_START_CONCURRENCY,
+        atOnce,
       });
     return { idle, live };
   }

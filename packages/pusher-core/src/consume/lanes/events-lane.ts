@@ -74,7 +74,7 @@ export class EventsLane implements TapRider, CatchUpRider, Lane {
   readonly #ledger: PartitionLedger;
   #mode: 'own' | 'riding' | 'held' = 'held';
   /** In `own` mode: the catch-up reader reads for it, not its member. */
-  #caughtUpBy = false;
+  #readByCatchUp = false;
   /** An own batch is handing records over; only it may move the lane back onto the tap then. */
   #inOwnBatch = false;
   /** Its own fetch is paused until the window has room. */
@@ -114,7 +114,7 @@ export class EventsLane implements TapRider, CatchUpRider, Lane {
   }
 
   get mode(): LaneMode {
-    return this.#mode === 'own' && this.#caughtUpBy ? 'catching-up' : this.#mode;
+    return this.#mode === 'own' && this.#readByCatchUp ? 'catching-up' : this.#mode;
   }
 
   get inFlight(): number {
@@ -258,21 +258,21 @@ export class EventsLane implements TapRider, CatchUpRider, Lane {
   /** Reads from `offset` through the catch-up reader, or its member's fetch when it will not. */
   #readOwn(offset: number): void {
     const { catchUp, owner } = this.#options;
-    this.#caughtUpBy = catchUp?.read(this, offset, (at) => this.#catchUpLetGo(at)) ?? false;
-    if (this.#caughtUpBy) owner.pauseOwn(this.partition);
+    this.#readByCatchUp = catchUp?.read(this, offset, (at) => this.#catchUpLetGo(at)) ?? false;
+    if (this.#readByCatchUp) owner.pauseOwn(this.partition);
     else owner.readOwn(this.partition, offset);
   }
 
   #pauseOwn(): void {
-    if (this.#caughtUpBy) this.#options.catchUp?.stop(this);
-    this.#caughtUpBy = false;
+    if (this.#readByCatchUp) this.#options.catchUp?.stop(this);
+    this.#readByCatchUp = false;
     this.#options.owner.pauseOwn(this.partition);
   }
 
   /** The catch-up reader stopped reading for it: its member reads on from `offset`. */
   #catchUpLetGo(offset: number): void {
-    if (this.#mode !== 'own' || !this.#caughtUpBy) return;
-    this.#caughtUpBy = false;
+    if (this.#mode !== 'own' || !this.#readByCatchUp) return;
+    this.#readByCatchUp = false;
     this.#options.owner.readOwn(this.partition, offset);
   }
 

@@ -21,7 +21,6 @@ export interface PartitionReader {
 
 /** What a lane sees of the catch-up reader (CatchUpFeeds; a fake in tests). */
 export interface CatchUpFeed {
-  stats(): { handed: number; riders: number };
   /**
    * Reads the partition on for the rider from `offset` until stop(). False: the rider reads by
    * itself (the reader is gone, or the rider is too far behind the others). Later the reader may

@@ -35,6 +35,7 @@ export class EventsTap implements TapFeed {
   readonly #tap: TopicTap;
   readonly #feeds: TapFeeds;
   readonly #catchUpTap: TopicTap;
+  readonly #catchUpFeeds: CatchUpFeeds;
   /** One read of the topic for every lane of the process that is behind what the tap kept. */
   readonly catchUp: CatchUpFeed;
 
@@ -53,6 +54,7 @@ export class EventsTap implements TapFeed {
       read: (partition, offset) => this.#catchUpTap.read(partition, offset),
       hold: (partition) => this.#catchUpTap.hold(partition),
     });
+    this.#catchUpFeeds = catchUp;
     this.catchUp = catchUp;
     this.#catchUpTap = new TopicTap({
       kafka: options.kafka,
@@ -73,6 +75,11 @@ export class EventsTap implements TapFeed {
       await this.#tap.stop().catch(() => undefined);
       throw err;
     }
+  }
+
+  /** Records the catch-up reader handed to lanes so far, and the lanes it reads for now. */
+  catchUpStats(): { handed: number; riders: number } {
+    return this.#catchUpFeeds.stats();
   }
 
   async stop(): Promise<void> {
