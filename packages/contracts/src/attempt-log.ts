@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DeadLetterReason, RecordLocation } from './delivery-headers.ts';
-import { EventId, TenantId } from './envelope.ts';
+import { EventId, EventTypeName, TenantId } from './envelope.ts';
 import { SubscriberName } from './topics.ts';
 
 /**
@@ -10,6 +10,9 @@ import { SubscriberName } from './topics.ts';
  * Written off the delivery hot path; the committed offsets stay the ledger of record.
  */
 export const ATTEMPT_LOG_TOPIC = 'hookstream.attempts';
+
+/** How much of an endpoint's answer an attempt log entry keeps. */
+export const ATTEMPT_EXCERPT_MAX_CHARS = 512;
 
 /** What the subscriber did with the event at this step. */
 export const LedgerStep = z.enum(['delivered', 'retry-scheduled', 'dead-lettered', 'filtered']);
@@ -53,6 +56,14 @@ export const AttemptLogEntry = z.object({
    * and by whom (the ledger's mark, docs/architecture.md "A rewind's mark"). Only on steps of
    * the events-topic record itself: retries of it in the tiers do not carry it. Older readers drop it.
    */
+  /** The event's type (its ce_type), so the portal's index can find messages by type. Older readers drop it. */
+  type: EventTypeName.optional(),
+  /**
+   * The start of the endpoint's answer (its body, at most ATTEMPT_EXCERPT_MAX_CHARS), with every
+   * credential the request carried (its Authorization value, its signature, its secret) replaced
+   * by `[redacted]` before it is written. Absent when there was no answer. Older readers drop it.
+   */
+  excerpt: z.string().max(ATTEMPT_EXCERPT_MAX_CHARS).optional(),
   rewind: z
     .object({
       at: z.iso.datetime({ offset: true }),

@@ -1,4 +1,4 @@
-export { ATTEMPT_LOG_TOPIC, AttemptLogEntry, LedgerStep } from './attempt-log.ts';
+export { ATTEMPT_EXCERPT_MAX_CHARS, ATTEMPT_LOG_TOPIC, AttemptLogEntry, LedgerStep } from './attempt-log.ts';
 export {
   AUDIT_ACTIONS,
   AUDIT_RETENTION_MS,
