@@ -35,6 +35,8 @@ export const AUDIT_ACTIONS = [
   'subscriber.resealed',
   'subscriber.rewound',
   'dead_letters.replayed',
+  'message.resent',
+  'example.sent',
 ] as const;
 export const AuditAction = z.enum(AUDIT_ACTIONS);
 export type AuditAction = z.infer<typeof AuditAction>;
@@ -42,7 +44,10 @@ export type AuditAction = z.infer<typeof AuditAction>;
 /**
  * Who did it: an OS user at the CLI or the console (`user`: os.userInfo().username, or the
  * console's `by`), a management API token (`token`, with its tenant when bound to one), or
- * hookstream itself (`system`: the component and its instance, e.g. a pusher's auto-disable).
+ * hookstream itself (`system`: the component and its instance, e.g. a pusher's auto-disable), or
+ * a customer portal link (`portal`: the link, its tenant, and the customer's user when named).
+ * `message.resent` and `example.sent` change no record: their `before` and `after` are the
+ * subscriber record's digest, as `subscriber.secret_read`'s are.
  */
 export const AuditActor = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('user'), user: z.string().min(1).max(200) }),
@@ -50,6 +55,13 @@ export const AuditActor = z.discriminatedUnion('kind', [
     kind: z.literal('token'),
     tokenId: z.string().min(1).max(200),
     tenant: TenantId.optional(),
+  }),
+  z.object({
+    kind: z.literal('portal'),
+    linkId: z.string().min(1).max(100),
+    tenant: TenantId,
+    /** The customer's user when the backend that minted the link named one. */
+    user: z.string().min(1).max(200).optional(),
   }),
   z.object({
     kind: z.literal('system'),

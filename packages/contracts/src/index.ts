@@ -130,6 +130,21 @@ export {
   noticesTopicName,
   takesNotices,
 } from './notices.ts';
+export {
+  MintedPortalLink,
+  PORTAL_LINK_DEFAULT_SECONDS,
+  PORTAL_LINK_MAX_SECONDS,
+  PORTAL_LINK_MIN_SECONDS,
+  PORTAL_LINKS_TOPIC,
+  PortalLink,
+  PortalLinkId,
+  PortalLinkRequest,
+  PortalLinkState,
+  PortalLinkView,
+  PortalScope,
+  portalLinkState,
+  portalLinkView,
+} from './portal-link.ts';
 export { MAX_BATCH_EVENTS, PublishBatchRequest, PublishRequest } from './publish-request.ts';
 export { REDACTED, redactUrl, redactUrlText } from './redact-url.ts';
 export {

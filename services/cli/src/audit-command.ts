@@ -92,7 +92,7 @@ function row(r: AuditRecord): string[] {
   ];
 }
 
-/** `user alice`, `token console-token-1@acme`, `system pusher@host:42`. */
+/** `user alice`, `token console-token-1@acme`, `system pusher@host:42`, `portal pl_…@acme (bob)`. */
 function formatActor(actor: AuditActor): string {
   switch (actor.kind) {
     case 'user':
@@ -101,6 +101,8 @@ function formatActor(actor: AuditActor): string {
       return `token ${actor.tokenId}${actor.tenant === undefined ? '' : `@${actor.tenant}`}`;
     case 'system':
       return `system ${actor.component}${actor.instance === undefined ? '' : `@${actor.instance}`}`;
+    case 'portal':
+      return `portal ${actor.linkId}@${actor.tenant}${actor.user === undefined ? '' : ` (${actor.user})`}`;
   }
 }
 
