@@ -60,6 +60,22 @@ export class LoginThrottle {
     };
   }
 
+  /**
+   * Whether `address` is refused now, without counting an attempt: for callers that count only
+   * failures (the portal counts links that do not open).
+   */
+  refused(address: string): LoginVerdict {
+    const now = this.#now();
+    const window = this.#windows.get(address);
+    if (window === undefined || window.startMs + this.#windowMs <= now || window.attempts < this.#maxAttempts)
+      return { allowed: true };
+    return {
+      allowed: false,
+      retryAfterSeconds: Math.max(1, Math.ceil((window.startMs + this.#windowMs - now) / 1000)),
+      firstRefusal: false,
+    };
+  }
+
   get size(): number {
     return this.#windows.size;
   }

@@ -5,6 +5,7 @@ export const MANAGEMENT_ERROR_STATUS = {
   invalid_request: 400,
   invalid_cursor: 400,
   forbidden_tenant: 403,
+  forbidden: 403,
   not_found: 404,
   name_unavailable: 409,
   tenant_changed: 409,

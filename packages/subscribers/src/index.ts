@@ -65,6 +65,8 @@ export {
   refuseUnavailableNames,
   unavailableNames,
 } from './name-holders.ts';
+export { ensureOwnTopic } from './own-topic.ts';
+export { OwnTopicWriter } from './own-topic-writer.ts';
 export { describeSecret, publicRecord } from './public-record.ts';
 export type { CatalogCheck, CheckFinding, CheckVerdict, ResealOutcome } from './record-upgrade.ts';
 export { checkCatalog, resealRecord } from './record-upgrade.ts';
