@@ -6,6 +6,7 @@ import { ManagementError, type ManagementService, managementErrorOf } from '@hoo
 import type { ApiTokens } from './api-tokens.ts';
 import { BODY_JSON_LIMITS } from './body-limits.ts';
 import { IF_MATCH_PATTERN, openApiDocument } from './openapi.ts';
+import { type PortalLinksPort, portalLinkRoutes } from './portal-link-routes.ts';
 import { RawJson, type Route } from './route.ts';
 import { Router } from './router.ts';
 import { managementRoutes } from './routes.ts';
@@ -27,6 +28,16 @@ export interface ApiServerOptions {
   readonly now?: () => number;
   readonly bodyLimit?: number;
   readonly version?: string;
+  /**
+   * The customer portal: its link routes under /v1/portal-links and its pages under /portal/,
+   * answered by `pages`. `publicUrl`: where customers' browsers reach this server (default: the
+   * address it listens on), the start of every minted link's URL.
+   */
+  readonly portal?: {
+    readonly links: PortalLinksPort;
+    readonly pages: { handle(req: IncomingMessage, res: ServerResponse): Promise<void> };
+    readonly publicUrl?: string;
+  };
   /** Each request as answered, and failures of the server's own (500s). */
   readonly log?: (level: 'info' | 'warn' | 'error', message: string, fields: Record<string, unknown>) => void;
 }
@@ -42,6 +53,7 @@ export class ApiServer {
   readonly #limiter: TokenRateLimiter;
   readonly #server: Server;
   #document: unknown = null;
+  #url = '';
 
   constructor(options: ApiServerOptions) {
     this.#options = options;
@@ -51,7 +63,11 @@ export class ApiServer {
       burst: Math.max(1, Math.ceil(rate)),
       ...(options.now === undefined ? {} : { now: options.now }),
     });
-    this.#routes = managementRoutes(options.service, () => this.document());
+    const portal = options.portal;
+    this.#routes = [
+      ...managementRoutes(options.service, () => this.document()),
+      ...(portal === undefined ? [] : portalLinkRoutes(portal.links, () => portal.publicUrl ?? this.#url)),
+    ];
     this.#router = new Router(this.#routes);
     // Node's 16 KiB header limit answers 431 before a route sees the request; a long query is
     // a 400 of its own parameter instead (the document's answer), up to this size.
@@ -78,7 +94,8 @@ export class ApiServer {
       });
     });
     const { address, port } = this.#server.address() as AddressInfo;
-    return `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
+    this.#url = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
+    return this.#url;
   }
 
   /** Stops taking requests, lets those in flight finish, then waits for replay jobs. */
@@ -91,6 +108,19 @@ export class ApiServer {
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const portal = this.#options.portal;
+    if (portal !== undefined && (req.url ?? '').startsWith(PORTAL_PREFIX)) {
+      const started = performance.now();
+      await portal.pages.handle(req, res);
+      // The path holds the link's secret: the log names the link by its id only.
+      this.#options.log?.('info', 'request', {
+        method: req.method ?? 'GET',
+        path: portalLogPath(req.url ?? ''),
+        status: res.statusCode,
+        ms: Math.round(performance.now() - started),
+      });
+      return;
+    }
     const started = performance.now();
     const method = req.method ?? 'GET';
     let path = '?';
@@ -195,6 +225,14 @@ export class ApiServer {
       ...(m.status === 503 ? { retryAfterS: RETRY_AFTER_S } : {}),
     });
   }
+}
+
+const PORTAL_PREFIX = '/portal/';
+
+/** `/portal/pl_x.secret/messages` as `/portal/pl_x/messages`. */
+function portalLogPath(url: string): string {
+  const path = url.split('?')[0] ?? '';
+  return path.replace(/^\/portal\/(pl_[A-Za-z0-9]+)[^/]*/, '/portal/$1');
 }
 
 /** Request line and headers together, at most. */

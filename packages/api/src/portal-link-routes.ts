@@ -1,0 +1,106 @@
+import { ErrorBody, NoParams } from '@hookstream/api-schemas';
+import {
+  MintedPortalLink,
+  type PortalLink,
+  PortalLinkId,
+  PortalLinkRequest,
+  PortalLinkView,
+  portalLinkView,
+  TenantId,
+} from '@hookstream/contracts';
+import { type Caller, ManagementError } from '@hookstream/management';
+import { z } from 'zod';
+import { defineRoute, type ResponseSpec, type Route } from './route.ts';
+
+/** Where the API keeps portal links: the portal's link book (the links topic). */
+export interface PortalLinksPort {
+  mint(
+    request: PortalLinkRequest,
+    by: string,
+  ): Promise<{ readonly link: PortalLink; readonly token: string }>;
+  revoke(id: string, by: string): Promise<PortalLink | null>;
+  list(filter: { readonly tenant?: string | undefined; readonly state: 'active' | 'all' }): PortalLinkView[];
+}
+
+export const PortalLinkParams = z.object({ id: PortalLinkId });
+export const PortalLinkListQuery = z.object({
+  tenant: TenantId.optional(),
+  /** `active` (default): links that open the portal now; `all`: also expired and revoked ones still kept. */
+  state: z.enum(['active', 'all']).default('active'),
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+});
+export const PortalLinkList = z.object({ items: z.array(PortalLinkView) });
+export const RevokedPortalLink = z.object({ link: PortalLinkView });
+
+const ok = (description: string, schema: z.ZodType): ResponseSpec => ({ description, schema });
+const operatorOnly = ok('A tenant token: links are minted by the platform’s backend only', ErrorBody);
+
+/** Links are the operator's: the platform's backend mints them for its customers. */
+function requireOperator(caller: Caller): void {
+  if (caller.scope.kind !== 'operator')
+    throw new ManagementError('forbidden', 'portal links are minted and listed by an operator token only');
+}
+
+/**
+ * The portal link routes. `portalUrl` is where the portal is reached from a customer's browser
+ * (the API's public URL): a minted link's URL starts with it.
+ */
+export function portalLinkRoutes(links: PortalLinksPort, portalUrl: () => string): Route[] {
+  return [
+    defineRoute({
+      method: 'POST',
+      path: '/v1/portal-links',
+      operationId: 'createPortalLink',
+      summary:
+        'A short-lived link that opens the customer portal as one tenant, within a scope (read or manage) and optional endpoint and type limits; its URL is shown only here',
+      params: NoParams,
+      query: NoParams,
+      body: PortalLinkRequest,
+      responses: {
+        201: ok('The link, and the URL that opens it', MintedPortalLink),
+        403: operatorOnly,
+        422: ok('invalid_body', ErrorBody),
+      },
+      handle: async ({ caller, body }) => {
+        requireOperator(caller);
+        const { link, token } = await links.mint(body, caller.id);
+        const url = `${portalUrl().replace(/\/+$/, '')}/portal/${token}/`;
+        return { status: 201, body: { link: portalLinkView(link, Date.now()), url } };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/v1/portal-links',
+      operationId: 'listPortalLinks',
+      summary:
+        'Portal links, newest first: the active ones, or all still kept (state=all); never their secrets',
+      params: NoParams,
+      query: PortalLinkListQuery,
+      responses: { 200: ok('The links', PortalLinkList), 403: operatorOnly },
+      handle: async ({ caller, query }) => {
+        requireOperator(caller);
+        const items = links.list({ tenant: query.tenant, state: query.state }).slice(0, query.limit);
+        return { status: 200, body: { items } };
+      },
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/v1/portal-links/{id}',
+      operationId: 'revokePortalLink',
+      summary: 'Revokes a link: it opens nothing from now on, on every API instance within a moment',
+      params: PortalLinkParams,
+      query: NoParams,
+      responses: {
+        200: ok('The link, revoked', RevokedPortalLink),
+        403: operatorOnly,
+        404: ok('No such link', ErrorBody),
+      },
+      handle: async ({ caller, params }) => {
+        requireOperator(caller);
+        const link = await links.revoke(params.id, caller.id);
+        if (link === null) throw new ManagementError('not_found', `no portal link "${params.id}"`);
+        return { status: 200, body: { link: portalLinkView(link, Date.now()) } };
+      },
+    }),
+  ];
+}
