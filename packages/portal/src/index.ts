@@ -2,6 +2,8 @@ export { KafkaPortalLinks, portalLinksTopicSpec } from './kafka-link-log.ts';
 export type { LinkLog, MintedLink } from './link-book.ts';
 export { LINK_KEPT_AFTER_END_MS, PortalLinkBook } from './link-book.ts';
 export { csrfTokenOf, linkToken, parseLinkToken, secretDigest } from './link-secret.ts';
+export type { NoticeDecoder } from './notice-reader.ts';
+export { KafkaNoticeReader } from './notice-reader.ts';
 export { PortalAccess } from './portal-access.ts';
 export type {
   MessageAttempt,
