@@ -26,4 +26,5 @@ export {
   parseTenantQuotaList,
   TenantQuotas,
 } from './tenant-quotas.ts';
-export { refuseOperatorOnlyFields, specFor, visibleTo } from './tenant-rules.ts';
+export type { TenantPolicy } from './tenant-rules.ts';
+export { DEFAULT_TENANT_POLICY, refuseOperatorOnlyFields, specFor, visibleTo } from './tenant-rules.ts';

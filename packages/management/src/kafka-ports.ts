@@ -16,6 +16,7 @@ import {
 import type { ManagementPorts, PullPort } from './management-ports.ts';
 import { RecentRead } from './recent-read.ts';
 import type { TenantQuotas } from './tenant-quotas.ts';
+import type { TenantPolicy } from './tenant-rules.ts';
 
 /**
  * How long a delete's purge or a rewind waits for the fleet to leave the subscriber's group
@@ -45,6 +46,7 @@ export function kafkaPorts(context: {
   readonly secretsKey: SecretsKey | undefined;
   /** What a tenant may make; absent: DEFAULT_TENANT_QUOTAS. */
   readonly tenantQuotas?: TenantQuotas;
+  readonly tenantPolicy?: TenantPolicy;
   readonly openPublisher: () => Promise<NoticePublisher & { close(): Promise<void> }>;
   /** How long a purge or a rewind waits for the fleet to leave the group (default 20 s). */
   readonly releaseTimeoutMs?: number;
@@ -95,6 +97,7 @@ export function kafkaPorts(context: {
   return {
     eventsTopic,
     ...(context.tenantQuotas === undefined ? {} : { tenantQuotas: context.tenantQuotas }),
+    ...(context.tenantPolicy === undefined ? {} : { tenantPolicy: context.tenantPolicy }),
     secretsKey: context.secretsKey,
     catalog,
     commitStart: async (definition) => {

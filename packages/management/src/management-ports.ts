@@ -19,6 +19,7 @@ import type {
 } from '@hookstream/subscribers';
 import type { EventSchemaEntry } from './catalogue.ts';
 import type { TenantQuotas } from './tenant-quotas.ts';
+import type { TenantPolicy } from './tenant-rules.ts';
 
 /**
  * Everything the operations read and write, behind one interface: Kafka in production
@@ -28,6 +29,8 @@ export interface ManagementPorts {
   readonly eventsTopic: string;
   /** What a tenant may make; absent: DEFAULT_TENANT_QUOTAS. */
   readonly tenantQuotas?: TenantQuotas;
+  /** What every tenant's subscriber may do beyond the default; absent: DEFAULT_TENANT_POLICY. */
+  readonly tenantPolicy?: TenantPolicy;
   /** Seals managed secrets; undefined: operations that need it answer 503 secrets_key_unavailable. */
   readonly secretsKey: SecretsKey | undefined;
   readonly catalog: {

@@ -50,7 +50,7 @@ export async function putSubscriber(
   body: unknown,
   options: { readonly ifMatch?: string | undefined } = {},
 ): Promise<PutResult> {
-  const spec = specFor(caller, name, body);
+  const spec = specFor(caller, name, body, ports.tenantPolicy);
   for (let attempt = 1; ; attempt++) {
     try {
       return await putOnce(ports, caller, spec, options.ifMatch);

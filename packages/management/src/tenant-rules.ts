@@ -32,12 +32,28 @@ export function notFound(name: string): ManagementError {
 }
 
 /**
+ * What the operator lets every tenant's subscriber do beyond the default. `privateNetwork`: its
+ * URL may be a private address (a platform whose customers are teams on the same private network,
+ * or a local stack); the tenant still cannot choose it, the operator chose it for all.
+ */
+export interface TenantPolicy {
+  readonly privateNetwork: boolean;
+}
+
+export const DEFAULT_TENANT_POLICY: TenantPolicy = { privateNetwork: false };
+
+/**
  * A PUT body as the definition of subscriber `name`: the path names it (a body `name` must
  * match); a tenant's body gets its tenant, and may not name another (403 `forbidden_tenant`).
  * Validated as `subscribers apply` validates a file (422 `invalid_definition`, field by field),
  * then held to the tenant's limits. Pure.
  */
-export function specFor(caller: Caller, name: string, body: unknown): SubscriberSpec {
+export function specFor(
+  caller: Caller,
+  name: string,
+  body: unknown,
+  policy: TenantPolicy = DEFAULT_TENANT_POLICY,
+): SubscriberSpec {
   if (body === null || typeof body !== 'object' || Array.isArray(body))
     throw new ManagementError(
       'invalid_definition',
@@ -56,6 +72,7 @@ export function specFor(caller: Caller, name: string, body: unknown): Subscriber
         'a tenant token creates subscribers of its own tenant only',
       );
     input = { ...input, tenant: caller.scope.tenant };
+    if (policy.privateNetwork) input = { ...input, allowPrivateNetwork: true };
   }
   if (filterTooLarge(input.filter))
     throw new ManagementError('invalid_definition', 'the definition is invalid; nothing was written', {
@@ -72,7 +89,7 @@ export function specFor(caller: Caller, name: string, body: unknown): Subscriber
     throw new ManagementError('invalid_definition', 'the definition is invalid; nothing was written', {
       details: [broken],
     });
-  if (caller.scope.kind === 'tenant') refuseOperatorOnlyFields(parsed.data);
+  if (caller.scope.kind === 'tenant') refuseOperatorOnlyFields(parsed.data, policy);
   const aimed = privateDestinations(parsed.data);
   if (aimed.length > 0)
     throw new ManagementError('invalid_definition', 'the definition is invalid; nothing was written', {
@@ -98,9 +115,12 @@ export function specFor(caller: Caller, name: string, body: unknown): Subscriber
  * own environment and files. A tenant's secret is managed or none; so are its OAuth2 client
  * secret and client key. (Its token URL is held to the address rule at start, as its URL is.)
  */
-export function refuseOperatorOnlyFields(spec: SubscriberSpec): void {
+export function refuseOperatorOnlyFields(
+  spec: SubscriberSpec,
+  policy: TenantPolicy = DEFAULT_TENANT_POLICY,
+): void {
   const problems: ErrorDetail[] = [];
-  if (spec.allowPrivateNetwork)
+  if (spec.allowPrivateNetwork && !policy.privateNetwork)
     problems.push({ path: 'allowPrivateNetwork', message: 'only the operator may allow private addresses' });
   if (spec.allowInsecureHttp === true)
     problems.push({ path: 'allowInsecureHttp', message: 'only the operator may allow plain http' });

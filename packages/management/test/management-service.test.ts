@@ -28,6 +28,28 @@ function setup() {
   return { ...fake, service: new ManagementService(fake.ports) };
 }
 
+describe('the tenant policy', () => {
+  it("lets a tenant's subscriber reach a private address only when the operator allows it for every tenant", async () => {
+    const closed = setup();
+    const refused = await failure(
+      closed.service.putSubscriber(acme, 'x', { url: 'http://127.0.0.1:9/hook' }),
+    );
+    expect(refused.code).toBe('invalid_definition');
+    const fake = fakePorts([]);
+    const open = new ManagementService({ ...fake.ports, tenantPolicy: { privateNetwork: true } });
+    const made = await open.putSubscriber(acme, 'x', { url: 'http://127.0.0.1:9/hook' });
+    expect(made.action).toBe('created');
+    expect(fake.writes.flat()[0]?.definition.allowPrivateNetwork).toBe(true);
+    // The policy's own value round-trips: a GET's definition PUT back is not an operator-only field.
+    const again = await open.putSubscriber(acme, 'x', { ...made.subscriber.definition });
+    expect(again.action).toBe('unchanged');
+    const env = await failure(
+      open.putSubscriber(acme, 'y', { url: 'http://127.0.0.1:9/', allowInsecureHttp: true }),
+    );
+    expect(env.code).toBe('forbidden_field');
+  });
+});
+
 describe('tenant isolation', () => {
   it("lists, reads and changes only its own subscribers; another tenant's is not_found (404), untouched", async () => {
     const { service, writes, deletes, rewinds } = setup();
