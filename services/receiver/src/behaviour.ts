@@ -16,6 +16,11 @@ export const ReceiverBehaviour = z.strictObject({
   failEventIds: z.array(z.string().min(1).max(200)).max(1000).optional(),
   /** Answer every request with this status instead of 204 (e.g. 400 to test terminal outcomes). */
   fixedStatus: z.number().int().min(100).max(599).nullable().default(null),
+  /**
+   * Answer with the request's headers as a JSON body, as some endpoints echo what they got: for
+   * tests that what hookstream keeps of an answer never shows a credential the request carried.
+   */
+  echoHeaders: z.boolean().default(false),
   /** Wait this long before answering. */
   delayMs: z.number().int().min(0).max(600_000).default(0),
 });

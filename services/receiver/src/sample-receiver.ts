@@ -284,6 +284,10 @@ export class SampleReceiver {
           ...(m?.batchId ? { batchId: m.batchId, batchSize: members?.length ?? 1 } : {}),
         });
     }
+    if (this.#behaviour.echoHeaders) {
+      res.writeHead(status, { ...extra, 'content-type': 'application/json' }).end(JSON.stringify(headers));
+      return;
+    }
     res.writeHead(status, extra).end();
   }
 }

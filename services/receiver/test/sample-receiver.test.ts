@@ -122,6 +122,16 @@ describe('SampleReceiver', () => {
     }
   });
 
+  it('echoes the request headers as its body when asked, as some endpoints do', async () => {
+    receiver = new SampleReceiver({ secret, behaviour: { echoHeaders: true, fixedStatus: 500 } });
+    const url = await receiver.listen();
+    const res = await post(url, 'e1');
+    expect(res.status).toBe(500);
+    const echoed = (await res.json()) as Record<string, string>;
+    expect(echoed['webhook-id']).toBeDefined();
+    expect(echoed['webhook-signature']).toMatch(/^v1,/);
+  });
+
   it('answers 401 to an unsigned request', async () => {
     receiver = new SampleReceiver({ secret });
     const url = await receiver.listen();
