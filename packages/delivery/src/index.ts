@@ -29,6 +29,13 @@ export type { DeliveryErrorCode } from './errors.ts';
 export { DeliveryError } from './errors.ts';
 export type { DeliveryTrail, LostRange, TraceHeaders } from './evidence.ts';
 export { deadLetterHeaders, lostRangeHeaders, lostRangeKey, retryHeaders } from './evidence.ts';
+export {
+  credentialForms,
+  MIN_CUT_PREFIX_CHARS,
+  REDACTED,
+  redactCredentials,
+  signingSecretForms,
+} from './excerpt-redaction.ts';
 export type { AttemptReport, HttpClientOptions, OutgoingDelivery } from './http-client.ts';
 export { HttpClient } from './http-client.ts';
 export type { ClientCredentialsRequest, TokenFailureCode } from './oauth2-token.ts';
