@@ -1,4 +1,4 @@
-import type { AttemptLogEntry, LogFn } from '@hookstream/contracts';
+import { ATTEMPT_EXCERPT_MAX_CHARS, type AttemptLogEntry, type LogFn } from '@hookstream/contracts';
 import { type OutcomeClass, POLICY_VERSION } from '@hookstream/delivery';
 
 import type { DeliveryMetrics } from './delivery-metrics.ts';
@@ -156,7 +156,8 @@ export class RecordingObserver implements DeliveryObserver {
     // A tenant's event names it, and a record a rewind sent again the rewind; an entry of any
     // other event stays as it was, with no copy made.
     const rewound = ctx.record.rewound;
-    const named = ctx.tenant === undefined ? entry : { ...entry, tenant: ctx.tenant };
+    const typed = ctx.type === undefined ? entry : { ...entry, type: ctx.type };
+    const named = ctx.tenant === undefined ? typed : { ...typed, tenant: ctx.tenant };
     log.write(
       rewound === undefined
         ? named
@@ -172,5 +173,7 @@ function attemptFields(a: AttemptSummary) {
     durationMs: a.durationMs,
     ...(status === null ? {} : { status }),
     ...(a.batchId === undefined ? {} : { batchId: a.batchId }),
+    // Redacted already; a redaction can make it longer than the bytes read.
+    ...(a.excerpt === undefined ? {} : { excerpt: a.excerpt.slice(0, ATTEMPT_EXCERPT_MAX_CHARS) }),
   };
 }
