@@ -16,6 +16,7 @@ import type { LaneMode } from './consume/lanes/events-lane.ts';
 import type { RecordHandler } from './consume/record-handler.ts';
 import { SubscriberConsumer } from './consume/subscriber-consumer.ts';
 import type { EventsTap } from './consume/tap/events-tap.ts';
+import { DeadLetterNotices } from './dead-letter-notices.ts';
 import type { DeliveryCounts } from './delivery-observer.ts';
 import { DownstreamCopies } from './downstream-copies.ts';
 import { type DisableVerdict, EndpointHealth } from './endpoint-health.ts';
@@ -92,6 +93,7 @@ export class SubscriberRunner {
   readonly topology: SubscriberTopology;
   readonly #options: SubscriberRunnerOptions;
   readonly #observer: RecordingObserver;
+  readonly #deadLetterNotices: DeadLetterNotices;
   /** Push only: the endpoint's breaker (null for pull, and until the push handler is made). */
   #health: EndpointHealth | null = null;
   #book: LeaseBook | null = null;
@@ -130,10 +132,19 @@ export class SubscriberRunner {
         tenant: options.topology.definition.tenant,
       },
     );
-    this.#observer = new RecordingObserver({
-      subscriber: options.topology.name,
+    const { topology, resources } = options;
+    this.#deadLetterNotices = new DeadLetterNotices({
+      subscriber: topology.name,
+      tenant: topology.definition.tenant,
+      eventsTopic: topology.eventsTopic,
+      notices: () => resources.noticeProducer(topology.eventsTopic),
       log: options.log,
-      attemptLog: options.resources.attemptLog,
+    });
+    this.#observer = new RecordingObserver({
+      subscriber: topology.name,
+      log: options.log,
+      attemptLog: resources.attemptLog,
+      deadLetterNotices: this.#deadLetterNotices,
       ...(this.#metrics ? { metrics: this.#metrics } : {}),
     });
   }
@@ -458,6 +469,8 @@ export class SubscriberRunner {
     clearInterval(this.#summary);
     await this.#lagPoller?.stop();
     await this.#consumer?.stop();
+    // After the consumer: its last dead letters are counted before the window's count goes out.
+    await this.#deadLetterNotices.stop();
     this.#metrics?.close();
     await this.#limiter?.stop();
     await this.#health?.stop();

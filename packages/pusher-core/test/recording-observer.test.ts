@@ -2,6 +2,7 @@ import { ATTEMPT_EXCERPT_MAX_CHARS, AttemptLogEntry } from '@hookstream/contract
 import { classify, type DeliveryTrail, POLICY_VERSION } from '@hookstream/delivery';
 import { deliveryTracer, ProcessSpan } from '@hookstream/telemetry';
 import { describe, expect, it } from 'vitest';
+import { DeadLetterNotices } from '../src/dead-letter-notices.ts';
 import type { DeliveryMetrics } from '../src/delivery-metrics.ts';
 import type { AttemptSummary, DeliveryOutcome, RecordContext } from '../src/delivery-outcome.ts';
 import { RecordingObserver } from '../src/recording-observer.ts';
@@ -193,5 +194,29 @@ describe('RecordingObserver: one step fans out to counts, metrics, the attempt l
       { kind: 'dead-lettered', reason: 'poison', trail },
     );
     expect('type' in (h.entries[0] ?? {})).toBe(false);
+  });
+  it('a dead letter of an event becomes a subscriber.dead_lettered notice; one of a notice does not', async () => {
+    const ids: (string | null | undefined)[] = [];
+    const deadLetterNotices = new DeadLetterNotices({
+      subscriber: 'billing',
+      eventsTopic: 'events',
+      notices: async () => ({
+        publish: async (_type, data) => {
+          ids.push((data as { event: { id?: string | null } }).event.id);
+        },
+      }),
+      log: () => undefined,
+    });
+    const observer = new RecordingObserver({
+      subscriber: 'billing',
+      log: () => undefined,
+      deadLetterNotices,
+    });
+    const dead: DeliveryOutcome = { kind: 'dead-lettered', reason: 'exhausted', trail };
+    observer.recorded(context(), dead);
+    observer.recorded({ ...context(), type: 'subscriber.failing' }, dead);
+    observer.recorded(context(), { kind: 'delivered', attempt: attempt(200) });
+    await deadLetterNotices.stop();
+    expect(ids).toEqual(['evt_1']);
   });
 });
