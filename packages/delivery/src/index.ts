@@ -19,7 +19,11 @@ export type {
 } from './breaker-policy.ts';
 export { BREAKER_POLICY_VERSION, BreakerPolicy, CLOSED_BREAKER, healthSignal } from './breaker-policy.ts';
 export type { BreakerStore } from './breaker-store.ts';
-export type { BreakerAdmission, DestinationBreakerOptions } from './destination-breaker.ts';
+export type {
+  BreakerAdmission,
+  DestinationBreakerOptions,
+  FleetBreakerChange,
+} from './destination-breaker.ts';
 export { DestinationBreaker } from './destination-breaker.ts';
 export type { InFlightCap, LimiterOptions } from './destination-limiter.ts';
 export { createInFlightCap, DestinationLimiter, limiterMode } from './destination-limiter.ts';
