@@ -3,7 +3,9 @@ import type { CredentialName, LogFn, SubscriberDefinition } from '@hookstream/co
 import {
   assertDestinationAllowed,
   type BreakerPhase,
+  type Classification,
   DestinationLimiter,
+  type FleetBreakerChange,
   HttpClient,
   RedisBreakerStore,
   TenantTurns,
@@ -11,7 +13,14 @@ import {
 } from '@hookstream/delivery';
 import type { StartedFrom, StartFrom } from '@hookstream/kafka';
 import { noticesTopicSpec } from '@hookstream/producer';
-import { AuditTrail, SubscriberCatalog, SubscriberDisabler, startFromOf } from '@hookstream/subscribers';
+import {
+  AuditTrail,
+  publishNotice,
+  SubscriberCatalog,
+  SubscriberDisabler,
+  startFromOf,
+} from '@hookstream/subscribers';
+import { failingNotice, recoveredNotice } from './breaker-notices.ts';
 import type { LaneMode } from './consume/lanes/events-lane.ts';
 import type { RecordHandler } from './consume/record-handler.ts';
 import { SubscriberConsumer } from './consume/subscriber-consumer.ts';
@@ -403,8 +412,33 @@ export class SubscriberRunner {
       // The limiter's Redis, so the instances sharing its limits share its breaker too.
       ...(redis ? { store: new RedisBreakerStore(redis, `${topology.name}:${topology.origin}`) } : {}),
       disable: (verdict) => this.#disable(verdict),
+      announce: (change, lastFailure) => void this.#announce(change, lastFailure),
     });
     return this.#health;
+  }
+
+  /** `subscriber.failing` or `subscriber.recovered`; best effort, like the breaker's log lines. */
+  async #announce(change: FleetBreakerChange, lastFailure: Classification | null): Promise<void> {
+    const { topology, resources, log } = this.#options;
+    const subject = {
+      name: topology.name,
+      tenant: topology.definition.tenant,
+      destination: topology.url.host,
+      eventsTopic: topology.eventsTopic,
+    };
+    const notice =
+      change.kind === 'opened'
+        ? failingNotice(subject, change, lastFailure)
+        : recoveredNotice(subject, change);
+    try {
+      await publishNotice(await resources.noticeProducer(topology.eventsTopic), notice);
+      log('info', `${notice.type} published`, { notice: notice.id });
+    } catch (err) {
+      log('warn', `could not publish ${notice.type}`, {
+        notice: notice.id,
+        error: err instanceof Error ? err.message : String(err),
+      });
+    }
   }
 
   /**
