@@ -51,19 +51,21 @@ export const AttemptLogEntry = z.object({
   filter: z.string().min(1).max(600).optional(),
   /** The attempt went in a batch request: its `webhook-id`. Older readers drop it. */
   batchId: z.string().min(1).max(100).optional(),
-  /**
-   * The record was sent again by an operator's rewind (`subscribers rewind`): when it was made
-   * and by whom (the ledger's mark, docs/architecture.md "A rewind's mark"). Only on steps of
-   * the events-topic record itself: retries of it in the tiers do not carry it. Older readers drop it.
-   */
   /** The event's type (its ce_type), so the portal's index can find messages by type. Older readers drop it. */
   type: EventTypeName.optional(),
   /**
    * The start of the endpoint's answer (its body, at most ATTEMPT_EXCERPT_MAX_CHARS), with every
    * credential the request carried (its Authorization value, its signature, its secret) replaced
-   * by `[redacted]` before it is written. Absent when there was no answer. Older readers drop it.
+   * by `[redacted]` before it is written. Absent when there was no answer or it had no body, and
+   * for pull subscribers (a puller answers with an ack or a nack). Each member of a batch carries
+   * the batch's answer (its batchId says so). Older readers drop it.
    */
   excerpt: z.string().max(ATTEMPT_EXCERPT_MAX_CHARS).optional(),
+  /**
+   * The record was sent again by an operator's rewind (`subscribers rewind`): when it was made
+   * and by whom (the ledger's mark, docs/architecture.md "A rewind's mark"). Only on steps of
+   * the events-topic record itself: retries of it in the tiers do not carry it. Older readers drop it.
+   */
   rewind: z
     .object({
       at: z.iso.datetime({ offset: true }),

@@ -28,6 +28,22 @@ export type ShipmentUpdated = {
   };
 };
 
+/** Data of `subscriber.dead_lettered` (schemas/subscriber.dead_lettered.avsc). */
+export type SubscriberDeadLettered = {
+  readonly subscriber: string;
+  readonly event: {
+    readonly id?: string | null;
+    readonly type?: string | null;
+  };
+  readonly reason: string;
+  readonly attempts: number;
+  readonly last_status?: number | null;
+  readonly last_outcome?: string | null;
+  readonly dead_lettered_at: string;
+  readonly suppressed: number;
+  readonly events_topic: string;
+};
+
 /** Data of `subscriber.disabled` (schemas/subscriber.disabled.avsc). */
 export type SubscriberDisabled = {
   readonly subscriber: string;
@@ -63,6 +79,29 @@ export type SubscriberEventsLost = {
   readonly events_topic: string;
 };
 
+/** Data of `subscriber.failing` (schemas/subscriber.failing.avsc). */
+export type SubscriberFailing = {
+  readonly subscriber: string;
+  readonly destination: string;
+  readonly cause: string;
+  readonly opened_at: string;
+  readonly failing_since?: string | null;
+  readonly last_status?: number | null;
+  readonly last_outcome?: string | null;
+  readonly events_topic: string;
+};
+
+/** Data of `subscriber.recovered` (schemas/subscriber.recovered.avsc). */
+export type SubscriberRecovered = {
+  readonly subscriber: string;
+  readonly destination: string;
+  readonly recovered_at: string;
+  readonly opened_at: string;
+  readonly failing_since?: string | null;
+  readonly failing_ms: number;
+  readonly events_topic: string;
+};
+
 /** Data of `subscriber.retention_at_risk` (schemas/subscriber.retention_at_risk.avsc). */
 export type SubscriberRetentionAtRisk = {
   readonly subscriber: string;
@@ -85,8 +124,11 @@ export interface EventDataByType {
   readonly 'enrollment.updated': EnrollmentUpdated;
   readonly 'key.revoked': KeyRevoked;
   readonly 'shipment.updated': ShipmentUpdated;
+  readonly 'subscriber.dead_lettered': SubscriberDeadLettered;
   readonly 'subscriber.disabled': SubscriberDisabled;
   readonly 'subscriber.enabled': SubscriberEnabled;
   readonly 'subscriber.events_lost': SubscriberEventsLost;
+  readonly 'subscriber.failing': SubscriberFailing;
+  readonly 'subscriber.recovered': SubscriberRecovered;
   readonly 'subscriber.retention_at_risk': SubscriberRetentionAtRisk;
 }

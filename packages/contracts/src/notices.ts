@@ -11,6 +11,9 @@ export const NOTICE_TYPES = [
   'subscriber.enabled',
   'subscriber.events_lost',
   'subscriber.retention_at_risk',
+  'subscriber.dead_lettered',
+  'subscriber.failing',
+  'subscriber.recovered',
 ] as const;
 export type NoticeType = (typeof NOTICE_TYPES)[number];
 

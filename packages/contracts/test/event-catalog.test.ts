@@ -7,14 +7,17 @@ import { loadEventCatalog } from '../src/event-catalog.ts';
 describe('the event catalog from schemas/', () => {
   const catalog = loadEventCatalog();
 
-  it('has the shipped types and the four operational ones, each with its record-name subject', () => {
+  it('has the shipped types and the seven operational ones, each with its record-name subject', () => {
     expect([...catalog.keys()]).toEqual([
       'enrollment.updated',
       'key.revoked',
       'shipment.updated',
+      'subscriber.dead_lettered',
       'subscriber.disabled',
       'subscriber.enabled',
       'subscriber.events_lost',
+      'subscriber.failing',
+      'subscriber.recovered',
       'subscriber.retention_at_risk',
     ]);
     expect(catalog.get('subscriber.disabled')?.subject).toBe('hookstream.ops.SubscriberDisabled');

@@ -10,6 +10,8 @@ export interface AttemptLimits {
   readonly maxBodyBytes: number;
 }
 
+const keep = (excerpt: string): string => excerpt;
+
 class DeadlinePassed extends Error {
   override readonly name = 'DeadlinePassed';
 }
@@ -21,15 +23,17 @@ class AnswerTooLong extends Error {
 /**
  * Sends one request through undici's handler interface and reports it. Cheaper per request than
  * `request()`, which wraps every answer in a stream and every deadline in an AbortSignal: a
- * webhook answer is only a status, a Retry-After and a short excerpt. Never rejects.
+ * webhook answer is only a status, a Retry-After and a short excerpt. `redact` takes the request's
+ * credentials out of the excerpt (an endpoint may echo the request). Never rejects.
  */
 export function dispatchAttempt(
   dispatcher: Dispatcher,
   options: Dispatcher.DispatchOptions,
   limits: AttemptLimits,
+  redact: (excerpt: string) => string = keep,
 ): Promise<AttemptReport> {
   return new Promise((resolve) => {
-    const handler = new AttemptHandler(limits, performance.now(), resolve);
+    const handler = new AttemptHandler(limits, performance.now(), resolve, redact);
     try {
       dispatcher.dispatch(options, handler);
     } catch (err) {
@@ -42,6 +46,7 @@ class AttemptHandler implements Dispatcher.DispatchHandler {
   readonly #limits: AttemptLimits;
   readonly #started: number;
   readonly #resolve: (report: AttemptReport) => void;
+  readonly #redact: (excerpt: string) => string;
   readonly #timer: NodeJS.Timeout;
   #controller: Dispatcher.DispatchController | null = null;
   #status = 0;
@@ -50,10 +55,16 @@ class AttemptHandler implements Dispatcher.DispatchHandler {
   #read = 0;
   #done = false;
 
-  constructor(limits: AttemptLimits, started: number, resolve: (report: AttemptReport) => void) {
+  constructor(
+    limits: AttemptLimits,
+    started: number,
+    resolve: (report: AttemptReport) => void,
+    redact: (excerpt: string) => string,
+  ) {
     this.#limits = limits;
     this.#started = started;
     this.#resolve = resolve;
+    this.#redact = redact;
     // The answer is a timeout at the deadline, even while the request still waits for a
     // connection; it is dropped when it gets one (or now, if it has).
     this.#timer = setTimeout(() => {
@@ -116,7 +127,8 @@ class AttemptHandler implements Dispatcher.DispatchHandler {
       status: this.#status,
       retryAfter: this.#retryAfter,
       durationMs: this.#elapsed(),
-      excerpt: this.#excerpt ? this.#excerpt.toString('utf8') : '',
+      // Only an answer with a body pays for the redaction.
+      excerpt: this.#excerpt ? this.#redact(this.#excerpt.toString('utf8')) : '',
     });
   }
 

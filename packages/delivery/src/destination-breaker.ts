@@ -2,9 +2,11 @@ import type { BreakerSettings } from '@hookstream/contracts';
 import {
   type BreakerPhase,
   BreakerPolicy,
+  type BreakerState,
   type BreakerTransition,
   type DisableCause,
   type HealthSignal,
+  type TransitionCause,
 } from './breaker-policy.ts';
 import type { BreakerStore } from './breaker-store.ts';
 
@@ -17,10 +19,31 @@ export interface DestinationBreakerOptions {
   readonly pollMs?: number;
   /** One call per transition (logs, metrics); `failingSinceMs` as the breaker knows it. */
   readonly onTransition?: (transition: BreakerTransition, failingSinceMs: number | null) => void;
+  /**
+   * The breaker opened or closed for the whole fleet, told to the one instance whose write made
+   * the change (per process without a store): what a notice about it is sent from.
+   */
+  readonly onFleetChange?: (change: FleetBreakerChange) => void;
   /** A shared-store call failed; the breaker goes on per process until the store answers. */
   readonly onStoreError?: (error: unknown) => void;
   readonly now?: () => number;
 }
+
+/** An opening or a closing of the destination's breaker, as the fleet saw it. */
+export type FleetBreakerChange =
+  | {
+      readonly kind: 'opened';
+      readonly cause: TransitionCause;
+      readonly openedAtMs: number;
+      readonly failingSinceMs: number | null;
+    }
+  | {
+      readonly kind: 'closed';
+      /** The opening it ends. */
+      readonly openedAtMs: number;
+      readonly failingSinceMs: number | null;
+      readonly closedAtMs: number;
+    };
 
 /** Why a record may go, or why it stopped waiting. */
 export type BreakerAdmission = 'go' | 'probe' | 'expired' | 'aborted';
@@ -92,8 +115,9 @@ export class DestinationBreaker {
 
   /** One attempt's outcome; returns why the subscriber must be disabled, if it must. */
   report(signal: HealthSignal, probe: boolean): DisableCause | null {
+    const before = this.#policy.state;
     const { transition, disable } = this.#policy.report(signal, probe);
-    if (transition !== null) this.#changed(transition, true);
+    if (transition !== null) this.#changed(transition, true, before);
     return disable;
   }
 
@@ -158,22 +182,56 @@ export class DestinationBreaker {
     if (transition !== null) this.#options.onTransition?.(transition, this.failingSinceMs);
   }
 
-  /** A transition: told to the owner, written to the store when it was this instance's own. */
-  #changed(transition: BreakerTransition, own: boolean): void {
+  /** A transition: told to the owner; when it was this instance's own, written to the store. */
+  #changed(transition: BreakerTransition, own: boolean, before: BreakerState = this.#policy.state): void {
     this.#options.onTransition?.(transition, this.failingSinceMs);
     this.#wake();
+    if (!own) return;
     const store = this.#options.store;
-    if (!own || store === undefined) return;
+    if (store === undefined) this.#changedAlone(transition, before);
+    else this.#write(store, transition);
+  }
+
+  /** Without a store, this process's breaker is the fleet's: its own opening or closing is one. */
+  #changedAlone(transition: BreakerTransition, before: BreakerState): void {
+    const state = this.#policy.state;
+    if (transition.to === 'open' && transition.from === 'closed')
+      this.#options.onFleetChange?.({
+        kind: 'opened',
+        cause: transition.cause,
+        openedAtMs: state.openedAtMs ?? this.#now(),
+        failingSinceMs: state.failingSinceMs,
+      });
+    else if (transition.to === 'closed' && before.openedAtMs !== null)
+      this.#options.onFleetChange?.({
+        kind: 'closed',
+        openedAtMs: before.openedAtMs,
+        failingSinceMs: before.failingSinceMs,
+        closedAtMs: this.#now(),
+      });
+  }
+
+  /**
+   * Writes this instance's own transition to the store. Of instances opening (or closing) it at
+   * once, the store tells one that its write made the change: that one tells the fleet change.
+   */
+  #write(store: BreakerStore, transition: BreakerTransition): void {
     const state = this.#policy.state;
     const write =
       transition.to === 'closed'
-        ? () => store.close()
+        ? async () => {
+            const ended = await store.close();
+            if (ended !== null)
+              this.#options.onFleetChange?.({ kind: 'closed', ...ended, closedAtMs: this.#now() });
+          }
         : transition.to === 'open' && transition.from === 'closed'
           ? async () => {
-              await store.open({
+              const shared = {
                 openedAtMs: state.openedAtMs ?? this.#now(),
                 failingSinceMs: state.failingSinceMs,
-              });
+              };
+              if (await store.open(shared))
+                this.#options.onFleetChange?.({ kind: 'opened', cause: transition.cause, ...shared });
               // The first probe of all instances goes one interval after the opening.
               await store.claimProbe(this.#options.settings.probeIntervalMs);
             }

@@ -1,6 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import { TRACEPARENT_HEADER, WEBHOOK_HEADER } from '@hookstream/contracts';
 import { dispatchAttempt } from './attempt-dispatch.ts';
+import { credentialForms, redactCredentials, signingSecretForms } from './excerpt-redaction.ts';
 import { OAUTH2_TOKEN_CODE_PREFIX } from './oauth2-token.ts';
 import { type ClientTlsIdentity, newPool, type OriginPools, type PoolLease } from './origin-pools.ts';
 import type { AttemptResult } from './policy.ts';
@@ -51,7 +52,10 @@ export interface OutgoingDelivery {
 
 export type AttemptReport = AttemptResult & {
   readonly durationMs: number;
-  /** The start of the response body, for evidence (DLQ headers, logs). Empty when none. */
+  /**
+   * The start of the response body, for evidence (DLQ headers, logs, the attempt log), with the
+   * request's credentials redacted. Empty when none.
+   */
   readonly excerpt: string;
 };
 
@@ -65,16 +69,24 @@ export class HttpClient {
   readonly #options: HttpClientOptions;
   readonly #baseHeaders: Record<string, string>;
   readonly #signingKeys: readonly KeyObject[];
+  /** What every request carries that an excerpt must not show: its headers' values, the secrets. */
+  readonly #credentials: readonly string[];
 
   constructor(options: HttpClientOptions) {
     const url = new URL(options.url);
     this.#options = options;
-    this.#signingKeys =
+    const keys =
       options.signingKeys !== undefined && options.signingKeys.length > 0
-        ? options.signingKeys.map(hmacKey)
+        ? options.signingKeys
         : options.signingKey
-          ? [hmacKey(options.signingKey)]
+          ? [options.signingKey]
           : [];
+    this.#signingKeys = keys.map(hmacKey);
+    // Every configured header value counts: which of them is a credential cannot be told.
+    this.#credentials = [
+      ...Object.values(options.extraHeaders ?? {}).flatMap(credentialForms),
+      ...keys.flatMap(signingSecretForms),
+    ];
     this.#path = `${url.pathname}${url.search}`;
     const key = {
       origin: url.origin,
@@ -138,6 +150,13 @@ export class HttpClient {
       );
     if (delivery.traceparent) headers[TRACEPARENT_HEADER] = delivery.traceparent;
     if (token !== null) headers.authorization = `Bearer ${token}`;
+    const signature = headers[WEBHOOK_HEADER.signature];
+    const redact = (excerpt: string) =>
+      redactCredentials(excerpt, [
+        ...this.#credentials,
+        ...(signature === undefined ? [] : credentialForms(signature)),
+        ...(token === null ? [] : credentialForms(`Bearer ${token}`)),
+      ]);
     const { timeoutMs } = this.#options;
     return dispatchAttempt(
       this.#lease.pool,
@@ -154,6 +173,7 @@ export class HttpClient {
         excerptBytes: this.#options.excerptBytes ?? 256,
         maxBodyBytes: this.#options.maxBodyBytes ?? 64 * 1024,
       },
+      redact,
     );
   }
 

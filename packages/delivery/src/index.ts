@@ -19,7 +19,11 @@ export type {
 } from './breaker-policy.ts';
 export { BREAKER_POLICY_VERSION, BreakerPolicy, CLOSED_BREAKER, healthSignal } from './breaker-policy.ts';
 export type { BreakerStore } from './breaker-store.ts';
-export type { BreakerAdmission, DestinationBreakerOptions } from './destination-breaker.ts';
+export type {
+  BreakerAdmission,
+  DestinationBreakerOptions,
+  FleetBreakerChange,
+} from './destination-breaker.ts';
 export { DestinationBreaker } from './destination-breaker.ts';
 export type { InFlightCap, LimiterOptions } from './destination-limiter.ts';
 export { createInFlightCap, DestinationLimiter, limiterMode } from './destination-limiter.ts';
@@ -29,6 +33,13 @@ export type { DeliveryErrorCode } from './errors.ts';
 export { DeliveryError } from './errors.ts';
 export type { DeliveryTrail, LostRange, TraceHeaders } from './evidence.ts';
 export { deadLetterHeaders, lostRangeHeaders, lostRangeKey, retryHeaders } from './evidence.ts';
+export {
+  credentialForms,
+  MIN_CUT_PREFIX_CHARS,
+  REDACTED,
+  redactCredentials,
+  signingSecretForms,
+} from './excerpt-redaction.ts';
 export type { AttemptReport, HttpClientOptions, OutgoingDelivery } from './http-client.ts';
 export { HttpClient } from './http-client.ts';
 export type { ClientCredentialsRequest, TokenFailureCode } from './oauth2-token.ts';

@@ -35,27 +35,18 @@ export class RedisBreakerStore implements BreakerStore {
 
   /** Polled each second by every destination's breaker: batched with the others' (BatchedGets). */
   async read(): Promise<SharedOpen | null> {
-    const raw = await this.#connections.failFastGets().get(this.#key);
-    if (raw === null) return null;
-    try {
-      const parsed = JSON.parse(raw) as Partial<SharedOpen>;
-      if (typeof parsed.openedAtMs !== 'number') return null;
-      return {
-        openedAtMs: parsed.openedAtMs,
-        failingSinceMs: typeof parsed.failingSinceMs === 'number' ? parsed.failingSinceMs : null,
-      };
-    } catch {
-      // Not ours to interpret: treated as closed, and the next open overwrites it.
-      return null;
-    }
+    return parseOpen(await this.#connections.failFastGets().get(this.#key));
   }
 
-  async open(state: SharedOpen): Promise<void> {
-    await this.#redis.set(this.#key, JSON.stringify(state), 'PX', OPEN_TTL_MS);
+  async open(state: SharedOpen): Promise<boolean> {
+    // NX: the instance that finds it closed is the one that opened it for the fleet.
+    const set = await this.#redis.set(this.#key, JSON.stringify(state), 'PX', OPEN_TTL_MS, 'NX');
+    return set === 'OK';
   }
 
-  async close(): Promise<void> {
-    await this.#redis.del(this.#key);
+  async close(): Promise<SharedOpen | null> {
+    // GETDEL (Redis 6.2): of the instances closing it at once, one gets the state it ended.
+    return parseOpen(await this.#redis.getdel(this.#key));
   }
 
   async claimProbe(ttlMs: number): Promise<true | { heldForMs: number }> {
@@ -74,4 +65,20 @@ export class RedisBreakerStore implements BreakerStore {
 
   /** Nothing to release: the connection is the process's (RedisConnections). */
   async stop(): Promise<void> {}
+}
+
+/** The shared open state as written by open(); null when absent or not ours to interpret. */
+function parseOpen(raw: string | null): SharedOpen | null {
+  if (raw === null) return null;
+  try {
+    const parsed = JSON.parse(raw) as Partial<SharedOpen>;
+    if (typeof parsed.openedAtMs !== 'number') return null;
+    return {
+      openedAtMs: parsed.openedAtMs,
+      failingSinceMs: typeof parsed.failingSinceMs === 'number' ? parsed.failingSinceMs : null,
+    };
+  } catch {
+    // Not ours to interpret: treated as closed, and the next open overwrites it.
+    return null;
+  }
 }

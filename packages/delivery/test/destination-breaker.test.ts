@@ -2,7 +2,7 @@ import { BreakerSettings } from '@hookstream/contracts';
 import { describe, expect, it } from 'vitest';
 import type { BreakerTransition, SharedOpen } from '../src/breaker-policy.ts';
 import type { BreakerStore } from '../src/breaker-store.ts';
-import { DestinationBreaker } from '../src/destination-breaker.ts';
+import { DestinationBreaker, type FleetBreakerChange } from '../src/destination-breaker.ts';
 
 /** The store as another instance would see it: one open state, one probe slot. */
 class MemoryStore implements BreakerStore {
@@ -14,10 +14,14 @@ class MemoryStore implements BreakerStore {
     return this.shared;
   }
   async open(state: SharedOpen) {
+    if (this.shared !== null) return false;
     this.shared = state;
+    return true;
   }
   async close() {
+    const ended = this.shared;
     this.shared = null;
+    return ended;
   }
   async claimProbe(ttlMs: number): Promise<true | { heldForMs: number }> {
     this.claims++;
@@ -37,13 +41,15 @@ const far = () => Date.now() + 60_000;
 
 function breaker(store?: BreakerStore) {
   const transitions: BreakerTransition[] = [];
+  const changes: FleetBreakerChange[] = [];
   const b = new DestinationBreaker({
     settings,
     disableAfterMs: 60_000,
     ...(store ? { store, pollMs: 20 } : {}),
     onTransition: (t) => transitions.push(t),
+    onFleetChange: (c) => changes.push(c),
   });
-  return { b, transitions };
+  return { b, transitions, changes };
 }
 
 describe('DestinationBreaker: waiting records, one probe, sharing', () => {
@@ -146,6 +152,62 @@ describe('DestinationBreaker: waiting records, one probe, sharing', () => {
     two.b.report('success', true);
     await expectEventually(() => one.b.phase === 'closed' && two.b.phase === 'closed');
     await Promise.all([one.b.stop(), two.b.stop()]);
+  }, 60_000);
+});
+
+describe('DestinationBreaker: an opening and a closing are told once for the fleet', () => {
+  it('without a store, its own opening and closing, with since when it failed', async () => {
+    const { b, changes } = breaker();
+    b.report('failure', false);
+    b.report('failure', false);
+    expect(changes).toEqual([
+      {
+        kind: 'opened',
+        cause: 'consecutive-failures',
+        openedAtMs: expect.any(Number),
+        failingSinceMs: expect.any(Number),
+      },
+    ]);
+    const opened = changes[0];
+    b.report('success', false);
+    expect(changes[1]).toMatchObject({
+      kind: 'closed',
+      openedAtMs: opened?.openedAtMs,
+      failingSinceMs: opened?.failingSinceMs,
+    });
+    expect(changes).toHaveLength(2);
+    await b.stop();
+  });
+
+  it('two instances opening and closing at once: only the one whose write changed the store tells it', async () => {
+    const store = new MemoryStore();
+    const one = breaker(store);
+    const two = breaker(store);
+    await Promise.all([one.b.start(), two.b.start()]);
+    // Both see the failures before either reads the other's opening.
+    for (const { b } of [one, two]) {
+      b.report('failure', false);
+      b.report('failure', false);
+    }
+    await expectEventually(() => store.shared !== null && one.changes.length + two.changes.length > 0);
+    await Promise.all([one.b.stop(), two.b.stop()]);
+    const opened = [...one.changes, ...two.changes];
+    expect(opened.map((c) => c.kind)).toEqual(['opened']);
+    expect(opened[0]).toMatchObject({ openedAtMs: store.shared?.openedAtMs });
+    // Both close it at once (each thinks it did): the store ended one opening, for one of them.
+    const shared = store.shared;
+    const three = breaker(store);
+    const four = breaker(store);
+    await Promise.all([three.b.start(), four.b.start()]);
+    expect([three.b.phase, four.b.phase]).toEqual(['open', 'open']);
+    expect(await three.b.admit(new AbortController().signal, far())).toBe('probe');
+    // Before either write lands: the probe's success on one, another success on the other.
+    three.b.report('success', true);
+    four.b.report('success', false);
+    expect([three.b.phase, four.b.phase]).toEqual(['closed', 'closed']);
+    await Promise.all([three.b.stop(), four.b.stop()]);
+    const closed = [...three.changes, ...four.changes];
+    expect(closed).toEqual([{ kind: 'closed', ...shared, closedAtMs: expect.any(Number) }]);
   }, 60_000);
 });
 

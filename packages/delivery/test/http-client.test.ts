@@ -135,6 +135,32 @@ describe('HttpClient against a real local server', () => {
     expect(report).toMatchObject({ kind: 'response', status: 200, excerpt: 'xxxxxxxxxx' });
   });
 
+  it('redacts what an echoing endpoint sends back of the request: the signature, the secret, header values', async () => {
+    const apiKey = 'key_0123456789abcdef';
+    handler = (req, _body, res) =>
+      res.writeHead(400).end(
+        JSON.stringify({
+          signature: req.headers['webhook-signature'],
+          key: req.headers['x-api-key'],
+          authorization: req.headers.authorization,
+          secret,
+        }),
+      );
+    const c = client('/hook', undefined, {
+      excerptBytes: 1024,
+      extraHeaders: { 'x-api-key': apiKey, authorization: `Token ${apiKey}-t` },
+    });
+    const report = await c.send({ eventId: 'evt-echo', body: '{}' });
+    await c.close();
+    const sent = seen.at(-1)?.headers;
+    expect(report.kind).toBe('response');
+    expect(report.excerpt).toBe(
+      '{"signature":"[redacted]","key":"[redacted]","authorization":"[redacted]","secret":"[redacted]"}',
+    );
+    for (const value of [sent?.['webhook-signature'], apiKey, secret])
+      expect(report.excerpt).not.toContain(value);
+  });
+
   // Deadlines run on a fake clock (setTimeout and performance.now only; the sockets stay real),
   // and the server holds its answers until the test lets them go: a real 300 ms deadline raced a
   // real server delay and, for the answers that must arrive, a machine busy with other work.

@@ -167,4 +167,24 @@ describe('OAuth2 client credentials against a real local server', () => {
       await client.close();
     }
   });
+  it('keeps the bearer token out of the excerpt of an endpoint that echoes it', async () => {
+    tokenAnswer = (_req, _body, res) =>
+      res.writeHead(200).end(JSON.stringify({ access_token: 'tok-echoed-0123456789', expires_in: 3600 }));
+    hookAnswer = (req, _b, res) => res.writeHead(400).end(`refused ${req.headers.authorization}`);
+    const bearer = new TokenCache({ fetch: () => fetchClientCredentialsToken(pool, request()) });
+    const client = new HttpClient({
+      url: `${base}/hook`,
+      timeoutMs: 10_000,
+      connections: 1,
+      allowPrivateNetwork: true,
+      bearer,
+    });
+    try {
+      const echoed = await client.send({ eventId: 'e-echo', body: '{}' });
+      expect(echoed).toMatchObject({ kind: 'response', status: 400, excerpt: 'refused [redacted]' });
+    } finally {
+      hookAnswer = (_req, _b, res) => res.writeHead(204).end();
+      await client.close();
+    }
+  });
 });

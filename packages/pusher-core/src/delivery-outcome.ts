@@ -11,6 +11,11 @@ export interface AttemptSummary {
   readonly durationMs: number;
   /** The batch request that carried it (its `webhook-id`); absent for a request of one event. */
   readonly batchId?: string;
+  /**
+   * The start of the endpoint's answer, its credentials redacted (HttpClient); absent when the
+   * endpoint answered no body, or did not answer. A batch's answer is each member's.
+   */
+  readonly excerpt?: string;
 }
 
 /**

@@ -12,6 +12,7 @@ import {
   type Classification,
   DestinationBreaker,
   type DisableCause,
+  type FleetBreakerChange,
   healthSignal,
 } from '@hookstream/delivery';
 
@@ -51,6 +52,11 @@ export interface EndpointHealthOptions {
    * it throws, they go on as before and a later verdict tries again.
    */
   readonly disable: (verdict: DisableVerdict) => Promise<void>;
+  /**
+   * The breaker opened or closed for the fleet, and this instance made the change (see
+   * DestinationBreakerOptions.onFleetChange); `lastFailure`: the last failed attempt it saw.
+   */
+  readonly announce?: (change: FleetBreakerChange, lastFailure: Classification | null) => void;
   readonly now?: () => number;
 }
 
@@ -62,6 +68,7 @@ export class EndpointHealth implements DeliveryHealth {
   readonly #breaker: DestinationBreaker;
   readonly #options: EndpointHealthOptions;
   #disabling = false;
+  #lastFailure: Classification | null = null;
 
   constructor(options: EndpointHealthOptions) {
     this.#options = options;
@@ -80,6 +87,7 @@ export class EndpointHealth implements DeliveryHealth {
           probe_interval_ms: settings.probeIntervalMs,
           breaker_policy: BREAKER_POLICY_VERSION,
         }),
+      onFleetChange: (change) => options.announce?.(change, this.#lastFailure),
       onStoreError: (err) =>
         log('warn', 'the shared breaker state is unreachable; this instance decides alone meanwhile', {
           error: err instanceof Error ? err.message : String(err),
@@ -101,6 +109,7 @@ export class EndpointHealth implements DeliveryHealth {
 
   attempted(classification: Classification, probe: boolean, eventId: string): HealthVerdict {
     const signal = healthSignal(classification);
+    if (signal === 'failure') this.#lastFailure = classification;
     const cause = this.#breaker.report(signal, probe);
     if (cause !== null) {
       this.#disable(cause, classification, eventId);

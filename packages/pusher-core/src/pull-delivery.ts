@@ -130,6 +130,7 @@ export class PullDelivery {
         end.kind === 'expired' ? 'lease-expired' : end.kind,
         end.kind === 'nacked' ? end.delayMs : null,
       );
+      // No excerpt: a puller answers with an ack or a nack, never a body.
       const attempt: AttemptSummary = { number: attempts, classification, durationMs: end.atMs - leasedAtMs };
       // A lease's end is the pull subscriber's attempt: counted as push counts its requests.
       this.#deps.observer.attempted(ctx, classification.outcome, null, attempt.durationMs);

@@ -1,6 +1,7 @@
-import type { AttemptLogEntry, LogFn } from '@hookstream/contracts';
+import { ATTEMPT_EXCERPT_MAX_CHARS, type AttemptLogEntry, type LogFn } from '@hookstream/contracts';
 import { type OutcomeClass, POLICY_VERSION } from '@hookstream/delivery';
 
+import { type DeadLetterNotices, deadLetterFact } from './dead-letter-notices.ts';
 import type { DeliveryMetrics } from './delivery-metrics.ts';
 import { type DeliveryCounts, type DeliveryObserver, emptyCounts } from './delivery-observer.ts';
 import type { AttemptSummary, DeliveryOutcome, RecordContext } from './delivery-outcome.ts';
@@ -13,6 +14,8 @@ export interface RecordingObserverDeps {
   readonly attemptLog?: { write(entry: AttemptLogEntry): void };
   /** Instruments for /metrics; none when the process serves no metrics. */
   readonly metrics?: DeliveryMetrics;
+  /** Where dead letters become `subscriber.dead_lettered` notices; none in benchmarks and tests. */
+  readonly deadLetterNotices?: DeadLetterNotices;
 }
 
 /** The production observer: one record's end fans out to counts, its span, metrics and logs. */
@@ -62,6 +65,11 @@ export class RecordingObserver implements DeliveryObserver {
     ctx.span.end(step.kind, reason, step.kind === 'dead-lettered');
     this.#deps.metrics?.ended(step.kind, step.kind === 'dead-lettered' ? step.reason : undefined);
     this.#logStep(ctx, step);
+    const notices = this.#deps.deadLetterNotices;
+    if (notices !== undefined && step.kind === 'dead-lettered') {
+      const fact = deadLetterFact(this.#deps.subscriber, ctx, step, Date.now());
+      if (fact !== null) notices.deadLettered(fact);
+    }
   }
 
   #count(step: DeliveryOutcome): void {
@@ -156,7 +164,8 @@ export class RecordingObserver implements DeliveryObserver {
     // A tenant's event names it, and a record a rewind sent again the rewind; an entry of any
     // other event stays as it was, with no copy made.
     const rewound = ctx.record.rewound;
-    const named = ctx.tenant === undefined ? entry : { ...entry, tenant: ctx.tenant };
+    const typed = ctx.type === undefined ? entry : { ...entry, type: ctx.type };
+    const named = ctx.tenant === undefined ? typed : { ...typed, tenant: ctx.tenant };
     log.write(
       rewound === undefined
         ? named
@@ -172,5 +181,7 @@ function attemptFields(a: AttemptSummary) {
     durationMs: a.durationMs,
     ...(status === null ? {} : { status }),
     ...(a.batchId === undefined ? {} : { batchId: a.batchId }),
+    // Redacted already; a redaction can make it longer than the bytes read.
+    ...(a.excerpt === undefined ? {} : { excerpt: a.excerpt.slice(0, ATTEMPT_EXCERPT_MAX_CHARS) }),
   };
 }

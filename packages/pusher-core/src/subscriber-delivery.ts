@@ -211,11 +211,8 @@ export class SubscriberDelivery {
       if (sent === null) return this.#stopped(ctx, sofar(), failed);
       const { attempted, verdict, batchId } = sent;
       firstAttemptAtMs ??= attempted.now;
-      const { classification, durationMs } = attempted;
-      const attempt: AttemptSummary =
-        batchId === undefined
-          ? { number, classification, durationMs }
-          : { number, classification, durationMs, batchId };
+      const { classification } = attempted;
+      const attempt = summaryOf(number, attempted, batchId);
       // Left below the ledger: delivered again from it once the subscriber is resumed.
       if (verdict === 'disable') return { kind: 'abandoned', attempt };
       if (verdict === 'wait') {
@@ -464,6 +461,19 @@ export class SubscriberDelivery {
 /** 413: the batch is split in halves rather than failed. */
 function tooLarge(report: AttemptReport): boolean {
   return report.kind === 'response' && report.status === 413;
+}
+
+/** One attempt as the steps after it record it: its batch and the answer's excerpt when it had them. */
+function summaryOf(number: number, attempted: Attempted, batchId: string | undefined): AttemptSummary {
+  const { classification, durationMs, report } = attempted;
+  const excerpt = report.kind === 'response' && report.excerpt !== '' ? report.excerpt : undefined;
+  return {
+    number,
+    classification,
+    durationMs,
+    ...(batchId === undefined ? {} : { batchId }),
+    ...(excerpt === undefined ? {} : { excerpt }),
+  };
 }
 
 /** What the settler needs of an HTTP attempt. */

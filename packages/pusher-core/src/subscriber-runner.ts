@@ -3,7 +3,9 @@ import type { CredentialName, LogFn, SubscriberDefinition } from '@hookstream/co
 import {
   assertDestinationAllowed,
   type BreakerPhase,
+  type Classification,
   DestinationLimiter,
+  type FleetBreakerChange,
   HttpClient,
   RedisBreakerStore,
   TenantTurns,
@@ -11,11 +13,19 @@ import {
 } from '@hookstream/delivery';
 import type { StartedFrom, StartFrom } from '@hookstream/kafka';
 import { noticesTopicSpec } from '@hookstream/producer';
-import { AuditTrail, SubscriberCatalog, SubscriberDisabler, startFromOf } from '@hookstream/subscribers';
+import {
+  AuditTrail,
+  publishNotice,
+  SubscriberCatalog,
+  SubscriberDisabler,
+  startFromOf,
+} from '@hookstream/subscribers';
+import { failingNotice, recoveredNotice } from './breaker-notices.ts';
 import type { LaneMode } from './consume/lanes/events-lane.ts';
 import type { RecordHandler } from './consume/record-handler.ts';
 import { SubscriberConsumer } from './consume/subscriber-consumer.ts';
 import type { EventsTap } from './consume/tap/events-tap.ts';
+import { DeadLetterNotices } from './dead-letter-notices.ts';
 import type { DeliveryCounts } from './delivery-observer.ts';
 import { DownstreamCopies } from './downstream-copies.ts';
 import { type DisableVerdict, EndpointHealth } from './endpoint-health.ts';
@@ -92,6 +102,7 @@ export class SubscriberRunner {
   readonly topology: SubscriberTopology;
   readonly #options: SubscriberRunnerOptions;
   readonly #observer: RecordingObserver;
+  readonly #deadLetterNotices: DeadLetterNotices;
   /** Push only: the endpoint's breaker (null for pull, and until the push handler is made). */
   #health: EndpointHealth | null = null;
   #book: LeaseBook | null = null;
@@ -130,10 +141,19 @@ export class SubscriberRunner {
         tenant: options.topology.definition.tenant,
       },
     );
-    this.#observer = new RecordingObserver({
-      subscriber: options.topology.name,
+    const { topology, resources } = options;
+    this.#deadLetterNotices = new DeadLetterNotices({
+      subscriber: topology.name,
+      tenant: topology.definition.tenant,
+      eventsTopic: topology.eventsTopic,
+      notices: () => resources.noticeProducer(topology.eventsTopic),
       log: options.log,
-      attemptLog: options.resources.attemptLog,
+    });
+    this.#observer = new RecordingObserver({
+      subscriber: topology.name,
+      log: options.log,
+      attemptLog: resources.attemptLog,
+      deadLetterNotices: this.#deadLetterNotices,
       ...(this.#metrics ? { metrics: this.#metrics } : {}),
     });
   }
@@ -392,8 +412,33 @@ export class SubscriberRunner {
       // The limiter's Redis, so the instances sharing its limits share its breaker too.
       ...(redis ? { store: new RedisBreakerStore(redis, `${topology.name}:${topology.origin}`) } : {}),
       disable: (verdict) => this.#disable(verdict),
+      announce: (change, lastFailure) => void this.#announce(change, lastFailure),
     });
     return this.#health;
+  }
+
+  /** `subscriber.failing` or `subscriber.recovered`; best effort, like the breaker's log lines. */
+  async #announce(change: FleetBreakerChange, lastFailure: Classification | null): Promise<void> {
+    const { topology, resources, log } = this.#options;
+    const subject = {
+      name: topology.name,
+      tenant: topology.definition.tenant,
+      destination: topology.url.host,
+      eventsTopic: topology.eventsTopic,
+    };
+    const notice =
+      change.kind === 'opened'
+        ? failingNotice(subject, change, lastFailure)
+        : recoveredNotice(subject, change);
+    try {
+      await publishNotice(await resources.noticeProducer(topology.eventsTopic), notice);
+      log('info', `${notice.type} published`, { notice: notice.id });
+    } catch (err) {
+      log('warn', `could not publish ${notice.type}`, {
+        notice: notice.id,
+        error: err instanceof Error ? err.message : String(err),
+      });
+    }
   }
 
   /**
@@ -458,6 +503,8 @@ export class SubscriberRunner {
     clearInterval(this.#summary);
     await this.#lagPoller?.stop();
     await this.#consumer?.stop();
+    // After the consumer: its last dead letters are counted before the window's count goes out.
+    await this.#deadLetterNotices.stop();
     this.#metrics?.close();
     await this.#limiter?.stop();
     await this.#health?.stop();

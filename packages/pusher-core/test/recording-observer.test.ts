@@ -1,7 +1,8 @@
-import { AttemptLogEntry } from '@hookstream/contracts';
+import { ATTEMPT_EXCERPT_MAX_CHARS, AttemptLogEntry } from '@hookstream/contracts';
 import { classify, type DeliveryTrail, POLICY_VERSION } from '@hookstream/delivery';
 import { deliveryTracer, ProcessSpan } from '@hookstream/telemetry';
 import { describe, expect, it } from 'vitest';
+import { DeadLetterNotices } from '../src/dead-letter-notices.ts';
 import type { DeliveryMetrics } from '../src/delivery-metrics.ts';
 import type { AttemptSummary, DeliveryOutcome, RecordContext } from '../src/delivery-outcome.ts';
 import { RecordingObserver } from '../src/recording-observer.ts';
@@ -13,7 +14,7 @@ function context(tenant?: string, rewound?: { atMs: number; by: string }): Recor
     consumerGroup: 'g',
     subscriber: 'billing',
     eventId: 'evt_1',
-    eventType: 't',
+    eventType: 'shipment.updated',
     tier: undefined,
   });
   const here = { topic: record.topic, partition: record.partition, offset: record.offset };
@@ -23,7 +24,7 @@ function context(tenant?: string, rewound?: { atMs: number; by: string }): Recor
     span,
     here,
     eventId: 'evt_1',
-    type: 't',
+    type: 'shipment.updated',
     tenant,
     origin: here,
   };
@@ -157,5 +158,65 @@ describe('RecordingObserver: one step fans out to counts, metrics, the attempt l
       durationMs: 12,
       policyVersion: POLICY_VERSION,
     });
+  });
+  it("an entry names the event's type, and an attempt's answer excerpt, cut to ATTEMPT_EXCERPT_MAX_CHARS", () => {
+    const h = harness();
+    const long = 'x'.repeat(ATTEMPT_EXCERPT_MAX_CHARS + 40);
+    h.observer.recorded(context(), {
+      kind: 'delivered',
+      attempt: { ...attempt(200), excerpt: 'ok [redacted]' },
+    });
+    h.observer.recorded(context(), {
+      kind: 'dead-lettered',
+      reason: 'terminal',
+      trail,
+      attempt: { ...attempt(400), excerpt: long },
+    });
+    h.observer.recorded(context(), { kind: 'retry-scheduled', attempt: attempt(503), tier: 1, dueAtMs: 0 });
+    expect(h.entries.map((e) => e.type)).toEqual([
+      'shipment.updated',
+      'shipment.updated',
+      'shipment.updated',
+    ]);
+    expect(h.entries.map((e) => e.excerpt)).toEqual([
+      'ok [redacted]',
+      long.slice(0, ATTEMPT_EXCERPT_MAX_CHARS),
+      undefined,
+    ]);
+    expect('excerpt' in (h.entries[2] ?? {})).toBe(false);
+    expect(h.entries.every((e) => AttemptLogEntry.safeParse(e).success)).toBe(true);
+  });
+
+  it('an entry of a record whose type could not be read has no type key', () => {
+    const h = harness();
+    h.observer.recorded(
+      { ...context(), type: undefined },
+      { kind: 'dead-lettered', reason: 'poison', trail },
+    );
+    expect('type' in (h.entries[0] ?? {})).toBe(false);
+  });
+  it('a dead letter of an event becomes a subscriber.dead_lettered notice; one of a notice does not', async () => {
+    const ids: (string | null | undefined)[] = [];
+    const deadLetterNotices = new DeadLetterNotices({
+      subscriber: 'billing',
+      eventsTopic: 'events',
+      notices: async () => ({
+        publish: async (_type, data) => {
+          ids.push((data as { event: { id?: string | null } }).event.id);
+        },
+      }),
+      log: () => undefined,
+    });
+    const observer = new RecordingObserver({
+      subscriber: 'billing',
+      log: () => undefined,
+      deadLetterNotices,
+    });
+    const dead: DeliveryOutcome = { kind: 'dead-lettered', reason: 'exhausted', trail };
+    observer.recorded(context(), dead);
+    observer.recorded({ ...context(), type: 'subscriber.failing' }, dead);
+    observer.recorded(context(), { kind: 'delivered', attempt: attempt(200) });
+    await deadLetterNotices.stop();
+    expect(ids).toEqual(['evt_1']);
   });
 });

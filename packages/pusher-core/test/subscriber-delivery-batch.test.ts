@@ -114,6 +114,12 @@ describe('SubscriberDelivery with batch', () => {
     await h.handleAll([eventRecord(), eventRecord()]);
     expect(h.router.deadLetters).toHaveLength(2);
     for (const d of h.router.deadLetters) expect(d.trail).toMatchObject({ attempts: 1, excerpt: 'body 400' });
+    // The batch's answer is each member's, for its attempt log entry; its batch id says so.
+    for (const { step } of h.observer.steps)
+      expect(step).toMatchObject({
+        kind: 'dead-lettered',
+        attempt: { excerpt: 'body 400', batchId: expect.any(String) },
+      });
   });
 
   it('a 413 splits the batch in halves before it counts as a failure', async () => {

@@ -182,6 +182,26 @@ describe('SubscriberDelivery: one record to its step', () => {
     expect(h.router.retries).toHaveLength(0);
   });
 
+  it("an attempt's step carries the answer's excerpt; one without a body or without an answer none", async () => {
+    const h = harness();
+    h.client.reports.push(
+      response(503),
+      { ...response(204), excerpt: '' },
+      {
+        kind: 'connection-error',
+        code: 'ECONNREFUSED',
+        durationMs: 1,
+        excerpt: '',
+      },
+    );
+    await h.handle(eventRecord());
+    await h.handle(eventRecord());
+    await h.handle(eventRecord());
+    const attempts = h.observer.steps.map(({ step }) => ('attempt' in step ? step.attempt : undefined));
+    expect(attempts.map((a) => a?.excerpt)).toEqual(['body 503', undefined, undefined]);
+    expect(attempts.map((a) => a !== undefined && 'excerpt' in a)).toEqual([true, false, false]);
+  });
+
   it('a failure on the last allowed attempt dead-letters as exhausted, keeping the origin', async () => {
     const h = harness();
     h.client.reports.push(response(503));
