@@ -141,6 +141,8 @@ function context(topic: string, type: string | undefined): RecordContext {
     span: new ProcessSpan(deliveryTracer(), record, {
       consumerGroup: 'g',
       subscriber: 'billing',
+      eventId: 'evt_1',
+      eventType: type,
       tier: undefined,
     }),
     here,
