@@ -124,6 +124,7 @@ export { NameBinding, nameBindingKey, nameOfBindingKey } from './name-binding.ts
 export type { NoticeType } from './notices.ts';
 export {
   isNoticeType,
+  isOwnDeliveryNotice,
   NOTICE_SCHEMA_NAMESPACE,
   NOTICE_TYPES,
   NOTICES_TOPIC_PREFIX,

@@ -17,6 +17,23 @@ export const NOTICE_TYPES = [
 ] as const;
 export type NoticeType = (typeof NOTICE_TYPES)[number];
 
+/**
+ * Notices of a subscriber's own delivery failures: never delivered to that subscriber itself
+ * (the notice's key is its name), since it would travel the very path that fails, and a
+ * subscriber taking `*` would otherwise be told of each of its dead letters by another request
+ * to the same endpoint. The tenant's other notice subscribers receive them.
+ */
+const ABOUT_OWN_DELIVERY: ReadonlySet<string> = new Set([
+  'subscriber.dead_lettered',
+  'subscriber.failing',
+  'subscriber.recovered',
+]);
+
+/** Whether a notice of `type` keyed `key` is about `subscriber`'s own deliveries. */
+export function isOwnDeliveryNotice(type: string, key: string | null, subscriber: string): boolean {
+  return key === subscriber && ABOUT_OWN_DELIVERY.has(type);
+}
+
 /** The registry namespace of every notice type's schema (a test holds the two lists together). */
 export const NOTICE_SCHEMA_NAMESPACE = 'hookstream.ops';
 

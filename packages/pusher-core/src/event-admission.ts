@@ -88,7 +88,7 @@ export class EventAdmission {
     // Another tenant's record, or another subscriber's type, is none of this one's business,
     // whatever else is wrong with it; so is a notice type anywhere but on the notices topic (a forgery).
     if (!topology.takesTenant(tenantOf(ctx.record.headers))) return { kind: 'filtered' };
-    if (ctx.type !== undefined && !topology.takes(ctx.type, progress.origin.topic))
+    if (ctx.type !== undefined && !topology.takes(ctx.type, progress.origin.topic, ctx.record.key))
       return { kind: 'filtered' };
     const { eventId, type, record } = ctx;
     if (headerProblem !== null || eventId === undefined || type === undefined)

@@ -6,6 +6,7 @@ import {
   type FilterVerdict,
   filterNeedsData,
   isNoticeType,
+  isOwnDeliveryNotice,
   isPullDefinition,
   noticesTopicName,
   retryTierOf,
@@ -123,11 +124,13 @@ export class SubscriberTopology {
   /**
    * Whether the subscriber takes a record of this type that first came from `origin` (a retry:
    * the topic it was first read from): the types hookstream emits only from the notices topic,
-   * since anyone who may write the events topic could write one there, and nothing else from it.
+   * since anyone who may write the events topic could write one there, and nothing else from it;
+   * and no notice of its own delivery failures (`key`: the record's key, a notice's subscriber).
    */
-  takes(type: string, origin: string): boolean {
+  takes(type: string, origin: string, key: string | null = null): boolean {
     if (!this.selection.takesType(type)) return false;
-    return isNoticeType(type) ? this.isNoticesTopic(origin) : !this.isNoticesTopic(origin);
+    if (!isNoticeType(type)) return !this.isNoticesTopic(origin);
+    return this.isNoticesTopic(origin) && !isOwnDeliveryNotice(type, key, this.name);
   }
 
   /**
