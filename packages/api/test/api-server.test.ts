@@ -64,6 +64,8 @@ function service(): { service: ManagementService; audit: AuditRecord[] } {
     audit: { write: async (rs) => void audit.push(...rs) },
     readAudit: async () => ({ records: audit }),
     now: () => new Date(),
+    readRecordAt: unused,
+    sendToRetryTier: unused,
   };
   return { service: new ManagementService(ports), audit };
 }
