@@ -274,6 +274,10 @@ describe('the OpenAPI document', () => {
         'GET /v1/subscribers/{name}/events',
         'POST /v1/subscribers/{name}/ack',
         'POST /v1/subscribers/{name}/nack',
+        'GET /v1/messages',
+        'GET /v1/messages/{eventId}',
+        'POST /v1/messages/{eventId}/subscribers/{name}/resend',
+        'POST /v1/subscribers/{name}/send-example',
       ].sort(),
     );
     const put = doc.paths['/v1/subscribers/{name}']?.put;
