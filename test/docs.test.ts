@@ -31,6 +31,8 @@ import {
   DLQ_USAGE,
   INGRESS_USAGE,
   LEDGER_USAGE,
+  MESSAGES_USAGE,
+  PORTAL_LINKS_USAGE,
   PULL_USAGE,
   PUSH_USAGE,
   RECEIVER_USAGE,
@@ -79,6 +81,8 @@ const USAGES: Record<string, Record<string, string>> = {
   console: { '': CONSOLE_USAGE },
   api: { '': API_USAGE },
   pull: { '': PULL_USAGE },
+  messages: Object.fromEntries(['list', 'show', 'resend', 'send-example'].map((s) => [s, MESSAGES_USAGE])),
+  'portal-links': Object.fromEntries(['create', 'list', 'revoke'].map((s) => [s, PORTAL_LINKS_USAGE])),
   bench: {
     '': BENCH_REPORT_USAGE,
     ingress: BENCH_USAGE,
@@ -96,7 +100,7 @@ const USAGES: Record<string, Record<string, string>> = {
   },
 };
 /** Commands whose first argument is their own (a subcommand, or `bench`'s target), not a value. */
-const HAS_SUBS = new Set(['stack', 'subscribers', 'dlq', 'bench']);
+const HAS_SUBS = new Set(['stack', 'subscribers', 'dlq', 'bench', 'messages', 'portal-links']);
 const ALL_USAGE = Object.values(USAGES)
   .flatMap((subs) => Object.values(subs))
   .join('\n');

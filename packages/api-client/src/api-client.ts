@@ -16,22 +16,35 @@ import {
   LeaseQuery,
   LedgerAnswer,
   ListQuery,
+  MessageDetail,
+  MessageList,
+  MessageParams,
+  MessageQuery,
   NackAnswer,
   NackBody,
   NameParams,
   OpenApiDocument,
   PauseBody,
+  PortalLinkList,
+  PortalLinkParams,
+  PortalLinkQuery,
   PutAnswer,
   PutBody,
   ReplayBody,
+  ResendAnswer,
+  ResendParams,
+  RevokedPortalLink,
   RewindAnswer,
   RewindBody,
   RotateBody,
   SecretAnswer,
+  SendExampleAnswer,
+  SendExampleBody,
   StateAnswer,
   SubscriberList,
   SubscriberResource,
 } from '@hookstream/api-schemas';
+import { MintedPortalLink, PortalLinkRequest } from '@hookstream/contracts';
 import type { z } from 'zod';
 import { ApiClientError } from './api-client-error.ts';
 import { type ApiClientOptions, ApiTransport } from './api-transport.ts';
@@ -236,6 +249,57 @@ export class ApiClient {
   /** Gives a lease's events back: leasable again at once, or after `delayMs` down the retry schedule. */
   async nackEvents(name: string, options: T.NackOptions): Promise<T.NackAnswer> {
     return this.#post('nackEvents', name, NackBody, options, NackAnswer);
+  }
+
+  /** A page of one tenant's messages, newest first (the operator names `tenant`). */
+  async listMessages(options: T.MessageOptions = {}): Promise<T.MessageList> {
+    const query = strings(options);
+    checked('listMessages', MessageQuery, query, 'invalid_request', 'query');
+    return (await this.#http.send('listMessages', { query }, MessageList)).body;
+  }
+
+  /** One message with every attempt of the caller's endpoints. */
+  async getMessage(eventId: string, options: T.MessageGetOptions = {}): Promise<T.MessageDetail> {
+    const params = checked('getMessage', MessageParams, { eventId }, 'invalid_request', 'event id');
+    const query = strings(options);
+    checked('getMessage', MessageQuery, query, 'invalid_request', 'query');
+    return (await this.#http.send('getMessage', { params, query }, MessageDetail)).body;
+  }
+
+  /** Sends one message again to one endpoint (same id, a fresh attempt budget). */
+  async resendMessage(eventId: string, subscriber: string): Promise<T.ResendAnswer> {
+    const params = checked(
+      'resendMessage',
+      ResendParams,
+      { eventId, name: subscriber },
+      'invalid_request',
+      'event id or subscriber name',
+    );
+    return (await this.#http.send('resendMessage', { params }, ResendAnswer)).body;
+  }
+
+  /** Sends an example event of `type` to this endpoint only; the answer names its new id. */
+  async sendExample(subscriber: string, type: string): Promise<T.SendExampleAnswer> {
+    return this.#post('sendExample', subscriber, SendExampleBody, { type }, SendExampleAnswer);
+  }
+
+  /** A portal link for one tenant (operator tokens only): the only time its URL is shown. */
+  async createPortalLink(request: T.PortalLinkRequest): Promise<T.MintedPortalLink> {
+    checked('createPortalLink', PortalLinkRequest, request, 'invalid_body', 'body');
+    return (await this.#http.send('createPortalLink', { body: request }, MintedPortalLink)).body;
+  }
+
+  /** A page of portal links: the active ones unless `state: 'all'` (operator tokens only). */
+  async listPortalLinks(options: T.PortalLinkOptions = {}): Promise<T.PortalLinkList> {
+    const query = strings(options);
+    checked('listPortalLinks', PortalLinkQuery, query, 'invalid_request', 'query');
+    return (await this.#http.send('listPortalLinks', { query }, PortalLinkList)).body;
+  }
+
+  /** Revokes a portal link at once; the answer is the link as it is now. */
+  async revokePortalLink(id: string): Promise<T.RevokedPortalLink> {
+    const params = checked('revokePortalLink', PortalLinkParams, { id }, 'invalid_request', 'link id');
+    return (await this.#http.send('revokePortalLink', { params }, RevokedPortalLink)).body;
   }
 
   async #post<A extends z.ZodType>(

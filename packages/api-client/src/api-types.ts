@@ -12,21 +12,33 @@ import type {
   LeaseQuery,
   LedgerAnswer as LedgerAnswerSchema,
   ListQuery,
+  MessageDetail as MessageDetailSchema,
+  MessageList as MessageListSchema,
+  MessageQuery,
   NackAnswer as NackAnswerSchema,
   NackBody,
   PauseBody,
+  PortalLinkList as PortalLinkListSchema,
+  PortalLinkQuery,
   PutAnswer as PutAnswerSchema,
   PutBody,
   ReplayBody,
+  ResendAnswer as ResendAnswerSchema,
+  RevokedPortalLink as RevokedPortalLinkSchema,
   RewindAnswer as RewindAnswerSchema,
   RewindBody,
   RotateBody,
   SecretAnswer as SecretAnswerSchema,
+  SendExampleAnswer as SendExampleAnswerSchema,
   StateAnswer as StateAnswerSchema,
   SubscriberItem as SubscriberItemSchema,
   SubscriberList as SubscriberListSchema,
   SubscriberResource as SubscriberResourceSchema,
 } from '@hookstream/api-schemas';
+import type {
+  MintedPortalLink as MintedPortalLinkSchema,
+  PortalLinkRequest as PortalLinkRequestSchema,
+} from '@hookstream/contracts';
 import type { z } from 'zod';
 
 // The client's types, each the type of the server's own zod schema (@hookstream/api): what a
@@ -81,3 +93,20 @@ export interface PutOptions {
   /** The ETag the subscriber must still have (`*`: it must exist). */
   readonly ifMatch?: string;
 }
+
+export type MessageList = z.output<typeof MessageListSchema>;
+export type MessageDetail = z.output<typeof MessageDetailSchema>;
+export type ResendAnswer = z.output<typeof ResendAnswerSchema>;
+export type SendExampleAnswer = z.output<typeof SendExampleAnswerSchema>;
+/** Which messages (lists as arrays; the client joins them); the operator names the tenant. */
+export type MessageOptions = Partial<z.output<typeof MessageQuery>>;
+/** One message: the operator names the tenant; only these endpoints' attempts when named. */
+export type MessageGetOptions = Pick<MessageOptions, 'tenant' | 'subscriber'>;
+
+/** A link as `POST /v1/portal-links` takes it (operator tokens only). */
+export type PortalLinkRequest = z.input<typeof PortalLinkRequestSchema>;
+export type MintedPortalLink = z.output<typeof MintedPortalLinkSchema>;
+export type PortalLinkList = z.output<typeof PortalLinkListSchema>;
+export type RevokedPortalLink = z.output<typeof RevokedPortalLinkSchema>;
+/** Which links: a tenant's, active ones (default) or all, a page at a time. */
+export type PortalLinkOptions = Partial<z.output<typeof PortalLinkQuery>>;

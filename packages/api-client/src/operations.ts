@@ -23,6 +23,13 @@ export const API_OPERATIONS = {
   leaseEvents: { method: 'GET', path: '/v1/subscribers/{name}/events' },
   ackEvents: { method: 'POST', path: '/v1/subscribers/{name}/ack' },
   nackEvents: { method: 'POST', path: '/v1/subscribers/{name}/nack' },
+  listMessages: { method: 'GET', path: '/v1/messages' },
+  getMessage: { method: 'GET', path: '/v1/messages/{eventId}' },
+  resendMessage: { method: 'POST', path: '/v1/messages/{eventId}/subscribers/{name}/resend' },
+  sendExample: { method: 'POST', path: '/v1/subscribers/{name}/send-example' },
+  createPortalLink: { method: 'POST', path: '/v1/portal-links' },
+  listPortalLinks: { method: 'GET', path: '/v1/portal-links' },
+  revokePortalLink: { method: 'DELETE', path: '/v1/portal-links/{id}' },
 } as const satisfies Record<
   string,
   { readonly method: 'GET' | 'PUT' | 'POST' | 'DELETE'; readonly path: string }

@@ -9,6 +9,18 @@ const OPERATOR_TOKEN = 'operator-token-0123456789';
 const ACME_TOKEN = 'acme-token-0123456789abc';
 
 const routes = managementRoutes(fakeService(), () => ({}));
+
+/**
+ * Operations whose routes are served from the portal links' route file, written beside this one
+ * (packages/api/src/portal-link-routes.ts): until it is in the table they are held to their
+ * method and path by their own test below; once a route of the name is there, it is checked like
+ * every other (and the entry here can go).
+ */
+const PENDING = new Set(
+  ['createPortalLink', 'listPortalLinks', 'revokePortalLink'].filter(
+    (id) => !routes.some((r) => r.operationId === id),
+  ),
+);
 const router = new Router(routes);
 const closers: (() => Promise<void>)[] = [];
 
@@ -59,6 +71,13 @@ const CALLS: Record<string, (c: ApiClient) => Promise<unknown>> = {
   leaseEvents: (c) => c.leaseEvents('cov', { max: 10, wait: 0, lease: 30 }),
   ackEvents: (c) => c.ackEvents('cov', { lease: 'lease_x', cursors: ['events:0:1'] }),
   nackEvents: (c) => c.nackEvents('cov', { lease: 'lease_x', eventIds: ['evt-1'], delayMs: 1000 }),
+  listMessages: (c) => c.listMessages({ tenant: 'acme', subscriber: ['cov'], state: 'delivered', limit: 10 }),
+  getMessage: (c) => c.getMessage('msg-1', { tenant: 'acme' }),
+  resendMessage: (c) => c.resendMessage('evt-1', 'cov'),
+  sendExample: (c) => c.sendExample('cov', 'order.created'),
+  createPortalLink: (c) => c.createPortalLink({ tenant: 'acme', scope: 'manage' }),
+  listPortalLinks: (c) => c.listPortalLinks({ tenant: 'acme', state: 'all' }),
+  revokePortalLink: (c) => c.revokePortalLink('pl_AAAAAAAAAAAAAAAAAAAA'),
 };
 
 describe('the client covers the route table', () => {
@@ -77,17 +96,27 @@ describe('the client covers the route table', () => {
         'function',
       );
     }
-    expect(Object.keys(API_OPERATIONS).sort()).toEqual([...ids].sort());
+    expect(
+      Object.keys(API_OPERATIONS)
+        .filter((id) => !PENDING.has(id))
+        .sort(),
+    ).toEqual([...ids].sort());
   });
 
   it("each method's request reaches its own route on a real server", async () => {
     const { baseUrl, seen } = await serve();
     const client = new ApiClient({ baseUrl, token: OPERATOR_TOKEN, maxRetries: 0 });
-    expect(Object.keys(CALLS).sort()).toEqual(routes.map((r) => r.operationId).sort());
+    expect(
+      Object.keys(CALLS)
+        .filter((id) => !PENDING.has(id))
+        .sort(),
+    ).toEqual(routes.map((r) => r.operationId).sort());
     // In an order where each finds what it needs: created first, deleted last.
     const order = [
       'putSubscriber',
-      ...Object.keys(CALLS).filter((k) => k !== 'putSubscriber' && k !== 'deleteSubscriber'),
+      ...Object.keys(CALLS).filter(
+        (k) => k !== 'putSubscriber' && k !== 'deleteSubscriber' && !PENDING.has(k),
+      ),
       'deleteSubscriber',
     ];
     for (const id of order) {
@@ -233,5 +262,126 @@ describe('the client', () => {
     expect(retryAfterMsOf('99999999')).toBe(3_600_000);
     expect(retryAfterMsOf('soon')).toBeNull();
     expect(retryAfterMsOf(null)).toBeNull();
+  });
+});
+
+describe('the messages and actions', () => {
+  it("lists and reads a tenant's messages, refusing another tenant's (403) and an unknown one (404)", async () => {
+    const { baseUrl } = await serve();
+    const acme = new ApiClient({ baseUrl, token: ACME_TOKEN, maxRetries: 0 });
+    // A tenant without endpoints has no messages to see: the index is not even asked.
+    expect((await acme.listMessages()).items).toEqual([]);
+    await acme.putSubscriber('cov', { url: 'https://cov.example.com/hook' });
+    const page = await acme.listMessages({ state: 'delivered' });
+    expect(page.items.map((m) => [m.eventId, m.state, m.endpoints[0]?.lastStatus])).toEqual([
+      ['msg-1', 'delivered', 200],
+    ]);
+    expect((await acme.getMessage('msg-1')).attempts[0]).toMatchObject({ status: 200, durationMs: 9 });
+    await expect(acme.listMessages({ tenant: 'globex' })).rejects.toMatchObject({
+      code: 'forbidden_tenant',
+      status: 403,
+    });
+    await expect(acme.getMessage('msg-2')).rejects.toMatchObject({ code: 'not_found', status: 404 });
+    // A page past the bound is refused before anything is sent.
+    await expect(acme.listMessages({ limit: 500 })).rejects.toMatchObject({
+      code: 'invalid_request',
+      status: null,
+    });
+  });
+
+  it('resends and sends an example, refusing a bad name or type before sending', async () => {
+    const { baseUrl, seen } = await serve();
+    const client = new ApiClient({ baseUrl, token: OPERATOR_TOKEN, maxRetries: 0 });
+    await client.putSubscriber('cov', { url: 'https://cov.example.com/hook' });
+    expect(await client.resendMessage('evt-1', 'cov')).toEqual({
+      eventId: 'evt-1',
+      subscriber: 'cov',
+      sentTo: 'hookstream.sub.cov.retry.1:0:0',
+    });
+    const example = await client.sendExample('cov', 'order.created');
+    expect(example).toMatchObject({ subscriber: 'cov', type: 'order.created' });
+    const before = seen.length;
+    await expect(client.sendExample('cov', 'Not A Type')).rejects.toMatchObject({ code: 'invalid_body' });
+    await expect(client.resendMessage('evt 1', 'cov')).rejects.toMatchObject({ code: 'invalid_request' });
+    expect(seen.length).toBe(before);
+  });
+});
+
+describe('the portal links', () => {
+  /** A stand-in for the API's link routes: records each request, answers as the document says. */
+  async function linkServer() {
+    const requests: { method: string; url: string; body: string }[] = [];
+    const view = {
+      id: 'pl_AAAAAAAAAAAAAAAAAAAA',
+      tenant: 'acme',
+      scope: 'manage',
+      createdAt: '2026-02-01T00:00:00.000Z',
+      expiresAt: '2026-02-01T01:00:00.000Z',
+      createdBy: 'tok_0123456789abcdef',
+      state: 'active',
+    };
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => {
+        body += c.toString();
+      });
+      req.on('end', () => {
+        requests.push({ method: req.method ?? '', url: req.url ?? '', body });
+        const tenant = req.headers.authorization === `Bearer ${ACME_TOKEN}`;
+        const [status, answer] = tenant
+          ? [403, { error: { code: 'forbidden', message: 'operator tokens only' } }]
+          : req.method === 'POST'
+            ? [201, { link: view, url: 'https://portal.example.com/p/secret' }]
+            : req.method === 'GET'
+              ? [200, { items: [view], nextCursor: null }]
+              : [
+                  200,
+                  {
+                    link: { ...view, state: 'revoked', revokedAt: view.createdAt, revokedBy: view.createdBy },
+                  },
+                ];
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closers.push(() => new Promise((resolve) => server.close(() => resolve())));
+    return { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests };
+  }
+
+  it('mints, lists and revokes with the routes of the document, and parses the answers', async () => {
+    const { baseUrl, requests } = await linkServer();
+    const client = new ApiClient({ baseUrl, token: OPERATOR_TOKEN, maxRetries: 0 });
+    const minted = await client.createPortalLink({ tenant: 'acme', scope: 'manage', lifetimeSeconds: 3600 });
+    expect(minted.url).toBe('https://portal.example.com/p/secret');
+    expect((await client.listPortalLinks({ tenant: 'acme', state: 'all', limit: 5 })).items).toHaveLength(1);
+    expect((await client.revokePortalLink(minted.link.id)).link.state).toBe('revoked');
+    expect(requests.map((r) => `${r.method} ${r.url}`)).toEqual([
+      'POST /v1/portal-links',
+      'GET /v1/portal-links?tenant=acme&state=all&limit=5',
+      'DELETE /v1/portal-links/pl_AAAAAAAAAAAAAAAAAAAA',
+    ]);
+    expect(JSON.parse(requests[0]?.body ?? '')).toEqual({
+      tenant: 'acme',
+      scope: 'manage',
+      lifetimeSeconds: 3600,
+    });
+    for (const route of ['createPortalLink', 'listPortalLinks', 'revokePortalLink'] as const)
+      expect(requests.some((r) => r.method === API_OPERATIONS[route].method)).toBe(true);
+  });
+
+  it("refuses a request the contract refuses before sending, and carries a tenant token's 403", async () => {
+    const { baseUrl, requests } = await linkServer();
+    const client = new ApiClient({ baseUrl, token: OPERATOR_TOKEN, maxRetries: 0 });
+    await expect(client.createPortalLink({ tenant: 'acme', lifetimeSeconds: 5 })).rejects.toMatchObject({
+      code: 'invalid_body',
+    });
+    await expect(client.revokePortalLink('not-a-link')).rejects.toMatchObject({ code: 'invalid_request' });
+    expect(requests).toEqual([]);
+    const tenant = new ApiClient({ baseUrl, token: ACME_TOKEN, maxRetries: 0 });
+    await expect(tenant.listPortalLinks()).rejects.toMatchObject({
+      code: 'forbidden',
+      status: 403,
+      canRetry: false,
+    });
   });
 });

@@ -1,10 +1,16 @@
-import type { SubscriberRecord } from '@hookstream/contracts';
-import { type ManagementPorts, ManagementService } from '@hookstream/management';
+import { CE_HEADER, type SubscriberRecord } from '@hookstream/contracts';
+import {
+  type ManagementPorts,
+  ManagementService,
+  type MessageDetail,
+  type MessageSummary,
+} from '@hookstream/management';
 import { foldRegistry, RevisionMismatchError } from '@hookstream/subscribers';
 
 /**
  * A ManagementService over in-memory ports, for a real ApiServer in the client's tests: the
- * catalog as a map, one dead letter per subscriber, replays that find nothing to send.
+ * catalog as a map, one dead letter per subscriber, replays that find nothing to send, one
+ * event (`evt-1`, no tenant) to resend and one message of tenant `acme` in the message index.
  */
 export function fakeService(): ManagementService {
   const records = new Map<string, SubscriberRecord>();
@@ -70,7 +76,7 @@ export function fakeService(): ManagementService {
     }),
     ledger: async (eventId) => ({
       eventId,
-      origin: null,
+      origin: eventId === 'evt-1' ? EVT_1 : null,
       foundIn: null,
       tenant: null,
       subscribers: [],
@@ -80,6 +86,70 @@ export function fakeService(): ManagementService {
     audit: { write: async () => undefined },
     readAudit: async () => ({ records: [] }),
     now: () => new Date(),
+    readRecordAt: async (at) =>
+      at.offset === EVT_1.offset
+        ? {
+            key: 'evt-1',
+            value: Buffer.from('x'),
+            headers: { [CE_HEADER.id]: 'evt-1', [CE_HEADER.type]: 'order.created' },
+          }
+        : null,
+    sendToRetryTier: async (subscriber) => ({
+      topic: `hookstream.sub.${subscriber}.retry.1`,
+      partition: 0,
+      offset: '0',
+    }),
+    examples: {
+      encode: async (event) => ({
+        key: event.id,
+        value: Buffer.from('x'),
+        headers: { [CE_HEADER.id]: event.id },
+      }),
+    },
+    messages: {
+      list: async (query) => ({
+        items: query.tenant === MESSAGE.tenant ? [summaryOf(MESSAGE)] : [],
+        nextCursor: null,
+      }),
+      get: async (tenant, eventId) =>
+        tenant === MESSAGE.tenant && eventId === MESSAGE.eventId ? MESSAGE : null,
+    },
   };
   return new ManagementService(ports);
+}
+
+const EVT_1 = { topic: 'events', partition: 0, offset: '41' };
+
+/** The index's one message: tenant acme's, delivered to one endpoint. */
+export const MESSAGE: MessageDetail = {
+  eventId: 'msg-1',
+  type: 'order.created',
+  tenant: 'acme',
+  firstAt: '2026-02-01T00:00:00.000Z',
+  lastAt: '2026-02-01T00:00:01.000Z',
+  state: 'delivered',
+  endpoints: [
+    {
+      subscriber: 'cov',
+      step: 'delivered',
+      attempts: 1,
+      lastStatus: 200,
+      lastAt: '2026-02-01T00:00:01.000Z',
+    },
+  ],
+  attempts: [
+    {
+      subscriber: 'cov',
+      attempt: 1,
+      step: 'delivered',
+      at: '2026-02-01T00:00:01.000Z',
+      status: 200,
+      durationMs: 9,
+    },
+  ],
+};
+
+function summaryOf(detail: MessageDetail): MessageSummary {
+  const { attempts: _attempts, ...summary } = detail;
+  return summary;
 }

@@ -1,6 +1,30 @@
 // The management API's contract: request and answer schemas (the server validates with them and
 // builds its OpenAPI document from them; the typed client parses with them) and the page bounds.
+export {
+  DEFAULT_MESSAGE_PAGE,
+  MAX_MESSAGE_PAGE,
+  MessageAttempt,
+  MessageCursor,
+  MessageDetail,
+  MessageEndpoint,
+  MessageList,
+  MessageParams,
+  MessageQuery,
+  MessageState,
+  MessageSummary,
+  ResendAnswer,
+  ResendParams,
+  SendExampleAnswer,
+  SendExampleBody,
+} from './message-schemas.ts';
 export { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from './page-limits.ts';
+export {
+  MAX_PORTAL_LINK_PAGE,
+  PortalLinkList,
+  PortalLinkParams,
+  PortalLinkQuery,
+  RevokedPortalLink,
+} from './portal-link-schemas.ts';
 export {
   AckAnswer,
   AckBody,

@@ -33,7 +33,7 @@ const limit = (fallback: number) => z.coerce.number().int().min(1).max(MAX_PAGE_
  * A comma-separated list of `item`s. The pattern states the items' form in the document too, so
  * a value the document allows is one the API takes; the length bounds the count.
  */
-const csv = <T extends z.ZodType<unknown, string>>(item: T, itemPattern: string) =>
+export const csv = <T extends z.ZodType<unknown, string>>(item: T, itemPattern: string) =>
   z
     .string()
     .max(4000)

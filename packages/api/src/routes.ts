@@ -30,6 +30,7 @@ import {
 import type { ManagementService } from '@hookstream/management';
 import type { DlqSelection } from '@hookstream/replay';
 import type { z } from 'zod';
+import { messageRoutes } from './message-routes.ts';
 import { pullRoutes } from './pull-routes.ts';
 import { defineRoute, type ResponseSpec, type Route } from './route.ts';
 
@@ -305,5 +306,6 @@ export function managementRoutes(service: ManagementService, document: () => unk
       }),
     }),
     ...pullRoutes(service),
+    ...messageRoutes(service),
   ];
 }

@@ -64,6 +64,8 @@ function service(): { service: ManagementService; audit: AuditRecord[] } {
     audit: { write: async (rs) => void audit.push(...rs) },
     readAudit: async () => ({ records: audit }),
     now: () => new Date(),
+    readRecordAt: unused,
+    sendToRetryTier: unused,
   };
   return { service: new ManagementService(ports), audit };
 }
@@ -272,6 +274,10 @@ describe('the OpenAPI document', () => {
         'GET /v1/subscribers/{name}/events',
         'POST /v1/subscribers/{name}/ack',
         'POST /v1/subscribers/{name}/nack',
+        'GET /v1/messages',
+        'GET /v1/messages/{eventId}',
+        'POST /v1/messages/{eventId}/subscribers/{name}/resend',
+        'POST /v1/subscribers/{name}/send-example',
       ].sort(),
     );
     const put = doc.paths['/v1/subscribers/{name}']?.put;

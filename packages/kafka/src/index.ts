@@ -72,6 +72,6 @@ export { TransactionalWriter } from './produce/transactional-writer.ts';
 export type { TopicFollowerOptions } from './read/topic-follower.ts';
 export { TopicFollower } from './read/topic-follower.ts';
 export type { ReadTopicOptions } from './read/topic-reader.ts';
-export { READER_GROUP_PREFIX, readTopic } from './read/topic-reader.ts';
+export { READER_GROUP_PREFIX, readRecordAt, readTopic } from './read/topic-reader.ts';
 export type { StreamedPartition, StreamedTopic, StreamTopicOptions } from './read/topic-stream.ts';
 export { streamTopic } from './read/topic-stream.ts';

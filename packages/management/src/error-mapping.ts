@@ -29,6 +29,9 @@ const BY_CODE: Readonly<Record<string, ManagementErrorCode>> = {
   NO_EVENTS_TOPIC: 'pull_unavailable',
   LEDGER_LOST: 'pull_unavailable',
   REGISTRATION_UNREADABLE: 'pull_unavailable',
+  // An example's encoder: the registry it needs is away or refuses this process.
+  REGISTRY_UNAVAILABLE: 'examples_unavailable',
+  REGISTRY_UNAUTHORIZED: 'examples_unavailable',
 };
 
 /**

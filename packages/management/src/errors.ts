@@ -22,15 +22,19 @@ export const MANAGEMENT_ERROR_STATUS = {
   cursor_unknown: 409,
   cursor_past: 409,
   event_not_leased: 409,
+  no_retry_tier: 409,
   precondition_failed: 412,
   invalid_definition: 422,
   invalid_body: 422,
   forbidden_field: 422,
+  type_not_taken: 422,
   audit_not_written: 500,
   internal: 500,
   secrets_key_unavailable: 503,
   kafka_unavailable: 503,
   pull_unavailable: 503,
+  messages_unavailable: 503,
+  examples_unavailable: 503,
 } as const;
 
 export type ManagementErrorCode = keyof typeof MANAGEMENT_ERROR_STATUS;

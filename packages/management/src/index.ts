@@ -8,10 +8,23 @@ export { managementErrorOf } from './error-mapping.ts';
 export type { ErrorDetail, ManagementErrorCode } from './errors.ts';
 export { MANAGEMENT_ERROR_STATUS, ManagementError } from './errors.ts';
 export { etagOf, expectedRevision } from './etag.ts';
+export type { ExampleClock } from './example-data.ts';
+export { exampleData } from './example-data.ts';
 export { refuseWhatTheFleetCannotRead } from './fleet-check.ts';
 export { kafkaPorts } from './kafka-ports.ts';
-export type { ManagementPorts, PullAnswer, PullPort, PullSelection } from './management-ports.ts';
+export type {
+  ExampleEncoder,
+  ExampleEvent,
+  ManagementPorts,
+  PullAnswer,
+  PullPort,
+  PullSelection,
+  StoredRecord,
+} from './management-ports.ts';
 export { ManagementService } from './management-service.ts';
+export { EXAMPLE_SOURCE } from './message-actions.ts';
+export type { MessageDetail, MessageIndex, MessageIndexQuery, MessageSummary } from './message-index.ts';
+export type { MessageListAsk } from './message-reads.ts';
 export type { Page } from './pagination.ts';
 export { decodeCursor, encodeCursor, pageOf } from './pagination.ts';
 export type { LeaseGranted, LeaseRequest } from './pull-ops.ts';

@@ -1,6 +1,7 @@
 import { isInstanceStale, loadEventCatalog } from '@hookstream/contracts';
 import { queryLedger, readDeadLetters, replayDeadLetters } from '@hookstream/dead-letter-tools';
-import type { KafkaConnection } from '@hookstream/kafka';
+import { type KafkaConnection, RecordSender, readRecordAt } from '@hookstream/kafka';
+import { replayTopic } from '@hookstream/replay';
 import {
   commitSubscriberStart,
   deleteSubscriber,
@@ -13,7 +14,9 @@ import {
   type SecretsKey,
   subscriberOverviewsWithHeadroom,
 } from '@hookstream/subscribers';
-import type { ManagementPorts, PullPort } from './management-ports.ts';
+import { ManagementError } from './errors.ts';
+import type { ExampleEncoder, ManagementPorts, PullPort } from './management-ports.ts';
+import type { MessageIndex } from './message-index.ts';
 import { RecentRead } from './recent-read.ts';
 import type { TenantQuotas } from './tenant-quotas.ts';
 import type { TenantPolicy } from './tenant-rules.ts';
@@ -52,6 +55,10 @@ export function kafkaPorts(context: {
   readonly releaseTimeoutMs?: number;
   /** This process's pull subscribers (PullHost); absent: it serves none. */
   readonly pull?: PullPort;
+  /** Encodes examples (the producer's encoding); absent: send-example answers 503. */
+  readonly examples?: ExampleEncoder;
+  /** The portal's message index; absent: the messages reads answer 503. */
+  readonly messages?: MessageIndex;
 }): ManagementPorts {
   const { kafka, eventsTopic, catalog } = context;
   const releaseTimeoutMs = context.releaseTimeoutMs ?? DEFAULT_RELEASE_TIMEOUT_MS;
@@ -133,5 +140,35 @@ export function kafkaPorts(context: {
     readAudit: (selection) => readAuditTrail(kafka, selection),
     now: () => new Date(),
     ...(context.pull === undefined ? {} : { pull: context.pull }),
+    readRecordAt: (location) => readRecordAt(kafka, location, { purpose: 'resend' }),
+    sendToRetryTier: retryTierSender(kafka, catalog),
+    ...(context.examples === undefined ? {} : { examples: context.examples }),
+    ...(context.messages === undefined ? {} : { messages: context.messages }),
+  };
+}
+
+/**
+ * Writes one record to a subscriber's tier 1 (acks=all). A sender per write: these are a user's
+ * single actions, and a kept one would need a close these ports do not have. The tier is made by
+ * the subscriber's pusher: one that does not exist yet is refused rather than created here with
+ * other settings than the pusher's.
+ */
+function retryTierSender(kafka: KafkaConnection, catalog: LiveCatalog): ManagementPorts['sendToRetryTier'] {
+  return async (subscriber, record) => {
+    const topic = replayTopic(subscriber);
+    if (!(await catalog.admin.topicExists(topic)))
+      throw new ManagementError(
+        'no_retry_tier',
+        `"${subscriber}" has no retry tier yet (${topic}): its pusher makes it when it first starts`,
+      );
+    const sender = new RecordSender(kafka, { ackTimeoutMs: 10_000, retries: 5 });
+    await sender.connect();
+    try {
+      const [position] = await sender.send(topic, [record]);
+      if (position === undefined) throw new Error(`no position for the record written to ${topic}`);
+      return { topic, partition: position.partition, offset: position.offset };
+    } finally {
+      await sender.disconnect().catch(() => undefined);
+    }
   };
 }

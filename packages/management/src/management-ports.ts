@@ -1,10 +1,11 @@
 import type {
   AuditRecord,
   InstanceStatus,
+  RecordLocation,
   SubscriberDefinition,
   SubscriberRecord,
 } from '@hookstream/contracts';
-import type { DeadLetter, LedgerAnswer, ReplayRequest, ReplaySummary } from '@hookstream/replay';
+import type { DeadLetter, LedgerAnswer, ReplayRequest, ReplaySummary, TierRecord } from '@hookstream/replay';
 import type {
   AuditContext,
   AuditSelection,
@@ -18,6 +19,7 @@ import type {
   SubscriberOverview,
 } from '@hookstream/subscribers';
 import type { EventSchemaEntry } from './catalogue.ts';
+import type { MessageIndex } from './message-index.ts';
 import type { TenantQuotas } from './tenant-quotas.ts';
 import type { TenantPolicy } from './tenant-rules.ts';
 
@@ -66,6 +68,45 @@ export interface ManagementPorts {
   now(): Date;
   /** Serves pull subscribers' leases in this process; absent: pull routes answer 503 pull_unavailable. */
   readonly pull?: PullPort;
+  /** One record of the events topic (a resend's original); null when it is no longer there. */
+  readRecordAt(location: RecordLocation): Promise<StoredRecord | null>;
+  /**
+   * Writes a record to the subscriber's retry tier 1 (a resend, an example): where it landed.
+   * A subscriber whose pusher never started has no tier yet: 409 no_retry_tier, nothing written.
+   */
+  sendToRetryTier(subscriber: string, record: TierRecord): Promise<RecordLocation>;
+  /** Encodes example events as the producer does; absent: send-example answers 503 examples_unavailable. */
+  readonly examples?: ExampleEncoder;
+  /** The portal's message index; absent: the messages reads answer 503 messages_unavailable. */
+  readonly messages?: MessageIndex;
+}
+
+/** A record as read from a topic: what a resend copies. */
+export interface StoredRecord {
+  readonly key: string | null;
+  readonly value: Buffer | null;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** An event to encode: its envelope as the producer fixes it, and its data. */
+export interface ExampleEvent {
+  readonly id: string;
+  readonly type: string;
+  /** The `ce_tenant`; undefined: none. */
+  readonly tenant: string | undefined;
+  /** RFC 3339. */
+  readonly time: string;
+  /** The `ce_source`. */
+  readonly source: string;
+  readonly data: unknown;
+}
+
+/**
+ * The producer's encoding without its write: the data checked against the type's schema, Avro in
+ * the registry's wire format, the CloudEvents headers.
+ */
+export interface ExampleEncoder {
+  encode(event: ExampleEvent): Promise<{ key: string; value: Buffer; headers: Record<string, string> }>;
 }
 
 /** Which of a lease's events an ack or a nack names (neither: the whole lease). */

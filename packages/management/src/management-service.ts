@@ -1,3 +1,4 @@
+import type { MessageList, ResendAnswer, SendExampleAnswer } from '@hookstream/api-schemas';
 import type { AuditRecord } from '@hookstream/contracts';
 import type { DlqSelection, ReplayRequest, ReplaySummary } from '@hookstream/replay';
 import type { DeleteResult, RewindResult } from '@hookstream/subscribers';
@@ -14,6 +15,9 @@ import {
 import { managementErrorOf } from './error-mapping.ts';
 import { ManagementError } from './errors.ts';
 import type { ManagementPorts, PullSelection } from './management-ports.ts';
+import { resendMessage, sendExample } from './message-actions.ts';
+import type { MessageDetail } from './message-index.ts';
+import { getMessage, listMessages, type MessageListAsk } from './message-reads.ts';
 import type { Page } from './pagination.ts';
 import { ackEvents, type LeaseGranted, type LeaseRequest, leaseEvents, nackEvents } from './pull-ops.ts';
 import { type ReplayJob, ReplayJobs } from './replay-jobs.ts';
@@ -149,6 +153,54 @@ export class ManagementService {
         return replayWithAudit(this.#ports, caller, request);
       })(),
     );
+  }
+
+  /**
+   * Recovers everything dead-lettered for an endpoint since a time: the dead-letter replay (a job)
+   * of every reason at or after `since`, letters replayed before left out (not `again`). The same
+   * job as `POST …/dead-letters/replay` with `{ "since" }`, which is this action over the API.
+   */
+  recover(caller: Caller, ask: { readonly subscriber: string; readonly since: Date }): Promise<ReplayJob> {
+    const selection: DlqSelection = {
+      eventIds: [],
+      reasons: [],
+      statuses: [],
+      sinceMs: ask.since.getTime(),
+    };
+    return this.replay(caller, ask.subscriber, { selection, dryRun: false, again: false });
+  }
+
+  /** Sends one event again to one endpoint, with the same id and a fresh attempt budget. */
+  resendMessage(
+    caller: Caller,
+    ask: { readonly eventId: string; readonly subscriber: string },
+  ): Promise<ResendAnswer> {
+    return mapped(resendMessage(this.#ports, caller, ask));
+  }
+
+  /** Sends an example event of a type to one endpoint only; the answer names its new id. */
+  sendExample(
+    caller: Caller,
+    ask: { readonly subscriber: string; readonly type: string },
+  ): Promise<SendExampleAnswer> {
+    return mapped(sendExample(this.#ports, caller, ask));
+  }
+
+  /** A page of one tenant's messages, newest first (the operator names the tenant). */
+  listMessages(caller: Caller, query: MessageListAsk): Promise<MessageList> {
+    return mapped(listMessages(this.#ports, caller, query));
+  }
+
+  /** One message with every attempt of the caller's endpoints. */
+  getMessage(
+    caller: Caller,
+    eventId: string,
+    options: {
+      readonly tenant?: string | undefined;
+      readonly subscribers?: readonly string[] | undefined;
+    } = {},
+  ): Promise<MessageDetail> {
+    return mapped(getMessage(this.#ports, caller, eventId, options));
   }
 
   /** A job of one of the caller's subscribers; another's is not found. */

@@ -1,11 +1,42 @@
 import type { AuditActor, AuditRecord, SubscriberRecord } from '@hookstream/contracts';
+import { CE_HEADER, formatLocation, type RecordLocation } from '@hookstream/contracts';
+import type { TierRecord } from '@hookstream/replay';
 import {
   type CatalogSnapshot,
   type DeleteRequest,
   RevisionMismatchError,
   type RewindRequest,
 } from '@hookstream/subscribers';
-import type { ManagementPorts } from '../src/index.ts';
+import {
+  ManagementError,
+  type ManagementPorts,
+  type MessageDetail,
+  type MessageIndexQuery,
+  type StoredRecord,
+} from '../src/index.ts';
+
+/** An event as the fake events topic holds it: where, and the record. */
+export interface FakeEvent {
+  readonly at: RecordLocation;
+  readonly record: StoredRecord;
+}
+
+/** An events-topic record of an event: its ce_* headers, an opaque value. */
+export function storedEvent(id: string, type: string, tenant?: string, offset = '7'): FakeEvent {
+  return {
+    at: { topic: 'events', partition: 0, offset },
+    record: {
+      key: `key-${id}`,
+      value: Buffer.from(`value of ${id}`),
+      headers: {
+        [CE_HEADER.id]: id,
+        [CE_HEADER.type]: type,
+        traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+        ...(tenant === undefined ? {} : { [CE_HEADER.tenant]: tenant }),
+      },
+    },
+  };
+}
 
 /** A record as the catalog would hold it (active, version 2 or 4 with a tenant). */
 export function record(name: string, tenant?: string): SubscriberRecord {
@@ -47,6 +78,17 @@ export function fakePorts(
   /** The subscribers whose start was committed, in order; `failStart` makes the next one fail. */
   const starts: string[] = [];
   const failStart = { next: null as Error | null };
+  /** The events topic by event id; the ledger finds their origin there. */
+  const events = new Map<string, FakeEvent>();
+  /** Records written to retry tiers; subscribers in `noTier` have none. */
+  const tierWrites: { subscriber: string; record: TierRecord }[] = [];
+  const noTier = new Set<string>();
+  /** The message index's answers and what it was asked. */
+  const index = {
+    messages: [] as MessageDetail[],
+    lists: [] as MessageIndexQuery[],
+    gets: [] as { tenant: string; eventId: string; subscribers: readonly string[] | undefined }[],
+  };
   const snapshot = (): CatalogSnapshot => ({
     subscribers: new Map(subscribers),
     revisions: new Map(revisions),
@@ -137,13 +179,60 @@ export function fakePorts(
     },
     ledger: async (eventId) => ({
       eventId,
-      origin: null,
-      foundIn: null,
+      origin: events.get(eventId)?.at ?? null,
+      foundIn: events.has(eventId) ? 'attempt-log' : null,
       tenant: 'acme',
       subscribers: [],
       otherGroups: 0,
     }),
-    eventTypes: () => [{ type: 'order.created', subject: 'order.created-value', schema: {} }],
+    eventTypes: () => [
+      {
+        type: 'order.created',
+        subject: 'order.created-value',
+        schema: { type: 'record', name: 'OrderCreated', fields: [{ name: 'id', type: 'string' }] },
+      },
+      {
+        type: 'order.shipped',
+        subject: 'order.shipped-value',
+        schema: { type: 'record', name: 'S', fields: [] },
+      },
+      { type: 'subscriber.disabled', subject: 'x', schema: { type: 'record', name: 'D', fields: [] } },
+    ],
+    readRecordAt: async (at) =>
+      [...events.values()].find((e) => formatLocation(e.at) === formatLocation(at))?.record ?? null,
+    sendToRetryTier: async (subscriber, record) => {
+      if (noTier.has(subscriber)) throw new ManagementError('no_retry_tier', `no tier for ${subscriber}`);
+      tierWrites.push({ subscriber, record });
+      return {
+        topic: `hookstream.sub.${subscriber}.retry.1`,
+        partition: 0,
+        offset: String(tierWrites.length),
+      };
+    },
+    examples: {
+      encode: async (event) => ({
+        key: event.id,
+        value: Buffer.from(JSON.stringify(event.data)),
+        headers: {
+          [CE_HEADER.id]: event.id,
+          [CE_HEADER.type]: event.type,
+          [CE_HEADER.source]: event.source,
+          [CE_HEADER.time]: event.time,
+          ...(event.tenant === undefined ? {} : { [CE_HEADER.tenant]: event.tenant }),
+        },
+      }),
+    },
+    messages: {
+      list: async (query) => {
+        index.lists.push(query);
+        const items = index.messages.filter((m) => m.tenant === query.tenant).slice(0, query.limit);
+        return { items: items.map(({ attempts: _a, ...summary }) => summary), nextCursor: null };
+      },
+      get: async (tenant, eventId, subscribers) => {
+        index.gets.push({ tenant, eventId, subscribers });
+        return index.messages.find((m) => m.eventId === eventId) ?? null;
+      },
+    },
     audit: {
       write: async (rs) => {
         audit.push(...rs);
@@ -154,5 +243,18 @@ export function fakePorts(
     }),
     now: () => new Date('2026-02-01T00:00:00.000Z'),
   };
-  return { ports, writes, audit, deletes, rewinds, subscribers, starts, failStart };
+  return {
+    ports,
+    writes,
+    audit,
+    deletes,
+    rewinds,
+    subscribers,
+    starts,
+    failStart,
+    events,
+    tierWrites,
+    noTier,
+    index,
+  };
 }

@@ -3,6 +3,8 @@ export type { DedupWindowOptions } from './dedup-window.ts';
 export { DedupWindow } from './dedup-window.ts';
 export type { PublishErrorCode, PublishErrorDetail } from './errors.ts';
 export { PublishError } from './errors.ts';
+export type { EncodeRequest } from './event-encoder.ts';
+export { EventEncoder } from './event-encoder.ts';
 export type {
   EventProducerOptions,
   PublishOptions,

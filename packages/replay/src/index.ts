@@ -67,5 +67,5 @@ export {
 export type { SelectionFlags } from './selection-options.ts';
 export { parseInstant, parseRate, parseSelectionFlags } from './selection-options.ts';
 export type { StoredRecord } from './stored-record.ts';
-export type { Replayable, ReplayStamp, TierRecord } from './tier-record.ts';
-export { buildTierRecord, checkReplayable, replayTopic } from './tier-record.ts';
+export type { Replayable, ReplayStamp, SentAgain, TierRecord } from './tier-record.ts';
+export { buildTierRecord, checkReplayable, freshTierRecord, replayTopic } from './tier-record.ts';

@@ -1,6 +1,7 @@
 import {
   type DeadLetterEvidence,
   formatLocation,
+  type RecordLocation,
   retryTopicName,
   type SubscriberName,
   writeHsHeaders,
@@ -67,29 +68,70 @@ export function replayTopic(subscriber: SubscriberName): string {
  * from (replay_of, source_*) and counted (replays).
  */
 export function buildTierRecord(r: Replayable, stamp: ReplayStamp): TierRecord {
+  const dlq = r.letter.location;
+  return freshTierRecord(
+    // Events always carry a key; a keyless record keeps per-event order by its id instead.
+    { key: r.letter.key ?? r.eventId, value: r.value, headers: r.letter.headers },
+    {
+      eventId: r.eventId,
+      subscriber: r.evidence.subscriber,
+      origin: r.evidence.origin,
+      source: dlq,
+      replayOf: formatLocation(dlq),
+      replays: (r.evidence.replays ?? 0) + 1,
+    },
+    stamp,
+  );
+}
+
+/** Where a record sent again comes from, and what it is. */
+export interface SentAgain {
+  readonly eventId: string;
+  readonly subscriber: SubscriberName;
+  /** The events topic record it started from; absent for an event that never was there (an example). */
+  readonly origin?: RecordLocation;
+  /** The record it was copied from (the DLQ record, the events topic record). */
+  readonly source?: RecordLocation;
+  readonly replayOf?: string;
+  readonly replays?: number;
+}
+
+/**
+ * A tier-1 record with a fresh retry state (attempts 0, due now), for anything put back on a
+ * subscriber's own retry path: a replayed dead letter, a resent message, an example. The given
+ * headers travel unchanged (ce_*, content-type, traceparent: the event keeps its id) except any
+ * hookstream_* ones, which are rewritten for this hop.
+ */
+export function freshTierRecord(
+  record: {
+    readonly key: string;
+    readonly value: Buffer;
+    readonly headers: Readonly<Record<string, string>>;
+  },
+  what: SentAgain,
+  stamp: ReplayStamp,
+): TierRecord {
   const original: Record<string, string> = {};
-  for (const [name, value] of Object.entries(r.letter.headers)) {
+  for (const [name, value] of Object.entries(record.headers)) {
     if (!name.startsWith('hookstream_')) original[name] = value;
   }
   if (stamp.traceparent !== undefined) original.traceparent = stamp.traceparent;
-  const dlq = r.letter.location;
   return {
-    // Events always carry a key; a keyless record keeps per-event order by its id instead.
-    key: r.letter.key ?? r.eventId,
-    value: r.value,
+    key: record.key,
+    value: record.value,
     headers: {
       ...original,
       ...writeHsHeaders({
-        eventId: r.eventId,
-        subscriber: r.evidence.subscriber,
+        eventId: what.eventId,
+        subscriber: what.subscriber,
         attempts: 0,
         dueAtMs: stamp.nowMs,
-        origin: r.evidence.origin,
-        source: dlq,
-        replayOf: formatLocation(dlq),
+        origin: what.origin,
+        source: what.source,
+        replayOf: what.replayOf,
         replayId: stamp.replayId,
         replayedBy: stamp.operator,
-        replays: (r.evidence.replays ?? 0) + 1,
+        replays: what.replays,
       }),
     },
   };

@@ -14,6 +14,7 @@ import { PullHost, PusherResources } from '@hookstream/pusher-core';
 import { LiveCatalog, loadSecretsKey } from '@hookstream/subscribers';
 import { createLogger, serveMetrics, startMetrics, startTracing } from '@hookstream/telemetry';
 import { z } from 'zod';
+import { lazyExampleEncoder } from './example-encoder.ts';
 import { toolKafka } from './kafka-client.ts';
 import { openNoticePublisher } from './notice-publisher.ts';
 import { runtimeConnection } from './runtime-endpoints.ts';
@@ -210,6 +211,7 @@ export async function apiCommand(args: readonly string[]): Promise<number> {
       records: async () => (await catalog.read()).subscribers,
       ...(config.sessionTimeoutMs === undefined ? {} : { sessionTimeoutMs: config.sessionTimeoutMs }),
     });
+    const examples = lazyExampleEncoder();
     try {
       const service = new ManagementService(
         kafkaPorts({
@@ -220,6 +222,7 @@ export async function apiCommand(args: readonly string[]): Promise<number> {
           tenantQuotas: config.tenantQuotas,
           openPublisher: () => openNoticePublisher('api', config.topic),
           pull,
+          examples,
         }),
       );
       const server = new ApiServer({
@@ -242,6 +245,7 @@ export async function apiCommand(args: readonly string[]): Promise<number> {
     } finally {
       // Leaving the pull subscribers' groups commits what was acked.
       await pull.stop();
+      await examples.close();
       await (await opened.resources?.catch(() => null))?.close();
       await metricsServer?.close();
       await metrics?.shutdown();

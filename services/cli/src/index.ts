@@ -5,6 +5,8 @@ export { DLQ_USAGE } from './dlq-command.ts';
 export { INGRESS_USAGE } from './ingress-command.ts';
 export { LEDGER_USAGE } from './ledger-command.ts';
 export { main } from './main.ts';
+export { MESSAGES_USAGE } from './messages-command.ts';
+export { PORTAL_LINKS_USAGE } from './portal-links-command.ts';
 export { PULL_USAGE } from './pull-command.ts';
 export { PUSH_USAGE } from './push-command.ts';
 export { RECEIVER_USAGE } from './receiver-command.ts';

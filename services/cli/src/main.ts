@@ -14,6 +14,8 @@ Commands:
   reconcile      a window of events against every required subscriber: delivered, pending, retrying, dead, lost
   api            the management API (127.0.0.1:8070, HOOKSTREAM_API_TOKENS): subscribers, DLQs, replay, ledgers, audit, pull
   pull           lease a pull subscriber's events over the management API, and --ack them
+  messages       a tenant's messages and attempts over the management API: list | show | resend | send-example
+  portal-links   the customer portal's links over the management API (operator token): create | list | revoke
   console        the operator console in a browser (127.0.0.1:8088, CONSOLE_TOKENS): subscribers, DLQs, replay, ledgers
   bench          the benchmarks, where the bench workspace is installed (a checkout, not the image): the full
                  report (bench/results/), or ingress | push | e2e | retry | limiter | limiter-wait | fleet | outage | reconcile alone
@@ -43,6 +45,8 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   console: async () => (await import('./console-command.ts')).consoleCommand,
   api: async () => (await import('./api-command.ts')).apiCommand,
   pull: async () => (await import('./pull-command.ts')).pullCommand,
+  messages: async () => (await import('./messages-command.ts')).messagesCommand,
+  'portal-links': async () => (await import('./portal-links-command.ts')).portalLinksCommand,
   bench: async () => (await import('./bench-loader.ts')).loadBenchCommand(),
 };
 

@@ -41,3 +41,19 @@ export function remoteApi(flag: string | undefined, env: NodeJS.ProcessEnv): Api
   refuseConnections('remote mode (--api)');
   return new ApiClient({ baseUrl: result.data.url, token: result.data.token });
 }
+
+/** The management API of a command that runs only against it; BAD_CONFIG, naming both ways, without one. */
+export function requiredRemoteApi(
+  command: string,
+  flag: string | undefined,
+  env: NodeJS.ProcessEnv,
+): ApiClient {
+  const client = remoteApi(flag, env);
+  if (client === null)
+    throw new HookstreamError(
+      'BAD_CONFIG',
+      `${command} runs against the management API: --api <url> or HOOKSTREAM_API_URL`,
+      false,
+    );
+  return client;
+}

@@ -15,8 +15,16 @@ export interface ReadTopicOptions {
   readonly topic: string;
   /** Only these partitions (default: all of them). */
   readonly partitions?: readonly number[];
-  /** The first record to read: the earliest kept (default), or the first at/after a timestamp. */
-  readonly from?: 'earliest' | { readonly timestampMs: number };
+  /**
+   * The first record to read: the earliest kept (default), the first at/after a timestamp, or an
+   * offset (the same one in every partition read: meant for one partition).
+   */
+  readonly from?: 'earliest' | { readonly timestampMs: number } | { readonly offset: string };
+  /**
+   * At most this many offsets per partition from the start: a bound for reads that want one
+   * record or a few where they are, not the rest of the partition.
+   */
+  readonly count?: number;
   /**
    * At most this many records per partition, the newest: the start moves up to `end − n`. A
    * bound for reads of a busy topic that only need its recent part.
@@ -52,6 +60,8 @@ export async function readTopic(
     const starts = new Map<number, bigint>();
     if (options.from === undefined || options.from === 'earliest') {
       for (const r of ranges) starts.set(r.partition, BigInt(r.low));
+    } else if ('offset' in options.from) {
+      for (const r of ranges) starts.set(r.partition, BigInt(options.from.offset));
     } else {
       for (const o of await admin.fetchTopicOffsetsByTimestamp(topic, options.from.timestampMs)) {
         starts.set(o.partition, BigInt(o.offset));
@@ -69,8 +79,9 @@ export async function readTopic(
         const floor = high - BigInt(Math.max(0, Math.floor(options.lastPerPartition)));
         if (start < floor) start = floor;
       }
+      const end = endOf(start, high, options.count);
       const wanted = only === undefined || only.has(r.partition);
-      if (wanted && start < high) pending.set(r.partition, { start, end: high });
+      if (wanted && start < end) pending.set(r.partition, { start, end });
       else idle.push(r.partition);
     }
     if (pending.size === 0) return [];
@@ -83,6 +94,33 @@ export async function readTopic(
   } finally {
     await admin.disconnect();
   }
+}
+
+/** Where a read of a partition stops: its end, or `count` offsets past the start when that is sooner. */
+function endOf(start: bigint, high: bigint, count: number | undefined): bigint {
+  if (count === undefined) return high;
+  const bounded = start + BigInt(Math.max(0, Math.floor(count)));
+  return bounded < high ? bounded : high;
+}
+
+/**
+ * The record at one offset of one partition, or null when there is none there (retention or
+ * compaction removed it, or the offset is past the end). Reads that one offset, not the partition.
+ */
+export async function readRecordAt(
+  connection: KafkaConnection,
+  at: { readonly topic: string; readonly partition: number; readonly offset: string },
+  options: { readonly purpose?: string; readonly timeoutMs?: number } = {},
+): Promise<ConsumedRecord | null> {
+  const found = await readTopic(connection, {
+    topic: at.topic,
+    partitions: [at.partition],
+    from: { offset: at.offset },
+    count: 1,
+    purpose: options.purpose ?? 'read-at',
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+  });
+  return found.find((r) => r.offset === at.offset) ?? null;
 }
 
 async function consume(
