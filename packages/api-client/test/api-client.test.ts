@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApiServer, ApiTokens, managementRoutes, Router } from '@hookstream/api';
+import { ApiServer, ApiTokens, managementRoutes, type PortalLinksPort, Router } from '@hookstream/api';
+import { type PortalLink, portalLinkView } from '@hookstream/contracts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { API_OPERATIONS, ApiClient, ApiClientError, retryAfterMsOf } from '../src/index.ts';
 import { fakeService } from './fake-service.ts';
@@ -11,16 +12,11 @@ const ACME_TOKEN = 'acme-token-0123456789abc';
 const routes = managementRoutes(fakeService(), () => ({}));
 
 /**
- * Operations whose routes are served from the portal links' route file, written beside this one
- * (packages/api/src/portal-link-routes.ts): until it is in the table they are held to their
- * method and path by their own test below; once a route of the name is there, it is checked like
- * every other (and the entry here can go).
+ * The portal link routes (packages/api/src/portal-link-routes.ts) are served only by an API that
+ * serves the portal, so they are not in the management table: their own test below holds them to
+ * their method and path, against portalLinkRoutes.
  */
-const PENDING = new Set(
-  ['createPortalLink', 'listPortalLinks', 'revokePortalLink'].filter(
-    (id) => !routes.some((r) => r.operationId === id),
-  ),
-);
+const PENDING = new Set(['createPortalLink', 'listPortalLinks', 'revokePortalLink']);
 const router = new Router(routes);
 const closers: (() => Promise<void>)[] = [];
 
@@ -308,63 +304,69 @@ describe('the messages and actions', () => {
 });
 
 describe('the portal links', () => {
-  /** A stand-in for the API's link routes: records each request, answers as the document says. */
+  /**
+   * A real ApiServer serving the link routes over an in-memory link store, recording each
+   * request as it logs them.
+   */
   async function linkServer() {
-    const requests: { method: string; url: string; body: string }[] = [];
-    const view = {
-      id: 'pl_AAAAAAAAAAAAAAAAAAAA',
-      tenant: 'acme',
-      scope: 'manage',
-      createdAt: '2026-02-01T00:00:00.000Z',
-      expiresAt: '2026-02-01T01:00:00.000Z',
-      createdBy: 'tok_0123456789abcdef',
-      state: 'active',
+    const requests: { method: string; path: string; status: number }[] = [];
+    const links = new Map<string, PortalLink>();
+    const port: PortalLinksPort = {
+      mint: async (request, by) => {
+        const link: PortalLink = {
+          version: 1,
+          id: 'pl_AAAAAAAAAAAAAAAAAAAA',
+          tenant: request.tenant,
+          scope: request.scope,
+          createdAt: new Date().toISOString(),
+          expiresAt: new Date(Date.now() + request.lifetimeSeconds * 1000).toISOString(),
+          createdBy: by,
+          secretDigest: `sha256:${'0'.repeat(64)}`,
+        };
+        links.set(link.id, link);
+        return { link, token: `${link.id}.secret` };
+      },
+      revoke: async (id, by) => {
+        const link = links.get(id);
+        if (link === undefined) return null;
+        const revoked = { ...link, revokedAt: new Date().toISOString(), revokedBy: by };
+        links.set(id, revoked);
+        return revoked;
+      },
+      list: () => [...links.values()].map((l) => portalLinkView(l, Date.now())),
     };
-    const server = createServer((req, res) => {
-      let body = '';
-      req.on('data', (c: Buffer) => {
-        body += c.toString();
-      });
-      req.on('end', () => {
-        requests.push({ method: req.method ?? '', url: req.url ?? '', body });
-        const tenant = req.headers.authorization === `Bearer ${ACME_TOKEN}`;
-        const [status, answer] = tenant
-          ? [403, { error: { code: 'forbidden', message: 'operator tokens only' } }]
-          : req.method === 'POST'
-            ? [201, { link: view, url: 'https://portal.example.com/p/secret' }]
-            : req.method === 'GET'
-              ? [200, { items: [view], nextCursor: null }]
-              : [
-                  200,
-                  {
-                    link: { ...view, state: 'revoked', revokedAt: view.createdAt, revokedBy: view.createdBy },
-                  },
-                ];
-        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
-      });
+    const server = new ApiServer({
+      service: fakeService(),
+      tokens: ApiTokens.parse([`${OPERATOR_TOKEN}=*`, `${ACME_TOKEN}@acme`]),
+      host: '127.0.0.1',
+      port: 0,
+      ratePerSecond: 1000,
+      portal: {
+        links: port,
+        pages: { handle: async (_req, res) => void res.writeHead(404).end() },
+        publicUrl: 'https://portal.example.com',
+      },
+      log: (_level, message, fields) => {
+        if (message === 'request') requests.push(fields as (typeof requests)[number]);
+      },
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    closers.push(() => new Promise((resolve) => server.close(() => resolve())));
-    return { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests };
+    const baseUrl = await server.start();
+    closers.push(() => server.close());
+    return { baseUrl, requests };
   }
 
   it('mints, lists and revokes with the routes of the document, and parses the answers', async () => {
     const { baseUrl, requests } = await linkServer();
     const client = new ApiClient({ baseUrl, token: OPERATOR_TOKEN, maxRetries: 0 });
     const minted = await client.createPortalLink({ tenant: 'acme', scope: 'manage', lifetimeSeconds: 3600 });
-    expect(minted.url).toBe('https://portal.example.com/p/secret');
+    expect(minted.url).toBe('https://portal.example.com/portal/pl_AAAAAAAAAAAAAAAAAAAA.secret/');
     expect((await client.listPortalLinks({ tenant: 'acme', state: 'all', limit: 5 })).items).toHaveLength(1);
     expect((await client.revokePortalLink(minted.link.id)).link.state).toBe('revoked');
-    expect(requests.map((r) => `${r.method} ${r.url}`)).toEqual([
-      'POST /v1/portal-links',
-      'GET /v1/portal-links?tenant=acme&state=all&limit=5',
-      'DELETE /v1/portal-links/pl_AAAAAAAAAAAAAAAAAAAA',
+    expect(requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+      'POST /v1/portal-links 201',
+      'GET /v1/portal-links 200',
+      'DELETE /v1/portal-links/pl_AAAAAAAAAAAAAAAAAAAA 200',
     ]);
-    expect(JSON.parse(requests[0]?.body ?? '')).toEqual({
-      tenant: 'acme',
-      scope: 'manage',
-      lifetimeSeconds: 3600,
-    });
     for (const route of ['createPortalLink', 'listPortalLinks', 'revokePortalLink'] as const)
       expect(requests.some((r) => r.method === API_OPERATIONS[route].method)).toBe(true);
   });

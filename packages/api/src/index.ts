@@ -4,13 +4,7 @@ export { ApiTokens } from './api-tokens.ts';
 export { MAX_BODY_DEPTH, MAX_BODY_VALUES } from './body-limits.ts';
 export { answerSchema, openApiDocument } from './openapi.ts';
 export type { PortalLinksPort } from './portal-link-routes.ts';
-export {
-  PortalLinkList,
-  PortalLinkListQuery,
-  PortalLinkParams,
-  portalLinkRoutes,
-  RevokedPortalLink,
-} from './portal-link-routes.ts';
+export { portalLinkRoutes } from './portal-link-routes.ts';
 export type { RawRequest, ResponseSpec, Route, RouteAnswer } from './route.ts';
 export { defineRoute } from './route.ts';
 export { Router } from './router.ts';

@@ -1,15 +1,20 @@
-import { ErrorBody, NoParams } from '@hookstream/api-schemas';
+import {
+  ErrorBody,
+  NoParams,
+  PortalLinkList,
+  PortalLinkParams,
+  PortalLinkQuery,
+  RevokedPortalLink,
+} from '@hookstream/api-schemas';
 import {
   MintedPortalLink,
   type PortalLink,
-  PortalLinkId,
   PortalLinkRequest,
-  PortalLinkView,
+  type PortalLinkView,
   portalLinkView,
-  TenantId,
 } from '@hookstream/contracts';
 import { type Caller, ManagementError } from '@hookstream/management';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { defineRoute, type ResponseSpec, type Route } from './route.ts';
 
 /** Where the API keeps portal links: the portal's link book (the links topic). */
@@ -21,16 +26,6 @@ export interface PortalLinksPort {
   revoke(id: string, by: string): Promise<PortalLink | null>;
   list(filter: { readonly tenant?: string | undefined; readonly state: 'active' | 'all' }): PortalLinkView[];
 }
-
-export const PortalLinkParams = z.object({ id: PortalLinkId });
-export const PortalLinkListQuery = z.object({
-  tenant: TenantId.optional(),
-  /** `active` (default): links that open the portal now; `all`: also expired and revoked ones still kept. */
-  state: z.enum(['active', 'all']).default('active'),
-  limit: z.coerce.number().int().min(1).max(1000).default(100),
-});
-export const PortalLinkList = z.object({ items: z.array(PortalLinkView) });
-export const RevokedPortalLink = z.object({ link: PortalLinkView });
 
 const ok = (description: string, schema: z.ZodType): ResponseSpec => ({ description, schema });
 const operatorOnly = ok('A tenant token: links are minted by the platform’s backend only', ErrorBody);
@@ -75,12 +70,16 @@ export function portalLinkRoutes(links: PortalLinksPort, portalUrl: () => string
       summary:
         'Portal links, newest first: the active ones, or all still kept (state=all); never their secrets',
       params: NoParams,
-      query: PortalLinkListQuery,
+      query: PortalLinkQuery,
       responses: { 200: ok('The links', PortalLinkList), 403: operatorOnly },
       handle: async ({ caller, query }) => {
         requireOperator(caller);
-        const items = links.list({ tenant: query.tenant, state: query.state }).slice(0, query.limit);
-        return { status: 200, body: { items } };
+        const all = links.list({ tenant: query.tenant, state: query.state });
+        // Newest first; the cursor is the last id of the page before (gone since: from the start).
+        const after = query.cursor === undefined ? 0 : all.findIndex((l) => l.id === query.cursor) + 1;
+        const items = all.slice(after, after + query.limit);
+        const more = after + query.limit < all.length;
+        return { status: 200, body: { items, nextCursor: more ? (items.at(-1)?.id ?? null) : null } };
       },
     }),
     defineRoute({
