@@ -1,0 +1,109 @@
+import { ATTEMPT_LOG_TOPIC, AttemptLogEntry } from '@hookstream/contracts';
+import { type FollowedBatch, type KafkaConnection, TopicFollower } from '@hookstream/kafka';
+import type { PortalStore } from './portal-store.ts';
+
+export interface AttemptIndexerOptions {
+  readonly store: PortalStore;
+  /** Default ATTEMPT_LOG_TOPIC. */
+  readonly topic?: string;
+  /** A record that is not an attempt log entry (skipped and counted), with why. */
+  readonly onSkipped?: (where: { partition: number; offset: string }, why: string) => void;
+  /** How long an idle fetch waits (default 500 ms). */
+  readonly maxWaitTimeInMs?: number;
+}
+
+/** How far indexing has come. */
+export interface IndexerProgress {
+  /** Entries indexed (replays of stored ones not counted). */
+  readonly applied: number;
+  readonly duplicates: number;
+  /** Entries of events without a tenant, not kept. */
+  readonly untenanted: number;
+  /** Records that were not attempt log entries. */
+  readonly invalid: number;
+  /** Records the log holds that are not indexed yet, as of the latest fetch of each partition. */
+  readonly lag: number;
+}
+
+/**
+ * Follows the attempt log into a PortalStore. It resumes where the store's positions say: the
+ * positions commit in the same transaction as the rows (PortalStore.apply), so nothing is
+ * indexed twice or skipped across restarts, with no consumer group offsets involved (its group
+ * is throwaway and never commits). Each API process keeps its own index from the same log.
+ */
+export class AttemptIndexer {
+  readonly #store: PortalStore;
+  readonly #topic: string;
+  readonly #follower: TopicFollower;
+  readonly #options: AttemptIndexerOptions;
+  readonly #behind = new Map<number, bigint>();
+  #counts = { applied: 0, duplicates: 0, untenanted: 0, invalid: 0 };
+
+  constructor(connection: KafkaConnection, options: AttemptIndexerOptions) {
+    this.#store = options.store;
+    this.#topic = options.topic ?? ATTEMPT_LOG_TOPIC;
+    this.#options = options;
+    this.#follower = new TopicFollower(connection, {
+      topic: this.#topic,
+      purpose: 'portal-index',
+      startAt: this.#store.positions(this.#topic),
+      onBatch: (batch) => this.#index(batch),
+      ...(options.maxWaitTimeInMs === undefined ? {} : { maxWaitTimeInMs: options.maxWaitTimeInMs }),
+    });
+  }
+
+  /** Resolves once the log as it was at the call is indexed. */
+  async start(): Promise<void> {
+    await this.#follower.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.#follower.stop();
+  }
+
+  progress(): IndexerProgress {
+    return { ...this.#counts, lag: this.lag() };
+  }
+
+  /** Records behind the log's end, as of each partition's latest fetch. */
+  lag(): number {
+    let sum = 0n;
+    for (const behind of this.#behind.values()) sum += behind;
+    return Number(sum);
+  }
+
+  #index(batch: FollowedBatch): void {
+    const entries: AttemptLogEntry[] = [];
+    for (const record of batch.records) {
+      const entry = parseEntry(record.value);
+      if (entry.success) entries.push(entry.data);
+      else {
+        this.#counts.invalid += 1;
+        this.#options.onSkipped?.({ partition: batch.partition, offset: record.offset }, entry.why);
+      }
+    }
+    const result = this.#store.apply(entries, [
+      { topic: this.#topic, partition: batch.partition, nextOffset: batch.nextOffset },
+    ]);
+    this.#counts.applied += result.applied;
+    this.#counts.duplicates += result.duplicates;
+    this.#counts.untenanted += result.untenanted;
+    const behind = BigInt(batch.highWatermark) - BigInt(batch.nextOffset);
+    this.#behind.set(batch.partition, behind > 0n ? behind : 0n);
+  }
+}
+
+type Parsed = { success: true; data: AttemptLogEntry } | { success: false; why: string };
+
+/** One bad record is skipped, never a reason to stop indexing. */
+function parseEntry(value: Buffer | null): Parsed {
+  if (value === null) return { success: false, why: 'no value' };
+  let json: unknown;
+  try {
+    json = JSON.parse(value.toString('utf8'));
+  } catch {
+    return { success: false, why: 'not JSON' };
+  }
+  const entry = AttemptLogEntry.safeParse(json);
+  return entry.success ? { success: true, data: entry.data } : { success: false, why: entry.error.message };
+}
