@@ -14,7 +14,11 @@ type Written = 'applied' | 'duplicate' | 'untenanted';
  */
 export class EntryWriter {
   readonly #db: DatabaseSync;
-  readonly #upsertMessage: StatementSync;
+  readonly #insertMessage: StatementSync;
+  readonly #findMessage: StatementSync;
+  readonly #laterStep: StatementSync;
+  readonly #earlierStep: StatementSync;
+  readonly #typeFound: StatementSync;
   readonly #insertAttempt: StatementSync;
   readonly #upsertEndpoint: StatementSync;
   readonly #followMessage: StatementSync;
@@ -24,13 +28,17 @@ export class EntryWriter {
 
   constructor(db: DatabaseSync) {
     this.#db = db;
-    this.#upsertMessage = db.prepare(`
+    // Insert, else touch only what changed: an update naming a column rewrites every index of
+    // it, and most steps change only last_at.
+    this.#insertMessage = db.prepare(`
       INSERT INTO messages (tenant, event_id, type, first_at, last_at, state) VALUES (?, ?, ?, ?, ?, 'pending')
-      ON CONFLICT (tenant, event_id) DO UPDATE SET
-        type = coalesce(type, excluded.type),
-        first_at = min(first_at, excluded.first_at),
-        last_at = max(last_at, excluded.last_at)
-      RETURNING id, type, first_at`);
+      ON CONFLICT (tenant, event_id) DO NOTHING RETURNING id, type, first_at`);
+    this.#findMessage = db.prepare(
+      'SELECT id, type, first_at FROM messages WHERE tenant = ? AND event_id = ?',
+    );
+    this.#laterStep = db.prepare('UPDATE messages SET last_at = ? WHERE id = ? AND last_at < ?');
+    this.#earlierStep = db.prepare('UPDATE messages SET first_at = ? WHERE id = ? AND first_at > ?');
+    this.#typeFound = db.prepare('UPDATE messages SET type = ? WHERE id = ? AND type IS NULL');
     this.#insertAttempt = db.prepare(`
       INSERT OR IGNORE INTO attempts (message_id, subscriber, attempt, step, source_topic, source_partition,
         source_offset, at, status, duration_ms, outcome, excerpt, tier, due_at, dead_letter_reason,
@@ -76,7 +84,7 @@ export class EntryWriter {
   #write(entry: AttemptLogEntry): Written {
     if (entry.tenant === undefined) return 'untenanted';
     const at = Date.parse(entry.at);
-    const message = this.#upsertMessage.get(entry.tenant, entry.eventId, entry.type ?? null, at, at) as Row;
+    const message = this.#message(entry.tenant, entry, at);
     const messageId = num(message, 'id');
     const type = textOrNull(message, 'type');
     const firstAt = num(message, 'first_at');
@@ -104,6 +112,21 @@ export class EntryWriter {
     const derived = messageState(states);
     this.#setState.run(derived, messageId, derived);
     return 'applied';
+  }
+
+  /** The entry's message row, made or moved to cover the entry's time and type. */
+  #message(tenant: string, entry: AttemptLogEntry, at: number): Row {
+    const type = entry.type ?? null;
+    const key = [tenant, entry.eventId] as const;
+    const made = this.#insertMessage.get(...key, type, at, at) as Row | undefined;
+    if (made !== undefined) return made;
+    const found = this.#findMessage.get(...key) as Row;
+    const id = num(found, 'id');
+    this.#laterStep.run(at, id, at);
+    if (this.#earlierStep.run(at, id, at).changes === 0 && (type === null || found.type !== null))
+      return found;
+    if (type !== null) this.#typeFound.run(type, id);
+    return this.#findMessage.get(...key) as Row;
   }
 }
 

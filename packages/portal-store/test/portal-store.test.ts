@@ -39,6 +39,19 @@ describe('message state across steps', () => {
     expect(message?.endpoints[0]).toMatchObject({ step: 'delivered', attemptCount: 2, lastStatus: 200 });
   });
 
+  it('a type first carried by a later entry is found by type, also in an endpoint’s list', () => {
+    const { store } = openStore();
+    const { type: _, ...untyped } = entry({ eventId: 'e', at: at(1), step: 'retry-scheduled', status: 500 });
+    store.apply([untyped]);
+    expect(store.getMessage('acme', 'e')?.type).toBeNull();
+    store.apply([entry({ eventId: 'e', at: at(2), attempt: 2, type: 'order.paid' })]);
+    const byType = { tenant: 'acme', limit: 10, types: ['order.paid'] };
+    expect(store.listMessages(byType).messages.map((m) => m.eventId)).toEqual(['e']);
+    expect(
+      store.listMessages({ ...byType, subscribers: ['orders-hook'] }).messages.map((m) => m.eventId),
+    ).toEqual(['e']);
+  });
+
   it('filtered by every endpoint is filtered; filtered by one and delivered by another is delivered', () => {
     const { store } = openStore();
     store.apply([
