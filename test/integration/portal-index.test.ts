@@ -16,6 +16,8 @@ const topic = uniqueName('portal-attempts');
 const tenant = uniqueName('portal-tenant');
 const dir = mkdtempSync(join(tmpdir(), 'portal-index-'));
 const path = join(dir, 'portal.sqlite');
+/** Recent: the indexer prunes what is past the attempt log's retention. */
+const startMs = Date.now() - 60 * 60_000;
 
 beforeAll(async () => {
   await createTopic(topic, 3);
@@ -32,7 +34,7 @@ function entry(i: number, fields: Partial<AttemptLogEntry> = {}): AttemptLogEntr
     subscriber: 'portal-index',
     step: 'delivered',
     attempt: 1,
-    at: new Date(Date.UTC(2026, 11, 1, 0, 0, i)).toISOString(),
+    at: new Date(startMs + i * 1000).toISOString(),
     status: 200,
     durationMs: 5,
     tenant,
@@ -86,7 +88,7 @@ describe('AttemptIndexer', () => {
         step: 'retry-scheduled',
         attempt: 2,
         status: 503,
-        at: new Date(Date.UTC(2026, 11, 1, 0, 1)).toISOString(),
+        at: new Date(startMs + 60_000).toISOString(),
       }),
       ...Array.from({ length: 10 }, (_, i) => entry(30 + i)),
     ]);

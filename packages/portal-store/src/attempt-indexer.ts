@@ -1,13 +1,18 @@
-import { ATTEMPT_LOG_TOPIC, AttemptLogEntry } from '@hookstream/contracts';
+import { ATTEMPT_LOG_TOPIC, AttemptLogEntry, type LogFn } from '@hookstream/contracts';
 import { type FollowedBatch, type KafkaConnection, TopicFollower } from '@hookstream/kafka';
-import type { PortalStore } from './portal-store.ts';
+import { DEFAULT_RETENTION_MS, type PortalStore } from './portal-store.ts';
+
+/** How often the indexer drops messages past the retention (and once when it has caught up). */
+const PRUNE_EVERY_MS = 60 * 60 * 1000;
 
 export interface AttemptIndexerOptions {
   readonly store: PortalStore;
   /** Default ATTEMPT_LOG_TOPIC. */
   readonly topic?: string;
-  /** A record that is not an attempt log entry (skipped and counted), with why. */
-  readonly onSkipped?: (where: { partition: number; offset: string }, why: string) => void;
+  /** Records that are not attempt log entries (skipped and counted), and failed prunes. */
+  readonly log?: LogFn;
+  /** Messages whose latest step is older are pruned (default DEFAULT_RETENTION_MS). */
+  readonly retentionMs?: number;
   /** How long an idle fetch waits (default 500 ms). */
   readonly maxWaitTimeInMs?: number;
 }
@@ -38,6 +43,7 @@ export class AttemptIndexer {
   readonly #options: AttemptIndexerOptions;
   readonly #behind = new Map<number, bigint>();
   #counts = { applied: 0, duplicates: 0, untenanted: 0, invalid: 0 };
+  #pruneTimer: NodeJS.Timeout | undefined;
 
   constructor(connection: KafkaConnection, options: AttemptIndexerOptions) {
     this.#store = options.store;
@@ -52,13 +58,26 @@ export class AttemptIndexer {
     });
   }
 
-  /** Resolves once the log as it was at the call is indexed. */
+  /** Resolves once the log as it was at the call is indexed; prunes then and every hour. */
   async start(): Promise<void> {
     await this.#follower.start();
+    void this.#prune();
+    this.#pruneTimer = setInterval(() => void this.#prune(), PRUNE_EVERY_MS).unref();
   }
 
   async stop(): Promise<void> {
+    clearInterval(this.#pruneTimer);
     await this.#follower.stop();
+  }
+
+  async #prune(): Promise<void> {
+    try {
+      await this.#store.prune(this.#options.retentionMs ?? DEFAULT_RETENTION_MS);
+    } catch (err) {
+      this.#options.log?.('warn', 'portal index: pruning failed; it is tried again within the hour', {
+        error: err instanceof Error ? err.message : String(err),
+      });
+    }
   }
 
   progress(): IndexerProgress {
@@ -79,7 +98,12 @@ export class AttemptIndexer {
       if (entry.success) entries.push(entry.data);
       else {
         this.#counts.invalid += 1;
-        this.#options.onSkipped?.({ partition: batch.partition, offset: record.offset }, entry.why);
+        this.#options.log?.('warn', 'portal index: a record of the attempt log is not an entry; skipped', {
+          topic: this.#topic,
+          partition: batch.partition,
+          offset: record.offset,
+          why: entry.why,
+        });
       }
     }
     const result = this.#store.apply(entries, [
