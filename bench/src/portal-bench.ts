@@ -26,7 +26,11 @@ export interface PortalBenchResult {
   readonly store: StoreStats;
   readonly queries: Readonly<Record<PortalQuery, LatencySummary>>;
   readonly peakRssMiB: number;
+  /** Heap used includes garbage not collected yet: the fill's entries weigh on the peak. */
   readonly peakHeapMiB: number;
+  /** After the queries, the store open: what a process serving the portal holds. */
+  readonly rssAfterQueriesMiB: number;
+  readonly heapAfterQueriesMiB: number;
 }
 
 export const PORTAL_QUERIES = [
@@ -170,11 +174,17 @@ class MemoryPeak {
     this.#heap = Math.max(this.#heap, process.memoryUsage().heapUsed);
   }
 
-  figures(): { peakRssMiB: number; peakHeapMiB: number } {
+  figures(): Pick<
+    PortalBenchResult,
+    'peakRssMiB' | 'peakHeapMiB' | 'rssAfterQueriesMiB' | 'heapAfterQueriesMiB'
+  > {
     this.sample();
+    const now = process.memoryUsage();
     return {
       peakRssMiB: round((process.resourceUsage().maxRSS * 1024) / 2 ** 20),
       peakHeapMiB: round(this.#heap / 2 ** 20),
+      rssAfterQueriesMiB: round(now.rss / 2 ** 20),
+      heapAfterQueriesMiB: round(now.heapUsed / 2 ** 20),
     };
   }
 }

@@ -81,7 +81,7 @@ export function formatPortalBench(result: PortalBenchResult): string {
     `store     ${result.messages} messages of ${result.tenants} tenants (largest ${result.largestTenantMessages}), ${result.entries} entries`,
     `fill      ${result.fillSeconds} s, ${result.entriesPerSecond} entries/s`,
     `file      ${mib(result.store.fileBytes)} MiB (+ ${mib(result.store.walBytes)} MiB WAL), page cache bound ${mib(result.store.cacheBytes)} MiB`,
-    `memory    peak RSS ${result.peakRssMiB} MiB, peak heap ${result.peakHeapMiB} MiB (the whole process)`,
+    `memory    peak RSS ${result.peakRssMiB} MiB, peak heap ${result.peakHeapMiB} MiB; after the queries RSS ${result.rssAfterQueriesMiB} MiB, heap ${result.heapAfterQueriesMiB} MiB (the whole process)`,
     table,
   ].join('\n');
 }
