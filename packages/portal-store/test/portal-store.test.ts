@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { MAX_ATTEMPTS_PER_ENDPOINT } from '../src/index.ts';
 import { at, entry, openStore, reopen } from './fixtures.ts';
 
 describe('message state across steps', () => {
@@ -95,6 +96,22 @@ describe('getMessage', () => {
     expect(attempts[0]).toMatchObject({ at: at(1), tier: 1, dueAt: at(2), outcome: 'http-500', origin });
     expect(attempts[1]?.source.topic).toBe('hookstream.events');
     expect(message?.endpoints[0]?.truncated).toBe(false);
+  });
+
+  it('shows the newest attempts of a long retry chain and says older ones were left out', () => {
+    const { store } = openStore();
+    const count = MAX_ATTEMPTS_PER_ENDPOINT + 5;
+    store.apply(
+      Array.from({ length: count }, (_, i) =>
+        entry({ eventId: 'long', at: at(i), attempt: i + 1, step: 'retry-scheduled', status: 503 }),
+      ),
+    );
+    const endpoint = store.getMessage('acme', 'long')?.endpoints[0];
+    expect(endpoint?.attemptCount).toBe(count);
+    expect(endpoint?.truncated).toBe(true);
+    expect(endpoint?.attempts).toHaveLength(MAX_ATTEMPTS_PER_ENDPOINT);
+    expect(endpoint?.attempts[0]?.attempt).toBe(6);
+    expect(endpoint?.attempts.at(-1)?.attempt).toBe(count);
   });
 
   it('is null for another tenant’s event, an unknown one, and one none of the given endpoints had', () => {
