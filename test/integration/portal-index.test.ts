@@ -45,9 +45,9 @@ function entry(i: number, fields: Partial<AttemptLogEntry> = {}): AttemptLogEntr
 }
 
 /** Keyed by event id, as the pusher writes them: an event's steps share a partition. */
-async function write(entries: readonly AttemptLogEntry[]): Promise<void> {
+async function write(entries: readonly AttemptLogEntry[], to = topic): Promise<void> {
   await sender.send(
-    topic,
+    to,
     entries.map((e) => ({ key: e.eventId, value: Buffer.from(JSON.stringify(e)), headers: {} })),
   );
 }
@@ -100,5 +100,24 @@ describe('AttemptIndexer', () => {
     expect(reopened.getMessage(tenant, `${tenant}-e3`)).toMatchObject({ state: 'pending' });
     expect(reopened.stats().attempts).toBe(41);
     reopened.close();
+  });
+
+  it('waits for an attempt log that no pusher has made yet, then indexes it', async () => {
+    const later = uniqueName('portal-attempts-later');
+    const laterDir = mkdtempSync(join(tmpdir(), 'portal-index-later-'));
+    const store = new PortalStore({ path: join(laterDir, 'portal.sqlite') });
+    const indexer = new AttemptIndexer(kafka, { store, topic: later, maxWaitTimeInMs: 100 });
+    try {
+      const started = indexer.start();
+      await createTopic(later, 2);
+      await write([entry(100)], later);
+      await started;
+      await waitFor('the entry indexed', async () => (indexer.progress().applied === 1 ? true : undefined));
+      expect(store.getMessage(tenant, `${tenant}-e100`)?.state).toBe('delivered');
+    } finally {
+      await indexer.stop();
+      store.close();
+      rmSync(laterDir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,9 +1,12 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ATTEMPT_LOG_TOPIC, AttemptLogEntry, type LogFn } from '@hookstream/contracts';
-import { type FollowedBatch, type KafkaConnection, TopicFollower } from '@hookstream/kafka';
+import { type FollowedBatch, KafkaAdmin, type KafkaConnection, TopicFollower } from '@hookstream/kafka';
 import { DEFAULT_RETENTION_MS, type PortalStore } from './portal-store.ts';
 
 /** How often the indexer drops messages past the retention (and once when it has caught up). */
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
+/** How often a missing attempt log is looked for (the first pusher to start makes it). */
+const TOPIC_LOOK_EVERY_MS = 2000;
 
 export interface AttemptIndexerOptions {
   readonly store: PortalStore;
@@ -44,11 +47,14 @@ export class AttemptIndexer {
   readonly #behind = new Map<number, bigint>();
   #counts = { applied: 0, duplicates: 0, untenanted: 0, invalid: 0 };
   #pruneTimer: NodeJS.Timeout | undefined;
+  readonly #stopping = new AbortController();
+  readonly #connection: KafkaConnection;
 
   constructor(connection: KafkaConnection, options: AttemptIndexerOptions) {
     this.#store = options.store;
     this.#topic = options.topic ?? ATTEMPT_LOG_TOPIC;
     this.#options = options;
+    this.#connection = connection;
     this.#follower = new TopicFollower(connection, {
       topic: this.#topic,
       purpose: 'portal-index',
@@ -58,16 +64,37 @@ export class AttemptIndexer {
     });
   }
 
-  /** Resolves once the log as it was at the call is indexed; prunes then and every hour. */
+  /**
+   * Resolves once the log as it was at the call is indexed; prunes then and every hour. On a
+   * stack where no pusher has run yet there is no attempt log: it waits for one (or stop()).
+   */
   async start(): Promise<void> {
+    if (!(await this.#topicMade())) return;
     await this.#follower.start();
     void this.#prune();
     this.#pruneTimer = setInterval(() => void this.#prune(), PRUNE_EVERY_MS).unref();
   }
 
   async stop(): Promise<void> {
+    this.#stopping.abort();
     clearInterval(this.#pruneTimer);
     await this.#follower.stop();
+  }
+
+  /** True once the topic exists; false when stopped first. */
+  async #topicMade(): Promise<boolean> {
+    const admin = new KafkaAdmin(this.#connection);
+    await admin.connect();
+    try {
+      while (!(await admin.topicExists(this.#topic))) {
+        const signal = this.#stopping.signal;
+        const stopped = await sleep(TOPIC_LOOK_EVERY_MS, false, { signal }).catch(() => true);
+        if (stopped) return false;
+      }
+      return !this.#stopping.signal.aborted;
+    } finally {
+      await admin.disconnect();
+    }
   }
 
   async #prune(): Promise<void> {
