@@ -120,4 +120,45 @@ describe('AttemptIndexer', () => {
       rmSync(laterDir, { recursive: true, force: true });
     }
   });
+
+  it('keeps a batch the store refused and stores it when the store takes it again', async () => {
+    const flaky = uniqueName('portal-attempts-flaky');
+    await createTopic(flaky, 1);
+    await write(
+      Array.from({ length: 5 }, (_, i) => entry(200 + i)),
+      flaky,
+    );
+    const flakyDir = mkdtempSync(join(tmpdir(), 'portal-index-flaky-'));
+    const store = new RefusingOnce({ path: join(flakyDir, 'portal.sqlite') });
+    const errors: string[] = [];
+    const indexer = new AttemptIndexer(kafka, {
+      store,
+      topic: flaky,
+      maxWaitTimeInMs: 100,
+      log: (level, message) => (level === 'error' ? errors.push(message) : undefined),
+    });
+    try {
+      await indexer.start();
+      expect(errors).toHaveLength(1);
+      expect(indexer.progress()).toMatchObject({ applied: 5, lag: 0 });
+      expect(store.positions(flaky)).toEqual(new Map([[0, '5']]));
+    } finally {
+      await indexer.stop();
+      store.close();
+      rmSync(flakyDir, { recursive: true, force: true });
+    }
+  });
 });
+
+/** A store whose first apply fails, as one on a full disk would. */
+class RefusingOnce extends PortalStore {
+  #refused = false;
+
+  override apply(...args: Parameters<PortalStore['apply']>): ReturnType<PortalStore['apply']> {
+    if (!this.#refused) {
+      this.#refused = true;
+      throw new Error('database or disk is full');
+    }
+    return super.apply(...args);
+  }
+}

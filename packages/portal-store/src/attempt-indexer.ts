@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ATTEMPT_LOG_TOPIC, AttemptLogEntry, type LogFn } from '@hookstream/contracts';
 import { type FollowedBatch, KafkaAdmin, type KafkaConnection, TopicFollower } from '@hookstream/kafka';
+import type { ApplyResult } from './contracts.ts';
 import { DEFAULT_RETENTION_MS, type PortalStore } from './portal-store.ts';
 
 /** How often the indexer drops messages past the retention (and once when it has caught up). */
@@ -81,16 +82,40 @@ export class AttemptIndexer {
     await this.#follower.stop();
   }
 
+  /**
+   * Applies the batch, trying again (1 s, doubling to 30 s) while the store refuses it (a full
+   * disk, a locked file): the partition waits, and nothing is skipped, since its position moves
+   * only with its rows. Null when stopped first.
+   */
+  async #stored(entries: readonly AttemptLogEntry[], batch: FollowedBatch): Promise<ApplyResult | null> {
+    const position = { topic: this.#topic, partition: batch.partition, nextOffset: batch.nextOffset };
+    for (let waitMs = 1000; ; waitMs = Math.min(waitMs * 2, 30_000)) {
+      try {
+        return this.#store.apply(entries, [position]);
+      } catch (err) {
+        this.#options.log?.('error', 'portal index: a batch could not be stored; trying again', {
+          partition: batch.partition,
+          nextOffset: batch.nextOffset,
+          retryInMs: waitMs,
+          error: err instanceof Error ? err.message : String(err),
+        });
+        if (await this.#stoppedWithin(waitMs)) return null;
+      }
+    }
+  }
+
+  /** Waits; true when stop() came first. */
+  async #stoppedWithin(ms: number): Promise<boolean> {
+    return sleep(ms, false, { signal: this.#stopping.signal }).catch(() => true);
+  }
+
   /** True once the topic exists; false when stopped first. */
   async #topicMade(): Promise<boolean> {
     const admin = new KafkaAdmin(this.#connection);
     await admin.connect();
     try {
-      while (!(await admin.topicExists(this.#topic))) {
-        const signal = this.#stopping.signal;
-        const stopped = await sleep(TOPIC_LOOK_EVERY_MS, false, { signal }).catch(() => true);
-        if (stopped) return false;
-      }
+      while (!(await admin.topicExists(this.#topic)))
+        if (await this.#stoppedWithin(TOPIC_LOOK_EVERY_MS)) return false;
       return !this.#stopping.signal.aborted;
     } finally {
       await admin.disconnect();
@@ -118,7 +143,7 @@ export class AttemptIndexer {
     return Number(sum);
   }
 
-  #index(batch: FollowedBatch): void {
+  async #index(batch: FollowedBatch): Promise<void> {
     const entries: AttemptLogEntry[] = [];
     for (const record of batch.records) {
       const entry = parseEntry(record.value);
@@ -133,9 +158,8 @@ export class AttemptIndexer {
         });
       }
     }
-    const result = this.#store.apply(entries, [
-      { topic: this.#topic, partition: batch.partition, nextOffset: batch.nextOffset },
-    ]);
+    const result = await this.#stored(entries, batch);
+    if (result === null) return;
     this.#counts.applied += result.applied;
     this.#counts.duplicates += result.duplicates;
     this.#counts.untenanted += result.untenanted;
