@@ -8,6 +8,7 @@ import {
   BENCH_LIMITER_USAGE,
   BENCH_LIMITER_WAIT_USAGE,
   BENCH_OUTAGE_USAGE,
+  BENCH_PORTAL_USAGE,
   BENCH_PROFILE_USAGE,
   BENCH_PULL_USAGE,
   BENCH_PUSH_USAGE,
@@ -97,6 +98,7 @@ const USAGES: Record<string, Record<string, string>> = {
     reconcile: BENCH_RECONCILE_USAGE,
     api: BENCH_API_USAGE,
     profile: BENCH_PROFILE_USAGE,
+    portal: BENCH_PORTAL_USAGE,
   },
 };
 /** Commands whose first argument is their own (a subcommand, or `bench`'s target), not a value. */

@@ -11,6 +11,7 @@ export { BENCH_FLEET_USAGE } from './cli/bench-fleet.ts';
 export { BENCH_LIMITER_USAGE } from './cli/bench-limiter.ts';
 export { BENCH_LIMITER_WAIT_USAGE } from './cli/bench-limiter-wait.ts';
 export { BENCH_OUTAGE_USAGE } from './cli/bench-outage.ts';
+export { BENCH_PORTAL_USAGE } from './cli/bench-portal.ts';
 export { BENCH_PROFILE_USAGE } from './cli/bench-profile.ts';
 export { BENCH_PULL_USAGE } from './cli/bench-pull.ts';
 export { BENCH_PUSH_USAGE } from './cli/bench-push.ts';
@@ -38,6 +39,8 @@ export type { LimiterBenchOptions, LimiterBenchResult } from './limiter-bench.ts
 export { runLimiterBench } from './limiter-bench.ts';
 export type { OutageBenchOptions, OutageBenchResult, OutageRun } from './outage-bench.ts';
 export { benchOutage } from './outage-bench.ts';
+export type { PortalBenchOptions, PortalBenchResult, PortalQuery } from './portal-bench.ts';
+export { PORTAL_QUERIES, runPortalBench } from './portal-bench.ts';
 export type { ProfileShare, ProfileSummary } from './profile-summary.ts';
 export { summarizeProfile } from './profile-summary.ts';
 export type { BenchOptions, BenchResult } from './push-bench.ts';

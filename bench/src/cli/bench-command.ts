@@ -8,6 +8,7 @@ import { benchFleetCommand } from './bench-fleet.ts';
 import { benchLimiterCommand } from './bench-limiter.ts';
 import { benchLimiterWaitCommand } from './bench-limiter-wait.ts';
 import { benchOutageCommand } from './bench-outage.ts';
+import { benchPortalCommand } from './bench-portal.ts';
 import { benchProfileCommand } from './bench-profile.ts';
 import { benchPullCommand } from './bench-pull.ts';
 import { benchPushCommand } from './bench-push.ts';
@@ -28,6 +29,7 @@ export const BENCH_USAGE = `Usage: hookstream bench [--quick] [--events <n>] [--
        hookstream bench api --help
        hookstream bench pull --help
        hookstream bench profile --help
+       hookstream bench portal --help
 
 Measures accepted events/s and p50/p99 latency of ~1 KiB events through the HTTP ingress (one
 event per request at concurrency 8, 32, 128; batches of 50 at 4 and 16), next to a raw kafkajs
@@ -48,6 +50,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   if (argv[0] === 'api') return benchApiCommand(argv.slice(1));
   if (argv[0] === 'pull') return benchPullCommand(argv.slice(1));
   if (argv[0] === 'profile') return benchProfileCommand(argv.slice(1));
+  if (argv[0] === 'portal') return benchPortalCommand(argv.slice(1));
   // No target (only options): the whole report.
   if (argv[0] === undefined || argv[0].startsWith('-')) return benchReportCommand(argv);
   const { values, positionals } = parseArgs({

@@ -69,7 +69,7 @@ export type { RecordSenderOptions } from './produce/record-sender.ts';
 export { RecordSender } from './produce/record-sender.ts';
 export type { Transaction, TransactionalWriterOptions } from './produce/transactional-writer.ts';
 export { TransactionalWriter } from './produce/transactional-writer.ts';
-export type { TopicFollowerOptions } from './read/topic-follower.ts';
+export type { FollowedBatch, TopicFollowerOptions } from './read/topic-follower.ts';
 export { TopicFollower } from './read/topic-follower.ts';
 export type { ReadTopicOptions } from './read/topic-reader.ts';
 export { READER_GROUP_PREFIX, readRecordAt, readTopic } from './read/topic-reader.ts';

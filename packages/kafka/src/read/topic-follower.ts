@@ -8,10 +8,31 @@ export interface TopicFollowerOptions {
   readonly topic: string;
   /** Names the throwaway group (`hookstream.tool.<purpose>.<uuid>`) so operators see what it is. */
   readonly purpose: string;
-  /** Every record from the beginning, in order per partition. */
-  readonly onRecord: (record: ConsumedRecord) => void;
+  /** Every record from the beginning (or `startAt`), in order per partition. */
+  readonly onRecord?: (record: ConsumedRecord) => void;
+  /**
+   * Each fetched batch, after its records went to onRecord; the next fetch of the partition
+   * waits for it. For readers that store their own place (`nextOffset`) with what they made of
+   * the records.
+   */
+  readonly onBatch?: (batch: FollowedBatch) => void | Promise<void>;
+  /**
+   * Where to start each partition: the next offset a reader stored. Partitions not named, and
+   * offsets no longer in the log (retention), start at the earliest record kept.
+   */
+  readonly startAt?: ReadonlyMap<number, string>;
   /** How long an idle fetch waits (default 500 ms): a new record arrives at once regardless. */
   readonly maxWaitTimeInMs?: number;
+}
+
+/** One fetched batch of a partition. */
+export interface FollowedBatch {
+  readonly partition: number;
+  readonly records: readonly ConsumedRecord[];
+  /** The offset after the batch (past transaction markers and compacted gaps too). */
+  readonly nextOffset: string;
+  /** The partition's end offset when the batch was fetched: `nextOffset` short of it is lag. */
+  readonly highWatermark: string;
 }
 
 /**
@@ -42,6 +63,8 @@ export class TopicFollower {
     const admin = this.#connection.admin();
     await admin.connect();
     const ends = await admin.topicOffsets(this.#options.topic).finally(() => admin.disconnect());
+    const seeks = startOffsets(this.#options.startAt, ends ?? []);
+    for (const [partition, offset] of seeks) this.#next.set(partition, offset);
     let caughtUp: () => void = () => undefined;
     const done = new Promise<void>((resolve) => {
       caughtUp = resolve;
@@ -55,13 +78,28 @@ export class TopicFollower {
     await this.#consumer.run({
       autoCommit: false,
       eachBatch: async ({ batch }) => {
-        for (const message of batch.messages)
-          this.#options.onRecord(toConsumedRecord(batch.topic, batch.partition, message));
+        // A fetch made before the seeks took effect (or again after a failed batch) hands over
+        // nothing already handed over.
+        const from = this.#next.get(batch.partition) ?? 0n;
         // lastOffset() covers compaction gaps and control records the batch skipped.
-        this.#next.set(batch.partition, BigInt(batch.lastOffset()) + 1n);
+        const next = BigInt(batch.lastOffset()) + 1n;
+        if (next <= from) return;
+        const records = batch.messages
+          .filter((m) => BigInt(m.offset) >= from)
+          .map((m) => toConsumedRecord(batch.topic, batch.partition, m));
+        for (const record of records) this.#options.onRecord?.(record);
+        await this.#options.onBatch?.({
+          partition: batch.partition,
+          records,
+          nextOffset: String(next),
+          highWatermark: batch.highWatermark,
+        });
+        this.#next.set(batch.partition, next);
         check();
       },
     });
+    for (const [partition, offset] of seeks)
+      this.#consumer.seek({ topic: this.#options.topic, partition, offset: String(offset) });
     check();
     await done;
   }
@@ -76,4 +114,19 @@ export class TopicFollower {
       await admin.disconnect();
     }
   }
+}
+
+/** The stored offsets that are still in the log; the others start at the earliest kept. */
+function startOffsets(
+  startAt: ReadonlyMap<number, string> | undefined,
+  ends: readonly { readonly partition: number; readonly low: string; readonly high: string }[],
+): Map<number, bigint> {
+  const seeks = new Map<number, bigint>();
+  for (const { partition, low, high } of ends) {
+    const stored = startAt?.get(partition);
+    if (stored === undefined) continue;
+    const offset = BigInt(stored);
+    if (offset >= BigInt(low) && offset <= BigInt(high)) seeks.set(partition, offset);
+  }
+  return seeks;
 }
