@@ -39,7 +39,8 @@ export type MessageEndpoint = z.infer<typeof MessageEndpoint>;
 /** A message as a list shows it: the event, its state, and each endpoint's last step. */
 export const MessageSummary = z.object({
   eventId: EventId,
-  type: EventTypeName,
+  /** Null for steps written before the attempt log carried the event's type. */
+  type: EventTypeName.nullable(),
   tenant: TenantId,
   firstAt: Instant,
   lastAt: Instant,

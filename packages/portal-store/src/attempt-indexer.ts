@@ -19,6 +19,11 @@ export interface AttemptIndexerOptions {
   readonly retentionMs?: number;
   /** How long an idle fetch waits (default 500 ms). */
   readonly maxWaitTimeInMs?: number;
+  /**
+   * A partition the store has no position for starts at its first record at or after this time
+   * (ms), not at the log's start: a new index of a long log, or a test's, reads only the recent part.
+   */
+  readonly sinceMs?: number;
 }
 
 /** How far indexing has come. */
@@ -50,16 +55,19 @@ export class AttemptIndexer {
   #pruneTimer: NodeJS.Timeout | undefined;
   readonly #stopping = new AbortController();
   readonly #connection: KafkaConnection;
+  /** Where each partition starts: the store's positions, and `sinceMs`'s for the others. */
+  readonly #startAt: Map<number, string>;
 
   constructor(connection: KafkaConnection, options: AttemptIndexerOptions) {
     this.#store = options.store;
     this.#topic = options.topic ?? ATTEMPT_LOG_TOPIC;
     this.#options = options;
     this.#connection = connection;
+    this.#startAt = this.#store.positions(this.#topic);
     this.#follower = new TopicFollower(connection, {
       topic: this.#topic,
       purpose: 'portal-index',
-      startAt: this.#store.positions(this.#topic),
+      startAt: this.#startAt,
       onBatch: (batch) => this.#index(batch),
       ...(options.maxWaitTimeInMs === undefined ? {} : { maxWaitTimeInMs: options.maxWaitTimeInMs }),
     });
@@ -71,9 +79,21 @@ export class AttemptIndexer {
    */
   async start(): Promise<void> {
     if (!(await this.#topicMade())) return;
+    if (this.#options.sinceMs !== undefined) await this.#startSince(this.#options.sinceMs);
     await this.#follower.start();
     void this.#prune();
     this.#pruneTimer = setInterval(() => void this.#prune(), PRUNE_EVERY_MS).unref();
+  }
+
+  async #startSince(sinceMs: number): Promise<void> {
+    const admin = this.#connection.admin();
+    await admin.connect();
+    try {
+      for (const { partition, offset } of await admin.offsetsAt(this.#topic, sinceMs))
+        if (!this.#startAt.has(partition)) this.#startAt.set(partition, offset);
+    } finally {
+      await admin.disconnect();
+    }
   }
 
   async stop(): Promise<void> {

@@ -27,3 +27,4 @@ export {
   PortalStoreOptions,
 } from './portal-store.ts';
 export { endpointState, messageState } from './state.ts';
+export { storeMessageIndex } from './store-message-index.ts';

@@ -22,7 +22,8 @@ export interface MessageEndpoint {
 
 export interface MessageSummary {
   readonly eventId: string;
-  readonly type: string;
+  /** Null for steps written before the attempt log carried the event's type. */
+  readonly type: string | null;
   readonly firstAt: string;
   readonly lastAt: string;
   readonly state: MessageState;
@@ -88,8 +89,8 @@ export interface PortalBackend {
     request: { eventId: string; subscriber: string },
   ): Promise<{ eventId: string }>;
   sendExample(caller: Caller, request: { subscriber: string; type: string }): Promise<{ eventId: string }>;
-  /** Replays the endpoint's dead letters since a time; the number sent again. */
-  recover(caller: Caller, request: { subscriber: string; since: string }): Promise<{ replayed: number }>;
+  /** Starts sending the endpoint's dead letters since a time again (a replay job). */
+  recover(caller: Caller, request: { subscriber: string; since: string }): Promise<{ jobId: string }>;
   notices(caller: Caller, limit: number): Promise<readonly NoticeView[]>;
   /** An example of the type's data, for the catalogue. */
   example(type: string): unknown;

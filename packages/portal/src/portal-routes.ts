@@ -175,8 +175,8 @@ export class PortalRoutes {
     r.access.requireManage();
     const name = this.#subscriber(r);
     const since = instantOf(r.form.get('since') ?? '');
-    const result = await this.#backend.recover(r.access.caller, { subscriber: name, since });
-    this.#headers.redirect(r.res, `${this.#endpointPath(r, name)}?done=recovered&count=${result.replayed}`);
+    await this.#backend.recover(r.access.caller, { subscriber: name, since });
+    this.#headers.redirect(r.res, `${this.#endpointPath(r, name)}?done=recovering`);
   }
 
   async #catalogue(r: PortalRequest): Promise<void> {
@@ -213,7 +213,8 @@ export class PortalRoutes {
   async #message(r: PortalRequest): Promise<void> {
     const eventId = r.params[0] as string;
     const message = await this.#backend.getMessage(r.access.caller, eventId, r.access.subscriberLimit);
-    if (!r.access.seesType(message.type)) throw new ManagementError('not_found', `no message "${eventId}"`);
+    if (!r.access.seesType(message.type ?? ''))
+      throw new ManagementError('not_found', `no message "${eventId}"`);
     this.#headers.html(r.res, 200, messagePage(r.frame, message, doneText(r.url.searchParams)));
   }
 
@@ -223,7 +224,8 @@ export class PortalRoutes {
     const subscriber = r.form.get('subscriber') ?? '';
     r.access.requireSubscriber(subscriber);
     const message = await this.#backend.getMessage(r.access.caller, eventId, r.access.subscriberLimit);
-    if (!r.access.seesType(message.type)) throw new ManagementError('not_found', `no message "${eventId}"`);
+    if (!r.access.seesType(message.type ?? ''))
+      throw new ManagementError('not_found', `no message "${eventId}"`);
     await this.#backend.resendMessage(r.access.caller, { eventId, subscriber });
     this.#headers.redirect(r.res, `${r.frame.base}/messages/${segment(eventId)}?done=resent`);
   }
@@ -292,7 +294,6 @@ function instantOf(text: string): string {
 /** The line an action's redirect asks the page to show; only known actions, never text from the URL. */
 function doneText(search: URLSearchParams): string | undefined {
   const done = search.get('done');
-  const count = Number(search.get('count') ?? '0');
   const event = search.get('event') ?? '';
   switch (done) {
     case 'saved':
@@ -303,8 +304,8 @@ function doneText(search: URLSearchParams): string | undefined {
       return 'Resumed.';
     case 'resent':
       return 'Sent again: the new attempts appear here as they are made.';
-    case 'recovered':
-      return `${Number.isFinite(count) ? Math.max(0, Math.floor(count)) : 0} dead-lettered messages sent again.`;
+    case 'recovering':
+      return 'Recovery started: each message dead-lettered since then is sent again, and shows in Messages as it is.';
     case 'example':
       return /^[A-Za-z0-9._:-]{1,200}$/.test(event) ? `Example sent: event ${event}.` : 'Example sent.';
     default:

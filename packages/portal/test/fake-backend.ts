@@ -103,7 +103,8 @@ export class FakeBackend implements PortalBackend {
     const tenant = caller.scope.kind === 'tenant' ? caller.scope.tenant : '';
     const items = this.messages.filter(
       (m) =>
-        m.eventId.startsWith(`${tenant}-`) && (query.types === undefined || query.types.includes(m.type)),
+        m.eventId.startsWith(`${tenant}-`) &&
+        (query.types === undefined || query.types.includes(m.type ?? '')),
     );
     return { items, nextCursor: null };
   }
@@ -130,7 +131,7 @@ export class FakeBackend implements PortalBackend {
   async recover(caller: Caller, request: { subscriber: string; since: string }) {
     this.#mine(caller, request.subscriber);
     this.calls.push(`recover ${request.subscriber} ${request.since}`);
-    return { replayed: 2 };
+    return { jobId: 'job_1' };
   }
 
   async notices(): Promise<NoticeView[]> {

@@ -1,8 +1,15 @@
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ApiServer, ApiTokens, DEFAULT_API_RATE } from '@hookstream/api';
-import { DEFAULT_EVENTS_TOPIC, EventsTopicName, HookstreamError } from '@hookstream/contracts';
+import {
+  DEFAULT_EVENTS_TOPIC,
+  describeErrorChain,
+  EventsTopicName,
+  HookstreamError,
+} from '@hookstream/contracts';
 import {
   DEFAULT_TENANT_MAX_SUBSCRIBERS,
   kafkaPorts,
@@ -10,10 +17,12 @@ import {
   parseTenantQuotaList,
   TenantQuotas,
 } from '@hookstream/management';
-import { PullHost, PusherResources } from '@hookstream/pusher-core';
+import { RegistryHttp } from '@hookstream/producer';
+import { AvroEventDecoder, PullHost, PusherResources, RegistrySchemaSource } from '@hookstream/pusher-core';
 import { LiveCatalog, loadSecretsKey } from '@hookstream/subscribers';
 import { createLogger, serveMetrics, startMetrics, startTracing } from '@hookstream/telemetry';
 import { z } from 'zod';
+import { openMessageIndex, openPortal } from './api-portal.ts';
 import { lazyExampleEncoder } from './example-encoder.ts';
 import { toolKafka } from './kafka-client.ts';
 import { openNoticePublisher } from './notice-publisher.ts';
@@ -48,7 +57,21 @@ Options:
                            quota_exceeded. Each subscriber makes at most 22 topics (20 tiers, a
                            DLQ, a replay log), so this bounds a tenant's topics and partitions too
   --tenant-quotas <list>   per-tenant quotas over --max-subscribers, e.g. acme=500,globex=20 (or
-                           HOOKSTREAM_API_TENANT_QUOTAS)`;
+                           HOOKSTREAM_API_TENANT_QUOTAS)
+  --tenant-private-network let every tenant's subscriber reach private addresses (a platform whose
+                           customers share its private network; or HOOKSTREAM_API_TENANT_PRIVATE_NETWORK=true)
+
+The customer portal (docs/portal.md): operator tokens mint links (POST /v1/portal-links) that
+open /portal/<link>/ as one tenant. Its message index is a SQLite file kept from the attempt log.
+  --public-url <url>       where browsers reach this API: the start of every link (default: the
+                           listen address; or HOOKSTREAM_API_PUBLIC_URL)
+  --portal-frame-ancestors <origins>  comma-separated origins that may frame the portal (default
+                           none: nothing may; or HOOKSTREAM_PORTAL_FRAME_ANCESTORS)
+  --portal-store <dir>     the index's directory (default ~/.local/state/hookstream/portal, or
+                           HOOKSTREAM_PORTAL_STORE)
+  --portal-cache-mb <n>    the index's page cache, its memory bound, 1-4096 MiB (default 64)
+  --portal-index-since <d> a new index starts this long ago (30m, 6h, 2d) instead of at the attempt
+                           log's start`;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -65,6 +88,17 @@ const ApiConfig = z.object({
   tenantQuotas: TenantQuotas,
   tokens: z.string().optional(),
   tokensFile: z.string().min(1).optional(),
+  tenantPrivateNetwork: z.boolean(),
+  publicUrl: z.url({ protocol: /^https?$/ }).optional(),
+  frameAncestors: z.array(z.url({ protocol: /^https?$/ }).transform((u) => new URL(u).origin)).max(50),
+  portalStore: z.string().min(1),
+  portalCacheMb: z.coerce.number().int().min(1).max(4096),
+  portalIndexSinceMs: z
+    .number()
+    .int()
+    .min(60_000)
+    .max(90 * 86_400_000)
+    .optional(),
   logLevel: z.enum(LOG_LEVELS),
 });
 type ApiConfig = z.infer<typeof ApiConfig>;
@@ -82,6 +116,12 @@ function parseConfig(args: readonly string[], env: NodeJS.ProcessEnv): ApiConfig
       'session-timeout': { type: 'string' },
       'max-subscribers': { type: 'string' },
       'tenant-quotas': { type: 'string' },
+      'tenant-private-network': { type: 'boolean', default: false },
+      'public-url': { type: 'string' },
+      'portal-frame-ancestors': { type: 'string' },
+      'portal-store': { type: 'string' },
+      'portal-cache-mb': { type: 'string', default: '64' },
+      'portal-index-since': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -101,6 +141,16 @@ function parseConfig(args: readonly string[], env: NodeJS.ProcessEnv): ApiConfig
     ),
     tokens: set(env.HOOKSTREAM_API_TOKENS),
     tokensFile: set(env.HOOKSTREAM_API_TOKENS_FILE),
+    tenantPrivateNetwork:
+      values['tenant-private-network'] === true || env.HOOKSTREAM_API_TENANT_PRIVATE_NETWORK === 'true',
+    publicUrl: values['public-url'] ?? set(env.HOOKSTREAM_API_PUBLIC_URL),
+    frameAncestors: listOf(values['portal-frame-ancestors'] ?? set(env.HOOKSTREAM_PORTAL_FRAME_ANCESTORS)),
+    portalStore:
+      values['portal-store'] ??
+      set(env.HOOKSTREAM_PORTAL_STORE) ??
+      join(homedir(), '.local/state/hookstream/portal'),
+    portalCacheMb: values['portal-cache-mb'],
+    portalIndexSinceMs: durationMs(values['portal-index-since']),
     logLevel: set(env.HOOKSTREAM_API_LOG_LEVEL) ?? 'info',
   });
   if (result.success) return result.data;
@@ -115,12 +165,32 @@ function parseConfig(args: readonly string[], env: NodeJS.ProcessEnv): ApiConfig
     sessionTimeoutMs: '--session-timeout / HOOKSTREAM_SESSION_TIMEOUT_MS',
     logLevel: 'HOOKSTREAM_API_LOG_LEVEL',
     tenantQuotas: '--max-subscribers / HOOKSTREAM_API_MAX_SUBSCRIBERS',
+    publicUrl: '--public-url / HOOKSTREAM_API_PUBLIC_URL',
+    frameAncestors: '--portal-frame-ancestors / HOOKSTREAM_PORTAL_FRAME_ANCESTORS',
+    portalStore: '--portal-store / HOOKSTREAM_PORTAL_STORE',
+    portalCacheMb: '--portal-cache-mb',
+    portalIndexSinceMs: '--portal-index-since (30m, 6h, 2d: 1 minute to 90 days)',
   };
   throw new HookstreamError(
     'BAD_CONFIG',
     `${names[field] ?? field}: ${issue?.message ?? 'bad value'}`,
     false,
   );
+}
+
+function listOf(text: string | undefined): string[] {
+  return (text ?? '')
+    .split(',')
+    .map((o) => o.trim())
+    .filter((o) => o !== '');
+}
+
+/** `30m`, `6h`, `2d` in ms; a value of another form is NaN, which the schema names. */
+function durationMs(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const match = /^(\d{1,6})([mhd])$/.exec(text.trim());
+  if (match === null) return Number.NaN;
+  return Number(match[1]) * { m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] as 'm' | 'h' | 'd'];
 }
 
 /** The quotas as given; numbers are checked by TenantQuotas, a bad list entry is named here. */
@@ -212,6 +282,20 @@ export async function apiCommand(args: readonly string[]): Promise<number> {
       ...(config.sessionTimeoutMs === undefined ? {} : { sessionTimeoutMs: config.sessionTimeoutMs }),
     });
     const examples = lazyExampleEncoder();
+    const portalSettings = {
+      storeDir: config.portalStore,
+      frameAncestors: config.frameAncestors,
+      publicUrl: config.publicUrl,
+      indexSinceMs: config.portalIndexSinceMs,
+      cacheBytes: config.portalCacheMb * 1024 * 1024,
+    };
+    const index = openMessageIndex(kafka, portalSettings, log);
+    // In the background: a new index reads the attempt log's retention; pages show what is in.
+    const indexing = index.indexer.start().then(
+      () => logger.info(index.indexer.progress(), 'portal index caught up with the attempt log'),
+      (err: unknown) => logger.error({ error: describeErrorChain(err) }, 'portal index stopped'),
+    );
+    let portal: Awaited<ReturnType<typeof openPortal>> | undefined;
     try {
       const service = new ManagementService(
         kafkaPorts({
@@ -223,11 +307,28 @@ export async function apiCommand(args: readonly string[]): Promise<number> {
           openPublisher: () => openNoticePublisher('api', config.topic),
           pull,
           examples,
+          messages: index.messages,
+          tenantPolicy: { privateNetwork: config.tenantPrivateNetwork },
         }),
       );
+      portal = await openPortal({
+        kafka,
+        service,
+        eventsTopic: config.topic,
+        decoder: new AvroEventDecoder(
+          new RegistrySchemaSource(new RegistryHttp(runtimeConnection().registry)),
+        ),
+        settings: portalSettings,
+        log,
+      });
       const server = new ApiServer({
         service,
         tokens,
+        portal: {
+          links: portal.links.book,
+          pages: portal.pages,
+          ...(config.publicUrl === undefined ? {} : { publicUrl: config.publicUrl }),
+        },
         host: config.host,
         port: config.port,
         ratePerSecond: config.rate,
@@ -246,6 +347,10 @@ export async function apiCommand(args: readonly string[]): Promise<number> {
       // Leaving the pull subscribers' groups commits what was acked.
       await pull.stop();
       await examples.close();
+      await portal?.links.stop();
+      await index.indexer.stop();
+      await indexing;
+      index.store.close();
       await (await opened.resources?.catch(() => null))?.close();
       await metricsServer?.close();
       await metrics?.shutdown();

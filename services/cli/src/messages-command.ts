@@ -148,7 +148,7 @@ function messageTable(page: MessageList): string {
   if (page.items.length === 0) return 'no messages match\n';
   const rows = page.items.map((m) => [
     m.eventId,
-    m.type,
+    m.type ?? '-',
     m.state,
     m.firstAt,
     m.endpoints
@@ -169,7 +169,7 @@ function attemptTable(m: MessageDetail): string {
     a.durationMs === undefined ? '-' : `${Math.round(a.durationMs)} ms`,
     (a.excerpt ?? a.outcome ?? '').replace(/\s+/g, ' ').slice(0, 80),
   ]);
-  return `${m.eventId}  ${m.type}  ${m.state}  (tenant ${m.tenant})\n${formatTable(
+  return `${m.eventId}  ${m.type ?? '-'}  ${m.state}  (tenant ${m.tenant})\n${formatTable(
     ['at', 'endpoint', 'attempt', 'step', 'status', 'latency', 'answer'],
     rows,
   )}\n`;

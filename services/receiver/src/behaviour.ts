@@ -17,7 +17,7 @@ export const ReceiverBehaviour = z.strictObject({
   /** Answer every request with this status instead of 204 (e.g. 400 to test terminal outcomes). */
   fixedStatus: z.number().int().min(100).max(599).nullable().default(null),
   /**
-   * Answer with the request's headers as a JSON body, as some endpoints echo what they got: for
+   * Answer with the request's headers as a JSON body (credentials first), as some endpoints echo what they got: for
    * tests that what hookstream keeps of an answer never shows a credential the request carried.
    */
   echoHeaders: z.boolean().default(false),

@@ -285,11 +285,23 @@ export class SampleReceiver {
         });
     }
     if (this.#behaviour.echoHeaders) {
-      res.writeHead(status, { ...extra, 'content-type': 'application/json' }).end(JSON.stringify(headers));
+      res
+        .writeHead(status, { ...extra, 'content-type': 'application/json' })
+        .end(JSON.stringify(credentialsFirst(headers)));
       return;
     }
     res.writeHead(status, extra).end();
   }
+}
+
+/** The request's headers with those carrying credentials first, so even a short excerpt of the echo holds them. */
+function credentialsFirst(headers: Record<string, string>): Record<string, string> {
+  const credential = (h: string) => h === 'authorization' || h === 'webhook-signature';
+  const entries = Object.entries(headers);
+  return Object.fromEntries([
+    ...entries.filter(([h]) => credential(h)),
+    ...entries.filter(([h]) => !credential(h)),
+  ]);
 }
 
 /** One event of a request (the only one, or a batch's member). */

@@ -21,7 +21,7 @@ export function messagePage(frame: PortalFrame, m: MessageDetail, notice?: strin
     `Message ${m.eventId}`,
     html`${notice === undefined ? '' : html`<p class="notice" data-field="notice">${notice}</p>`}
 <table>
-<tr><th>type</th><td>${m.type}</td></tr>
+<tr><th>type</th><td>${m.type ?? '–'}</td></tr>
 <tr><th>state</th><td class="message-${m.state}" data-field="state">${m.state}</td></tr>
 <tr><th>first step</th><td>${m.firstAt}</td></tr>
 </table>

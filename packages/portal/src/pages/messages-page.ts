@@ -18,7 +18,7 @@ export function messagesPage(frame: PortalFrame, view: MessagesView): SafeHtml {
   const rows = view.items.map(
     (m) => html`<tr data-event="${m.eventId}">
 <td><a href="${frame.base}/messages/${segment(m.eventId)}">${m.eventId}</a></td>
-<td>${m.type}</td>
+<td>${m.type ?? '–'}</td>
 <td class="message-${m.state}" data-field="state">${m.state}</td>
 <td>${m.endpoints.map((e) => html`<div>${e.subscriber}: ${e.step}${e.lastStatus === undefined ? '' : ` (${e.lastStatus})`}</div>`)}</td>
 <td>${m.lastAt}</td>

@@ -1,0 +1,118 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { LogFn } from '@hookstream/contracts';
+import type { KafkaConnection } from '@hookstream/kafka';
+import {
+  type Caller,
+  exampleData,
+  ManagementError,
+  type ManagementService,
+  type MessageIndex,
+} from '@hookstream/management';
+import {
+  KafkaNoticeReader,
+  KafkaPortalLinks,
+  type NoticeDecoder,
+  type PortalBackend,
+  PortalServer,
+} from '@hookstream/portal';
+import { AttemptIndexer, PortalStore, storeMessageIndex } from '@hookstream/portal-store';
+
+/** The portal's settings, from `hookstream api`'s flags (parsed and bounded there). */
+export interface PortalSettings {
+  /** Where the message index's SQLite file lives. */
+  readonly storeDir: string;
+  /** Origins that may frame the portal; none: nothing may. */
+  readonly frameAncestors: readonly string[];
+  /** Where browsers reach the API (the start of minted links); absent: the listen address. */
+  readonly publicUrl?: string | undefined;
+  /** Index only the attempt log's records younger than this on a new index (ms); absent: all. */
+  readonly indexSinceMs?: number | undefined;
+  /** The SQLite page cache: the index's memory bound. */
+  readonly cacheBytes?: number | undefined;
+}
+
+/** The message index, open before the management service that reads it. */
+export function openMessageIndex(
+  kafka: KafkaConnection,
+  settings: PortalSettings,
+  log: LogFn,
+): { store: PortalStore; indexer: AttemptIndexer; messages: MessageIndex } {
+  mkdirSync(settings.storeDir, { recursive: true });
+  const store = new PortalStore({
+    path: join(settings.storeDir, 'portal-index.sqlite'),
+    ...(settings.cacheBytes === undefined ? {} : { cacheBytes: settings.cacheBytes }),
+  });
+  const indexer = new AttemptIndexer(kafka, {
+    store,
+    log,
+    ...(settings.indexSinceMs === undefined ? {} : { sinceMs: Date.now() - settings.indexSinceMs }),
+  });
+  return { store, indexer, messages: storeMessageIndex(store) };
+}
+
+/**
+ * The portal's links (followed from their topic) and pages, over the API's management service:
+ * the pages run the API's own operations as the link's tenant.
+ */
+export async function openPortal(context: {
+  readonly kafka: KafkaConnection;
+  readonly service: ManagementService;
+  readonly eventsTopic: string;
+  readonly decoder: NoticeDecoder;
+  readonly settings: PortalSettings;
+  readonly log: LogFn;
+}): Promise<{ links: KafkaPortalLinks; pages: PortalServer }> {
+  const { service, settings } = context;
+  const links = new KafkaPortalLinks(context.kafka, context.log);
+  await links.start();
+  const notices = new KafkaNoticeReader(context.kafka, context.eventsTopic, context.decoder);
+  const schemas = new Map<string, unknown>();
+  const backend: PortalBackend = {
+    listSubscribers: (caller, page) => service.listSubscribers(caller, page),
+    getSubscriber: (caller, name) => service.getSubscriber(caller, name),
+    putSubscriber: (caller, name, body, ifMatch) => service.putSubscriber(caller, name, body, ifMatch),
+    changeState: (caller, name, request) => service.changeState(caller, name, request),
+    rotateSecret: (caller, name) => service.rotateSecret(caller, name),
+    eventTypes: async (caller) => {
+      const entries = await service.eventTypes(caller);
+      for (const e of entries) schemas.set(e.type, e.schema);
+      return entries;
+    },
+    listMessages: (caller, query) =>
+      service.listMessages(caller, {
+        ...query,
+        ...(query.subscribers === undefined ? {} : { subscribers: [...query.subscribers] }),
+        ...(query.types === undefined ? {} : { types: [...query.types] }),
+      }),
+    getMessage: (caller, eventId, subscribers) =>
+      service.getMessage(caller, eventId, subscribers === undefined ? {} : { subscribers }),
+    resendMessage: (caller, request) => service.resendMessage(caller, request),
+    sendExample: (caller, request) => service.sendExample(caller, request),
+    recover: async (caller, request) => {
+      const job = await service.recover(caller, {
+        subscriber: request.subscriber,
+        since: new Date(request.since),
+      });
+      return { jobId: job.id };
+    },
+    notices: (caller, limit) => notices.read(tenantOf(caller), limit),
+    example: (type) => {
+      const schema = schemas.get(type);
+      return schema === undefined ? null : exampleData(schema);
+    },
+  };
+  const pages = new PortalServer({
+    links: links.book,
+    backend,
+    frameAncestors: settings.frameAncestors,
+    ...(settings.publicUrl === undefined ? {} : { publicOrigins: [settings.publicUrl] }),
+    log: context.log,
+  });
+  return { links, pages };
+}
+
+function tenantOf(caller: Caller): string {
+  if (caller.scope.kind !== 'tenant') throw new ManagementError('forbidden', 'the portal serves one tenant');
+  return caller.scope.tenant;
+}
