@@ -25,6 +25,8 @@ import {
   TransactionalWriter,
 } from '@hookstream/kafka';
 import { kafkaPorts, ManagementService } from '@hookstream/management';
+import { KafkaPortalLinks } from '@hookstream/portal';
+import { AttemptIndexer, PortalStore } from '@hookstream/portal-store';
 import { startNoticeProducer } from '@hookstream/producer';
 import type { SecureKafka } from '@hookstream/stack';
 import { LiveCatalog } from '@hookstream/subscribers';
@@ -501,6 +503,24 @@ describe('hookstream on a SASL_SSL broker with mTLS and ACLs', () => {
       });
       expect([done.state, done.error, done.summary.replayed.length]).toEqual(['done', null, 1]);
       expect(await steps()).toBeGreaterThan(stepsBefore);
+
+      // The customer portal on the API's grants: its links topic made, written and followed by
+      // another instance; the attempt log indexed from its start.
+      const minting = new KafkaPortalLinks(asApi, () => undefined);
+      await minting.start();
+      const minted = await minting.book.mint({ tenant: 'acme', scope: 'read', lifetimeSeconds: 600 }, 'tok');
+      const following = new KafkaPortalLinks(asApi, () => undefined);
+      await following.start();
+      expect(following.book.open(minted.token)?.id).toBe(minted.link.id);
+      await Promise.all([minting.stop(), following.stop()]);
+      const store = new PortalStore({
+        path: join(await mkdtemp(join(tmpdir(), 'secure-portal-')), 'index.sqlite'),
+      });
+      const indexer = new AttemptIndexer(asApi, { store });
+      await indexer.start();
+      expect(indexer.progress()).toMatchObject({ invalid: 0, lag: 0 });
+      await indexer.stop();
+      store.close();
 
       // A tenant's delete always purges, and so may the operator's: its group and topics deleted.
       const own = [dlqTopicName(name), replayLogTopicName(name), retryTopicName(name, 1)];

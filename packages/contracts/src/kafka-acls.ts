@@ -3,6 +3,7 @@ import { AUDIT_TOPIC } from './audit.ts';
 import { CATALOG_TOPIC } from './catalog-registration.ts';
 import { INSTANCE_STATUS_TOPIC } from './instance-status.ts';
 import { noticesTopicName } from './notices.ts';
+import { PORTAL_LINKS_TOPIC } from './portal-link.ts';
 import {
   dlqTopicName,
   REPLAY_TRANSACTIONAL_ID_PREFIX,
@@ -151,7 +152,8 @@ export function componentAcls(component: ComponentRole): AclGrant[] {
  * (subscriber.enabled on resume). It is the pusher of pull subscribers (`mode: "pull"`): it joins
  * their groups (READ), reads and writes their tiers and DLQ and aligns the tiers' retention
  * (configs), reads the notices topic a subscriber that takes notices reads, and writes their
- * attempt log steps.
+ * attempt log steps. It serves the customer portal: its links topic, which it makes, and the
+ * attempt log it indexes (READ, above) and the notices topic its notices page reads.
  */
 function apiAcls(eventsTopic: string): AclGrant[] {
   return [
@@ -173,6 +175,7 @@ function apiAcls(eventsTopic: string): AclGrant[] {
     topic(ATTEMPT_LOG_TOPIC, ['READ', 'WRITE', 'DESCRIBE']),
     topic(INSTANCE_STATUS_TOPIC, ['READ', 'DESCRIBE']),
     PIECES.ownTopic(noticesTopicName(eventsTopic)),
+    PIECES.ownTopic(PORTAL_LINKS_TOPIC),
     PIECES.toolGroups,
     PIECES.everyReplayLease,
   ];

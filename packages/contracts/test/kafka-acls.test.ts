@@ -92,7 +92,14 @@ describe("the management API's ACLs", () => {
   });
 
   it("grants nothing else: no other topic, and settings only of subscribers' own topics", () => {
-    expect(api).toHaveLength(10);
+    expect(api).toHaveLength(11);
+    // The portal's links topic is the API's alone: no pusher or replay operator reads it.
+    expect(api.find((g) => g.name === 'hookstream.portal-links')?.operations).toEqual([
+      'READ',
+      'WRITE',
+      'CREATE',
+      'DESCRIBE',
+    ]);
     expect(api.filter((g) => g.operations.includes('ALTER_CONFIGS')).map((g) => g.name)).toEqual([
       'hookstream.sub.',
     ]);

@@ -34,6 +34,7 @@ const PORTAL_CSS = `${STYLESHEET}
 .message-failed { color: #cf222e; font-weight: 600; }
 .message-pending { color: #9a6700; }
 .message-delivered { color: #1a7f37; }
+td pre { white-space: pre-wrap; word-break: break-all; max-width: 48em; margin: 0; }
 `;
 
 /**
