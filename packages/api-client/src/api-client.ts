@@ -19,6 +19,7 @@ import {
   MessageDetail,
   MessageList,
   MessageParams,
+  MessagePayload,
   MessageQuery,
   NackAnswer,
   NackBody,
@@ -264,6 +265,14 @@ export class ApiClient {
     const query = strings(options);
     checked('getMessage', MessageQuery, query, 'invalid_request', 'query');
     return (await this.#http.send('getMessage', { params, query }, MessageDetail)).body;
+  }
+
+  /** As much of a message's data as the operator's mode shows: nothing, a size and hash, or the data. */
+  async getMessagePayload(eventId: string, options: T.MessageGetOptions = {}): Promise<T.MessagePayload> {
+    const params = checked('getMessagePayload', MessageParams, { eventId }, 'invalid_request', 'event id');
+    const query = strings(options);
+    checked('getMessagePayload', MessageQuery, query, 'invalid_request', 'query');
+    return (await this.#http.send('getMessagePayload', { params, query }, MessagePayload)).body;
   }
 
   /** Sends one message again to one endpoint (same id, a fresh attempt budget). */

@@ -14,6 +14,7 @@ import type {
   ListQuery,
   MessageDetail as MessageDetailSchema,
   MessageList as MessageListSchema,
+  MessagePayload as MessagePayloadSchema,
   MessageQuery,
   NackAnswer as NackAnswerSchema,
   NackBody,
@@ -96,6 +97,7 @@ export interface PutOptions {
 
 export type MessageList = z.output<typeof MessageListSchema>;
 export type MessageDetail = z.output<typeof MessageDetailSchema>;
+export type MessagePayload = z.output<typeof MessagePayloadSchema>;
 export type ResendAnswer = z.output<typeof ResendAnswerSchema>;
 export type SendExampleAnswer = z.output<typeof SendExampleAnswerSchema>;
 /** Which messages (lists as arrays; the client joins them); the operator names the tenant. */

@@ -22,6 +22,7 @@ export type {
   MessageGetOptions,
   MessageList,
   MessageOptions,
+  MessagePayload,
   MintedPortalLink,
   NackAnswer,
   NackOptions,

@@ -25,6 +25,7 @@ export const API_OPERATIONS = {
   nackEvents: { method: 'POST', path: '/v1/subscribers/{name}/nack' },
   listMessages: { method: 'GET', path: '/v1/messages' },
   getMessage: { method: 'GET', path: '/v1/messages/{eventId}' },
+  getMessagePayload: { method: 'GET', path: '/v1/messages/{eventId}/payload' },
   resendMessage: { method: 'POST', path: '/v1/messages/{eventId}/subscribers/{name}/resend' },
   sendExample: { method: 'POST', path: '/v1/subscribers/{name}/send-example' },
   createPortalLink: { method: 'POST', path: '/v1/portal-links' },

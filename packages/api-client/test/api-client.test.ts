@@ -69,6 +69,7 @@ const CALLS: Record<string, (c: ApiClient) => Promise<unknown>> = {
   nackEvents: (c) => c.nackEvents('cov', { lease: 'lease_x', eventIds: ['evt-1'], delayMs: 1000 }),
   listMessages: (c) => c.listMessages({ tenant: 'acme', subscriber: ['cov'], state: 'delivered', limit: 10 }),
   getMessage: (c) => c.getMessage('msg-1', { tenant: 'acme' }),
+  getMessagePayload: (c) => c.getMessagePayload('msg-1', { tenant: 'acme' }),
   resendMessage: (c) => c.resendMessage('evt-1', 'cov'),
   sendExample: (c) => c.sendExample('cov', 'order.created'),
   createPortalLink: (c) => c.createPortalLink({ tenant: 'acme', scope: 'manage' }),

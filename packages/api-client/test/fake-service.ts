@@ -10,7 +10,8 @@ import { foldRegistry, RevisionMismatchError } from '@hookstream/subscribers';
 /**
  * A ManagementService over in-memory ports, for a real ApiServer in the client's tests: the
  * catalog as a map, one dead letter per subscriber, replays that find nothing to send, one
- * event (`evt-1`, no tenant) to resend and one message of tenant `acme` in the message index.
+ * event (`evt-1`, no tenant) to resend and one message of tenant `acme` in the message index
+ * (its record at offset 42, for its payload).
  */
 export function fakeService(): ManagementService {
   const records = new Map<string, SubscriberRecord>();
@@ -76,7 +77,7 @@ export function fakeService(): ManagementService {
     }),
     ledger: async (eventId) => ({
       eventId,
-      origin: eventId === 'evt-1' ? EVT_1 : null,
+      origin: eventId === 'evt-1' ? EVT_1 : eventId === 'msg-1' ? MSG_1 : null,
       foundIn: null,
       tenant: null,
       subscribers: [],
@@ -86,14 +87,15 @@ export function fakeService(): ManagementService {
     audit: { write: async () => undefined },
     readAudit: async () => ({ records: [] }),
     now: () => new Date(),
-    readRecordAt: async (at) =>
-      at.offset === EVT_1.offset
-        ? {
-            key: 'evt-1',
-            value: Buffer.from('x'),
-            headers: { [CE_HEADER.id]: 'evt-1', [CE_HEADER.type]: 'order.created' },
-          }
-        : null,
+    readRecordAt: async (at) => {
+      const id = at.offset === EVT_1.offset ? 'evt-1' : at.offset === MSG_1.offset ? 'msg-1' : null;
+      if (id === null) return null;
+      return {
+        key: id,
+        value: Buffer.from('x'),
+        headers: { [CE_HEADER.id]: id, [CE_HEADER.type]: 'order.created' },
+      };
+    },
     sendToRetryTier: async (subscriber) => ({
       topic: `hookstream.sub.${subscriber}.retry.1`,
       partition: 0,
@@ -119,6 +121,8 @@ export function fakeService(): ManagementService {
 }
 
 const EVT_1 = { topic: 'events', partition: 0, offset: '41' };
+/** Where the index's message's record is: its payload is read from there. */
+const MSG_1 = { topic: 'events', partition: 0, offset: '42' };
 
 /** The index's one message: tenant acme's, delivered to one endpoint. */
 export const MESSAGE: MessageDetail = {

@@ -119,3 +119,28 @@ export const SendExampleAnswer = z.object({
   sentTo: z.string(),
 });
 export type SendExampleAnswer = z.infer<typeof SendExampleAnswer>;
+
+/**
+ * What the operator lets the portal and the API show of a message's data: `none`, `digest` (its
+ * size and SHA-256, as Kafka holds it), or `full` (the data, decoded). One setting per API.
+ */
+export const PayloadMode = z.enum(['none', 'digest', 'full']);
+export type PayloadMode = z.infer<typeof PayloadMode>;
+
+/** `GET /v1/messages/{eventId}/payload`: as much of the event's data as the mode shows. */
+export const MessagePayload = z.discriminatedUnion('mode', [
+  z.object({ mode: z.literal('none') }),
+  z.object({
+    mode: z.literal('digest'),
+    /** The stored value's size: Avro in the registry's wire format, as producers wrote it. */
+    bytes: z.number().int().min(0),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  }),
+  z.object({
+    mode: z.literal('full'),
+    bytes: z.number().int().min(0),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    data: z.record(z.string(), z.unknown()),
+  }),
+]);
+export type MessagePayload = z.infer<typeof MessagePayload>;

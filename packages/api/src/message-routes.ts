@@ -3,6 +3,7 @@ import {
   MessageDetail,
   MessageList,
   MessageParams,
+  MessagePayload,
   MessageQuery,
   NameParams,
   ResendAnswer,
@@ -63,6 +64,28 @@ export function messageRoutes(service: ManagementService): Route[] {
       handle: async ({ caller, params, query }) => ({
         status: 200,
         body: await service.getMessage(caller, params.eventId, {
+          tenant: query.tenant,
+          subscribers: query.subscriber,
+        }),
+      }),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/v1/messages/{eventId}/payload',
+      operationId: 'getMessagePayload',
+      summary:
+        "A message's data as the operator lets it be shown: nothing, its size and SHA-256, or the data (hookstream api --message-payloads)",
+      params: MessageParams,
+      query: MessageGetQuery,
+      responses: {
+        200: ok('As much of the data as the mode shows', MessagePayload),
+        403: ok('forbidden_tenant: a tenant token naming another tenant', ErrorBody),
+        404: ok("Not found, another tenant's, or past the events topic's retention", ErrorBody),
+        503: ok('messages_unavailable, or payload_unavailable (the registry, for full data)', ErrorBody),
+      },
+      handle: async ({ caller, params, query }) => ({
+        status: 200,
+        body: await service.messagePayload(caller, params.eventId, {
           tenant: query.tenant,
           subscribers: query.subscriber,
         }),

@@ -276,6 +276,7 @@ describe('the OpenAPI document', () => {
         'POST /v1/subscribers/{name}/nack',
         'GET /v1/messages',
         'GET /v1/messages/{eventId}',
+        'GET /v1/messages/{eventId}/payload',
         'POST /v1/messages/{eventId}/subscribers/{name}/resend',
         'POST /v1/subscribers/{name}/send-example',
       ].sort(),

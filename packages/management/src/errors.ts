@@ -31,6 +31,7 @@ export const MANAGEMENT_ERROR_STATUS = {
   audit_not_written: 500,
   internal: 500,
   secrets_key_unavailable: 503,
+  payload_unavailable: 503,
   kafka_unavailable: 503,
   pull_unavailable: 503,
   messages_unavailable: 503,

@@ -24,6 +24,7 @@ export type {
 export { ManagementService } from './management-service.ts';
 export { EXAMPLE_SOURCE } from './message-actions.ts';
 export type { MessageDetail, MessageIndex, MessageIndexQuery, MessageSummary } from './message-index.ts';
+export { DEFAULT_PAYLOAD_MODE } from './message-payload.ts';
 export type { MessageListAsk } from './message-reads.ts';
 export type { Page } from './pagination.ts';
 export { decodeCursor, encodeCursor, pageOf } from './pagination.ts';

@@ -59,6 +59,8 @@ export function kafkaPorts(context: {
   readonly examples?: ExampleEncoder;
   /** The portal's message index; absent: the messages reads answer 503. */
   readonly messages?: MessageIndex;
+  readonly payloads?: ManagementPorts['payloads'];
+  readonly decodeEvent?: ManagementPorts['decodeEvent'];
 }): ManagementPorts {
   const { kafka, eventsTopic, catalog } = context;
   const releaseTimeoutMs = context.releaseTimeoutMs ?? DEFAULT_RELEASE_TIMEOUT_MS;
@@ -144,6 +146,8 @@ export function kafkaPorts(context: {
     sendToRetryTier: retryTierSender(kafka, catalog),
     ...(context.examples === undefined ? {} : { examples: context.examples }),
     ...(context.messages === undefined ? {} : { messages: context.messages }),
+    ...(context.payloads === undefined ? {} : { payloads: context.payloads }),
+    ...(context.decodeEvent === undefined ? {} : { decodeEvent: context.decodeEvent }),
   };
 }
 

@@ -1,3 +1,4 @@
+import type { PayloadMode } from '@hookstream/api-schemas';
 import type {
   AuditRecord,
   InstanceStatus,
@@ -79,6 +80,15 @@ export interface ManagementPorts {
   readonly examples?: ExampleEncoder;
   /** The portal's message index; absent: the messages reads answer 503 messages_unavailable. */
   readonly messages?: MessageIndex;
+  /** How much of a message's data callers may see; absent: DEFAULT_PAYLOAD_MODE. */
+  readonly payloads?: PayloadMode;
+  /** Decodes an event's value for `full` payloads; absent: such a read answers 503. */
+  decodeEvent?(
+    value: Buffer,
+    type: string,
+  ): Promise<
+    { readonly kind: 'ok'; readonly data: Readonly<Record<string, unknown>> } | { readonly kind: string }
+  >;
 }
 
 /** A record as read from a topic: what a resend copies. */

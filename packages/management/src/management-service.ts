@@ -1,4 +1,4 @@
-import type { MessageList, ResendAnswer, SendExampleAnswer } from '@hookstream/api-schemas';
+import type { MessageList, MessagePayload, ResendAnswer, SendExampleAnswer } from '@hookstream/api-schemas';
 import type { AuditRecord } from '@hookstream/contracts';
 import type { DlqSelection, ReplayRequest, ReplaySummary } from '@hookstream/replay';
 import type { DeleteResult, RewindResult } from '@hookstream/subscribers';
@@ -17,6 +17,7 @@ import { ManagementError } from './errors.ts';
 import type { ManagementPorts, PullSelection } from './management-ports.ts';
 import { resendMessage, sendExample } from './message-actions.ts';
 import type { MessageDetail } from './message-index.ts';
+import { messagePayload } from './message-payload.ts';
 import { getMessage, listMessages, type MessageListAsk } from './message-reads.ts';
 import type { Page } from './pagination.ts';
 import { ackEvents, type LeaseGranted, type LeaseRequest, leaseEvents, nackEvents } from './pull-ops.ts';
@@ -189,6 +190,18 @@ export class ManagementService {
   /** A page of one tenant's messages, newest first (the operator names the tenant). */
   listMessages(caller: Caller, query: MessageListAsk): Promise<MessageList> {
     return mapped(listMessages(this.#ports, caller, query));
+  }
+
+  /** As much of a message's data as the operator's payload mode shows (none, digest, full). */
+  messagePayload(
+    caller: Caller,
+    eventId: string,
+    options: {
+      readonly tenant?: string | undefined;
+      readonly subscribers?: readonly string[] | undefined;
+    } = {},
+  ): Promise<MessagePayload> {
+    return mapped(messagePayload(this.#ports, caller, eventId, options));
   }
 
   /** One message with every attempt of the caller's endpoints. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type Caller, ManagementError, ManagementService, type MessageDetail } from '../src/index.ts';
-import { fakePorts, record } from './fake-ports.ts';
+import { fakePorts, record, storedEvent } from './fake-ports.ts';
 
 const operator: Caller = { scope: { kind: 'operator' }, id: 'tok-op' };
 const acme: Caller = { scope: { kind: 'tenant', tenant: 'acme' }, id: 'tok-acme' };
@@ -91,5 +91,35 @@ describe('getMessage', () => {
     const err = await failure(service.getMessage(acme, 'm-globex'));
     expect([err.code, err.status]).toEqual(['not_found', 404]);
     expect((await service.getMessage(operator, 'm-globex', { tenant: 'globex' })).eventId).toBe('m-globex');
+  });
+});
+
+describe('messagePayload', () => {
+  function withEvent(payloads?: 'none' | 'digest' | 'full') {
+    const fake = fakePorts([record('a-acme', 'acme'), record('b-globex', 'globex')]);
+    fake.index.messages.push(message('m-acme', 'acme'), message('m-globex', 'globex'));
+    fake.events.set('m-acme', storedEvent('m-acme', 'order.created', 'acme', '3'));
+    const ports = {
+      ...fake.ports,
+      ...(payloads === undefined ? {} : { payloads }),
+      decodeEvent: async () => ({ kind: 'ok', data: { order: 42 } }) as const,
+    };
+    return new ManagementService(ports);
+  }
+
+  it('shows a size and a hash by default, the data only when the operator chose full, nothing for none', async () => {
+    const digest = await withEvent().messagePayload(acme, 'm-acme');
+    expect(digest).toMatchObject({ mode: 'digest', bytes: expect.any(Number) });
+    expect(digest).not.toHaveProperty('data');
+    expect(await withEvent('full').messagePayload(acme, 'm-acme')).toMatchObject({
+      mode: 'full',
+      data: { order: 42 },
+    });
+    expect(await withEvent('none').messagePayload(acme, 'm-acme')).toEqual({ mode: 'none' });
+  });
+
+  it("is another tenant's message: not found, whatever the mode", async () => {
+    const err = await failure(withEvent('full').messagePayload(acme, 'm-globex'));
+    expect(err.code).toBe('not_found');
   });
 });

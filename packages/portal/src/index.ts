@@ -13,6 +13,7 @@ export type {
   MessageState,
   MessageSummary,
   NoticeView,
+  PayloadView,
   PortalBackend,
 } from './portal-backend.ts';
 export type { PortalServerOptions } from './portal-server.ts';

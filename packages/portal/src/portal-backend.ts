@@ -56,6 +56,12 @@ export interface MessageQuery {
   readonly cursor?: string | undefined;
 }
 
+/** A message's data as the operator lets it be shown: nothing, a size and hash, or the data. */
+export type PayloadView =
+  | { readonly mode: 'none' }
+  | { readonly mode: 'digest'; readonly bytes: number; readonly sha256: string }
+  | { readonly mode: 'full'; readonly bytes: number; readonly sha256: string; readonly data: unknown };
+
 /** One operational notice of the tenant, as the notices page lists it. */
 export interface NoticeView {
   readonly id: string;
@@ -84,6 +90,8 @@ export interface PortalBackend {
     query: MessageQuery,
   ): Promise<{ items: readonly MessageSummary[]; nextCursor: string | null }>;
   getMessage(caller: Caller, eventId: string, subscribers?: readonly string[]): Promise<MessageDetail>;
+  /** As much of a message's data as the operator's mode shows. */
+  messagePayload(caller: Caller, eventId: string, subscribers?: readonly string[]): Promise<PayloadView>;
   resendMessage(
     caller: Caller,
     request: { eventId: string; subscriber: string },

@@ -215,7 +215,15 @@ export class PortalRoutes {
     const message = await this.#backend.getMessage(r.access.caller, eventId, r.access.subscriberLimit);
     if (!r.access.seesType(message.type ?? ''))
       throw new ManagementError('not_found', `no message "${eventId}"`);
-    this.#headers.html(r.res, 200, messagePage(r.frame, message, doneText(r.url.searchParams)));
+    // The data is an aid on the page: past the topic's retention, or with the registry away, the
+    // attempts still show.
+    const payload = await this.#backend
+      .messagePayload(r.access.caller, eventId, r.access.subscriberLimit)
+      .catch((err: unknown) => ({
+        mode: 'unavailable' as const,
+        why: err instanceof Error ? err.message : String(err),
+      }));
+    this.#headers.html(r.res, 200, messagePage(r.frame, message, payload, doneText(r.url.searchParams)));
   }
 
   async #resend(r: PortalRequest): Promise<void> {

@@ -116,6 +116,11 @@ export class FakeBackend implements PortalBackend {
     return m;
   }
 
+  async messagePayload(caller: Caller, eventId: string) {
+    await this.getMessage(caller, eventId);
+    return { mode: 'digest', bytes: 3, sha256: 'a'.repeat(64) } as const;
+  }
+
   async resendMessage(caller: Caller, request: { eventId: string; subscriber: string }) {
     this.#mine(caller, request.subscriber);
     this.calls.push(`resend ${request.eventId} ${request.subscriber} by ${caller.actor?.kind}`);

@@ -78,6 +78,9 @@ describe('PortalServer', () => {
       endpoints: [],
       attempts: [],
     });
+    expect(await (await fetch(`${base}/messages/acme-1`)).text()).toContain(
+      `3 bytes, SHA-256 <code>${'a'.repeat(64)}`,
+    );
     const resent = await post(`${base}/messages/acme-1/resend`, { csrf, subscriber: 'acme-orders' });
     expect(resent.status).toBe(303);
     expect(backend.calls).toContain('resend acme-1 acme-orders by portal');

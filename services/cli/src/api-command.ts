@@ -4,6 +4,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ApiServer, ApiTokens, DEFAULT_API_RATE } from '@hookstream/api';
+import { PayloadMode } from '@hookstream/api-schemas';
 import {
   DEFAULT_EVENTS_TOPIC,
   describeErrorChain,
@@ -11,6 +12,7 @@ import {
   HookstreamError,
 } from '@hookstream/contracts';
 import {
+  DEFAULT_PAYLOAD_MODE,
   DEFAULT_TENANT_MAX_SUBSCRIBERS,
   kafkaPorts,
   ManagementService,
@@ -71,7 +73,9 @@ open /portal/<link>/ as one tenant. Its message index is a SQLite file kept from
                            HOOKSTREAM_PORTAL_STORE)
   --portal-cache-mb <n>    the index's page cache, its memory bound, 1-4096 MiB (default 64)
   --portal-index-since <d> a new index starts this long ago (30m, 6h, 2d) instead of at the attempt
-                           log's start`;
+                           log's start
+  --message-payloads <m>   what the portal and GET /v1/messages/{id}/payload show of an event's
+                           data: none, digest (its size and SHA-256; the default) or full`;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -99,6 +103,7 @@ const ApiConfig = z.object({
     .min(60_000)
     .max(90 * 86_400_000)
     .optional(),
+  messagePayloads: PayloadMode,
   logLevel: z.enum(LOG_LEVELS),
 });
 type ApiConfig = z.infer<typeof ApiConfig>;
@@ -122,6 +127,7 @@ function parseConfig(args: readonly string[], env: NodeJS.ProcessEnv): ApiConfig
       'portal-store': { type: 'string' },
       'portal-cache-mb': { type: 'string', default: '64' },
       'portal-index-since': { type: 'string' },
+      'message-payloads': { type: 'string', default: DEFAULT_PAYLOAD_MODE },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -151,6 +157,7 @@ function parseConfig(args: readonly string[], env: NodeJS.ProcessEnv): ApiConfig
       join(homedir(), '.local/state/hookstream/portal'),
     portalCacheMb: values['portal-cache-mb'],
     portalIndexSinceMs: durationMs(values['portal-index-since']),
+    messagePayloads: values['message-payloads'],
     logLevel: set(env.HOOKSTREAM_API_LOG_LEVEL) ?? 'info',
   });
   if (result.success) return result.data;
@@ -170,6 +177,7 @@ function parseConfig(args: readonly string[], env: NodeJS.ProcessEnv): ApiConfig
     portalStore: '--portal-store / HOOKSTREAM_PORTAL_STORE',
     portalCacheMb: '--portal-cache-mb',
     portalIndexSinceMs: '--portal-index-since (30m, 6h, 2d: 1 minute to 90 days)',
+    messagePayloads: '--message-payloads',
   };
   throw new HookstreamError(
     'BAD_CONFIG',
@@ -290,6 +298,10 @@ export async function apiCommand(args: readonly string[]): Promise<number> {
       cacheBytes: config.portalCacheMb * 1024 * 1024,
     };
     const index = openMessageIndex(kafka, portalSettings, log);
+    // Notices and `full` payloads are decoded as a pusher decodes events.
+    const decoder = new AvroEventDecoder(
+      new RegistrySchemaSource(new RegistryHttp(runtimeConnection().registry)),
+    );
     // In the background: a new index reads the attempt log's retention; pages show what is in.
     const indexing = index.indexer.start().then(
       () => logger.info(index.indexer.progress(), 'portal index caught up with the attempt log'),
@@ -308,6 +320,8 @@ export async function apiCommand(args: readonly string[]): Promise<number> {
           pull,
           examples,
           messages: index.messages,
+          payloads: config.messagePayloads,
+          decodeEvent: (value, type) => decoder.decode(value, type),
           tenantPolicy: { privateNetwork: config.tenantPrivateNetwork },
         }),
       );

@@ -87,6 +87,8 @@ export async function openPortal(context: {
       }),
     getMessage: (caller, eventId, subscribers) =>
       service.getMessage(caller, eventId, subscribers === undefined ? {} : { subscribers }),
+    messagePayload: (caller, eventId, subscribers) =>
+      service.messagePayload(caller, eventId, subscribers === undefined ? {} : { subscribers }),
     resendMessage: (caller, request) => service.resendMessage(caller, request),
     sendExample: (caller, request) => service.sendExample(caller, request),
     recover: async (caller, request) => {

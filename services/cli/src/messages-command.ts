@@ -1,5 +1,11 @@
 import { parseArgs } from 'node:util';
-import type { ApiClient, MessageDetail, MessageList, MessageOptions } from '@hookstream/api-client';
+import type {
+  ApiClient,
+  MessageDetail,
+  MessageList,
+  MessageOptions,
+  MessagePayload,
+} from '@hookstream/api-client';
 import { HookstreamError } from '@hookstream/contracts';
 import { formatTable } from '@hookstream/terminal';
 import { requiredRemoteApi } from './remote-api.ts';
@@ -19,7 +25,8 @@ list          the newest messages first: event, type, state, first seen, each en
               (--state delivered|pending|failed|filtered; --limit 1–100, default 50; --cursor
               the next page's, as list printed it). The operator names --tenant; a tenant's token
               reads its own.
-show          one message with every attempt: time, endpoint, step, status, latency, excerpt
+show          one message with every attempt: time, endpoint, step, status, latency, excerpt;
+              then its data as the API's --message-payloads allows (size and hash by default)
 resend        sends the event again to one endpoint, with the same id and a fresh attempt budget
 send-example  sends an example event of the type, made from its schema, to that endpoint only
 
@@ -100,12 +107,19 @@ async function run(
       return 0;
     }
     case 'show': {
-      const detail = await api.getMessage(target('<event-id>'), {
+      const id = target('<event-id>');
+      const options = {
         ...(values.tenant === undefined ? {} : { tenant: values.tenant }),
         ...(values.subscriber === undefined ? {} : { subscriber: values.subscriber.split(',') }),
-      });
-      if (values.json) printJson(detail);
-      else process.stdout.write(attemptTable(detail));
+      };
+      const detail = await api.getMessage(id, options);
+      // The data is an aid: past the topic's retention the attempts still show.
+      const payload = await api.getMessagePayload(id, options).catch((err: unknown) => ({
+        mode: 'unavailable' as const,
+        why: err instanceof Error ? err.message : String(err),
+      }));
+      if (values.json) printJson({ ...detail, payload });
+      else process.stdout.write(`${attemptTable(detail)}${payloadLine(payload)}`);
       return 0;
     }
     case 'resend': {
@@ -173,6 +187,13 @@ function attemptTable(m: MessageDetail): string {
     ['at', 'endpoint', 'attempt', 'step', 'status', 'latency', 'answer'],
     rows,
   )}\n`;
+}
+
+function payloadLine(p: MessagePayload | { readonly mode: 'unavailable'; readonly why: string }): string {
+  if (p.mode === 'none') return '';
+  if (p.mode === 'unavailable') return `data: not shown (${p.why})\n`;
+  const digest = `data: ${p.bytes} bytes, sha256 ${p.sha256}\n`;
+  return p.mode === 'digest' ? digest : `${digest}${JSON.stringify(p.data, null, 2)}\n`;
 }
 
 function bad(message: string): HookstreamError {

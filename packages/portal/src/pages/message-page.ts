@@ -1,9 +1,14 @@
 import { html, type SafeHtml, segment } from '@hookstream/console';
-import type { MessageDetail } from '../portal-backend.ts';
+import type { MessageDetail, PayloadView } from '../portal-backend.ts';
 import { actionButton, type PortalFrame, portalLayout } from './portal-layout.ts';
 
 /** One message: each endpoint's state with a resend button, then every attempt with its answer. */
-export function messagePage(frame: PortalFrame, m: MessageDetail, notice?: string): SafeHtml {
+export function messagePage(
+  frame: PortalFrame,
+  m: MessageDetail,
+  payload: PayloadView | { readonly mode: 'unavailable'; readonly why: string },
+  notice?: string,
+): SafeHtml {
   const at = `${frame.base}/messages/${segment(m.eventId)}`;
   const endpoints = m.endpoints.map(
     (e) => html`<tr data-endpoint="${e.subscriber}">
@@ -25,9 +30,23 @@ export function messagePage(frame: PortalFrame, m: MessageDetail, notice?: strin
 <tr><th>state</th><td class="message-${m.state}" data-field="state">${m.state}</td></tr>
 <tr><th>first step</th><td>${m.firstAt}</td></tr>
 </table>
+${payloadSection(payload)}
 <h2>Endpoints</h2>
 <table><thead><tr><th>endpoint</th><th>step</th><th>attempts</th><th>last status</th><th>at</th><th></th></tr></thead><tbody>${endpoints}</tbody></table>
 <h2>Attempts</h2>
 <table><thead><tr><th>at</th><th>endpoint</th><th>attempt</th><th>step</th><th>status</th><th>latency</th><th>outcome</th><th>response excerpt</th></tr></thead><tbody>${attempts}</tbody></table>`,
   );
+}
+
+function payloadSection(p: PayloadView | { readonly mode: 'unavailable'; readonly why: string }): SafeHtml {
+  switch (p.mode) {
+    case 'none':
+      return html``;
+    case 'unavailable':
+      return html`<h2>Data</h2><p class="muted" data-field="payload">Not shown: ${p.why}</p>`;
+    case 'digest':
+      return html`<h2>Data</h2><p data-field="payload">${p.bytes} bytes, SHA-256 <code>${p.sha256}</code></p>`;
+    case 'full':
+      return html`<h2>Data</h2><p class="muted">${p.bytes} bytes, SHA-256 <code>${p.sha256}</code></p><pre data-field="payload">${JSON.stringify(p.data, null, 2)}</pre>`;
+  }
 }
