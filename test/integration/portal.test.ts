@@ -223,7 +223,9 @@ describe('the customer portal in a real browser', () => {
     await shot('messages');
     await page.click(`a:text("${failedEventId}")`);
     // The operator's default shows a message's size and hash, never its data.
-    expect(await page.locator('[data-field="payload"]').textContent()).toMatch(/^\d+ bytes, SHA-256 [0-9a-f]{64}$/);
+    expect(await page.locator('[data-field="payload"]').textContent()).toMatch(
+      /^\d+ bytes, SHA-256 [0-9a-f]{64}$/,
+    );
     const status = await page.locator('[data-field="status"]').first().textContent();
     expect(status).toBe('500');
     const excerpt = (await page.locator('[data-field="excerpt"]').first().textContent()) ?? '';
