@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +7,7 @@ import { ApiServer, ApiTokens } from '@hookstream/api';
 import { CE_HEADER } from '@hookstream/contracts';
 import { createKafka } from '@hookstream/kafka';
 import { kafkaPorts, ManagementService } from '@hookstream/management';
+import { PortalStore, storeMessageIndex } from '@hookstream/portal-store';
 import { PullHost, PusherResources } from '@hookstream/pusher-core';
 import { consoleReporter, ensureOpenApiTools, loadStackConfig, type OpenApiTools } from '@hookstream/stack';
 import { LiveCatalog, parseSecretsKey, SubscriberCatalog } from '@hookstream/subscribers';
@@ -43,12 +45,17 @@ const pull = new PullHost({
   log: () => undefined,
   records: async () => (await live.read()).subscribers,
 });
+/** The portal's message index, as `hookstream api` keeps one (empty here: nothing indexes into it). */
+const store = new PortalStore({
+  path: join(mkdtempSync(join(tmpdir(), 'mapi-fuzz-index-')), 'index.sqlite'),
+});
 const service = new ManagementService(
   kafkaPorts({
     kafka,
     catalog: live,
     eventsTopic,
     pull,
+    messages: storeMessageIndex(store),
     secretsKey: parseSecretsKey(randomBytes(32).toString('base64'), 'the test key'),
     openPublisher: async () => {
       throw new Error('no subscriber here is disabled: no notice is due');
@@ -106,6 +113,7 @@ afterAll(async () => {
   await server?.close();
   await live.stop();
   await fx.close();
+  store.close();
 }, 120_000);
 
 describe('the management API against its OpenAPI document', () => {

@@ -282,6 +282,19 @@ describe('the customer portal in a real browser', () => {
     expect(otherEndpoint).not.toBe(endpointName);
   });
 
+  it('erases a tenant’s messages from the index on the operator’s request', async () => {
+    const res = await fetch(`${apiUrl}/v1/tenants/${acme}/messages`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${OPERATOR}` },
+    });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(await res.json()).toMatchObject({ tenant: acme });
+    await waitFor('the message gone from the portal', async () =>
+      (await fetch(`${acmeLink.url}messages/${failedEventId}`)).status === 404 ? true : undefined,
+    );
+    expect(await (await fetch(`${acmeLink.url}messages`)).text()).not.toContain(failedEventId);
+  });
+
   it('refuses a revoked link, an expired one, and a frame on an origin not allowed', async () => {
     const revoked = await mint({ tenant: acme, scope: 'read' });
     expect((await fetch(revoked.url)).status).toBe(200);

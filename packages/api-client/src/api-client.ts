@@ -45,8 +45,8 @@ import {
   SubscriberList,
   SubscriberResource,
 } from '@hookstream/api-schemas';
-import { MintedPortalLink, PortalLinkRequest } from '@hookstream/contracts';
-import type { z } from 'zod';
+import { MintedPortalLink, PortalLinkRequest, TenantErasure, TenantId } from '@hookstream/contracts';
+import { z as zod } from 'zod';
 import { ApiClientError } from './api-client-error.ts';
 import { type ApiClientOptions, ApiTransport } from './api-transport.ts';
 import type * as T from './api-types.ts';
@@ -311,26 +311,38 @@ export class ApiClient {
     return (await this.#http.send('revokePortalLink', { params }, RevokedPortalLink)).body;
   }
 
-  async #post<A extends z.ZodType>(
+  /** Erases a tenant's messages from every portal index (operator tokens only). */
+  async eraseTenantMessages(tenant: string): Promise<TenantErasure> {
+    const params = checked(
+      'eraseTenantMessages',
+      zod.object({ tenant: TenantId }),
+      { tenant },
+      'invalid_request',
+      'tenant',
+    );
+    return (await this.#http.send('eraseTenantMessages', { params }, TenantErasure)).body;
+  }
+
+  async #post<A extends zod.ZodType>(
     operation: ApiOperation,
     name: string,
-    bodySchema: z.ZodType,
+    bodySchema: zod.ZodType,
     body: unknown,
     answer: A,
-  ): Promise<z.output<A>> {
+  ): Promise<zod.output<A>> {
     checked(operation, bodySchema, body, 'invalid_body', 'body');
     return (await this.#http.send(operation, { params: named(operation, name), body }, answer)).body;
   }
 }
 
 /** The value as the schema parses it, or invalid_request (nothing sent) naming each field. */
-function checked<S extends z.ZodType>(
+function checked<S extends zod.ZodType>(
   operation: ApiOperation,
   schema: S,
   value: unknown,
   code: string,
   what: string,
-): z.output<S> {
+): zod.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   throw new ApiClientError(code, `the ${what} is invalid; nothing was sent`, {

@@ -31,6 +31,7 @@ export const API_OPERATIONS = {
   createPortalLink: { method: 'POST', path: '/v1/portal-links' },
   listPortalLinks: { method: 'GET', path: '/v1/portal-links' },
   revokePortalLink: { method: 'DELETE', path: '/v1/portal-links/{id}' },
+  eraseTenantMessages: { method: 'DELETE', path: '/v1/tenants/{tenant}/messages' },
 } as const satisfies Record<
   string,
   { readonly method: 'GET' | 'PUT' | 'POST' | 'DELETE'; readonly path: string }

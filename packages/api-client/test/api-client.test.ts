@@ -16,7 +16,7 @@ const routes = managementRoutes(fakeService(), () => ({}));
  * serves the portal, so they are not in the management table: their own test below holds them to
  * their method and path, against portalLinkRoutes.
  */
-const PENDING = new Set(['createPortalLink', 'listPortalLinks', 'revokePortalLink']);
+const PENDING = new Set(['createPortalLink', 'listPortalLinks', 'revokePortalLink', 'eraseTenantMessages']);
 const router = new Router(routes);
 const closers: (() => Promise<void>)[] = [];
 
@@ -335,6 +335,7 @@ describe('the portal links', () => {
         return revoked;
       },
       list: () => [...links.values()].map((l) => portalLinkView(l, Date.now())),
+      erase: async (tenant, by) => ({ version: 1, tenant, at: new Date().toISOString(), by }),
     };
     const server = new ApiServer({
       service: fakeService(),
@@ -363,12 +364,22 @@ describe('the portal links', () => {
     expect(minted.url).toBe('https://portal.example.com/portal/pl_AAAAAAAAAAAAAAAAAAAA.secret/');
     expect((await client.listPortalLinks({ tenant: 'acme', state: 'all', limit: 5 })).items).toHaveLength(1);
     expect((await client.revokePortalLink(minted.link.id)).link.state).toBe('revoked');
+    expect(await client.eraseTenantMessages('acme')).toMatchObject({
+      tenant: 'acme',
+      by: expect.stringMatching(/^tok_/),
+    });
     expect(requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
       'POST /v1/portal-links 201',
       'GET /v1/portal-links 200',
       'DELETE /v1/portal-links/pl_AAAAAAAAAAAAAAAAAAAA 200',
+      'DELETE /v1/tenants/acme/messages 200',
     ]);
-    for (const route of ['createPortalLink', 'listPortalLinks', 'revokePortalLink'] as const)
+    for (const route of [
+      'createPortalLink',
+      'listPortalLinks',
+      'revokePortalLink',
+      'eraseTenantMessages',
+    ] as const)
       expect(requests.some((r) => r.method === API_OPERATIONS[route].method)).toBe(true);
   });
 

@@ -12,18 +12,22 @@ import {
   PortalLinkRequest,
   type PortalLinkView,
   portalLinkView,
+  TenantErasure,
+  TenantId,
 } from '@hookstream/contracts';
 import { type Caller, ManagementError } from '@hookstream/management';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { defineRoute, type ResponseSpec, type Route } from './route.ts';
 
-/** Where the API keeps portal links: the portal's link book (the links topic). */
+/** Where the API keeps portal links and tenants' erasures: the portal's links topic. */
 export interface PortalLinksPort {
   mint(
     request: PortalLinkRequest,
     by: string,
   ): Promise<{ readonly link: PortalLink; readonly token: string }>;
   revoke(id: string, by: string): Promise<PortalLink | null>;
+  /** Erases a tenant's messages from every API instance's index (a data deletion request). */
+  erase(tenant: string, by: string): Promise<TenantErasure>;
   list(filter: { readonly tenant?: string | undefined; readonly state: 'active' | 'all' }): PortalLinkView[];
 }
 
@@ -99,6 +103,23 @@ export function portalLinkRoutes(links: PortalLinksPort, portalUrl: () => string
         const link = await links.revoke(params.id, caller.id);
         if (link === null) throw new ManagementError('not_found', `no portal link "${params.id}"`);
         return { status: 200, body: { link: portalLinkView(link, Date.now()) } };
+      },
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/v1/tenants/{tenant}/messages',
+      operationId: 'eraseTenantMessages',
+      summary:
+        "Erases a tenant's messages and attempts from every portal index (a data deletion request); the attempt log and events topic keep theirs until their retention",
+      params: z.object({ tenant: TenantId }),
+      query: NoParams,
+      responses: {
+        200: ok('The erasure, as every API instance applies it', TenantErasure),
+        403: operatorOnly,
+      },
+      handle: async ({ caller, params }) => {
+        requireOperator(caller);
+        return { status: 200, body: await links.erase(params.tenant, caller.id) };
       },
     }),
   ];

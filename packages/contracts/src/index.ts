@@ -132,6 +132,7 @@ export {
   takesNotices,
 } from './notices.ts';
 export {
+  isTenantErasureKey,
   MintedPortalLink,
   PORTAL_LINK_DEFAULT_SECONDS,
   PORTAL_LINK_MAX_SECONDS,
@@ -145,6 +146,8 @@ export {
   PortalScope,
   portalLinkState,
   portalLinkView,
+  TenantErasure,
+  tenantErasureKey,
 } from './portal-link.ts';
 export { MAX_BATCH_EVENTS, PublishBatchRequest, PublishRequest } from './publish-request.ts';
 export { REDACTED, redactUrl, redactUrlText } from './redact-url.ts';

@@ -87,3 +87,28 @@ export function portalLinkView(link: PortalLink, nowMs: number): PortalLinkView 
   const { secretDigest: _digest, version: _version, ...shown } = link;
   return { ...shown, state: portalLinkState(link, nowMs) };
 }
+
+/**
+ * A tenant's messages erased from every portal index (a data deletion request): kept in the links
+ * topic under `erasure:<tenant>`, so every API instance, and any index built later from the attempt
+ * log's retention, drops the tenant's messages that began at or before `at`.
+ */
+export const TenantErasure = z.object({
+  version: z.literal(1),
+  tenant: TenantId,
+  at: z.iso.datetime({ offset: true }),
+  /** The operator token's id that asked. */
+  by: z.string().min(1).max(200),
+});
+export type TenantErasure = z.infer<typeof TenantErasure>;
+
+const ERASURE_KEY_PREFIX = 'erasure:';
+
+export function tenantErasureKey(tenant: string): string {
+  return `${ERASURE_KEY_PREFIX}${tenant}`;
+}
+
+/** Whether a links topic record's key is a tenant's erasure (else a link's id). */
+export function isTenantErasureKey(key: string): boolean {
+  return key.startsWith(ERASURE_KEY_PREFIX);
+}

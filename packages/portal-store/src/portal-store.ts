@@ -52,6 +52,8 @@ export class PortalStore {
   readonly #cacheBytes: number;
   readonly #statements: Statements;
   readonly #writer: EntryWriter;
+  /** Tenants erased, and when: their entries from then or before are never indexed again. */
+  readonly #erased = new Map<string, number>();
 
   constructor(options: PortalStoreOptions) {
     const { path, cacheBytes = DEFAULT_CACHE_BYTES } = parse(PortalStoreOptions, options);
@@ -67,7 +69,34 @@ export class PortalStore {
    * crash the positions and the rows agree, so the indexer resumes exactly after what is stored.
    */
   apply(entries: readonly AttemptLogEntry[], positions: readonly IndexPosition[] = []): ApplyResult {
-    return this.#writer.apply(entries, positions);
+    const kept = this.#erased.size === 0 ? entries : entries.filter((e) => !this.#isErased(e));
+    return this.#writer.apply(kept, positions);
+  }
+
+  /**
+   * A tenant's erasure (TenantErasure): its messages that began at or before `at` go, and entries
+   * of them the log still holds are passed over from now on, so no later read of the attempt log
+   * brings them back. Learned again at every start (the erasure stays in the links topic), it
+   * removes only what is that old, never what came after.
+   */
+  async erase(tenant: string, at: string): Promise<number> {
+    parse(TenantId, tenant);
+    parse(z.iso.datetime({ offset: true }), at);
+    const atMs = Date.parse(at);
+    this.#erased.set(tenant, Math.max(atMs, this.#erased.get(tenant) ?? 0));
+    const select = this.#statements.get('SELECT id FROM messages WHERE tenant = ? AND first_at <= ? LIMIT ?');
+    const deleted = await deleteInBatches(
+      this.#db,
+      this.#statements,
+      (n) => select.all(tenant, atMs, n) as Row[],
+    );
+    this.#db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    return deleted;
+  }
+
+  #isErased(entry: AttemptLogEntry): boolean {
+    const atMs = entry.tenant === undefined ? undefined : this.#erased.get(entry.tenant);
+    return atMs !== undefined && Date.parse(entry.at) <= atMs;
   }
 
   /** The next offset of each partition of `topic` indexed so far (none: start at the beginning). */

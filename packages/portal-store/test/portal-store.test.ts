@@ -236,3 +236,21 @@ describe('stats', () => {
     expect(stats.fileBytes).toBeGreaterThan(0);
   });
 });
+
+describe('erase', () => {
+  it('removes a tenant’s messages begun by then, never indexes their entries again, and keeps later ones', async () => {
+    const { store } = openStore();
+    store.apply([
+      entry({ eventId: 'old', at: at(1) }),
+      entry({ eventId: 'other', at: at(1), tenant: 'globex' }),
+    ]);
+    expect(await store.erase('acme', at(2))).toBe(1);
+    // The attempt log still holds the old entry: read again (a new index), it stays out.
+    store.apply([entry({ eventId: 'old', at: at(1) }), entry({ eventId: 'new', at: at(3) })]);
+    expect(store.listMessages({ tenant: 'acme', limit: 10 }).messages.map((m) => m.eventId)).toEqual(['new']);
+    expect(store.listMessages({ tenant: 'globex', limit: 10 }).messages).toHaveLength(1);
+    // Learned again at a restart, the erasure leaves what came after it.
+    expect(await store.erase('acme', at(2))).toBe(0);
+    expect(store.getMessage('acme', 'new')).not.toBeNull();
+  });
+});

@@ -24,7 +24,7 @@ import { AvroEventDecoder, PullHost, PusherResources, RegistrySchemaSource } fro
 import { LiveCatalog, loadSecretsKey } from '@hookstream/subscribers';
 import { createLogger, serveMetrics, startMetrics, startTracing } from '@hookstream/telemetry';
 import { z } from 'zod';
-import { openMessageIndex, openPortal } from './api-portal.ts';
+import { openMessageIndex, openPortalLinks, openPortalPages } from './api-portal.ts';
 import { lazyExampleEncoder } from './example-encoder.ts';
 import { toolKafka } from './kafka-client.ts';
 import { openNoticePublisher } from './notice-publisher.ts';
@@ -302,12 +302,12 @@ export async function apiCommand(args: readonly string[]): Promise<number> {
     const decoder = new AvroEventDecoder(
       new RegistrySchemaSource(new RegistryHttp(runtimeConnection().registry)),
     );
+    const links = await openPortalLinks(kafka, index.store, log);
     // In the background: a new index reads the attempt log's retention; pages show what is in.
     const indexing = index.indexer.start().then(
       () => logger.info(index.indexer.progress(), 'portal index caught up with the attempt log'),
       (err: unknown) => logger.error({ error: describeErrorChain(err) }, 'portal index stopped'),
     );
-    let portal: Awaited<ReturnType<typeof openPortal>> | undefined;
     try {
       const service = new ManagementService(
         kafkaPorts({
@@ -325,13 +325,12 @@ export async function apiCommand(args: readonly string[]): Promise<number> {
           tenantPolicy: { privateNetwork: config.tenantPrivateNetwork },
         }),
       );
-      portal = await openPortal({
+      const pages = openPortalPages({
         kafka,
+        links,
         service,
         eventsTopic: config.topic,
-        decoder: new AvroEventDecoder(
-          new RegistrySchemaSource(new RegistryHttp(runtimeConnection().registry)),
-        ),
+        decoder,
         settings: portalSettings,
         log,
       });
@@ -339,8 +338,13 @@ export async function apiCommand(args: readonly string[]): Promise<number> {
         service,
         tokens,
         portal: {
-          links: portal.links.book,
-          pages: portal.pages,
+          links: {
+            mint: (request, by) => links.book.mint(request, by),
+            revoke: (id, by) => links.book.revoke(id, by),
+            list: (filter) => links.book.list(filter),
+            erase: (tenant, by) => links.erase(tenant, by),
+          },
+          pages,
           ...(config.publicUrl === undefined ? {} : { publicUrl: config.publicUrl }),
         },
         host: config.host,
@@ -361,7 +365,7 @@ export async function apiCommand(args: readonly string[]): Promise<number> {
       // Leaving the pull subscribers' groups commits what was acked.
       await pull.stop();
       await examples.close();
-      await portal?.links.stop();
+      await links.stop();
       await index.indexer.stop();
       await indexing;
       index.store.close();

@@ -52,20 +52,43 @@ export function openMessageIndex(
 }
 
 /**
- * The portal's links (followed from their topic) and pages, over the API's management service:
- * the pages run the API's own operations as the link's tenant.
+ * The portal's links followed from their topic, with the tenants' erasures applied to the index
+ * as they come: started before the index reads the attempt log, so no erased message is indexed
+ * again first.
  */
-export async function openPortal(context: {
+export async function openPortalLinks(
+  kafka: KafkaConnection,
+  store: PortalStore,
+  log: LogFn,
+): Promise<KafkaPortalLinks> {
+  const links = new KafkaPortalLinks(kafka, log, {
+    onErasure: (erasure) => {
+      store.erase(erasure.tenant, erasure.at).then(
+        (deleted) =>
+          log('info', 'portal index: a tenant erased', { tenant: erasure.tenant, at: erasure.at, deleted }),
+        (err: unknown) =>
+          log('error', 'portal index: a tenant erasure failed; it is applied again at the next start', {
+            tenant: erasure.tenant,
+            error: err instanceof Error ? err.message : String(err),
+          }),
+      );
+    },
+  });
+  await links.start();
+  return links;
+}
+
+/** The portal's pages over the API's management service: they run the API's own operations as the link's tenant. */
+export function openPortalPages(context: {
   readonly kafka: KafkaConnection;
+  readonly links: KafkaPortalLinks;
   readonly service: ManagementService;
   readonly eventsTopic: string;
   readonly decoder: NoticeDecoder;
   readonly settings: PortalSettings;
   readonly log: LogFn;
-}): Promise<{ links: KafkaPortalLinks; pages: PortalServer }> {
+}): PortalServer {
   const { service, settings } = context;
-  const links = new KafkaPortalLinks(context.kafka, context.log);
-  await links.start();
   const notices = new KafkaNoticeReader(context.kafka, context.eventsTopic, context.decoder);
   const schemas = new Map<string, unknown>();
   const backend: PortalBackend = {
@@ -104,14 +127,13 @@ export async function openPortal(context: {
       return schema === undefined ? null : exampleData(schema);
     },
   };
-  const pages = new PortalServer({
-    links: links.book,
+  return new PortalServer({
+    links: context.links.book,
     backend,
     frameAncestors: settings.frameAncestors,
     ...(settings.publicUrl === undefined ? {} : { publicOrigins: [settings.publicUrl] }),
     log: context.log,
   });
-  return { links, pages };
 }
 
 function tenantOf(caller: Caller): string {

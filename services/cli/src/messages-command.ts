@@ -16,6 +16,7 @@ export const MESSAGES_USAGE = `Usage: hookstream messages list [--tenant <t>] [-
        hookstream messages show <event-id> [--tenant <t>] [--json]
        hookstream messages resend <event-id> --subscriber <name> [--json]
        hookstream messages send-example --subscriber <name> --type <type> [--json]
+       hookstream messages erase --tenant <t> [--json]
 
 A tenant's messages as the customer portal shows them, and its actions, over the management API
 (docs/api.md, "Messages"): --api <url> (or HOOKSTREAM_API_URL) and HOOKSTREAM_API_TOKEN. No
@@ -29,6 +30,8 @@ show          one message with every attempt: time, endpoint, step, status, late
               then its data as the API's --message-payloads allows (size and hash by default)
 resend        sends the event again to one endpoint, with the same id and a fresh attempt budget
 send-example  sends an example event of the type, made from its schema, to that endpoint only
+erase         erases the tenant's messages from every API instance's portal index (a data
+              deletion request; an operator token); Kafka's topics keep theirs until retention
 
 Options:
   --json        the API's answer as JSON, for scripts`;
@@ -56,6 +59,7 @@ const TAKES: Readonly<Record<string, readonly string[]>> = {
   show: ['tenant', 'subscriber'],
   resend: ['subscriber'],
   'send-example': ['subscriber', 'type'],
+  erase: ['tenant'],
 };
 
 /** `hookstream messages`: the portal's messages and actions, over the management API. */
@@ -93,7 +97,7 @@ async function run(
     if (one === undefined || rest.length > 0) throw bad(`messages ${action} takes one ${what}`);
     return one;
   };
-  const needed = (name: 'subscriber' | 'type') => {
+  const needed = (name: 'subscriber' | 'type' | 'tenant') => {
     const value = values[name];
     if (value === undefined) throw bad(`messages ${action} needs --${name}`);
     return value;
@@ -126,6 +130,13 @@ async function run(
       const answer = await api.resendMessage(target('<event-id>'), needed('subscriber'));
       if (values.json) printJson(answer);
       else process.stdout.write(`resent ${answer.eventId} to ${answer.subscriber} (${answer.sentTo})\n`);
+      return 0;
+    }
+    case 'erase': {
+      if (targets.length > 0) throw bad('messages erase takes no positional argument');
+      const erasure = await api.eraseTenantMessages(needed('tenant'));
+      if (values.json) printJson(erasure);
+      else process.stdout.write(`erased the messages of ${erasure.tenant} begun by ${erasure.at}\n`);
       return 0;
     }
     default: {
