@@ -18,7 +18,7 @@ import type { ManagementPorts, PullSelection } from './management-ports.ts';
 import { resendMessage, sendExample } from './message-actions.ts';
 import type { MessageDetail } from './message-index.ts';
 import { messagePayload } from './message-payload.ts';
-import { getMessage, listMessages, type MessageListAsk } from './message-reads.ts';
+import { getMessage, listMessages, type MessageListAsk, type MessageReadOptions } from './message-reads.ts';
 import type { Page } from './pagination.ts';
 import { ackEvents, type LeaseGranted, type LeaseRequest, leaseEvents, nackEvents } from './pull-ops.ts';
 import { type ReplayJob, ReplayJobs } from './replay-jobs.ts';
@@ -193,26 +193,12 @@ export class ManagementService {
   }
 
   /** As much of a message's data as the operator's payload mode shows (none, digest, full). */
-  messagePayload(
-    caller: Caller,
-    eventId: string,
-    options: {
-      readonly tenant?: string | undefined;
-      readonly subscribers?: readonly string[] | undefined;
-    } = {},
-  ): Promise<MessagePayload> {
+  messagePayload(caller: Caller, eventId: string, options: MessageReadOptions = {}): Promise<MessagePayload> {
     return mapped(messagePayload(this.#ports, caller, eventId, options));
   }
 
   /** One message with every attempt of the caller's endpoints. */
-  getMessage(
-    caller: Caller,
-    eventId: string,
-    options: {
-      readonly tenant?: string | undefined;
-      readonly subscribers?: readonly string[] | undefined;
-    } = {},
-  ): Promise<MessageDetail> {
+  getMessage(caller: Caller, eventId: string, options: MessageReadOptions = {}): Promise<MessageDetail> {
     return mapped(getMessage(this.#ports, caller, eventId, options));
   }
 

@@ -4,7 +4,7 @@ import { CE_HEADER } from '@hookstream/contracts';
 import type { Caller } from './caller.ts';
 import { ManagementError } from './errors.ts';
 import type { ManagementPorts } from './management-ports.ts';
-import { getMessage } from './message-reads.ts';
+import { getMessage, type MessageReadOptions } from './message-reads.ts';
 
 /** Without the operator's choice: a size and a hash, which help support and show no data. */
 export const DEFAULT_PAYLOAD_MODE: PayloadMode = 'digest';
@@ -18,7 +18,7 @@ export async function messagePayload(
   ports: ManagementPorts,
   caller: Caller,
   eventId: string,
-  options: { readonly tenant?: string | undefined; readonly subscribers?: readonly string[] | undefined },
+  options: MessageReadOptions,
 ): Promise<MessagePayload> {
   await getMessage(ports, caller, eventId, options);
   const mode = ports.payloads ?? DEFAULT_PAYLOAD_MODE;

@@ -37,12 +37,18 @@ export async function listMessages(
   return index.list({ ...defined(rest), tenant, ...(subscribers === undefined ? {} : { subscribers }) });
 }
 
+/** Whose message (the operator names the tenant) and which of the caller's endpoints' steps. */
+export interface MessageReadOptions {
+  readonly tenant?: string | undefined;
+  readonly subscribers?: readonly string[] | undefined;
+}
+
 /** One message of the tenant with every attempt of the caller's endpoints; another tenant's is not found. */
 export async function getMessage(
   ports: ManagementPorts,
   caller: Caller,
   eventId: string,
-  options: { readonly tenant?: string | undefined; readonly subscribers?: readonly string[] | undefined },
+  options: MessageReadOptions,
 ): Promise<MessageDetail> {
   const index = messageIndex(ports);
   const tenant = messageTenant(caller, options.tenant);

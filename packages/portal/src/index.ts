@@ -5,16 +5,6 @@ export { csrfTokenOf, linkToken, parseLinkToken, secretDigest } from './link-sec
 export type { NoticeDecoder } from './notice-reader.ts';
 export { KafkaNoticeReader } from './notice-reader.ts';
 export { PortalAccess } from './portal-access.ts';
-export type {
-  MessageAttempt,
-  MessageDetail,
-  MessageEndpoint,
-  MessageQuery,
-  MessageState,
-  MessageSummary,
-  NoticeView,
-  PayloadView,
-  PortalBackend,
-} from './portal-backend.ts';
+export type { MessageQuery, NoticeView, PortalBackend } from './portal-backend.ts';
 export type { PortalServerOptions } from './portal-server.ts';
 export { DEFAULT_PORTAL_RATE, PORTAL_PATH_PREFIX, PortalServer } from './portal-server.ts';

@@ -1,6 +1,10 @@
+import type { MessagePayload } from '@hookstream/api-schemas';
 import type {
   Caller,
   EventTypeEntry,
+  MessageDetail,
+  MessageListAsk,
+  MessageSummary,
   Page,
   PutResult,
   RotatedSecret,
@@ -9,58 +13,8 @@ import type {
   SubscriberResource,
 } from '@hookstream/management';
 
-/** Where a message stands for one endpoint, and for all of them together. */
-export type MessageState = 'delivered' | 'pending' | 'failed' | 'filtered';
-
-export interface MessageEndpoint {
-  readonly subscriber: string;
-  readonly step: string;
-  readonly attempts: number;
-  readonly lastStatus?: number | undefined;
-  readonly lastAt: string;
-}
-
-export interface MessageSummary {
-  readonly eventId: string;
-  /** Null for steps written before the attempt log carried the event's type. */
-  readonly type: string | null;
-  readonly firstAt: string;
-  readonly lastAt: string;
-  readonly state: MessageState;
-  readonly endpoints: readonly MessageEndpoint[];
-}
-
-export interface MessageAttempt {
-  readonly subscriber: string;
-  readonly attempt: number;
-  readonly step: string;
-  readonly at: string;
-  readonly status?: number | undefined;
-  readonly durationMs?: number | undefined;
-  readonly outcome?: string | undefined;
-  readonly excerpt?: string | undefined;
-}
-
-export interface MessageDetail extends MessageSummary {
-  readonly attempts: readonly MessageAttempt[];
-}
-
-export interface MessageQuery {
-  readonly subscribers?: readonly string[] | undefined;
-  readonly types?: readonly string[] | undefined;
-  readonly state?: MessageState | undefined;
-  readonly eventId?: string | undefined;
-  readonly since?: string | undefined;
-  readonly until?: string | undefined;
-  readonly limit: number;
-  readonly cursor?: string | undefined;
-}
-
-/** A message's data as the operator lets it be shown: nothing, a size and hash, or the data. */
-export type PayloadView =
-  | { readonly mode: 'none' }
-  | { readonly mode: 'digest'; readonly bytes: number; readonly sha256: string }
-  | { readonly mode: 'full'; readonly bytes: number; readonly sha256: string; readonly data: unknown };
+/** A messages list as the portal asks it: always the link's own tenant (the caller's). */
+export type MessageQuery = Omit<MessageListAsk, 'tenant'>;
 
 /** One operational notice of the tenant, as the notices page lists it. */
 export interface NoticeView {
@@ -91,7 +45,7 @@ export interface PortalBackend {
   ): Promise<{ items: readonly MessageSummary[]; nextCursor: string | null }>;
   getMessage(caller: Caller, eventId: string, subscribers?: readonly string[]): Promise<MessageDetail>;
   /** As much of a message's data as the operator's mode shows. */
-  messagePayload(caller: Caller, eventId: string, subscribers?: readonly string[]): Promise<PayloadView>;
+  messagePayload(caller: Caller, eventId: string, subscribers?: readonly string[]): Promise<MessagePayload>;
   resendMessage(
     caller: Caller,
     request: { eventId: string; subscriber: string },

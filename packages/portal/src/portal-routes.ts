@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import type { MessageState } from '@hookstream/api-schemas';
 import { segment } from '@hookstream/console';
 import { ManagementError } from '@hookstream/management';
 import { definitionWith, endpointFields } from './endpoint-form.ts';
@@ -10,7 +11,7 @@ import { messagesPage } from './pages/messages-page.ts';
 import { noticesPage } from './pages/notices-page.ts';
 import type { PortalFrame } from './pages/portal-layout.ts';
 import type { PortalAccess } from './portal-access.ts';
-import type { MessageQuery, MessageState, PortalBackend } from './portal-backend.ts';
+import type { MessageQuery, PortalBackend } from './portal-backend.ts';
 import type { PortalHeaders } from './portal-response.ts';
 
 /** One request of one link, once it opened and its form (for a POST) passed the CSRF check. */

@@ -1,6 +1,6 @@
-import type { Caller, EventTypeEntry, SubscriberResource } from '@hookstream/management';
+import type { Caller, EventTypeEntry, MessageDetail, SubscriberResource } from '@hookstream/management';
 import { ManagementError } from '@hookstream/management';
-import type { MessageDetail, MessageQuery, NoticeView, PortalBackend } from '../src/portal-backend.ts';
+import type { MessageQuery, NoticeView, PortalBackend } from '../src/portal-backend.ts';
 
 interface Endpoint {
   tenant: string;

@@ -71,6 +71,7 @@ describe('PortalServer', () => {
     expect(done.status).toBe(404);
     backend.messages.push({
       eventId: 'acme-1',
+      tenant: 'acme',
       type: 'shipment.updated',
       firstAt: 'a',
       lastAt: 'b',
@@ -120,6 +121,7 @@ describe('PortalServer', () => {
     expect(backend.queries).toHaveLength(1);
     backend.messages.push({
       eventId: 'acme-2',
+      tenant: 'acme',
       type: 'key.revoked',
       firstAt: 'a',
       lastAt: 'b',

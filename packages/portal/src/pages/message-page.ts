@@ -1,12 +1,13 @@
+import type { MessagePayload } from '@hookstream/api-schemas';
 import { html, type SafeHtml, segment } from '@hookstream/console';
-import type { MessageDetail, PayloadView } from '../portal-backend.ts';
+import type { MessageDetail } from '@hookstream/management';
 import { actionButton, type PortalFrame, portalLayout } from './portal-layout.ts';
 
 /** One message: each endpoint's state with a resend button, then every attempt with its answer. */
 export function messagePage(
   frame: PortalFrame,
   m: MessageDetail,
-  payload: PayloadView | { readonly mode: 'unavailable'; readonly why: string },
+  payload: MessagePayload | { readonly mode: 'unavailable'; readonly why: string },
   notice?: string,
 ): SafeHtml {
   const at = `${frame.base}/messages/${segment(m.eventId)}`;
@@ -38,7 +39,9 @@ ${payloadSection(payload)}
   );
 }
 
-function payloadSection(p: PayloadView | { readonly mode: 'unavailable'; readonly why: string }): SafeHtml {
+function payloadSection(
+  p: MessagePayload | { readonly mode: 'unavailable'; readonly why: string },
+): SafeHtml {
   switch (p.mode) {
     case 'none':
       return html``;

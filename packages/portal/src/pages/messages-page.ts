@@ -1,5 +1,6 @@
 import { html, type SafeHtml, segment } from '@hookstream/console';
-import type { MessageQuery, MessageSummary } from '../portal-backend.ts';
+import type { MessageSummary } from '@hookstream/management';
+import type { MessageQuery } from '../portal-backend.ts';
 import { type PortalFrame, portalLayout } from './portal-layout.ts';
 
 export interface MessagesView {
