@@ -82,7 +82,9 @@ const USAGES: Record<string, Record<string, string>> = {
   console: { '': CONSOLE_USAGE },
   api: { '': API_USAGE },
   pull: { '': PULL_USAGE },
-  messages: Object.fromEntries(['list', 'show', 'resend', 'send-example', 'erase'].map((s) => [s, MESSAGES_USAGE])),
+  messages: Object.fromEntries(
+    ['list', 'show', 'resend', 'send-example', 'erase'].map((s) => [s, MESSAGES_USAGE]),
+  ),
   'portal-links': Object.fromEntries(['create', 'list', 'revoke'].map((s) => [s, PORTAL_LINKS_USAGE])),
   bench: {
     '': BENCH_REPORT_USAGE,
