@@ -70,12 +70,11 @@ export type MessageAttempt = z.infer<typeof MessageAttempt>;
 export const MessageDetail = MessageSummary.extend({ attempts: z.array(MessageAttempt).max(10_000) });
 export type MessageDetail = z.infer<typeof MessageDetail>;
 
-/** An opaque position in the index's order, as the index gave it. */
+/** A position in the index's order (the last message's first step, in ms, and its row), as a page gave it. */
 export const MessageCursor = z
   .string()
-  .min(1)
-  .max(500)
-  .regex(/^[A-Za-z0-9._~-]+$/, 'a cursor as given');
+  .max(31)
+  .regex(/^\d{1,15}\.\d{1,15}$/, 'a cursor as a page gave it');
 
 /** `GET /v1/messages`: lists comma-separated, as every list of this API's queries. */
 export const MessageQuery = z.object({
