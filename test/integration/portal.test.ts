@@ -189,6 +189,14 @@ describe('the customer portal in a real browser', () => {
   });
 
   it('sends an example that arrives at the real receiver', async () => {
+    await page.goto(acmeLink.url);
+    expect(await page.locator(`tr[data-endpoint="${endpointName}"]`).count()).toBe(1);
+    await shot('endpoints');
+    await page.goto(`${acmeLink.url}catalogue`);
+    expect(await page.locator('section[data-type="shipment.updated"] [data-field="example"]').count()).toBe(
+      1,
+    );
+    await shot('catalogue');
     await page.goto(`${acmeLink.url}endpoints/${endpointName}`);
     await shot('endpoint');
     await page.selectOption('select[name="type"]', 'shipment.updated');
