@@ -11,8 +11,12 @@ import { z } from 'zod';
 
 /** The most messages one page holds. */
 export const MAX_PAGE_SIZE = 100;
-/** The most endpoints (subscribers) a list can be limited to: a portal link's endpoints. */
-export const MAX_LISTED_SUBSCRIBERS = 50;
+/**
+ * The most endpoints (subscribers) a list can be limited to: a portal link's, or a tenant's own
+ * (the management layer names them so an operator's subscriber of no tenant never shows), which
+ * covers the default tenant quota of 100 twice.
+ */
+export const MAX_LISTED_SUBSCRIBERS = 200;
 /** The most event types one list asks for at once. */
 export const MAX_LISTED_TYPES = 20;
 /**

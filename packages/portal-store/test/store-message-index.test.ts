@@ -38,7 +38,7 @@ describe('storeMessageIndex', () => {
   it('turns a query the store refuses into the caller’s invalid_request', async () => {
     const { store } = openStore();
     const index = storeMessageIndex(store);
-    const many = Array.from({ length: 51 }, (_, i) => `hook-${i}`);
+    const many = Array.from({ length: 201 }, (_, i) => `hook-${i}`);
     const err = await index.list({ tenant: 'acme', subscribers: many, limit: 10 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ManagementError);
     expect((err as ManagementError).code).toBe('invalid_request');
