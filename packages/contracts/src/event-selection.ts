@@ -1,4 +1,5 @@
 import { CE_HEADER } from './headers.ts';
+import { NAMED_ONLY_NOTICE_TYPES } from './notices.ts';
 
 type Headers = Readonly<Record<string, string>>;
 
@@ -27,23 +28,33 @@ export interface SelectionSource {
  * delivery dead-letters it as poison rather than pass it over unseen.
  */
 export class EventSelection {
-  /** null: every type. */
+  /** null: every type (but the operational notices, which only naming takes). */
   readonly types: ReadonlySet<string> | null;
   /** null: every tenant. */
   readonly tenant: string | null;
+  /** The types named, beside `*`: what decides the operational notices. */
+  readonly #named: ReadonlySet<string>;
 
-  constructor(types: ReadonlySet<string> | null, tenant: string | null) {
+  constructor(
+    types: ReadonlySet<string> | null,
+    tenant: string | null,
+    named: ReadonlySet<string> = types ?? new Set(),
+  ) {
     this.types = types;
     this.tenant = tenant;
+    this.#named = named;
   }
 
   static of({ eventTypes, tenant }: SelectionSource): EventSelection {
-    const types = eventTypes === undefined || eventTypes.includes('*') ? null : new Set(eventTypes);
-    return new EventSelection(types, tenant ?? null);
+    const named = new Set(eventTypes ?? []);
+    const types = eventTypes === undefined || eventTypes.includes('*') ? null : named;
+    return new EventSelection(types, tenant ?? null, named);
   }
 
   takesType(type: string | undefined): boolean {
-    return type === undefined || this.types === null || this.types.has(type);
+    if (type === undefined) return true;
+    if (NAMED_ONLY_NOTICE_TYPES.has(type)) return this.#named.has(type);
+    return this.types === null || this.types.has(type);
   }
 
   takesTenant(tenant: string | undefined): boolean {

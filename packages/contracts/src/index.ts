@@ -125,6 +125,7 @@ export type { NoticeType } from './notices.ts';
 export {
   isNoticeType,
   isOwnDeliveryNotice,
+  NAMED_ONLY_NOTICE_TYPES,
   NOTICE_SCHEMA_NAMESPACE,
   NOTICE_TYPES,
   NOTICES_TOPIC_PREFIX,

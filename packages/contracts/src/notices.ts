@@ -18,16 +18,23 @@ export const NOTICE_TYPES = [
 export type NoticeType = (typeof NOTICE_TYPES)[number];
 
 /**
+ * The operational webhooks (dead letters, the breaker): a subscriber takes them only by naming
+ * them, never by `*`, so an upgrade sends no new kind of event to an existing `*` subscriber, and
+ * a tenant chooses which endpoint is its operational one.
+ */
+export const NAMED_ONLY_NOTICE_TYPES: ReadonlySet<string> = new Set([
+  'subscriber.dead_lettered',
+  'subscriber.failing',
+  'subscriber.recovered',
+]);
+
+/**
  * Notices of a subscriber's own delivery failures: never delivered to that subscriber itself
  * (the notice's key is its name), since it would travel the very path that fails, and a
  * subscriber taking `*` would otherwise be told of each of its dead letters by another request
  * to the same endpoint. The tenant's other notice subscribers receive them.
  */
-const ABOUT_OWN_DELIVERY: ReadonlySet<string> = new Set([
-  'subscriber.dead_lettered',
-  'subscriber.failing',
-  'subscriber.recovered',
-]);
+const ABOUT_OWN_DELIVERY = NAMED_ONLY_NOTICE_TYPES;
 
 /** Whether a notice of `type` keyed `key` is about `subscriber`'s own deliveries. */
 export function isOwnDeliveryNotice(type: string, key: string | null, subscriber: string): boolean {

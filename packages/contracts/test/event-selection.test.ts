@@ -48,3 +48,16 @@ describe('EventSelection: the one type and tenant rule', () => {
       }
   });
 });
+
+describe('the operational notices', () => {
+  it('are taken only by a definition that names them, never by `*`', () => {
+    const star = EventSelection.of({ eventTypes: ['*'] });
+    const ops = EventSelection.of({ eventTypes: ['*', 'subscriber.dead_lettered'] });
+    for (const type of ['subscriber.dead_lettered', 'subscriber.failing', 'subscriber.recovered'])
+      expect([type, star.takesType(type)]).toEqual([type, false]);
+    expect(ops.takesType('subscriber.dead_lettered')).toBe(true);
+    expect(ops.takesType('subscriber.failing')).toBe(false);
+    expect(star.takesType('subscriber.disabled')).toBe(true);
+    expect(star.takesType('shipment.updated')).toBe(true);
+  });
+});

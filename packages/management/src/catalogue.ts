@@ -1,3 +1,4 @@
+import { EventSelection } from '@hookstream/contracts';
 import type { CatalogSnapshot } from '@hookstream/subscribers';
 import type { Caller } from './caller.ts';
 import { visibleTo } from './tenant-rules.ts';
@@ -24,7 +25,7 @@ export function catalogueFor(
   return types.map((t) => ({
     ...t,
     subscribers: records
-      .filter((r) => r.definition.eventTypes.some((e) => e === '*' || e === t.type))
+      .filter((r) => EventSelection.of(r.definition).takesType(t.type))
       .map((r) => r.definition.name)
       .sort(),
   }));

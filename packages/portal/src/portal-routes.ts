@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { MessageState } from '@hookstream/api-schemas';
 import { segment } from '@hookstream/console';
+import { EventSelection } from '@hookstream/contracts';
 import { ManagementError } from '@hookstream/management';
 import { definitionWith, endpointFields } from './endpoint-form.ts';
 import { cataloguePage } from './pages/catalogue-page.ts';
@@ -126,7 +127,7 @@ export class PortalRoutes {
     const catalogue = await this.#backend.eventTypes(r.access.caller);
     const exampleTypes = catalogue
       .map((e) => e.type)
-      .filter((t) => r.access.seesType(t) && (taken.includes('*') || taken.includes(t)));
+      .filter((t) => r.access.seesType(t) && EventSelection.of({ eventTypes: taken }).takesType(t));
     const notice = doneText(r.url.searchParams);
     this.#headers.html(r.res, 200, endpointPage(r.frame, { resource, exampleTypes, notice }));
   }

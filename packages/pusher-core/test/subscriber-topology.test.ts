@@ -13,13 +13,22 @@ describe('SubscriberTopology.takes', () => {
     expect(t.takes('shipment.updated', notices)).toBe(false);
   });
 
+  it('takes the operational notices only when it names them: `*` alone does not', () => {
+    const star = topology();
+    const named = topology({ eventTypes: ['*', 'subscriber.failing'] });
+    expect(star.takes('subscriber.failing', notices, 'orders')).toBe(false);
+    expect(named.takes('subscriber.failing', notices, 'orders')).toBe(true);
+    expect(named.takes('subscriber.dead_lettered', notices, 'orders')).toBe(false);
+  });
+
   it('passes over notices of its own delivery failures, and takes other subscribers’', () => {
-    const t = topology();
-    for (const type of ['subscriber.dead_lettered', 'subscriber.failing', 'subscriber.recovered']) {
+    const operational = ['subscriber.dead_lettered', 'subscriber.failing', 'subscriber.recovered'];
+    const t = topology({ eventTypes: operational });
+    for (const type of operational) {
       expect([type, t.takes(type, notices, 'billing')]).toEqual([type, false]);
       expect([type, t.takes(type, notices, 'orders')]).toEqual([type, true]);
     }
     // Its own disable and enable are not delivery failures: it is told of them as before.
-    expect(t.takes('subscriber.enabled', notices, 'billing')).toBe(true);
+    expect(topology().takes('subscriber.enabled', notices, 'billing')).toBe(true);
   });
 });
