@@ -9,6 +9,7 @@ import { Pool } from 'undici';
 import { BenchEventCodec } from './bench-events.ts';
 import { startWindowProfile } from './bench-profiling.ts';
 import { removeBenchSubscribers, removeBenchTopics } from './bench-topic.ts';
+import { consumeAndPostLoop } from './consume-post-loop.ts';
 import { compareModes, type ModeComparison } from './mode-comparison.ts';
 import {
   compareTracing,
@@ -57,6 +58,8 @@ export interface BenchOptions {
 
 /** The pusher's rate is compared with a plain undici loop's, their runs interleaved. */
 export type ComparedDelivery = 'plain undici loop' | 'pusher';
+/** And with a hand-written consume → POST → commit loop's: what the pusher's features cost. */
+export type ComparedConsumer = 'consume-and-POST loop' | 'pusher';
 
 /** The orderings compared: strict's promise is to cost nothing over `key` while nothing fails. */
 export type ComparedOrdering = 'key' | 'strict';
@@ -74,6 +77,8 @@ export interface BenchResult {
   readonly ratio: number;
   /** Every run of both, warm-ups apart. */
   readonly rate: ModeComparison<ComparedDelivery>;
+  /** The consume-and-POST loop (consume-post-loop.ts) against the pusher, interleaved. */
+  readonly loop: ModeComparison<ComparedConsumer>;
   readonly tracing?: TracingComparison;
   readonly ordering?: ModeComparison<ComparedOrdering>;
   readonly batch?: ModeComparison<ComparedBatching> & { readonly maxEvents: number };
@@ -140,6 +145,15 @@ async function pushFromBacklog(
     progress,
     options.warmUp,
   );
+  progress('a consume → POST → commit loop (kafkajs, undici) and pusher drains, interleaved');
+  const loop = await compareModes<ComparedConsumer>(
+    ['consume-and-POST loop', 'pusher'],
+    (mode) =>
+      mode === 'pusher' ? drainWithPusher(options, topic, url) : consumeAndPostLoop(options, topic, url),
+    options.rounds ?? PUSH_ROUNDS,
+    progress,
+    options.warmUp,
+  );
   const tracing = options.tracing ? await tracingComparison(options, topic, url, progress) : undefined;
   const ordering =
     options.orderingRounds === undefined
@@ -182,6 +196,7 @@ async function pushFromBacklog(
     pusherPerSecond: rate.comparedPerSecond,
     ratio: rate.ratio,
     rate,
+    loop,
     ...(tracing ? { tracing } : {}),
     ...(ordering ? { ordering } : {}),
     ...(batch ? { batch } : {}),

@@ -23,6 +23,14 @@ export interface RawConsumer {
     eachRecord: (record: ConsumedRecord) => Promise<void>,
     options?: { readonly autoCommit?: boolean },
   ): Promise<void>;
+  /**
+   * Starts consuming a fetched batch at a time, `partitions` of them at once; a batch's offsets
+   * are committed once its handler resolves, and not at all when it throws (commit after success).
+   */
+  runBatches(
+    eachBatch: (records: readonly ConsumedRecord[]) => Promise<void>,
+    options?: { readonly partitions?: number },
+  ): Promise<void>;
 }
 
 export function createRawConsumer(connection: KafkaConnection, options: RawConsumerOptions): RawConsumer {
@@ -40,6 +48,14 @@ export function createRawConsumer(connection: KafkaConnection, options: RawConsu
         autoCommit,
         eachMessage: ({ topic, partition, message }) =>
           eachRecord(toConsumedRecord(topic, partition, message)),
+      }),
+    runBatches: (eachBatch, { partitions = 1 } = {}) =>
+      consumer.run({
+        autoCommit: true,
+        eachBatchAutoResolve: true,
+        partitionsConsumedConcurrently: Math.max(1, Math.min(partitions, 1000)),
+        eachBatch: ({ batch }) =>
+          eachBatch(batch.messages.map((m) => toConsumedRecord(batch.topic, batch.partition, m))),
       }),
   };
 }
