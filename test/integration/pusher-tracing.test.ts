@@ -209,3 +209,55 @@ describe('one trace per event across the ingress, the pusher and a retry tier (r
     }
   }, 120_000);
 });
+
+describe('a sampler that keeps no first attempt still traces every retry (real Jaeger)', () => {
+  it('records the retry tier attempt and its request, not the first attempt', async () => {
+    const topic = uniqueName('sampled-retries');
+    const name = uniqueName('sampled');
+    const receiver = new SampleReceiver({ record: true, behaviour: { failTimes: 1, failStatus: 500 } });
+    await createTopic(topic, 1);
+    await receiver.listen();
+    // The ingress samples nothing, so the event's context arrives unsampled: the pusher's
+    // default sampler (parent-based) follows it for attempt 1, and traces the retry regardless.
+    const ingress = await spawnIngressCli(topic, { OTEL_TRACES_SAMPLER: 'always_off' });
+    const pusher = await spawnPusherCli(topic, {
+      name,
+      url: `${receiver.url}/hooks`,
+      retry: { delaysMs: [300], maxAttempts: 3 },
+    });
+    try {
+      const eventId = `evt_${randomUUID()}`;
+      const answer = await post(`${ingress.url}/v1/events`, {
+        id: eventId,
+        type: 'key.revoked',
+        key: 'tenant-7',
+        data: { tenant_id: 'tenant-7', key_id: 'k-7' },
+      });
+      expect(answer.status).toBe(202);
+      await waitFor('attempt 2 accepted', async () => (receiver.stats().accepted === 1 ? true : undefined));
+      expect(await pusher.stop()).toBe(0);
+      // Only the retry's process span and its POST: nothing of the ingress or of attempt 1.
+      const found = await eventTrace(eventId, 2);
+      expect(found.spans).toHaveLength(2);
+      const pusherSpans = found.spans.filter(
+        (s) => found.processes[s.processID]?.serviceName === 'hookstream-pusher',
+      );
+      expect(
+        pusherSpans
+          .map((s) => [tag(s, 'span.kind'), s.operationName, tag(s, 'hookstream.attempt') ?? null])
+          .sort(),
+      ).toEqual(
+        [
+          ['client', 'POST', null],
+          ['consumer', `process ${retryTopicName(name, 1)}`, 2],
+        ].sort(),
+      );
+      expect(receiver.arrivals.map((a) => a.headers?.traceparent?.slice(-2))).toEqual(['00', '01']);
+      expect(receiver.arrivals.map((a) => a.status)).toEqual([500, 204]);
+    } finally {
+      await pusher.stop();
+      await ingress.stop();
+      await receiver.close();
+    }
+  }, 120_000);
+});

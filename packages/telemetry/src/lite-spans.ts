@@ -56,6 +56,8 @@ export interface LiteTracerOptions {
   readonly parentBasedRoot?: Sampler;
   /** Any other sampler, asked as the SDK tracer asks it. */
   readonly sampler?: Sampler;
+  /** Spans sampled whatever the sampler says, by their kind and starting attributes (retries). */
+  readonly alwaysSampled?: (kind: SpanKind, attributes: Attributes) => boolean;
   /** The SDK tracer's attributeCountLimit (value lengths must be unlimited). */
   readonly attributeCountLimit: number;
   /** Tests: start and end times in place of the SDK's clock. */
@@ -138,7 +140,8 @@ export class LiteTracerImpl implements LiteTracer {
     kind: SpanKind,
     attributes: Attributes,
   ): SamplingResult {
-    const { parentBasedRoot, sampler } = this.#o;
+    const { parentBasedRoot, sampler, alwaysSampled } = this.#o;
+    if (alwaysSampled?.(kind, attributes)) return SAMPLED;
     if (parentBasedRoot !== undefined) {
       if (parent !== undefined) return parent.traceFlags & TraceFlags.SAMPLED ? SAMPLED : DROPPED;
       return parentBasedRoot.shouldSample(ROOT_CONTEXT, traceId, name, kind, attributes, []);

@@ -47,6 +47,7 @@ import {
   OtlpProtobufSpanProcessor,
   type SpanExportStats,
 } from './otlp-span-processor.ts';
+import { isRetryAttempt, RetriesSampled } from './retry-sampling.ts';
 
 /*
  * The tracing SDK, loaded by startTracing only when tracing is on. It registers what NodeSDK
@@ -99,7 +100,9 @@ export async function startSdk(options: SdkOptions): Promise<StartedSdk> {
     resource,
     spanProcessors: [processor],
     spanLimits,
-    ...(sampling.sampler === undefined ? {} : { sampler: sampling.sampler }),
+    // The configured sampler (the SDK's default when none: parent-based, always on), but every
+    // retry is traced.
+    sampler: new RetriesSampled(sampling.sampler ?? new ParentBasedSampler({ root: new AlwaysOnSampler() })),
   });
   trace.setGlobalTracerProvider(provider);
   installLite(provider, processor, sampling, spanLimits);
@@ -156,6 +159,7 @@ function installLite(
     processor,
     idGenerator: pooledIdGenerator(),
     attributeCountLimit: limits.attributeCountLimit ?? 128,
+    alwaysSampled: isRetryAttempt,
     ...(sampling.sampler === undefined
       ? { parentBasedRoot: new AlwaysOnSampler() }
       : sampling.parentBasedRoot !== undefined

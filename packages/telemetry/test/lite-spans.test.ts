@@ -1,4 +1,11 @@
-import { type HrTime, propagation, type Sampler, type Tracer } from '@opentelemetry/api';
+import {
+  type Attributes,
+  type HrTime,
+  propagation,
+  type Sampler,
+  type SpanKind,
+  type Tracer,
+} from '@opentelemetry/api';
 import { type InstrumentationScope, parseTraceParent, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { type Resource, resourceFromAttributes } from '@opentelemetry/resources';
@@ -26,6 +33,7 @@ import { LiteTracerImpl, plainTraceparent, pooledIdGenerator } from '../src/lite
 import { installLiteTracer, liteTracerFor, uninstallLiteTracer } from '../src/lite-tracer.ts';
 import { OtlpProtobufEncoder } from '../src/otlp-protobuf.ts';
 import { ProtoWriter } from '../src/proto-writer.ts';
+import { isRetryAttempt, RetriesSampled } from '../src/retry-sampling.ts';
 
 /*
  * The lite tracer must export exactly what the SDK tracer exports for the same delivery. Both
@@ -181,7 +189,11 @@ function liteRun(
   scenario: Scenario,
   scope: InstrumentationScope,
   times: HrTime[],
-  sampling: { parentBasedRoot?: Sampler; sampler?: Sampler },
+  sampling: {
+    parentBasedRoot?: Sampler;
+    sampler?: Sampler;
+    alwaysSampled?: (k: SpanKind, a: Attributes) => boolean;
+  },
   spanOptions: ProcessSpanOptions = options,
 ): Run {
   const exporter = new InMemorySpanExporter();
@@ -301,6 +313,26 @@ describe('delivery spans from the lite tracer', () => {
           expect(sdkBytes(lite.spans)).toBe(expected);
           expect(ownBytes(lite.spans)).toBe(expected);
         });
+
+  it('traces every retry, whatever the sampler keeps of first attempts, as the SDK with RetriesSampled does', () => {
+    const record = RECORDS['an unsampled remote parent'] ?? Object.values(RECORDS)[0];
+    if (record === undefined) throw new Error('no record');
+    const scenario = Object.values(SCENARIOS)[0];
+    if (scenario === undefined) throw new Error('no scenario');
+    const never = () => new ParentBasedSampler({ root: new AlwaysOffSampler() });
+    const retry = { ...options, tier: 2 };
+    const lite = { parentBasedRoot: new AlwaysOffSampler(), alwaysSampled: isRetryAttempt };
+    const first = sdkRun(record, scenario, new RetriesSampled(never()));
+    expect(first.spans).toEqual([]);
+    expect(liteRun(record, scenario, { name: 'hookstream-pusher' }, first.times, lite).spans).toEqual([]);
+    const sdk = sdkRun(record, scenario, new RetriesSampled(never()), retry);
+    expect(sdk.spans.map((x) => x.name)).toContain(`process ${record.topic}`);
+    const scope = (sdk.spans[0]?.instrumentationScope ?? {
+      name: 'hookstream-pusher',
+    }) as InstrumentationScope;
+    const liteRetry = liteRun(record, scenario, scope, sdk.times, lite, retry);
+    expect(sdkBytes(liteRetry.spans)).toBe(sdkBytes(sdk.spans));
+  });
 
   for (const [scenarioName, scenario] of Object.entries(SCENARIOS))
     it(`a tenant's event: the SDK's bytes, with hookstream.tenant on its process span: ${scenarioName}`, () => {
