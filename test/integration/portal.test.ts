@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -30,7 +30,6 @@ const prefix = uniqueName('portal');
 const acme = `${prefix}-acme`;
 const globex = `${prefix}-globex`;
 const endpointName = `${prefix}-orders`;
-const otherEndpoint = `${prefix}-globex-hooks`;
 
 const fx = new KafkaFixture();
 const receivers = new ReceiverPool();
@@ -89,7 +88,7 @@ describe('the customer portal in a real browser', () => {
 
   beforeAll(async () => {
     const executablePath = await ensureChromium(loadStackConfig(), consoleReporter);
-    await import('node:fs/promises').then((fs) => fs.mkdir(SHOTS, { recursive: true }));
+    await mkdir(SHOTS, { recursive: true });
     await fx.connect();
     topic = await fx.topic(1);
     const { env, secretsKey } = catalogEnv(topic);
@@ -286,8 +285,6 @@ describe('the customer portal in a real browser', () => {
     expect((await fetch(`${globexLink.url}messages/${failedEventId}`)).status).toBe(404);
     const list = await (await fetch(`${globexLink.url}messages`)).text();
     expect(list).not.toContain(failedEventId);
-    // Its own endpoint of the same name prefix learns nothing either.
-    expect(otherEndpoint).not.toBe(endpointName);
   });
 
   it('erases a tenant’s messages from the index on the operator’s request', async () => {

@@ -21,6 +21,19 @@ const tag = (span: JaegerSpan | undefined, key: string): unknown =>
 const parentOf = (span: JaegerSpan | undefined) =>
   span?.references.find((r) => r.refType === 'CHILD_OF')?.spanID;
 
+/** Publishes a key.revoked of tenant `key` through the ingress, expecting its 202; its event id. */
+async function publishRevoked(ingressUrl: string, key: string): Promise<string> {
+  const eventId = `evt_${randomUUID()}`;
+  const answer = await post(`${ingressUrl}/v1/events`, {
+    id: eventId,
+    type: 'key.revoked',
+    key,
+    data: { tenant_id: key, key_id: `k-${key.split('-')[1] ?? key}` },
+  });
+  expect(answer.status).toBe(202);
+  return eventId;
+}
+
 /** One trace holding all of the event's spans, or fails; `expected` spans at least. */
 function eventTrace(eventId: string, expected: number): Promise<JaegerTrace> {
   return waitFor(
@@ -60,14 +73,7 @@ describe('one trace per event across the ingress, the pusher and a retry tier (r
   });
 
   it('holds the publish span, both attempts with their HTTP spans, and the retry-tier hop', async () => {
-    const eventId = `evt_${randomUUID()}`;
-    const answer = await post(`${ingress.url}/v1/events`, {
-      id: eventId,
-      type: 'key.revoked',
-      key: 'tenant-9',
-      data: { tenant_id: 'tenant-9', key_id: 'k-9' },
-    });
-    expect(answer.status).toBe(202);
+    const eventId = await publishRevoked(ingress.url, 'tenant-9');
     await waitFor('attempt 2 to be accepted', async () =>
       receiver.stats().accepted === 1 ? true : undefined,
     );
@@ -163,14 +169,7 @@ describe('one trace per event across the ingress, the pusher and a retry tier (r
       retry: { delaysMs: [500], maxAttempts: 3 },
     });
     try {
-      const eventId = `evt_${randomUUID()}`;
-      const answer = await post(`${ingress.url}/v1/events`, {
-        id: eventId,
-        type: 'key.revoked',
-        key: 'tenant-7',
-        data: { tenant_id: 'tenant-7', key_id: 'k-7' },
-      });
-      expect(answer.status).toBe(202);
+      const eventId = await publishRevoked(ingress.url, 'tenant-7');
       const dlqCount = async () => {
         const run = await runCli(['dlq', 'list', '--subscriber', replayed, '--json'], process.env);
         return run.code === 0 ? (JSON.parse(run.stdout) as { count: number }).count : 0;
@@ -226,14 +225,7 @@ describe('a sampler that keeps no first attempt still traces every retry (real J
       retry: { delaysMs: [300], maxAttempts: 3 },
     });
     try {
-      const eventId = `evt_${randomUUID()}`;
-      const answer = await post(`${ingress.url}/v1/events`, {
-        id: eventId,
-        type: 'key.revoked',
-        key: 'tenant-7',
-        data: { tenant_id: 'tenant-7', key_id: 'k-7' },
-      });
-      expect(answer.status).toBe(202);
+      const eventId = await publishRevoked(ingress.url, 'tenant-7');
       await waitFor('attempt 2 accepted', async () => (receiver.stats().accepted === 1 ? true : undefined));
       expect(await pusher.stop()).toBe(0);
       // Only the retry's process span and its POST: nothing of the ingress or of attempt 1.

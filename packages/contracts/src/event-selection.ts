@@ -53,8 +53,9 @@ export class EventSelection {
 
   takesType(type: string | undefined): boolean {
     if (type === undefined) return true;
-    if (NAMED_ONLY_NOTICE_TYPES.has(type)) return this.#named.has(type);
-    return this.types === null || this.types.has(type);
+    // A list decides alone (it names what it takes); only `*` must leave out the named-only types.
+    if (this.types !== null) return this.types.has(type);
+    return !NAMED_ONLY_NOTICE_TYPES.has(type) || this.#named.has(type);
   }
 
   takesTenant(tenant: string | undefined): boolean {

@@ -54,6 +54,6 @@ export interface PortalBackend {
   /** Starts sending the endpoint's dead letters since a time again (a replay job). */
   recover(caller: Caller, request: { subscriber: string; since: string }): Promise<{ jobId: string }>;
   notices(caller: Caller, limit: number): Promise<readonly NoticeView[]>;
-  /** An example of the type's data, for the catalogue. */
-  example(type: string): unknown;
+  /** Example data of a type, made from its schema (as send-example makes it), for the catalogue. */
+  example(schema: Readonly<Record<string, unknown>>): unknown;
 }

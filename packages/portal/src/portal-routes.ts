@@ -187,7 +187,7 @@ export class PortalRoutes {
     );
     const items = entries.map((entry) => ({
       entry: { ...entry, subscribers: entry.subscribers.filter((s) => r.access.seesSubscriber(s)) },
-      example: this.#backend.example(entry.type),
+      example: this.#backend.example(entry.schema),
     }));
     this.#headers.html(r.res, 200, cataloguePage(r.frame, items));
   }

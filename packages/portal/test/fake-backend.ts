@@ -143,7 +143,7 @@ export class FakeBackend implements PortalBackend {
     return [];
   }
 
-  example(type: string): unknown {
-    return { type };
+  example(schema: Readonly<Record<string, unknown>>): unknown {
+    return { of: schema.type };
   }
 }

@@ -3,7 +3,6 @@ import {
   type EventDataByType,
   type EventSchema,
   type KafkaSettings,
-  loadEventCatalog,
   type RegistrySettings,
 } from '@hookstream/contracts';
 import {
@@ -14,11 +13,12 @@ import {
   type RecordPosition,
   RecordSender,
 } from '@hookstream/kafka';
-import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
+import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import { type Histogram, type Meter, type Tracer, trace } from '@opentelemetry/api';
-import { type AvroWriter, avroWriters, encodeWire } from './avro-wire.ts';
+import { type AvroWriter, encodeWire } from './avro-wire.ts';
 import { cloudEventHeaders } from './cloud-event-headers.ts';
 import { PublishError, type PublishErrorDetail } from './errors.ts';
+import { type EventSchemas, openEventSchemas } from './event-schemas.ts';
 import { MicroBatcher } from './micro-batcher.ts';
 import { type PreparedEvent, type PublishChannel, prepareEvent } from './prepare-event.ts';
 import { ProducerDedupWindows } from './producer-dedup-windows.ts';
@@ -29,8 +29,7 @@ import {
   publishParent,
   startPublishSpan,
 } from './publish-span.ts';
-import { RegistryHttp } from './registry-http.ts';
-import { registerSchemas } from './schema-ids.ts';
+import type { RegistryHttp } from './registry-http.ts';
 import { isTraceparent } from './traceparent.ts';
 
 export interface EventProducerOptions {
@@ -132,14 +131,7 @@ export class EventProducer {
 
   private constructor(
     options: EventProducerOptions,
-    parts: {
-      catalog: ReadonlyMap<string, EventSchema>;
-      registry: SchemaRegistry;
-      registryHttp: RegistryHttp;
-      schemaIds: Map<string, number>;
-      writers: Map<number, AvroWriter>;
-      sender: RecordSender;
-    },
+    parts: EventSchemas & { readonly sender: RecordSender },
   ) {
     this.#writers = parts.writers;
     this.#registryHttp = parts.registryHttp;
@@ -178,33 +170,15 @@ export class EventProducer {
 
   /** Registers the schemas (refused if incompatible) and connects to Kafka. */
   static async start(options: EventProducerOptions): Promise<EventProducer> {
-    const catalog = options.catalog ?? loadEventCatalog();
-    const http = new RegistryHttp(options.registry);
-    const registry = new SchemaRegistry({
-      host: http.url,
-      retry: { retries: 1 },
-      agent: http.agent,
-      ...(http.auth === null ? {} : { auth: http.auth }),
-    });
-    let schemaIds: Map<string, number>;
-    let writers: Map<number, AvroWriter>;
+    const schemas = await openEventSchemas(options);
     let sender: RecordSender;
     try {
-      schemaIds = await registerSchemas(registry, catalog, options.subjectPrefix);
-      writers = await avroWriters(registry, schemaIds);
       sender = await connectSender(options);
     } catch (err) {
-      http.close();
+      schemas.registryHttp.close();
       throw err;
     }
-    return new EventProducer(options, {
-      catalog,
-      registry,
-      registryHttp: http,
-      schemaIds,
-      writers,
-      sender,
-    });
+    return new EventProducer(options, { ...schemas, sender });
   }
 
   /** Typed publish: the data type follows the event type (generated from schemas/). */

@@ -161,11 +161,12 @@ export class RecordingObserver implements DeliveryObserver {
       policyVersion: POLICY_VERSION,
       ...fields,
     };
+    // Set on the entry just made, not by a copy of it: nearly every entry has a type.
+    if (ctx.type !== undefined) entry.type = ctx.type;
     // A tenant's event names it, and a record a rewind sent again the rewind; an entry of any
     // other event stays as it was, with no copy made.
     const rewound = ctx.record.rewound;
-    const typed = ctx.type === undefined ? entry : { ...entry, type: ctx.type };
-    const named = ctx.tenant === undefined ? typed : { ...typed, tenant: ctx.tenant };
+    const named = ctx.tenant === undefined ? entry : { ...entry, tenant: ctx.tenant };
     log.write(
       rewound === undefined
         ? named

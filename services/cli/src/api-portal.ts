@@ -90,18 +90,13 @@ export function openPortalPages(context: {
 }): PortalServer {
   const { service, settings } = context;
   const notices = new KafkaNoticeReader(context.kafka, context.eventsTopic, context.decoder);
-  const schemas = new Map<string, unknown>();
   const backend: PortalBackend = {
     listSubscribers: (caller, page) => service.listSubscribers(caller, page),
     getSubscriber: (caller, name) => service.getSubscriber(caller, name),
     putSubscriber: (caller, name, body, ifMatch) => service.putSubscriber(caller, name, body, ifMatch),
     changeState: (caller, name, request) => service.changeState(caller, name, request),
     rotateSecret: (caller, name) => service.rotateSecret(caller, name),
-    eventTypes: async (caller) => {
-      const entries = await service.eventTypes(caller);
-      for (const e of entries) schemas.set(e.type, e.schema);
-      return entries;
-    },
+    eventTypes: (caller) => service.eventTypes(caller),
     listMessages: (caller, query) =>
       service.listMessages(caller, {
         ...query,
@@ -122,10 +117,7 @@ export function openPortalPages(context: {
       return { jobId: job.id };
     },
     notices: (caller, limit) => notices.read(tenantOf(caller), limit),
-    example: (type) => {
-      const schema = schemas.get(type);
-      return schema === undefined ? null : exampleData(schema);
-    },
+    example: (schema) => exampleData(schema),
   };
   return new PortalServer({
     links: context.links.book,
