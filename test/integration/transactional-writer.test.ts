@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '../support/names.ts';
 import { endpoints } from '../support/stack.ts';
 import { createTopic } from '../support/topic.ts';
+import { waitFor } from '../support/wait.ts';
 
 const kafka = createKafka({ brokers: endpoints.brokers, clientId: 'test-txn-writer', quiet: true });
 const open: TransactionalWriter[] = [];
@@ -74,6 +75,12 @@ describe('TransactionalWriter', () => {
       canRetry: false,
     });
     await second.transaction((txn) => txn.send(topic, [record('fresh')]));
-    expect(await values(topic)).toEqual(['fresh']);
+    // The commit's markers reach the partition just after the commit returns (the coordinator
+    // writes them): a read_committed read waits for them, never sees the fenced records.
+    const seen = await waitFor('the fresh record readable', async () => {
+      const v = await values(topic);
+      return v.length > 0 ? v : undefined;
+    });
+    expect(seen).toEqual(['fresh']);
   });
 });
