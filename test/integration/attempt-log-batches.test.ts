@@ -1,6 +1,7 @@
 import { ATTEMPT_LOG_TOPIC, type AttemptLogEntry } from '@hookstream/contracts';
 import { createKafka, RecordSender, readTopic } from '@hookstream/kafka';
 import { AttemptLogWriter } from '@hookstream/pusher-core';
+import { attemptEntriesFor } from '@hookstream/replay';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureAttemptLog } from '../support/attempt-log.ts';
 import { uniqueName } from '../support/names.ts';
@@ -8,12 +9,10 @@ import { endpoints } from '../support/stack.ts';
 
 const kafka = createKafka({ brokers: endpoints.brokers, clientId: 'test-attempt-log', quiet: true });
 const sender = new RecordSender(kafka);
-/** Entries of one event id share a key, so they land on one partition: one record batch. */
-const eventId = uniqueName('evt-big-batch');
 const COUNT = 1200;
 const startedAt = Date.now();
 
-function entry(i: number, id = eventId): AttemptLogEntry {
+function entry(i: number, id: string): AttemptLogEntry {
   return {
     eventId: id,
     subscriber: 'attempt-log-batches',
@@ -44,9 +43,14 @@ afterAll(async () => {
   await sender.disconnect();
 });
 
-describe('the attempt-log writer', () => {
+// Entries of one event id land on one partition: one Kafka record batch, in either form.
+describe.each([
+  ['one record per entry (a writer not told the partition count)', false],
+  ['batch records (as a pusher writes once it knows the count)', true],
+])('the attempt-log writer, %s', (_form, batched) => {
   it('writes more than 1 MiB of entries queued at once, every one, where one send of them is refused', async () => {
-    const all = Array.from({ length: COUNT }, (_, i) => entry(i));
+    const eventId = uniqueName('evt-big-batch');
+    const all = Array.from({ length: COUNT }, (_, i) => entry(i, eventId));
     const bytes = all.reduce((sum, e) => sum + encoded(e).value.length, 0);
     expect(bytes).toBeGreaterThan(1024 * 1024);
     // The broker's limit is real here: the same entries in one send (under another id) are refused.
@@ -60,6 +64,7 @@ describe('the attempt-log writer', () => {
 
     const logged: string[] = [];
     const writer = new AttemptLogWriter(sender, (level, message) => logged.push(`${level} ${message}`));
+    if (batched) writer.useBatchRecords(6);
     for (const e of all) writer.write(e);
     await writer.close();
     expect(logged).toEqual([]);
@@ -71,10 +76,13 @@ describe('the attempt-log writer', () => {
       keep: (r) => r.key === eventId || r.key === control,
       purpose: 'test-attempt-log',
     });
-    const attempts = read
-      .filter((r) => r.key === eventId)
-      .map((r) => (JSON.parse(r.value?.toString() ?? '{}') as AttemptLogEntry).attempt);
+    // Read as `hookstream ledger` reads them.
+    const attempts = attemptEntriesFor(eventId, read).map((e) => e.attempt);
     expect(attempts).toEqual(all.map((e) => e.attempt));
+    const records = read.filter((r) => r.key === eventId).length;
+    // Batch records: at most 100 entries and 128 KiB each, so about a hundredth as many records.
+    if (batched) expect(records).toBeLessThanOrEqual(COUNT / 50);
+    else expect(records).toBe(COUNT);
     expect(read.filter((r) => r.key === control)).toEqual([]);
   }, 60_000);
 });

@@ -1,4 +1,4 @@
-import { ATTEMPT_LOG_TOPIC, AttemptLogEntry, subscriberGroupId } from '@hookstream/contracts';
+import { ATTEMPT_LOG_TOPIC, attemptEntriesOf, subscriberGroupId } from '@hookstream/contracts';
 import { readTopic } from '@hookstream/kafka';
 import type { FleetProcess } from '@hookstream/pusher';
 import type { SampleReceiver } from '@hookstream/receiver';
@@ -39,12 +39,11 @@ async function attemptEntries(name: string, events: readonly TestEvent[], sinceM
   const read = await readTopic(fx.kafka, {
     topic: ATTEMPT_LOG_TOPIC,
     from: { timestampMs: sinceMs },
-    keep: (r) => r.key !== null && ids.has(r.key),
     purpose: 'test-rewind-marker',
   });
   return read
-    .map((r) => AttemptLogEntry.parse(JSON.parse(r.value?.toString('utf8') ?? '{}')))
-    .filter((e) => e.subscriber === name);
+    .flatMap((r) => attemptEntriesOf(r.value).entries)
+    .filter((e) => ids.has(e.eventId) && e.subscriber === name);
 }
 
 /** Waits until each event has `counts[i]` delivered steps in the attempt log; returns them by event. */

@@ -11,9 +11,10 @@ import type {
 
 /**
  * The attempt log holds every subscriber's attempts: a subscriber's page reads only the newest
- * records of each partition (within the hour), or a busy platform's hour would take minutes.
+ * records of each partition (within the hour), or a busy platform's hour would take minutes. A
+ * pusher's record holds up to 100 entries (ATTEMPT_BATCH_MAX_ENTRIES), a replay's one.
  */
-export const ATTEMPT_LOG_SCAN_PER_PARTITION = 5000;
+export const ATTEMPT_LOG_SCAN_PER_PARTITION = 500;
 
 /** One subscriber's page: the record, ledger, tiers, DLQ and its latest attempts. */
 export interface SubscriberView {

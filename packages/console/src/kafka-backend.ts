@@ -1,4 +1,4 @@
-import { ATTEMPT_LOG_TOPIC, AttemptLogEntry } from '@hookstream/contracts';
+import { ATTEMPT_LOG_TOPIC, type AttemptLogEntry, attemptEntriesOf } from '@hookstream/contracts';
 import { type KafkaConnection, KafkaReadError, readTopic } from '@hookstream/kafka';
 import {
   type Caller,
@@ -154,11 +154,9 @@ export class KafkaConsoleBackend implements ConsoleBackend {
       throw err;
     }
     const entries: AttemptLogEntry[] = [];
-    for (const r of records) {
-      if (r.value === null) continue;
-      const parsed = AttemptLogEntry.safeParse(safeJson(r.value));
-      if (parsed.success && parsed.data.subscriber === name) entries.push(parsed.data);
-    }
+    for (const r of records)
+      for (const entry of attemptEntriesOf(r.value).entries)
+        if (entry.subscriber === name) entries.push(entry);
     return entries.sort((a, b) => Date.parse(b.at) - Date.parse(a.at)).slice(0, MAX_ATTEMPTS);
   }
 }
@@ -182,12 +180,4 @@ async function operatorFacing<T>(work: Promise<T>): Promise<T> {
 
 function operatorToken(tokenId: string): Caller {
   return { scope: OPERATOR, id: tokenId };
-}
-
-function safeJson(value: Buffer): unknown {
-  try {
-    return JSON.parse(value.toString('utf8'));
-  } catch {
-    return null;
-  }
 }

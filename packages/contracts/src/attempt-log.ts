@@ -4,10 +4,11 @@ import { EventId, EventTypeName, TenantId } from './envelope.ts';
 import { SubscriberName } from './topics.ts';
 
 /**
- * One topic shared by all subscribers: a record per delivery attempt (events of types a
- * subscriber does not take are passed over unlogged; the ledger query judges those by the
- * subscriber's definition), keyed by event id, so `hookstream ledger <event-id>` can answer without scanning every tier.
- * Written off the delivery hot path; the committed offsets stay the ledger of record.
+ * One topic shared by all subscribers: an entry per delivery step (events of types a subscriber
+ * does not take are passed over unlogged; the ledger query judges those by the subscriber's
+ * definition), placed by event id, so `hookstream ledger <event-id>` can answer without scanning
+ * every tier. A record holds one entry or a batch of them (attempt-log-records.ts). Written off
+ * the delivery hot path; the committed offsets stay the ledger of record.
  */
 export const ATTEMPT_LOG_TOPIC = 'hookstream.attempts';
 

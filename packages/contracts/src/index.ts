@@ -1,4 +1,11 @@
 export { ATTEMPT_EXCERPT_MAX_CHARS, ATTEMPT_LOG_TOPIC, AttemptLogEntry, LedgerStep } from './attempt-log.ts';
+export type { AttemptRecordEntries } from './attempt-log-records.ts';
+export {
+  ATTEMPT_BATCH_MAX_ENTRIES,
+  AttemptLogBatch,
+  attemptEntriesOf,
+  attemptRecordMayHold,
+} from './attempt-log-records.ts';
 export {
   AUDIT_ACTIONS,
   AUDIT_RETENTION_MS,

@@ -1,6 +1,7 @@
 import {
   ATTEMPT_LOG_TOPIC,
   type AttemptLogEntry,
+  attemptRecordMayHold,
   CE_HEADER,
   EventSelection,
   type RecordLocation,
@@ -218,7 +219,7 @@ async function readAttempts(
   const records = await readTopic(kafka, {
     topic: ATTEMPT_LOG_TOPIC,
     partitions: [partition],
-    keep: (r) => r.key === eventId,
+    keep: (r) => attemptRecordMayHold(r, eventId),
     purpose: 'ledger',
     ...(from === undefined ? {} : { from }),
   });

@@ -55,7 +55,7 @@ export {
   KafkaReadError,
   KafkaSendError,
 } from './errors.ts';
-export { partitionForKey } from './produce/partition-for-key.ts';
+export { keyPartitioner, partitionForKey } from './produce/partition-for-key.ts';
 export type {
   RawAcks,
   RawMessage,

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ATTEMPT_LOG_TOPIC, AttemptLogEntry, type LogFn } from '@hookstream/contracts';
+import { ATTEMPT_LOG_TOPIC, type AttemptLogEntry, attemptEntriesOf, type LogFn } from '@hookstream/contracts';
 import { type FollowedBatch, KafkaAdmin, type KafkaConnection, TopicFollower } from '@hookstream/kafka';
 import type { ApplyResult } from './contracts.ts';
 import { DEFAULT_RETENTION_MS, type PortalStore } from './portal-store.ts';
@@ -166,16 +166,20 @@ export class AttemptIndexer {
   async #index(batch: FollowedBatch): Promise<void> {
     const entries: AttemptLogEntry[] = [];
     for (const record of batch.records) {
-      const entry = parseEntry(record.value);
-      if (entry.success) entries.push(entry.data);
-      else {
-        this.#counts.invalid += 1;
-        this.#options.log?.('warn', 'portal index: a record of the attempt log is not an entry; skipped', {
-          topic: this.#topic,
-          partition: batch.partition,
-          offset: record.offset,
-          why: entry.why,
-        });
+      const read = attemptEntriesOf(record.value);
+      entries.push(...read.entries);
+      if (read.why !== undefined) {
+        this.#counts.invalid += read.invalid;
+        this.#options.log?.(
+          'warn',
+          'portal index: an attempt log record held something that is not an entry; skipped',
+          {
+            topic: this.#topic,
+            partition: batch.partition,
+            offset: record.offset,
+            why: read.why,
+          },
+        );
       }
     }
     const result = await this.#stored(entries, batch);
@@ -186,19 +190,4 @@ export class AttemptIndexer {
     const behind = BigInt(batch.highWatermark) - BigInt(batch.nextOffset);
     this.#behind.set(batch.partition, behind > 0n ? behind : 0n);
   }
-}
-
-type Parsed = { success: true; data: AttemptLogEntry } | { success: false; why: string };
-
-/** One bad record is skipped, never a reason to stop indexing. */
-function parseEntry(value: Buffer | null): Parsed {
-  if (value === null) return { success: false, why: 'no value' };
-  let json: unknown;
-  try {
-    json = JSON.parse(value.toString('utf8'));
-  } catch {
-    return { success: false, why: 'not JSON' };
-  }
-  const entry = AttemptLogEntry.safeParse(json);
-  return entry.success ? { success: true, data: entry.data } : { success: false, why: entry.error.message };
 }

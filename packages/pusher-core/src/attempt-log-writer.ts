@@ -1,5 +1,10 @@
-import { ATTEMPT_LOG_TOPIC, type AttemptLogEntry, type LogFn } from '@hookstream/contracts';
-import type { OutgoingRecord, RecordSender } from '@hookstream/kafka';
+import {
+  ATTEMPT_BATCH_MAX_ENTRIES,
+  ATTEMPT_LOG_TOPIC,
+  type AttemptLogEntry,
+  type LogFn,
+} from '@hookstream/contracts';
+import { keyPartitioner, type OutgoingRecord, type RecordSender } from '@hookstream/kafka';
 
 export interface AttemptLogWriterOptions {
   readonly flushEveryMs?: number;
@@ -20,12 +25,31 @@ export interface AttemptLogWriterOptions {
 export const ATTEMPT_LOG_BATCH_BYTES = 512 * 1024;
 /** Far above any real entry (a few hundred bytes): only a malformed one comes near it. */
 export const ATTEMPT_LOG_ENTRY_BYTES = 64 * 1024;
+/** A batch record's value at most: a fraction of a send, so a send still carries many. */
+export const ATTEMPT_LOG_RECORD_BYTES = 128 * 1024;
 /** What a record costs in a batch besides its key and value (lengths, deltas, attributes). */
 const RECORD_OVERHEAD_BYTES = 64;
 
+/** An entry as queued: encoded once, when written. */
+interface Queued {
+  readonly eventId: string;
+  readonly json: string;
+  readonly bytes: number;
+}
+
+/** A record to send and the number of entries it carries (what a failed send loses). */
+interface Outgoing {
+  readonly record: OutgoingRecord;
+  readonly entries: number;
+  readonly bytes: number;
+}
+
 /**
- * Writes the attempt log (one record per attempt step, keyed by event id) off the delivery hot
- * path: entries queue in memory and go out in sends bounded by bytes. The log answers
+ * Writes the attempt log off the delivery hot path: entries queue in memory and go out in sends
+ * bounded by bytes. Once told the topic's partition count (useBatchRecords), each flush writes
+ * one batch record per partition (or a few, within ATTEMPT_BATCH_MAX_ENTRIES and
+ * ATTEMPT_LOG_RECORD_BYTES) holding the entries whose event ids hash there (the format:
+ * AttemptLogBatch); before that, one record per entry keyed by its event id. The log answers
  * `hookstream ledger` quickly; it is not the ledger of record (the committed offsets are), so
  * when Kafka cannot take a send or the queue is full, entries are dropped and counted rather
  * than slowing deliveries down.
@@ -38,7 +62,9 @@ export class AttemptLogWriter {
   readonly #maxQueuedBytes: number;
   readonly #maxBatchBytes: number;
   readonly #maxEntryBytes: number;
-  #queue: OutgoingRecord[] = [];
+  readonly #maxRecordBytes: number;
+  #partitionOf: ((eventId: string) => number) | null = null;
+  #queue: Queued[] = [];
   #queuedBytes = 0;
   #flushing: Promise<void> | null = null;
   /** Entries not written: queue full, too large, or their send failed. */
@@ -52,7 +78,8 @@ export class AttemptLogWriter {
     this.#maxQueued = options.maxQueued ?? 20_000;
     this.#maxQueuedBytes = options.maxQueuedBytes ?? 32 * 1024 * 1024;
     this.#maxBatchBytes = options.maxBatchBytes ?? ATTEMPT_LOG_BATCH_BYTES;
-    this.#maxEntryBytes = Math.min(options.maxEntryBytes ?? ATTEMPT_LOG_ENTRY_BYTES, this.#maxBatchBytes);
+    this.#maxRecordBytes = Math.min(ATTEMPT_LOG_RECORD_BYTES, this.#maxBatchBytes);
+    this.#maxEntryBytes = Math.min(options.maxEntryBytes ?? ATTEMPT_LOG_ENTRY_BYTES, this.#maxRecordBytes);
     this.#timer = setInterval(() => void this.flush(), options.flushEveryMs ?? 100);
     this.#timer.unref();
   }
@@ -63,8 +90,8 @@ export class AttemptLogWriter {
       return;
     }
     // Typed by construction; no parse here, it runs once per delivery.
-    const record = { key: entry.eventId, value: Buffer.from(JSON.stringify(entry)), headers: {} };
-    const size = sizeOf(record);
+    const json = JSON.stringify(entry);
+    const size = Buffer.byteLength(json) + Buffer.byteLength(entry.eventId) + RECORD_OVERHEAD_BYTES;
     if (size > this.#maxEntryBytes) {
       this.dropped++;
       this.oversized++;
@@ -77,8 +104,17 @@ export class AttemptLogWriter {
         });
       return;
     }
-    this.#queue.push(record);
+    this.#queue.push({ eventId: entry.eventId, json, bytes: size });
     this.#queuedBytes += size;
+  }
+
+  /**
+   * From the next flush on, entries go in batch records placed by `partitionCount`, the topic's
+   * count now. Were partitions added later, entries of an event could sit where a reader does not
+   * look until the process restarts; the topic is created with a fixed count and never grown.
+   */
+  useBatchRecords(partitionCount: number): void {
+    this.#partitionOf = keyPartitioner(ATTEMPT_LOG_TOPIC, partitionCount);
   }
 
   /** Writes what is queued; resolves when those sends ended (failures are logged, not thrown). */
@@ -88,7 +124,7 @@ export class AttemptLogWriter {
     const queued = this.#queue;
     this.#queue = [];
     this.#queuedBytes = 0;
-    this.#flushing = this.#sendAll(queued).finally(() => {
+    this.#flushing = this.#sendAll(this.#records(queued)).finally(() => {
       this.#flushing = null;
     });
     return this.#flushing;
@@ -100,15 +136,40 @@ export class AttemptLogWriter {
     await this.flush();
   }
 
+  /** The records for `queued`: one per entry, or batch records per partition, in order within each. */
+  #records(queued: readonly Queued[]): Outgoing[] {
+    const partitionOf = this.#partitionOf;
+    if (partitionOf === null)
+      return queued.map((q) => ({
+        record: { key: q.eventId, value: Buffer.from(q.json), headers: {} },
+        entries: 1,
+        bytes: q.bytes,
+      }));
+    const byPartition = new Map<number, Queued[]>();
+    for (const q of queued) {
+      const partition = partitionOf(q.eventId);
+      const group = byPartition.get(partition);
+      if (group === undefined) byPartition.set(partition, [q]);
+      else group.push(q);
+    }
+    const out: Outgoing[] = [];
+    for (const group of byPartition.values()) out.push(...batchRecords(group, this.#maxRecordBytes));
+    return out;
+  }
+
   /** One send per batch, in order; a failed batch loses its own entries only. */
-  async #sendAll(records: readonly OutgoingRecord[]): Promise<void> {
+  async #sendAll(records: readonly Outgoing[]): Promise<void> {
     for (const batch of batchesOf(records, this.#maxBatchBytes)) {
+      const entries = batch.reduce((sum, o) => sum + o.entries, 0);
       try {
-        await this.#sender.send(ATTEMPT_LOG_TOPIC, batch);
+        await this.#sender.send(
+          ATTEMPT_LOG_TOPIC,
+          batch.map((o) => o.record),
+        );
       } catch (err) {
-        this.dropped += batch.length;
+        this.dropped += entries;
         this.#log('warn', 'attempt log write failed; entries dropped (the ledger is unaffected)', {
-          entries: batch.length,
+          entries,
           error: err instanceof Error ? err.message : String(err),
         });
       }
@@ -116,17 +177,42 @@ export class AttemptLogWriter {
   }
 }
 
-function sizeOf(record: OutgoingRecord): number {
-  return (record.value?.length ?? 0) + Buffer.byteLength(record.key ?? '') + RECORD_OVERHEAD_BYTES;
+const BATCH_OPEN = '{"entries":[';
+const BATCH_CLOSE = ']}';
+
+/**
+ * Batch records of one partition's entries, in order: each at most ATTEMPT_BATCH_MAX_ENTRIES
+ * entries and about maxBytes (an entry fits alone: the entry bound is below it), keyed by its
+ * first entry's event id so the default partitioner puts it where all of them hash.
+ */
+function batchRecords(group: readonly Queued[], maxBytes: number): Outgoing[] {
+  const out: Outgoing[] = [];
+  let start = 0;
+  while (start < group.length) {
+    let end = start;
+    let bytes = BATCH_OPEN.length + BATCH_CLOSE.length + RECORD_OVERHEAD_BYTES;
+    while (end < group.length && end - start < ATTEMPT_BATCH_MAX_ENTRIES) {
+      const next = (group[end] as Queued).bytes;
+      if (end > start && bytes + next > maxBytes) break;
+      bytes += next;
+      end++;
+    }
+    const members = group.slice(start, end);
+    const value = Buffer.from(`${BATCH_OPEN}${members.map((q) => q.json).join(',')}${BATCH_CLOSE}`);
+    const key = (members[0] as Queued).eventId;
+    out.push({ record: { key, value, headers: {} }, entries: members.length, bytes });
+    start = end;
+  }
+  return out;
 }
 
 /** Consecutive runs of records whose sizes add up to at most maxBytes (each record fits alone). */
-function batchesOf(records: readonly OutgoingRecord[], maxBytes: number): OutgoingRecord[][] {
-  const batches: OutgoingRecord[][] = [];
-  let current: OutgoingRecord[] = [];
+function batchesOf(records: readonly Outgoing[], maxBytes: number): Outgoing[][] {
+  const batches: Outgoing[][] = [];
+  let current: Outgoing[] = [];
   let bytes = 0;
   for (const record of records) {
-    const size = sizeOf(record);
+    const size = record.bytes;
     if (current.length > 0 && bytes + size > maxBytes) {
       batches.push(current);
       current = [];

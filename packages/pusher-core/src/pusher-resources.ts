@@ -180,6 +180,9 @@ export class PusherResources {
       await resources.admin.ensureTopics([
         { ...ATTEMPT_LOG_SPEC, replicationFactor: resources.replicationFactor },
       ]);
+      // Batch records are placed by the topic's count, which another pusher may have chosen.
+      const partitions = await resources.admin.partitionCount(ATTEMPT_LOG_TOPIC);
+      if (partitions !== null && partitions > 0) resources.attemptLog.useBatchRecords(partitions);
     } catch (err) {
       await resources.close();
       throw err;

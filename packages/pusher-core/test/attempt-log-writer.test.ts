@@ -1,5 +1,11 @@
-import type { AttemptLogEntry, LogFn } from '@hookstream/contracts';
-import type { OutgoingRecord, RecordPosition } from '@hookstream/kafka';
+import {
+  ATTEMPT_BATCH_MAX_ENTRIES,
+  ATTEMPT_LOG_TOPIC,
+  type AttemptLogEntry,
+  attemptEntriesOf,
+  type LogFn,
+} from '@hookstream/contracts';
+import { type OutgoingRecord, partitionForKey, type RecordPosition } from '@hookstream/kafka';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ATTEMPT_LOG_BATCH_BYTES, AttemptLogWriter } from '../src/index.ts';
 
@@ -95,5 +101,50 @@ describe('AttemptLogWriter', () => {
     // Each about 1.2 KB: the fifth takes the queue past 5000 bytes, the five after it are dropped.
     for (let i = 0; i < 10; i++) byBytes.write(entry(i, 1000));
     expect(byBytes.dropped).toBe(5);
+  });
+});
+
+describe('AttemptLogWriter: batch records', () => {
+  it('puts each entry in a record of the partition its event id hashes to, keyed so the record lands there, in order', async () => {
+    const sender = new FakeSender();
+    const w = writer(sender);
+    w.useBatchRecords(6);
+    for (let i = 0; i < 1000; i++) w.write(entry(i));
+    await w.flush();
+    const records = sender.sends.flat();
+    expect(records.length).toBeLessThan(40);
+    const seen: string[] = [];
+    for (const record of records) {
+      const read = attemptEntriesOf(record.value);
+      expect(read.invalid).toBe(0);
+      expect(read.entries.length).toBeLessThanOrEqual(ATTEMPT_BATCH_MAX_ENTRIES);
+      expect(read.entries[0]?.eventId).toBe(record.key);
+      const partition = partitionForKey(ATTEMPT_LOG_TOPIC, record.key ?? '', 6);
+      for (const e of read.entries) {
+        expect(partitionForKey(ATTEMPT_LOG_TOPIC, e.eventId, 6)).toBe(partition);
+        seen.push(e.eventId);
+      }
+    }
+    // Every entry once; within a partition, in the order written.
+    expect([...seen].sort()).toEqual(Array.from({ length: 1000 }, (_, i) => `evt-${i}`).sort());
+    const order = (id: string) => Number(id.slice(4));
+    for (const record of records) {
+      const ids = attemptEntriesOf(record.value).entries.map((e) => order(e.eventId));
+      expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    }
+    expect(w.dropped).toBe(0);
+  });
+
+  it('keeps a batch record within the record bound, and a failed send loses the entries of its records', async () => {
+    const sender = new FakeSender(new Set([0]));
+    const w = writer(sender, () => {}, { maxBatchBytes: 20_000 });
+    w.useBatchRecords(1);
+    for (let i = 0; i < 60; i++) w.write(entry(i, 900));
+    await w.flush();
+    for (const batch of sender.sends)
+      for (const record of batch) expect(record.value?.length ?? 0).toBeLessThanOrEqual(20_000);
+    const lost = sender.sends[0]?.reduce((sum, r) => sum + attemptEntriesOf(r.value).entries.length, 0) ?? 0;
+    expect(lost).toBeGreaterThan(1);
+    expect(w.dropped).toBe(lost);
   });
 });

@@ -1,5 +1,7 @@
 import {
-  AttemptLogEntry,
+  type AttemptLogEntry,
+  attemptEntriesOf,
+  attemptRecordMayHold,
   type DeadLetterReason,
   type RecordLocation,
   SUBSCRIBER_GROUP_PREFIX,
@@ -199,13 +201,8 @@ export function attemptEntriesFor(
 ): AttemptLogEntry[] {
   const out: AttemptLogEntry[] = [];
   for (const r of records) {
-    if (r.key !== eventId || r.value === null) continue;
-    try {
-      const parsed = AttemptLogEntry.safeParse(JSON.parse(r.value.toString('utf8')));
-      if (parsed.success && parsed.data.eventId === eventId) out.push(parsed.data);
-    } catch {
-      // Not JSON: not an attempt log entry.
-    }
+    if (!attemptRecordMayHold(r, eventId)) continue;
+    for (const entry of attemptEntriesOf(r.value).entries) if (entry.eventId === eventId) out.push(entry);
   }
   return out;
 }

@@ -42,7 +42,7 @@ ${
       )}</table>`
 }
 <h2>Recent attempts</h2>
-<p class="muted">From ${new Date(view.attemptsSinceMs).toISOString()} on, newest first (at most 50; among the attempt log's newest ${ATTEMPT_LOG_SCAN_PER_PARTITION} entries per partition).</p>
+<p class="muted">From ${new Date(view.attemptsSinceMs).toISOString()} on, newest first (at most 50; among the attempt log's newest ${ATTEMPT_LOG_SCAN_PER_PARTITION} records per partition, of up to 100 entries each).</p>
 ${
   view.attempts.length === 0
     ? html`<p>No attempt recorded in that time.</p>`

@@ -7,6 +7,14 @@ const partitioner = Partitioners.DefaultPartitioner();
  * keyed record was written by RecordSender, so a reader can fetch one partition instead of all.
  */
 export function partitionForKey(topic: string, key: string, partitionCount: number): number {
+  return keyPartitioner(topic, partitionCount)(key);
+}
+
+/**
+ * partitionForKey for many keys of one topic: the partition metadata the partitioner reads is
+ * built once, not per key.
+ */
+export function keyPartitioner(topic: string, partitionCount: number): (key: string) => number {
   if (!Number.isInteger(partitionCount) || partitionCount < 1)
     throw new RangeError(`partition count must be a positive integer, got ${partitionCount}`);
   const partitionMetadata = Array.from({ length: partitionCount }, (_, partitionId) => ({
@@ -16,5 +24,5 @@ export function partitionForKey(topic: string, key: string, partitionCount: numb
     replicas: [0],
     isr: [0],
   }));
-  return partitioner({ topic, partitionMetadata, message: { key, value: null } });
+  return (key) => partitioner({ topic, partitionMetadata, message: { key, value: null } });
 }
