@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 
@@ -19,6 +19,7 @@ export async function startWindowProfile(label: string): Promise<() => Promise<v
   return async () => {
     const { profile } = await session.post('Profiler.stop');
     session.disconnect();
+    await mkdir(dir, { recursive: true });
     const file = join(dir, `${label}-${new Date().toISOString().replace(/[:.]/g, '')}.cpuprofile`);
     await writeFile(file, JSON.stringify(profile));
   };
