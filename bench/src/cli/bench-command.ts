@@ -5,6 +5,7 @@ import { benchApiCommand } from './bench-api.ts';
 import { benchConnection } from './bench-connection.ts';
 import { benchE2eCommand } from './bench-e2e.ts';
 import { benchFleetCommand } from './bench-fleet.ts';
+import { benchHandoffCommand } from './bench-handoff.ts';
 import { benchLimiterCommand } from './bench-limiter.ts';
 import { benchLimiterWaitCommand } from './bench-limiter-wait.ts';
 import { benchOutageCommand } from './bench-outage.ts';
@@ -30,6 +31,7 @@ export const BENCH_USAGE = `Usage: hookstream bench [--quick] [--events <n>] [--
        hookstream bench pull --help
        hookstream bench profile --help
        hookstream bench portal --help
+       hookstream bench handoff --help
 
 Measures accepted events/s and p50/p99 latency of ~1 KiB events through the HTTP ingress (one
 event per request at concurrency 8, 32, 128; batches of 50 at 4 and 16), next to a raw kafkajs
@@ -51,6 +53,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   if (argv[0] === 'pull') return benchPullCommand(argv.slice(1));
   if (argv[0] === 'profile') return benchProfileCommand(argv.slice(1));
   if (argv[0] === 'portal') return benchPortalCommand(argv.slice(1));
+  if (argv[0] === 'handoff') return benchHandoffCommand(argv.slice(1));
   // No target (only options): the whole report.
   if (argv[0] === undefined || argv[0].startsWith('-')) return benchReportCommand(argv);
   const { values, positionals } = parseArgs({
