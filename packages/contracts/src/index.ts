@@ -61,6 +61,7 @@ export {
   EventId,
   EventTypeName,
   isEventId,
+  isEventTime,
   isEventTypeName,
   isTenantId,
   MAX_TENANT_LENGTH,

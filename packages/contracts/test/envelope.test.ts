@@ -4,6 +4,7 @@ import {
   EventId,
   EventTypeName,
   isEventId,
+  isEventTime,
   isEventTypeName,
   isTenantId,
   TenantId,
@@ -70,5 +71,26 @@ describe('the header predicates agree with their schemas', () => {
   ] as const)('%s', (_name, schema, predicate) => {
     for (const value of values)
       expect(predicate(value), JSON.stringify(value)).toBe(schema.safeParse(value).success);
+  });
+
+  it('EventEnvelope.time', () => {
+    const times = [
+      ...values,
+      '2026-12-07T12:00:00Z',
+      '2026-12-07T12:00:00.123Z',
+      '2026-12-07T12:00:00.123456789+01:00',
+      '2026-12-07T12:00:00',
+      '2026-12-07 12:00:00Z',
+      '2026-02-29T00:00:00Z',
+      '2028-02-29T00:00:00Z',
+      '2026-13-01T00:00:00Z',
+      '2026-12-07T24:00:00Z',
+      '2026-12-07T12:00:00+1:00',
+      '2026-12-07T12:00:00Z\n',
+    ];
+    for (const value of times)
+      expect(isEventTime(value), JSON.stringify(value)).toBe(
+        EventEnvelope.shape.time.safeParse(value).success,
+      );
   });
 });

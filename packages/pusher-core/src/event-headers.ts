@@ -1,7 +1,7 @@
 import {
   CE_HEADER,
-  EventEnvelope,
   isEventId,
+  isEventTime,
   isEventTypeName,
   isTenantId,
   isTraceparent,
@@ -21,8 +21,6 @@ export interface EventHeaders {
   readonly tenant: string | undefined;
   readonly problem: string | null;
 }
-
-const EventTime = EventEnvelope.shape.time;
 
 export function readEventHeaders(headers: Readonly<Record<string, string>>): EventHeaders {
   const id = headers[CE_HEADER.id];
@@ -44,7 +42,7 @@ export function readEventHeaders(headers: Readonly<Record<string, string>>): Eve
             ? `${CE_HEADER.id} header is not an event id (${describe(id)})`
             : traceparent !== undefined && !isTraceparent(traceparent)
               ? `${TRACEPARENT_HEADER} header is not a W3C traceparent (${describe(traceparent)})`
-              : time !== undefined && !EventTime.safeParse(time).success
+              : time !== undefined && !isEventTime(time)
                 ? `${CE_HEADER.time} header is not an RFC 3339 time (${describe(time)})`
                 : tenantHeader !== undefined && tenant === undefined
                   ? // Delivered as is it would tell an endpoint a tenant the contract cannot name.
