@@ -144,13 +144,16 @@ export class EventSendSpan {
       if (event.tenant !== undefined) span.setAttribute(ATTR.tenant, event.tenant);
     }
     // No context to carry (no tracing SDK, no parent): nothing would be injected, so skip it.
-    else if (!isSpanContextValid(span.spanContext())) {
+    // A lite span's ids are valid by construction (its parent's were checked above).
+    else if (lite === undefined && !isSpanContextValid(span.spanContext())) {
       this.traceparent = undefined;
       return;
     }
-    // The lite tracer is installed only with the W3C propagator, whose traceparent it writes.
+    // The lite tracer is installed only with the W3C propagator: its traceparent, written
+    // directly (traceHeaders would build an object and check the ids again, per event).
     if (lite !== undefined) {
-      this.traceparent = lite.traceHeaders(span).traceparent;
+      const ctx = span.spanContext();
+      this.traceparent = `00-${ctx.traceId}-${ctx.spanId}-0${Number(ctx.traceFlags || 0).toString(16)}`;
       return;
     }
     const headers: Record<string, string> = {};
