@@ -7,17 +7,8 @@ import {
   type PublishPreparedOptions,
   type PublishResult,
 } from '@hookstream/producer';
-import type { Logger, Metrics } from '@hookstream/telemetry';
-import {
-  context,
-  defaultTextMapGetter,
-  propagation,
-  ROOT_CONTEXT,
-  type Span,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-} from '@opentelemetry/api';
+import { INGRESS_HTTP_TRACER_NAME, type Logger, type Metrics, RequestSpan } from '@hookstream/telemetry';
+import { context, trace } from '@opentelemetry/api';
 import { HttpError, httpErrorFor } from './errors.ts';
 import { IngressMetrics } from './ingress-metrics.ts';
 import { refuseComplexJson } from './json-shape.ts';
@@ -81,7 +72,7 @@ const ALL_TYPES: TokenGrant = { types: null, tenant: null, producer: 'demo' };
 export class IngressHttp {
   readonly #options: IngressHttpOptions;
   readonly #metrics: IngressMetrics | undefined;
-  readonly #tracer = trace.getTracer('@hookstream/ingress-http');
+  readonly #tracer = trace.getTracer(INGRESS_HTTP_TRACER_NAME);
   readonly #readiness: ReadinessCache;
   readonly #limiter: TokenRateLimiter | undefined;
   #draining = false;
@@ -107,22 +98,9 @@ export class IngressHttp {
       return;
     }
     // The caller's W3C context (if any) is the parent; the producer's publish spans are children.
-    const parent = propagation.extract(ROOT_CONTEXT, req.headers, defaultTextMapGetter);
     const method = KNOWN_METHODS.has(req.method ?? '') ? (req.method as string) : '_OTHER';
-    const span = this.#tracer.startSpan(
-      `${method === '_OTHER' ? 'HTTP' : method} ${path}`,
-      {
-        kind: SpanKind.SERVER,
-        attributes: {
-          'http.request.method': method,
-          'http.route': path,
-          'url.path': path,
-          'url.scheme': 'http',
-        },
-      },
-      parent,
-    );
-    void context.with(trace.setSpan(parent, span), () => this.#serve(req, res, path, state, span));
+    const span = new RequestSpan(this.#tracer, method, path, req.headers);
+    void context.with(span.context, () => this.#serve(req, res, path, state, span));
   };
 
   /** Answers one request and records its outcome; runs inside the request span's context. */
@@ -131,7 +109,7 @@ export class IngressHttp {
     res: ServerResponse,
     path: string,
     state: RequestState,
-    span: Span | undefined,
+    span: RequestSpan | undefined,
   ): Promise<void> {
     try {
       await this.#route(req, res, path, state);
@@ -141,20 +119,16 @@ export class IngressHttp {
       send(res, error.status, error.body(), error.retryAfterS, !req.complete);
       this.#rejected(error, state, span);
     } finally {
-      if (span !== undefined) {
-        span.setAttribute('http.response.status_code', res.statusCode);
-        span.end();
-      }
+      span?.end(res.statusCode);
     }
   }
 
-  #rejected(error: HttpError, state: RequestState, span: Span | undefined): void {
+  #rejected(error: HttpError, state: RequestState, span: RequestSpan | undefined): void {
     this.#metrics?.rejected(error.code, error.status);
-    span?.setAttribute('error.type', error.code);
+    span?.refused(error.code, error.status >= 500);
     // Codes and ids only: messages can quote the request body (e.g. JSON parse errors).
     const line = { code: error.code, status: error.status, event_ids: state.eventIds };
     if (error.status >= 500) {
-      span?.setStatus({ code: SpanStatusCode.ERROR });
       this.#options.logger?.warn(line, 'request refused');
     } else {
       this.#options.logger?.info(line, 'request refused');

@@ -13,6 +13,7 @@ import {
   type RecordPosition,
   RecordSender,
 } from '@hookstream/kafka';
+import { PRODUCER_TRACER_NAME } from '@hookstream/telemetry';
 import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import { type Histogram, type Meter, type Tracer, trace } from '@opentelemetry/api';
 import { type AvroWriter, encodeWire } from './avro-wire.ts';
@@ -125,7 +126,7 @@ export class EventProducer {
   readonly #topic: string;
   readonly #channel: PublishChannel;
   /** A proxy: spans are real once an SDK is registered (startTracing), no-ops before. */
-  readonly #tracer: Tracer = trace.getTracer('@hookstream/producer');
+  readonly #tracer: Tracer = trace.getTracer(PRODUCER_TRACER_NAME);
   readonly #batchRecords: Histogram | undefined;
   #closed = false;
 

@@ -251,7 +251,7 @@ const SPAN_KEY = Symbol.for('OpenTelemetry Context Key SPAN');
  * A Context holding only a span, as `trace.setSpan(ROOT_CONTEXT, span)` would, without copying a
  * Map per record; setting anything else goes back to the API's own contexts.
  */
-class SpanContextOnly implements Context {
+export class SpanContextOnly implements Context {
   readonly #span: Span;
 
   constructor(span: Span) {

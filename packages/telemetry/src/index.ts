@@ -6,6 +6,13 @@ export type {
   SendSpan,
 } from './delivery-spans.ts';
 export { deliveryTracer, httpTarget, ProcessSpan } from './delivery-spans.ts';
+export type { PublishedEvent, RequestHeaders } from './ingress-spans.ts';
+export {
+  EventSendSpan,
+  INGRESS_HTTP_TRACER_NAME,
+  PRODUCER_TRACER_NAME,
+  RequestSpan,
+} from './ingress-spans.ts';
 export type { TimelineEntry } from './jaeger-query.ts';
 export {
   findEventTraces,

@@ -78,6 +78,14 @@ export class LiteTracerImpl implements LiteTracer {
     this.#o = options;
   }
 
+  /**
+   * The same tracer for another of the SDK provider's tracers (the ingress's): its spans carry
+   * that tracer's scope; settings, processor and ids are shared, as the provider shares them.
+   */
+  withScope(scope: InstrumentationScope): LiteTracerImpl {
+    return new LiteTracerImpl({ ...this.#o, scope });
+  }
+
   remoteParent(headers: Readonly<Record<string, string>>): SpanContext | undefined | null {
     // Baggage would ride along in the SDK's Context and be injected again: the SDK path has it.
     if (headers.baggage !== undefined) return null;

@@ -1,11 +1,12 @@
 import type { Attributes, Span, SpanContext, SpanKind, Tracer } from '@opentelemetry/api';
 
 /**
- * What the delivery spans need from a tracer, the cheap way: spans started from a span context
- * instead of an API Context, a parent read straight from the record's headers, and the headers a
- * hand-off carries on. The implementation (lite-spans.ts) stands in for one SDK tracer and
- * exports spans equal to that tracer's; it is loaded with the SDK, so a process with tracing
- * off never loads it. This module holds only the slot it is installed in.
+ * What the delivery spans (and the ingress's, ingress-spans.ts) need from a tracer, the cheap
+ * way: spans started from a span context instead of an API Context, a parent read straight from
+ * the record's (or request's) headers, and the headers a hand-off carries on. The implementation
+ * (lite-spans.ts) stands in for one SDK tracer and exports spans equal to that tracer's; it is
+ * loaded with the SDK, so a process with tracing off never loads it. This module holds only the
+ * slots it is installed in.
  */
 export interface LiteTracer {
   /** The parent a record's W3C headers name (undefined: none), or null when it cannot say. */
@@ -26,14 +27,17 @@ interface Installed {
 /** The tracer of the pusher's delivery spans. */
 export const DELIVERY_TRACER_NAME = 'hookstream-pusher';
 
-let installed: Installed | undefined;
+/** One per tracer name: the pusher's, and the ingress's two (ingress-spans.ts). */
+let installed: readonly Installed[] = [];
 
+/** Installs `lite` for the tracer `name`, in place of any installed for that name before. */
 export function installLiteTracer(lite: LiteTracer, sdkTracer: Tracer, name: string): void {
-  installed = { lite, sdkTracer, name };
+  installed = [...installed.filter((i) => i.name !== name), { lite, sdkTracer, name }];
 }
 
+/** Removes every installed lite tracer. */
 export function uninstallLiteTracer(): void {
-  installed = undefined;
+  installed = [];
 }
 
 /**
@@ -41,16 +45,12 @@ export function uninstallLiteTracer(): void {
  * (a tracer obtained before the SDK started delegates to the SDK's tracer of its name).
  */
 export function liteTracerFor(tracer: Tracer): LiteTracer | undefined {
-  const current = installed;
-  if (current === undefined) return undefined;
-  if (tracer === current.sdkTracer) return current.lite;
+  const all = installed;
+  for (const current of all) if (tracer === current.sdkTracer) return current.lite;
+  if (all.length === 0) return undefined;
   const proxy = tracer as Tracer & { name?: unknown; version?: unknown; options?: unknown };
-  if (
-    proxy.constructor?.name === 'ProxyTracer' &&
-    proxy.name === current.name &&
-    proxy.version === undefined &&
-    proxy.options === undefined
-  )
-    return current.lite;
+  if (proxy.constructor?.name !== 'ProxyTracer' || proxy.version !== undefined || proxy.options !== undefined)
+    return undefined;
+  for (const current of all) if (proxy.name === current.name) return current.lite;
   return undefined;
 }

@@ -40,6 +40,7 @@ import {
   TraceIdRatioBasedSampler,
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
+import { INGRESS_TRACER_NAMES } from './ingress-spans.ts';
 import { LiteTracerImpl, pooledIdGenerator } from './lite-spans.ts';
 import { DELIVERY_TRACER_NAME, installLiteTracer, uninstallLiteTracer } from './lite-tracer.ts';
 import {
@@ -127,9 +128,10 @@ function parentBased(root: Sampler): Sampling {
 }
 
 /**
- * The delivery spans' lite tracer (lite-spans.ts), standing in for the SDK's tracer of that name
- * where it exports exactly what that tracer would: the W3C propagators (others read and write
- * headers it does not) and no attribute value length limit (it does not truncate).
+ * The lite tracer (lite-spans.ts) of the delivery spans and of the ingress's, standing in for the
+ * SDK's tracers of those names where it exports exactly what they would: the W3C propagators
+ * (others read and write headers it does not) and no attribute value length limit (it does not
+ * truncate).
  */
 function installLite(
   provider: TracerProvider,
@@ -167,6 +169,12 @@ function installLite(
         : { sampler: sampling.sampler }),
   });
   installLiteTracer(lite, sdkTracer, DELIVERY_TRACER_NAME);
+  // The ingress's tracers too (ingress-spans.ts): the same settings, each with its own scope.
+  for (const name of INGRESS_TRACER_NAMES) {
+    const tracer = provider.getTracer(name);
+    const own = (tracer as unknown as { instrumentationScope?: InstrumentationScope }).instrumentationScope;
+    if (own !== undefined) installLiteTracer(lite.withScope(own), tracer, name);
+  }
 }
 
 async function spanProcessor(options: SdkOptions): Promise<SpanProcessor> {
