@@ -25,3 +25,11 @@ export { ATTR, MESSAGING_SYSTEM_KAFKA } from './semconv.ts';
 export { traceKey } from './trace-key.ts';
 export type { Tracing, TracingOptions } from './tracing.ts';
 export { collectorStateLogger, observeSpanExport, startTracing, tracesUrl } from './tracing.ts';
+export type { TracesSampler, TracingConfig } from './tracing-config.ts';
+export {
+  DEFAULT_TRACING_CONFIG,
+  loadTracingConfig,
+  TRACES_SAMPLERS,
+  TracingConfigError,
+  TracingEnv,
+} from './tracing-config.ts';
