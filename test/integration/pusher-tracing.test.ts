@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { retryTopicName, subscriberGroupId } from '@hookstream/contracts';
+import { dlqTopicName, retryTopicName, subscriberGroupId } from '@hookstream/contracts';
 import { SampleReceiver } from '@hookstream/receiver';
 import { findEventTraces, type JaegerSpan, type JaegerTrace } from '@hookstream/telemetry';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -246,6 +246,55 @@ describe('a sampler that keeps no first attempt still traces every retry (real J
       );
       expect(receiver.arrivals.map((a) => a.headers?.traceparent?.slice(-2))).toEqual(['00', '01']);
       expect(receiver.arrivals.map((a) => a.status)).toEqual([500, 204]);
+    } finally {
+      await pusher.stop();
+      await ingress.stop();
+      await receiver.close();
+    }
+  }, 120_000);
+});
+
+describe('a sampler that keeps no first attempt still traces every dead letter (real Jaeger)', () => {
+  it("records the dead-letter write of a first attempt answered 400, alone in the event's trace", async () => {
+    const topic = uniqueName('sampled-dead-letters');
+    const name = uniqueName('sampled-dl');
+    // 400: terminal, dead-lettered on the first attempt, whose process span was not sampled.
+    const receiver = new SampleReceiver({ record: true, behaviour: { fixedStatus: 400 } });
+    await createTopic(topic, 1);
+    await receiver.listen();
+    const ingress = await spawnIngressCli(topic, { OTEL_TRACES_SAMPLER: 'always_off' });
+    // The production shape with nothing kept: the ratio is not what traces a dead letter.
+    const pusher = await spawnPusherCli(
+      topic,
+      { name, url: `${receiver.url}/hooks`, retry: { delaysMs: [300], maxAttempts: 3 } },
+      { env: { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' } },
+    );
+    try {
+      const eventId = await publishRevoked(ingress.url, 'tenant-8');
+      await waitFor('the dead letter', async () =>
+        pusher.output().includes('"msg":"dead-lettered"') ? true : undefined,
+      );
+      expect(await pusher.stop()).toBe(0);
+      const found = await eventTrace(eventId, 1);
+      expect(found.spans).toHaveLength(1);
+      const [send] = found.spans;
+      expect(found.processes[send?.processID ?? '']?.serviceName).toBe('hookstream-pusher');
+      expect(send?.operationName).toBe(`send ${dlqTopicName(name)}`);
+      expect(tag(send, 'span.kind')).toBe('producer');
+      expect(tag(send, 'messaging.destination.name')).toBe(dlqTopicName(name));
+      expect(tag(send, 'messaging.message.id')).toBe(eventId);
+      expect(tag(send, 'hookstream.subscriber')).toBe(name);
+      expect(tag(send, 'hookstream.dead_letter.reason')).toBe('terminal');
+      expect(tag(send, 'hookstream.outcome.reason')).toBe('client-error');
+      expect(tag(send, 'http.response.status_code')).toBe(400);
+      expect(tag(send, 'hookstream.attempt')).toBe(1);
+      expect(tag(send, 'messaging.kafka.message.key')).toMatch(/^sha256:/);
+      // The request went out unsampled: only the dead letter's write is in the trace, in the
+      // event's own trace (the one its unsampled parents had).
+      expect(receiver.arrivals.map((a) => [a.status, a.headers?.traceparent?.slice(3, 35)])).toEqual([
+        [400, found.traceID],
+      ]);
+      expect(receiver.arrivals[0]?.headers?.traceparent?.slice(-2)).toBe('00');
     } finally {
       await pusher.stop();
       await ingress.stop();

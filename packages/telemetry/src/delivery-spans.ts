@@ -198,7 +198,9 @@ export class ProcessSpan {
   /**
    * Starts the PRODUCER span of handing the record to `topic` (a retry tier or the DLQ). The
    * record written there carries this span's context, so the next hop (or a replay) joins the
-   * event's trace as its child.
+   * event's trace as its child. A send to the DLQ (its attributes name the dead letter's reason)
+   * is recorded even when this span is not: the sampler keeps every dead-letter write
+   * (retry-sampling.ts), so a dead letter decided on an unsampled first attempt has its trace.
    */
   send(topic: string, attributes: Attributes = {}): SendSpan {
     const all: Attributes = {
@@ -210,8 +212,6 @@ export class ProcessSpan {
       ...attributes,
     };
     if (this.#eventId !== undefined) all[ATTR.messagingMessageId] = this.#eventId;
-    const key = this.#traceKey();
-    if (key !== undefined) all[ATTR.messagingKafkaKey] = key;
     if (this.#attempt !== undefined) all[ATTR.attempt] = this.#attempt;
     let span: Span;
     let traceHeaders: Record<string, string>;
@@ -223,6 +223,9 @@ export class ProcessSpan {
       traceHeaders = {};
       injectTraceContext(traceHeaders, trace.setSpan(this.#ctx, span));
     }
+    // Once started: the send span's own sampling decides, not this span's (a digest is a hash).
+    if (this.#key !== null && span.isRecording())
+      span.setAttribute(ATTR.messagingKafkaKey, traceKey(this.#key, this.#keyInClear));
     return {
       traceHeaders,
       end: (result) => {

@@ -47,7 +47,7 @@ import {
   OtlpProtobufSpanProcessor,
   type SpanExportStats,
 } from './otlp-span-processor.ts';
-import { isRetryAttempt, RetriesSampled } from './retry-sampling.ts';
+import { FailuresSampled, isAlwaysSampled } from './retry-sampling.ts';
 import type { TracingConfig } from './tracing-config.ts';
 
 /*
@@ -99,8 +99,8 @@ export async function startSdk(options: SdkOptions): Promise<StartedSdk> {
     resource,
     spanProcessors: [processor],
     spanLimits,
-    // The configured sampler, but every retry is traced.
-    sampler: new RetriesSampled(sampling.sampler),
+    // The configured sampler, but every retry and every dead-letter write is traced.
+    sampler: new FailuresSampled(sampling.sampler),
   });
   trace.setGlobalTracerProvider(provider);
   installLite(provider, processor, sampling, spanLimits);
@@ -157,7 +157,7 @@ function installLite(
     processor,
     idGenerator: pooledIdGenerator(),
     attributeCountLimit: limits.attributeCountLimit ?? 128,
-    alwaysSampled: isRetryAttempt,
+    alwaysSampled: isAlwaysSampled,
     ...(sampling.parentBasedRoot !== undefined
       ? { parentBasedRoot: sampling.parentBasedRoot }
       : { sampler: sampling.sampler }),
