@@ -7,6 +7,7 @@ import { runCli } from '../support/cli.ts';
 import { post } from '../support/ingress.ts';
 import { type IngressProcess, spawnIngressCli } from '../support/ingress-process.ts';
 import { uniqueName } from '../support/names.ts';
+import { freePort } from '../support/ports.ts';
 import { type PusherProcess, spawnPusherCli } from '../support/pusher-process.ts';
 import { endpoints } from '../support/stack.ts';
 import { createTopic } from '../support/topic.ts';
@@ -295,6 +296,62 @@ describe('a sampler that keeps no first attempt still traces every dead letter (
         [400, found.traceID],
       ]);
       expect(receiver.arrivals[0]?.headers?.traceparent?.slice(-2)).toBe('00');
+    } finally {
+      await pusher.stop();
+      await ingress.stop();
+      await receiver.close();
+    }
+  }, 120_000);
+});
+
+describe("a failed first attempt's exemplar names its trace (real Jaeger, real /metrics)", () => {
+  it('serves the first-attempt failure with the trace Jaeger holds, in OpenMetrics only', async () => {
+    const topic = uniqueName('exemplars');
+    const name = uniqueName('exemplar');
+    const receiver = new SampleReceiver({ record: true, behaviour: { failTimes: 1, failStatus: 503 } });
+    await createTopic(topic, 1);
+    await receiver.listen();
+    const ingress = await spawnIngressCli(topic);
+    const pusher = await spawnPusherCli(
+      topic,
+      { name, url: `${receiver.url}/hooks`, retry: { delaysMs: [300], maxAttempts: 3 } },
+      { metricsPort: await freePort() },
+    );
+    try {
+      const eventId = await publishRevoked(ingress.url, 'tenant-6');
+      await waitFor('attempt 2 accepted', async () => (receiver.stats().accepted === 1 ? true : undefined));
+      const url = pusher.metricsUrl ?? '';
+      const series = (text: string) =>
+        text
+          .split('\n')
+          .find(
+            (l) =>
+              l.startsWith('hookstream_pusher_first_attempt_failures_total{') &&
+              l.includes(`subscriber="${name}"`),
+          );
+      const res = await fetch(url, { headers: { accept: 'application/openmetrics-text; version=1.0.0' } });
+      expect(res.headers.get('content-type')).toMatch(/^application\/openmetrics-text; version=1\.0\.0/);
+      const text = await res.text();
+      expect(text.endsWith('# EOF\n')).toBe(true);
+      const line = series(text) ?? '';
+      const m =
+        /outcome_class="retryable".*status_class="5xx".*\} 1 # \{trace_id="([0-9a-f]{32})",span_id="([0-9a-f]{16})"\} 1 \d+\.\d{3}$/.exec(
+          line,
+        );
+      expect(m, line).not.toBeNull();
+      // The text format is as before: the count, no exemplar.
+      const plain = series(await (await fetch(url)).text());
+      expect(plain).toMatch(/\} 1$/);
+      expect(await pusher.stop()).toBe(0);
+      // The exemplar's trace is the event's, and its span the failed first attempt's process span.
+      const found = await eventTrace(eventId, 7);
+      expect(found.traceID).toBe(m?.[1]);
+      const first = found.spans.find((s) => s.spanID === m?.[2]);
+      expect([
+        first?.operationName,
+        tag(first, 'hookstream.attempt'),
+        tag(first, 'hookstream.outcome'),
+      ]).toEqual([`process ${topic}`, 1, 'retry-scheduled']);
     } finally {
       await pusher.stop();
       await ingress.stop();

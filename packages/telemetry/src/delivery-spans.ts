@@ -41,6 +41,12 @@ export interface ProcessSpanOptions {
   readonly keyInClear?: boolean | undefined;
 }
 
+/** A sampled span's ids, as an exemplar names them. */
+export interface SampledIds {
+  readonly traceId: string;
+  readonly spanId: string;
+}
+
 /** One outgoing HTTP attempt: its CLIENT span and the traceparent the request carries. */
 export interface HttpSpan {
   /** The HTTP span's own context, for the request's `traceparent` header; undefined when off. */
@@ -154,9 +160,23 @@ export class ProcessSpan {
     return sampled && (this.#lite !== undefined || isSpanContextValid(ctx)) ? ctx.traceId : undefined;
   }
 
+  /**
+   * This span's trace and span ids when it is sampled, else undefined: what a metric's exemplar
+   * points at (an exemplar must name a trace that exists).
+   */
+  get sampledIds(): SampledIds | undefined {
+    const traceId = this.traceId;
+    return traceId === undefined ? undefined : { traceId, spanId: this.#span.spanContext().spanId };
+  }
+
   set attempt(attempt: number) {
     this.#attempt = attempt;
     this.#span.setAttribute(ATTR.attempt, attempt);
+  }
+
+  /** The number of the attempt under way or last made (1 for a first attempt); undefined before one. */
+  get attemptNumber(): number | undefined {
+    return this.#attempt;
   }
 
   /** Time spent waiting for the destination's limiter before the request went out. */
