@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { dlqTopicName, retryTopicName, subscriberGroupId } from '@hookstream/contracts';
 import { SampleReceiver } from '@hookstream/receiver';
 import { findEventTraces, type JaegerSpan, type JaegerTrace } from '@hookstream/telemetry';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.ts';
-import { post } from '../support/ingress.ts';
+import { post, TOKENS } from '../support/ingress.ts';
 import { type IngressProcess, spawnIngressCli } from '../support/ingress-process.ts';
 import { uniqueName } from '../support/names.ts';
 import { freePort } from '../support/ports.ts';
@@ -358,4 +361,34 @@ describe("a failed first attempt's exemplar names its trace (real Jaeger, real /
       await receiver.close();
     }
   }, 120_000);
+});
+
+describe('a bad sampler setting stops a component at start, naming the variable', () => {
+  it('refuses an unknown sampler in the pusher and a ratio out of range in the ingress', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'hookstream-sampler-'));
+    const config = join(dir, 'def.json');
+    await writeFile(
+      config,
+      JSON.stringify({ name: uniqueName('badsampler'), url: 'http://127.0.0.1:9/hooks' }),
+    );
+    const env = {
+      ...process.env,
+      KAFKA_BROKERS: endpoints.brokers.join(','),
+      REGISTRY_URL: endpoints.registry,
+    };
+    const push = await runCli(['push', '--config', config, '--topic', uniqueName('badsampler')], {
+      ...env,
+      OTEL_TRACES_SAMPLER: 'parentbased_ratio',
+    });
+    expect(push.code).toBe(1);
+    expect(push.stderr).toMatch(/^hookstream push: BAD_CONFIG: OTEL_TRACES_SAMPLER: .*'parentbased_ratio'/m);
+    const ingress = await runCli(['ingress', '--port', '0'], {
+      ...env,
+      INGRESS_TOKENS: TOKENS.all,
+      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: '10',
+    });
+    expect(ingress.code).toBe(1);
+    expect(ingress.stderr).toMatch(/^hookstream ingress: cannot start: OTEL_TRACES_SAMPLER_ARG: /m);
+  }, 60_000);
 });
