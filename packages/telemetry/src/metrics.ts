@@ -1,6 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Meter, MetricOptions } from '@opentelemetry/api';
+import { diag, type Meter, type MetricOptions } from '@opentelemetry/api';
 import type { SampledIds } from './delivery-spans.ts';
 import { ExemplarBook, OPENMETRICS_CONTENT_TYPE, toOpenMetrics, wantsOpenMetrics } from './openmetrics.ts';
 
@@ -47,7 +47,9 @@ export async function startMetrics(options: { readonly serviceName: string }): P
     handle: (req, res) => {
       if (!wantsOpenMetrics(req.headers.accept)) return exporter.getMetricsRequestHandler(req, res);
       exporter.collect().then(
-        ({ resourceMetrics }) => {
+        ({ resourceMetrics, errors }) => {
+          // As the exporter's own handler: what could be collected is served, the rest logged.
+          if (errors.length > 0) diag.error('metrics: collection errors', ...errors);
           const text = toOpenMetrics(serializer.serialize(resourceMetrics), book);
           res.writeHead(200, { 'content-type': OPENMETRICS_CONTENT_TYPE }).end(text);
         },
