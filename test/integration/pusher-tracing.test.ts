@@ -299,6 +299,15 @@ describe('a sampler that keeps no first attempt still traces every dead letter (
         [400, found.traceID],
       ]);
       expect(receiver.arrivals[0]?.headers?.traceparent?.slice(-2)).toBe('00');
+      // The operator's view: the dead letter in the event's timeline, with the answer's status.
+      const run = await runCli(['trace', eventId, '--json', '--jaeger', endpoints.jaegerQuery], process.env);
+      expect(run.code, run.stderr).toBe(0);
+      const out = JSON.parse(run.stdout) as {
+        timeline: { operation: string; attempt?: number; httpStatus?: number }[];
+      };
+      expect(out.timeline).toEqual([
+        expect.objectContaining({ operation: `send ${dlqTopicName(name)}`, attempt: 1, httpStatus: 400 }),
+      ]);
     } finally {
       await pusher.stop();
       await ingress.stop();
