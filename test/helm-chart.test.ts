@@ -9,6 +9,7 @@ import {
   type KubernetesValidator,
   loadStackConfig,
 } from '@hookstream/stack';
+import { loadTracingConfig } from '@hookstream/telemetry';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 
@@ -584,6 +585,47 @@ describe('connection settings and secrets', () => {
         }
       }
     }
+  });
+});
+
+describe('tracing', () => {
+  /** The sampler variables of every component's container, as name=value. */
+  const sampling = (objects: K8sObject[], component: Component) => {
+    const [object] = find(objects, 'Deployment', component);
+    const ctr = object?.spec.template.spec.containers[0] as Container;
+    return Object.fromEntries(
+      (ctr.env ?? []).filter((e) => e.name.startsWith('OTEL_TRACES_SAMPLER')).map((e) => [e.name, e.value]),
+    );
+  };
+
+  it.each(Object.keys(VALUES) as Case[])(
+    'samples a tenth of new traces in every component by default, which the components accept (%s)',
+    (c) => {
+      for (const component of components(c)) {
+        const vars = sampling(get(c), component);
+        expect(vars).toEqual({
+          OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+          OTEL_TRACES_SAMPLER_ARG: '0.1',
+        });
+        // What the process reads at start-up (a value it refused would stop every pod).
+        expect(loadTracingConfig(vars)).toEqual({ sampler: 'parentbased_traceidratio', ratio: 0.1 });
+      }
+    },
+  );
+
+  it('takes another ratio as a number or as --set text, null for neither variable, and refuses one out of range', async () => {
+    const ratio = async (set: string, values: readonly string[] = VALUES.api) => {
+      const { objects } = await template(values, [set]);
+      return components('api').map((component) => sampling(objects, component).OTEL_TRACES_SAMPLER_ARG);
+    };
+    // --set passes 0.05 as a string, 1 as a number: both render what the components read.
+    expect(await ratio('otel.sampleRatio=0.05')).toEqual(['0.05', '0.05', '0.05']);
+    expect(await ratio('otel.sampleRatio=1')).toEqual(['1', '1', '1']);
+    const { objects } = await template(VALUES.api, ['otel.sampleRatio=null']);
+    for (const component of components('api')) expect(sampling(objects, component)).toEqual({});
+    expect(await templateError(['otel.sampleRatio=1.5'])).toMatch(/otel\/sampleRatio/);
+    expect(await templateError(['otel.sampleRatio=ten-percent'])).toMatch(/otel\/sampleRatio/);
+    expect(await templateError(['otel.sampleRatio=-0.1'])).toMatch(/otel\/sampleRatio/);
   });
 });
 

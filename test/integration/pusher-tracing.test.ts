@@ -1,12 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { retryTopicName, subscriberGroupId } from '@hookstream/contracts';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { dlqTopicName, retryTopicName, subscriberGroupId } from '@hookstream/contracts';
 import { SampleReceiver } from '@hookstream/receiver';
 import { findEventTraces, type JaegerSpan, type JaegerTrace } from '@hookstream/telemetry';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.ts';
-import { post } from '../support/ingress.ts';
+import { post, TOKENS } from '../support/ingress.ts';
 import { type IngressProcess, spawnIngressCli } from '../support/ingress-process.ts';
 import { uniqueName } from '../support/names.ts';
+import { freePort } from '../support/ports.ts';
 import { type PusherProcess, spawnPusherCli } from '../support/pusher-process.ts';
 import { endpoints } from '../support/stack.ts';
 import { createTopic } from '../support/topic.ts';
@@ -252,4 +256,148 @@ describe('a sampler that keeps no first attempt still traces every retry (real J
       await receiver.close();
     }
   }, 120_000);
+});
+
+describe('a sampler that keeps no first attempt still traces every dead letter (real Jaeger)', () => {
+  it("records the dead-letter write of a first attempt answered 400, alone in the event's trace", async () => {
+    const topic = uniqueName('sampled-dead-letters');
+    const name = uniqueName('sampled-dl');
+    // 400: terminal, dead-lettered on the first attempt, whose process span was not sampled.
+    const receiver = new SampleReceiver({ record: true, behaviour: { fixedStatus: 400 } });
+    await createTopic(topic, 1);
+    await receiver.listen();
+    const ingress = await spawnIngressCli(topic, { OTEL_TRACES_SAMPLER: 'always_off' });
+    // The production shape with nothing kept: the ratio is not what traces a dead letter.
+    const pusher = await spawnPusherCli(
+      topic,
+      { name, url: `${receiver.url}/hooks`, retry: { delaysMs: [300], maxAttempts: 3 } },
+      { env: { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' } },
+    );
+    try {
+      const eventId = await publishRevoked(ingress.url, 'tenant-8');
+      await waitFor('the dead letter', async () =>
+        pusher.output().includes('"msg":"dead-lettered"') ? true : undefined,
+      );
+      expect(await pusher.stop()).toBe(0);
+      const found = await eventTrace(eventId, 1);
+      expect(found.spans).toHaveLength(1);
+      const [send] = found.spans;
+      expect(found.processes[send?.processID ?? '']?.serviceName).toBe('hookstream-pusher');
+      expect(send?.operationName).toBe(`send ${dlqTopicName(name)}`);
+      expect(tag(send, 'span.kind')).toBe('producer');
+      expect(tag(send, 'messaging.destination.name')).toBe(dlqTopicName(name));
+      expect(tag(send, 'messaging.message.id')).toBe(eventId);
+      expect(tag(send, 'hookstream.subscriber')).toBe(name);
+      expect(tag(send, 'hookstream.dead_letter.reason')).toBe('terminal');
+      expect(tag(send, 'hookstream.outcome.reason')).toBe('client-error');
+      expect(tag(send, 'http.response.status_code')).toBe(400);
+      expect(tag(send, 'hookstream.attempt')).toBe(1);
+      expect(tag(send, 'messaging.kafka.message.key')).toMatch(/^sha256:/);
+      // The request went out unsampled: only the dead letter's write is in the trace, in the
+      // event's own trace (the one its unsampled parents had).
+      expect(receiver.arrivals.map((a) => [a.status, a.headers?.traceparent?.slice(3, 35)])).toEqual([
+        [400, found.traceID],
+      ]);
+      expect(receiver.arrivals[0]?.headers?.traceparent?.slice(-2)).toBe('00');
+      // The operator's view: the dead letter in the event's timeline, with the answer's status.
+      const run = await runCli(['trace', eventId, '--json', '--jaeger', endpoints.jaegerQuery], process.env);
+      expect(run.code, run.stderr).toBe(0);
+      const out = JSON.parse(run.stdout) as {
+        timeline: { operation: string; attempt?: number; httpStatus?: number }[];
+      };
+      expect(out.timeline).toEqual([
+        expect.objectContaining({ operation: `send ${dlqTopicName(name)}`, attempt: 1, httpStatus: 400 }),
+      ]);
+    } finally {
+      await pusher.stop();
+      await ingress.stop();
+      await receiver.close();
+    }
+  }, 120_000);
+});
+
+describe("a failed first attempt's exemplar names its trace (real Jaeger, real /metrics)", () => {
+  it('serves the first-attempt failure with the trace Jaeger holds, in OpenMetrics only', async () => {
+    const topic = uniqueName('exemplars');
+    const name = uniqueName('exemplar');
+    const receiver = new SampleReceiver({ record: true, behaviour: { failTimes: 1, failStatus: 503 } });
+    await createTopic(topic, 1);
+    await receiver.listen();
+    const ingress = await spawnIngressCli(topic);
+    const pusher = await spawnPusherCli(
+      topic,
+      { name, url: `${receiver.url}/hooks`, retry: { delaysMs: [300], maxAttempts: 3 } },
+      { metricsPort: await freePort() },
+    );
+    try {
+      const eventId = await publishRevoked(ingress.url, 'tenant-6');
+      await waitFor('attempt 2 accepted', async () => (receiver.stats().accepted === 1 ? true : undefined));
+      const url = pusher.metricsUrl ?? '';
+      const series = (text: string) =>
+        text
+          .split('\n')
+          .find(
+            (l) =>
+              l.startsWith('hookstream_pusher_first_attempt_failures_total{') &&
+              l.includes(`subscriber="${name}"`),
+          );
+      const res = await fetch(url, { headers: { accept: 'application/openmetrics-text; version=1.0.0' } });
+      expect(res.headers.get('content-type')).toMatch(/^application\/openmetrics-text; version=1\.0\.0/);
+      const text = await res.text();
+      expect(text.endsWith('# EOF\n')).toBe(true);
+      const line = series(text) ?? '';
+      const m =
+        /outcome_class="retryable".*status_class="5xx".*\} 1 # \{trace_id="([0-9a-f]{32})",span_id="([0-9a-f]{16})"\} 1 \d+\.\d{3}$/.exec(
+          line,
+        );
+      expect(m, line).not.toBeNull();
+      // The text format is as before: the count, no exemplar.
+      const plain = series(await (await fetch(url)).text());
+      expect(plain).toMatch(/\} 1$/);
+      expect(await pusher.stop()).toBe(0);
+      // The exemplar's trace is the event's, and its span the failed first attempt's process span.
+      const found = await eventTrace(eventId, 7);
+      expect(found.traceID).toBe(m?.[1]);
+      const first = found.spans.find((s) => s.spanID === m?.[2]);
+      expect([
+        first?.operationName,
+        tag(first, 'hookstream.attempt'),
+        tag(first, 'hookstream.outcome'),
+      ]).toEqual([`process ${topic}`, 1, 'retry-scheduled']);
+    } finally {
+      await pusher.stop();
+      await ingress.stop();
+      await receiver.close();
+    }
+  }, 120_000);
+});
+
+describe('a bad sampler setting stops a component at start, naming the variable', () => {
+  it('refuses an unknown sampler in the pusher and a ratio out of range in the ingress', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'hookstream-sampler-'));
+    const config = join(dir, 'def.json');
+    await writeFile(
+      config,
+      JSON.stringify({ name: uniqueName('badsampler'), url: 'http://127.0.0.1:9/hooks' }),
+    );
+    const env = {
+      ...process.env,
+      KAFKA_BROKERS: endpoints.brokers.join(','),
+      REGISTRY_URL: endpoints.registry,
+    };
+    const push = await runCli(['push', '--config', config, '--topic', uniqueName('badsampler')], {
+      ...env,
+      OTEL_TRACES_SAMPLER: 'parentbased_ratio',
+    });
+    expect(push.code).toBe(1);
+    expect(push.stderr).toMatch(/^hookstream push: BAD_CONFIG: OTEL_TRACES_SAMPLER: .*'parentbased_ratio'/m);
+    const ingress = await runCli(['ingress', '--port', '0'], {
+      ...env,
+      INGRESS_TOKENS: TOKENS.all,
+      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: '10',
+    });
+    expect(ingress.code).toBe(1);
+    expect(ingress.stderr).toMatch(/^hookstream ingress: cannot start: OTEL_TRACES_SAMPLER_ARG: /m);
+  }, 60_000);
 });

@@ -1,5 +1,6 @@
 import { retryTierOf } from '@hookstream/contracts';
 import type { BreakerPhase, OutcomeClass } from '@hookstream/delivery';
+import { type ExemplarCounter, exemplarCounter, type SampledIds } from '@hookstream/telemetry';
 import type {
   BatchObservableCallback,
   Counter,
@@ -65,6 +66,7 @@ const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 export class PusherMetrics {
   readonly #meter: Meter;
   readonly #attempts: Counter;
+  readonly #firstAttemptFailures: ExemplarCounter;
   readonly #records: Counter;
   readonly #deadLetters: Counter;
   readonly #registryWaits: Counter;
@@ -84,6 +86,13 @@ export class PusherMetrics {
     // Names carry their unit: this Prometheus exporter does not append it.
     this.#attempts = meter.createCounter('hookstream.pusher.deliveries', {
       description: 'HTTP delivery attempts, by outcome class (ack, retryable, terminal) and status class',
+      unit: '{attempt}',
+    });
+    // Its own counter, not a label of deliveries: an attempt number is unbounded, and this
+    // series is what an alert on first-attempt failures and its exemplars read.
+    this.#firstAttemptFailures = exemplarCounter(meter, 'hookstream.pusher.first_attempt.failures', {
+      description:
+        'First delivery attempts that failed, by outcome class (retryable, terminal) and status class; exemplar: the last traced one',
       unit: '{attempt}',
     });
     this.#records = meter.createCounter('hookstream.pusher.records', {
@@ -280,6 +289,16 @@ export class PusherMetrics {
         this.#attempts.add(1, { subscriber, outcome_class: outcomeClass, status_class });
         this.#attemptDuration.record(durationMs / 1000, { subscriber, status_class });
       },
+      firstAttemptFailed: (
+        outcomeClass: Exclude<OutcomeClass, 'ack'>,
+        status: number | null,
+        trace: SampledIds | undefined,
+      ) =>
+        this.#firstAttemptFailures.add(
+          1,
+          { subscriber, outcome_class: outcomeClass, status_class: statusClass(status) },
+          trace,
+        ),
       limiterWaited: (ms: number) => this.#limiterWait.record(ms / 1000, { subscriber }),
       ended: (outcome: DeliveryOutcomeKind, deadLetterReason?: string) => {
         this.#records.add(1, { subscriber, outcome });

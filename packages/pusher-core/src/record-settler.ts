@@ -1,6 +1,7 @@
 import type { DeadLetterReason } from '@hookstream/contracts';
 import { type Classification, type DeliveryTrail, decide, POLICY_VERSION } from '@hookstream/delivery';
 import { ATTR } from '@hookstream/telemetry';
+import type { Attributes } from '@opentelemetry/api';
 import type { AttemptSummary, DeliveryOutcome, RecordContext } from './delivery-outcome.ts';
 import type { Deliverable } from './event-admission.ts';
 import type { OutcomeRouter } from './outcome-router.ts';
@@ -141,7 +142,13 @@ export class RecordSettler {
     reason: DeadLetterReason,
     attempt?: AttemptSummary,
   ): Promise<DeliveryOutcome> {
-    const send = ctx.span.send(this.#topology.dlqTopic, { [ATTR.deadLetterReason]: reason });
+    // Always recorded, even when the record's own span is not (retry-sampling.ts): a dead letter
+    // decided on an unsampled first attempt has this span alone, so it says why (the answer's
+    // outcome too: `terminal` alone does not say a 400 from a 410).
+    const attributes: Attributes = { [ATTR.deadLetterReason]: reason };
+    if (trail.classification !== null) attributes[ATTR.outcomeReason] = trail.classification.reason;
+    if (trail.classification?.status != null) attributes[ATTR.httpStatus] = trail.classification.status;
+    const send = ctx.span.send(this.#topology.dlqTopic, attributes);
     const routed = await this.#router.deadLetter(ctx.record, trail, reason, ctx.signal, send.traceHeaders);
     send.end(routed);
     if (routed !== 'settled') return attempt ? { kind: 'abandoned', attempt } : ABANDONED;

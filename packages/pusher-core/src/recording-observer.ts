@@ -34,13 +34,14 @@ export class RecordingObserver implements DeliveryObserver {
     this.#deps.metrics?.limiterWaited(ms);
   }
 
-  attempted(
-    _ctx: RecordContext,
-    outcomeClass: OutcomeClass,
-    status: number | null,
-    durationMs: number,
-  ): void {
-    this.#deps.metrics?.attempted(outcomeClass, status, durationMs);
+  attempted(ctx: RecordContext, outcomeClass: OutcomeClass, status: number | null, durationMs: number): void {
+    const metrics = this.#deps.metrics;
+    if (metrics !== undefined) {
+      metrics.attempted(outcomeClass, status, durationMs);
+      // Off the happy path: only a failure reads the attempt's number and the span's ids.
+      if (outcomeClass !== 'ack' && ctx.span.attemptNumber === 1)
+        metrics.firstAttemptFailed(outcomeClass, status, ctx.span.sampledIds);
+    }
     this.recent.record(outcomeClass === 'ack');
   }
 

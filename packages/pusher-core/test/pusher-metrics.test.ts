@@ -83,3 +83,47 @@ describe('hookstream_required_oldest_pending_seconds', () => {
     }
   });
 });
+
+describe('hookstream_pusher_first_attempt_failures_total', () => {
+  it('counts first attempts that failed by class, with the last traced one as the exemplar in OpenMetrics', async () => {
+    const metrics = await startMetrics({ serviceName: 'pusher-metrics-test' });
+    const server = await serveMetrics(metrics, '127.0.0.1', 0);
+    try {
+      const pusher = new PusherMetrics(metrics.meter);
+      const sub = pusher.forSubscriber(
+        'billing',
+        { events: 'events', tiers: () => [], dlq: 'x.dlq' },
+        { lag: () => new Map(), dlqDepth: () => null, oldestUnsettled: () => new Map() },
+      );
+      const ids = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331' };
+      sub.firstAttemptFailed('terminal', 400, ids);
+      sub.firstAttemptFailed('terminal', 404, undefined);
+      sub.firstAttemptFailed('retryable', null, undefined);
+      const series = (text: string) =>
+        text
+          .split('\n')
+          .filter((l) => l.startsWith('hookstream_pusher_first_attempt_failures_total{'))
+          .sort();
+      const plain = series(await (await fetch(server.url)).text());
+      expect(plain).toEqual([
+        expect.stringMatching(/outcome_class="retryable".*status_class="none".*\} 1$/),
+        expect.stringMatching(/outcome_class="terminal".*status_class="4xx".*\} 2$/),
+      ]);
+      const om = await fetch(server.url, { headers: { accept: 'application/openmetrics-text' } });
+      const text = await om.text();
+      expect(text.endsWith('# EOF\n')).toBe(true);
+      expect(text).toContain('# TYPE hookstream_pusher_first_attempt_failures counter\n');
+      expect(series(text)).toEqual([
+        plain[0],
+        expect.stringMatching(
+          new RegExp(
+            `status_class="4xx".*\\} 2 # \\{trace_id="${ids.traceId}",span_id="${ids.spanId}"\\} 1 \\d+\\.\\d+$`,
+          ),
+        ),
+      ]);
+    } finally {
+      await server.close();
+      await metrics.shutdown();
+    }
+  });
+});

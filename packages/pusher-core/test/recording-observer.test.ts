@@ -53,6 +53,7 @@ function harness() {
   const ended: string[] = [];
   const metrics: DeliveryMetrics = {
     attempted: () => undefined,
+    firstAttemptFailed: () => undefined,
     limiterWaited: () => undefined,
     registryWaited: () => undefined,
     ended: (outcome, reason) => ended.push(reason ? `${outcome}:${reason}` : outcome),
@@ -127,6 +128,37 @@ describe('RecordingObserver: one step fans out to counts, metrics, the attempt l
     ]);
     expect('rewind' in (h.entries[3] ?? {})).toBe(false);
     expect(h.entries.every((e) => AttemptLogEntry.safeParse(e).success)).toBe(true);
+  });
+
+  it('counts a failed first attempt, with the span ids when it is sampled; not a success, nor a later attempt', () => {
+    const failed: unknown[][] = [];
+    const metrics: DeliveryMetrics = {
+      attempted: () => undefined,
+      firstAttemptFailed: (...args) => failed.push(args),
+      limiterWaited: () => undefined,
+      registryWaited: () => undefined,
+      ended: () => undefined,
+    };
+    const observer = new RecordingObserver({ subscriber: 'billing', log: () => undefined, metrics });
+    const ids = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331' };
+    // A span as the observer reads it: the attempt's number, and its ids when sampled.
+    const at = (attemptNumber: number, sampledIds?: typeof ids): RecordContext => ({
+      ...context(),
+      span: { attemptNumber, sampledIds } as unknown as ProcessSpan,
+    });
+    observer.attempted(at(1), 'ack', 204, 5);
+    observer.attempted(at(1), 'terminal', 400, 5);
+    observer.attempted(at(1, ids), 'retryable', null, 5);
+    observer.attempted(at(2, ids), 'retryable', 503, 5);
+    expect(failed).toEqual([
+      ['terminal', 400, undefined],
+      ['retryable', null, ids],
+    ]);
+    // The real span: unsampled without a tracing SDK, so no ids, and its attempt as set.
+    const real = context();
+    real.span.attempt = 1;
+    observer.attempted(real, 'retryable', 500, 5);
+    expect(failed.at(-1)).toEqual(['retryable', 500, undefined]);
   });
 
   it('a poison dead letter counts as both dead-lettered and poison', () => {

@@ -41,6 +41,12 @@ export interface ProcessSpanOptions {
   readonly keyInClear?: boolean | undefined;
 }
 
+/** A sampled span's ids, as an exemplar names them. */
+export interface SampledIds {
+  readonly traceId: string;
+  readonly spanId: string;
+}
+
 /** One outgoing HTTP attempt: its CLIENT span and the traceparent the request carries. */
 export interface HttpSpan {
   /** The HTTP span's own context, for the request's `traceparent` header; undefined when off. */
@@ -154,9 +160,23 @@ export class ProcessSpan {
     return sampled && (this.#lite !== undefined || isSpanContextValid(ctx)) ? ctx.traceId : undefined;
   }
 
+  /**
+   * This span's trace and span ids when it is sampled, else undefined: what a metric's exemplar
+   * points at (an exemplar must name a trace that exists).
+   */
+  get sampledIds(): SampledIds | undefined {
+    const traceId = this.traceId;
+    return traceId === undefined ? undefined : { traceId, spanId: this.#span.spanContext().spanId };
+  }
+
   set attempt(attempt: number) {
     this.#attempt = attempt;
     this.#span.setAttribute(ATTR.attempt, attempt);
+  }
+
+  /** The number of the attempt under way or last made (1 for a first attempt); undefined before one. */
+  get attemptNumber(): number | undefined {
+    return this.#attempt;
   }
 
   /** Time spent waiting for the destination's limiter before the request went out. */
@@ -198,7 +218,9 @@ export class ProcessSpan {
   /**
    * Starts the PRODUCER span of handing the record to `topic` (a retry tier or the DLQ). The
    * record written there carries this span's context, so the next hop (or a replay) joins the
-   * event's trace as its child.
+   * event's trace as its child. A send to the DLQ (its attributes name the dead letter's reason)
+   * is recorded even when this span is not: the sampler keeps every dead-letter write
+   * (retry-sampling.ts), so a dead letter decided on an unsampled first attempt has its trace.
    */
   send(topic: string, attributes: Attributes = {}): SendSpan {
     const all: Attributes = {
@@ -210,8 +232,6 @@ export class ProcessSpan {
       ...attributes,
     };
     if (this.#eventId !== undefined) all[ATTR.messagingMessageId] = this.#eventId;
-    const key = this.#traceKey();
-    if (key !== undefined) all[ATTR.messagingKafkaKey] = key;
     if (this.#attempt !== undefined) all[ATTR.attempt] = this.#attempt;
     let span: Span;
     let traceHeaders: Record<string, string>;
@@ -223,6 +243,9 @@ export class ProcessSpan {
       traceHeaders = {};
       injectTraceContext(traceHeaders, trace.setSpan(this.#ctx, span));
     }
+    // Once started: the send span's own sampling decides, not this span's (a digest is a hash).
+    if (this.#key !== null && span.isRecording())
+      span.setAttribute(ATTR.messagingKafkaKey, traceKey(this.#key, this.#keyInClear));
     return {
       traceHeaders,
       end: (result) => {

@@ -3,6 +3,7 @@ export type {
   HttpSpan,
   HttpTarget,
   ProcessSpanOptions,
+  SampledIds,
   SendSpan,
 } from './delivery-spans.ts';
 export { deliveryTracer, httpTarget, ProcessSpan } from './delivery-spans.ts';
@@ -23,8 +24,8 @@ export {
 } from './jaeger-query.ts';
 export type { Logger, LoggerOptions, LogLevel } from './logger.ts';
 export { createLogger, logFn, REDACTED_PATHS } from './logger.ts';
-export type { Meter, Metrics, MetricsServer } from './metrics.ts';
-export { serveMetrics, startMetrics } from './metrics.ts';
+export type { ExemplarCounter, Meter, Metrics, MetricsServer } from './metrics.ts';
+export { exemplarCounter, serveMetrics, startMetrics } from './metrics.ts';
 export type { CollectorState, SpanExportStats } from './otlp-span-processor.ts';
 export type { KafkaHeaders } from './propagation.ts';
 export { extractTraceContext, injectTraceContext } from './propagation.ts';
@@ -32,3 +33,11 @@ export { ATTR, MESSAGING_SYSTEM_KAFKA } from './semconv.ts';
 export { traceKey } from './trace-key.ts';
 export type { Tracing, TracingOptions } from './tracing.ts';
 export { collectorStateLogger, observeSpanExport, startTracing, tracesUrl } from './tracing.ts';
+export type { TracesSampler, TracingConfig } from './tracing-config.ts';
+export {
+  DEFAULT_TRACING_CONFIG,
+  loadTracingConfig,
+  TRACES_SAMPLERS,
+  TracingConfigError,
+  TracingEnv,
+} from './tracing-config.ts';

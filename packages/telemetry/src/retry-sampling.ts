@@ -22,10 +22,28 @@ export function isRetryAttempt(kind: SpanKind, attributes: Attributes): boolean 
 }
 
 /**
- * Every retry is traced whatever the ratio: the deliveries an operator looks into are the ones
- * that failed, and those are few. Everything else is the configured sampler's to decide.
+ * Whether a span is the write of a dead letter: the PRODUCER span of a send to the DLQ, which
+ * starts with the dead letter's reason (ProcessSpan.send). A dead letter can be decided on a
+ * first attempt that was not sampled (a 4xx the policy does not retry, a poison record): this
+ * span is then the record's only trace, a child of its unsampled process span, so the trace keeps
+ * the event's trace id and a replay of the dead letter (its record carries this span's context)
+ * continues it.
  */
-export class RetriesSampled implements Sampler {
+export function isDeadLetterWrite(kind: SpanKind, attributes: Attributes): boolean {
+  return kind === SpanKind.PRODUCER && attributes[ATTR.deadLetterReason] !== undefined;
+}
+
+/** Spans sampled whatever the sampler says: retries and dead-letter writes. */
+export function isAlwaysSampled(kind: SpanKind, attributes: Attributes): boolean {
+  return isRetryAttempt(kind, attributes) || isDeadLetterWrite(kind, attributes);
+}
+
+/**
+ * Every retry and every dead letter is traced whatever the ratio: the deliveries an operator
+ * looks into are the ones that failed, and those are few. Everything else is the configured
+ * sampler's to decide.
+ */
+export class FailuresSampled implements Sampler {
   readonly #delegate: Sampler;
 
   constructor(delegate: Sampler) {
@@ -40,11 +58,11 @@ export class RetriesSampled implements Sampler {
     attributes: Attributes,
     links: Link[],
   ): SamplingResult {
-    if (isRetryAttempt(kind, attributes)) return SAMPLED;
+    if (isAlwaysSampled(kind, attributes)) return SAMPLED;
     return this.#delegate.shouldSample(context, traceId, name, kind, attributes, links);
   }
 
   toString(): string {
-    return `RetriesSampled{${this.#delegate.toString()}}`;
+    return `FailuresSampled{${this.#delegate.toString()}}`;
   }
 }

@@ -48,7 +48,8 @@ import {
   OtlpProtobufSpanProcessor,
   type SpanExportStats,
 } from './otlp-span-processor.ts';
-import { isRetryAttempt, RetriesSampled } from './retry-sampling.ts';
+import { FailuresSampled, isAlwaysSampled } from './retry-sampling.ts';
+import type { TracingConfig } from './tracing-config.ts';
 
 /*
  * The tracing SDK, loaded by startTracing only when tracing is on. It registers what NodeSDK
@@ -63,7 +64,8 @@ export interface SdkOptions {
   readonly serviceName: string;
   readonly protocol: string;
   readonly url: string;
-  readonly sampleRatio: number | undefined;
+  /** Parsed once by startTracing (loadTracingConfig, or the caller's forced ratio). */
+  readonly sampling: TracingConfig;
   readonly onCollectorState: ((state: CollectorState) => void) | undefined;
 }
 
@@ -92,18 +94,14 @@ export async function startSdk(options: SdkOptions): Promise<StartedSdk> {
   const resource = defaultResource()
     .merge(detectResources({ detectors: resourceDetectorsFromEnv() }))
     .merge(resourceFromAttributes({ 'service.name': options.serviceName }));
-  const sampling =
-    options.sampleRatio === undefined
-      ? samplingFromEnv()
-      : parentBased(new TraceIdRatioBasedSampler(options.sampleRatio));
+  const sampling = samplingOf(options.sampling);
   const spanLimits = spanLimitsFromEnv();
   const provider = new TracerProvider({
     resource,
     spanProcessors: [processor],
     spanLimits,
-    // The configured sampler (the SDK's default when none: parent-based, always on), but every
-    // retry is traced.
-    sampler: new RetriesSampled(sampling.sampler ?? new ParentBasedSampler({ root: new AlwaysOnSampler() })),
+    // The configured sampler, but every retry and every dead-letter write is traced.
+    sampler: new FailuresSampled(sampling.sampler),
   });
   trace.setGlobalTracerProvider(provider);
   installLite(provider, processor, sampling, spanLimits);
@@ -117,9 +115,9 @@ export async function startSdk(options: SdkOptions): Promise<StartedSdk> {
   };
 }
 
-/** The sampler given to the provider (undefined: its default) and, when parent-based, its root. */
+/** The sampler given to the provider and, when parent-based, its root. */
 interface Sampling {
-  readonly sampler: Sampler | undefined;
+  readonly sampler: Sampler;
   readonly parentBasedRoot: Sampler | undefined;
 }
 
@@ -161,12 +159,10 @@ function installLite(
     processor,
     idGenerator: pooledIdGenerator(),
     attributeCountLimit: limits.attributeCountLimit ?? 128,
-    alwaysSampled: isRetryAttempt,
-    ...(sampling.sampler === undefined
-      ? { parentBasedRoot: new AlwaysOnSampler() }
-      : sampling.parentBasedRoot !== undefined
-        ? { parentBasedRoot: sampling.parentBasedRoot }
-        : { sampler: sampling.sampler }),
+    alwaysSampled: isAlwaysSampled,
+    ...(sampling.parentBasedRoot !== undefined
+      ? { parentBasedRoot: sampling.parentBasedRoot }
+      : { sampler: sampling.sampler }),
   });
   installLiteTracer(lite, sdkTracer, DELIVERY_TRACER_NAME);
   // The ingress's tracers too (ingress-spans.ts): the same settings, each with its own scope.
@@ -239,13 +235,10 @@ async function propagatorFromEnv(): Promise<TextMapPropagator | null> {
   return unique.length === 1 && propagators[0] ? propagators[0] : new CompositePropagator({ propagators });
 }
 
-/** OTEL_TRACES_SAMPLER[_ARG]; an undefined sampler leaves the SDK's default (parent-based, always on). */
-function samplingFromEnv(): Sampling {
-  const name = getStringFromEnv('OTEL_TRACES_SAMPLER');
+/** The SDK's sampler for the configured one (its variables were checked by loadTracingConfig). */
+function samplingOf(config: TracingConfig): Sampling {
   const plain = (sampler: Sampler): Sampling => ({ sampler, parentBasedRoot: undefined });
-  switch (name) {
-    case undefined:
-      return { sampler: undefined, parentBasedRoot: undefined };
+  switch (config.sampler) {
     case 'always_on':
       return plain(new AlwaysOnSampler());
     case 'always_off':
@@ -255,28 +248,10 @@ function samplingFromEnv(): Sampling {
     case 'parentbased_always_off':
       return parentBased(new AlwaysOffSampler());
     case 'traceidratio':
-      return plain(new TraceIdRatioBasedSampler(samplerRatioFromEnv()));
+      return plain(new TraceIdRatioBasedSampler(config.ratio));
     case 'parentbased_traceidratio':
-      return parentBased(new TraceIdRatioBasedSampler(samplerRatioFromEnv()));
-    default:
-      diag.error(`unknown OTEL_TRACES_SAMPLER value "${name}", using default`);
-      return { sampler: undefined, parentBasedRoot: undefined };
+      return parentBased(new TraceIdRatioBasedSampler(config.ratio));
   }
-}
-
-function samplerRatioFromEnv(): number {
-  const ratio = getNumberFromEnv('OTEL_TRACES_SAMPLER_ARG');
-  if (ratio === undefined) {
-    diag.error('OTEL_TRACES_SAMPLER_ARG is blank, defaulting to 1.');
-    return 1;
-  }
-  if (ratio < 0 || ratio > 1) {
-    diag.error(
-      `OTEL_TRACES_SAMPLER_ARG=${ratio} was given, but it is out of range ([0..1]), defaulting to 1.`,
-    );
-    return 1;
-  }
-  return ratio;
 }
 
 /** The OTEL_*_LIMIT variables; a limit left unset keeps the SDK's default. */

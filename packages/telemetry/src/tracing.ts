@@ -1,5 +1,6 @@
 import { context, type Meter, propagation, trace } from '@opentelemetry/api';
 import type { CollectorState, SpanExportStats } from './otlp-span-processor.ts';
+import { loadTracingConfig } from './tracing-config.ts';
 
 export interface TracingOptions {
   /** hookstream-ingress, hookstream-pusher, hookstream-replay, … */
@@ -7,7 +8,8 @@ export interface TracingOptions {
   readonly env?: Record<string, string | undefined>;
   /**
    * Share of new traces recorded (0..1), overriding OTEL_TRACES_SAMPLER; continued traces
-   * follow their parent's decision. For measurements that must not depend on the environment.
+   * follow their parent's decision (retries and dead letters are recorded all the same). For
+   * measurements that must not depend on the environment: the benchmark forces 1.
    */
   readonly sampleRatio?: number;
   /**
@@ -41,13 +43,17 @@ export function tracesUrl(env: Record<string, string | undefined>): string {
 /**
  * Starts OpenTelemetry tracing for one process. Configuration is the standard OTEL_*
  * environment: OTEL_EXPORTER_OTLP_ENDPOINT / OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, the sampler
- * (OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG; default parent-based always-on), the encoding
- * (OTEL_EXPORTER_OTLP_[TRACES_]PROTOCOL: http/protobuf by default, or http/json) and
- * OTEL_SDK_DISABLED=true to turn tracing off. The SDK is loaded here, only when tracing is on: a
- * process with tracing off never holds it.
+ * (OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG, read by loadTracingConfig: default parent-based
+ * always-on), the encoding (OTEL_EXPORTER_OTLP_[TRACES_]PROTOCOL: http/protobuf by default, or
+ * http/json) and OTEL_SDK_DISABLED=true to turn tracing off. The SDK is loaded here, only when
+ * tracing is on: a process with tracing off never holds it.
+ *
+ * Called once, at a process's start: a bad sampler value throws a TracingConfigError naming the
+ * variable (also with tracing off: the value is wrong either way), before anything starts.
  */
 export async function startTracing(options: TracingOptions): Promise<Tracing> {
   const env = options.env ?? process.env;
+  const config = loadTracingConfig(env);
   if (env.OTEL_SDK_DISABLED === 'true')
     return {
       enabled: false,
@@ -64,7 +70,10 @@ export async function startTracing(options: TracingOptions): Promise<Tracing> {
     serviceName: options.serviceName,
     protocol,
     url: tracesUrl(env),
-    sampleRatio: options.sampleRatio,
+    sampling:
+      options.sampleRatio === undefined
+        ? config
+        : { sampler: 'parentbased_traceidratio', ratio: options.sampleRatio },
     onCollectorState: options.onCollectorState,
   });
   return {

@@ -33,7 +33,7 @@ import { LiteTracerImpl, plainTraceparent, pooledIdGenerator } from '../src/lite
 import { installLiteTracer, liteTracerFor, uninstallLiteTracer } from '../src/lite-tracer.ts';
 import { OtlpProtobufEncoder } from '../src/otlp-protobuf.ts';
 import { ProtoWriter } from '../src/proto-writer.ts';
-import { isRetryAttempt, RetriesSampled } from '../src/retry-sampling.ts';
+import { FailuresSampled, isAlwaysSampled } from '../src/retry-sampling.ts';
 
 /*
  * The lite tracer must export exactly what the SDK tracer exports for the same delivery. Both
@@ -314,18 +314,18 @@ describe('delivery spans from the lite tracer', () => {
           expect(ownBytes(lite.spans)).toBe(expected);
         });
 
-  it('traces every retry, whatever the sampler keeps of first attempts, as the SDK with RetriesSampled does', () => {
+  it('traces every retry, whatever the sampler keeps of first attempts, as the SDK with FailuresSampled does', () => {
     const record = RECORDS['an unsampled remote parent'] ?? Object.values(RECORDS)[0];
     if (record === undefined) throw new Error('no record');
     const scenario = Object.values(SCENARIOS)[0];
     if (scenario === undefined) throw new Error('no scenario');
     const never = () => new ParentBasedSampler({ root: new AlwaysOffSampler() });
     const retry = { ...options, tier: 2 };
-    const lite = { parentBasedRoot: new AlwaysOffSampler(), alwaysSampled: isRetryAttempt };
-    const first = sdkRun(record, scenario, new RetriesSampled(never()));
+    const lite = { parentBasedRoot: new AlwaysOffSampler(), alwaysSampled: isAlwaysSampled };
+    const first = sdkRun(record, scenario, new FailuresSampled(never()));
     expect(first.spans).toEqual([]);
     expect(liteRun(record, scenario, { name: 'hookstream-pusher' }, first.times, lite).spans).toEqual([]);
-    const sdk = sdkRun(record, scenario, new RetriesSampled(never()), retry);
+    const sdk = sdkRun(record, scenario, new FailuresSampled(never()), retry);
     expect(sdk.spans.map((x) => x.name)).toContain(`process ${record.topic}`);
     const scope = (sdk.spans[0]?.instrumentationScope ?? {
       name: 'hookstream-pusher',
@@ -333,6 +333,40 @@ describe('delivery spans from the lite tracer', () => {
     const liteRetry = liteRun(record, scenario, scope, sdk.times, lite, retry);
     expect(sdkBytes(liteRetry.spans)).toBe(sdkBytes(sdk.spans));
   });
+
+  for (const recordName of ['no parent', 'an unsampled remote parent'])
+    it(`traces the dead-letter write of an unsampled first attempt alone, as the SDK does: ${recordName}`, () => {
+      const record = RECORDS[recordName] as ConsumedMessage;
+      const scenario = SCENARIOS['dead-lettered, the hand-off abandoned'] as Scenario;
+      const never = () => new ParentBasedSampler({ root: new AlwaysOffSampler() });
+      const sdk = sdkRun(record, scenario, new FailuresSampled(never()));
+      // Only the DLQ send: not the process span, not the request.
+      expect(sdk.spans.map((x) => x.name)).toEqual(['send hookstream.sub.a.dlq']);
+      const [send] = sdk.spans;
+      expect(send?.attributes).toMatchObject({
+        'hookstream.dead_letter.reason': 'terminal',
+        'hookstream.subscriber': 'a',
+        'messaging.message.id': 'evt_1',
+        'hookstream.attempt': 1,
+      });
+      // The key as any recorded span carries it (a digest), though the process span had none.
+      if (record.key !== null)
+        expect(send?.attributes['messaging.kafka.message.key']).toMatch(/^sha256:[0-9a-f]{16}$/);
+      // In the record's trace, under its unsampled process span; the DLQ record carries it sampled.
+      expect(send?.parentSpanContext?.spanId).toMatch(/^[0-9a-f]{16}$/);
+      if (record.headers.traceparent !== undefined)
+        expect(send?.spanContext().traceId).toBe(parseTraceParent(record.headers.traceparent)?.traceId);
+      expect(sdk.result.sendHeaders?.traceparent).toMatch(/-01$/);
+      expect(sdk.traceId).toBeUndefined();
+      const scope = (send?.instrumentationScope ?? { name: 'hookstream-pusher' }) as InstrumentationScope;
+      const lite = liteRun(record, scenario, scope, sdk.times, {
+        parentBasedRoot: new AlwaysOffSampler(),
+        alwaysSampled: isAlwaysSampled,
+      });
+      expect(lite.result).toEqual(sdk.result);
+      expect(sdkBytes(lite.spans)).toBe(sdkBytes(sdk.spans));
+      expect(ownBytes(lite.spans)).toBe(sdkBytes(sdk.spans));
+    });
 
   for (const [scenarioName, scenario] of Object.entries(SCENARIOS))
     it(`a tenant's event: the SDK's bytes, with hookstream.tenant on its process span: ${scenarioName}`, () => {

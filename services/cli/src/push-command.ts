@@ -89,8 +89,9 @@ credential set), opened with the secrets key. A token endpoint that fails is ret
 counted against the destination (token-error); docs/subscribers.md, "Outbound authentication".
 
 Traces go to OTLP/HTTP as service hookstream-pusher, configured by the standard OTEL_* variables
-(OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_TRACES_SAMPLER[_ARG]; default: every trace the ingress sampled;
-OTEL_SDK_DISABLED=true turns tracing off). Logs are JSON lines on stdout.
+(OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_TRACES_SAMPLER[_ARG]; default: every trace the ingress sampled,
+and every retry and dead letter whatever the sampler; a bad value stops it; OTEL_SDK_DISABLED=true
+turns tracing off). Logs are JSON lines on stdout.
 
 Stops cleanly on SIGTERM/SIGINT: takes no new work, lets in-flight attempts end, commits what
 was settled.`;

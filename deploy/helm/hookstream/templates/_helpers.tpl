@@ -157,6 +157,13 @@ inlined: a password is a file from a mounted Secret (the *_FILE variables), or a
 - name: OTEL_EXPORTER_OTLP_ENDPOINT
   value: {{ .Values.otel.endpoint | quote }}
 {{- end }}
+{{- /* The production default (values.yaml): a share of new traces; null leaves both unset. */}}
+{{- if not (kindIs "invalid" .Values.otel.sampleRatio) }}
+- name: OTEL_TRACES_SAMPLER
+  value: parentbased_traceidratio
+- name: OTEL_TRACES_SAMPLER_ARG
+  value: {{ .Values.otel.sampleRatio | toString | quote }}
+{{- end }}
 {{- with .Values.extraEnv }}
 {{ toYaml . }}
 {{- end }}
