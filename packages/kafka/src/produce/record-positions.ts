@@ -1,5 +1,6 @@
-import { type Message, Partitioners, type RecordMetadata } from 'kafkajs';
+import type { Message, Partitioners, RecordMetadata } from 'kafkajs';
 import { KafkaSendError } from '../errors.ts';
+import { createMurmur2Partitioner } from './murmur2.ts';
 
 /**
  * One record to write. Events always have a key, so the partition follows it; a record moved on
@@ -19,15 +20,15 @@ export interface RecordPosition {
 
 /**
  * kafkajs only reports a base offset per partition, so a writer records which partition its
- * partitioner (the default, Java-compatible murmur2 one) picked for each message and counts from
+ * partitioner (the default, Java-compatible murmur2 one, computed by murmur2.ts) picked for each message and counts from
  * the base offset in request order.
  */
 export class RecordPositions {
   readonly #assigned = new WeakMap<Message, number>();
 
-  /** The partitioner to give kafkajs's producer: the default one, remembering its choices. */
+  /** The partitioner to give kafkajs's producer: the default one's choices, remembered. */
   readonly createPartitioner = () => {
-    const partition = Partitioners.DefaultPartitioner();
+    const partition = createMurmur2Partitioner();
     const assigned = this.#assigned;
     return (args: Parameters<ReturnType<typeof Partitioners.DefaultPartitioner>>[0]) => {
       const chosen = partition(args);
