@@ -20,7 +20,16 @@ const SECTIONS = [...DEFAULT_SECTIONS.map((s) => s.id), 'fleet'];
 /** Figures each section must report at any load (a scale adds more rows, never fewer). */
 const REQUIRED_FIGURES: Record<string, readonly string[]> = {
   'kafka-perf': ['kafka.producer.rate', 'kafka.producer.p50', 'kafka.producer.p99', 'kafka.consumer.rate'],
-  ingress: ['ingress.single.rate', 'ingress.single.p99', 'ingress.batch.rate', 'ingress.batch.p99'],
+  ingress: [
+    'ingress.single.rate',
+    'ingress.single.p99',
+    'ingress.single.cpu',
+    'ingress.single.memory',
+    'ingress.batch.rate',
+    'ingress.batch.p99',
+    'ingress.batch.cpu',
+    'ingress.batch.memory',
+  ],
   push: [
     'push.rate',
     'push.cpu',
