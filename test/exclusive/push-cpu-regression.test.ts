@@ -17,8 +17,8 @@ import { endpoints } from '../support/stack.ts';
 // it lives here, in test/exclusive: alone on the machine, against the real stack.
 //
 // Machine speed must not decide it: in this same run the in-process pusher drains a small fixed
-// backlog and the plain undici loop POSTs as many bodies to the same no-op endpoint (one
-// uncounted run of each, then interleaved rounds, medians), and the check compares the ratio of
+// backlog and the plain undici loop POSTs as many bodies to the same no-op endpoint (three
+// uncounted runs of each, then interleaved rounds, medians), and the check compares the ratio of
 // their CPU per unit with the committed one (bench/cpu-baseline.json) × the margin argued in
 // bench/src/cpu-baseline.ts. After a deliberate change of the pusher's cost, re-measure the
 // baseline with `npx hookstream bench cpu-baseline --write` on a quiet machine and commit it.

@@ -12,13 +12,13 @@ import {
 import { benchConnection } from './bench-connection.ts';
 
 /** Measurements --write takes, the median one committed. */
-const WRITE_MEASUREMENTS = 3;
+const WRITE_MEASUREMENTS = 5;
 
 export const BENCH_CPU_BASELINE_USAGE = `Usage: hookstream bench cpu-baseline [--write] [--json]
 
 The CPU regression check's measurement (test/exclusive/push-cpu-regression.test.ts): the
 in-process pusher drains ${CPU_BASELINE_DEFAULTS.events} events and the plain undici loop POSTs as many to the same
-no-op endpoint, one uncounted run of each, then ${CPU_BASELINE_DEFAULTS.rounds} of each interleaved; prints the pusher's
+no-op endpoint, three uncounted runs of each, then ${CPU_BASELINE_DEFAULTS.rounds} of each interleaved; prints the pusher's
 median CPU per delivery over the loop's median CPU per POST, and the committed baseline's
 (bench/cpu-baseline.json) × ${CPU_REGRESSION_MARGIN}, the most the check allows.
 --write measures ${WRITE_MEASUREMENTS} times and records the one of the median ratio as the new baseline (one
