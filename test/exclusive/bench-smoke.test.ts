@@ -44,7 +44,7 @@ const REQUIRED_FIGURES: Record<string, readonly string[]> = {
   retry: ['retry.tier1.p99', 'retry.tier2.p99'],
   api: ['api.list.p50', 'api.list.p99', 'api.list.cursor.p99', 'api.get.p99', 'api.put.p50', 'api.put.p99'],
   batch: ['batch.20ms.rate', 'batch.20ms.cpu', 'batch.20ms.memory'],
-  pull: ['pull.rate'],
+  pull: ['pull.rate', 'pull.cpu', 'pull.memory'],
   reconcile: ['reconcile.seconds', 'reconcile.rss'],
   fleet: ['fleet.rss.joined', 'fleet.rss.idle', 'fleet.rss.peak', 'fleet.join.seconds', 'fleet.idle.cpu'],
 };
