@@ -39,7 +39,7 @@ const REQUIRED_FIGURES: Record<string, readonly string[]> = {
     'push.https.memory',
     'push.tracing.cpu',
   ],
-  e2e: ['e2e.max.rate', 'e2e.half.p50', 'e2e.half.p99'],
+  e2e: ['e2e.max.rate', 'e2e.max.cpu', 'e2e.max.memory', 'e2e.half.p50', 'e2e.half.p99'],
   limiter: ['limiter.1.max', 'limiter.1.used'],
   retry: ['retry.tier1.p99', 'retry.tier2.p99'],
   api: ['api.list.p50', 'api.list.p99', 'api.list.cursor.p99', 'api.get.p99', 'api.put.p50', 'api.put.p99'],
