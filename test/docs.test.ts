@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import {
   BENCH_API_USAGE,
+  BENCH_CPU_BASELINE_USAGE,
   BENCH_E2E_USAGE,
   BENCH_FLEET_USAGE,
   BENCH_LIMITER_USAGE,
@@ -90,6 +91,7 @@ const USAGES: Record<string, Record<string, string>> = {
     '': BENCH_REPORT_USAGE,
     ingress: BENCH_USAGE,
     push: BENCH_PUSH_USAGE,
+    'cpu-baseline': BENCH_CPU_BASELINE_USAGE,
     pull: BENCH_PULL_USAGE,
     e2e: BENCH_E2E_USAGE,
     retry: BENCH_RETRY_USAGE,

@@ -21,6 +21,13 @@ const BENCH_EVENT_SCHEMA = {
   ],
 };
 
+/** The same with a `payload` string: events of a chosen size (the https row's 16 KiB). */
+const PADDED_BENCH_EVENT_SCHEMA = {
+  ...BENCH_EVENT_SCHEMA,
+  name: 'PaddedBenchEvent',
+  fields: [...BENCH_EVENT_SCHEMA.fields, { name: 'payload', type: 'string' }],
+};
+
 /** What varies between benchmark events. */
 export interface BenchEvent {
   readonly id: string;
@@ -41,14 +48,23 @@ export interface BenchEvent {
 export class BenchEventCodec {
   readonly #registry: SchemaRegistry;
   readonly #schemaId: number;
+  readonly #payload: string | undefined;
 
-  private constructor(registry: SchemaRegistry, schemaId: number) {
+  private constructor(registry: SchemaRegistry, schemaId: number, payload: string | undefined) {
     this.#registry = registry;
     this.#schemaId = schemaId;
+    this.#payload = payload;
   }
 
-  /** Registers the schema for the topic (idempotent) and returns a codec that encodes with it. */
-  static async forTopic(settings: RegistrySettings, topic: string): Promise<BenchEventCodec> {
+  /**
+   * Registers the schema for the topic (idempotent) and returns a codec that encodes with it.
+   * `payloadBytes` > 0: every event also carries a `payload` of that many ASCII characters.
+   */
+  static async forTopic(
+    settings: RegistrySettings,
+    topic: string,
+    payloadBytes = 0,
+  ): Promise<BenchEventCodec> {
     // The registry client as the producer makes it: credentials and a private CA included.
     const http = new RegistryHttp(settings);
     const registry = new SchemaRegistry({
@@ -57,10 +73,13 @@ export class BenchEventCodec {
       ...(http.auth === null ? {} : { auth: http.auth }),
     });
     const { id } = await registry.register(
-      { type: SchemaType.AVRO, schema: JSON.stringify(BENCH_EVENT_SCHEMA) },
+      {
+        type: SchemaType.AVRO,
+        schema: JSON.stringify(payloadBytes > 0 ? PADDED_BENCH_EVENT_SCHEMA : BENCH_EVENT_SCHEMA),
+      },
       { subject: `${topic}-value` },
     );
-    return new BenchEventCodec(registry, id);
+    return new BenchEventCodec(registry, id, payloadBytes > 0 ? benchPayload(payloadBytes) : undefined);
   }
 
   async record(event: BenchEvent): Promise<OutgoingRecord> {
@@ -80,8 +99,14 @@ export class BenchEventCodec {
         shipment_id: event.key,
         status: 'in_transit',
         n: event.n,
+        ...(this.#payload === undefined ? {} : { payload: this.#payload }),
       }),
       headers,
     };
   }
+}
+
+/** A payload of `bytes` ASCII characters (one byte each in Avro and in JSON). */
+export function benchPayload(bytes: number): string {
+  return 'p'.repeat(bytes);
 }

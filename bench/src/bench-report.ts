@@ -10,6 +10,7 @@ export const FULL_SCALE: BenchScale = {
   pushRounds: 3,
   tracingEvents: 5000,
   tracingRounds: 4,
+  httpsEvents: 5000,
   warmUpDrains: 1,
   e2eEvents: 20_000,
   halfLoadSeconds: 10,
@@ -38,6 +39,7 @@ export const QUICK_SCALE: BenchScale = {
   pushRounds: 1,
   tracingEvents: 100,
   tracingRounds: 1,
+  httpsEvents: 100,
   warmUpDrains: 1,
   e2eEvents: 300,
   halfLoadSeconds: 1,
@@ -68,6 +70,7 @@ export const SMOKE_SCALE: BenchScale = {
   ingressEvents: 50,
   pushEvents: 50,
   tracingEvents: 20,
+  httpsEvents: 20,
   // Each drain is a new group joining: the warm-ups would double the push and batch sections.
   warmUpDrains: 0,
   e2eEvents: 50,
@@ -97,6 +100,7 @@ export function scaleFor(size: BenchSize, events?: number): BenchScale {
     ingressEvents: events,
     pushEvents: events,
     tracingEvents: Math.max(100, Math.round(events / 4)),
+    httpsEvents: Math.max(20, Math.round(events / 4)),
     e2eEvents: events,
     perfRecords: events * 10,
   };

@@ -62,8 +62,8 @@ export async function consumeAndPostLoop(
       { partitions: options.partitions },
     );
     while (posted < options.events) await sleep(5);
-    const { seconds, cpuMicros } = (window ?? cpuWindow()).end();
-    return { deliveries: posted, seconds, cpuMicros };
+    const { seconds, cpuMicros, heapGrowthBytes } = (window ?? cpuWindow()).end();
+    return { deliveries: posted, seconds, cpuMicros, heapGrowthBytes, inFlight: options.concurrency };
   } finally {
     await consumer.disconnect();
     await pool.close();

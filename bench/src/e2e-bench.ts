@@ -9,6 +9,7 @@ import { benchSubscriberName, withBenchTopic } from './bench-topic.ts';
 import { EventPublisher } from './event-publisher.ts';
 import { spawnIngress } from './ingress-child.ts';
 import { epochNow, openLoop } from './open-loop.ts';
+import { startChildUsage } from './proc-usage.ts';
 import { spawnPusher } from './pusher-child.ts';
 import { type LatencySummary, summarizeLatencies } from './stats.ts';
 
@@ -34,6 +35,12 @@ export interface E2eBenchResult {
     readonly delivered: number;
     readonly seconds: number;
     readonly eventsPerSecond: number;
+    /** Each process's CPU (/proc) over the run until the last arrival ÷ events delivered, µs. */
+    readonly ingressCpuMicrosPerEvent: number;
+    readonly pusherCpuMicrosPerEvent: number;
+    /** Each process's peak RSS growth over the run ÷ requests in flight (the concurrency), KiB. */
+    readonly ingressRssKiBPerInFlight: number;
+    readonly pusherRssKiBPerInFlight: number;
   };
   /**
    * Paced (open loop) at half of maxLoad.eventsPerSecond, or at pacedPerSecond; latency = arrival −
@@ -99,14 +106,18 @@ export async function runE2eBench(options: E2eBenchOptions): Promise<E2eBenchRes
 
         options.progress(`end to end, maximum load: ${options.events} events, ${concurrency} at a time…`);
         const base = watch.update();
+        const usage = await Promise.all([startChildUsage(ingress.pid), startChildUsage(pusher.pid)]);
         const started = epochNow();
         const max = await closedLoop(publisher, 'max', options.events, concurrency);
         const delivered =
           (await waitForArrivals(() => watch.update(), base + max.accepted, 'maximum load')) - base;
         let lastArrival = started;
         for (const at of watch.first.values()) lastArrival = Math.max(lastArrival, at);
+        const [ingressUsage, pusherUsage] = await Promise.all(usage.map((u) => u.end()));
         const seconds = (lastArrival - started) / 1000;
         const maxRate = seconds > 0 ? delivered / seconds : 0;
+        const perEvent = (micros: number) => Math.round((micros / Math.max(1, delivered)) * 10) / 10;
+        const perInFlight = (bytes: number) => Math.round((bytes / 1024 / concurrency) * 10) / 10;
 
         const target = options.pacedPerSecond ?? Math.max(1, maxRate / 2);
         const count = Math.max(1, Math.round(target * options.halfLoadSeconds));
@@ -139,6 +150,10 @@ export async function runE2eBench(options: E2eBenchOptions): Promise<E2eBenchRes
             delivered,
             seconds: Math.round(seconds * 100) / 100,
             eventsPerSecond: Math.round(maxRate),
+            ingressCpuMicrosPerEvent: perEvent(ingressUsage?.cpuMicros ?? 0),
+            pusherCpuMicrosPerEvent: perEvent(pusherUsage?.cpuMicros ?? 0),
+            ingressRssKiBPerInFlight: perInFlight(ingressUsage?.rssGrowthBytes ?? 0),
+            pusherRssKiBPerInFlight: perInFlight(pusherUsage?.rssGrowthBytes ?? 0),
           },
           halfLoad: {
             targetPerSecond: Math.round(target),

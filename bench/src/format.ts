@@ -12,6 +12,8 @@ export function formatIngressBench(result: IngressBenchResult): string {
     'events/s',
     'p50 ms',
     'p99 ms',
+    'CPU µs/event',
+    'RSS KiB/in flight',
   ];
   const rows = [...result.rows, result.raw, result.rawWithHeaders, result.bareHttp].map((r) => [
     r.name,
@@ -23,6 +25,9 @@ export function formatIngressBench(result: IngressBenchResult): string {
     String(r.eventsPerSecond),
     r.p50Ms.toFixed(1),
     r.p99Ms.toFixed(1),
+    // The server's process (/proc); the raw loops run in the benchmark's own and are not measured.
+    r.cpuMicrosPerEvent === undefined ? '–' : r.cpuMicrosPerEvent.toFixed(1),
+    r.rssKiBPerInFlight === undefined ? '–' : r.rssKiBPerInFlight.toFixed(1),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
   const line = (cells: readonly string[]) =>
@@ -35,7 +40,7 @@ export function formatIngressBench(result: IngressBenchResult): string {
       `${result.bestRatio.toFixed(2)} at best (any mode); ${result.bestRatioSameHeaders.toFixed(2)} at best ` +
       'against raw records with the same headers; ' +
       `${bareShare(result).toFixed(2)} of a bare node:http server with one event per request.`,
-    'Latency is per request (per sendBatch for raw).',
+    "Latency is per request (per sendBatch for raw). CPU and RSS are the server process's, from /proc.",
   ].join('\n');
 }
 

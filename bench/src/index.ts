@@ -6,6 +6,7 @@ export {
   BENCH_USAGE,
   benchCommand,
 } from './cli/bench-command.ts';
+export { BENCH_CPU_BASELINE_USAGE } from './cli/bench-cpu-baseline.ts';
 export { BENCH_E2E_USAGE } from './cli/bench-e2e.ts';
 export { BENCH_FLEET_USAGE } from './cli/bench-fleet.ts';
 export { BENCH_LIMITER_USAGE } from './cli/bench-limiter.ts';
@@ -18,6 +19,18 @@ export { BENCH_PUSH_USAGE } from './cli/bench-push.ts';
 export { BENCH_RECONCILE_USAGE } from './cli/bench-reconcile.ts';
 export { BENCH_REPORT_USAGE } from './cli/bench-report-command.ts';
 export { BENCH_RETRY_USAGE } from './cli/bench-retry.ts';
+export type { CpuRatio, CpuRatioOptions } from './cpu-baseline.ts';
+export {
+  CPU_BASELINE_COMMAND,
+  CPU_BASELINE_DEFAULTS,
+  CPU_BASELINE_FILE,
+  CPU_REGRESSION_MARGIN,
+  CpuBaseline,
+  cpuBaselineOf,
+  cpuRegressionVerdict,
+  measureCpuRatio,
+  readCpuBaseline,
+} from './cpu-baseline.ts';
 export { DEFAULT_SECTIONS } from './default-sections.ts';
 export type { E2eBenchOptions, E2eBenchResult } from './e2e-bench.ts';
 export { runE2eBench } from './e2e-bench.ts';

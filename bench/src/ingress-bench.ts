@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { ConnectionSettings } from '@hookstream/contracts';
 import { createKafka } from '@hookstream/kafka';
 import { httpLoad } from './http-load.ts';
-import { spawnBareHttp, spawnIngress } from './ingress-child.ts';
+import { type ChildService, spawnBareHttp, spawnIngress } from './ingress-child.ts';
+import { startChildUsage } from './proc-usage.ts';
 import { rawKafkaBench } from './raw-kafka.ts';
 import type { BenchRow } from './stats.ts';
 
@@ -65,7 +66,7 @@ export async function runIngressBench(options: IngressBenchOptions): Promise<Ing
     const ingress = await spawnIngress({ ...options, topic, token: TOKEN });
     let measured: Omit<IngressBenchResult, 'bareHttp'>;
     try {
-      measured = await measure(options, ingress.url, topic, report, deadline, batchSize);
+      measured = await measure(options, ingress, topic, report, deadline, batchSize);
     } finally {
       await ingress.stop();
     }
@@ -81,12 +82,13 @@ export async function runIngressBench(options: IngressBenchOptions): Promise<Ing
 
 async function measure(
   options: IngressBenchOptions,
-  url: string,
+  ingress: ChildService,
   topic: string,
   report: (line: string) => void,
   deadline: number,
   batchSize: number,
 ): Promise<Omit<IngressBenchResult, 'bareHttp'>> {
+  const { url } = ingress;
   // Warm-up: connections, schema cache, JIT.
   await httpLoad({
     url,
@@ -110,27 +112,31 @@ async function measure(
   for (const concurrency of options.singleConcurrency ?? SINGLE_CONCURRENCY) {
     report(`HTTP ingress, one event per request, concurrency ${concurrency}…`);
     rows.push(
-      await httpLoad({
-        url,
-        token: TOKEN,
-        events: options.events,
-        concurrency,
-        eventsPerRequest: 1,
-        deadlineMs: deadline,
-      }),
+      await withServerUsage(ingress.pid, () =>
+        httpLoad({
+          url,
+          token: TOKEN,
+          events: options.events,
+          concurrency,
+          eventsPerRequest: 1,
+          deadlineMs: deadline,
+        }),
+      ),
     );
   }
   for (const concurrency of options.batchConcurrency ?? [4, 16]) {
     report(`HTTP ingress, batches of ${batchSize}, concurrency ${concurrency}…`);
     rows.push(
-      await httpLoad({
-        url,
-        token: TOKEN,
-        events: options.events,
-        concurrency,
-        eventsPerRequest: batchSize,
-        deadlineMs: deadline,
-      }),
+      await withServerUsage(ingress.pid, () =>
+        httpLoad({
+          url,
+          token: TOKEN,
+          events: options.events,
+          concurrency,
+          eventsPerRequest: batchSize,
+          deadlineMs: deadline,
+        }),
+      ),
     );
   }
   report('raw kafkajs sendBatch (500 per batch, 2 in flight), second run…');
@@ -175,9 +181,25 @@ async function bareHttpLoad(events: number, concurrency: number, deadlineMs: num
   try {
     const load = { url: bare.url, token: TOKEN, eventsPerRequest: 1, deadlineMs };
     await httpLoad({ ...load, events: Math.min(2000, events), concurrency: 16 });
-    const row = await httpLoad({ ...load, events, concurrency });
+    const row = await withServerUsage(bare.pid, () => httpLoad({ ...load, events, concurrency }));
     return { ...row, name: 'bare node:http server (parse, 202)' };
   } finally {
     await bare.stop();
   }
+}
+
+/**
+ * A load run with the server's CPU per event and RSS growth per request in flight, read from
+ * /proc (the server is a child of ours): what the throughput cost the process that served it.
+ */
+async function withServerUsage(pid: number, run: () => Promise<BenchRow>): Promise<BenchRow> {
+  const usage = await startChildUsage(pid);
+  const row = await run();
+  const { cpuMicros, rssGrowthBytes } = await usage.end();
+  if (row.events === 0) return row;
+  return {
+    ...row,
+    cpuMicrosPerEvent: Math.round((cpuMicros / row.events) * 10) / 10,
+    rssKiBPerInFlight: Math.round((rssGrowthBytes / 1024 / row.concurrency) * 10) / 10,
+  };
 }

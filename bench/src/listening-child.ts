@@ -4,6 +4,8 @@ import { childProfileFlags } from './bench-profiling.ts';
 /** A server in a process of its own, at the URL it printed. */
 export interface ChildService {
   readonly url: string;
+  /** Its process id, for its CPU and memory in /proc (proc-usage.ts). */
+  readonly pid: number;
   stop(): Promise<void>;
 }
 
@@ -33,6 +35,7 @@ export async function spawnListening(
   });
   return {
     url,
+    pid: child.pid ?? 0,
     stop: async () => {
       if (child.exitCode === null) child.kill('SIGTERM');
       await exited;

@@ -5,6 +5,11 @@ export interface ModeRun<M extends string> {
   readonly mode: M;
   readonly perSecond: number;
   readonly cpuMicrosPerDelivery: number;
+  /**
+   * Memory per request in flight: the drain's peak heap growth ÷ its requests in flight, KiB
+   * (DrainMeasure.heapGrowthBytes); null when the drain did not measure it.
+   */
+  readonly heapKiBPerInFlight: number | null;
 }
 
 /** Two ways of delivering one backlog (the baseline first), drains interleaved in one run. */
@@ -20,6 +25,9 @@ export interface ModeComparison<M extends string> {
   readonly ratio: number;
   readonly baselineCpuMicros: number;
   readonly comparedCpuMicros: number;
+  /** Medians of heapKiBPerInFlight over the runs that measured it; null when none did. */
+  readonly baselineHeapKiB: number | null;
+  readonly comparedHeapKiB: number | null;
   readonly all: readonly ModeRun<M>[];
 }
 
@@ -42,6 +50,10 @@ export async function compareModes<M extends string>(
       mode,
       perSecond: Math.round(m.deliveries / m.seconds),
       cpuMicrosPerDelivery: Math.round(m.cpuMicros / m.deliveries),
+      heapKiBPerInFlight:
+        m.heapGrowthBytes === undefined || !m.inFlight
+          ? null
+          : Math.round((m.heapGrowthBytes / 1024 / m.inFlight) * 10) / 10,
     };
   };
   if (warmUp) {
@@ -63,6 +75,13 @@ export async function compareModes<M extends string>(
         0.5,
       ),
     );
+  const heapMedian = (mode: M) => {
+    const measured = all
+      .filter((r) => r.mode === mode)
+      .flatMap((r) => (r.heapKiBPerInFlight === null ? [] : [r.heapKiBPerInFlight]))
+      .sort((a, b) => a - b);
+    return measured.length === 0 ? null : Math.round(quantile(measured, 0.5) * 10) / 10;
+  };
   const baselinePerSecond = median(baseline, (r) => r.perSecond);
   const comparedPerSecond = median(compared, (r) => r.perSecond);
   return {
@@ -74,6 +93,8 @@ export async function compareModes<M extends string>(
     ratio: Math.round((comparedPerSecond / baselinePerSecond) * 1000) / 1000,
     baselineCpuMicros: median(baseline, (r) => r.cpuMicrosPerDelivery),
     comparedCpuMicros: median(compared, (r) => r.cpuMicrosPerDelivery),
+    baselineHeapKiB: heapMedian(baseline),
+    comparedHeapKiB: heapMedian(compared),
     all,
   };
 }

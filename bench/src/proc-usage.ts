@@ -62,3 +62,43 @@ export class CpuMeter {
     return seconds > 0 ? Math.round((used / seconds) * 1000) / 10 : 0;
   }
 }
+
+/** What a child process used over a window: CPU time, and its RSS's peak over its start. */
+export interface ChildUsage {
+  readonly cpuMicros: number;
+  /** Peak VmRSS sampled during the window minus VmRSS at its start, bytes (0 when it never grew). */
+  readonly rssGrowthBytes: number;
+}
+
+/** How often a child's RSS is sampled: reading /proc costs the benchmark's process, not the child. */
+const RSS_SAMPLE_MS = 25;
+
+/**
+ * Starts measuring another process of ours from /proc: its CPU time (all threads) and the peak of
+ * its resident memory, sampled every 25 ms. A child's V8 heap cannot be read from outside, so
+ * its memory is RSS, which rarely shrinks: a later window of the same process sees growth only
+ * beyond the earlier peak.
+ */
+export async function startChildUsage(pid: number): Promise<{ end(): Promise<ChildUsage> }> {
+  const cpuAtStart = await cpuSeconds(pid);
+  const rssKiB = async () => {
+    const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+    return Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1] ?? 0);
+  };
+  const rssAtStart = await rssKiB();
+  let peak = rssAtStart;
+  const sampler = setInterval(() => {
+    void rssKiB().then((kib) => {
+      peak = Math.max(peak, kib);
+    });
+  }, RSS_SAMPLE_MS);
+  sampler.unref();
+  return {
+    async end() {
+      clearInterval(sampler);
+      const cpuMicros = Math.round(((await cpuSeconds(pid)) - cpuAtStart) * 1e6);
+      peak = Math.max(peak, await rssKiB());
+      return { cpuMicros, rssGrowthBytes: (peak - rssAtStart) * 1024 };
+    },
+  };
+}

@@ -3,6 +3,7 @@ import type { ConnectionSettings } from '@hookstream/contracts';
 import { removeBenchTopics } from './bench-topic.ts';
 import { connectionEnv } from './child-env.ts';
 import { type ChildService, spawnListening } from './listening-child.ts';
+import { type ChildUsage, startChildUsage } from './proc-usage.ts';
 import { drainWithPusher, produceBacklog, withNoopEndpoint } from './push-bench.ts';
 
 export interface PullBenchOptions {
@@ -30,6 +31,12 @@ export interface PullBenchResult {
   readonly pushPerSecond: number;
   /** pull / push. */
   readonly ratio: number;
+  /** The API process's CPU (/proc, every thread) over the pulling ÷ events acknowledged, µs. */
+  readonly pullCpuMicrosPerEvent: number;
+  /** The API process's peak RSS growth over the pulling ÷ leases in flight (the pullers), KiB. */
+  readonly pullRssKiBPerLease: number;
+  /** The pusher's CPU (process.cpuUsage()) over its drain ÷ deliveries, µs. */
+  readonly pushCpuMicrosPerDelivery: number;
 }
 
 interface LeaseAnswer {
@@ -64,9 +71,9 @@ async function pullAgainstPush(
   await produceBacklog({ ...options, concurrency: options.concurrency }, topic);
   const token = randomBytes(18).toString('base64url');
   const api = await spawnPullApi(options.connection, topic, token);
-  let pulled: { perSecond: number; leases: number };
+  let pulled: Pulled;
   try {
-    pulled = await pullAll(api.url, token, options, progress);
+    pulled = await pullAll(api, token, options, progress);
   } finally {
     await api.stop();
   }
@@ -84,15 +91,27 @@ async function pullAgainstPush(
     leases: pulled.leases,
     pushPerSecond,
     ratio: Math.round((pulled.perSecond / pushPerSecond) * 1000) / 1000,
+    pullCpuMicrosPerEvent: Math.round((pulled.api.cpuMicros / Math.max(1, pulled.acked)) * 10) / 10,
+    pullRssKiBPerLease: Math.round((pulled.api.rssGrowthBytes / 1024 / options.pullers) * 10) / 10,
+    pushCpuMicrosPerDelivery: Math.round((pushed.cpuMicros / pushed.deliveries) * 10) / 10,
   };
 }
 
+interface Pulled {
+  readonly perSecond: number;
+  readonly leases: number;
+  readonly acked: number;
+  /** The API process's CPU and RSS growth from after the warm-up lease until the last ack. */
+  readonly api: ChildUsage;
+}
+
 async function pullAll(
-  base: string,
+  api: ChildService,
   token: string,
   options: PullBenchOptions,
   progress: (line: string) => void,
-): Promise<{ perSecond: number; leases: number }> {
+): Promise<Pulled> {
+  const base = api.url;
   const name = `bench-pull-${randomBytes(3).toString('hex')}`;
   const call = async (method: string, path: string, body?: unknown): Promise<unknown> => {
     const res = await fetch(`${base}${path}`, {
@@ -121,6 +140,7 @@ async function pullAll(
   progress(`pull: ${options.pullers} pullers, max ${options.max}, acknowledging each lease at once`);
   let acked = 0;
   let leases = 0;
+  const usage = await startChildUsage(api.pid);
   const started = performance.now();
   const puller = async () => {
     while (acked < options.events) {
@@ -136,8 +156,9 @@ async function pullAll(
   };
   await Promise.all(Array.from({ length: options.pullers }, puller));
   const seconds = (performance.now() - started) / 1000;
+  const apiUsage = await usage.end();
   await call('DELETE', `/v1/subscribers/${name}?purge=true`).catch(() => undefined);
-  return { perSecond: Math.round(acked / seconds), leases };
+  return { perSecond: Math.round(acked / seconds), leases, acked, api: apiUsage };
 }
 
 function spawnPullApi(connection: ConnectionSettings, topic: string, token: string): Promise<ChildService> {

@@ -6,10 +6,11 @@ import type { ConnectionSettings, SubscriberDefinition } from '@hookstream/contr
 import { createKafka, createRawProducer } from '@hookstream/kafka';
 import { Pusher } from '@hookstream/pusher';
 import { Pool } from 'undici';
-import { BenchEventCodec } from './bench-events.ts';
+import { BenchEventCodec, benchPayload } from './bench-events.ts';
 import { startWindowProfile } from './bench-profiling.ts';
 import { removeBenchSubscribers, removeBenchTopics } from './bench-topic.ts';
 import { consumeAndPostLoop } from './consume-post-loop.ts';
+import { withHttpsNoopEndpoint } from './https-endpoint.ts';
 import { compareModes, type ModeComparison } from './mode-comparison.ts';
 import {
   compareTracing,
@@ -54,6 +55,21 @@ export interface BenchOptions {
   readonly rounds?: number;
   /** false: no uncounted warm-up drains before any comparison (the smoke scale); true when unset. */
   readonly warmUp?: boolean;
+  /**
+   * Also drain a backlog of this many events of HTTPS_PAYLOAD_BYTES each to an https endpoint
+   * (a self-signed certificate made at run time), against the plain undici loop POSTing bodies of
+   * that size over https, `rounds` each, interleaved.
+   */
+  readonly httpsEvents?: number;
+}
+
+/** The https row's payload: 16 KiB per event (issue 45), an event's `payload` field. */
+export const HTTPS_PAYLOAD_BYTES = 16 * 1024;
+
+/** The pusher over https with 16 KiB events, against the plain undici loop doing the same POSTs. */
+export interface HttpsComparison extends ModeComparison<ComparedDelivery> {
+  readonly events: number;
+  readonly payloadBytes: number;
 }
 
 /** The pusher's rate is compared with a plain undici loop's, their runs interleaved. */
@@ -83,6 +99,7 @@ export interface BenchResult {
   readonly ordering?: ModeComparison<ComparedOrdering>;
   readonly batch?: ModeComparison<ComparedBatching> & { readonly maxEvents: number };
   readonly endpointDelayMs: number;
+  readonly https?: HttpsComparison;
 }
 
 /** Tracing runs alternate with untraced ones, so warm-up and machine noise hit both. */
@@ -112,7 +129,7 @@ export async function benchPush(
   progress: (line: string) => void,
 ): Promise<BenchResult> {
   const endpointDelayMs = options.endpointDelayMs ?? 0;
-  return withNoopEndpoint(endpointDelayMs, async (url) => {
+  const result = await withNoopEndpoint(endpointDelayMs, async (url) => {
     const topic = `hookstream.bench.${randomBytes(4).toString('hex')}`;
     try {
       return await pushFromBacklog(options, topic, url, progress);
@@ -121,6 +138,38 @@ export async function benchPush(
       await removeBenchTopics(options.connection.kafka, [topic, `${topic}.tracing`]);
     }
   });
+  if (options.httpsEvents === undefined) return result;
+  return { ...result, https: await benchHttps({ ...options, events: options.httpsEvents }, progress) };
+}
+
+/**
+ * The pusher delivering events of 16 KiB to a local https endpoint, next to the plain undici loop
+ * POSTing bodies of the same size over https to it, interleaved after a warm-up of each.
+ */
+async function benchHttps(options: BenchOptions, progress: (line: string) => void): Promise<HttpsComparison> {
+  const topic = `hookstream.bench.${randomBytes(4).toString('hex')}.https`;
+  try {
+    progress(`producing a backlog of ${options.events} events of ${HTTPS_PAYLOAD_BYTES} bytes to ${topic}`);
+    await produceBacklog(options, topic, HTTPS_PAYLOAD_BYTES);
+    return await withHttpsNoopEndpoint(async (url) => {
+      progress(
+        `https, ${HTTPS_PAYLOAD_BYTES / 1024} KiB events: plain undici loop and pusher drains, interleaved`,
+      );
+      const comparison = await compareModes<ComparedDelivery>(
+        ['plain undici loop', 'pusher'],
+        (mode) =>
+          mode === 'pusher'
+            ? drainWithPusher(options, topic, url)
+            : rawUndici(url, options.events, options.concurrency, HTTPS_PAYLOAD_BYTES),
+        options.rounds ?? PUSH_ROUNDS,
+        progress,
+        options.warmUp,
+      );
+      return { ...comparison, events: options.events, payloadBytes: HTTPS_PAYLOAD_BYTES };
+    });
+  } finally {
+    await removeBenchTopics(options.connection.kafka, [topic]);
+  }
 }
 
 async function pushFromBacklog(
@@ -217,7 +266,11 @@ export async function withNoopEndpoint<T>(delayMs: number, work: (url: string) =
   }
 }
 
-export async function produceBacklog(options: BenchOptions, topic: string): Promise<void> {
+/**
+ * Writes `options.events` benchmark events to a new topic; `payloadBytes` > 0 gives each a payload
+ * of that size (and writes fewer per request: a partition's batch must stay under the broker's 1 MB).
+ */
+export async function produceBacklog(options: BenchOptions, topic: string, payloadBytes = 0): Promise<void> {
   const kafka = createKafka({ ...options.connection.kafka, clientId: 'hookstream-bench', quiet: true });
   const admin = kafka.admin();
   const producer = createRawProducer(kafka);
@@ -226,11 +279,12 @@ export async function produceBacklog(options: BenchOptions, topic: string): Prom
     await admin.ensureTopics([
       { topic, partitions: options.partitions, replicationFactor: 1, config: { 'retention.ms': '3600000' } },
     ]);
-    const codec = await BenchEventCodec.forTopic(options.connection.registry, topic);
+    const codec = await BenchEventCodec.forTopic(options.connection.registry, topic, payloadBytes);
     const time = new Date().toISOString();
-    for (let i = 0; i < options.events; i += 1000) {
+    const perSend = payloadBytes > 0 ? 48 : 1000;
+    for (let i = 0; i < options.events; i += perSend) {
       const messages = await Promise.all(
-        Array.from({ length: Math.min(1000, options.events - i) }, (_, j) =>
+        Array.from({ length: Math.min(perSend, options.events - i) }, (_, j) =>
           codec.record({
             id: `bench-${i + j}`,
             type: 'shipment.updated',
@@ -247,8 +301,17 @@ export async function produceBacklog(options: BenchOptions, topic: string): Prom
   }
 }
 
-/** The ceiling: POSTs of a body like the pusher's, as fast as undici goes at that concurrency. */
-async function rawUndici(url: string, count: number, concurrency: number): Promise<DrainMeasure> {
+/**
+ * The ceiling: POSTs of a body like the pusher's (with a `payload` of `payloadBytes` when > 0, as
+ * the pusher's body of such an event), as fast as undici goes at that concurrency. An https URL
+ * is trusted as the pusher trusts it: Node's CA store.
+ */
+export async function rawUndici(
+  url: string,
+  count: number,
+  concurrency: number,
+  payloadBytes = 0,
+): Promise<DrainMeasure> {
   const target = new URL(url);
   const pool = new Pool(target.origin, { connections: concurrency });
   const body = JSON.stringify({
@@ -261,6 +324,7 @@ async function rawUndici(url: string, count: number, concurrency: number): Promi
     attempt: 1,
     type: 'shipment.updated',
     occurred_at: new Date().toISOString(),
+    ...(payloadBytes > 0 ? { payload: benchPayload(payloadBytes) } : {}),
   });
   const headers = { 'content-type': 'application/json' };
   let next = 0;
@@ -273,9 +337,9 @@ async function rawUndici(url: string, count: number, concurrency: number): Promi
   };
   const window = cpuWindow();
   await Promise.all(Array.from({ length: concurrency }, worker));
-  const { seconds, cpuMicros } = window.end();
+  const { seconds, cpuMicros, heapGrowthBytes } = window.end();
   await pool.close();
-  return { deliveries: count, seconds, cpuMicros };
+  return { deliveries: count, seconds, cpuMicros, heapGrowthBytes, inFlight: concurrency };
 }
 
 /**
@@ -351,11 +415,12 @@ export async function drainWithPusher(
     const before = pusher.counts.acknowledged;
     while (pusher.counts.acknowledged < options.events) await sleep(5);
     await flush?.();
-    const { seconds, cpuMicros } = window.end();
+    const { seconds, cpuMicros, heapGrowthBytes } = window.end();
     const all = whole.end();
     await profiled();
-    if (before >= options.events) return { deliveries: options.events, ...all };
-    return { deliveries: options.events - before, seconds, cpuMicros };
+    const inFlight = options.concurrency;
+    if (before >= options.events) return { deliveries: options.events, ...all, inFlight };
+    return { deliveries: options.events - before, seconds, cpuMicros, heapGrowthBytes, inFlight };
   } finally {
     await pusher.stop();
     await removeBenchSubscribers(options.connection.kafka, [name]);

@@ -19,6 +19,8 @@ export interface PusherChildOptions {
 }
 
 export interface PusherChild {
+  /** Its process id, for its CPU and memory in /proc (proc-usage.ts). */
+  readonly pid: number;
   /** Resolves with the pusher's delivery counts once it stopped. */
   stop(): Promise<{ acknowledged?: number }>;
 }
@@ -54,6 +56,7 @@ export async function spawnPusher(options: PusherChildOptions, index = 0): Promi
     void exited.then(([code]) => reject(new Error(`the pusher exited with ${code} before it started`)));
   });
   return {
+    pid: child.pid ?? 0,
     stop: async () => {
       if (child.exitCode === null) child.kill('SIGTERM');
       await exited;

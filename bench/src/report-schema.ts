@@ -17,6 +17,8 @@ export const FIGURE_UNITS = [
   '%',
   '% of a core',
   'MiB',
+  // Memory per request in flight (push, batch).
+  'KiB',
 ] as const;
 export const FigureUnit = z.enum(FIGURE_UNITS);
 export type FigureUnit = z.infer<typeof FigureUnit>;
@@ -31,6 +33,8 @@ export const BenchScale = z
     /** The backlog of each traced and untraced drain in the push section, and the rounds of them. */
     tracingEvents: z.number().int().positive(),
     tracingRounds: z.number().int().positive(),
+    /** Backlog of the push section's https row (16 KiB events), drained in pushRounds interleaved rounds. */
+    httpsEvents: z.number().int().positive(),
     /** Uncounted drains of each mode before the push, tracing and batch comparisons: 1, or 0 at the smoke scale. */
     warmUpDrains: z.number().int().min(0).max(1),
     e2eEvents: z.number().int().positive(),

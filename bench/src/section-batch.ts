@@ -62,6 +62,21 @@ export const batchSection = defineSection<BatchRun[]>({
         unit: 'µs',
         baselines: [{ label: 'the same, unbatched', value: r.batch.baselineCpuMicros }],
       },
+      // Peak heap growth over the drain ÷ requests in flight (the push section's definition).
+      ...(r.batch.comparedHeapKiB === null
+        ? []
+        : [
+            {
+              id: `batch.${r.endpointDelayMs}ms.memory`,
+              label: `pusher heap per request in flight, batched, ${where(r.endpointDelayMs)}`,
+              value: r.batch.comparedHeapKiB,
+              unit: 'KiB' as const,
+              baselines:
+                r.batch.baselineHeapKiB === null
+                  ? []
+                  : [{ label: 'the same, unbatched', value: r.batch.baselineHeapKiB }],
+            },
+          ]),
     ]),
   targets: (runs) =>
     runs

@@ -11,7 +11,10 @@ export const e2eSection = defineSection<E2eBenchResult>({
     'the same clock. First the maximum load: ~1 KiB events, one per request, from 64 keep-alive ' +
     'connections as fast as they are answered, timed from the first publish to the last arrival. ' +
     'Then half that rate, paced on a fixed schedule (open loop: a slow answer does not delay the ' +
-    'next publish); latency = arrival at the receiver − scheduled publish time.',
+    'next publish); latency = arrival at the receiver − scheduled publish time. Beside the maximum load: the ' +
+    "ingress's and the pusher's process CPU (/proc) over that run until the last arrival ÷ events delivered, and " +
+    'their peak RSS growth over it ÷ the requests in flight (64), KiB; the receiver and load generator share the ' +
+    "benchmark's process and are not counted.",
   run: (ctx) =>
     runE2eBench({
       connection: ctx.connection,
@@ -31,6 +34,24 @@ export const e2eSection = defineSection<E2eBenchResult>({
         ['push.rate', 'pusher alone'],
         ['kafka.producer.rate', 'kafka-producer-perf-test'],
       ),
+    },
+    {
+      id: 'e2e.max.cpu',
+      label: `ingress + pusher process CPU per event at maximum load (${r.maxLoad.ingressCpuMicrosPerEvent} + ${r.maxLoad.pusherCpuMicrosPerEvent} µs)`,
+      value: Math.round((r.maxLoad.ingressCpuMicrosPerEvent + r.maxLoad.pusherCpuMicrosPerEvent) * 10) / 10,
+      unit: 'µs',
+      baselines: baselinesFrom(
+        ctx,
+        ['ingress.single.cpu', 'ingress alone, per event'],
+        ['push.cpu', 'pusher alone, per delivery'],
+      ),
+    },
+    {
+      id: 'e2e.max.memory',
+      label: `ingress + pusher peak RSS growth per request in flight at maximum load (${r.maxLoad.ingressRssKiBPerInFlight} + ${r.maxLoad.pusherRssKiBPerInFlight} KiB)`,
+      value: Math.round((r.maxLoad.ingressRssKiBPerInFlight + r.maxLoad.pusherRssKiBPerInFlight) * 10) / 10,
+      unit: 'KiB',
+      baselines: [],
     },
     {
       id: 'e2e.half.p50',

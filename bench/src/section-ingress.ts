@@ -23,7 +23,10 @@ export const ingressSection = defineSection<IngressBenchResult>({
     'the better of a run before and after the HTTP runs), the same loop with the seven CloudEvents headers ' +
     'the ingress writes, `kafka-producer-perf-test`, and, for one event per request, a bare `node:http` ' +
     'server in its own process that only reads the body, `JSON.parse`s it and answers 202, under the same ' +
-    'load at concurrency 128 after the ingress stopped.',
+    "load at concurrency 128 after the ingress stopped. Beside each rate, from /proc of the server's process: " +
+    'its CPU (user + system, every thread) over the run ÷ events, and its peak RSS during the run (sampled every ' +
+    '25 ms) minus its RSS before, ÷ the requests in flight (the concurrency), KiB. RSS rarely shrinks, so a run ' +
+    "after a more demanding one can show 0: the growth is beyond the process's earlier peak.",
   run: (ctx) =>
     runIngressBench({
       connection: ctx.connection,
@@ -69,6 +72,32 @@ export const ingressSection = defineSection<IngressBenchResult>({
           baselines: [{ label: 'raw kafkajs sendBatch p99 (per batch)', value: result.raw.p99Ms }],
         },
       );
+      // The ingress's own process, from /proc, in the run of the rate above; the bare server's
+      // the same way for one event per request (the raw kafkajs loop runs in the benchmark's
+      // process beside the load generator, so its CPU is no baseline).
+      const bareToo = kind === 'single';
+      if (row.cpuMicrosPerEvent !== undefined)
+        figures.push({
+          id: `ingress.${kind}.cpu`,
+          label: `ingress process CPU per event, ${modeLabel(row)}`,
+          value: row.cpuMicrosPerEvent,
+          unit: 'µs',
+          baselines:
+            bareToo && result.bareHttp.cpuMicrosPerEvent !== undefined
+              ? [{ label: 'bare node:http server, per request', value: result.bareHttp.cpuMicrosPerEvent }]
+              : [],
+        });
+      if (row.rssKiBPerInFlight !== undefined)
+        figures.push({
+          id: `ingress.${kind}.memory`,
+          label: `ingress RSS growth per request in flight, ${modeLabel(row)}`,
+          value: row.rssKiBPerInFlight,
+          unit: 'KiB',
+          baselines:
+            bareToo && result.bareHttp.rssKiBPerInFlight !== undefined
+              ? [{ label: 'bare node:http server', value: result.bareHttp.rssKiBPerInFlight }]
+              : [],
+        });
     }
     return figures;
   },

@@ -15,7 +15,10 @@ export const pullSection = defineSection<PullBenchResult>({
     `a pull subscriber of the management API in its own process, ${PULLERS} clients each leasing up to ` +
     `${MAX} events and acknowledging each lease at once by cursor until the backlog is through, after a ` +
     'first lease that waits for the group to join; then one pusher drains the same backlog to a no-op ' +
-    `endpoint in its own process, concurrency ${CONCURRENCY}.`,
+    `endpoint in its own process, concurrency ${CONCURRENCY}. Beside the rate: the API process's CPU (/proc) from ` +
+    "after the first lease until the last acknowledgement ÷ events, against the pusher's (`process.cpuUsage()`) " +
+    "per delivery of the same backlog, and the API process's peak RSS over that window minus its RSS before, ÷ " +
+    'the leases in flight (one per puller), KiB.',
   run: (ctx) =>
     benchPull(
       {
@@ -35,6 +38,23 @@ export const pullSection = defineSection<PullBenchResult>({
       value: r.pullPerSecond,
       unit: 'events/s',
       baselines: [{ label: 'push draining the same backlog', value: r.pushPerSecond }],
+    },
+    {
+      id: 'pull.cpu',
+      label: "the API process's CPU per event pulled and acknowledged (/proc)",
+      value: r.pullCpuMicrosPerEvent,
+      unit: 'µs',
+      baselines: [
+        { label: 'the pusher, per delivery of the same backlog', value: r.pushCpuMicrosPerDelivery },
+      ],
+    },
+    {
+      // RSS, the API being a child process; the pusher's heap figure is of another kind, so none beside it.
+      id: 'pull.memory',
+      label: `the API process's peak RSS growth per lease in flight (${r.pullers} pullers)`,
+      value: r.pullRssKiBPerLease,
+      unit: 'KiB',
+      baselines: [],
     },
   ],
   targets: (r) => [

@@ -1,5 +1,6 @@
 import { baselinesFrom } from './baselines.ts';
-import { type BenchResult, benchPush } from './push-bench.ts';
+import type { ModeComparison } from './mode-comparison.ts';
+import { type BenchResult, benchPush, HTTPS_PAYLOAD_BYTES } from './push-bench.ts';
 import { defineSection, type Figure } from './report-section.ts';
 import { tracingRunsMarkdown } from './tracing-cost.ts';
 
@@ -25,7 +26,15 @@ export const pushSection = defineSection<BenchResult>({
     'compiles the tracing code, the second re-optimizes the code both modes share); CPU per delivery is `process.cpuUsage()` (user + system, every thread of the ' +
     "benchmark's process: the pusher's event loop, its garbage collection, the libuv pool and the span " +
     "export, not the endpoint's or Jaeger's processes) from the group's first fetch until the last delivery " +
-    'and, when traced, the last spans handed to the exporter, divided by the deliveries. Medians of the runs.',
+    'and, when traced, the last spans handed to the exporter, divided by the deliveries. Medians of the runs. ' +
+    'Beside every throughput, in the same rounds: CPU per delivery (per POST for the loops), `process.cpuUsage()` of ' +
+    "the benchmark's process over the drain ÷ deliveries, and memory per request in flight: the peak V8 heap used " +
+    'during the drain (sampled every 10 ms) minus the heap used at its start, ÷ the requests in flight (the ' +
+    'concurrency), KiB; garbage not yet collected counts, so it is an upper bound of what a request holds. ' +
+    `HTTPS: the pusher drains a backlog of events with a ${HTTPS_PAYLOAD_BYTES / 1024} KiB payload to a no-op https ` +
+    "endpoint in its own process (a self-signed certificate made at run time, trusted through Node's CA store as an " +
+    "operator's NODE_EXTRA_CA_CERTS would add it; verification on), against the plain undici loop POSTing bodies " +
+    'of the same size over https to it, interleaved likewise.',
   run: (ctx) =>
     benchPush(
       {
@@ -38,6 +47,7 @@ export const pushSection = defineSection<BenchResult>({
         tracingRounds: ctx.scale.tracingRounds,
         rounds: ctx.scale.pushRounds,
         warmUp: ctx.scale.warmUpDrains > 0,
+        httpsEvents: ctx.scale.httpsEvents,
       },
       ctx.progress,
     ),
@@ -53,6 +63,45 @@ export const pushSection = defineSection<BenchResult>({
         ...baselinesFrom(ctx, ['kafka.consumer.rate', 'kafka-consumer-perf-test']),
       ],
     },
+    {
+      id: 'push.cpu',
+      label: `pusher CPU per delivery, median of ${result.rate.runs} rounds`,
+      value: result.rate.comparedCpuMicros,
+      unit: 'µs',
+      baselines: [
+        { label: 'plain undici loop, per POST', value: result.rate.baselineCpuMicros },
+        { label: 'consume → POST → commit loop, per delivery', value: result.loop.baselineCpuMicros },
+      ],
+    },
+    ...memoryFigure('push.memory', 'pusher', result.rate, [
+      ['plain undici loop', result.rate.baselineHeapKiB],
+      ['consume → POST → commit loop', result.loop.baselineHeapKiB],
+    ]),
+    ...(result.https
+      ? ([
+          {
+            id: 'push.https.rate',
+            label: `pusher over https, ${result.https.payloadBytes / 1024} KiB events, concurrency ${result.concurrency}`,
+            value: result.https.comparedPerSecond,
+            unit: 'deliveries/s',
+            baselines: [
+              { label: 'plain undici loop, https, same body size', value: result.https.baselinePerSecond },
+            ],
+          },
+          {
+            id: 'push.https.cpu',
+            label: `pusher CPU per delivery over https, ${result.https.payloadBytes / 1024} KiB events`,
+            value: result.https.comparedCpuMicros,
+            unit: 'µs',
+            baselines: [
+              { label: 'plain undici loop, https, per POST', value: result.https.baselineCpuMicros },
+            ],
+          },
+          ...memoryFigure('push.https.memory', 'pusher over https', result.https, [
+            ['plain undici loop, https', result.https.baselineHeapKiB],
+          ]),
+        ] satisfies Figure[])
+      : []),
     ...(result.tracing
       ? ([
           {
@@ -99,6 +148,10 @@ export const pushSection = defineSection<BenchResult>({
     `Deliveries per second, every counted run (${result.events.toLocaleString('en-US')} events each, in the order they ran):\n\n` +
     `${rateRunsMarkdown(result.rate)}\n\n` +
     `Against the consume → POST → commit loop, every counted run:\n\n${rateRunsMarkdown(result.loop)}\n\n` +
+    (result.https
+      ? `Over https, ${result.https.payloadBytes / 1024} KiB events, every counted run (${result.https.events.toLocaleString('en-US')} events each):\n\n` +
+        `${rateRunsMarkdown(result.https)}\n\n`
+      : '') +
     (result.tracing
       ? `Tracing, every run (${result.tracing.events.toLocaleString('en-US')} events each, in the order they ran; ` +
         `throughput ${signedPercent(-result.tracing.slowdown)} traced, means):\n\n${tracingRunsMarkdown(result.tracing)}`
@@ -110,6 +163,15 @@ export const pushSection = defineSection<BenchResult>({
         perSecond: result.pusherPerSecond,
         baseline: { label: 'plain undici loop', value: result.rawUndiciPerSecond },
       },
+      ...(result.https
+        ? [
+            {
+              label: `pusher, https, ${result.https.payloadBytes / 1024} KiB`,
+              perSecond: result.https.comparedPerSecond,
+              baseline: { label: 'plain undici loop, https', value: result.https.baselinePerSecond },
+            },
+          ]
+        : []),
     ],
   }),
 });
@@ -120,10 +182,37 @@ function signedPercent(share: number): string {
   return share < 0 ? `−${value.slice(1)} %` : `+${value} %`;
 }
 
-/** One row per round: the baseline's and the pusher's rate, as they ran. */
-function rateRunsMarkdown(comparison: BenchResult['rate'] | BenchResult['loop']): string {
+/** One row per round: the baseline's and the pusher's rate, CPU and memory, as they ran. */
+function rateRunsMarkdown(comparison: ModeComparison<string>): string {
   const rows = comparison.all.map(
-    (r) => `| ${r.mode} | ${r.perSecond.toLocaleString('en-US')} | ${r.cpuMicrosPerDelivery} |`,
+    (r) =>
+      `| ${r.mode} | ${r.perSecond.toLocaleString('en-US')} | ${r.cpuMicrosPerDelivery} | ${r.heapKiBPerInFlight ?? '–'} |`,
   );
-  return ['| run | per second | CPU µs per POST or delivery |', '| --- | ---: | ---: |', ...rows].join('\n');
+  return [
+    '| run | per second | CPU µs per POST or delivery | heap KiB per request in flight |',
+    '| --- | ---: | ---: | ---: |',
+    ...rows,
+  ].join('\n');
+}
+
+/**
+ * The memory-per-request-in-flight figure of a comparison's compared mode, beside its baselines;
+ * none when the drains did not measure it.
+ */
+function memoryFigure(
+  id: string,
+  who: string,
+  comparison: ModeComparison<string>,
+  baselines: readonly (readonly [label: string, value: number | null])[],
+): Figure[] {
+  if (comparison.comparedHeapKiB === null) return [];
+  return [
+    {
+      id,
+      label: `${who}, peak heap growth per request in flight, median of ${comparison.runs} rounds`,
+      value: comparison.comparedHeapKiB,
+      unit: 'KiB',
+      baselines: baselines.flatMap(([label, value]) => (value === null ? [] : [{ label, value }])),
+    },
+  ];
 }

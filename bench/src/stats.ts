@@ -11,6 +11,10 @@ export interface BenchRow {
   /** Latency of one call (request or sendBatch), milliseconds. */
   readonly p50Ms: number;
   readonly p99Ms: number;
+  /** The server's process CPU (/proc, all threads) over the run ÷ events, µs; absent where not measured. */
+  readonly cpuMicrosPerEvent?: number;
+  /** The server's peak RSS growth over the run ÷ requests in flight (the concurrency), KiB; absent likewise. */
+  readonly rssKiBPerInFlight?: number;
 }
 
 /** The q-quantile (0..1) of latencies by nearest rank; 0 for none. */

@@ -39,18 +39,45 @@ export interface DrainMeasure {
   readonly deliveries: number;
   readonly seconds: number;
   readonly cpuMicros: number;
+  /**
+   * Peak V8 heap used during the drain minus the heap used at its start, bytes (garbage not yet
+   * collected included: an upper bound of what the requests in flight hold). Absent: not measured.
+   */
+  readonly heapGrowthBytes?: number;
+  /** Requests in flight at most (the concurrency), what the heap growth is divided by. */
+  readonly inFlight?: number;
 }
 
 export type Drain = (flush?: () => Promise<void>) => Promise<DrainMeasure>;
 
-/** A drain's CPU window: process.cpuUsage() from now until `end()`. */
-export function cpuWindow(): { end(): { seconds: number; cpuMicros: number } } {
+/** How often a window samples the heap: often enough to see a young-generation peak before its collection. */
+const HEAP_SAMPLE_MS = 10;
+
+/**
+ * A drain's window: process.cpuUsage() from now until `end()`, and the peak of the V8 heap used,
+ * sampled every 10 ms, over the heap used now.
+ */
+export function cpuWindow(): { end(): { seconds: number; cpuMicros: number; heapGrowthBytes: number } } {
   const cpu = process.cpuUsage();
   const started = performance.now();
+  const heapAtStart = process.memoryUsage().heapUsed;
+  let peak = heapAtStart;
+  const sample = () => {
+    peak = Math.max(peak, process.memoryUsage().heapUsed);
+  };
+  const sampler = setInterval(sample, HEAP_SAMPLE_MS);
+  // The window must never keep a process alive that has nothing else to do.
+  sampler.unref();
   return {
     end() {
       const used = process.cpuUsage(cpu);
-      return { seconds: (performance.now() - started) / 1000, cpuMicros: used.user + used.system };
+      clearInterval(sampler);
+      sample();
+      return {
+        seconds: (performance.now() - started) / 1000,
+        cpuMicros: used.user + used.system,
+        heapGrowthBytes: peak - heapAtStart,
+      };
     },
   };
 }

@@ -24,4 +24,33 @@ describe('compareModes', () => {
     expect([result.baselineCpuMicros, result.comparedCpuMicros]).toEqual([4, 2]);
     expect(result.all).toHaveLength(6);
   });
+
+  it("divides each drain's heap growth by its requests in flight, KiB, and takes medians; null without", async () => {
+    type Mode = 'loop' | 'pusher';
+    // KiB of growth per drain in the order asked (no warm-up): loop 640, 1280, 64; pusher 6400, 3200, 9600.
+    const growth: Record<Mode, number[]> = { loop: [640, 1280, 64], pusher: [6400, 3200, 9600] };
+    const result = await compareModes<Mode>(
+      ['loop', 'pusher'],
+      async (mode) => ({
+        deliveries: 100,
+        seconds: 1,
+        cpuMicros: 100,
+        heapGrowthBytes: (growth[mode].shift() ?? 0) * 1024,
+        inFlight: 64,
+      }),
+      3,
+      () => undefined,
+      false,
+    );
+    expect(result.all.filter((r) => r.mode === 'loop').map((r) => r.heapKiBPerInFlight)).toEqual([10, 20, 1]);
+    expect([result.baselineHeapKiB, result.comparedHeapKiB]).toEqual([10, 100]);
+    const unmeasured = await compareModes<Mode>(
+      ['loop', 'pusher'],
+      async () => ({ deliveries: 1, seconds: 1, cpuMicros: 1 }),
+      1,
+      () => undefined,
+      false,
+    );
+    expect([unmeasured.baselineHeapKiB, unmeasured.comparedHeapKiB]).toEqual([null, null]);
+  });
 });

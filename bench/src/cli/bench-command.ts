@@ -3,6 +3,7 @@ import { formatIngressBench } from '../format.ts';
 import { runIngressBench } from '../ingress-bench.ts';
 import { benchApiCommand } from './bench-api.ts';
 import { benchConnection } from './bench-connection.ts';
+import { benchCpuBaselineCommand } from './bench-cpu-baseline.ts';
 import { benchE2eCommand } from './bench-e2e.ts';
 import { benchFleetCommand } from './bench-fleet.ts';
 import { benchHandoffCommand } from './bench-handoff.ts';
@@ -20,6 +21,7 @@ import { benchRetryCommand } from './bench-retry.ts';
 export const BENCH_USAGE = `Usage: hookstream bench [--quick] [--events <n>] [--json]   (the full report; --help for more)
        hookstream bench ingress [--events <n>] [--json]
        hookstream bench push --help
+       hookstream bench cpu-baseline --help
        hookstream bench e2e --help
        hookstream bench retry --help
        hookstream bench limiter --help
@@ -42,6 +44,7 @@ topic of its own that it deletes afterwards.`;
 export async function benchCommand(argv: readonly string[]): Promise<number> {
   // Each benchmark parses its own options.
   if (argv[0] === 'push') return benchPushCommand(argv.slice(1));
+  if (argv[0] === 'cpu-baseline') return benchCpuBaselineCommand(argv.slice(1));
   if (argv[0] === 'retry') return benchRetryCommand(argv.slice(1));
   if (argv[0] === 'e2e') return benchE2eCommand(argv.slice(1));
   if (argv[0] === 'limiter') return benchLimiterCommand(argv.slice(1));

@@ -57,7 +57,9 @@ export async function benchPullCommand(args: readonly string[]): Promise<number>
     process.stdout.write(
       `pull   ${result.pullPerSecond} events/s (${result.pullers} pullers, max ${result.max}, ${result.leases} leases)\n` +
         `push   ${result.pushPerSecond} events/s (no-op endpoint, concurrency ${concurrency})\n` +
-        `ratio  ${(result.ratio * 100).toFixed(1)} %  (${result.events} events, ${result.partitions} partitions)\n`,
+        `ratio  ${(result.ratio * 100).toFixed(1)} %  (${result.events} events, ${result.partitions} partitions)\n` +
+        `CPU    API ${result.pullCpuMicrosPerEvent} µs per event (/proc), pusher ${result.pushCpuMicrosPerDelivery} µs per delivery\n` +
+        `RSS    API ${result.pullRssKiBPerLease} KiB growth per lease in flight\n`,
     );
   return 0;
 }

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { benchPush } from '../push-bench.ts';
 import { benchConnection } from './bench-connection.ts';
 
-export const BENCH_PUSH_USAGE = `Usage: hookstream bench push [--events <n>] [--concurrency <n>] [--partitions <n>] [--tracing] [--ordering] [--batch [--max-events <n>]] [--rounds <n>] [--endpoint-delay-ms <ms>] [--json]
+export const BENCH_PUSH_USAGE = `Usage: hookstream bench push [--events <n>] [--concurrency <n>] [--partitions <n>] [--tracing] [--ordering] [--batch [--max-events <n>]] [--rounds <n>] [--endpoint-delay-ms <ms>] [--https] [--json]
 
 Deliveries per second of one pusher draining a backlog to a local no-op endpoint (no rate
 limit), next to a raw undici POST loop against the same endpoint in the same run, and the ratio:
@@ -16,6 +16,10 @@ CPU per delivery (process CPU over each drain ÷ deliveries) with tracing on and
 by tenant, 100 ms wait) and prints batched/unbatched.
 --endpoint-delay-ms makes the no-op endpoint answer after that long, as a remote one would
 (default 0: loopback, where the pusher's CPU is the limit).
+--https also drains --events events (5,000 at most) of 16 KiB each to an https endpoint (a
+self-signed certificate made now, trusted through Node's CA store), against the plain undici
+loop POSTing the same size over https, --rounds times each, interleaved.
+Every comparison prints CPU per delivery and heap growth per request in flight beside its rate.
 Needs the local stack (npx hookstream stack up). Loopback only; bounded by --events.`;
 
 /** \`hookstream bench push\`: a measurement, not a test; prints figures, asserts nothing. */
@@ -32,6 +36,7 @@ export async function benchPushCommand(args: readonly string[]): Promise<number>
       batch: { type: 'boolean', default: false },
       'max-events': { type: 'string', default: '100' },
       'endpoint-delay-ms': { type: 'string', default: '0' },
+      https: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -72,6 +77,8 @@ export async function benchPushCommand(args: readonly string[]): Promise<number>
       ...(values.batch ? { batchRounds: rounds, batchEvents: maxEvents } : {}),
       endpointDelayMs,
       rounds,
+      // 16 KiB each: 5,000 are 80 MiB on the broker, enough for a rate (the full report's size).
+      ...(values.https ? { httpsEvents: Math.min(events, 5000) } : {}),
     },
     progress,
   );
@@ -82,6 +89,11 @@ export async function benchPushCommand(args: readonly string[]): Promise<number>
         `raw undici  ${result.rawUndiciPerSecond} POSTs/s\n` +
         `ratio       ${(result.ratio * 100).toFixed(1)} %  (medians of ${result.rate.runs} interleaved runs each; ${result.events} events, concurrency ${result.concurrency}, ${result.partitions} partitions, endpoint delay ${result.endpointDelayMs} ms)\n` +
         `runs        ${result.rate.all.map((r) => `${r.mode === 'pusher' ? 'pusher' : 'raw'} ${r.perSecond}`).join(', ')}\n` +
+        `CPU         pusher ${result.rate.comparedCpuMicros} µs per delivery, raw ${result.rate.baselineCpuMicros} µs per POST, consume → POST loop ${result.loop.baselineCpuMicros} µs (medians)\n` +
+        `heap        pusher ${result.rate.comparedHeapKiB} KiB per request in flight, raw ${result.rate.baselineHeapKiB}, consume → POST loop ${result.loop.baselineHeapKiB} (peak growth ÷ concurrency, medians)\n` +
+        (result.https
+          ? `https       pusher ${result.https.comparedPerSecond}/s, raw ${result.https.baselinePerSecond}/s: ${result.https.ratio.toFixed(2)}× (${result.https.payloadBytes} bytes each); CPU ${result.https.comparedCpuMicros} against ${result.https.baselineCpuMicros} µs; heap ${result.https.comparedHeapKiB} against ${result.https.baselineHeapKiB} KiB per request in flight\n`
+          : '') +
         (result.tracing
           ? `tracing     off ${result.tracing.offPerSecond}/s, on (100 % sampled) ${result.tracing.onPerSecond}/s: ${(result.tracing.slowdown * 100).toFixed(1)} % slower (mean of ${result.tracing.runs} runs each, alternating)\n` +
             `tracing CPU off ${result.tracing.offCpuMicros} µs, on ${result.tracing.onCpuMicros} µs per delivery: ${(result.tracing.cpuOverhead * 100).toFixed(1)} % more (medians)\n` +

@@ -43,6 +43,7 @@ describe('hookstream bench (argument handling)', () => {
     [['e2e', '--rate', '0'], '--rate must be 0..100000 events/s', 'Usage: hookstream bench e2e'],
     [['limiter', '--instances', '3'], '--instances must be 1 or 2', 'Usage: hookstream bench limiter'],
     [['retry', '--jitter', '3'], '--jitter must be between 0 and 1', 'Usage: hookstream bench retry'],
+    [['cpu-baseline', '--events', '10'], "Unknown option '--events'", 'Usage: hookstream bench cpu-baseline'],
     [
       ['fleet', '--active', '3', '--dead', '3'],
       '--dead 3 leaves none of the 3 active healthy',
