@@ -58,6 +58,12 @@ export interface E2eBenchResult {
      * the 202 reaches the publisher, so the second part can be negative.
      */
     readonly untilAccepted: LatencySummary;
+    /**
+     * The first part split where the request went out: scheduled publish → written (the load
+     * generator: its event loop late, or all its connections busy) and written → 202 (the ingress).
+     */
+    readonly untilWritten: LatencySummary;
+    readonly writtenToAccepted: LatencySummary;
     readonly acceptedToArrival: LatencySummary;
   };
   readonly duplicates: number;
@@ -124,15 +130,18 @@ export async function runE2eBench(options: E2eBenchOptions): Promise<E2eBenchRes
         options.progress(`end to end, paced: ${Math.round(target)} events/s for ${count} events…`);
         const before = watch.update();
         const run = randomUUID().slice(0, 8);
+        const written = new Map<string, number>();
         const half = await openLoop(
           count,
           target,
           (n) => `half-${run}-${n}`,
-          async (id, n) => (await publisher.publish(id, n)) === 202,
+          async (id, n) => (await publisher.publish(id, n, () => written.set(id, epochNow()))) === 202,
         );
         await waitForArrivals(() => watch.update(), before + half.accepted, 'half load');
         const latencies: number[] = [];
         const untilAccepted: number[] = [];
+        const untilWritten: number[] = [];
+        const writtenToAccepted: number[] = [];
         const acceptedToArrival: number[] = [];
         for (const [id, at] of half.scheduled) {
           const arrived = watch.first.get(id);
@@ -142,6 +151,10 @@ export async function runE2eBench(options: E2eBenchOptions): Promise<E2eBenchRes
           if (answered === undefined) continue;
           untilAccepted.push(answered - at);
           acceptedToArrival.push(arrived - answered);
+          const out = written.get(id);
+          if (out === undefined) continue;
+          untilWritten.push(out - at);
+          writtenToAccepted.push(answered - out);
         }
         return {
           concurrency,
@@ -162,6 +175,8 @@ export async function runE2eBench(options: E2eBenchOptions): Promise<E2eBenchRes
             publishErrors: count - half.accepted,
             latency: summarizeLatencies(latencies),
             untilAccepted: summarizeLatencies(untilAccepted),
+            untilWritten: summarizeLatencies(untilWritten),
+            writtenToAccepted: summarizeLatencies(writtenToAccepted),
             acceptedToArrival: summarizeLatencies(acceptedToArrival),
           },
           duplicates: watch.duplicates,

@@ -26,13 +26,17 @@ export class EventPublisher {
     }
   }
 
-  /** Sends event `n` with this id; resolves with the HTTP status (0: the connection failed). */
-  async publish(id: string, n: number): Promise<number> {
+  /**
+   * Sends event `n` with this id; resolves with the HTTP status (0: the connection failed).
+   * `written` is told when a connection is free and the request goes out.
+   */
+  async publish(id: string, n: number, written?: () => void): Promise<number> {
     const body = JSON.stringify({ ...kibEvent(n), id });
     const request = postRequest(this.#host, this.#port, '/v1/events', this.#token, body);
     const connection =
       this.#free.pop() ?? (await new Promise<KeepAliveConnection>((resolve) => this.#waiting.push(resolve)));
     try {
+      written?.();
       return await connection.send(request);
     } finally {
       const next = this.#waiting.shift();

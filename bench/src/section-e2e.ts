@@ -102,6 +102,8 @@ export const e2eSection = defineSection<E2eBenchResult>({
       [
         ['scheduled publish → arrival (the figure)', r.halfLoad.latency],
         ["scheduled publish → the ingress's 202 (HTTP, validation, acks=all)", r.halfLoad.untilAccepted],
+        ['  of which scheduled → the request written (the load generator)', r.halfLoad.untilWritten],
+        ["  and written → the ingress's 202", r.halfLoad.writtenToAccepted],
         ['202 → arrival (fetch, delivery)', r.halfLoad.acceptedToArrival],
       ] as const
     )

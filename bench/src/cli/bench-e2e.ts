@@ -81,6 +81,8 @@ export async function benchE2eCommand(args: readonly string[]): Promise<number> 
         ...(
           [
             ['  publish → 202', halfLoad.untilAccepted],
+            ['    publish → written', halfLoad.untilWritten],
+            ['    written → 202', halfLoad.writtenToAccepted],
             ['  202 → arrival', halfLoad.acceptedToArrival],
           ] as const
         ).map(([part, p]) => [
