@@ -6,6 +6,7 @@ import {
   BENCH_CPU_BASELINE_USAGE,
   BENCH_E2E_USAGE,
   BENCH_FLEET_USAGE,
+  BENCH_HANDOFF_USAGE,
   BENCH_LIMITER_USAGE,
   BENCH_LIMITER_WAIT_USAGE,
   BENCH_OUTAGE_USAGE,
@@ -103,6 +104,7 @@ const USAGES: Record<string, Record<string, string>> = {
     api: BENCH_API_USAGE,
     profile: BENCH_PROFILE_USAGE,
     portal: BENCH_PORTAL_USAGE,
+    handoff: BENCH_HANDOFF_USAGE,
   },
 };
 /** Commands whose first argument is their own (a subcommand, or `bench`'s target), not a value. */

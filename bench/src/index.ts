@@ -9,6 +9,7 @@ export {
 export { BENCH_CPU_BASELINE_USAGE } from './cli/bench-cpu-baseline.ts';
 export { BENCH_E2E_USAGE } from './cli/bench-e2e.ts';
 export { BENCH_FLEET_USAGE } from './cli/bench-fleet.ts';
+export { BENCH_HANDOFF_USAGE } from './cli/bench-handoff.ts';
 export { BENCH_LIMITER_USAGE } from './cli/bench-limiter.ts';
 export { BENCH_LIMITER_WAIT_USAGE } from './cli/bench-limiter-wait.ts';
 export { BENCH_OUTAGE_USAGE } from './cli/bench-outage.ts';
