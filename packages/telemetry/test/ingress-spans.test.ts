@@ -19,16 +19,13 @@ import {
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { type Resource, resourceFromAttributes } from '@opentelemetry/resources';
 import {
-  AlwaysOffSampler,
   AlwaysOnSampler,
   type IdGenerator,
   InMemorySpanExporter,
-  ParentBasedSampler,
   type ReadableSpan,
   SimpleSpanProcessor,
   type Span,
   type SpanProcessor,
-  TraceIdRatioBasedSampler,
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -43,6 +40,7 @@ import { LiteTracerImpl } from '../src/lite-spans.ts';
 import { installLiteTracer, liteTracerFor, uninstallLiteTracer } from '../src/lite-tracer.ts';
 import { OtlpProtobufEncoder } from '../src/otlp-protobuf.ts';
 import { ProtoWriter } from '../src/proto-writer.ts';
+import { SAMPLER_CASES } from './sampler-cases.ts';
 
 /*
  * The ingress's spans from the lite tracer must export exactly what the SDK's tracers export for
@@ -276,26 +274,7 @@ describe("the ingress's spans from the lite tracer", () => {
   afterAll(() => propagation.disable());
   afterEach(() => uninstallLiteTracer());
 
-  const samplers: Record<
-    string,
-    () => { sdk?: Sampler; lite: { parentBasedRoot?: Sampler; sampler?: Sampler } }
-  > = {
-    'the default sampler': () => ({ lite: { parentBasedRoot: new AlwaysOnSampler() } }),
-    'a parent-based ratio sampler': () => {
-      const root = new TraceIdRatioBasedSampler(0.5);
-      return { sdk: new ParentBasedSampler({ root }), lite: { parentBasedRoot: root } };
-    },
-    'parent-based, never sampling new traces': () => {
-      const root = new AlwaysOffSampler();
-      return { sdk: new ParentBasedSampler({ root }), lite: { parentBasedRoot: root } };
-    },
-    'always on, not parent-based': () => ({
-      sdk: new AlwaysOnSampler(),
-      lite: { sampler: new AlwaysOnSampler() },
-    }),
-  };
-
-  for (const [samplerName, makeSampler] of Object.entries(samplers))
+  for (const [samplerName, makeSampler] of Object.entries(SAMPLER_CASES))
     for (const [requestName, headers] of Object.entries(REQUESTS))
       for (const [scenarioName, scenario] of Object.entries(SCENARIOS))
         it(`export the SDK's bytes and the records' traceparents: ${samplerName}, ${requestName}, ${scenarioName}`, () => {

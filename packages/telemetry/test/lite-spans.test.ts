@@ -19,7 +19,6 @@ import {
   SimpleSpanProcessor,
   type Span,
   type SpanProcessor,
-  TraceIdRatioBasedSampler,
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -34,6 +33,7 @@ import { installLiteTracer, liteTracerFor, uninstallLiteTracer } from '../src/li
 import { OtlpProtobufEncoder } from '../src/otlp-protobuf.ts';
 import { ProtoWriter } from '../src/proto-writer.ts';
 import { FailuresSampled, isAlwaysSampled } from '../src/retry-sampling.ts';
+import { SAMPLER_CASES } from './sampler-cases.ts';
 
 /*
  * The lite tracer must export exactly what the SDK tracer exports for the same delivery. Both
@@ -262,26 +262,7 @@ describe('delivery spans from the lite tracer', () => {
   beforeAll(() => propagation.setGlobalPropagator(new W3CTraceContextPropagator()));
   afterEach(() => uninstallLiteTracer());
 
-  const samplers: Record<
-    string,
-    () => { sdk?: Sampler; lite: { parentBasedRoot?: Sampler; sampler?: Sampler } }
-  > = {
-    'the default sampler': () => ({ lite: { parentBasedRoot: new AlwaysOnSampler() } }),
-    'a parent-based ratio sampler': () => {
-      const root = new TraceIdRatioBasedSampler(0.5);
-      return { sdk: new ParentBasedSampler({ root }), lite: { parentBasedRoot: root } };
-    },
-    'parent-based, never sampling new traces': () => {
-      const root = new AlwaysOffSampler();
-      return { sdk: new ParentBasedSampler({ root }), lite: { parentBasedRoot: root } };
-    },
-    'always on, not parent-based': () => ({
-      sdk: new AlwaysOnSampler(),
-      lite: { sampler: new AlwaysOnSampler() },
-    }),
-  };
-
-  for (const [samplerName, makeSampler] of Object.entries(samplers))
+  for (const [samplerName, makeSampler] of Object.entries(SAMPLER_CASES))
     for (const [recordName, record] of Object.entries(RECORDS))
       for (const [scenarioName, scenario] of Object.entries(SCENARIOS))
         it(`export the SDK's bytes and propagate its headers: ${samplerName}, ${recordName}, ${scenarioName}`, () => {
