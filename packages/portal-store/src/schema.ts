@@ -96,7 +96,12 @@ export function openDatabase(options: OpenOptions): DatabaseSync {
     });
   }
   try {
+    // One process per store (docs/portal-store.md): the exclusive lock is taken now, by the
+    // write below, and held until close; a second process is refused at once instead of each
+    // write waiting on the other, which node:sqlite would do on the event loop.
     db.exec(`
+      PRAGMA locking_mode = EXCLUSIVE;
+      PRAGMA busy_timeout = 0;
       PRAGMA journal_mode = WAL;
       PRAGMA synchronous = NORMAL;
       PRAGMA cache_size = -${Math.floor(options.cacheBytes / 1024)};
@@ -104,17 +109,34 @@ export function openDatabase(options: OpenOptions): DatabaseSync {
       PRAGMA temp_store = FILE;
       PRAGMA journal_size_limit = ${64 * 1024 * 1024};
       PRAGMA secure_delete = FAST;
-      PRAGMA busy_timeout = 5000;
     `);
+    takeLock(db);
     createOrCheck(db, options.path);
     return db;
   } catch (err) {
     db.close();
     if (err instanceof PortalStoreError) throw err;
+    if (isBusy(err))
+      throw new PortalStoreError(
+        'STORE_IN_USE',
+        `${options.path} is in use by another process: give each API process its own --portal-store`,
+        false,
+        { cause: err },
+      );
     throw new PortalStoreError('STORE_UNAVAILABLE', `cannot set up ${options.path}: ${message(err)}`, false, {
       cause: err,
     });
   }
+}
+
+/** Takes the exclusive lock now (a write does), so a second process is told at its start. */
+function takeLock(db: DatabaseSync): void {
+  db.exec('BEGIN IMMEDIATE; COMMIT;');
+}
+
+/** SQLITE_BUSY: another connection holds the file's lock. */
+function isBusy(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { errcode?: unknown }).errcode === 5;
 }
 
 function createOrCheck(db: DatabaseSync, path: string): void {

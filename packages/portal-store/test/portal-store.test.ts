@@ -159,6 +159,17 @@ describe('apply', () => {
     expect(store.stats().messages).toBe(0);
   });
 
+  it("is held by one process at a time: a second opening is refused at once, the first one's close frees it", () => {
+    const { store, path } = openStore();
+    const started = performance.now();
+    expect(() => reopen(path)).toThrow(expect.objectContaining({ code: 'STORE_IN_USE', canRetry: false }));
+    // Refused, not made to wait: a wait would be spent on the event loop.
+    expect(performance.now() - started).toBeLessThan(1000);
+    store.close();
+    const again = reopen(path);
+    expect(again.positions('log')).toEqual(new Map());
+  });
+
   it('stores positions with the rows, and a reopened store resumes from them', () => {
     const { store, path } = openStore();
     store.apply(
