@@ -12,7 +12,8 @@ const FILE_STARTED_MS = Date.now();
  * A `hookstream api` keeps a portal index in a directory no other process may share, and builds
  * it from the attempt log, which on a machine that ran benchmarks holds millions of entries of
  * no test. Unless a test chose them, each API child gets a directory of its own and indexes only
- * what this file's tests can have written (its start, a minute before for clocks).
+ * what this file's tests can have written (its start, a minute before for clocks). Another
+ * release's command is left as it is: it may know neither option.
  */
 function apiArgs(args: readonly string[], env: NodeJS.ProcessEnv): readonly string[] {
   if (args[0] !== 'api') return args;
@@ -35,7 +36,7 @@ export function spawnCli(
   env: NodeJS.ProcessEnv = process.env,
   bin: string = BIN,
 ): ChildProcess & { output: () => string } {
-  const child = spawn(process.execPath, [bin, ...apiArgs(args, env)], {
+  const child = spawn(process.execPath, [bin, ...(bin === BIN ? apiArgs(args, env) : args)], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
