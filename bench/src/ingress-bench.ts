@@ -109,8 +109,20 @@ async function measure(
     false,
   );
   const rows: BenchRow[] = [];
-  for (const concurrency of options.singleConcurrency ?? SINGLE_CONCURRENCY) {
-    report(`HTTP ingress, one event per request, concurrency ${concurrency}…`);
+  const runs = [
+    ...(options.singleConcurrency ?? SINGLE_CONCURRENCY).map((concurrency) => ({
+      concurrency,
+      eventsPerRequest: 1,
+      what: 'one event per request',
+    })),
+    ...(options.batchConcurrency ?? [4, 16]).map((concurrency) => ({
+      concurrency,
+      eventsPerRequest: batchSize,
+      what: `batches of ${batchSize}`,
+    })),
+  ];
+  for (const { concurrency, eventsPerRequest, what } of runs) {
+    report(`HTTP ingress, ${what}, concurrency ${concurrency}…`);
     rows.push(
       await withServerUsage(ingress.pid, () =>
         httpLoad({
@@ -118,22 +130,7 @@ async function measure(
           token: TOKEN,
           events: options.events,
           concurrency,
-          eventsPerRequest: 1,
-          deadlineMs: deadline,
-        }),
-      ),
-    );
-  }
-  for (const concurrency of options.batchConcurrency ?? [4, 16]) {
-    report(`HTTP ingress, batches of ${batchSize}, concurrency ${concurrency}…`);
-    rows.push(
-      await withServerUsage(ingress.pid, () =>
-        httpLoad({
-          url,
-          token: TOKEN,
-          events: options.events,
-          concurrency,
-          eventsPerRequest: batchSize,
+          eventsPerRequest,
           deadlineMs: deadline,
         }),
       ),

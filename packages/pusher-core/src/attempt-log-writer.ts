@@ -114,7 +114,7 @@ export class AttemptLogWriter {
    * look until the process restarts; the topic is created with a fixed count and never grown.
    */
   useBatchRecords(partitionCount: number): void {
-    this.#partitionOf = keyPartitioner(ATTEMPT_LOG_TOPIC, partitionCount);
+    this.#partitionOf = keyPartitioner(partitionCount);
   }
 
   /** Writes what is queued; resolves when those sends ended (failures are logged, not thrown). */

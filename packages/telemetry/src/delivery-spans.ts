@@ -299,7 +299,7 @@ export class SpanContextOnly implements Context {
  * invalid context (tracing off). Written directly because the request needs only this header:
  * going through propagation.inject costs a context and a carrier object per attempt.
  */
-function traceparentOf(span: Span): string | undefined {
+export function traceparentOf(span: Span): string | undefined {
   const ctx = span.spanContext();
   // The SDK's ids and extracted parents are well-formed; only the API's invalid (all-zero)
   // context, what a tracer without an SDK hands out, is left to rule out.

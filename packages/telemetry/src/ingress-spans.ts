@@ -12,7 +12,7 @@ import {
   type Tracer,
   trace,
 } from '@opentelemetry/api';
-import { SpanContextOnly } from './delivery-spans.ts';
+import { SpanContextOnly, traceparentOf } from './delivery-spans.ts';
 import { type LiteTracer, liteTracerFor } from './lite-tracer.ts';
 import { injectTraceContext } from './propagation.ts';
 import { ATTR, MESSAGING_SYSTEM_KAFKA } from './semconv.ts';
@@ -152,8 +152,7 @@ export class EventSendSpan {
     // The lite tracer is installed only with the W3C propagator: its traceparent, written
     // directly (traceHeaders would build an object and check the ids again, per event).
     if (lite !== undefined) {
-      const ctx = span.spanContext();
-      this.traceparent = `00-${ctx.traceId}-${ctx.spanId}-0${Number(ctx.traceFlags || 0).toString(16)}`;
+      this.traceparent = traceparentOf(span);
       return;
     }
     const headers: Record<string, string> = {};

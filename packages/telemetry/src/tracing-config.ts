@@ -20,7 +20,7 @@ const unsetWhenBlank = (value: unknown) =>
  * The sampler's variables, the standard ones (OpenTelemetry's environment specification), read
  * once at start-up by startTracing for every traced process. Unset: every new trace is kept
  * (parent-based, always on), what a local run and the tests want; the Helm chart sets the
- * production default (`tracing.sampleRatio`, docs/deployment.md).
+ * production default (`otel.sampleRatio`, docs/deployment.md).
  */
 export const TracingEnv = z.object({
   OTEL_TRACES_SAMPLER: z.preprocess(unsetWhenBlank, z.enum(TRACES_SAMPLERS).optional()),

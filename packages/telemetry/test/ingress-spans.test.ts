@@ -16,16 +16,12 @@ import {
   W3CBaggagePropagator,
   W3CTraceContextPropagator,
 } from '@opentelemetry/core';
-import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
-import { type Resource, resourceFromAttributes } from '@opentelemetry/resources';
+import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
   AlwaysOnSampler,
-  type IdGenerator,
   InMemorySpanExporter,
   type ReadableSpan,
   SimpleSpanProcessor,
-  type Span,
-  type SpanProcessor,
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -38,9 +34,7 @@ import {
 } from '../src/ingress-spans.ts';
 import { LiteTracerImpl } from '../src/lite-spans.ts';
 import { installLiteTracer, liteTracerFor, uninstallLiteTracer } from '../src/lite-tracer.ts';
-import { OtlpProtobufEncoder } from '../src/otlp-protobuf.ts';
-import { ProtoWriter } from '../src/proto-writer.ts';
-import { SAMPLER_CASES } from './sampler-cases.ts';
+import { ClockRecorder, ids, ownBytes, SAMPLER_CASES, sdkBytes } from './sdk-comparison.ts';
 
 /*
  * The ingress's spans from the lite tracer must export exactly what the SDK's tracers export for
@@ -53,15 +47,6 @@ const resource = resourceFromAttributes({ 'service.name': 'hookstream-ingress', 
 const TOPIC = 'hookstream.events';
 const EVENT = { id: 'evt_1', type: 'key.revoked', key: 'tenant-1' };
 const TENANTS = { id: 'evt_2', type: 'key.revoked', key: 'tenant-2', tenant: 'acme' };
-
-/** Ids 1, 2, 3, … in hex: the same sequence for both runs. */
-function ids(): IdGenerator {
-  let next = 1;
-  return {
-    generateTraceId: () => (next++).toString(16).padStart(32, 'a'),
-    generateSpanId: () => (next++).toString(16).padStart(16, 'b'),
-  };
-}
 
 /** The ingress's two tracers: its request spans' and the producer's. */
 interface Tracers {
@@ -145,19 +130,6 @@ const REQUESTS: Record<string, RequestHeaders> = {
   'an upper-case traceparent': { traceparent: '00-0AF7651916CD43DD8448EB211C80319C-B7AD6B7169203331-01' },
 };
 
-/** Records every clock reading of the SDK's spans, in the order they were taken. */
-class ClockRecorder implements SpanProcessor {
-  readonly times: HrTime[] = [];
-  onStart(span: Span): void {
-    this.times.push((span as unknown as ReadableSpan).startTime);
-  }
-  onEnd(span: ReadableSpan): void {
-    this.times.push(span.endTime);
-  }
-  forceFlush = async () => undefined;
-  shutdown = async () => undefined;
-}
-
 interface Run {
   readonly spans: ReadableSpan[];
   readonly traceparents: (string | undefined)[];
@@ -231,36 +203,6 @@ function liteRun(
   } finally {
     uninstallLiteTracer();
   }
-}
-
-function sdkBytes(spans: ReadableSpan[]): string {
-  const bytes = ProtobufTraceSerializer.serializeRequest(spans);
-  if (!bytes) throw new Error('the SDK serialized nothing');
-  return Buffer.from(bytes).toString('hex');
-}
-
-/** hookstream's own encoder, span by span as its processor does, a group per scope. */
-function ownBytes(spans: ReadableSpan[]): string {
-  const encoder = new OtlpProtobufEncoder();
-  const groups = new Map<string, { scope: InstrumentationScope; writer: ProtoWriter }>();
-  for (const s of spans) {
-    const scope = s.instrumentationScope;
-    const key = `${scope.name}@${scope.version ?? ''}:${scope.schemaUrl ?? ''}`;
-    let group = groups.get(key);
-    if (group === undefined) {
-      group = { scope, writer: new ProtoWriter(16) };
-      groups.set(key, group);
-    }
-    encoder.span(group.writer, s);
-  }
-  const request = encoder.request(
-    [...groups.values()].map((g) => ({
-      resource: spans[0]?.resource as Resource,
-      scope: g.scope,
-      spans: g.writer.buffer.slice(0, g.writer.pos),
-    })),
-  );
-  return Buffer.from(request).toString('hex');
 }
 
 describe("the ingress's spans from the lite tracer", () => {

@@ -7,17 +7,14 @@ import {
   type Tracer,
 } from '@opentelemetry/api';
 import { type InstrumentationScope, parseTraceParent, W3CTraceContextPropagator } from '@opentelemetry/core';
-import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
-import { type Resource, resourceFromAttributes } from '@opentelemetry/resources';
+import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
   AlwaysOffSampler,
   AlwaysOnSampler,
-  type IdGenerator,
   InMemorySpanExporter,
   ParentBasedSampler,
   type ReadableSpan,
   SimpleSpanProcessor,
-  type Span,
   type SpanProcessor,
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
@@ -30,10 +27,8 @@ import {
 } from '../src/delivery-spans.ts';
 import { LiteTracerImpl, plainTraceparent, pooledIdGenerator } from '../src/lite-spans.ts';
 import { installLiteTracer, liteTracerFor, uninstallLiteTracer } from '../src/lite-tracer.ts';
-import { OtlpProtobufEncoder } from '../src/otlp-protobuf.ts';
-import { ProtoWriter } from '../src/proto-writer.ts';
 import { FailuresSampled, isAlwaysSampled } from '../src/retry-sampling.ts';
-import { SAMPLER_CASES } from './sampler-cases.ts';
+import { ClockRecorder, ids, ownBytes, SAMPLER_CASES, sdkBytes } from './sdk-comparison.ts';
 
 /*
  * The lite tracer must export exactly what the SDK tracer exports for the same delivery. Both
@@ -50,15 +45,6 @@ const options: ProcessSpanOptions = {
   eventType: 'shipment.updated',
   tier: undefined,
 };
-
-/** Ids 1, 2, 3, … in hex: the same sequence for both tracers. */
-function ids(): IdGenerator {
-  let next = 1;
-  return {
-    generateTraceId: () => (next++).toString(16).padStart(32, 'a'),
-    generateSpanId: () => (next++).toString(16).padStart(16, 'b'),
-  };
-}
 
 /** What one delivery does to its spans: the four ways a record ends in the pusher. */
 type Scenario = (span: ProcessSpan) => {
@@ -129,19 +115,6 @@ const RECORDS: Record<string, ConsumedMessage> = {
     headers: { traceparent: '00-00000000000000000000000000000000-b7ad6b7169203331-01' },
   },
 };
-
-/** Records every clock reading of the SDK's spans, in the order they were taken. */
-class ClockRecorder implements SpanProcessor {
-  readonly times: HrTime[] = [];
-  onStart(span: Span): void {
-    this.times.push((span as unknown as ReadableSpan).startTime);
-  }
-  onEnd(span: ReadableSpan): void {
-    this.times.push(span.endTime);
-  }
-  forceFlush = async () => undefined;
-  shutdown = async () => undefined;
-}
 
 /** Forwards to several processors (the SDK tracer fans out the same way). */
 function both(a: SpanProcessor, b: SpanProcessor): SpanProcessor {
@@ -221,29 +194,6 @@ function liteRun(
   } finally {
     uninstallLiteTracer();
   }
-}
-
-function sdkBytes(spans: ReadableSpan[]): string {
-  const bytes = ProtobufTraceSerializer.serializeRequest(spans);
-  if (!bytes) throw new Error('the SDK serialized nothing');
-  return Buffer.from(bytes).toString('hex');
-}
-
-/** hookstream's own encoder, span by span as its processor does. */
-function ownBytes(spans: ReadableSpan[]): string {
-  if (spans.length === 0) return '';
-  const encoder = new OtlpProtobufEncoder();
-  const writer = new ProtoWriter(16);
-  for (const s of spans) encoder.span(writer, s);
-  const first = spans[0] as ReadableSpan;
-  const request = encoder.request([
-    {
-      resource: first.resource as Resource,
-      scope: first.instrumentationScope,
-      spans: writer.buffer.slice(0, writer.pos),
-    },
-  ]);
-  return Buffer.from(request).toString('hex');
 }
 
 /** A lite tracer as the pusher gets one: sampled, recording into a clock recorder only. */
