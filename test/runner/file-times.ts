@@ -13,7 +13,20 @@ export interface FileTime {
    */
   readonly budgeted: number;
   readonly status: string;
+  /** The file's failed tests, or its own error when it failed before any test ran. */
+  readonly failures: readonly TestFailure[];
 }
+
+/** One failed test, with the head of its first failure message (CI shows only the log's tail). */
+export interface TestFailure {
+  readonly test: string;
+  readonly message: string;
+}
+
+/** Lines of a failure message kept for the summary: the assertion and where it failed. */
+const FAILURE_LINES = 6;
+/** Failed tests listed per file; the rest are counted. */
+export const FAILURES_PER_FILE = 5;
 
 /**
  * How long one file may take, start to end, with the other shared files running beside it. The
@@ -28,7 +41,37 @@ interface JsonReport {
     readonly startTime?: number;
     readonly endTime?: number;
     readonly status?: string;
+    readonly message?: string;
+    readonly assertionResults?: readonly {
+      readonly fullName?: string;
+      readonly status?: string;
+      readonly failureMessages?: readonly string[];
+    }[];
   }[];
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI colour codes in vitest's messages
+const ANSI = /\u001b\[[0-9;]*m/g;
+
+/** Stack frames in vitest itself or Node say nothing about the failure. */
+const NOISE = /node_modules|node:internal|\(<anonymous>\)/;
+
+function headOf(message: string): string {
+  return message
+    .replace(ANSI, '')
+    .split('\n')
+    .filter((line) => line.trim() !== '' && !NOISE.test(line))
+    .slice(0, FAILURE_LINES)
+    .join('\n');
+}
+
+function failuresOf(result: NonNullable<JsonReport['testResults']>[number]): TestFailure[] {
+  const failed = (result.assertionResults ?? [])
+    .filter((a) => a.status === 'failed')
+    .map((a) => ({ test: a.fullName ?? '(unnamed)', message: headOf(a.failureMessages?.[0] ?? '') }));
+  if (failed.length === 0 && result.status === 'failed')
+    return [{ test: '(the file itself)', message: headOf(result.message ?? '') }];
+  return failed;
 }
 
 /** When the background builds (Jaeger, the toolchains) were all ready, in ms since the epoch. */
@@ -56,6 +99,7 @@ export async function readFileTimes(
       seconds: Math.max(0, (end - start) / 1000),
       budgeted: Math.max(0, (end - from) / 1000),
       status: r.status ?? 'unknown',
+      failures: failuresOf(r),
     };
   });
 }

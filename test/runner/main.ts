@@ -14,14 +14,22 @@ import {
 import { formatTable } from '@hookstream/terminal';
 import { newRunTag } from '../support/run-tag.ts';
 import { prepareToolsInBackground, type ToolOutcome } from './background-tools.ts';
-import { FILE_BUDGET_SECONDS, type FileTime, overBudget, readFileTimes, slowest } from './file-times.ts';
+import {
+  FAILURES_PER_FILE,
+  FILE_BUDGET_SECONDS,
+  type FileTime,
+  overBudget,
+  readFileTimes,
+  slowest,
+} from './file-times.ts';
 
 /**
  * `npm test`: lint and typecheck, the packages' unit tests, then the root integration files in two
  * phases (vitest.config.ts): the shared ones side by side, the exclusive ones one at a time. The
  * stack is joined once for both phases (starting while lint runs), and the toolchains some files
- * need are prepared in the background. It ends with each phase's time, the ten slowest files, and
- * fails if a file went over its budget (file-times.ts).
+ * need are prepared in the background. It ends with each phase's time, the ten slowest files and
+ * the failed tests with the head of their messages (CI keeps only the tail of the log), and fails
+ * if a file went over its budget (file-times.ts).
  */
 const PHASES = ['lint', 'unit', 'shared', 'exclusive'] as const;
 type Phase = (typeof PHASES)[number];
@@ -178,6 +186,17 @@ if (fileTimes.length > 0) {
   process.stdout.write(
     `\n== the ten slowest files ==\n${formatTable(['file', 'phase', 'seconds', 'result'], slow)}\n`,
   );
+}
+const failedFiles = fileTimes.filter((t) => t.failures.length > 0);
+if (failedFiles.length > 0) {
+  process.stdout.write('\n== failed tests ==\n');
+  for (const t of failedFiles) {
+    process.stdout.write(`${t.file} (${t.phase}, ${t.seconds.toFixed(1)} s)\n`);
+    for (const f of t.failures.slice(0, FAILURES_PER_FILE))
+      process.stdout.write(`  × ${f.test}\n${f.message.replace(/^/gm, '      ')}\n`);
+    const more = t.failures.length - FAILURES_PER_FILE;
+    if (more > 0) process.stdout.write(`  and ${more} more\n`);
+  }
 }
 const over = overBudget(fileTimes);
 if (over.length > 0) {
