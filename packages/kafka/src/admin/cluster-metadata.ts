@@ -1,3 +1,5 @@
+import { KafkaReadError } from '../errors.ts';
+
 // kafkajs's cluster and brokers, as far as the batched admin reads need them (group-batch-offsets.ts,
 // topic-depths.ts). Their topics' metadata is asked per call, never added to the cluster's target
 // topics: a target topic deleted later (a DLQ, a bench's events topic) fails every refresh after.
@@ -30,21 +32,75 @@ export interface BatchCluster {
   findBroker(options: { nodeId: string }): Promise<ClusterBroker>;
   refreshMetadata(): Promise<void>;
   refreshMetadataIfNecessary(): Promise<void>;
-  readonly brokerPool: { withBroker<T>(call: (b: { broker: ClusterBroker }) => Promise<T>): Promise<T> };
+  /** Tries each broker in turn; null when none answered (their errors are dropped: withAnyBroker). */
+  readonly brokerPool: {
+    withBroker<T>(call: (b: { broker: ClusterBroker }) => Promise<T>): Promise<T | null>;
+  };
 }
 
-/** Each topic's partitions and their leaders, from one Metadata request; throws if any topic is unknown. */
+/**
+ * `call` on the first broker that answers it. kafkajs's withBroker answers null when none did and
+ * drops their errors, and its callers then failed on the null with a TypeError; this throws the
+ * last error instead, so a caller can tell a deleted topic from Kafka being away.
+ */
+export async function withAnyBroker<T>(
+  cluster: BatchCluster,
+  call: (broker: ClusterBroker) => Promise<T>,
+): Promise<T> {
+  let last: unknown;
+  const answer = await cluster.brokerPool.withBroker(async ({ broker }) => {
+    try {
+      return { value: await call(broker) };
+    } catch (err) {
+      last = err;
+      throw err;
+    }
+  });
+  if (answer !== null) return answer.value;
+  if (isUnknownTopic(last)) throw last;
+  throw new KafkaReadError(
+    'KAFKA_UNAVAILABLE',
+    `no broker answered: ${last instanceof Error ? last.message : String(last)}`,
+    { cause: last },
+  );
+}
+
+export function isUnknownTopic(err: unknown): boolean {
+  return (err as { type?: unknown } | null)?.type === 'UNKNOWN_TOPIC_OR_PARTITION';
+}
+
+/** Asks after a topic vanished between them: each ask may find another one deleted. */
+const VANISHED_TOPIC_ASKS = 3;
+
+/**
+ * Each topic's partitions and their leaders, from one Metadata request. A topic deleted since the
+ * caller listed it (a subscriber removed, another run's cleanup) is left out of the map, as one
+ * that does not exist: Kafka refuses the whole request for it, so the others are asked again.
+ */
 export async function partitionLeaders(
   cluster: BatchCluster,
   topics: readonly string[],
 ): Promise<Map<string, { partition: number; leader: number }[]>> {
+  // An empty list would ask for every topic.
+  if (topics.length === 0) return new Map();
   // The cluster's own refresh fills its broker pool (of its target topics: none, or the sampled one).
   await cluster.refreshMetadataIfNecessary();
-  const { topicMetadata } = await cluster.brokerPool.withBroker(({ broker }) => broker.metadata([...topics]));
-  return new Map(
-    topicMetadata.map((t) => [
-      t.topic,
-      t.partitionMetadata.map((p) => ({ partition: p.partitionId, leader: p.leader })),
-    ]),
-  );
+  let asking = [...topics];
+  for (let ask = 1; ; ask++) {
+    try {
+      const { topicMetadata } = await withAnyBroker(cluster, (broker) => broker.metadata(asking));
+      return new Map(
+        topicMetadata.map((t) => [
+          t.topic,
+          t.partitionMetadata.map((p) => ({ partition: p.partitionId, leader: p.leader })),
+        ]),
+      );
+    } catch (err) {
+      if (!isUnknownTopic(err) || ask >= VANISHED_TOPIC_ASKS) throw err;
+      const all = await withAnyBroker(cluster, (broker) => broker.metadata([]));
+      const existing = new Set(all.topicMetadata.map((t) => t.topic));
+      asking = asking.filter((t) => existing.has(t));
+      if (asking.length === 0) return new Map();
+    }
+  }
 }

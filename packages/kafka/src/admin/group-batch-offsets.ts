@@ -3,6 +3,7 @@ import {
   type ClusterBroker,
   type ProtocolRequest,
   partitionLeaders,
+  withAnyBroker,
 } from './cluster-metadata.ts';
 import {
   decodeFindCoordinatorV4,
@@ -41,7 +42,7 @@ export async function fetchGroupsOffsets(
   const answers = new Map<string, GroupOffsetsAnswer['topics'][number]['partitions']>();
   if (groupIds.length === 0) return { answers, unanswered: [] };
   const partitions = ((await partitionLeaders(cluster, [topic])).get(topic) ?? []).map((p) => p.partition);
-  const coordinators = await cluster.brokerPool.withBroker(async ({ broker }) =>
+  const coordinators = await withAnyBroker(cluster, async (broker) =>
     speaks(broker, FIND_COORDINATOR_API_KEY, FIND_COORDINATOR_BATCH_VERSION)
       ? broker.connectionPool.send(findCoordinators(groupIds))
       : [],
@@ -79,7 +80,7 @@ export async function fetchGroupTopicsOffsets(
   groupId: string,
   partitions: ReadonlyMap<string, readonly number[]>,
 ): Promise<Map<string, GroupOffsetsAnswer['topics'][number]['partitions']> | null> {
-  const [coordinator] = await cluster.brokerPool.withBroker(async ({ broker }) =>
+  const [coordinator] = await withAnyBroker(cluster, async (broker) =>
     speaks(broker, FIND_COORDINATOR_API_KEY, FIND_COORDINATOR_BATCH_VERSION)
       ? broker.connectionPool.send(findCoordinators([groupId]))
       : [],
