@@ -197,9 +197,14 @@ export class ConsoleServer {
         : { code: 'INTERNAL', message: 'the console failed on this request (see its log)', canRetry: true };
     // The management layer's errors carry their status (404 for an unknown subscriber…).
     const status = err instanceof ManagementError ? err.status : statusOf(problem.code, problem.canRetry);
-    sendHtml(res, status, errorPage(problem, session?.csrfToken));
+    // Only a read is tried again: a refresh of a POST's answer would send the form again.
+    const refresh = problem.canRetry && req.method === 'GET' ? RETRY_REFRESH_SECONDS : undefined;
+    sendHtml(res, status, errorPage(problem, session?.csrfToken, refresh));
   }
 }
+
+/** How soon a page that failed on a passing problem (Kafka busy or away) tries again by itself. */
+const RETRY_REFRESH_SECONDS = 5;
 
 function statusOf(code: string, canRetry: boolean): number {
   if (code === 'NOT_FOUND' || code === 'UNKNOWN_SUBSCRIBER' || code === 'NO_DLQ') return 404;

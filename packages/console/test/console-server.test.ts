@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import { KafkaReadError } from '@hookstream/kafka';
 import { ReplayError } from '@hookstream/replay';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ConsoleServer, SESSION_COOKIE } from '../src/index.ts';
@@ -221,6 +222,20 @@ describe('the console server', () => {
     expect(page).toMatch(
       /data-partition="0"[\s\S]*?2026-06-01T10:00:00.000Z[\s\S]*?data-field="headroom">1h30m</,
     );
+  });
+
+  it('a page that failed on a passing problem tries again by itself; one that would fail the same does not', async () => {
+    const refresh = /<meta http-equiv="refresh" content="(\d+)">/;
+    backend.overviewError = new KafkaReadError('KAFKA_UNAVAILABLE', 'no broker answered');
+    const away = await get('/');
+    expect(away.status).toBe(503);
+    expect(refresh.exec(await away.text())?.[1]).toBe('5');
+    backend.overviewError = new KafkaReadError('NO_SUCH_TOPIC', 'no topic events');
+    const missing = await get('/');
+    expect(missing.status).toBe(500);
+    expect(await missing.text()).not.toMatch(refresh);
+    // And the next look answers as usual.
+    expect((await get('/')).status).toBe(200);
   });
 
   it('answers 404 for an unknown subscriber and 400 for a name that is not one', async () => {

@@ -101,7 +101,13 @@ export class FakeBackend implements ConsoleBackend {
   /** What the next replays fail with (null: they succeed). */
   replayError: Error | null = null;
 
+  /** What the next overview throws, once (Kafka away, say). */
+  overviewError: Error | null = null;
+
   async overview() {
+    const err = this.overviewError;
+    this.overviewError = null;
+    if (err !== null) throw err;
     return { subscribers: this.subscribers, problems: [] };
   }
 
