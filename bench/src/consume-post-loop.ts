@@ -62,8 +62,7 @@ export async function consumeAndPostLoop(
       { partitions: options.partitions },
     );
     while (posted < options.events) await sleep(5);
-    const { seconds, cpuMicros, heapGrowthBytes } = (window ?? cpuWindow()).end();
-    return { deliveries: posted, seconds, cpuMicros, heapGrowthBytes, inFlight: options.concurrency };
+    return { deliveries: posted, ...(window ?? cpuWindow()).end(), inFlight: options.concurrency };
   } finally {
     await consumer.disconnect();
     await pool.close();

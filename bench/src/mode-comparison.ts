@@ -1,3 +1,4 @@
+import type { ThreadCpu } from './proc-usage.ts';
 import { quantile } from './stats.ts';
 import type { DrainMeasure } from './tracing-cost.ts';
 
@@ -10,6 +11,8 @@ export interface ModeRun<M extends string> {
    * (DrainMeasure.heapGrowthBytes); null when the drain did not measure it.
    */
   readonly heapKiBPerInFlight: number | null;
+  /** CPU per delivery by thread (µs, one decimal); null when the drain could not say. */
+  readonly cpuSplit: ThreadCpu | null;
 }
 
 /** Two ways of delivering one backlog (the baseline first), drains interleaved in one run. */
@@ -28,6 +31,12 @@ export interface ModeComparison<M extends string> {
   /** Medians of heapKiBPerInFlight over the runs that measured it; null when none did. */
   readonly baselineHeapKiB: number | null;
   readonly comparedHeapKiB: number | null;
+  /**
+   * Medians of each part of cpuSplit over the runs that measured it, µs per delivery: where the
+   * CPU went (the main thread's own work, its syscalls, the other threads); null when none did.
+   */
+  readonly baselineCpuSplit: ThreadCpu | null;
+  readonly comparedCpuSplit: ThreadCpu | null;
   readonly all: readonly ModeRun<M>[];
 }
 
@@ -54,6 +63,7 @@ export async function compareModes<M extends string>(
         m.heapGrowthBytes === undefined || !m.inFlight
           ? null
           : Math.round((m.heapGrowthBytes / 1024 / m.inFlight) * 10) / 10,
+      cpuSplit: m.cpuSplit === undefined ? null : perDelivery(m.cpuSplit, m.deliveries),
     };
   };
   if (warmUp) {
@@ -82,6 +92,24 @@ export async function compareModes<M extends string>(
       .sort((a, b) => a - b);
     return measured.length === 0 ? null : Math.round(quantile(measured, 0.5) * 10) / 10;
   };
+  const splitMedian = (mode: M): ThreadCpu | null => {
+    const splits = all
+      .filter((r) => r.mode === mode)
+      .flatMap((r) => (r.cpuSplit === null ? [] : [r.cpuSplit]));
+    if (splits.length === 0) return null;
+    const part = (pick: (s: ThreadCpu) => number) =>
+      oneDecimal(
+        quantile(
+          splits.map(pick).sort((a, b) => a - b),
+          0.5,
+        ),
+      );
+    return {
+      mainUserMicros: part((s) => s.mainUserMicros),
+      mainSystemMicros: part((s) => s.mainSystemMicros),
+      otherThreadsMicros: part((s) => s.otherThreadsMicros),
+    };
+  };
   const baselinePerSecond = median(baseline, (r) => r.perSecond);
   const comparedPerSecond = median(compared, (r) => r.perSecond);
   return {
@@ -95,6 +123,20 @@ export async function compareModes<M extends string>(
     comparedCpuMicros: median(compared, (r) => r.cpuMicrosPerDelivery),
     baselineHeapKiB: heapMedian(baseline),
     comparedHeapKiB: heapMedian(compared),
+    baselineCpuSplit: splitMedian(baseline),
+    comparedCpuSplit: splitMedian(compared),
     all,
+  };
+}
+
+function oneDecimal(value: number): number {
+  return Math.round(value * 10) / 10;
+}
+
+function perDelivery(split: ThreadCpu, deliveries: number): ThreadCpu {
+  return {
+    mainUserMicros: oneDecimal(split.mainUserMicros / deliveries),
+    mainSystemMicros: oneDecimal(split.mainSystemMicros / deliveries),
+    otherThreadsMicros: oneDecimal(split.otherThreadsMicros / deliveries),
   };
 }

@@ -337,9 +337,9 @@ export async function rawUndici(
   };
   const window = cpuWindow();
   await Promise.all(Array.from({ length: concurrency }, worker));
-  const { seconds, cpuMicros, heapGrowthBytes } = window.end();
+  const measured = window.end();
   await pool.close();
-  return { deliveries: count, seconds, cpuMicros, heapGrowthBytes, inFlight: concurrency };
+  return { deliveries: count, ...measured, inFlight: concurrency };
 }
 
 /**
@@ -415,12 +415,12 @@ export async function drainWithPusher(
     const before = pusher.counts.acknowledged;
     while (pusher.counts.acknowledged < options.events) await sleep(5);
     await flush?.();
-    const { seconds, cpuMicros, heapGrowthBytes } = window.end();
+    const measured = window.end();
     const all = whole.end();
     await profiled();
     const inFlight = options.concurrency;
     if (before >= options.events) return { deliveries: options.events, ...all, inFlight };
-    return { deliveries: options.events - before, seconds, cpuMicros, heapGrowthBytes, inFlight };
+    return { deliveries: options.events - before, ...measured, inFlight };
   } finally {
     await pusher.stop();
     await removeBenchSubscribers(options.connection.kafka, [name]);

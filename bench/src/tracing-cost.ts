@@ -1,5 +1,6 @@
 import { startTracing } from '@hookstream/telemetry';
 import { DiagConsoleLogger, DiagLogLevel, diag } from '@opentelemetry/api';
+import { type ThreadCpu, threadCpu } from './proc-usage.ts';
 import { quantile } from './stats.ts';
 
 /** One drain of a backlog by the in-process pusher, traced or not. */
@@ -46,6 +47,8 @@ export interface DrainMeasure {
   readonly heapGrowthBytes?: number;
   /** Requests in flight at most (the concurrency), what the heap growth is divided by. */
   readonly inFlight?: number;
+  /** cpuMicros by thread (ThreadCpu); absent where /proc could not say. */
+  readonly cpuSplit?: ThreadCpu;
 }
 
 export type Drain = (flush?: () => Promise<void>) => Promise<DrainMeasure>;
@@ -57,8 +60,11 @@ const HEAP_SAMPLE_MS = 10;
  * A drain's window: process.cpuUsage() from now until `end()`, and the peak of the V8 heap used,
  * sampled every 10 ms, over the heap used now.
  */
-export function cpuWindow(): { end(): { seconds: number; cpuMicros: number; heapGrowthBytes: number } } {
+export function cpuWindow(): {
+  end(): { seconds: number; cpuMicros: number; heapGrowthBytes: number; cpuSplit?: ThreadCpu };
+} {
   const cpu = process.cpuUsage();
+  const threadsAtStart = threadCpu();
   const started = performance.now();
   const heapAtStart = process.memoryUsage().heapUsed;
   let peak = heapAtStart;
@@ -71,12 +77,22 @@ export function cpuWindow(): { end(): { seconds: number; cpuMicros: number; heap
   return {
     end() {
       const used = process.cpuUsage(cpu);
+      const threads = threadCpu();
       clearInterval(sampler);
       sample();
       return {
         seconds: (performance.now() - started) / 1000,
         cpuMicros: used.user + used.system,
         heapGrowthBytes: peak - heapAtStart,
+        ...(threadsAtStart === null || threads === null
+          ? {}
+          : {
+              cpuSplit: {
+                mainUserMicros: threads.mainUserMicros - threadsAtStart.mainUserMicros,
+                mainSystemMicros: threads.mainSystemMicros - threadsAtStart.mainSystemMicros,
+                otherThreadsMicros: threads.otherThreadsMicros - threadsAtStart.otherThreadsMicros,
+              },
+            }),
       };
     },
   };

@@ -31,8 +31,14 @@ describe('the CPU baseline', () => {
         loopCpuMicros: 25,
         ratio: 3,
         runs: [
-          { mode: 'plain undici loop', perSecond: 1, cpuMicrosPerDelivery: 25, heapKiBPerInFlight: 1 },
-          { mode: 'pusher', perSecond: 1, cpuMicrosPerDelivery: 75, heapKiBPerInFlight: 2 },
+          {
+            mode: 'plain undici loop',
+            perSecond: 1,
+            cpuMicrosPerDelivery: 25,
+            heapKiBPerInFlight: 1,
+            cpuSplit: null,
+          },
+          { mode: 'pusher', perSecond: 1, cpuMicrosPerDelivery: 75, heapKiBPerInFlight: 2, cpuSplit: null },
         ],
       },
       new Date('2026-12-07T12:00:00Z'),

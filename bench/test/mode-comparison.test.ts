@@ -53,4 +53,44 @@ describe('compareModes', () => {
     );
     expect([unmeasured.baselineHeapKiB, unmeasured.comparedHeapKiB]).toEqual([null, null]);
   });
+
+  it('divides each part of the CPU split by the deliveries and takes each part’s median; null without', async () => {
+    type Mode = 'loop' | 'pusher';
+    // Main-thread user µs per drain of 1,000 deliveries: loop 20k, 10k, 30k; pusher 50k, 70k, 60k.
+    const user: Record<Mode, number[]> = { loop: [20_000, 10_000, 30_000], pusher: [50_000, 70_000, 60_000] };
+    const result = await compareModes<Mode>(
+      ['loop', 'pusher'],
+      async (mode) => ({
+        deliveries: 1000,
+        seconds: 1,
+        cpuMicros: 1,
+        cpuSplit: {
+          mainUserMicros: user[mode].shift() ?? 0,
+          mainSystemMicros: 5_000,
+          otherThreadsMicros: 2_550,
+        },
+      }),
+      3,
+      () => undefined,
+      false,
+    );
+    expect(result.baselineCpuSplit).toEqual({
+      mainUserMicros: 20,
+      mainSystemMicros: 5,
+      otherThreadsMicros: 2.6,
+    });
+    expect(result.comparedCpuSplit).toEqual({
+      mainUserMicros: 60,
+      mainSystemMicros: 5,
+      otherThreadsMicros: 2.6,
+    });
+    const unmeasured = await compareModes<Mode>(
+      ['loop', 'pusher'],
+      async () => ({ deliveries: 1, seconds: 1, cpuMicros: 1 }),
+      1,
+      () => undefined,
+      false,
+    );
+    expect([unmeasured.baselineCpuSplit, unmeasured.comparedCpuSplit]).toEqual([null, null]);
+  });
 });

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import type { ThreadCpu } from '../proc-usage.ts';
 import { benchPush } from '../push-bench.ts';
 import { benchConnection } from './bench-connection.ts';
 
@@ -90,6 +91,7 @@ export async function benchPushCommand(args: readonly string[]): Promise<number>
         `ratio       ${(result.ratio * 100).toFixed(1)} %  (medians of ${result.rate.runs} interleaved runs each; ${result.events} events, concurrency ${result.concurrency}, ${result.partitions} partitions, endpoint delay ${result.endpointDelayMs} ms)\n` +
         `runs        ${result.rate.all.map((r) => `${r.mode === 'pusher' ? 'pusher' : 'raw'} ${r.perSecond}`).join(', ')}\n` +
         `CPU         pusher ${result.rate.comparedCpuMicros} µs per delivery, raw ${result.rate.baselineCpuMicros} µs per POST, consume → POST loop ${result.loop.baselineCpuMicros} µs (medians)\n` +
+        `CPU split   ${cpuSplitLine('pusher', result.rate.comparedCpuSplit)}; ${cpuSplitLine('raw', result.rate.baselineCpuSplit)}; ${cpuSplitLine('consume → POST loop', result.loop.baselineCpuSplit)} (main thread user + its kernel time + other threads, µs per delivery, medians)\n` +
         `heap        pusher ${result.rate.comparedHeapKiB} KiB per request in flight, raw ${result.rate.baselineHeapKiB}, consume → POST loop ${result.loop.baselineHeapKiB} (peak growth ÷ concurrency, medians)\n` +
         (result.https
           ? `https       pusher ${result.https.comparedPerSecond}/s, raw ${result.https.baselinePerSecond}/s: ${result.https.ratio.toFixed(2)}× (${result.https.payloadBytes} bytes each); CPU ${result.https.comparedCpuMicros} against ${result.https.baselineCpuMicros} µs; heap ${result.https.comparedHeapKiB} against ${result.https.baselineHeapKiB} KiB per request in flight\n`
@@ -107,4 +109,9 @@ export async function benchPushCommand(args: readonly string[]): Promise<number>
           : ''),
     );
   return 0;
+}
+
+function cpuSplitLine(who: string, split: ThreadCpu | null): string {
+  if (split === null) return `${who} not measured`;
+  return `${who} ${split.mainUserMicros} + ${split.mainSystemMicros} + ${split.otherThreadsMicros}`;
 }
