@@ -24,6 +24,8 @@ export class RecordingObserver implements DeliveryObserver {
   /** Attempts and 2xx answers of the last five minutes, for the instance's status report. */
   readonly recent = new RecentAttempts();
   readonly #deps: RecordingObserverDeps;
+  #isoAtMs = Number.NaN;
+  #iso = '';
 
   constructor(deps: RecordingObserverDeps) {
     this.#deps = deps;
@@ -142,6 +144,16 @@ export class RecordingObserver implements DeliveryObserver {
     }
   }
 
+  /** Now as an ISO string, formatted once per millisecond rather than once per entry. */
+  #isoNow(): string {
+    const now = Date.now();
+    if (now !== this.#isoAtMs) {
+      this.#isoAtMs = now;
+      this.#iso = new Date(now).toISOString();
+    }
+    return this.#iso;
+  }
+
   #entry(
     ctx: RecordContext,
     eventId: string,
@@ -156,7 +168,7 @@ export class RecordingObserver implements DeliveryObserver {
       subscriber: this.#deps.subscriber,
       step,
       attempt,
-      at: new Date().toISOString(),
+      at: this.#isoNow(),
       origin: ctx.origin,
       source: ctx.here,
       policyVersion: POLICY_VERSION,
