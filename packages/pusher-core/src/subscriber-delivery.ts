@@ -16,7 +16,7 @@ import {
 } from '@hookstream/delivery';
 import type { ConsumedRecord } from '@hookstream/kafka';
 import { ATTR, deliveryTracer, ProcessSpan } from '@hookstream/telemetry';
-import type { Tracer } from '@opentelemetry/api';
+import type { Attributes, Tracer } from '@opentelemetry/api';
 import type { HandlerOutcome } from './consume/record-handler.ts';
 import { type BatchMember, DeliveryBatcher, PendingBatch } from './delivery-batcher.ts';
 import type { DeliveryObserver } from './delivery-observer.ts';
@@ -435,13 +435,7 @@ export class SubscriberDelivery {
     // The span context is passed explicitly: the limiter may run this job from another job's
     // async context. The request carries the HTTP span's context, or with tracing off the
     // record's own, so the endpoint can still join the event's trace.
-    const http = ctx.span.http(
-      'POST',
-      this.#topology.target,
-      probe
-        ? { [ATTR.breakerState]: 'half-open', [ATTR.breakerProbe]: true }
-        : { [ATTR.breakerState]: 'closed' },
-    );
+    const http = ctx.span.http('POST', this.#topology.target, probe ? PROBE_ATTRIBUTES : CLOSED_ATTRIBUTES);
     const report = await this.#deps.client.send({
       eventId,
       body,
@@ -457,6 +451,13 @@ export class SubscriberDelivery {
     return { report, classification, now, durationMs };
   }
 }
+
+/** The breaker's state on an attempt's span; read only (the span copies them), so made once. */
+const CLOSED_ATTRIBUTES: Attributes = Object.freeze({ [ATTR.breakerState]: 'closed' });
+const PROBE_ATTRIBUTES: Attributes = Object.freeze({
+  [ATTR.breakerState]: 'half-open',
+  [ATTR.breakerProbe]: true,
+});
 
 /** 413: the batch is split in halves rather than failed. */
 function tooLarge(report: AttemptReport): boolean {
