@@ -38,6 +38,8 @@ export interface BenchOptions {
   readonly tracingEvents?: number;
   /** Traced and untraced runs each; 3 when unset. */
   readonly tracingRounds?: number;
+  /** The share of records the traced drains sample; 1 (every record, the issue's measure) when unset. */
+  readonly tracingSampleRatio?: number;
   /**
    * Also drain the backlog this many times with `ordering: "key"` and as many with `"strict"`,
    * alternating, nothing failing: what strict order costs when it holds nothing back.
@@ -360,7 +362,10 @@ async function tracingComparison(
     await produceBacklog({ ...options, events }, topic);
   }
   const drain: Drain = (flush) => drainWithPusher({ ...options, events }, topic, url, flush);
-  return compareTracing(drain, events, options.tracingRounds ?? TRACING_ROUNDS, progress, options.warmUp);
+  return compareTracing(drain, events, options.tracingRounds ?? TRACING_ROUNDS, progress, {
+    warmUpDrains: options.warmUp,
+    sampleRatio: options.tracingSampleRatio ?? 1,
+  });
 }
 
 /**

@@ -19,6 +19,8 @@ export interface TracingComparison {
   readonly runs: number;
   /** The backlog each run drains. */
   readonly events: number;
+  /** The share of records the traced runs sampled (1: every one). */
+  readonly sampleRatio: number;
   /** Throughput means. */
   readonly offPerSecond: number;
   readonly onPerSecond: number;
@@ -99,7 +101,7 @@ export function cpuWindow(): {
 }
 
 /**
- * After a traced and an untraced warm-up drain, drains `rounds` times with tracing at 100 % sampling (exported over OTLP/HTTP to the
+ * After a traced and an untraced warm-up drain, drains `rounds` times with tracing at 100 % sampling (or `sampleRatio`; exported over OTLP/HTTP to the
  * configured collector, the local Jaeger by default) and `rounds` times without. Each round runs
  * one of each, the order swapped every round (on off, off on, …), so slow drift in the machine's
  * other load falls on both modes alike. The traced window ends after the last spans are handed
@@ -110,8 +112,11 @@ export async function compareTracing(
   events: number,
   rounds: number,
   progress: (line: string) => void,
-  warmUpDrains = true,
+  options: { readonly warmUpDrains?: boolean | undefined; readonly sampleRatio?: number } = {},
 ): Promise<TracingComparison> {
+  const warmUpDrains = options.warmUpDrains ?? true;
+  const sampleRatio = options.sampleRatio ?? 1;
+  const sampling = `${Math.round(sampleRatio * 1000) / 10} % sampling`;
   const all: TracingRun[] = [];
   const warmUp: TracingRun[] = [];
   // Dropped spans (a full export queue) would flatter the traced figure; say so if it happens.
@@ -122,8 +127,8 @@ export async function compareTracing(
     // sites see the other mode's span objects): measured, the first counted pair was the dearest
     // of every run. One drain of each mode first, not counted, leaves that out of both.
     if (warmUpDrains) {
-      progress('pusher with tracing (100 % sampling), warm-up (not counted)');
-      warmUp.push(await tracedRun(drain));
+      progress(`pusher with tracing (${sampling}), warm-up (not counted)`);
+      warmUp.push(await tracedRun(drain, sampleRatio));
       progress('pusher without tracing, warm-up (not counted)');
       warmUp.push(toRun(false, await drain()));
     }
@@ -131,9 +136,9 @@ export async function compareTracing(
       const order = round % 2 === 0 ? [true, false] : [false, true];
       for (const traced of order) {
         progress(
-          `pusher ${traced ? 'with tracing (100 % sampling)' : 'without tracing'}, round ${round + 1} of ${rounds}`,
+          `pusher ${traced ? `with tracing (${sampling})` : 'without tracing'}, round ${round + 1} of ${rounds}`,
         );
-        all.push(traced ? await tracedRun(drain) : toRun(false, await drain()));
+        all.push(traced ? await tracedRun(drain, sampleRatio) : toRun(false, await drain()));
       }
     }
   } finally {
@@ -156,6 +161,7 @@ export async function compareTracing(
   return {
     runs: rounds,
     events,
+    sampleRatio,
     offPerSecond: Math.round(offPerSecond),
     onPerSecond: Math.round(onPerSecond),
     slowdown: round3(1 - onPerSecond / offPerSecond),
@@ -167,8 +173,8 @@ export async function compareTracing(
   };
 }
 
-async function tracedRun(drain: Drain): Promise<TracingRun> {
-  const tracing = await startTracing({ serviceName: 'hookstream-pusher', sampleRatio: 1 });
+async function tracedRun(drain: Drain, sampleRatio: number): Promise<TracingRun> {
+  const tracing = await startTracing({ serviceName: 'hookstream-pusher', sampleRatio });
   try {
     return toRun(true, await drain(() => tracing.flush()));
   } finally {

@@ -3,7 +3,7 @@ import type { ThreadCpu } from '../proc-usage.ts';
 import { benchPush } from '../push-bench.ts';
 import { benchConnection } from './bench-connection.ts';
 
-export const BENCH_PUSH_USAGE = `Usage: hookstream bench push [--events <n>] [--concurrency <n>] [--partitions <n>] [--tracing] [--ordering] [--batch [--max-events <n>]] [--rounds <n>] [--endpoint-delay-ms <ms>] [--https] [--json]
+export const BENCH_PUSH_USAGE = `Usage: hookstream bench push [--events <n>] [--concurrency <n>] [--partitions <n>] [--tracing [--tracing-ratio <0-1>]] [--ordering] [--batch [--max-events <n>]] [--rounds <n>] [--endpoint-delay-ms <ms>] [--https] [--json]
 
 Deliveries per second of one pusher draining a backlog to a local no-op endpoint (no rate
 limit), next to a raw undici POST loop against the same endpoint in the same run, and the ratio:
@@ -11,6 +11,8 @@ one warm-up of each, then --rounds runs of each (default 3), interleaved, and th
 --tracing also drains the backlog with tracing at 100 % sampling (exported to OTLP/HTTP, the
 stack's Jaeger by default), alternating with untraced runs, and prints the slowdown and the
 CPU per delivery (process CPU over each drain ÷ deliveries) with tracing on and off.
+--tracing-ratio samples that fraction of the traced drains' records instead (a ratio sampler, as
+the chart's otel.sampleRatio, default 0.1 there): what tracing costs as production runs it.
 --ordering also drains the backlog with ordering "key" and "strict" (997 keys, nothing failing),
 --rounds times each (default 3), alternating, and prints the medians and strict/key.
 --batch likewise drains it unbatched and with batch.maxEvents --max-events (default 100, grouped
@@ -32,6 +34,7 @@ export async function benchPushCommand(args: readonly string[]): Promise<number>
       concurrency: { type: 'string', default: '64' },
       partitions: { type: 'string', default: '6' },
       tracing: { type: 'boolean', default: false },
+      'tracing-ratio': { type: 'string', default: '1' },
       ordering: { type: 'boolean', default: false },
       rounds: { type: 'string', default: '3' },
       batch: { type: 'boolean', default: false },
@@ -52,6 +55,11 @@ export async function benchPushCommand(args: readonly string[]): Promise<number>
   const rounds = Number(values.rounds);
   const maxEvents = Number(values['max-events']);
   const endpointDelayMs = Number(values['endpoint-delay-ms']);
+  const tracingRatio = Number(values['tracing-ratio']);
+  if (!(tracingRatio >= 0 && tracingRatio <= 1)) {
+    process.stderr.write('hookstream bench push: --tracing-ratio must be a number from 0 to 1\n');
+    return 2;
+  }
   if (
     ![events, concurrency, partitions, rounds, maxEvents].every((n) => Number.isInteger(n) && n > 0) ||
     events > 1_000_000 ||
@@ -74,6 +82,7 @@ export async function benchPushCommand(args: readonly string[]): Promise<number>
       concurrency,
       partitions,
       tracing: values.tracing,
+      tracingSampleRatio: tracingRatio,
       ...(values.ordering ? { orderingRounds: rounds } : {}),
       ...(values.batch ? { batchRounds: rounds, batchEvents: maxEvents } : {}),
       endpointDelayMs,
@@ -97,7 +106,7 @@ export async function benchPushCommand(args: readonly string[]): Promise<number>
           ? `https       pusher ${result.https.comparedPerSecond}/s, raw ${result.https.baselinePerSecond}/s: ${result.https.ratio.toFixed(2)}× (${result.https.payloadBytes} bytes each); CPU ${result.https.comparedCpuMicros} against ${result.https.baselineCpuMicros} µs; heap ${result.https.comparedHeapKiB} against ${result.https.baselineHeapKiB} KiB per request in flight\n`
           : '') +
         (result.tracing
-          ? `tracing     off ${result.tracing.offPerSecond}/s, on (100 % sampled) ${result.tracing.onPerSecond}/s: ${(result.tracing.slowdown * 100).toFixed(1)} % slower (mean of ${result.tracing.runs} runs each, alternating)\n` +
+          ? `tracing     off ${result.tracing.offPerSecond}/s, on (${percentOf(result.tracing.sampleRatio)} sampled) ${result.tracing.onPerSecond}/s: ${(result.tracing.slowdown * 100).toFixed(1)} % slower (mean of ${result.tracing.runs} runs each, alternating)\n` +
             `tracing CPU off ${result.tracing.offCpuMicros} µs, on ${result.tracing.onCpuMicros} µs per delivery: ${(result.tracing.cpuOverhead * 100).toFixed(1)} % more (medians)\n` +
             `runs        ${result.tracing.all.map((r) => `${r.traced ? 'on' : 'off'} ${r.cpuMicrosPerDelivery}`).join(', ')}\n`
           : '') +
@@ -114,4 +123,8 @@ export async function benchPushCommand(args: readonly string[]): Promise<number>
 function cpuSplitLine(who: string, split: ThreadCpu | null): string {
   if (split === null) return `${who} not measured`;
   return `${who} ${split.mainUserMicros} + ${split.mainSystemMicros} + ${split.otherThreadsMicros}`;
+}
+
+function percentOf(ratio: number): string {
+  return `${Math.round(ratio * 1000) / 10} %`;
 }
