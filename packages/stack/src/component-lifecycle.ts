@@ -241,24 +241,11 @@ export async function stopComponents(
     if (!record || !which(record)) continue;
     const outcome = await stopProcess(record, graceMs ?? 30_000);
     if (outcome !== 'gone') report(component.name, `${outcome} (pid ${record.pid})`);
-    await untilPortsClosed(config.host, component.ports);
     await removePidFile(file);
     for (const dir of record.scratchDirs ?? []) await rm(dir, { recursive: true, force: true });
     stopped.push(component.name);
   }
   return stopped.reverse();
-}
-
-/**
- * A process's leader shows as a zombie while its other threads are still exiting and still hold
- * its files, the listening sockets among them: a start right after a stop then found its own
- * port taken. The ports are what the next start needs, so wait (bounded) for them to close.
- */
-async function untilPortsClosed(host: string, ports: readonly number[], timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (const port of ports) {
-    while (Date.now() < deadline && (await isPortOpen(host, port, 200))) await sleep(20);
-  }
 }
 
 export function baseReport(c: Component) {

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
-import { readFile, readlink, rm, writeFile } from 'node:fs/promises';
+import { readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
 import { createConnection } from 'node:net';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -124,9 +124,10 @@ export async function stopProcess(
 
 /**
  * An exiting process loses its command line (its memory is released) before the kernel closes
- * its files, so for a moment it no longer looks like ours while it still holds its listening
- * ports: a start right after a stop found the port taken. Wait (bounded) until it is a zombie
- * or gone; a pid that shows a command line again belongs to another process.
+ * its files, and its leader shows as a zombie while its other threads are still exiting and
+ * still hold those files, its listening ports among them: a start right after a stop found the
+ * port taken. Wait (bounded) until no thread of it runs; a pid whose leader shows a command line
+ * again belongs to another process.
  */
 async function untilExited(pid: number, timeoutMs = 5_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -134,9 +135,24 @@ async function untilExited(pid: number, timeoutMs = 5_000): Promise<void> {
 }
 
 async function isExiting(pid: number): Promise<boolean> {
-  if ((await processStartTime(pid)) === null) return false;
+  const tasks = await readdir(`/proc/${pid}/task`).catch(() => [] as string[]);
+  let running = false;
+  for (const tid of tasks) if (await isRunningTask(pid, tid)) running = true;
+  if (!running) return false;
+  if (!(await isRunningTask(pid, String(pid)))) return true;
   try {
     return (await readFile(`/proc/${pid}/cmdline`, 'utf8')) === '';
+  } catch {
+    return false;
+  }
+}
+
+/** A thread that has not exited: neither a zombie nor dead (nor gone from /proc). */
+async function isRunningTask(pid: number, tid: string): Promise<boolean> {
+  try {
+    const stat = await readFile(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    const state = stat[stat.lastIndexOf(')') + 2];
+    return state !== 'Z' && state !== 'X';
   } catch {
     return false;
   }

@@ -63,4 +63,27 @@ describe('process bookkeeping', { timeout: 60_000 }, () => {
     await new Promise((ok) => server.close(ok));
     expect(await isPortOpen('127.0.0.1', port)).toBe(false);
   });
+
+  it('returns from a stop only once the process has let go of its listening port', async () => {
+    // A Node server's leader shows as a zombie while its other threads still hold the socket:
+    // a stop that returned then left the port taken for the next start (most of 40 tries).
+    for (let i = 0; i < 10; i++) {
+      const marker = `/tmp/hookstream-marker-port-${i}`;
+      const child = spawn(
+        process.execPath,
+        [
+          '-e',
+          "const s = require('node:net').createServer().listen(0, '127.0.0.1', () => process.stdout.write(s.address().port + '\\n'))",
+          marker,
+        ],
+        { stdio: ['ignore', 'pipe', 'ignore'] },
+      );
+      const port = Number(
+        await new Promise<string>((ok) => child.stdout?.once('data', (d) => ok(String(d)))),
+      );
+      expect(await isPortOpen('127.0.0.1', port)).toBe(true);
+      expect(await stopProcess({ pid: child.pid ?? -1, startedAt: '', marker }, 5000)).toBe('stopped');
+      expect(await isPortOpen('127.0.0.1', port)).toBe(false);
+    }
+  });
 });
