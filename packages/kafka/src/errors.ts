@@ -67,3 +67,8 @@ export class KafkajsPatchError extends HookstreamError<KafkajsPatchErrorCode> {
     super(code, message, false);
   }
 }
+
+/** kafkajs's protocol error for a topic the broker does not know (never created, or deleted). */
+export function isUnknownTopic(err: unknown): boolean {
+  return (err as { type?: unknown } | null)?.type === 'UNKNOWN_TOPIC_OR_PARTITION';
+}

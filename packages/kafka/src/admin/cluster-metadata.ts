@@ -1,4 +1,4 @@
-import { KafkaReadError } from '../errors.ts';
+import { isUnknownTopic, KafkaReadError } from '../errors.ts';
 
 // kafkajs's cluster and brokers, as far as the batched admin reads need them (group-batch-offsets.ts,
 // topic-depths.ts). Their topics' metadata is asked per call, never added to the cluster's target
@@ -63,10 +63,6 @@ export async function withAnyBroker<T>(
     `no broker answered: ${last instanceof Error ? last.message : String(last)}`,
     { cause: last },
   );
-}
-
-export function isUnknownTopic(err: unknown): boolean {
-  return (err as { type?: unknown } | null)?.type === 'UNKNOWN_TOPIC_OR_PARTITION';
 }
 
 /** Asks after a topic vanished between them: each ask may find another one deleted. */

@@ -1,5 +1,6 @@
 import type { Admin, Kafka } from 'kafkajs';
 import type { LedgerRewind } from '../consume/group/ledger-rewind.ts';
+import { isUnknownTopic } from '../errors.ts';
 import { decodeCommitMetadata, encodeCommitMetadata } from './commit-metadata.ts';
 import { commitEmptyGroupOffsets } from './empty-group-commit.ts';
 import type { GroupsOffsets } from './group-batch-offsets.ts';
@@ -46,7 +47,7 @@ export async function fetchCommittedOffsets(
   } catch (err) {
     // A topic that does not exist holds no ledger: that is an answer, not a failure (and kafkajs's
     // protocol error must not leave this package).
-    if ((err as { type?: unknown }).type === 'UNKNOWN_TOPIC_OR_PARTITION') return [];
+    if (isUnknownTopic(err)) return [];
     throw err;
   }
   const [committed] = fetched;

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Admin } from 'kafkajs';
+import { isUnknownTopic } from '../errors.ts';
 import { listTopicNames } from './topic-info.ts';
 
 export interface TopicSpec {
@@ -36,7 +37,7 @@ export async function ensureTopics(
   } catch (err) {
     // kafkajs's wait for leaders gives up on UNKNOWN_TOPIC_OR_PARTITION, which a broker of a
     // multi-broker cluster answers until the new topic's metadata reaches it: wait on here.
-    if ((err as { type?: unknown }).type === 'UNKNOWN_TOPIC_OR_PARTITION')
+    if (isUnknownTopic(err))
       await leadersElected(
         admin,
         missing.map((s) => s.topic),
