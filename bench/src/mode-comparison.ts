@@ -1,4 +1,4 @@
-import type { ThreadCpu } from './proc-usage.ts';
+import { type ThreadCpu, threadCpuOf } from './proc-usage.ts';
 import { quantile } from './stats.ts';
 import type { DrainMeasure } from './tracing-cost.ts';
 
@@ -93,22 +93,16 @@ export async function compareModes<M extends string>(
     return measured.length === 0 ? null : Math.round(quantile(measured, 0.5) * 10) / 10;
   };
   const splitMedian = (mode: M): ThreadCpu | null => {
-    const splits = all
-      .filter((r) => r.mode === mode)
-      .flatMap((r) => (r.cpuSplit === null ? [] : [r.cpuSplit]));
+    const splits = all.flatMap((r) => (r.mode !== mode || r.cpuSplit === null ? [] : [r.cpuSplit]));
     if (splits.length === 0) return null;
-    const part = (pick: (s: ThreadCpu) => number) =>
+    return threadCpuOf((part) =>
       oneDecimal(
         quantile(
-          splits.map(pick).sort((a, b) => a - b),
+          splits.map((s) => s[part]).sort((a, b) => a - b),
           0.5,
         ),
-      );
-    return {
-      mainUserMicros: part((s) => s.mainUserMicros),
-      mainSystemMicros: part((s) => s.mainSystemMicros),
-      otherThreadsMicros: part((s) => s.otherThreadsMicros),
-    };
+      ),
+    );
   };
   const baselinePerSecond = median(baseline, (r) => r.perSecond);
   const comparedPerSecond = median(compared, (r) => r.perSecond);
@@ -134,9 +128,5 @@ function oneDecimal(value: number): number {
 }
 
 function perDelivery(split: ThreadCpu, deliveries: number): ThreadCpu {
-  return {
-    mainUserMicros: oneDecimal(split.mainUserMicros / deliveries),
-    mainSystemMicros: oneDecimal(split.mainSystemMicros / deliveries),
-    otherThreadsMicros: oneDecimal(split.otherThreadsMicros / deliveries),
-  };
+  return threadCpuOf((part) => oneDecimal(split[part] / deliveries));
 }

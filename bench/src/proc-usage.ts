@@ -33,11 +33,16 @@ function clockTicks(): Promise<number> {
 
 /** CPU seconds the process used so far, user + system, all its threads. */
 export async function cpuSeconds(pid: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const { user, system } = cpuTicks(await readFile(`/proc/${pid}/stat`, 'utf8'));
+  return (user + system) / (await clockTicks());
+}
+
+/** User and system CPU, in clock ticks, of a /proc `stat` line (a process's or one thread's). */
+function cpuTicks(stat: string): { user: number; system: number } {
   // The command name (field 2) is in parentheses and may hold spaces: count from after it.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // Fields 14 (utime) and 15 (stime); fields[0] is field 3.
-  return (Number(fields[11]) + Number(fields[12])) / (await clockTicks());
+  return { user: Number(fields[11]), system: Number(fields[12]) };
 }
 
 /** Reads a process's CPU time now; `percent()` is its share of one core since then. */
@@ -116,6 +121,15 @@ export interface ThreadCpu {
   readonly otherThreadsMicros: number;
 }
 
+/** A ThreadCpu whose every part is `part(name)`: a difference, a share, a median. */
+export function threadCpuOf(part: (name: keyof ThreadCpu) => number): ThreadCpu {
+  return {
+    mainUserMicros: part('mainUserMicros'),
+    mainSystemMicros: part('mainSystemMicros'),
+    otherThreadsMicros: part('otherThreadsMicros'),
+  };
+}
+
 export function threadCpu(ticksPerSecond = 100): ThreadCpu | null {
   let tasks: string[];
   try {
@@ -124,27 +138,21 @@ export function threadCpu(ticksPerSecond = 100): ThreadCpu | null {
     return null;
   }
   const micros = (ticks: number) => (ticks * 1_000_000) / ticksPerSecond;
-  let mainUser = 0;
-  let mainSystem = 0;
+  let main = { user: 0, system: 0 };
   let others = 0;
   for (const tid of tasks) {
-    let stat: string;
+    let ticks: { user: number; system: number };
     try {
-      stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      ticks = cpuTicks(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8'));
     } catch {
       continue; // a thread that ended between the listing and the read
     }
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const user = Number(fields[11]);
-    const system = Number(fields[12]);
-    if (Number(tid) === process.pid) {
-      mainUser = user;
-      mainSystem = system;
-    } else others += user + system;
+    if (Number(tid) === process.pid) main = ticks;
+    else others += ticks.user + ticks.system;
   }
   return {
-    mainUserMicros: micros(mainUser),
-    mainSystemMicros: micros(mainSystem),
+    mainUserMicros: micros(main.user),
+    mainSystemMicros: micros(main.system),
     otherThreadsMicros: micros(others),
   };
 }

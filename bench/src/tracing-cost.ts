@@ -1,6 +1,6 @@
 import { startTracing } from '@hookstream/telemetry';
 import { DiagConsoleLogger, DiagLogLevel, diag } from '@opentelemetry/api';
-import { type ThreadCpu, threadCpu } from './proc-usage.ts';
+import { type ThreadCpu, threadCpu, threadCpuOf } from './proc-usage.ts';
 import { quantile } from './stats.ts';
 
 /** One drain of a backlog by the in-process pusher, traced or not. */
@@ -88,13 +88,7 @@ export function cpuWindow(): {
         heapGrowthBytes: peak - heapAtStart,
         ...(threadsAtStart === null || threads === null
           ? {}
-          : {
-              cpuSplit: {
-                mainUserMicros: threads.mainUserMicros - threadsAtStart.mainUserMicros,
-                mainSystemMicros: threads.mainSystemMicros - threadsAtStart.mainSystemMicros,
-                otherThreadsMicros: threads.otherThreadsMicros - threadsAtStart.otherThreadsMicros,
-              },
-            }),
+          : { cpuSplit: threadCpuOf((part) => threads[part] - threadsAtStart[part]) }),
       };
     },
   };
@@ -116,7 +110,7 @@ export async function compareTracing(
 ): Promise<TracingComparison> {
   const warmUpDrains = options.warmUpDrains ?? true;
   const sampleRatio = options.sampleRatio ?? 1;
-  const sampling = `${Math.round(sampleRatio * 1000) / 10} % sampling`;
+  const sampling = `${samplingPercent(sampleRatio)} sampling`;
   const all: TracingRun[] = [];
   const warmUp: TracingRun[] = [];
   // Dropped spans (a full export queue) would flatter the traced figure; say so if it happens.
@@ -212,3 +206,8 @@ export function tracingRunsMarkdown(c: TracingComparison): string {
 
 const round1 = (x: number) => Math.round(x * 10) / 10;
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
+
+/** A sample ratio as people read it: 0.1 is "10 %". */
+export function samplingPercent(ratio: number): string {
+  return `${Math.round(ratio * 1000) / 10} %`;
+}

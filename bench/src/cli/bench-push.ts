@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { ThreadCpu } from '../proc-usage.ts';
 import { benchPush } from '../push-bench.ts';
+import { samplingPercent } from '../tracing-cost.ts';
 import { benchConnection } from './bench-connection.ts';
 
 export const BENCH_PUSH_USAGE = `Usage: hookstream bench push [--events <n>] [--concurrency <n>] [--partitions <n>] [--tracing [--tracing-ratio <0-1>]] [--ordering] [--batch [--max-events <n>]] [--rounds <n>] [--endpoint-delay-ms <ms>] [--https] [--json]
@@ -106,7 +107,7 @@ export async function benchPushCommand(args: readonly string[]): Promise<number>
           ? `https       pusher ${result.https.comparedPerSecond}/s, raw ${result.https.baselinePerSecond}/s: ${result.https.ratio.toFixed(2)}× (${result.https.payloadBytes} bytes each); CPU ${result.https.comparedCpuMicros} against ${result.https.baselineCpuMicros} µs; heap ${result.https.comparedHeapKiB} against ${result.https.baselineHeapKiB} KiB per request in flight\n`
           : '') +
         (result.tracing
-          ? `tracing     off ${result.tracing.offPerSecond}/s, on (${percentOf(result.tracing.sampleRatio)} sampled) ${result.tracing.onPerSecond}/s: ${(result.tracing.slowdown * 100).toFixed(1)} % slower (mean of ${result.tracing.runs} runs each, alternating)\n` +
+          ? `tracing     off ${result.tracing.offPerSecond}/s, on (${samplingPercent(result.tracing.sampleRatio)} sampled) ${result.tracing.onPerSecond}/s: ${(result.tracing.slowdown * 100).toFixed(1)} % slower (mean of ${result.tracing.runs} runs each, alternating)\n` +
             `tracing CPU off ${result.tracing.offCpuMicros} µs, on ${result.tracing.onCpuMicros} µs per delivery: ${(result.tracing.cpuOverhead * 100).toFixed(1)} % more (medians)\n` +
             `runs        ${result.tracing.all.map((r) => `${r.traced ? 'on' : 'off'} ${r.cpuMicrosPerDelivery}`).join(', ')}\n`
           : '') +
@@ -123,8 +124,4 @@ export async function benchPushCommand(args: readonly string[]): Promise<number>
 function cpuSplitLine(who: string, split: ThreadCpu | null): string {
   if (split === null) return `${who} not measured`;
   return `${who} ${split.mainUserMicros} + ${split.mainSystemMicros} + ${split.otherThreadsMicros}`;
-}
-
-function percentOf(ratio: number): string {
-  return `${Math.round(ratio * 1000) / 10} %`;
 }
