@@ -4,7 +4,6 @@ import {
   propagation,
   ROOT_CONTEXT,
   type Sampler,
-  type SpanContext,
   TraceFlags,
   type Tracer,
   trace,
@@ -34,7 +33,7 @@ import {
 } from '../src/ingress-spans.ts';
 import { LiteTracerImpl } from '../src/lite-spans.ts';
 import { installLiteTracer, liteTracerFor, uninstallLiteTracer } from '../src/lite-tracer.ts';
-import { ClockRecorder, ids, ownBytes, SAMPLER_CASES, sdkBytes } from './sdk-comparison.ts';
+import { ClockRecorder, expectSameExport, ids, SAMPLER_CASES } from './sdk-comparison.ts';
 
 /*
  * The ingress's spans from the lite tracer must export exactly what the SDK's tracers export for
@@ -226,26 +225,7 @@ describe("the ingress's spans from the lite tracer", () => {
           expect(lite.traceparents).toEqual(sdk.traceparents);
           expect(lite.spans.map((s) => s.name)).toEqual(sdk.spans.map((s) => s.name));
           if (sdk.spans.length === 0) return;
-          // What the JSON exporter reads too. A trace state as its header says it: the SDK
-          // parses it lazily, when the propagator serializes it, which the lite path does not.
-          const plain = (c: SpanContext | undefined) => c && { ...c, traceState: c.traceState?.serialize() };
-          const fields = (spans: ReadableSpan[]) =>
-            spans.map((x) => ({
-              kind: x.kind,
-              scope: x.instrumentationScope,
-              context: plain(x.spanContext()),
-              parent: plain(x.parentSpanContext),
-              times: [x.startTime, x.endTime, x.duration],
-              status: x.status,
-              attributes: x.attributes,
-              dropped: [x.droppedAttributesCount, x.droppedEventsCount, x.droppedLinksCount],
-              ended: x.ended,
-              resource: x.resource === resource,
-            }));
-          expect(fields(lite.spans)).toEqual(fields(sdk.spans));
-          const expected = sdkBytes(sdk.spans);
-          expect(sdkBytes(lite.spans)).toBe(expected);
-          expect(ownBytes(lite.spans)).toBe(expected);
+          expectSameExport(lite.spans, sdk.spans, resource);
         });
 
   it('covers sampled and unsampled runs, and a trace continued from the caller', () => {

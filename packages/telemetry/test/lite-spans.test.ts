@@ -28,7 +28,7 @@ import {
 import { LiteTracerImpl, plainTraceparent, pooledIdGenerator } from '../src/lite-spans.ts';
 import { installLiteTracer, liteTracerFor, uninstallLiteTracer } from '../src/lite-tracer.ts';
 import { FailuresSampled, isAlwaysSampled } from '../src/retry-sampling.ts';
-import { ClockRecorder, ids, ownBytes, SAMPLER_CASES, sdkBytes } from './sdk-comparison.ts';
+import { ClockRecorder, expectSameExport, ids, ownBytes, SAMPLER_CASES, sdkBytes } from './sdk-comparison.ts';
 
 /*
  * The lite tracer must export exactly what the SDK tracer exports for the same delivery. Both
@@ -226,23 +226,7 @@ describe('delivery spans from the lite tracer', () => {
           expect(lite.result).toEqual(sdk.result);
           expect(lite.traceId).toBe(sdk.traceId);
           if (sdk.spans.length === 0) return;
-          // What the JSON exporter reads too.
-          const fields = (spans: ReadableSpan[]) =>
-            spans.map((x) => ({
-              kind: x.kind,
-              context: x.spanContext(),
-              parent: x.parentSpanContext,
-              times: [x.startTime, x.endTime, x.duration],
-              status: x.status,
-              attributes: x.attributes,
-              dropped: [x.droppedAttributesCount, x.droppedEventsCount, x.droppedLinksCount],
-              ended: x.ended,
-              resource: x.resource === resource,
-            }));
-          expect(fields(lite.spans)).toEqual(fields(sdk.spans));
-          const expected = sdkBytes(sdk.spans);
-          expect(sdkBytes(lite.spans)).toBe(expected);
-          expect(ownBytes(lite.spans)).toBe(expected);
+          expectSameExport(lite.spans, sdk.spans, resource);
         });
 
   it('traces every retry, whatever the sampler keeps of first attempts, as the SDK with FailuresSampled does', () => {

@@ -1,4 +1,4 @@
-import type { HrTime, Sampler } from '@opentelemetry/api';
+import type { HrTime, Sampler, SpanContext } from '@opentelemetry/api';
 import type { InstrumentationScope } from '@opentelemetry/core';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import type { Resource } from '@opentelemetry/resources';
@@ -12,6 +12,7 @@ import {
   type SpanProcessor,
   TraceIdRatioBasedSampler,
 } from '@opentelemetry/sdk-trace';
+import { expect } from 'vitest';
 import { OtlpProtobufEncoder } from '../src/otlp-protobuf.ts';
 import { ProtoWriter } from '../src/proto-writer.ts';
 
@@ -99,4 +100,31 @@ export function ownBytes(spans: ReadableSpan[]): string {
     })),
   );
   return Buffer.from(request).toString('hex');
+}
+
+/**
+ * The lite run exported what the SDK did: each span's fields as an exporter reads them (the
+ * resource by identity, a trace state as its header says it: the SDK parses one lazily, when
+ * the propagator serializes it, which the lite path does not), the SDK's bytes for its spans,
+ * and hookstream's own encoder's bytes for them.
+ */
+export function expectSameExport(lite: ReadableSpan[], sdk: ReadableSpan[], resource: Resource): void {
+  const plain = (c: SpanContext | undefined) => c && { ...c, traceState: c.traceState?.serialize() };
+  const fields = (spans: ReadableSpan[]) =>
+    spans.map((x) => ({
+      kind: x.kind,
+      scope: x.instrumentationScope,
+      context: plain(x.spanContext()),
+      parent: plain(x.parentSpanContext),
+      times: [x.startTime, x.endTime, x.duration],
+      status: x.status,
+      attributes: x.attributes,
+      dropped: [x.droppedAttributesCount, x.droppedEventsCount, x.droppedLinksCount],
+      ended: x.ended,
+      resource: x.resource === resource,
+    }));
+  expect(fields(lite)).toEqual(fields(sdk));
+  const expected = sdkBytes(sdk);
+  expect(sdkBytes(lite)).toBe(expected);
+  expect(ownBytes(lite)).toBe(expected);
 }
