@@ -33,7 +33,13 @@ import {
 } from '../src/ingress-spans.ts';
 import { LiteTracerImpl } from '../src/lite-spans.ts';
 import { installLiteTracer, liteTracerFor, uninstallLiteTracer } from '../src/lite-tracer.ts';
-import { ClockRecorder, expectSameExport, ids, SAMPLER_CASES } from './sdk-comparison.ts';
+import {
+  ClockRecorder,
+  expectSameExport,
+  ids,
+  replayingLiteTracer,
+  SAMPLER_CASES,
+} from './sdk-comparison.ts';
 
 /*
  * The ingress's spans from the lite tracer must export exactly what the SDK's tracers export for
@@ -172,19 +178,12 @@ function liteRun(
   sampling: { parentBasedRoot?: Sampler; sampler?: Sampler },
 ): Run {
   const exporter = new InMemorySpanExporter();
-  const replay = [...times];
-  const lite = new LiteTracerImpl({
+  const { lite, unread } = replayingLiteTracer({
     resource,
     scope: scopes.http as InstrumentationScope,
     processor: new SimpleSpanProcessor({ exporter }),
-    idGenerator: ids(),
-    attributeCountLimit: 128,
-    clock: () => {
-      const next = replay.shift();
-      if (!next) throw new Error('the lite tracer read the clock more often than the SDK');
-      return next;
-    },
-    ...sampling,
+    times,
+    sampling,
   });
   // Stand-in tracer objects: the spans find the lite tracers installed for them (as
   // tracing-sdk.ts installs them: one, and the same with the producer's scope).
@@ -197,7 +196,7 @@ function liteRun(
   installLiteTracer(lite.withScope(scopes.producer as InstrumentationScope), producer, PRODUCER_TRACER_NAME);
   try {
     const traceparents = scenario({ http, producer }, headers);
-    expect(replay).toEqual([]);
+    expect(unread).toEqual([]);
     return { spans: exporter.getFinishedSpans(), traceparents };
   } finally {
     uninstallLiteTracer();

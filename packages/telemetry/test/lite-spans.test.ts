@@ -28,7 +28,15 @@ import {
 import { LiteTracerImpl, plainTraceparent, pooledIdGenerator } from '../src/lite-spans.ts';
 import { installLiteTracer, liteTracerFor, uninstallLiteTracer } from '../src/lite-tracer.ts';
 import { FailuresSampled, isAlwaysSampled } from '../src/retry-sampling.ts';
-import { ClockRecorder, expectSameExport, ids, ownBytes, SAMPLER_CASES, sdkBytes } from './sdk-comparison.ts';
+import {
+  ClockRecorder,
+  expectSameExport,
+  ids,
+  ownBytes,
+  replayingLiteTracer,
+  SAMPLER_CASES,
+  sdkBytes,
+} from './sdk-comparison.ts';
 
 /*
  * The lite tracer must export exactly what the SDK tracer exports for the same delivery. Both
@@ -170,19 +178,12 @@ function liteRun(
   spanOptions: ProcessSpanOptions = options,
 ): Run {
   const exporter = new InMemorySpanExporter();
-  const replay = [...times];
-  const lite = new LiteTracerImpl({
+  const { lite } = replayingLiteTracer({
     resource,
     scope,
     processor: both(new SimpleSpanProcessor({ exporter }), new ClockRecorder()),
-    idGenerator: ids(),
-    attributeCountLimit: 128,
-    clock: () => {
-      const next = replay.shift();
-      if (!next) throw new Error('the lite tracer read the clock more often than the SDK');
-      return next;
-    },
-    ...sampling,
+    times,
+    sampling,
   });
   // A stand-in tracer object: ProcessSpan finds the lite tracer installed for it.
   const standIn = { startSpan: () => undefined, startActiveSpan: () => undefined } as unknown as Tracer;

@@ -13,6 +13,7 @@ import {
   TraceIdRatioBasedSampler,
 } from '@opentelemetry/sdk-trace';
 import { expect } from 'vitest';
+import { LiteTracerImpl } from '../src/lite-spans.ts';
 import { OtlpProtobufEncoder } from '../src/otlp-protobuf.ts';
 import { ProtoWriter } from '../src/proto-writer.ts';
 
@@ -127,4 +128,33 @@ export function expectSameExport(lite: ReadableSpan[], sdk: ReadableSpan[], reso
   const expected = sdkBytes(sdk);
   expect(sdkBytes(lite)).toBe(expected);
   expect(ownBytes(lite)).toBe(expected);
+}
+
+/**
+ * A lite tracer ending its spans into `processor`, with the test's ids, whose clock replays
+ * `times` (the SDK's readings in the same run), so both runs' spans carry the same times;
+ * `unread` is what it has not read yet.
+ */
+export function replayingLiteTracer(options: {
+  readonly resource: Resource;
+  readonly scope: InstrumentationScope;
+  readonly processor: SpanProcessor;
+  readonly times: readonly HrTime[];
+  readonly sampling: { readonly parentBasedRoot?: Sampler; readonly sampler?: Sampler };
+}): { readonly lite: LiteTracerImpl; readonly unread: HrTime[] } {
+  const replay = [...options.times];
+  const lite = new LiteTracerImpl({
+    resource: options.resource,
+    scope: options.scope,
+    processor: options.processor,
+    idGenerator: ids(),
+    attributeCountLimit: 128,
+    clock: () => {
+      const next = replay.shift();
+      if (!next) throw new Error('the lite tracer read the clock more often than the SDK');
+      return next;
+    },
+    ...options.sampling,
+  });
+  return { lite, unread: replay };
 }
