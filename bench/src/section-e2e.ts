@@ -7,13 +7,13 @@ export const e2eSection = defineSection<E2eBenchResult>({
   title: 'End to end: ingress → Kafka → pusher → receiver',
   method:
     'The real ingress and a real pusher, each in its own process, deliver to the sample receiver ' +
-    '(signature check, dedupe) in the benchmark process, so publish and arrival times come from ' +
-    'the same clock. First the maximum load: ~1 KiB events, one per request, from 64 keep-alive ' +
+    "(signature check, dedupe) on a thread of the benchmark's process, so publish and arrival times " +
+    'come from one clock and the load generator and the receiver do not wait for each other. First the maximum load: ~1 KiB events, one per request, from 64 keep-alive ' +
     'connections as fast as they are answered, timed from the first publish to the last arrival. ' +
     'Then half that rate, paced on a fixed schedule (open loop: a slow answer does not delay the ' +
     'next publish); latency = arrival at the receiver − scheduled publish time. Beside the maximum load: the ' +
     "ingress's and the pusher's process CPU (/proc) over that run until the last arrival ÷ events delivered, and " +
-    'their peak RSS growth over it ÷ the requests in flight (64), KiB; the receiver and load generator share the ' +
+    'their peak RSS growth over it ÷ the requests in flight (64), KiB; the receiver and load generator are the ' +
     "benchmark's process and are not counted.",
   run: (ctx) =>
     runE2eBench({
