@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { dlqTopicName, HS_HEADER, subscriberGroupId } from '@hookstream/contracts';
 import type { ReconcileReport } from '@hookstream/dead-letter-tools';
 import { type ConsumedRecord, createKafka, RecordSender, streamTopic } from '@hookstream/kafka';
+import { reconcileInThread } from 'hookstream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogEnv, handMadeRecord, produceRegistryRecords } from '../support/catalog.ts';
 import { runCli } from '../support/cli.ts';
@@ -252,5 +253,37 @@ describe('hookstream reconcile and retention', () => {
     const missing = await runCli(['reconcile', '--from', '1h', '--topic', uniqueName('no-such-topic')], env);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('NO_EVENTS_TOPIC');
+  });
+});
+
+describe('reconcileInThread', () => {
+  it('reads again without the bound when the bounded heap runs out, and finds the same', async () => {
+    const topic = uniqueName('reconcile-bound');
+    await createTopic(topic, 2);
+    const name = uniqueName('reconcile-bound-audit');
+    await writeRequired(name);
+    const fromMs = Date.now() - 60_000;
+    await sender.send(topic, events(40, 'a'));
+    await admin.commitOffsets(subscriberGroupId(name), topic, [
+      { partition: 0, offset: '0' },
+      { partition: 1, offset: '0' },
+    ]);
+    const query = { eventsTopic: topic, fromMs, toMs: Date.now() + 1000, subscribers: [name], sampleSize: 5 };
+    const unbounded: string[] = [];
+    const read = async (oldGenerationMb?: number) => {
+      const report = await reconcileInThread(query, {
+        onProgress: () => undefined,
+        onUnbounded: () => unbounded.push(String(oldGenerationMb)),
+        ...(oldGenerationMb === undefined ? {} : { oldGenerationMb }),
+      });
+      return { read: report.read, counts: report.subscribers.map((s) => s.counts) };
+    };
+    // 4 MiB cannot even hold the worker's modules: that read runs out and runs again unbounded.
+    const rerun = await read(4);
+    expect(unbounded).toEqual(['4']);
+    const bounded = await read();
+    expect(unbounded).toEqual(['4']);
+    expect(bounded).toEqual({ read: 40, counts: [expect.objectContaining({ pending: 40 })] });
+    expect(rerun).toEqual(bounded);
   });
 });

@@ -1,16 +1,9 @@
 import { parseArgs } from 'node:util';
-import { Worker } from 'node:worker_threads';
-import {
-  CATALOG_TOPIC,
-  DEFAULT_EVENTS_TOPIC,
-  EventTypeName,
-  HookstreamError,
-  SubscriberName,
-} from '@hookstream/contracts';
-import type { ReconcileQuery, ReconcileReport } from '@hookstream/dead-letter-tools';
+import { CATALOG_TOPIC, DEFAULT_EVENTS_TOPIC, EventTypeName, SubscriberName } from '@hookstream/contracts';
+import type { ReconcileReport } from '@hookstream/dead-letter-tools';
 import { LISTED_STATES, parseInstant, ReplayError, ReplayProgress } from '@hookstream/replay';
 import { formatTable } from '@hookstream/terminal';
-import type { ReconcileWorkerMessage } from './reconcile-worker.ts';
+import { reconcileInThread } from './reconcile-thread.ts';
 import { toolEnv } from './tool-env.ts';
 import { reportToolError } from './tool-errors.ts';
 
@@ -19,13 +12,6 @@ const MAX_WINDOW_MS = 366 * 86_400_000;
 /** Progress goes to stderr only for windows this large; a short run says nothing there. */
 const PROGRESS_FROM = 50_000;
 const SAMPLE = 20;
-/**
- * The young generation of the thread that streams: V8 lets it grow to 64 MiB semi-spaces under
- * the stream's steady churn of short-lived fetch records, which is most of the process's peak
- * RSS; 8 MiB semi-spaces keep it small at no cost in time (benchmarks.md, reconcile).
- */
-const YOUNG_GENERATION_MB = 24;
-
 export const RECONCILE_USAGE = `Usage: hookstream reconcile --from <time|age> [--to <time|age>] [--type <t>] [--subscriber <name>] [--topic <events topic>] [--json]
 
 For each event of the window (by its Kafka timestamp, from inclusive, to exclusive) and each
@@ -81,7 +67,7 @@ export async function reconcileCommand(argv: readonly string[]): Promise<number>
       if (!SubscriberName.safeParse(s).success)
         throw new ReplayError('BAD_OPTION', `--subscriber: '${s}' is not a subscriber name`);
     const progress = new ReplayProgress(process.stderr, { verb: 'read' });
-    const report = await inWorker(
+    const report = await reconcileInThread(
       {
         eventsTopic: values.topic ?? toolEnv().HOOKSTREAM_EVENTS_TOPIC,
         fromMs,
@@ -90,8 +76,14 @@ export async function reconcileCommand(argv: readonly string[]): Promise<number>
         subscribers: values.subscriber,
         sampleSize: SAMPLE,
       },
-      (read, total) => {
-        if (total >= PROGRESS_FROM) progress.update(read, total);
+      {
+        onProgress: (read, total) => {
+          if (total >= PROGRESS_FROM) progress.update(read, total);
+        },
+        onUnbounded: () =>
+          process.stderr.write(
+            'reconcile: the failure evidence outgrew the bounded heap; reading again without the bound\n',
+          ),
       },
     );
     process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : forPeople(report));
@@ -99,28 +91,6 @@ export async function reconcileCommand(argv: readonly string[]): Promise<number>
   } catch (err) {
     return reportToolError('reconcile', err);
   }
-}
-
-/** Runs the query on a worker thread whose young generation is bounded; its errors come back as they were. */
-function inWorker(
-  query: Omit<ReconcileQuery, 'onProgress'>,
-  onProgress: (read: number, total: number) => void,
-): Promise<ReconcileReport> {
-  const worker = new Worker(new URL('./reconcile-worker.ts', import.meta.url), {
-    workerData: query,
-    resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
-  });
-  return new Promise((resolve, reject) => {
-    worker.on('message', (m: ReconcileWorkerMessage) => {
-      if (m.kind === 'progress') onProgress(m.read, m.total);
-      else if (m.kind === 'done') resolve(m.report);
-      else reject(new HookstreamError(m.code ?? 'RECONCILE_FAILED', m.message, m.canRetry === true));
-    });
-    worker.on('error', reject);
-    worker.on('exit', (code) =>
-      reject(new HookstreamError('RECONCILE_FAILED', `the reconcile worker stopped (exit ${code})`, false)),
-    );
-  });
 }
 
 const COLUMNS = [
