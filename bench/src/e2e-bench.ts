@@ -6,6 +6,7 @@ import type { ConnectionSettings } from '@hookstream/contracts';
 import { ArrivalWatch, waitForArrivals } from './arrival-watch.ts';
 import { benchSubscriberName, withBenchTopic } from './bench-topic.ts';
 import { EventPublisher } from './event-publisher.ts';
+import { bucketQuantileMs, bucketsSince, histogramBuckets } from './histogram-scrape.ts';
 import { spawnIngress } from './ingress-child.ts';
 import { epochNow, openLoop } from './open-loop.ts';
 import { startChildUsage } from './proc-usage.ts';
@@ -65,9 +66,26 @@ export interface E2eBenchResult {
     readonly untilWritten: LatencySummary;
     readonly writtenToAccepted: LatencySummary;
     readonly acceptedToArrival: LatencySummary;
+    /**
+     * Inside the ingress, from its own histogram (request received → Kafka acknowledged, the
+     * single-event route) over the paced run: the upper bounds, ms, of the buckets holding p50,
+     * p90 and p99 (Infinity past the last bound; null when nothing was observed). What written →
+     * 202 holds besides is the sockets, the two event loops' waits and the answer's way back.
+     */
+    readonly inIngress: IngressTimes;
   };
   readonly duplicates: number;
 }
+
+export interface IngressTimes {
+  readonly requests: number;
+  readonly p50AtMostMs: number | null;
+  readonly p90AtMostMs: number | null;
+  readonly p99AtMostMs: number | null;
+}
+
+const PRODUCE_DURATION = 'hookstream_ingress_produce_duration_seconds';
+const SINGLE_ROUTE = { http_route: '/v1/events' };
 
 /**
  * Ingress → Kafka → pusher → receiver, each as production runs it: the ingress and the pusher
@@ -85,7 +103,7 @@ export async function runE2eBench(options: E2eBenchOptions): Promise<E2eBenchRes
   const dir = await mkdtemp(join(tmpdir(), 'hookstream-bench-'));
   try {
     return await withBenchTopic(options.connection.kafka, 6, [name], async (topic) => {
-      const ingress = await spawnIngress({ ...options, topic, token });
+      const ingress = await spawnIngress({ ...options, topic, token, metrics: true });
       const pusher = await spawnPusher({
         ...options,
         topic,
@@ -130,6 +148,7 @@ export async function runE2eBench(options: E2eBenchOptions): Promise<E2eBenchRes
         const count = Math.max(1, Math.round(target * options.halfLoadSeconds));
         options.progress(`end to end, paced: ${Math.round(target)} events/s for ${count} events…`);
         const before = watch.update();
+        const ingressBefore = await produceBuckets(ingress.metricsUrl);
         const run = randomUUID().slice(0, 8);
         const written = new Map<string, number>();
         const half = await openLoop(
@@ -138,6 +157,7 @@ export async function runE2eBench(options: E2eBenchOptions): Promise<E2eBenchRes
           (n) => `half-${run}-${n}`,
           async (id, n) => (await publisher.publish(id, n, () => written.set(id, epochNow()))) === 202,
         );
+        const inIngress = ingressTimes(bucketsSince(ingressBefore, await produceBuckets(ingress.metricsUrl)));
         await waitForArrivals(() => watch.update(), before + half.accepted, 'half load');
         const latencies: number[] = [];
         const untilAccepted: number[] = [];
@@ -179,6 +199,7 @@ export async function runE2eBench(options: E2eBenchOptions): Promise<E2eBenchRes
             untilWritten: summarizeLatencies(untilWritten),
             writtenToAccepted: summarizeLatencies(writtenToAccepted),
             acceptedToArrival: summarizeLatencies(acceptedToArrival),
+            inIngress,
           },
           duplicates: watch.duplicates,
         };
@@ -213,4 +234,21 @@ async function closedLoop(
     }),
   );
   return { accepted };
+}
+
+/** The ingress's produce-duration histogram of single-event requests, as /metrics has it now. */
+async function produceBuckets(metricsUrl: string | undefined): Promise<Map<number, number>> {
+  if (metricsUrl === undefined) throw new Error('the ingress under test serves no /metrics');
+  const res = await fetch(metricsUrl);
+  if (!res.ok) throw new Error(`GET ${metricsUrl}: ${res.status}`);
+  return histogramBuckets(await res.text(), PRODUCE_DURATION, SINGLE_ROUTE);
+}
+
+function ingressTimes(buckets: ReadonlyMap<number, number>): IngressTimes {
+  return {
+    requests: [...buckets.values()].at(-1) ?? 0,
+    p50AtMostMs: bucketQuantileMs(buckets, 0.5),
+    p90AtMostMs: bucketQuantileMs(buckets, 0.9),
+    p99AtMostMs: bucketQuantileMs(buckets, 0.99),
+  };
 }

@@ -9,6 +9,8 @@ export interface IngressChildOptions {
   readonly connection: ConnectionSettings;
   readonly topic: string;
   readonly token: string;
+  /** Serve /metrics on a port of its own (ChildService.metricsUrl). */
+  readonly metrics?: boolean;
 }
 
 /** The ingress under test in its own process (its own event loop, as in production). */
@@ -19,6 +21,7 @@ export function spawnIngress(options: IngressChildOptions): Promise<ChildService
       INGRESS_TOKENS: options.token,
       INGRESS_TOPIC: options.topic,
       INGRESS_LOG_LEVEL: 'warn',
+      ...(options.metrics === true ? { INGRESS_METRICS_PORT: '0' } : {}),
       ...connectionEnv(options.connection),
     },
     'the ingress',

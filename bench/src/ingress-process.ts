@@ -3,6 +3,8 @@
 import { bootIngress, loadIngressConfig } from '@hookstream/ingress';
 
 const ingress = await bootIngress(loadIngressConfig(process.env, { port: 0 }));
+// Its /metrics first (when INGRESS_METRICS_PORT is set): the URL line is what the parent waits for.
+if (ingress.metricsUrl !== undefined) process.stdout.write(`metrics ${ingress.metricsUrl}\n`);
 process.stdout.write(`${ingress.url}\n`);
 process.once('SIGTERM', () => {
   void ingress.close().then(() => process.exit(0));

@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util';
 import { formatTable } from '@hookstream/terminal';
 import { runE2eBench } from '../e2e-bench.ts';
+import { atMost } from '../histogram-scrape.ts';
+import type { LatencySummary } from '../stats.ts';
 import { benchConnection } from './bench-connection.ts';
 
 export const BENCH_E2E_USAGE = `Usage: hookstream bench e2e [--rate <n>] [--seconds <n>] [--events <n>] [--concurrency <n>] [--json]
@@ -78,27 +80,29 @@ export async function benchE2eCommand(args: readonly string[]): Promise<number> 
           `${l.p99Ms} ms`,
           `${l.maxMs} ms`,
         ],
-        ...(
-          [
-            ['  publish → 202', halfLoad.untilAccepted],
-            ['    publish → written', halfLoad.untilWritten],
-            ['    written → 202', halfLoad.writtenToAccepted],
-            ['  202 → arrival', halfLoad.acceptedToArrival],
-          ] as const
-        ).map(([part, p]) => [
-          part,
+        part('  publish → 202', halfLoad.untilAccepted),
+        part('    publish → written', halfLoad.untilWritten),
+        part('    written → 202', halfLoad.writtenToAccepted),
+        [
+          '      in the ingress',
           '',
           '',
-          String(p.count),
-          `${p.p50Ms} ms`,
-          `${p.p90Ms} ms`,
-          `${p.p99Ms} ms`,
-          `${p.maxMs} ms`,
-        ]),
+          String(halfLoad.inIngress.requests),
+          atMost(halfLoad.inIngress.p50AtMostMs),
+          atMost(halfLoad.inIngress.p90AtMostMs),
+          atMost(halfLoad.inIngress.p99AtMostMs),
+          '',
+        ],
+        part('  202 → arrival', halfLoad.acceptedToArrival),
       ],
-    )}\nlatency = arrival at the endpoint − scheduled publish; ${result.duplicates} duplicate arrivals\n`,
+    )}\nlatency = arrival at the endpoint − scheduled publish; in the ingress: request received → acks=all, from its /metrics histogram (bucket bounds, ms); ${result.duplicates} duplicate arrivals\n`,
   );
   return 0;
+}
+
+/** A row of the paced run's breakdown. */
+function part(label: string, p: LatencySummary): string[] {
+  return [label, '', '', String(p.count), `${p.p50Ms} ms`, `${p.p90Ms} ms`, `${p.p99Ms} ms`, `${p.maxMs} ms`];
 }
 
 function bad(message: string): number {
