@@ -44,19 +44,35 @@ export async function findLeftovers(stack: StackEndpoints, tag: string): Promise
   return withKafka(stack, (kafka, admin) => find(stack, kafka, admin, tag));
 }
 
+export interface RemoveOptions {
+  /**
+   * Wait (up to NON_EMPTY_WAIT_MS) for groups a killed member still holds until its session
+   * times out; false: try each once and leave the rest to a later call.
+   */
+  readonly waitForGroups: boolean;
+}
+
+/** What removeLeftovers found, and the groups it could not delete yet (members still in them). */
+export interface Removed extends Leftovers {
+  readonly groupsNotDeleted: readonly string[];
+}
+
 /**
- * Removes everything whose name carries `tag`: topics, groups (waiting out members that died
- * without leaving), catalog records (by tombstone) and registry subjects. Returns what it found
- * before removing it.
+ * Removes everything whose name carries `tag`: topics, groups, catalog records (by tombstone) and
+ * registry subjects. Returns what it found before removing it.
  */
-export async function removeLeftovers(stack: StackEndpoints, tag: string): Promise<Leftovers> {
+export async function removeLeftovers(
+  stack: StackEndpoints,
+  tag: string,
+  options: RemoveOptions,
+): Promise<Removed> {
   return withKafka(stack, async (kafka, admin) => {
     const found = await find(stack, kafka, admin, tag);
     await tombstone(kafka, found.catalogKeys);
-    await deleteGroupsOnceEmpty(admin, found.groups);
+    const groupsNotDeleted = await deleteGroups(admin, found.groups, options.waitForGroups);
     await admin.deleteTopics(found.topics);
     for (const subject of found.subjects) await deleteSubject(stack.registry, subject);
-    return found;
+    return { ...found, groupsNotDeleted };
   });
 }
 
@@ -118,18 +134,20 @@ async function tombstone(kafka: KafkaConnection, keys: readonly string[]): Promi
   }
 }
 
-async function deleteGroupsOnceEmpty(admin: KafkaAdmin, groups: readonly string[]): Promise<void> {
+/** Deletes the groups, once or until they are empty; returns those still not deleted. */
+async function deleteGroups(admin: KafkaAdmin, groups: readonly string[], wait: boolean): Promise<string[]> {
   let pending = [...groups];
-  const deadline = Date.now() + NON_EMPTY_WAIT_MS;
+  const deadline = Date.now() + (wait ? NON_EMPTY_WAIT_MS : 0);
   while (pending.length > 0) {
     const failed: string[] = [];
     for (const group of pending) {
       await admin.deleteGroups([group]).catch(() => failed.push(group));
     }
     pending = failed;
-    if (pending.length === 0 || Date.now() > deadline) return;
+    if (pending.length === 0 || Date.now() >= deadline) return pending;
     await new Promise((ok) => setTimeout(ok, 1000));
   }
+  return pending;
 }
 
 async function registrySubjects(registry: string): Promise<string[]> {
