@@ -13,6 +13,16 @@ function spawnSleeper(marker: string) {
   return { pid: child.pid, startedAt: new Date().toISOString(), marker };
 }
 
+/**
+ * A Node child running `script` with `marker` on its command line; resolves with its process record
+ * and the first line it prints (it prints once it is ready: a fixed wait fails on a busy machine).
+ */
+async function spawnAnnouncing(script: string, marker: string) {
+  const child = spawn(process.execPath, ['-e', script, marker], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const line = await new Promise<string>((ok) => child.stdout?.once('data', (d) => ok(String(d).trim())));
+  return { record: { pid: child.pid ?? -1, startedAt: '', marker }, line };
+}
+
 // Real child processes: their start-up is not held to vitest's default 5 s on a loaded machine.
 describe('process bookkeeping', { timeout: 60_000 }, () => {
   it('recognises its own process by the marker and never a stranger with the same pid', async () => {
@@ -38,19 +48,11 @@ describe('process bookkeeping', { timeout: 60_000 }, () => {
   });
 
   it('kills a process that ignores SIGTERM once the grace period is over', async () => {
-    const marker = '/tmp/hookstream-marker-b';
-    const child = spawn(
-      process.execPath,
-      [
-        '-e',
-        "process.on('SIGTERM', () => {}); process.stdout.write('ready\\n'); setInterval(() => {}, 1000)",
-        marker,
-      ],
-      { stdio: ['ignore', 'pipe', 'ignore'] },
+    // The child says when its SIGTERM handler is installed.
+    const { record } = await spawnAnnouncing(
+      "process.on('SIGTERM', () => {}); process.stdout.write('ready\\n'); setInterval(() => {}, 1000)",
+      '/tmp/hookstream-marker-b',
     );
-    const record = { pid: child.pid ?? -1, startedAt: '', marker };
-    // The child says when its SIGTERM handler is installed (a fixed wait fails on a busy machine).
-    await new Promise((ok) => child.stdout?.once('data', ok));
     expect(await stopProcess(record, 300)).toBe('killed');
   });
 
@@ -68,21 +70,13 @@ describe('process bookkeeping', { timeout: 60_000 }, () => {
     // A Node server's leader shows as a zombie while its other threads still hold the socket:
     // a stop that returned then left the port taken for the next start (most of 40 tries).
     for (let i = 0; i < 10; i++) {
-      const marker = `/tmp/hookstream-marker-port-${i}`;
-      const child = spawn(
-        process.execPath,
-        [
-          '-e',
-          "const s = require('node:net').createServer().listen(0, '127.0.0.1', () => process.stdout.write(s.address().port + '\\n'))",
-          marker,
-        ],
-        { stdio: ['ignore', 'pipe', 'ignore'] },
+      const { record, line } = await spawnAnnouncing(
+        "const s = require('node:net').createServer().listen(0, '127.0.0.1', () => process.stdout.write(s.address().port + '\\n'))",
+        `/tmp/hookstream-marker-port-${i}`,
       );
-      const port = Number(
-        await new Promise<string>((ok) => child.stdout?.once('data', (d) => ok(String(d)))),
-      );
+      const port = Number(line);
       expect(await isPortOpen('127.0.0.1', port)).toBe(true);
-      expect(await stopProcess({ pid: child.pid ?? -1, startedAt: '', marker }, 5000)).toBe('stopped');
+      expect(await stopProcess(record, 5000)).toBe('stopped');
       expect(await isPortOpen('127.0.0.1', port)).toBe(false);
     }
   });

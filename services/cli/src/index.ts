@@ -11,7 +11,7 @@ export { PULL_USAGE } from './pull-command.ts';
 export { PUSH_USAGE } from './push-command.ts';
 export { RECEIVER_USAGE } from './receiver-command.ts';
 export { RECONCILE_USAGE } from './reconcile-command.ts';
-export { OLD_GENERATION_MB, type ReconcileThreadOptions, reconcileInThread } from './reconcile-thread.ts';
+export { type ReconcileThreadOptions, reconcileInThread } from './reconcile-thread.ts';
 export { STACK_USAGE } from './stack-command.ts';
 export { START_USAGE } from './start-command.ts';
 export { SUBSCRIBERS_USAGE } from './subscribers-command.ts';

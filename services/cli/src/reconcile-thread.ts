@@ -16,7 +16,7 @@ const YOUNG_GENERATION_MB = 24;
  * live set stays about 30 MiB whatever the window, and the rest was garbage waiting. The failure
  * evidence is what grows with an incident; a read it does not fit runs again unbounded.
  */
-export const OLD_GENERATION_MB = 1024;
+const OLD_GENERATION_MB = 1024;
 
 export interface ReconcileThreadOptions {
   /** Records read of the window's total, as the worker posts them. */
