@@ -27,7 +27,7 @@ import type { Lane } from './lanes/lane.ts';
 import { MemberLanes } from './lanes/member-lanes.ts';
 import { TierLane } from './lanes/tier-lane.ts';
 import { LedgerCommitter } from './ledger/ledger-committer.ts';
-import type { SettledOffsets } from './ledger/settled-offsets.ts';
+import { type SettledOffsets, settledFrom } from './ledger/settled-offsets.ts';
 import type { MemoryBudget } from './memory-budget.ts';
 import type { RecordHandler } from './record-handler.ts';
 import type { EventsTap } from './tap/events-tap.ts';
@@ -180,9 +180,16 @@ export class SubscriberConsumer {
   readonly #member: GroupMember;
   readonly #ledger: GroupLedger;
   readonly #lanes = new MemberLanes();
-  /** Lanes revoked since the last join set up: what they settled bounds a gap found next. */
+  /**
+   * Lanes revoked since lanes last started: what they settled bounds a gap found next, and the
+   * next lanes of their partitions start past it.
+   */
   #revoked: Lane[] = [];
-  /** Bumped at every join, so an assignment still being set up after the next one is dropped. */
+  /**
+   * Bumped at every revoke (a join, a rebalance heard, a crash, lanes lost), so an assignment
+   * still being set up then is dropped: its lanes would start after the hand-over looked for
+   * lanes to commit, and the next join would start from a ledger without their records.
+   */
   #generation = 0;
   #assigned: Promise<void> = Promise.resolve();
   readonly #committer: LedgerCommitter;
@@ -277,7 +284,7 @@ export class SubscriberConsumer {
           // abandoned here left a hole below records settled after it, which the partition's next
           // owner, starting at the hole, sent again.
           this.#revokeLanes(false);
-          this.#options.log('info', 'group is rebalancing');
+          this.#options.log('info', 'group is rebalancing', { lanes: revoked.length });
           return this.#handOverAfter(revoked);
         },
         crashed: (crash) => this.#crashed(crash),
@@ -327,8 +334,8 @@ export class SubscriberConsumer {
    * past records a lane took and had not settled.
    */
   #assign(assignment: Assignment): void {
-    const generation = ++this.#generation;
     this.#revokeLanes();
+    const generation = this.#generation;
     const held = Object.entries(assignment).filter(([, partitions]) => partitions.length > 0);
     if (held.length === 0) return;
     for (const [topic, partitions] of held) this.#member.pause(topic, partitions);
@@ -336,12 +343,20 @@ export class SubscriberConsumer {
       // Where the time between the join and the lanes' start went: the group's events wait meanwhile.
       const at = { assignedAt: Date.now(), revokedMs: 0, ledgerMs: 0, copiesMs: 0, stampMs: 0 };
       const since = (from: number) => Date.now() - from;
+      // A revoke meanwhile (a rebalance heard, the next join, a crash) voids this assignment.
+      const dropped = () => {
+        if (generation === this.#generation || this.#stopping) return this.#stopping;
+        this.#options.log('info', 'assignment dropped before its lanes started', {
+          afterMs: since(at.assignedAt),
+        });
+        return true;
+      };
       await this.#lanes.revokedIdle();
       at.revokedMs = since(at.assignedAt);
-      const settledBefore = this.#settledBeforeRevoke();
+      const settledBefore = this.#settledByRevoked();
       const ledgers = await this.#readLedger(held.map(([topic]) => topic));
       at.ledgerMs = since(at.assignedAt) - at.revokedMs;
-      if (generation !== this.#generation || this.#stopping) return;
+      if (dropped()) return;
       if (ledgers === null) {
         this.#options.onFatal(new Error(`could not read the ledger of group ${this.#sub.groupId}`));
         return;
@@ -352,24 +367,25 @@ export class SubscriberConsumer {
         ),
       );
       if (gaps.length > 0 && !(await this.#recordGaps(gaps, ledgers))) return;
-      if (generation !== this.#generation || this.#stopping) return;
+      if (dropped()) return;
       let stepAt = Date.now();
       const copied = await this.#copied(held, ledgers);
       at.copiesMs = since(stepAt);
-      if (generation !== this.#generation || this.#stopping) return;
+      if (dropped()) return;
       stepAt = Date.now();
       await this.#stamp(held, ledgers);
       at.stampMs = since(stepAt);
-      if (generation !== this.#generation || this.#stopping) return;
+      if (dropped()) return;
       const { assignedAt, ...steps } = at;
       this.#options.log('info', 'lanes starting', { ...steps, totalMs: since(assignedAt) });
+      this.#revoked = [];
       for (const [topic, partitions] of held) {
         const readings = ledgers.get(topic) ?? [];
         for (const partition of partitions) {
           const reading = readings.find((r) => r.partition === partition);
           const ledger = joinPosition(reading);
-          const ahead = copied.get(`${topic}:${partition}`);
-          const settled = ahead === undefined ? null : { before: ledger, ahead };
+          const key = `${topic}:${partition}`;
+          const settled = settledAbove(ledger, copied.get(key), settledBefore.get(key));
           if (topic === this.#sub.eventsTopic)
             this.#startEventsLane(partition, ledger, settled, carriedRewind(reading?.rewind, ledger));
           else this.#startTierLane(topic, partition, ledger, settled, reading?.logEnd ?? null);
@@ -456,7 +472,7 @@ export class SubscriberConsumer {
     topic: string,
     partition: number,
     ledgers: ReadonlyMap<string, readonly PartitionReading[]>,
-    settledBefore: ReadonlyMap<string, number>,
+    settledBefore: ReadonlyMap<string, SettledOffsets>,
   ): PartitionReading | undefined {
     const reading = ledgers.get(topic)?.find((r) => r.partition === partition);
     if (reading === undefined) return undefined;
@@ -464,7 +480,7 @@ export class SubscriberConsumer {
     const committed = reading.committed ?? (own ? 0 : null);
     // A rejoin mid-run (kafkajs's fetch refused below the log start): what this member's lanes
     // settled and had not committed yet was delivered, not lost.
-    const settled = settledBefore.get(`${topic}:${partition}`);
+    const settled = settledBefore.get(`${topic}:${partition}`)?.before;
     if (committed === null || settled === undefined || settled <= committed) return { ...reading, committed };
     return { ...reading, committed: settled, committedAtMs: null };
   }
@@ -545,19 +561,33 @@ export class SubscriberConsumer {
     }
   }
 
-  /** Per `topic:partition`, the settled prefix of the lanes revoked before this join; then forgets them. */
-  #settledBeforeRevoke(): Map<string, number> {
-    const before = new Map<string, number>();
+  /**
+   * Per `topic:partition`, what the lanes revoked since lanes last started settled: facts about
+   * records (their outcomes are durable), whichever generation settled them. Forgotten once the
+   * next lanes start, not before: an assignment dropped while being set up started none.
+   */
+  #settledByRevoked(): Map<string, SettledOffsets> {
+    const byPartition = new Map<string, SettledOffsets>();
     for (const lane of this.#revoked) {
       const key = `${lane.topic}:${lane.partition}`;
-      before.set(key, Math.max(before.get(key) ?? 0, lane.settled().before));
+      const mine = lane.settled();
+      const seen = byPartition.get(key);
+      byPartition.set(
+        key,
+        seen === undefined
+          ? mine
+          : settledFrom(Math.max(seen.before, mine.before), [...seen.ahead, ...mine.ahead]),
+      );
     }
-    this.#revoked = [];
-    return before;
+    return byPartition;
   }
 
-  /** `abort`: the waits of their records in flight end at once (see MemberLanes.revoke). */
+  /**
+   * Ends this generation: its lanes, and an assignment still being set up. `abort`: the waits of
+   * their records in flight end at once (see MemberLanes.revoke).
+   */
   #revokeLanes(abort = true): void {
+    this.#generation++;
     for (const cancel of this.#wakeups.splice(0)) cancel();
     this.#revoked.push(...this.#lanes.current());
     this.#lanes.revoke(abort);
@@ -764,4 +794,21 @@ function kafkajsGroup({ subscription, process: shared, start }: SubscriberConsum
       admin: shared.admin,
     }),
   };
+}
+
+/**
+ * Where a lane starts past its ledger, and what it passes over: records whose copy is already
+ * downstream (`copies`), and what this member's revoked lanes of the partition settled and had
+ * not committed. A rejoin kafkajs makes without a rebalance's hand-over (stale metadata, a member
+ * the coordinator forgot) gives a member its own partitions back; starting at the ledger sent
+ * its last second's deliveries again. null: the ledger alone.
+ */
+function settledAbove(
+  ledger: number,
+  copies: readonly number[] | undefined,
+  revoked: SettledOffsets | undefined,
+): SettledOffsets | null {
+  if (copies === undefined && revoked === undefined) return null;
+  const before = Math.max(ledger, revoked?.before ?? ledger);
+  return settledFrom(before, [...(copies ?? []), ...(revoked?.ahead ?? [])]);
 }

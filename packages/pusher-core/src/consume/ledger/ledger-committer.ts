@@ -12,7 +12,7 @@ export interface LedgerCommitterOptions {
   readonly member: GroupMember;
   /** The lanes of the current assignment. */
   readonly lanes: () => readonly Lane[];
-  /** The member's join count: a commit that lands after the next join counts for nothing. */
+  /** The member's generation of lanes: a commit that lands after the next revoke counts for nothing. */
   readonly generation: () => number;
   readonly log: LogFn;
 }
