@@ -31,6 +31,7 @@ export type {
   MemberCrash,
   MemberListener,
   PartitionOffset,
+  RejoinCause,
 } from './consume/group/group-member.ts';
 export { commitGroupStart, type GroupStart } from './consume/group/group-start.ts';
 export type { KafkajsGroupMemberOptions } from './consume/group/kafkajs-group-member.ts';

@@ -1,12 +1,20 @@
 import { createRequire } from 'node:module';
 
 interface JoinAndSync {
-  joinAndSync(this: unknown, ...args: unknown[]): Promise<void>;
+  joinAndSync(this: KafkajsConsumerGroup, ...args: unknown[]): Promise<void>;
   hookstreamRejoinBarrier?: true;
+}
+
+/** What the patch reads of kafkajs's ConsumerGroup: null before the first join and after UNKNOWN_MEMBER_ID. */
+interface KafkajsConsumerGroup {
+  readonly memberId?: string | null;
 }
 
 /** The barrier a REBALANCING listener handed over, for the joinAndSync that follows it. */
 let handed: Promise<void> | null = null;
+
+/** Per member id, the barrier of a rejoin kafkajs starts without emitting REBALANCING. */
+const ownRejoins = new Map<string, () => Promise<void>>();
 
 /**
  * Makes the rejoin kafkajs's runner is about to start wait for `barrier`. Call it only from a
@@ -16,6 +24,23 @@ let handed: Promise<void> | null = null;
  */
 export function holdNextRejoin(barrier: Promise<void>): void {
   handed = barrier;
+}
+
+/**
+ * kafkajs also rejoins without emitting REBALANCING: when a fetch finds stale metadata (a
+ * partition's leader not known yet, common right after a topic is created) or a stale
+ * assignment. A stable group's follower gets its partitions back at once; a leader's rejoin
+ * rebalances the group, and its partitions may move. Either way its records in flight must be
+ * handed over as at a rebalance: `barrier` runs at each such rejoin of the member with this id
+ * (kafkajs keeps a member's id across its rejoins, and drops it when the coordinator forgot the
+ * member, when there is nothing left to hand over). Call the returned function when the id
+ * changes or the member leaves.
+ */
+export function holdRejoinsOf(memberId: string, barrier: () => Promise<void>): () => void {
+  ownRejoins.set(memberId, barrier);
+  return () => {
+    if (ownRejoins.get(memberId) === barrier) ownRejoins.delete(memberId);
+  };
 }
 
 /**
@@ -36,8 +61,12 @@ export function patchKafkajsRejoinBarrier(): true {
   const proto = ConsumerGroup.prototype;
   if (proto.hookstreamRejoinBarrier) return true;
   const original = proto.joinAndSync;
-  proto.joinAndSync = async function joinAndSync(this: unknown, ...args: unknown[]): Promise<void> {
-    const barrier = handed;
+  proto.joinAndSync = async function joinAndSync(
+    this: KafkajsConsumerGroup,
+    ...args: unknown[]
+  ): Promise<void> {
+    const own = this.memberId == null ? undefined : ownRejoins.get(this.memberId);
+    const barrier = handed ?? own?.() ?? null;
     handed = null;
     // The barrier ends on its own (bounded); if it fails, the rejoin goes ahead as before.
     if (barrier !== null) await barrier.catch(() => undefined);

@@ -1,6 +1,10 @@
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { holdNextRejoin, patchKafkajsRejoinBarrier } from '../../src/kafkajs-patches/rejoin-barrier.ts';
+import {
+  holdNextRejoin,
+  holdRejoinsOf,
+  patchKafkajsRejoinBarrier,
+} from '../../src/kafkajs-patches/rejoin-barrier.ts';
 
 const require = createRequire(import.meta.url);
 const ConsumerGroup = require('kafkajs/src/consumer/consumerGroup.js') as {
@@ -44,5 +48,40 @@ describe('patchKafkajsRejoinBarrier', () => {
     holdNextRejoin(Promise.reject(new Error('commit refused')));
     await ConsumerGroup.prototype.joinAndSync.call(fake);
     expect(joined).toBe(1);
+  });
+
+  it("holds a rejoin kafkajs starts on its own (stale metadata) for the member's own barrier, while its id is registered", async () => {
+    patchKafkajsRejoinBarrier();
+    const member = Object.create(ConsumerGroup.prototype) as { retrier: unknown; memberId: string | null };
+    const joined: string[] = [];
+    member.retrier = async () => void joined.push('joined');
+    member.memberId = 'member-1';
+    const asked: string[] = [];
+    let release: () => void = () => undefined;
+    const unregister = holdRejoinsOf('member-1', () => {
+      asked.push('own');
+      return new Promise<void>((resolve) => {
+        release = resolve;
+      });
+    });
+    const rejoin = ConsumerGroup.prototype.joinAndSync.call(member);
+    await new Promise((r) => setImmediate(r));
+    expect(asked).toEqual(['own']);
+    expect(joined).toEqual([]);
+    release();
+    await rejoin;
+    expect(joined).toEqual(['joined']);
+    // A REBALANCING listener's barrier is that rejoin's: the member's own is not asked besides.
+    holdNextRejoin(Promise.resolve());
+    await ConsumerGroup.prototype.joinAndSync.call(member);
+    expect(asked).toEqual(['own']);
+    // Without an id (the first join; after UNKNOWN_MEMBER_ID) or once unregistered: at once.
+    member.memberId = null;
+    await ConsumerGroup.prototype.joinAndSync.call(member);
+    member.memberId = 'member-1';
+    unregister();
+    await ConsumerGroup.prototype.joinAndSync.call(member);
+    expect(asked).toEqual(['own']);
+    expect(joined).toHaveLength(4);
   });
 });

@@ -278,13 +278,15 @@ export class SubscriberConsumer {
           this.#options.log('info', 'joined group', { groupId: this.#sub.groupId, assignment });
           this.#assign(assignment);
         },
-        rebalancing: () => {
+        rebalancing: (why) => {
           const revoked = this.#lanes.current();
           // Records waiting (limiter, breaker) are sent within the hand-over's bound: one
           // abandoned here left a hole below records settled after it, which the partition's next
           // owner, starting at the hole, sent again.
           this.#revokeLanes(false);
-          this.#options.log('info', 'group is rebalancing', { lanes: revoked.length });
+          this.#options.log('info', why === 'rebalance' ? 'group is rebalancing' : 'rejoining the group', {
+            lanes: revoked.length,
+          });
           return this.#handOverAfter(revoked);
         },
         crashed: (crash) => this.#crashed(crash),

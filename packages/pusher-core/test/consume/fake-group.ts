@@ -8,6 +8,7 @@ import type {
   MemberListener,
   PartitionOffset,
   PartitionReading,
+  RejoinCause,
   StartedFrom,
 } from '@hookstream/kafka';
 import type { HandlerOutcome } from '../../src/consume/record-handler.ts';
@@ -169,9 +170,9 @@ export class FakeMember implements GroupMember {
     this.#listener?.firstFetch();
   }
 
-  /** What the member's rejoin would wait for. */
-  rebalance(): Promise<void> {
-    return this.#listener?.rebalancing() ?? Promise.resolve();
+  /** What the member's rejoin would wait for: the group rebalances, or (`rejoin`) its client rejoins on its own. */
+  rebalance(why: RejoinCause = 'rebalance'): Promise<void> {
+    return this.#listener?.rebalancing(why) ?? Promise.resolve();
   }
 
   crash(error: Error, restart: boolean): void {

@@ -1,6 +1,9 @@
 import type { ConsumedRecord } from '../consumed-record.ts';
 import type { LedgerRewind } from './ledger-rewind.ts';
 
+/** Why a member rejoins its group: the group rebalances, or its client rejoins on its own. */
+export type RejoinCause = 'rebalance' | 'rejoin';
+
 /** Partitions by topic, as the group gave them to a member. */
 export type Assignment = Readonly<Record<string, readonly number[]>>;
 
@@ -53,11 +56,12 @@ export interface MemberListener {
   /** A join completed with this assignment: a new generation, everything before it is void. */
   joined(assignment: Assignment): void;
   /**
-   * The group is rebalancing: every partition may move. The member rejoins once the promise
-   * returned settles (the driver lets its requests in flight end and commits them first); the
-   * driver bounds it well within the session timeout.
+   * The member is about to rejoin, and every partition may move: `rebalance`, the group said it
+   * is rebalancing; `rejoin`, the client rejoins on its own (stale metadata). The member rejoins
+   * once the promise returned settles (the driver lets its requests in flight end and commits
+   * them first); the driver bounds it well within the session timeout.
    */
-  rebalancing(): Promise<void>;
+  rebalancing(why: RejoinCause): Promise<void>;
   crashed(crash: MemberCrash): void;
   /** Once, at the member's first completed fetch: the group was joined and every position resolved. */
   firstFetch(): void;

@@ -4,7 +4,7 @@ import { explained, explainKafkaError } from '../../connection/access-refusal.ts
 import type { KafkaConnection } from '../../connection/kafka-connection.ts';
 import { accessOf, kafkaOf } from '../../connection/raw-client.ts';
 import { rejoinOnOutOfRange } from '../../kafkajs-patches/offset-out-of-range.ts';
-import { holdNextRejoin } from '../../kafkajs-patches/rejoin-barrier.ts';
+import { holdNextRejoin, holdRejoinsOf } from '../../kafkajs-patches/rejoin-barrier.ts';
 import { toConsumedRecord } from '../consumed-record.ts';
 import type { GroupMember, MemberBatch, MemberListener, PartitionOffset } from './group-member.ts';
 
@@ -25,6 +25,8 @@ export class KafkajsGroupMember implements GroupMember {
   readonly #consumer: Consumer;
   /** Ends this member's claim that its group rejoins on OFFSET_OUT_OF_RANGE (see join). */
   #kafkajsResets: () => void = () => undefined;
+  /** Ends the hand-over before rejoins kafkajs starts on its own, under the member's latest id. */
+  #ownRejoins: () => void = () => undefined;
 
   constructor(options: KafkajsGroupMemberOptions) {
     this.#options = options;
@@ -52,9 +54,15 @@ export class KafkajsGroupMember implements GroupMember {
       const explainedError = explainKafkaError(payload.error, accessOf(kafka, action)) ?? payload.error;
       listener.crashed({ error: payload.error, explained: explainedError, restart: payload.restart });
     });
-    consumer.on(GROUP_JOIN, ({ payload }) => listener.joined(payload.memberAssignment));
+    consumer.on(GROUP_JOIN, ({ payload }) => {
+      // Registered before the listener hears of the join: a rejoin kafkajs starts from the next
+      // fetch (stale metadata) hands over the lanes this join is about to start.
+      this.#ownRejoins();
+      this.#ownRejoins = holdRejoinsOf(payload.memberId, () => listener.rebalancing('rejoin'));
+      listener.joined(payload.memberAssignment);
+    });
     // kafkajs rejoins in the same tick as it emits this: the barrier holds that rejoin.
-    consumer.on(REBALANCING, () => holdNextRejoin(listener.rebalancing()));
+    consumer.on(REBALANCING, () => holdNextRejoin(listener.rebalancing('rebalance')));
     // A fetch below the log start rejoins, so the join records the gap (kafkajs-patches).
     this.#kafkajsResets = rejoinOnOutOfRange(groupId);
     await explained(() => consumer.connect(), accessOf(kafka, 'connect'));
@@ -106,6 +114,7 @@ export class KafkajsGroupMember implements GroupMember {
       await this.#consumer.disconnect();
     } finally {
       this.#kafkajsResets();
+      this.#ownRejoins();
     }
   }
 }
