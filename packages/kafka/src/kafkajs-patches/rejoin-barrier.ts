@@ -43,13 +43,24 @@ export function holdRejoinsOf(memberId: string, barrier: () => Promise<void>): (
   };
 }
 
+/** The member's own barrier (`holdRejoinsOf`), if its id has one; a hook that throws holds nothing. */
+function ownBarrier(memberId: string | null | undefined): Promise<void> | null {
+  const own = memberId == null ? undefined : ownRejoins.get(memberId);
+  try {
+    return own?.() ?? null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * kafkajs 2.2.4 rejoins its group the moment a fetch or heartbeat says it is rebalancing, while
  * records it handed out are still being delivered (the eachBatch handler has long returned).
  * Another member may then be given those partitions and start from the committed offset, and
  * send again what is still on the wire here. Java's consumer runs onPartitionsRevoked before it
  * rejoins for this reason; kafkajs has no such hook. This puts one in: joinAndSync first awaits
- * the barrier a REBALANCING listener handed over (`holdNextRejoin`), so the member can let its
+ * the barrier a REBALANCING listener handed over (`holdNextRejoin`), or, for a rejoin kafkajs
+ * starts on its own (stale metadata), the member's own (`holdRejoinsOf`), so the member can let its
  * requests in flight end and commit them while its generation still counts. Without it delivery
  * is still at least once, with more duplicates at each rebalance.
  */
@@ -65,9 +76,9 @@ export function patchKafkajsRejoinBarrier(): true {
     this: KafkajsConsumerGroup,
     ...args: unknown[]
   ): Promise<void> {
-    const own = this.memberId == null ? undefined : ownRejoins.get(this.memberId);
-    const barrier = handed ?? own?.() ?? null;
+    const fromRebalance = handed;
     handed = null;
+    const barrier = fromRebalance ?? ownBarrier(this.memberId);
     // The barrier ends on its own (bounded); if it fails, the rejoin goes ahead as before.
     if (barrier !== null) await barrier.catch(() => undefined);
     return original.apply(this, args);

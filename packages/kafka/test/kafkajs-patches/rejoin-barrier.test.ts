@@ -64,24 +64,28 @@ describe('patchKafkajsRejoinBarrier', () => {
         release = resolve;
       });
     });
-    const rejoin = ConsumerGroup.prototype.joinAndSync.call(member);
-    await new Promise((r) => setImmediate(r));
-    expect(asked).toEqual(['own']);
-    expect(joined).toEqual([]);
-    release();
-    await rejoin;
-    expect(joined).toEqual(['joined']);
-    // A REBALANCING listener's barrier is that rejoin's: the member's own is not asked besides.
-    holdNextRejoin(Promise.resolve());
-    await ConsumerGroup.prototype.joinAndSync.call(member);
-    expect(asked).toEqual(['own']);
-    // Without an id (the first join; after UNKNOWN_MEMBER_ID) or once unregistered: at once.
-    member.memberId = null;
-    await ConsumerGroup.prototype.joinAndSync.call(member);
-    member.memberId = 'member-1';
-    unregister();
-    await ConsumerGroup.prototype.joinAndSync.call(member);
-    expect(asked).toEqual(['own']);
-    expect(joined).toHaveLength(4);
+    try {
+      const rejoin = ConsumerGroup.prototype.joinAndSync.call(member);
+      await new Promise((r) => setImmediate(r));
+      expect(asked).toEqual(['own']);
+      expect(joined).toEqual([]);
+      release();
+      await rejoin;
+      expect(joined).toEqual(['joined']);
+      // A REBALANCING listener's barrier is that rejoin's: the member's own is not asked besides.
+      holdNextRejoin(Promise.resolve());
+      await ConsumerGroup.prototype.joinAndSync.call(member);
+      expect(asked).toEqual(['own']);
+      // Without an id (the first join; after UNKNOWN_MEMBER_ID) or once unregistered: at once.
+      member.memberId = null;
+      await ConsumerGroup.prototype.joinAndSync.call(member);
+      member.memberId = 'member-1';
+      unregister();
+      await ConsumerGroup.prototype.joinAndSync.call(member);
+      expect(asked).toEqual(['own']);
+      expect(joined).toHaveLength(4);
+    } finally {
+      unregister();
+    }
   });
 });

@@ -180,11 +180,14 @@ export class SubscriberConsumer {
   readonly #member: GroupMember;
   readonly #ledger: GroupLedger;
   readonly #lanes = new MemberLanes();
-  /**
-   * Lanes revoked since lanes last started: what they settled bounds a gap found next, and the
-   * next lanes of their partitions start past it.
-   */
+  /** Lanes revoked and not yet folded into `#revokedSettled` (their records may still be in flight). */
   #revoked: Lane[] = [];
+  /**
+   * Per `topic:partition`, what the lanes revoked since lanes last started settled: it bounds a
+   * gap found next, and the next lanes of those partitions start past it. Kept until lanes start
+   * again, not before: an assignment dropped while being set up started none.
+   */
+  #revokedSettled = new Map<string, SettledOffsets>();
   /**
    * Bumped at every revoke (a join, a rebalance heard, a crash, lanes lost), so an assignment
    * still being set up then is dropped: its lanes would start after the hand-over looked for
@@ -330,7 +333,7 @@ export class SubscriberConsumer {
   /**
    * A new assignment: every partition starts paused, then each becomes a lane at the group's
    * committed offset (a partition without one: its log start), past the records whose copy is
-   * already downstream. Events lanes ride the tap when it has seen that far; tier lanes read from an
+   * already downstream and what this member's revoked lanes of it settled (`settledAbove`). Events lanes ride the tap when it has seen that far; tier lanes read from an
    * explicit seek. Lanes of the previous assignment end first, so a record still in flight there
    * is never begun again beside itself, and no lane trusts the member's fetch position: it moves
    * past records a lane took and had not settled.
@@ -339,7 +342,11 @@ export class SubscriberConsumer {
     this.#revokeLanes();
     const generation = this.#generation;
     const held = Object.entries(assignment).filter(([, partitions]) => partitions.length > 0);
-    if (held.length === 0) return;
+    if (held.length === 0) {
+      // Nothing to start: the revoked lanes shrink to what they settled once their records end.
+      void this.#lanes.revokedIdle().then(() => this.#foldRevoked());
+      return;
+    }
     for (const [topic, partitions] of held) this.#member.pause(topic, partitions);
     this.#assigned = (async () => {
       // Where the time between the join and the lanes' start went: the group's events wait meanwhile.
@@ -355,7 +362,8 @@ export class SubscriberConsumer {
       };
       await this.#lanes.revokedIdle();
       at.revokedMs = since(at.assignedAt);
-      const settledBefore = this.#settledByRevoked();
+      this.#foldRevoked();
+      const settledBefore = this.#revokedSettled;
       const ledgers = await this.#readLedger(held.map(([topic]) => topic));
       at.ledgerMs = since(at.assignedAt) - at.revokedMs;
       if (dropped()) return;
@@ -380,14 +388,17 @@ export class SubscriberConsumer {
       if (dropped()) return;
       const { assignedAt, ...steps } = at;
       this.#options.log('info', 'lanes starting', { ...steps, totalMs: since(assignedAt) });
-      this.#revoked = [];
+      this.#revokedSettled = new Map();
       for (const [topic, partitions] of held) {
         const readings = ledgers.get(topic) ?? [];
         for (const partition of partitions) {
           const reading = readings.find((r) => r.partition === partition);
           const ledger = joinPosition(reading);
           const key = `${topic}:${partition}`;
-          const settled = settledAbove(ledger, copied.get(key), settledBefore.get(key));
+          // Only a ledger this group's pushers wrote last (openSince, no rewind) or none yet: after
+          // an operator's rewind the revoked lanes' offsets are a chain the rewind meant to repeat.
+          const ours = reading?.committed == null || (reading.openSinceMs != null && reading.rewind == null);
+          const settled = settledAbove(ledger, copied.get(key), ours ? settledBefore.get(key) : undefined);
           if (topic === this.#sub.eventsTopic)
             this.#startEventsLane(partition, ledger, settled, carriedRewind(reading?.rewind, ledger));
           else this.#startTierLane(topic, partition, ledger, settled, reading?.logEnd ?? null);
@@ -564,24 +575,23 @@ export class SubscriberConsumer {
   }
 
   /**
-   * Per `topic:partition`, what the lanes revoked since lanes last started settled: facts about
-   * records (their outcomes are durable), whichever generation settled them. Forgotten once the
-   * next lanes start, not before: an assignment dropped while being set up started none.
+   * Folds what the revoked lanes settled into `#revokedSettled` and lets the lanes go: facts about
+   * records (their outcomes are durable), whichever generation settled them. Call it once they
+   * are idle, when what they settled is final.
    */
-  #settledByRevoked(): Map<string, SettledOffsets> {
-    const byPartition = new Map<string, SettledOffsets>();
+  #foldRevoked(): void {
     for (const lane of this.#revoked) {
       const key = `${lane.topic}:${lane.partition}`;
       const mine = lane.settled();
-      const seen = byPartition.get(key);
-      byPartition.set(
+      const seen = this.#revokedSettled.get(key);
+      this.#revokedSettled.set(
         key,
         seen === undefined
           ? mine
           : settledFrom(Math.max(seen.before, mine.before), [...seen.ahead, ...mine.ahead]),
       );
     }
-    return byPartition;
+    this.#revoked = [];
   }
 
   /**
@@ -801,9 +811,9 @@ function kafkajsGroup({ subscription, process: shared, start }: SubscriberConsum
 /**
  * Where a lane starts past its ledger, and what it passes over: records whose copy is already
  * downstream (`copies`), and what this member's revoked lanes of the partition settled and had
- * not committed. A rejoin kafkajs makes without a rebalance's hand-over (stale metadata, a member
- * the coordinator forgot) gives a member its own partitions back; starting at the ledger sent
- * its last second's deliveries again. null: the ledger alone.
+ * not committed. A rejoin without a hand-over (the coordinator forgot the member, a crash, a
+ * hand-over cut short by its bound) gives a member its own partitions back; starting at the
+ * ledger sent its last second's deliveries again. null: the ledger alone.
  */
 function settledAbove(
   ledger: number,

@@ -93,7 +93,8 @@ describe('SubscriberConsumer on a fake group member', () => {
   it('assign → revoke → reassign: a record in flight is never begun twice at once, and the new lane starts from the ledger past what the revoked one settled', async () => {
     const cluster = new FakeCluster();
     cluster.produce(EVENTS, 0, 8);
-    cluster.commit(EVENTS, 5);
+    // As a pusher commits: with openSince (a ledger without it is another writer's, see below).
+    cluster.commit(EVENTS, 5, 1_000_005);
     const setup = await running(cluster);
     const { member, deliveries } = setup;
     // Paused while the ledger is read, then read from the committed offset.
@@ -291,6 +292,25 @@ describe('SubscriberConsumer on a fake group member', () => {
     await tick();
     expect(cluster.committed.get(`${EVENTS}:0`)).toBe(4);
     await stopped(setup);
+  });
+
+  it("a ledger another writer moved (an operator's rewind) is not overruled by what the revoked lanes settled", async () => {
+    const cluster = new FakeCluster();
+    cluster.produce(EVENTS, 0, 3);
+    const { member, deliveries } = await running(cluster);
+    member.fetch(EVENTS);
+    for (const id of ['events@0', 'events@1', 'events@2']) await deliveries.end(id);
+    // The group rejoins without a hand-over; meanwhile a rewind moved the ledger back to 0.
+    cluster.commit(EVENTS, 0, undefined, { untilOffset: 3, atMs: 1_000_000, by: 'alice' });
+    member.assign({ [EVENTS]: [0] });
+    await settle();
+    member.fetch(EVENTS);
+    expect(deliveries.started.slice(3)).toEqual(['events@0', 'events@1', 'events@2']);
+    expect(['events@0', 'events@1', 'events@2'].map((id) => deliveries.rewoundBy.get(id))).toEqual([
+      'alice',
+      'alice',
+      'alice',
+    ]);
   });
 
   it('stop() makes a final commit of everything that moved, records passed over included, then leaves', async () => {

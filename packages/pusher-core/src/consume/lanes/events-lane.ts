@@ -122,8 +122,8 @@ export class EventsLane implements TapRider, CatchUpRider, Lane {
   }
 
   /**
-   * Starts at the group's committed offset, or past it and over the offsets the group's previous
-   * consumer in this process settled and had not committed. Rides the tap when it has seen that far.
+   * Starts at the group's committed offset, or past it and over the offsets settled already (see
+   * PartitionLedgerOptions.settled). Rides the tap when it has seen that far.
    */
   start(): void {
     const from = this.#ledger.next;

@@ -28,7 +28,10 @@ export interface PartitionLedgerOptions {
   readonly partition: number;
   /** Where the group's ledger stands: its committed offset, or the log start where it has none. */
   readonly ledger: number;
-  /** What the group's previous consumer in this process settled of the partition. */
+  /**
+   * Settled offsets at or past the ledger the lane passes over: what this member's revoked lanes
+   * of the partition settled and had not committed, and records whose copy is already downstream.
+   */
   readonly settled?: SettledOffsets | null;
   readonly handle: RecordHandler;
   readonly ordering: 'none' | 'key';
