@@ -22,6 +22,7 @@ export type { ConsumedRecord, RewindMark } from './consume/consumed-record.ts';
 export { keptRecord } from './consume/consumed-record.ts';
 export type { AdminGroupLedgerOptions } from './consume/group/admin-group-ledger.ts';
 export { AdminGroupLedger } from './consume/group/admin-group-ledger.ts';
+export type { EvictionOutcome } from './consume/group/evict-member.ts';
 export type { GroupLedger, PartitionGap, PartitionReading } from './consume/group/group-ledger.ts';
 export { gapAt, joinPosition } from './consume/group/group-ledger.ts';
 export type {
@@ -29,6 +30,7 @@ export type {
   GroupMember,
   MemberBatch,
   MemberCrash,
+  MemberEviction,
   MemberListener,
   PartitionOffset,
   RejoinCause,

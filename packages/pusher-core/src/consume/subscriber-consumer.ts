@@ -293,6 +293,17 @@ export class SubscriberConsumer {
           return this.#handOverAfter(revoked);
         },
         crashed: (crash) => this.#crashed(crash),
+        evicted: ({ memberId, outcome, ms }) =>
+          this.#options.log(
+            outcome === 'timed-out' ? 'warn' : 'info',
+            'crashed member taken out of the group',
+            {
+              groupId: this.#sub.groupId,
+              memberId,
+              outcome,
+              ms,
+            },
+          ),
         firstFetch: () => fetchedFirst(),
         batch: (batch) => this.#batch(batch),
       });

@@ -1,4 +1,5 @@
 import type { ConsumedRecord } from '../consumed-record.ts';
+import type { EvictionOutcome } from './evict-member.ts';
 import type { LedgerRewind } from './ledger-rewind.ts';
 
 /** Why a member rejoins its group: the group rebalances, or its client rejoins on its own. */
@@ -46,6 +47,12 @@ export interface MemberCrash {
   readonly restart: boolean;
 }
 
+export interface MemberEviction {
+  readonly memberId: string;
+  readonly outcome: EvictionOutcome;
+  readonly ms: number;
+}
+
 /**
  * What a group member tells its driver, on the client's own schedule: these are the calls that
  * come back up into SubscriberConsumer. None may wait (the member fetches again only once every
@@ -57,12 +64,17 @@ export interface MemberListener {
   joined(assignment: Assignment): void;
   /**
    * The member is about to rejoin, and every partition may move: `rebalance`, the group said it
-   * is rebalancing; `rejoin`, the client rejoins on its own (stale metadata). The member rejoins
+   * is rebalancing; `rejoin`, the client rejoins on its own (stale metadata, a stale assignment). The member rejoins
    * once the promise returned settles (the driver lets its requests in flight end and commits
    * them first); the driver bounds it well within the session timeout.
    */
   rebalancing(why: RejoinCause): Promise<void>;
   crashed(crash: MemberCrash): void;
+  /**
+   * After a crash the client restarts from: the member it left behind was taken out of the group
+   * (or had left, or the try ran out), so the restarted member's join need not wait out its session.
+   */
+  evicted?(eviction: MemberEviction): void;
   /** Once, at the member's first completed fetch: the group was joined and every position resolved. */
   firstFetch(): void;
   batch(batch: MemberBatch): void;

@@ -6,6 +6,7 @@ import { accessOf, kafkaOf } from '../../connection/raw-client.ts';
 import { rejoinOnOutOfRange } from '../../kafkajs-patches/offset-out-of-range.ts';
 import { holdNextRejoin, holdRejoinsOf } from '../../kafkajs-patches/rejoin-barrier.ts';
 import { toConsumedRecord } from '../consumed-record.ts';
+import { evictMember } from './evict-member.ts';
 import type { GroupMember, MemberBatch, MemberListener, PartitionOffset } from './group-member.ts';
 
 export interface KafkajsGroupMemberOptions {
@@ -19,6 +20,8 @@ export interface KafkajsGroupMemberOptions {
   readonly partitionsConsumedConcurrently?: number | undefined;
 }
 
+const DEFAULT_SESSION_TIMEOUT_MS = 30_000;
+
 /** A kafkajs consumer as a GroupMember: the only place SubscriberConsumer's member meets kafkajs. */
 export class KafkajsGroupMember implements GroupMember {
   readonly #options: KafkajsGroupMemberOptions;
@@ -27,6 +30,8 @@ export class KafkajsGroupMember implements GroupMember {
   #kafkajsResets: () => void = () => undefined;
   /** Ends the hand-over before rejoins kafkajs starts on its own, under the member's latest id. */
   #ownRejoins: () => void = () => undefined;
+  /** The id of the member's latest join: the one a crash leaves behind in the group. */
+  #memberId: string | null = null;
 
   constructor(options: KafkajsGroupMemberOptions) {
     this.#options = options;
@@ -36,7 +41,7 @@ export class KafkajsGroupMember implements GroupMember {
       ...(options.fetchMaxBytes === undefined
         ? {}
         : { maxBytes: options.fetchMaxBytes, maxBytesPerPartition: options.fetchMaxBytes }),
-      sessionTimeout: options.sessionTimeoutMs ?? 30_000,
+      sessionTimeout: options.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS,
       // Short heartbeats keep rebalances quick when an instance joins or leaves.
       heartbeatInterval: 3000,
       // read_committed (kafkajs's default, said here because replays rest on it): a replay
@@ -53,12 +58,18 @@ export class KafkajsGroupMember implements GroupMember {
       const action = `read topic ${topic} as group ${groupId}`;
       const explainedError = explainKafkaError(payload.error, accessOf(kafka, action)) ?? payload.error;
       listener.crashed({ error: payload.error, explained: explainedError, restart: payload.restart });
+      // kafkajs rejoins as a new member; the old one, if its leave did not get through (the
+      // coordinator was what failed), would hold that join until its session timed out.
+      const dead = this.#memberId;
+      this.#memberId = null;
+      if (payload.restart && dead !== null) void this.#evict(dead, listener);
     });
     consumer.on(GROUP_JOIN, ({ payload }) => {
       // Registered before the listener hears of the join: a rejoin kafkajs starts from the next
       // fetch (stale metadata) hands over the lanes this join is about to start.
       this.#ownRejoins();
       this.#ownRejoins = holdRejoinsOf(payload.memberId, () => listener.rebalancing('rejoin'));
+      this.#memberId = payload.memberId;
       listener.joined(payload.memberAssignment);
     });
     // kafkajs rejoins in the same tick as it emits this: the barrier holds that rejoin.
@@ -79,6 +90,17 @@ export class KafkajsGroupMember implements GroupMember {
       partitionsConsumedConcurrently: this.#options.partitionsConsumedConcurrently ?? 4,
       eachBatch: async (payload) => listener.batch(memberBatch(payload)),
     });
+  }
+
+  async #evict(memberId: string, listener: MemberListener): Promise<void> {
+    const startedAt = Date.now();
+    const outcome = await evictMember({
+      kafka: this.#options.kafka,
+      groupId: this.#options.groupId,
+      memberId,
+      withinMs: this.#options.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS,
+    }).catch(() => 'timed-out' as const);
+    listener.evicted?.({ memberId, outcome, ms: Date.now() - startedAt });
   }
 
   pause(topic: string, partitions: readonly number[]): void {
