@@ -17,6 +17,12 @@ let handed: Promise<void> | null = null;
 const ownRejoins = new Map<string, () => Promise<void>>();
 
 /**
+ * Per kafkajs ConsumerGroup, the member id of its latest join: after UNKNOWN_MEMBER_ID kafkajs
+ * clears `memberId` before it rejoins, and the member's barrier is found under this one.
+ */
+const joinedAs = new WeakMap<KafkajsConsumerGroup, string>();
+
+/**
  * Makes the rejoin kafkajs's runner is about to start wait for `barrier`. Call it only from a
  * REBALANCING listener: the runner emits that event and calls joinAndSync in the same tick, so
  * the barrier reaches that member's rejoin and no other. The barrier must settle by itself,
@@ -32,9 +38,10 @@ export function holdNextRejoin(barrier: Promise<void>): void {
  * assignment. A stable group's follower gets its partitions back at once; a leader's rejoin
  * rebalances the group, and its partitions may move. Either way its records in flight must be
  * handed over as at a rebalance: `barrier` runs at each such rejoin of the member with this id
- * (kafkajs keeps a member's id across its rejoins, and drops it when the coordinator forgot the
- * member, when there is nothing left to hand over). Call the returned function when the id
- * changes or the member leaves.
+ * (kafkajs keeps a member's id across its rejoins; when the coordinator forgot the member it
+ * clears the id first, and the barrier is found under the id of the member's last join: its
+ * lanes stop before the rejoin, though their commits are refused). Call the returned function
+ * when the id changes or the member leaves.
  */
 export function holdRejoinsOf(memberId: string, barrier: () => Promise<void>): () => void {
   ownRejoins.set(memberId, barrier);
@@ -60,7 +67,8 @@ function ownBarrier(memberId: string | null | undefined): Promise<void> | null {
  * send again what is still on the wire here. Java's consumer runs onPartitionsRevoked before it
  * rejoins for this reason; kafkajs has no such hook. This puts one in: joinAndSync first awaits
  * the barrier a REBALANCING listener handed over (`holdNextRejoin`), or, for a rejoin kafkajs
- * starts on its own (stale metadata), the member's own (`holdRejoinsOf`), so the member can let its
+ * starts on its own (stale metadata; the coordinator forgot the member), the member's own
+ * (`holdRejoinsOf`, found under the id of its last join), so the member can let its
  * requests in flight end and commit them while its generation still counts. Without it delivery
  * is still at least once, with more duplicates at each rebalance.
  */
@@ -78,10 +86,11 @@ export function patchKafkajsRejoinBarrier(): true {
   ): Promise<void> {
     const fromRebalance = handed;
     handed = null;
-    const barrier = fromRebalance ?? ownBarrier(this.memberId);
+    const barrier = fromRebalance ?? ownBarrier(this.memberId ?? joinedAs.get(this));
     // The barrier ends on its own (bounded); if it fails, the rejoin goes ahead as before.
     if (barrier !== null) await barrier.catch(() => undefined);
-    return original.apply(this, args);
+    await original.apply(this, args);
+    if (this.memberId != null) joinedAs.set(this, this.memberId);
   };
   proto.hookstreamRejoinBarrier = true;
   return true;

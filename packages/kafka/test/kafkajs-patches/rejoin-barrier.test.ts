@@ -76,14 +76,24 @@ describe('patchKafkajsRejoinBarrier', () => {
       holdNextRejoin(Promise.resolve());
       await ConsumerGroup.prototype.joinAndSync.call(member);
       expect(asked).toEqual(['own']);
-      // Without an id (the first join; after UNKNOWN_MEMBER_ID) or once unregistered: at once.
+      // After UNKNOWN_MEMBER_ID kafkajs clears the id before it rejoins: the last join's id holds it.
       member.memberId = null;
-      await ConsumerGroup.prototype.joinAndSync.call(member);
+      const forgotten = ConsumerGroup.prototype.joinAndSync.call(member);
+      await new Promise((r) => setImmediate(r));
+      expect(asked).toEqual(['own', 'own']);
+      release();
+      await forgotten;
+      // A group object that never joined (the first join; a crash restart's new one): at once.
+      const fresh = Object.create(ConsumerGroup.prototype) as { retrier: unknown; memberId: null };
+      fresh.retrier = async () => void joined.push('fresh');
+      fresh.memberId = null;
+      await ConsumerGroup.prototype.joinAndSync.call(fresh);
+      // Once unregistered: at once.
       member.memberId = 'member-1';
       unregister();
       await ConsumerGroup.prototype.joinAndSync.call(member);
-      expect(asked).toEqual(['own']);
-      expect(joined).toHaveLength(4);
+      expect(asked).toEqual(['own', 'own']);
+      expect(joined).toEqual(['joined', 'joined', 'joined', 'fresh', 'joined']);
     } finally {
       unregister();
     }
