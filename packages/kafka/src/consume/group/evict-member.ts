@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Semaphore } from '@hookstream/concurrency';
 import { createInternalCluster, type InternalCluster } from '../../admin/record-samples.ts';
 import type { KafkaConnection } from '../../connection/kafka-connection.ts';
 import { kafkaOf } from '../../connection/raw-client.ts';
@@ -12,6 +13,32 @@ interface CoordinatorCluster extends InternalCluster {
 
 /** How long between tries while the coordinator is away or moving. */
 const EVICT_RETRY_MS = 500;
+/**
+ * Evictions under way at once in the process: a broker lost under a fleet crashes many of its
+ * members together, and a thousand loops asking every half second would load the brokers left.
+ */
+const EVICTIONS_AT_ONCE = 8;
+const slots = new Semaphore(EVICTIONS_AT_ONCE);
+
+/** One cluster per connection for every eviction under way, disconnected when the last ends. */
+const shared = new Map<KafkaConnection, { cluster: CoordinatorCluster; users: number }>();
+
+function useCluster(kafka: KafkaConnection): CoordinatorCluster {
+  let entry = shared.get(kafka);
+  if (entry === undefined) {
+    entry = { cluster: createInternalCluster(kafkaOf(kafka)) as CoordinatorCluster, users: 0 };
+    shared.set(kafka, entry);
+  }
+  entry.users++;
+  return entry.cluster;
+}
+
+async function releaseCluster(kafka: KafkaConnection): Promise<void> {
+  const entry = shared.get(kafka);
+  if (entry === undefined || --entry.users > 0) return;
+  shared.delete(kafka);
+  await entry.cluster.disconnect().catch(() => undefined);
+}
 
 /** How an eviction ended: `left`, the coordinator took the member out; `gone`, it was out already. */
 export type EvictionOutcome = 'left' | 'gone' | 'timed-out';
@@ -29,7 +56,8 @@ export interface EvictMemberOptions {
  * consumer as a new member without the old one having left when the crash was the coordinator
  * going away: the group then waits for the old member's session to time out (30 s by default)
  * before the new one's join completes, and the subscriber delivers nothing meanwhile. Tries
- * until the coordinator answers, within `withinMs`. Only for an id no live consumer uses.
+ * until the coordinator answers, within `withinMs`, at most EVICTIONS_AT_ONCE at a time in the
+ * process over one cluster per connection. Only for an id no live consumer uses.
  */
 export async function evictMember({
   kafka,
@@ -38,7 +66,8 @@ export async function evictMember({
   withinMs,
 }: EvictMemberOptions): Promise<EvictionOutcome> {
   const deadline = Date.now() + withinMs;
-  const cluster = createInternalCluster(kafkaOf(kafka)) as CoordinatorCluster;
+  await slots.acquire();
+  const cluster = useCluster(kafka);
   try {
     while (Date.now() < deadline) {
       try {
@@ -56,6 +85,7 @@ export async function evictMember({
     }
     return 'timed-out';
   } finally {
-    await cluster.disconnect().catch(() => undefined);
+    slots.release();
+    await releaseCluster(kafka);
   }
 }
