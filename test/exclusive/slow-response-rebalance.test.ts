@@ -10,7 +10,9 @@ import { waitFor } from '../support/wait.ts';
 // Scenario: responses slower than the consumer's session timeout while a second instance joins
 // the subscriber's group. The first instance cannot take part in the rebalance while its
 // requests hang, loses its partitions, and its late answers arrive after the second instance
-// redelivered the same records: the receiver deduplicates them, nothing is lost.
+// redelivered the same records: the receiver deduplicates them, nothing is lost. Where the
+// rebalance gives a hung record's partition back to the first instance, its new lane waits for
+// the hung request and passes over the record once answered: that record arrives once.
 // Both instances use the shortest session the broker allows (group.min.session.timeout.ms), so
 // the hang that outlasts it is seconds, not the default's 30.
 const SESSION_TIMEOUT_MS = 6000;
@@ -37,7 +39,7 @@ describe('scenario: a response slower than the session timeout during a rebalanc
     await receiver.close();
   });
 
-  it('no loss; the hung records are redelivered by the other instance and deduplicated', async () => {
+  it('no loss; a hung record is sent again only by the other instance, and deduplicated', async () => {
     const topic = await fx.topic(4);
     const events = Array.from({ length: EVENTS }, () => factory.event());
     await fx.produce(topic, factory, events);
@@ -89,14 +91,14 @@ describe('scenario: a response slower than the session timeout during a rebalanc
     expect(stats.accepted).toBe(EVENTS);
     expect([...answers.keys()].sort()).toEqual(events.map((e) => e.id).sort());
     expect(stats.received).toBe(EVENTS + stats.duplicates);
-    // Duplicates only where a record was in flight at the rebalance, each deduplicated once.
+    // Duplicates only where a record was in flight at the rebalance, each deduplicated once
+    // (none when every hung record's partition went back to the first instance).
     const doubled = [...answers].filter(([, n]) => n > 1).map(([id]) => id);
     expect(doubled.length).toBe(stats.duplicates);
     for (const id of doubled) {
       expect(hung).toContain(id);
       expect(answers.get(id)).toBe(2);
     }
-    expect(stats.duplicates).toBeGreaterThan(0);
     process.stdout.write(
       `slow-response scenario: ${hung.length} requests hung ${SLOW_MS} ms; first instance acknowledged ${first.counts.acknowledged}, second ${second.counts.acknowledged}; ${stats.duplicates} deduplicated\n`,
     );
