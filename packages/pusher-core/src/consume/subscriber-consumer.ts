@@ -27,7 +27,7 @@ import type { Lane } from './lanes/lane.ts';
 import { MemberLanes } from './lanes/member-lanes.ts';
 import { TierLane } from './lanes/tier-lane.ts';
 import { LedgerCommitter } from './ledger/ledger-committer.ts';
-import { type SettledOffsets, settledFrom } from './ledger/settled-offsets.ts';
+import { mergedSettled, type SettledOffsets } from './ledger/settled-offsets.ts';
 import type { MemoryBudget } from './memory-budget.ts';
 import type { RecordHandler } from './record-handler.ts';
 import type { EventsTap } from './tap/events-tap.ts';
@@ -344,8 +344,8 @@ export class SubscriberConsumer {
   /**
    * A new assignment: every partition starts paused, then each becomes a lane at the group's
    * committed offset (a partition without one: its log start), past the records whose copy is
-   * already downstream and what this member's revoked lanes of it settled (`settledAbove`). Events lanes ride the tap when it has seen that far; tier lanes read from an
-   * explicit seek. Lanes of the previous assignment end first, so a record still in flight there
+   * already downstream and what this member's revoked lanes of it settled (`settledAbove`).
+   * Events lanes ride the tap when it has seen that far; tier lanes read from an explicit seek. Lanes of the previous assignment end first, so a record still in flight there
    * is never begun again beside itself, and no lane trusts the member's fetch position: it moves
    * past records a lane took and had not settled.
    */
@@ -365,7 +365,8 @@ export class SubscriberConsumer {
       const since = (from: number) => Date.now() - from;
       // A revoke meanwhile (a rebalance heard, the next join, a crash) voids this assignment.
       const dropped = () => {
-        if (generation === this.#generation || this.#stopping) return this.#stopping;
+        if (this.#stopping) return true;
+        if (generation === this.#generation) return false;
         this.#options.log('info', 'assignment dropped before its lanes started', {
           afterMs: since(at.assignedAt),
         });
@@ -595,12 +596,7 @@ export class SubscriberConsumer {
       const key = `${lane.topic}:${lane.partition}`;
       const mine = lane.settled();
       const seen = this.#revokedSettled.get(key);
-      this.#revokedSettled.set(
-        key,
-        seen === undefined
-          ? mine
-          : settledFrom(Math.max(seen.before, mine.before), [...seen.ahead, ...mine.ahead]),
-      );
+      this.#revokedSettled.set(key, seen === undefined ? mine : mergedSettled(seen, mine));
     }
     this.#revoked = [];
   }
@@ -832,6 +828,5 @@ function settledAbove(
   revoked: SettledOffsets | undefined,
 ): SettledOffsets | null {
   if (copies === undefined && revoked === undefined) return null;
-  const before = Math.max(ledger, revoked?.before ?? ledger);
-  return settledFrom(before, [...(copies ?? []), ...(revoked?.ahead ?? [])]);
+  return mergedSettled({ before: ledger, ahead: copies ?? [] }, revoked ?? { before: ledger, ahead: [] });
 }

@@ -64,9 +64,10 @@ export interface MemberListener {
   joined(assignment: Assignment): void;
   /**
    * The member is about to rejoin, and every partition may move: `rebalance`, the group said it
-   * is rebalancing; `rejoin`, the client rejoins on its own (stale metadata, a stale assignment). The member rejoins
-   * once the promise returned settles (the driver lets its requests in flight end and commits
-   * them first); the driver bounds it well within the session timeout.
+   * is rebalancing; `rejoin`, the client rejoins on its own (stale metadata, a stale assignment,
+   * the coordinator forgot the member). The member rejoins once the promise returned settles
+   * (the driver lets its requests in flight end and commits them first); the driver bounds it
+   * well within the session timeout.
    */
   rebalancing(why: RejoinCause): Promise<void>;
   crashed(crash: MemberCrash): void;

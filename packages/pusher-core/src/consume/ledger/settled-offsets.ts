@@ -13,3 +13,8 @@ export interface SettledOffsets {
 export function settledFrom(before: number, ahead: Iterable<number>): SettledOffsets {
   return { before, ahead: [...new Set(ahead)].filter((o) => o >= before).sort((x, y) => x - y) };
 }
+
+/** Both facts at once: the longer prefix, and every offset either says is settled beyond it. */
+export function mergedSettled(a: SettledOffsets, b: SettledOffsets): SettledOffsets {
+  return settledFrom(Math.max(a.before, b.before), [...a.ahead, ...b.ahead]);
+}
