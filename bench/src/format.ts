@@ -40,7 +40,7 @@ export function formatIngressBench(result: IngressBenchResult): string {
       `${result.bestRatio.toFixed(2)} at best (any mode); ${result.bestRatioSameHeaders.toFixed(2)} at best ` +
       'against raw records with the same headers; ' +
       `${bareShare(result).toFixed(2)} of a bare node:http server with one event per request.`,
-    "Latency is per request (per sendBatch for raw). CPU and RSS are the server process's, from /proc.",
+    "Latency is per request (per sendBatch for raw). CPU and RSS are the server process's, from /proc; the raw loops' CPU is this process's.",
   ].join('\n');
 }
 

@@ -2,6 +2,7 @@ import type { KafkaSettings } from '@hookstream/contracts';
 import { createKafka, createRawProducer } from '@hookstream/kafka';
 import { kibValue } from './payload.ts';
 import { type BenchRow, summarize } from './stats.ts';
+import { cpuWindow } from './tracing-cost.ts';
 
 /**
  * The baseline: kafkajs `sendBatch` of 1 KiB records with acks=all, `loops` batches in flight,
@@ -28,6 +29,9 @@ export async function rawKafkaBench(
   let sent = 0;
   let errors = 0;
   const started = performance.now();
+  // The benchmark's process does nothing else meanwhile: its CPU is the producer's.
+  const window = cpuWindow();
+  let cpuMicros = 0;
   try {
     await Promise.all(
       Array.from({ length: loops }, async () => {
@@ -49,10 +53,11 @@ export async function rawKafkaBench(
         }
       }),
     );
+    cpuMicros = window.end().cpuMicros;
   } finally {
     await producer.disconnect();
   }
-  return summarize(
+  const row = summarize(
     withHeaders ? 'raw kafkajs sendBatch, CloudEvents headers' : 'raw kafkajs sendBatch',
     loops,
     batchSize,
@@ -61,6 +66,9 @@ export async function rawKafkaBench(
     errors,
     performance.now() - started,
   );
+  return row.events === 0
+    ? row
+    : { ...row, cpuMicrosPerEvent: Math.round((cpuMicros / row.events) * 10) / 10 };
 }
 
 function ceLikeHeaders(i: number): Record<string, string> {

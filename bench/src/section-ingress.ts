@@ -1,7 +1,7 @@
 import { baselinesFrom } from './baselines.ts';
 import { formatIngressBench } from './format.ts';
 import { type IngressBenchResult, runIngressBench } from './ingress-bench.ts';
-import { defineSection, type Figure, ratio } from './report-section.ts';
+import { defineSection, type Figure, ratio, type TargetCheck } from './report-section.ts';
 import type { BenchRow } from './stats.ts';
 
 const best = (rows: readonly BenchRow[]): BenchRow | undefined =>
@@ -26,7 +26,11 @@ export const ingressSection = defineSection<IngressBenchResult>({
     "load at concurrency 128 after the ingress stopped. Beside each rate, from /proc of the server's process: " +
     'its CPU (user + system, every thread) over the run ÷ events, and its peak RSS during the run (sampled every ' +
     '25 ms) minus its RSS before, ÷ the requests in flight (the concurrency), KiB. RSS rarely shrinks, so a run ' +
-    "after a more demanding one can show 0: the growth is beyond the process's earlier peak.",
+    "after a more demanding one can show 0: the growth is beyond the process's earlier peak. The raw loops' CPU " +
+    "is the benchmark's own process (`process.cpuUsage()`) while the loop runs alone. The ceiling beside the " +
+    "one-event target: the ingress does at least the bare server's work per request and kafkajs's per record, so " +
+    'with each process bound by one core it reaches at most bare ÷ (bare + raw kafkajs with the same headers, CPU ' +
+    "per record) of the bare server's rate.",
   run: (ctx) =>
     runIngressBench({
       connection: ctx.connection,
@@ -73,8 +77,8 @@ export const ingressSection = defineSection<IngressBenchResult>({
         },
       );
       // The ingress's own process, from /proc, in the run of the rate above; the bare server's
-      // the same way for one event per request (the raw kafkajs loop runs in the benchmark's
-      // process beside the load generator, so its CPU is no baseline).
+      // the same way for one event per request; the raw kafkajs loop's is the benchmark's own
+      // process while it runs alone (no HTTP load then): what kafkajs alone costs per record.
       const bareToo = kind === 'single';
       if (row.cpuMicrosPerEvent !== undefined)
         figures.push({
@@ -82,10 +86,19 @@ export const ingressSection = defineSection<IngressBenchResult>({
           label: `ingress process CPU per event, ${modeLabel(row)}`,
           value: row.cpuMicrosPerEvent,
           unit: 'µs',
-          baselines:
-            bareToo && result.bareHttp.cpuMicrosPerEvent !== undefined
+          baselines: [
+            ...(bareToo && result.bareHttp.cpuMicrosPerEvent !== undefined
               ? [{ label: 'bare node:http server, per request', value: result.bareHttp.cpuMicrosPerEvent }]
-              : [],
+              : []),
+            ...(result.rawWithHeaders.cpuMicrosPerEvent !== undefined
+              ? [
+                  {
+                    label: 'raw kafkajs, same headers, per record',
+                    value: result.rawWithHeaders.cpuMicrosPerEvent,
+                  },
+                ]
+              : []),
+          ],
         });
       if (row.rssKiBPerInFlight !== undefined)
         figures.push({
@@ -101,36 +114,7 @@ export const ingressSection = defineSection<IngressBenchResult>({
     }
     return figures;
   },
-  targets(result) {
-    const top = best(result.rows);
-    const rate = top?.eventsPerSecond ?? 0;
-    const mode = (row: BenchRow | undefined) => (row ? `; ${modeLabel(row)}` : '');
-    const single = best(result.rows.filter((r) => r.eventsPerCall === 1));
-    const singleShare = ratio(single?.eventsPerSecond ?? 0, result.bareHttp.eventsPerSecond);
-    const batch = best(result.rows.filter((r) => r.eventsPerCall > 1));
-    const batchShare = ratio(batch?.eventsPerSecond ?? 0, result.rawWithHeaders.eventsPerSecond);
-    return [
-      {
-        target: 'ingress ≥ 10,000 events/s',
-        measured: `${rate.toLocaleString('en-US')} events/s${top ? ` (${modeLabel(top)})` : ''}`,
-        met: rate >= 10_000,
-      },
-      {
-        target: 'ingress, one event per request ≥ 0.8× a bare node:http server',
-        measured:
-          `${singleShare.toFixed(2)}× (${(single?.eventsPerSecond ?? 0).toLocaleString('en-US')} against ` +
-          `${result.bareHttp.eventsPerSecond.toLocaleString('en-US')} events/s${mode(single)})`,
-        met: singleShare >= 0.8,
-      },
-      {
-        target: 'ingress batches ≥ 0.50× raw kafkajs with the same headers',
-        measured:
-          `${batchShare.toFixed(2)}× (${(batch?.eventsPerSecond ?? 0).toLocaleString('en-US')} against ` +
-          `${result.rawWithHeaders.eventsPerSecond.toLocaleString('en-US')} events/s${mode(batch)})`,
-        met: batchShare >= 0.5,
-      },
-    ];
-  },
+  targets: ingressTargets,
   chart(result) {
     const rows = [
       best(result.rows.filter((r) => r.eventsPerCall === 1)),
@@ -157,3 +141,58 @@ export const ingressSection = defineSection<IngressBenchResult>({
   },
   details: (result) => `Every run:\n\n\`\`\`\n${formatIngressBench(result)}\n\`\`\``,
 });
+
+/**
+ * What one event per request could reach at best against the bare server when each process is
+ * bound by its own CPU: the ingress does at least the bare server's work per request plus the
+ * producer's per record, so bare ÷ (bare + raw kafkajs with the same headers), from this run.
+ */
+export function singleCeiling(
+  result: Pick<IngressBenchResult, 'bareHttp' | 'rawWithHeaders'>,
+): { ratio: number; bareMicros: number; kafkaMicros: number } | undefined {
+  const bareMicros = result.bareHttp.cpuMicrosPerEvent;
+  const kafkaMicros = result.rawWithHeaders.cpuMicrosPerEvent;
+  if (bareMicros === undefined || kafkaMicros === undefined || bareMicros + kafkaMicros <= 0) return;
+  return { ratio: bareMicros / (bareMicros + kafkaMicros), bareMicros, kafkaMicros };
+}
+
+function ceilingNote(ceiling: ReturnType<typeof singleCeiling>): string {
+  if (ceiling === undefined) return '';
+  return (
+    `; ceiling ${ceiling.ratio.toFixed(2)}×: the bare server's ${ceiling.bareMicros} µs per request ` +
+    `+ kafkajs's ${ceiling.kafkaMicros} µs per record`
+  );
+}
+
+/** The section's targets, each with what this run measured. */
+export function ingressTargets(result: IngressBenchResult): TargetCheck[] {
+  const top = best(result.rows);
+  const rate = top?.eventsPerSecond ?? 0;
+  const mode = (row: BenchRow | undefined) => (row ? `; ${modeLabel(row)}` : '');
+  const single = best(result.rows.filter((r) => r.eventsPerCall === 1));
+  const singleShare = ratio(single?.eventsPerSecond ?? 0, result.bareHttp.eventsPerSecond);
+  const batch = best(result.rows.filter((r) => r.eventsPerCall > 1));
+  const batchShare = ratio(batch?.eventsPerSecond ?? 0, result.rawWithHeaders.eventsPerSecond);
+  return [
+    {
+      target: 'ingress ≥ 10,000 events/s',
+      measured: `${rate.toLocaleString('en-US')} events/s${top ? ` (${modeLabel(top)})` : ''}`,
+      met: rate >= 10_000,
+    },
+    {
+      target: 'ingress, one event per request ≥ 0.8× a bare node:http server',
+      measured:
+        `${singleShare.toFixed(2)}× (${(single?.eventsPerSecond ?? 0).toLocaleString('en-US')} against ` +
+        `${result.bareHttp.eventsPerSecond.toLocaleString('en-US')} events/s${mode(single)})` +
+        ceilingNote(singleCeiling(result)),
+      met: singleShare >= 0.8,
+    },
+    {
+      target: 'ingress batches ≥ 0.50× raw kafkajs with the same headers',
+      measured:
+        `${batchShare.toFixed(2)}× (${(batch?.eventsPerSecond ?? 0).toLocaleString('en-US')} against ` +
+        `${result.rawWithHeaders.eventsPerSecond.toLocaleString('en-US')} events/s${mode(batch)})`,
+      met: batchShare >= 0.5,
+    },
+  ];
+}

@@ -1,7 +1,7 @@
 import { baselinesFrom } from './baselines.ts';
 import type { ModeComparison } from './mode-comparison.ts';
 import { type BenchResult, benchPush, HTTPS_PAYLOAD_BYTES } from './push-bench.ts';
-import { defineSection, type Figure } from './report-section.ts';
+import { defineSection, type Figure, type TargetCheck } from './report-section.ts';
 import { tracingRunsMarkdown } from './tracing-cost.ts';
 
 const CONCURRENCY = 64;
@@ -19,7 +19,8 @@ export const pushSection = defineSection<BenchResult>({
     'in its own interleaved rounds with the pusher; and `kafka-consumer-perf-test` (how fast the broker hands out records). ' +
     'A pusher is a long-lived process, so both the pusher and the plain loop run once uncounted (V8 optimises the code ' +
     'of each), then in interleaved rounds (loop, pusher; pusher, loop; …), each pusher drain a new subscriber of the same ' +
-    'backlog; the figures are the medians of the rounds. ' +
+    "backlog; the figures are the medians of the rounds. The consume → POST → commit loop's rate over the plain " +
+    "loop's is the ceiling beside the plain-loop target: the pusher does all that loop does, and more. " +
     'Tracing: the pusher then drains a smaller backlog again with new subscribers, with tracing at 100 % ' +
     'sampling (spans exported over OTLP/HTTP protobuf to the local Jaeger) and without, interleaved ' +
     '(on off, off on, …), after a traced and an untraced warm-up drain that are listed but not counted (the first ' +
@@ -116,34 +117,7 @@ export const pushSection = defineSection<BenchResult>({
         ] satisfies Figure[])
       : []),
   ],
-  targets: (result) => [
-    {
-      target: 'push ≥ 5,000 deliveries/s',
-      measured: `${result.pusherPerSecond.toLocaleString('en-US')} deliveries/s`,
-      met: result.pusherPerSecond >= 5000,
-    },
-    {
-      target: 'push ≥ 0.70× a plain undici loop',
-      measured: `${result.ratio.toFixed(2)}× (${result.rawUndiciPerSecond.toLocaleString('en-US')} POSTs/s raw)`,
-      met: result.ratio >= 0.7,
-    },
-    {
-      target: 'push ≥ 0.70× a hand-written consume → POST → commit loop',
-      measured: `${result.loop.ratio.toFixed(2)}× (${result.loop.baselinePerSecond.toLocaleString('en-US')} deliveries/s by the loop, ${result.loop.comparedPerSecond.toLocaleString('en-US')} by the pusher in those rounds)`,
-      met: result.loop.ratio >= 0.7,
-    },
-    ...(result.tracing
-      ? [
-          {
-            target: 'tracing ≤ 10 % CPU per delivery',
-            measured:
-              `${signedPercent(result.tracing.cpuOverhead)} (${result.tracing.onCpuMicros} µs traced, ` +
-              `${result.tracing.offCpuMicros} µs untraced; medians of ${result.tracing.runs} interleaved runs each)`,
-            met: result.tracing.cpuOverhead <= 0.1,
-          },
-        ]
-      : []),
-  ],
+  targets: pushTargets,
   details: (result) =>
     `Deliveries per second, every counted run (${result.events.toLocaleString('en-US')} events each, in the order they ran):\n\n` +
     `${rateRunsMarkdown(result.rate)}\n\n` +
@@ -175,6 +149,16 @@ export const pushSection = defineSection<BenchResult>({
     ],
   }),
 });
+
+/**
+ * The consume → POST → commit loop's own rate against the plain loop's: as far as anything that
+ * consumes with kafkajs can get, since the pusher does all the loop does and more.
+ */
+function loopCeilingNote(result: BenchResult): string {
+  if (result.rawUndiciPerSecond <= 0 || result.loop.baselinePerSecond <= 0) return '';
+  const ceiling = result.loop.baselinePerSecond / result.rawUndiciPerSecond;
+  return `; ceiling ${ceiling.toFixed(2)}×: the consume → POST → commit loop's own rate`;
+}
 
 /** +7.9 %, −3.0 %. */
 function signedPercent(share: number): string {
@@ -214,5 +198,39 @@ function memoryFigure(
       unit: 'KiB',
       baselines: baselines.flatMap(([label, value]) => (value === null ? [] : [{ label, value }])),
     },
+  ];
+}
+
+/** The section's targets, each with what this run measured. */
+export function pushTargets(result: BenchResult): TargetCheck[] {
+  return [
+    {
+      target: 'push ≥ 5,000 deliveries/s',
+      measured: `${result.pusherPerSecond.toLocaleString('en-US')} deliveries/s`,
+      met: result.pusherPerSecond >= 5000,
+    },
+    {
+      target: 'push ≥ 0.70× a plain undici loop',
+      measured:
+        `${result.ratio.toFixed(2)}× (${result.rawUndiciPerSecond.toLocaleString('en-US')} POSTs/s raw)` +
+        loopCeilingNote(result),
+      met: result.ratio >= 0.7,
+    },
+    {
+      target: 'push ≥ 0.70× a hand-written consume → POST → commit loop',
+      measured: `${result.loop.ratio.toFixed(2)}× (${result.loop.baselinePerSecond.toLocaleString('en-US')} deliveries/s by the loop, ${result.loop.comparedPerSecond.toLocaleString('en-US')} by the pusher in those rounds)`,
+      met: result.loop.ratio >= 0.7,
+    },
+    ...(result.tracing
+      ? [
+          {
+            target: 'tracing ≤ 10 % CPU per delivery',
+            measured:
+              `${signedPercent(result.tracing.cpuOverhead)} (${result.tracing.onCpuMicros} µs traced, ` +
+              `${result.tracing.offCpuMicros} µs untraced; medians of ${result.tracing.runs} interleaved runs each)`,
+            met: result.tracing.cpuOverhead <= 0.1,
+          },
+        ]
+      : []),
   ];
 }
