@@ -21,7 +21,7 @@ export const pushSection = defineSection<BenchResult>({
     'of each), then in interleaved rounds (loop, pusher; pusher, loop; …), each pusher drain a new subscriber of the same ' +
     "backlog; the figures are the medians of the rounds. The consume → POST → commit loop's rate over the plain " +
     "loop's is the ceiling beside the plain-loop target: the pusher does all that loop does, and more. " +
-    'Tracing: the pusher then drains a smaller backlog again with new subscribers, with tracing at 100 % ' +
+    'Tracing: the pusher then drains the backlog again with new subscribers, with tracing at 100 % ' +
     'sampling (spans exported over OTLP/HTTP protobuf to the local Jaeger) and without, interleaved ' +
     '(on off, off on, …), after a traced and an untraced warm-up drain that are listed but not counted (the first ' +
     'compiles the tracing code, the second re-optimizes the code both modes share); CPU per delivery is `process.cpuUsage()` (user + system, every thread of the ' +
