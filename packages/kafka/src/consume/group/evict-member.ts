@@ -69,23 +69,31 @@ export async function evictMember({
   await slots.acquire();
   const cluster = useCluster(kafka);
   try {
-    while (Date.now() < deadline) {
-      try {
-        await cluster.connect();
-        const coordinator = await cluster.findGroupCoordinator({ groupId });
-        await coordinator.leaveGroup({ groupId, memberId });
-        return 'left';
-      } catch (err) {
-        const type = (err as { type?: unknown }).type;
-        // Left already (its own leave got through) or the group is gone: nothing holds the join.
-        if (type === 'UNKNOWN_MEMBER_ID' || type === 'GROUP_ID_NOT_FOUND') return 'gone';
-        await sleep(Math.min(EVICT_RETRY_MS, Math.max(0, deadline - Date.now())));
-        await cluster.refreshMetadata().catch(() => undefined);
-      }
-    }
-    return 'timed-out';
+    return await leaveOnBehalf(cluster, { groupId, memberId, deadline });
   } finally {
     slots.release();
     await releaseCluster(kafka);
   }
+}
+
+/** Sends LeaveGroup for `memberId` until the coordinator answers or `deadline` (epoch ms) passes. */
+export async function leaveOnBehalf(
+  cluster: Pick<CoordinatorCluster, 'connect' | 'findGroupCoordinator' | 'refreshMetadata'>,
+  { groupId, memberId, deadline }: { groupId: string; memberId: string; deadline: number },
+): Promise<EvictionOutcome> {
+  while (Date.now() < deadline) {
+    try {
+      await cluster.connect();
+      const coordinator = await cluster.findGroupCoordinator({ groupId });
+      await coordinator.leaveGroup({ groupId, memberId });
+      return 'left';
+    } catch (err) {
+      const type = (err as { type?: unknown }).type;
+      // Left already (its own leave got through) or the group is gone: nothing holds the join.
+      if (type === 'UNKNOWN_MEMBER_ID' || type === 'GROUP_ID_NOT_FOUND') return 'gone';
+      await sleep(Math.min(EVICT_RETRY_MS, Math.max(0, deadline - Date.now())));
+      await cluster.refreshMetadata().catch(() => undefined);
+    }
+  }
+  return 'timed-out';
 }
