@@ -2,7 +2,7 @@ import type { AclGrant } from '@hookstream/contracts';
 import type { Admin, ConfigResourceTypes, ConfigSource, Kafka } from 'kafkajs';
 import { explained } from '../connection/access-refusal.ts';
 import type { KafkaConnection } from '../connection/kafka-connection.ts';
-import { accessOf, kafkaOf } from '../connection/raw-client.ts';
+import { accessOf, checkTlsOf, kafkaOf } from '../connection/raw-client.ts';
 import { createAcls } from './acls.ts';
 import type { BatchCluster } from './cluster-metadata.ts';
 import { fetchGroupsOffsets } from './group-batch-offsets.ts';
@@ -73,9 +73,18 @@ export class KafkaAdmin {
     this.#admin = this.#kafka.admin();
   }
 
-  /** Connects; a refused login or certificate fails at once as a KafkaAccessError naming the setting. */
+  /**
+   * Connects; a refused login or certificate fails at once as a KafkaAccessError naming the
+   * setting (a certificate through the connection's TLS check, which kafkajs would retry).
+   */
   connect(): Promise<void> {
-    return explained(() => this.#admin.connect(), accessOf(this.#connection, 'connect'));
+    return explained(
+      async () => {
+        await checkTlsOf(this.#connection);
+        await this.#admin.connect();
+      },
+      accessOf(this.#connection, 'connect'),
+    );
   }
 
   async disconnect(): Promise<void> {

@@ -22,7 +22,7 @@ export interface KafkaClientOptions {
   readonly quiet?: boolean;
 }
 
-/** Node TLS options for a broker connection; shared by kafkajs and the TLS preflight. */
+/** Node TLS options for a broker connection; shared by kafkajs and the TLS check (tls-preflight.ts). */
 export function tlsOptions(tls: KafkaTls): ConnectionOptions {
   return {
     ...(tls.ca === undefined ? {} : { ca: tls.ca }),

@@ -1,6 +1,7 @@
 import { KafkaAdmin } from '../admin/kafka-admin.ts';
 import { type KafkaClientOptions, newKafkaClient } from './client.ts';
 import { bindKafkaClient } from './raw-client.ts';
+import { checkTlsAccess } from './tls-preflight.ts';
 
 /**
  * A handle on one Kafka cluster: what RecordSender, SubscriberConsumer, readTopic and the admin
@@ -12,7 +13,8 @@ export class KafkaConnection {
 
   constructor(options: KafkaClientOptions) {
     this.clientId = options.clientId;
-    bindKafkaClient(this, newKafkaClient(options), { tls: options.tls, sasl: options.sasl });
+    const context = { tls: options.tls, sasl: options.sasl };
+    bindKafkaClient(this, newKafkaClient(options), context, onceTlsChecked(options));
   }
 
   /** An admin client of its own; connect() before use, disconnect() after. */
@@ -24,4 +26,16 @@ export class KafkaConnection {
 /** Builds a connection; the rest of hookstream never constructs a Kafka client itself. */
 export function createKafka(options: KafkaClientOptions): KafkaConnection {
   return new KafkaConnection(options);
+}
+
+/** The connection's TLS check, run once however many admins connect; none without TLS. */
+function onceTlsChecked(options: KafkaClientOptions): (() => Promise<void>) | undefined {
+  const tls = options.tls;
+  if (!tls) return undefined;
+  let checked: Promise<void> | null = null;
+  const context = { tls, sasl: options.sasl };
+  return () => {
+    checked ??= checkTlsAccess(options.brokers, tls, context, options.connectionTimeoutMs ?? 3000);
+    return checked;
+  };
 }

@@ -9,9 +9,22 @@ import type { KafkaConnection } from './kafka-connection.ts';
 const clients = new WeakMap<KafkaConnection, Kafka>();
 const access = new WeakMap<KafkaConnection, AccessContext>();
 
-export function bindKafkaClient(connection: KafkaConnection, client: Kafka, context: AccessContext): void {
+const tlsChecks = new WeakMap<KafkaConnection, () => Promise<void>>();
+
+export function bindKafkaClient(
+  connection: KafkaConnection,
+  client: Kafka,
+  context: AccessContext,
+  tlsCheck?: () => Promise<void>,
+): void {
   clients.set(connection, client);
   access.set(connection, context);
+  if (tlsCheck !== undefined) tlsChecks.set(connection, tlsCheck);
+}
+
+/** Rejects with a KafkaAccessError when the brokers refuse the connection's TLS settings (tls-preflight.ts). */
+export function checkTlsOf(connection: KafkaConnection): Promise<void> {
+  return tlsChecks.get(connection)?.() ?? Promise.resolve();
 }
 
 /** The kafkajs client of a connection made by createKafka. */
