@@ -23,22 +23,8 @@ async function selfSigned(dir: string, name: string, subject: string, extra: str
   const key = join(dir, `${name}.key`);
   const cert = join(dir, `${name}.pem`);
   const ext = extra.flatMap((e) => ['-addext', e]);
-  await run('openssl', [
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-days',
-    '1',
-    '-subj',
-    subject,
-    ...ext,
-    '-keyout',
-    key,
-    '-out',
-    cert,
-  ]);
+  const args = ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', subject, ...ext];
+  await run('openssl', [...args, '-keyout', key, '-out', cert]);
   return { cert: await readFile(cert, 'utf8'), key: await readFile(key, 'utf8') };
 }
 
