@@ -78,7 +78,8 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 
 const trusting = (ca: string, own?: Pem): KafkaTls => ({
   ca,
-  ...(own === undefined ? {} : { cert: own.cert, key: own.key }),
+  cert: own?.cert,
+  key: own?.key,
   checkServerName: true,
 });
 
