@@ -14,27 +14,32 @@ const API_VERSIONS_V0 = Buffer.from([0, 0, 0, 10, 0, 18, 0, 0, 0, 0, 0, 1, 0xff,
 type Verdict = 'answered' | 'unreachable' | Error;
 
 /**
- * One TLS handshake and ApiVersions request per broker, before kafkajs connects: a certificate
- * the client cannot trust, or a client certificate the broker refuses, stays wrong however often
- * it is tried, yet kafkajs retries it as it would an outage (five times with backoff, about 10 s)
- * before the refusal comes out. Resolves once a broker answered, or when none could be reached
- * (an outage is kafkajs's to retry); rejects at once with the KafkaAccessError naming the setting
- * when a broker refused the TLS settings.
+ * One TLS handshake and ApiVersions request to each broker at once, before kafkajs connects: a
+ * certificate the client cannot trust, or a client certificate the broker refuses, stays wrong
+ * however often it is tried, yet kafkajs retries it as it would an outage (five times with
+ * backoff, about 10 s) before the refusal comes out. Resolves at the first broker that answered,
+ * or once none could be reached (an outage is kafkajs's to retry, and a broker that does not
+ * answer holds nothing up beyond `timeoutMs`); rejects at the first TLS refusal with the
+ * KafkaAccessError naming the setting.
  */
-export async function checkTlsAccess(
+export function checkTlsAccess(
   brokers: readonly string[],
   tls: KafkaTls,
   ctx: AccessContext,
   timeoutMs: number,
 ): Promise<void> {
-  for (const broker of brokers) {
-    const verdict = await askOverTls(broker, tls, timeoutMs);
-    if (verdict === 'answered') return;
-    if (verdict instanceof Error) {
-      const refusal = explainKafkaError(verdict, ctx);
-      if (refusal !== null) throw refusal;
+  return new Promise((resolve, reject) => {
+    let unheard = brokers.length;
+    if (unheard === 0) resolve();
+    for (const broker of brokers) {
+      void askOverTls(broker, tls, timeoutMs).then((verdict) => {
+        if (verdict === 'answered') return resolve();
+        const refusal = verdict instanceof Error ? explainKafkaError(verdict, ctx) : null;
+        if (refusal !== null) return reject(refusal);
+        if (--unheard === 0) resolve();
+      });
     }
-  }
+  });
 }
 
 function askOverTls(broker: string, tls: KafkaTls, timeoutMs: number): Promise<Verdict> {

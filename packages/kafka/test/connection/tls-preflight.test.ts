@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer as createNetServer, type Server } from 'node:net';
+import { createServer as createNetServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, type TlsOptions } from 'node:tls';
@@ -143,6 +143,25 @@ describe('checkTlsAccess: TLS settings a broker refuses fail before kafkajs retr
       );
     } finally {
       await broker.close();
+    }
+  });
+});
+
+describe('checkTlsAccess across brokers', () => {
+  it('asks every broker at once: one that accepts and never answers holds up no other', async () => {
+    const sockets: Socket[] = [];
+    const silent = await listening(
+      createNetServer((socket) => void sockets.push(socket)),
+      () => sockets.length,
+    );
+    const broker = await tlsBroker({ cert: server.cert, key: server.key });
+    try {
+      // Asked one after the other, the silent one would hold the check for its whole minute.
+      await checkTlsAccess([silent.address, broker.address], trusting(server.cert), {}, 60_000);
+      expect(silent.connections()).toBe(1);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await Promise.all([silent.close(), broker.close()]);
     }
   });
 });
