@@ -8,8 +8,8 @@ export const FULL_SCALE: BenchScale = {
   ingressEvents: 20_000,
   pushEvents: 20_000,
   pushRounds: 3,
-  // As long as the push rounds' drains: in a short drain, whether a collection lands in it or not
-  // moves tracing's figure more than the target's margin (cost-2026-12-07.md).
+  // As long as the push rounds' drains: a 5,000-event drain's tracing figure swung between runs
+  // by more than the target's margin (cost-2026-12-07.md).
   tracingEvents: 20_000,
   tracingRounds: 4,
   httpsEvents: 5000,
