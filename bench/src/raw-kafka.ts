@@ -31,7 +31,7 @@ export async function rawKafkaBench(
   const started = performance.now();
   // The benchmark's process does nothing else meanwhile: its CPU is the producer's.
   const window = cpuWindow();
-  let cpuMicros = 0;
+  let cpuMicros: number;
   try {
     await Promise.all(
       Array.from({ length: loops }, async () => {
@@ -53,8 +53,8 @@ export async function rawKafkaBench(
         }
       }),
     );
-    cpuMicros = window.end().cpuMicros;
   } finally {
+    cpuMicros = window.end().cpuMicros;
     await producer.disconnect();
   }
   const row = summarize(

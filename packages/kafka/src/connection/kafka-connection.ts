@@ -1,4 +1,5 @@
 import { KafkaAdmin } from '../admin/kafka-admin.ts';
+import type { AccessContext } from './access-refusal.ts';
 import { type KafkaClientOptions, newKafkaClient } from './client.ts';
 import { bindKafkaClient } from './raw-client.ts';
 import { checkTlsAccess } from './tls-preflight.ts';
@@ -14,7 +15,7 @@ export class KafkaConnection {
   constructor(options: KafkaClientOptions) {
     this.clientId = options.clientId;
     const context = { tls: options.tls, sasl: options.sasl };
-    bindKafkaClient(this, newKafkaClient(options), context, onceTlsChecked(options));
+    bindKafkaClient(this, newKafkaClient(options), context, onceTlsChecked(options, context));
   }
 
   /** An admin client of its own; connect() before use, disconnect() after. */
@@ -29,11 +30,13 @@ export function createKafka(options: KafkaClientOptions): KafkaConnection {
 }
 
 /** The connection's TLS check, run once however many admins connect; none without TLS. */
-function onceTlsChecked(options: KafkaClientOptions): (() => Promise<void>) | undefined {
+function onceTlsChecked(
+  options: KafkaClientOptions,
+  context: AccessContext,
+): (() => Promise<void>) | undefined {
   const tls = options.tls;
   if (!tls) return undefined;
   let checked: Promise<void> | null = null;
-  const context = { tls, sasl: options.sasl };
   return () => {
     checked ??= checkTlsAccess(options.brokers, tls, context, options.connectionTimeoutMs ?? 3000);
     return checked;

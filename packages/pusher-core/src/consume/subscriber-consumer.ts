@@ -345,9 +345,10 @@ export class SubscriberConsumer {
    * A new assignment: every partition starts paused, then each becomes a lane at the group's
    * committed offset (a partition without one: its log start), past the records whose copy is
    * already downstream and what this member's revoked lanes of it settled (`settledAbove`).
-   * Events lanes ride the tap when it has seen that far; tier lanes read from an explicit seek. Lanes of the previous assignment end first, so a record still in flight there
-   * is never begun again beside itself, and no lane trusts the member's fetch position: it moves
-   * past records a lane took and had not settled.
+   * Events lanes ride the tap when it has seen that far; tier lanes read from an explicit seek.
+   * Lanes of the previous assignment end first, so a record still in flight there is never begun
+   * again beside itself, and no lane trusts the member's fetch position: it moves past records a
+   * lane took and had not settled.
    */
   #assign(assignment: Assignment): void {
     this.#revokeLanes();
