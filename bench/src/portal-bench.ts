@@ -40,6 +40,7 @@ export const PORTAL_QUERIES = [
   'list second page',
   'list of 2 endpoints',
   'one message',
+  'message origin',
 ] as const;
 export type PortalQuery = (typeof PORTAL_QUERIES)[number];
 
@@ -157,6 +158,10 @@ function timeQueries(
       store.getMessage(workload.tenantName(workload.tenantOf[i] ?? 0), workload.eventId(i)),
     );
     if (found === null) throw new Error(`message ${workload.eventId(i)} was not found: the fill is wrong`);
+    const origin = timed('message origin', () =>
+      store.messageOrigin(workload.tenantName(workload.tenantOf[i] ?? 0), workload.eventId(i)),
+    );
+    if (origin === null) throw new Error(`message ${workload.eventId(i)} has no origin: the fill is wrong`);
     memory.sample();
   }
   return Object.fromEntries(PORTAL_QUERIES.map((q) => [q, summarizeLatencies(timings[q])])) as Record<

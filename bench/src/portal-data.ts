@@ -118,13 +118,9 @@ export class PortalWorkload {
     const out: AttemptLogEntry[] = [];
     for (let n = 0; n < endpoints; n++) {
       const subscriber = this.endpointName(t, (first + n) % this.endpointCount(t));
-      const base = {
-        eventId,
-        subscriber,
-        tenant,
-        type,
-        source: { topic: 'hookstream.events', partition: i % 12, offset: String(i) },
-      };
+      // Every step names the events-topic record it began from, as a pusher's entries do.
+      const origin = { topic: 'hookstream.events', partition: i % 12, offset: String(i) };
+      const base = { eventId, subscriber, tenant, type, source: origin, origin };
       for (const { afterMs, ...step } of this.#steps())
         out.push({ ...base, ...step, at: new Date(bornMs + afterMs).toISOString() });
     }

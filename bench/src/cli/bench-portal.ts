@@ -10,7 +10,8 @@ file in a temporary directory with a week of attempt log entries for --messages 
 1–3 endpoints per message, about 10 % retried and 1.5 % dead-lettered), printing progress while
 it fills. Then reopens it and times, --queries times each (default 2000), for tenants drawn by
 their size: the first page of 50 newest messages, the failed ones, one type's, the second page
-by cursor, two endpoints' messages, and one message's attempts (a random existing event). Prints
+by cursor, two endpoints' messages, one message's attempts (a random existing event) and its
+origin record (what a payload or a resend reads). Prints
 the fill rate, the file's size, p50/p90/p99/max per query and the process's peak RSS and heap
 against the targets (issue 44): list p99 ≤ 100 ms, one message p99 ≤ 50 ms. --cache-mib: the
 store's page cache (default 64). Deletes the file afterwards.`;
@@ -58,12 +59,15 @@ export async function benchPortalCommand(args: readonly string[]): Promise<numbe
   return 0;
 }
 
+/** One message's reads (its attempts, its origin) are held to the message target; lists to the list one. */
+function p99TargetMs(query: string): number {
+  return query === 'one message' || query === 'message origin' ? MESSAGE_P99_MS : LIST_P99_MS;
+}
+
 export function formatPortalBench(result: PortalBenchResult): string {
   const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
-  const target = (query: string) =>
-    query === 'one message' ? `≤ ${MESSAGE_P99_MS} ms` : `≤ ${LIST_P99_MS} ms`;
-  const met = (query: string, p99: number) =>
-    p99 <= (query === 'one message' ? MESSAGE_P99_MS : LIST_P99_MS) ? 'met' : 'missed';
+  const target = (query: string) => `≤ ${p99TargetMs(query)} ms`;
+  const met = (query: string, p99: number) => (p99 <= p99TargetMs(query) ? 'met' : 'missed');
   const table = formatTable(
     ['query', 'calls', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'p99 target', 'result'],
     PORTAL_QUERIES.map((query) => {

@@ -115,6 +115,8 @@ export function fakeService(): ManagementService {
       }),
       get: async (tenant, eventId) =>
         tenant === MESSAGE.tenant && eventId === MESSAGE.eventId ? MESSAGE : null,
+      origin: async (tenant, eventId) =>
+        tenant === MESSAGE.tenant && eventId === MESSAGE.eventId ? MSG_1 : null,
     },
   };
   return new ManagementService(ports);

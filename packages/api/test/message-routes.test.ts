@@ -114,6 +114,7 @@ function fake() {
         return { items: [], nextCursor: null };
       },
       get: async () => null,
+      origin: async () => null,
     },
   };
   return { service: new ManagementService(ports), written, lists };

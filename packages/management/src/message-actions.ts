@@ -16,6 +16,7 @@ import { auditActorOf, type Caller, tenantOf } from './caller.ts';
 import { ManagementError } from './errors.ts';
 import { exampleData } from './example-data.ts';
 import type { ManagementPorts } from './management-ports.ts';
+import { eventOrigin } from './message-reads.ts';
 import { visibleRecord } from './tenant-rules.ts';
 
 /** Where an example says it comes from (its ce_source). */
@@ -35,13 +36,14 @@ export async function resendMessage(
 ): Promise<ResendAnswer> {
   const record = visibleRecord(await ports.catalog.read(), ask.subscriber, caller);
   const notFound = () => new ManagementError('not_found', `no event "${ask.eventId}"`);
-  const { origin } = await ports.ledger(ask.eventId);
+  const own = tenantOf(caller);
+  // A tenant's subscriber takes only its tenant's events: the event, if it may be resent, is that tenant's.
+  const origin = await eventOrigin(ports, ask.eventId, own ?? record.definition.tenant);
   if (origin === null) throw notFound();
   const stored = await ports.readRecordAt(origin);
   if (stored === null || stored.value === null || stored.headers[CE_HEADER.id] !== ask.eventId)
     throw notFound();
   const eventTenant = eventTenantOf(stored.headers);
-  const own = tenantOf(caller);
   const selection = EventSelection.of(record.definition);
   if ((own !== undefined && eventTenant !== own) || !selection.takesTenant(eventTenant)) throw notFound();
   const type = stored.headers[CE_HEADER.type];

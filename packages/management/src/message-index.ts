@@ -1,4 +1,5 @@
 import type { MessageDetail, MessageState, MessageSummary } from '@hookstream/api-schemas';
+import type { RecordLocation } from '@hookstream/contracts';
 
 export type { MessageDetail, MessageSummary };
 
@@ -28,4 +29,10 @@ export interface MessageIndex {
   list(query: MessageIndexQuery): Promise<{ items: MessageSummary[]; nextCursor: string | null }>;
   /** One message of the tenant with its attempts (only those endpoints' when named); null: none. */
   get(tenant: string, eventId: string, subscribers?: readonly string[]): Promise<MessageDetail | null>;
+  /**
+   * The events-topic record the tenant's message came from, as its steps name it; null when the
+   * index has none. A payload and a resend read that record: found here, they need not read an
+   * attempt log partition whole (the ledger query's way).
+   */
+  origin(tenant: string, eventId: string): Promise<RecordLocation | null>;
 }

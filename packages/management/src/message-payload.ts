@@ -4,7 +4,7 @@ import { CE_HEADER } from '@hookstream/contracts';
 import type { Caller } from './caller.ts';
 import { ManagementError } from './errors.ts';
 import type { ManagementPorts } from './management-ports.ts';
-import { getMessage, type MessageReadOptions } from './message-reads.ts';
+import { eventOrigin, getMessage, type MessageReadOptions } from './message-reads.ts';
 
 /** Without the operator's choice: a size and a hash, which help support and show no data. */
 export const DEFAULT_PAYLOAD_MODE: PayloadMode = 'digest';
@@ -20,12 +20,12 @@ export async function messagePayload(
   eventId: string,
   options: MessageReadOptions,
 ): Promise<MessagePayload> {
-  await getMessage(ports, caller, eventId, options);
+  const message = await getMessage(ports, caller, eventId, options);
   const mode = ports.payloads ?? DEFAULT_PAYLOAD_MODE;
   if (mode === 'none') return { mode };
   const gone = () =>
     new ManagementError('not_found', `the data of "${eventId}" is no longer kept (the topic's retention)`);
-  const { origin } = await ports.ledger(eventId);
+  const origin = await eventOrigin(ports, eventId, message.tenant);
   if (origin === null) throw gone();
   const stored = await ports.readRecordAt(origin);
   if (stored === null || stored.value === null || stored.headers[CE_HEADER.id] !== eventId) throw gone();

@@ -1,4 +1,5 @@
 import type { MessageList, MessageState } from '@hookstream/api-schemas';
+import type { RecordLocation } from '@hookstream/contracts';
 import type { CatalogSnapshot } from '@hookstream/subscribers';
 import { type Caller, tenantOf } from './caller.ts';
 import { ManagementError } from './errors.ts';
@@ -60,6 +61,23 @@ export async function getMessage(
   if (found === null || found.tenant !== tenant)
     throw new ManagementError('not_found', `no message "${eventId}"`);
   return found;
+}
+
+/**
+ * Where an event's record is on the events topic. The message index answers for a tenant's
+ * message it holds (one indexed lookup); otherwise the ledger query, which reads the attempt log
+ * partition the id hashes to whole, and the events topic when no step names the record.
+ */
+export async function eventOrigin(
+  ports: ManagementPorts,
+  eventId: string,
+  tenant: string | undefined,
+): Promise<RecordLocation | null> {
+  if (tenant !== undefined && ports.messages !== undefined) {
+    const indexed = await ports.messages.origin(tenant, eventId);
+    if (indexed !== null) return indexed;
+  }
+  return (await ports.ledger(eventId)).origin;
 }
 
 function messageIndex(ports: ManagementPorts): MessageIndex {

@@ -86,9 +86,13 @@ export function fakePorts(
   /** The message index's answers and what it was asked. */
   const index = {
     messages: [] as MessageDetail[],
+    /** Origins the index names, by `tenant/eventId`. */
+    origins: new Map<string, RecordLocation>(),
     lists: [] as MessageIndexQuery[],
     gets: [] as { tenant: string; eventId: string; subscribers: readonly string[] | undefined }[],
   };
+  /** Event ids the ledger query was asked about, in order. */
+  const ledgerAsks: string[] = [];
   const snapshot = (): CatalogSnapshot => ({
     subscribers: new Map(subscribers),
     revisions: new Map(revisions),
@@ -177,14 +181,17 @@ export function fakePorts(
     replayDeadLetters: async () => {
       throw new Error('no replays in these tests');
     },
-    ledger: async (eventId) => ({
-      eventId,
-      origin: events.get(eventId)?.at ?? null,
-      foundIn: events.has(eventId) ? 'attempt-log' : null,
-      tenant: 'acme',
-      subscribers: [],
-      otherGroups: 0,
-    }),
+    ledger: async (eventId) => {
+      ledgerAsks.push(eventId);
+      return {
+        eventId,
+        origin: events.get(eventId)?.at ?? null,
+        foundIn: events.has(eventId) ? 'attempt-log' : null,
+        tenant: 'acme',
+        subscribers: [],
+        otherGroups: 0,
+      };
+    },
     eventTypes: () => [
       {
         type: 'order.created',
@@ -232,6 +239,7 @@ export function fakePorts(
         index.gets.push({ tenant, eventId, subscribers });
         return index.messages.find((m) => m.eventId === eventId) ?? null;
       },
+      origin: async (tenant, eventId) => index.origins.get(`${tenant}/${eventId}`) ?? null,
     },
     audit: {
       write: async (rs) => {
@@ -253,6 +261,7 @@ export function fakePorts(
     starts,
     failStart,
     events,
+    ledgerAsks,
     tierWrites,
     noTier,
     index,

@@ -129,6 +129,36 @@ describe('resendMessage', () => {
   });
 });
 
+describe('resendMessage: where the event is', () => {
+  it("takes the origin from the message index for a tenant's subscriber, without the ledger query", async () => {
+    const { service, index, ledgerAsks, tierWrites } = setup();
+    index.origins.set('acme/evt-acme', { topic: 'events', partition: 0, offset: '7' });
+    await service.resendMessage(operator, { eventId: 'evt-acme', subscriber: 'orders-acme' });
+    await service.resendMessage(acme, { eventId: 'evt-acme', subscriber: 'orders-acme' });
+    expect(ledgerAsks).toEqual([]);
+    expect(tierWrites.map((w) => readRetryState(w.record.headers)?.origin?.offset)).toEqual(['7', '7']);
+  });
+
+  it('asks the ledger query when the index has no origin, and for a subscriber of no tenant', async () => {
+    const { service, index, ledgerAsks, tierWrites } = setup();
+    index.origins.set('acme/evt-none', { topic: 'events', partition: 0, offset: '9' });
+    await service.resendMessage(acme, { eventId: 'evt-acme', subscriber: 'orders-acme' });
+    await service.resendMessage(operator, { eventId: 'evt-none', subscriber: 'c-none' });
+    expect(ledgerAsks).toEqual(['evt-acme', 'evt-none']);
+    expect(tierWrites).toHaveLength(2);
+  });
+
+  it("is not found when the index names a record that is another event's", async () => {
+    const { service, index, tierWrites } = setup();
+    index.origins.set('acme/evt-acme', { topic: 'events', partition: 0, offset: '8' });
+    const err = await failure(
+      service.resendMessage(acme, { eventId: 'evt-acme', subscriber: 'orders-acme' }),
+    );
+    expect(err.code).toBe('not_found');
+    expect(tierWrites).toEqual([]);
+  });
+});
+
 describe('sendExample', () => {
   it('writes a new event of the type, made from its schema, to that subscriber only, with its tenant', async () => {
     const { service, tierWrites, audit } = setup();

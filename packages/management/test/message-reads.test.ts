@@ -118,6 +118,19 @@ describe('messagePayload', () => {
     expect(await withEvent('none').messagePayload(acme, 'm-acme')).toEqual({ mode: 'none' });
   });
 
+  it("reads the record the message index names, without the ledger query; the ledger's when the index names none", async () => {
+    const fake = fakePorts([record('a-acme', 'acme')]);
+    fake.index.messages.push(message('m-acme', 'acme'), message('m-old', 'acme'));
+    fake.events.set('m-acme', storedEvent('m-acme', 'order.created', 'acme', '3'));
+    fake.events.set('m-old', storedEvent('m-old', 'order.created', 'acme', '4'));
+    fake.index.origins.set('acme/m-acme', { topic: 'events', partition: 0, offset: '3' });
+    const service = new ManagementService(fake.ports);
+    expect(await service.messagePayload(acme, 'm-acme')).toMatchObject({ mode: 'digest', bytes: 15 });
+    expect(fake.ledgerAsks).toEqual([]);
+    expect(await service.messagePayload(acme, 'm-old')).toMatchObject({ mode: 'digest', bytes: 14 });
+    expect(fake.ledgerAsks).toEqual(['m-old']);
+  });
+
   it("is another tenant's message: not found, whatever the mode", async () => {
     const err = await failure(withEvent('full').messagePayload(acme, 'm-globex'));
     expect(err.code).toBe('not_found');

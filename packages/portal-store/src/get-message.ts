@@ -9,6 +9,9 @@ const ENDPOINTS = `SELECT message_id, subscriber, step, state, attempt_count, la
   FROM endpoints WHERE message_id = ? ORDER BY subscriber`;
 const ATTEMPTS = `SELECT * FROM attempts WHERE message_id = ? AND subscriber = ?
   ORDER BY at DESC, attempt DESC LIMIT ${MAX_ATTEMPTS_PER_ENDPOINT + 1}`;
+const ORIGIN = `SELECT a.origin_topic, a.origin_partition, a.origin_offset
+  FROM messages m JOIN attempts a ON a.message_id = m.id
+  WHERE m.tenant = ? AND m.event_id = ? AND a.origin_topic IS NOT NULL LIMIT 1`;
 
 /**
  * One message of a tenant with every endpoint's attempts (only these endpoints', when given).
@@ -34,6 +37,15 @@ export function getMessage(
       return { ...endpoint, attempts: kept.map(attemptOf), truncated: newest.length > kept.length };
     }),
   };
+}
+
+/**
+ * The events-topic record a tenant's message came from, as its steps name it; null when the
+ * tenant has no such message or no step names one. Every step of an event names the same record.
+ */
+export function messageOrigin(db: Statements, tenant: string, eventId: string): RecordLocation | null {
+  const row = db.get(ORIGIN).get(tenant, eventId) as Row | undefined;
+  return row === undefined ? null : location(row, 'origin');
 }
 
 function attemptOf(row: Row): AttemptRecord {

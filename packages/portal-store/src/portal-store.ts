@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import type { DatabaseSync } from 'node:sqlite';
-import type { AttemptLogEntry } from '@hookstream/contracts';
+import type { AttemptLogEntry, RecordLocation } from '@hookstream/contracts';
 import { EventId, SubscriberName, TenantId } from '@hookstream/contracts';
 import { z } from 'zod';
 import {
@@ -13,7 +13,7 @@ import {
   type StoreStats,
 } from './contracts.ts';
 import { PortalStoreError } from './errors.ts';
-import { getMessage } from './get-message.ts';
+import { getMessage, messageOrigin } from './get-message.ts';
 import { EntryWriter } from './ingest.ts';
 import { listMessages } from './list-messages.ts';
 import { deleteInBatches } from './retention.ts';
@@ -117,6 +117,16 @@ export class PortalStore {
     parse(EventId, eventId);
     parse(SubscriberList, subscribers);
     return getMessage(this.#statements, tenant, eventId, subscribers);
+  }
+
+  /**
+   * Where a tenant's message came from (its events-topic record), as its indexed steps say: what
+   * a payload or a resend reads, found here instead of by reading an attempt log partition.
+   */
+  messageOrigin(tenant: string, eventId: string): RecordLocation | null {
+    parse(TenantId, tenant);
+    parse(EventId, eventId);
+    return messageOrigin(this.#statements, tenant, eventId);
   }
 
   /**

@@ -36,6 +36,7 @@ export function storeMessageIndex(store: PortalStore): MessageIndex {
       if (found === null) return null;
       return { ...summaryOf(found, tenant), attempts: attemptsOf(found.endpoints) };
     },
+    origin: async (tenant, eventId) => asked(() => store.messageOrigin(tenant, eventId)),
   };
 }
 

@@ -138,6 +138,25 @@ describe('getMessage', () => {
   });
 });
 
+describe('messageOrigin', () => {
+  it("is the events-topic record the tenant's message came from, whichever step names it", () => {
+    const { store } = openStore();
+    const events = { topic: 'hookstream.events', partition: 2, offset: '41' };
+    const tier = { topic: 'hookstream.sub.orders-hook.retry.1', partition: 0, offset: '5' };
+    store.apply([
+      entry({ eventId: 'filtered', at: at(1), step: 'filtered', attempt: 0 }),
+      entry({ eventId: 'retried', at: at(1), step: 'retry-scheduled', origin: events }),
+      entry({ eventId: 'retried', at: at(2), source: tier, origin: events }),
+      entry({ eventId: 'retried', at: at(2), tenant: 'globex', origin: { ...events, offset: '42' } }),
+    ]);
+    expect(store.messageOrigin('acme', 'retried')).toEqual(events);
+    expect(store.messageOrigin('globex', 'retried')).toEqual({ ...events, offset: '42' });
+    expect(store.messageOrigin('acme', 'filtered')).toBeNull();
+    expect(store.messageOrigin('acme', 'nowhere')).toBeNull();
+    expect(() => store.messageOrigin('acme', 'not an id')).toThrow(/letters, digits/);
+  });
+});
+
 describe('apply', () => {
   it('is idempotent: the same entries again change nothing', () => {
     const { store } = openStore();

@@ -35,6 +35,17 @@ describe('storeMessageIndex', () => {
     expect(await index.get('globex', 'e1')).toBeNull();
   });
 
+  it("names a message's origin record for its tenant only, and refuses a malformed id as the caller's error", async () => {
+    const { store } = openStore();
+    const origin = { topic: 'hookstream.events', partition: 1, offset: '9' };
+    store.apply([entry({ eventId: 'e1', at: at(1), origin })]);
+    const index = storeMessageIndex(store);
+    expect(await index.origin('acme', 'e1')).toEqual(origin);
+    expect(await index.origin('globex', 'e1')).toBeNull();
+    const err = await index.origin('acme', 'no spaces').catch((e: unknown) => e);
+    expect((err as ManagementError).code).toBe('invalid_request');
+  });
+
   it('turns a query the store refuses into the caller’s invalid_request', async () => {
     const { store } = openStore();
     const index = storeMessageIndex(store);
