@@ -1,4 +1,10 @@
-import { ATTEMPT_LOG_TOPIC, type AttemptLogEntry, subscriberGroupId } from '@hookstream/contracts';
+import {
+  ATTEMPT_LOG_TOPIC,
+  type AttemptLogEntry,
+  type RecordLocation,
+  subscriberGroupId,
+} from '@hookstream/contracts';
+import { queryLedger } from '@hookstream/dead-letter-tools';
 import { createKafka, RecordSender } from '@hookstream/kafka';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureAttemptLog } from '../support/attempt-log.ts';
@@ -26,6 +32,8 @@ const at = (n: number) => new Date(T0 + n * 1000).toISOString();
 const dueLater = new Date(Date.now() + 3_600_000).toISOString();
 const { env: catalog } = catalogEnv(eventsTopic);
 let pastAll = '';
+/** Where each event's record is, as the portal's index would name it. */
+const origins = new Map<string, RecordLocation>();
 
 interface Line {
   subscriber: string;
@@ -90,6 +98,7 @@ beforeAll(async () => {
   );
   // Publishing order as in names. billing has committed up to "ahead" (so "ahead" and "behind"
   // are not reached); crm, picky and wide have committed past all of them.
+  for (const n of names) origins.set(ids[n], origin(n));
   pastAll = String(Number(origin('behind').offset) + 1);
   await admin.commitOffsets(subscriberGroupId(billing), eventsTopic, [
     { partition: 0, offset: origin('ahead').offset },
@@ -207,5 +216,26 @@ describe('hookstream ledger', () => {
     const bad = await runCli(['ledger', 'has space'], process.env);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('<event-id>');
+  });
+});
+
+describe('the ledger query told where the record is (the API, for a message the portal index holds)', () => {
+  const ask = (eventId: string, knownOrigin?: RecordLocation) =>
+    queryLedger(kafka, { eventId, eventsTopic, ...(knownOrigin === undefined ? {} : { knownOrigin }) });
+
+  it('answers as the whole read does: steps, a step logged late, and no step at all', async () => {
+    for (const n of ['delivered', 'logged-late', 'filtered'] as const) {
+      const bounded = await ask(ids[n], origins.get(ids[n]));
+      const whole = await ask(ids[n]);
+      expect(bounded, n).toEqual(whole);
+      expect(bounded.origin, n).toEqual(origins.get(ids[n]));
+    }
+  });
+
+  it("reads as without it when the location holds another event's record", async () => {
+    // No step names where "filtered" is: only the events-topic scan finds its record.
+    const elsewhere = await ask(ids.filtered, origins.get(ids.delivered));
+    expect(elsewhere).toEqual(await ask(ids.filtered));
+    expect(elsewhere.origin).toEqual(origins.get(ids.filtered));
   });
 });

@@ -16,6 +16,7 @@ import {
   KafkaReadError,
   partitionForKey,
   type ReadTopicOptions,
+  readRecordAt,
   readTopic,
 } from '@hookstream/kafka';
 import {
@@ -36,7 +37,8 @@ const CLOCK_SKEW_MS = 5 * 60_000;
 
 /**
  * Where one event is for every subscriber. Reads only the attempt log partition the event id
- * hashes to (the log is keyed by event id with the default partitioner), scans the events topic
+ * hashes to (the log is keyed by event id with the default partitioner), from shortly before the
+ * event's record when the asker knows where that is (`knownOrigin`), else whole; scans the events topic
  * for the ce_id only when no attempt names the event's location, then compares that location with
  * each subscriber group's committed offset. A subscriber past the event without a step is judged
  * by its definition in the catalog against the event's tenant and type (pushers log no step for
@@ -47,11 +49,18 @@ export async function queryLedger(kafka: KafkaConnection, query: LedgerQuery): P
   const admin = kafka.admin();
   await admin.connect();
   try {
-    const entries = await readAttempts(kafka, admin, query.eventId, from);
+    const told = from === undefined ? await knownRecord(kafka, query) : null;
+    // Every step of the event came after its record was written, clocks allowing.
+    const attemptsFrom = told === null ? from : { timestampMs: told.timestampMs - CLOCK_SKEW_MS };
+    const entries = await readAttempts(kafka, admin, query.eventId, attemptsFrom);
     let origin = originFromEntries(entries);
     let foundIn: LedgerAnswer['foundIn'] = origin === null ? null : 'attempt-log';
     // undefined: not read (yet); null: read, but not found.
-    let event: EventFacts | null | undefined;
+    let event: EventFacts | null | undefined = told === null ? undefined : factsOf(told.headers);
+    if (origin === null && told !== null) {
+      origin = { topic: told.topic, partition: told.partition, offset: told.offset };
+      foundIn = 'events-topic';
+    }
     if (origin === null) {
       const record = await scanEvents(kafka, admin, query, from);
       if (record !== null) {
@@ -205,6 +214,22 @@ async function eventAt(
     if (lowest !== null && lowest <= target) return null;
   }
   return null;
+}
+
+/**
+ * The event's record at the location the asker named, when it is there and is this event (an
+ * index can be behind a topic's retention); null otherwise, and the query reads as without it.
+ */
+async function knownRecord(kafka: KafkaConnection, query: LedgerQuery): Promise<ConsumedRecord | null> {
+  if (query.knownOrigin === undefined) return null;
+  let record: ConsumedRecord | null;
+  try {
+    record = await readRecordAt(kafka, query.knownOrigin, { purpose: 'ledger' });
+  } catch (err) {
+    if (err instanceof KafkaReadError && err.code === 'NO_SUCH_TOPIC') return null;
+    throw err;
+  }
+  return record !== null && record.headers[CE_HEADER.id] === query.eventId ? record : null;
 }
 
 async function readAttempts(

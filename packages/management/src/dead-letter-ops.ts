@@ -96,8 +96,14 @@ export async function eventLedger(
   caller: Caller,
   eventId: string,
 ): Promise<LedgerView> {
-  const [answer, snapshot] = await Promise.all([ports.ledger(eventId), ports.catalog.read()]);
   const tenant = tenantOf(caller);
+  // A tenant's message the index holds names its record: the ledger query then reads the attempt
+  // log from the event's time, not the partition whole.
+  const knownOrigin = tenant === undefined ? null : ((await ports.messages?.origin(tenant, eventId)) ?? null);
+  const [answer, snapshot] = await Promise.all([
+    ports.ledger(eventId, knownOrigin ?? undefined),
+    ports.catalog.read(),
+  ]);
   if (tenant !== undefined && answer.tenant !== tenant)
     throw new ManagementError('not_found', `no event "${eventId}"`);
   const lines = answer.subscribers.filter((l) => {

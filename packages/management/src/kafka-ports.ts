@@ -136,7 +136,7 @@ export function kafkaPorts(context: {
     instanceStatuses,
     readDeadLetters: (name) => readDeadLetters(kafka, name),
     replayDeadLetters: (request) => replayDeadLetters(kafka, request),
-    ledger: (eventId) => queryLedger(kafka, { eventId, eventsTopic }),
+    ledger: (eventId, knownOrigin) => queryLedger(kafka, { eventId, eventsTopic, knownOrigin }),
     eventTypes: () => catalogue,
     audit: catalog.audit,
     readAudit: (selection) => readAuditTrail(kafka, selection),

@@ -62,7 +62,8 @@ export interface ManagementPorts {
   instanceStatuses(): Promise<InstanceStatus[]>;
   readDeadLetters(name: string): Promise<DeadLetter[]>;
   replayDeadLetters(request: ReplayRequest): Promise<ReplaySummary>;
-  ledger(eventId: string): Promise<LedgerAnswer>;
+  /** `knownOrigin`: where the event's record is, if the index knows (bounds the attempt log read). */
+  ledger(eventId: string, knownOrigin?: RecordLocation): Promise<LedgerAnswer>;
   eventTypes(): readonly EventSchemaEntry[];
   readonly audit: { write(records: readonly AuditRecord[]): Promise<void> };
   readAudit(selection: AuditSelection): Promise<{ records: AuditRecord[] }>;

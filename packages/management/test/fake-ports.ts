@@ -91,8 +91,9 @@ export function fakePorts(
     lists: [] as MessageIndexQuery[],
     gets: [] as { tenant: string; eventId: string; subscribers: readonly string[] | undefined }[],
   };
-  /** Event ids the ledger query was asked about, in order. */
+  /** Event ids the ledger query was asked about, in order, and the record each was told of. */
   const ledgerAsks: string[] = [];
+  const ledgerOrigins: (RecordLocation | undefined)[] = [];
   const snapshot = (): CatalogSnapshot => ({
     subscribers: new Map(subscribers),
     revisions: new Map(revisions),
@@ -181,8 +182,9 @@ export function fakePorts(
     replayDeadLetters: async () => {
       throw new Error('no replays in these tests');
     },
-    ledger: async (eventId) => {
+    ledger: async (eventId, knownOrigin) => {
       ledgerAsks.push(eventId);
+      ledgerOrigins.push(knownOrigin);
       return {
         eventId,
         origin: events.get(eventId)?.at ?? null,
@@ -262,6 +264,7 @@ export function fakePorts(
     failStart,
     events,
     ledgerAsks,
+    ledgerOrigins,
     tierWrites,
     noTier,
     index,

@@ -152,6 +152,16 @@ describe('tenant isolation', () => {
     expect((await failure(service.ledger(globex, 'e1'))).code).toBe('not_found');
     expect((await service.eventTypes(acme))[0]?.subscribers).toEqual(['a-acme', 'made-by-acme']);
   });
+
+  it("tells the ledger query where a tenant's indexed message is, and nothing for the operator or an unindexed event", async () => {
+    const { service, index, ledgerOrigins } = setup();
+    const where = { topic: 'events', partition: 2, offset: '40' };
+    index.origins.set('acme/e1', where);
+    await service.ledger(acme, 'e1');
+    await service.ledger(acme, 'e2');
+    await service.ledger(operator, 'e1');
+    expect(ledgerOrigins).toEqual([where, undefined, undefined]);
+  });
 });
 
 describe('writes', () => {

@@ -12,6 +12,12 @@ export interface LedgerQuery {
   readonly subscriber?: string | undefined;
   /** Read the attempt log and events topic from this time on (default: all they keep). */
   readonly sinceMs?: number | undefined;
+  /**
+   * Where the event's record is, when the asker knows it already (the portal's message index).
+   * Without `sinceMs`, the attempt log is then read from shortly before that record was written
+   * instead of whole: every step of the event came after it.
+   */
+  readonly knownOrigin?: RecordLocation | undefined;
 }
 
 export interface LedgerAnswer {
