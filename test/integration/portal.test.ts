@@ -26,6 +26,8 @@ const SHOTS =
     ? resolve(import.meta.dirname, '../../docs/portal')
     : join(tmpdir(), `hookstream-portal-shots-${process.pid}`);
 const OPERATOR = `portal-operator-${uniqueName('token')}`;
+/** A tenant's API token: its ledger lookups read where the portal store says the event is. */
+const ACME_TOKEN = `portal-acme-${uniqueName('token')}`;
 const prefix = uniqueName('portal');
 const acme = `${prefix}-acme`;
 const globex = `${prefix}-globex`;
@@ -112,7 +114,7 @@ describe('the customer portal in a real browser', () => {
         '--portal-index-since',
         '5m',
       ],
-      { ...env, HOOKSTREAM_API_TOKENS: `${OPERATOR}=*` },
+      { ...env, HOOKSTREAM_API_TOKENS: `${OPERATOR}=*,${ACME_TOKEN}@${acme}` },
     );
     apiUrl = await waitFor(
       'the API to listen',
@@ -257,6 +259,18 @@ describe('the customer portal in a real browser', () => {
       },
       { timeoutMs: 30_000, intervalMs: 500 },
     );
+    // The store holds the message now: the tenant's ledger lookup starts at the event's record.
+    const res = await fetch(`${apiUrl}/v1/events/${failedEventId}/ledger`, {
+      headers: { authorization: `Bearer ${ACME_TOKEN}` },
+    });
+    expect(res.status, await res.clone().text()).toBe(200);
+    const ledger = (await res.json()) as {
+      tenant: string;
+      foundIn: string;
+      subscribers: { subscriber: string; ledger: { state: string } }[];
+    };
+    expect([ledger.tenant, ledger.foundIn]).toEqual([acme, 'attempt-log']);
+    expect(ledger.subscribers.find((l) => l.subscriber === endpointName)?.ledger.state).toBe('delivered');
   });
 
   it('records every change made in the portal as an audit record naming the link and the user', async () => {
