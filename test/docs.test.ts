@@ -17,6 +17,7 @@ import {
   BENCH_RECONCILE_USAGE,
   BENCH_REPORT_USAGE,
   BENCH_RETRY_USAGE,
+  BENCH_SPANS_USAGE,
   BENCH_USAGE,
 } from '@hookstream/bench';
 import {
@@ -105,6 +106,7 @@ const USAGES: Record<string, Record<string, string>> = {
     profile: BENCH_PROFILE_USAGE,
     portal: BENCH_PORTAL_USAGE,
     handoff: BENCH_HANDOFF_USAGE,
+    spans: BENCH_SPANS_USAGE,
   },
 };
 /** Commands whose first argument is their own (a subcommand, or `bench`'s target), not a value. */

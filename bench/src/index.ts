@@ -20,6 +20,7 @@ export { BENCH_PUSH_USAGE } from './cli/bench-push.ts';
 export { BENCH_RECONCILE_USAGE } from './cli/bench-reconcile.ts';
 export { BENCH_REPORT_USAGE } from './cli/bench-report-command.ts';
 export { BENCH_RETRY_USAGE } from './cli/bench-retry.ts';
+export { BENCH_SPANS_USAGE } from './cli/bench-spans.ts';
 export type { CpuRatio, CpuRatioOptions } from './cpu-baseline.ts';
 export {
   CPU_BASELINE_COMMAND,

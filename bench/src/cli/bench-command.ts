@@ -17,6 +17,7 @@ import { benchPushCommand } from './bench-push.ts';
 import { benchReconcileCommand } from './bench-reconcile.ts';
 import { benchReportCommand } from './bench-report-command.ts';
 import { benchRetryCommand } from './bench-retry.ts';
+import { benchSpansCommand } from './bench-spans.ts';
 
 export const BENCH_USAGE = `Usage: hookstream bench [--quick] [--events <n>] [--json]   (the full report; --help for more)
        hookstream bench ingress [--events <n>] [--json]
@@ -34,6 +35,7 @@ export const BENCH_USAGE = `Usage: hookstream bench [--quick] [--events <n>] [--
        hookstream bench profile --help
        hookstream bench portal --help
        hookstream bench handoff --help
+       hookstream bench spans --help
 
 Measures accepted events/s and p50/p99 latency of ~1 KiB events through the HTTP ingress (one
 event per request at concurrency 8, 32, 128; batches of 50 at 4 and 16), next to a raw kafkajs
@@ -57,6 +59,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   if (argv[0] === 'profile') return benchProfileCommand(argv.slice(1));
   if (argv[0] === 'portal') return benchPortalCommand(argv.slice(1));
   if (argv[0] === 'handoff') return benchHandoffCommand(argv.slice(1));
+  if (argv[0] === 'spans') return benchSpansCommand(argv.slice(1));
   // No target (only options): the whole report.
   if (argv[0] === undefined || argv[0].startsWith('-')) return benchReportCommand(argv);
   const { values, positionals } = parseArgs({
